@@ -1,0 +1,1 @@
+//! The EventSource (SSE) grammar. Being written.

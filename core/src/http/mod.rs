@@ -1,0 +1,1 @@
+//! Streamable HTTP and legacy HTTP+SSE decisions. Being written.

@@ -1,0 +1,1 @@
+//! Pure parts of the multi-server manager: server configuration parsing. Being written.

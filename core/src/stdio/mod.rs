@@ -1,0 +1,1 @@
+//! The stdio transport: line framing around a session and the child-process policy. Being written.

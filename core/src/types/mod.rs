@@ -1,0 +1,1 @@
+//! Typed MCP methods. Being written.
