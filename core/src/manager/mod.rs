@@ -1,1 +1,3 @@
-//! Pure parts of the multi-server manager: server configuration parsing. Being written.
+//! Pure parts of the multi-server manager.
+
+pub mod config;

@@ -1,1 +1,3 @@
-//! The stdio transport: line framing around a session and the child-process policy. Being written.
+//! The stdio transport: line framing around a session and the child-process policy.
+
+pub mod shutdown;

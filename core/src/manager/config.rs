@@ -1,0 +1,1 @@
+//! Server configuration parsing (`mcpServers`). Being written.

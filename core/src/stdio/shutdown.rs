@@ -1,0 +1,1 @@
+//! The child-process shutdown schedule. Being written.
