@@ -1,1 +1,533 @@
-//! JSON-RPC 2.0 envelopes. Being written.
+//! JSON-RPC 2.0 envelopes: ids, error objects, message classification, encoding.
+//!
+//! Decoding parses the envelope once. `params` and `result` stay raw JSON
+//! ([`RawValue`]) until the caller decodes them into its own type; nothing goes through
+//! `serde_json::Value`. Encoding appends compact JSON to a caller-owned `Vec<u8>`.
+//!
+//! The envelope is one struct with optional fields, classified by hand, because `RawValue`
+//! does not work inside `#[serde(flatten)]` or untagged enums.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::Deserializer;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// A JSON-RPC request id: an integer or a string (never `null` for a request).
+///
+/// Ids of requests the peer sends are kept as received and echoed verbatim in the response.
+/// Ids the client allocates are integers from a counter.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Id {
+    /// A numeric id. Kept as a [`serde_json::Number`] so a peer's id is echoed exactly.
+    Number(serde_json::Number),
+    /// A string id.
+    String(String),
+}
+
+impl Id {
+    /// The id as an unsigned integer, when it is one (the shape of every id this client sends).
+    #[must_use]
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Id::Number(n) => n.as_u64(),
+            Id::String(_) => None,
+        }
+    }
+}
+
+impl From<u64> for Id {
+    fn from(n: u64) -> Self {
+        Id::Number(n.into())
+    }
+}
+
+impl From<&str> for Id {
+    fn from(s: &str) -> Self {
+        Id::String(s.to_owned())
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Number(n) => write!(f, "{n}"),
+            Id::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A JSON-RPC error object: `{code, message, data?}`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code. Only codes the specifications name carry meaning across servers.
+    pub code: i64,
+    /// A short description from the peer.
+    pub message: String,
+    /// Optional structured detail, kept raw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Box<RawValue>>,
+}
+
+impl PartialEq for ErrorObject {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.message == other.message
+            && self.data.as_ref().map(|d| d.get()) == other.data.as_ref().map(|d| d.get())
+    }
+}
+
+impl ErrorObject {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal JSON-RPC error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// MCP: the requested resource does not exist (2024-11-05 to 2025-11-25).
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP 2025-11-25: the request needs a URL-mode elicitation first.
+    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+
+    /// An error object without data.
+    #[must_use]
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// `-32601 Method not found`, naming the method.
+    #[must_use]
+    pub fn method_not_found(method: &str) -> Self {
+        ErrorObject::new(
+            Self::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MCP error {}: {}", self.code, self.message)
+    }
+}
+
+/// One decoded JSON-RPC message.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Message {
+    /// A request: it must be answered with the same id.
+    Request {
+        /// The peer's id, echoed verbatim in the response.
+        id: Id,
+        /// The method name.
+        method: String,
+        /// The raw params, if present.
+        params: Option<Box<RawValue>>,
+    },
+    /// A notification: no id, never answered.
+    Notification {
+        /// The method name.
+        method: String,
+        /// The raw params, if present.
+        params: Option<Box<RawValue>>,
+    },
+    /// A successful response.
+    Response {
+        /// The id of the request it answers.
+        id: Id,
+        /// The raw result.
+        result: Box<RawValue>,
+    },
+    /// An error response. The id is `None` when the peer could not read the request's id
+    /// (`"id": null` or no id at all).
+    Error {
+        /// The id of the request it answers, if known.
+        id: Option<Id>,
+        /// The error.
+        error: ErrorObject,
+    },
+}
+
+/// The result of decoding one framed input: a single message or a batch.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Decoded {
+    /// One message.
+    Single(Message),
+    /// A JSON array of messages (accepted on input; never sent). Each element is decoded on
+    /// its own, so one bad element does not lose the others.
+    Batch(Vec<Result<Message, DecodeError>>),
+}
+
+/// Why some bytes are not a JSON-RPC message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// Not JSON at all (a server's banner line, for instance).
+    #[error("not JSON ({detail}): {excerpt}")]
+    NotJson {
+        /// The parser's message.
+        detail: String,
+        /// The start of the input, for diagnostics.
+        excerpt: String,
+    },
+    /// JSON, but not a JSON-RPC message.
+    #[error("not a JSON-RPC message ({detail}): {excerpt}")]
+    NotJsonRpc {
+        /// What is wrong with it.
+        detail: String,
+        /// The start of the input, for diagnostics.
+        excerpt: String,
+    },
+}
+
+/// The longest excerpt of peer input kept in a diagnostic.
+pub const EXCERPT_LEN: usize = 200;
+
+/// The start of `bytes` as lossy UTF-8, at most [`EXCERPT_LEN`] bytes (cut at a char boundary).
+#[must_use]
+pub fn excerpt(bytes: &[u8]) -> String {
+    let cut = &bytes[..bytes.len().min(EXCERPT_LEN)];
+    let mut s = String::from_utf8_lossy(cut).into_owned();
+    if bytes.len() > EXCERPT_LEN {
+        // A cut in the middle of a multi-byte char shows up as a replacement char; fine.
+        s.push('…');
+    }
+    s
+}
+
+// The envelope: every member optional, classified by `classify`.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
+    // Outer `None`: no `id` member; `Some(None)`: `"id": null`.
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Option<Id>>,
+    #[serde(default, borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(default, borrow, deserialize_with = "present_raw")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present_raw")]
+    result: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Option<ErrorObject>>,
+}
+
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+// Keeps a member that is present, even when it is `null`, as raw JSON.
+fn present_raw<'de, D>(d: D) -> Result<Option<&'de RawValue>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    <&'de RawValue>::deserialize(d).map(Some)
+}
+
+/// Decodes one framed input (a line, an SSE event's data, an HTTP JSON body).
+///
+/// Never panics. A JSON array is a batch: its elements are decoded one by one.
+pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        let items: Vec<&RawValue> =
+            serde_json::from_slice(bytes).map_err(|e| DecodeError::NotJson {
+                detail: e.to_string(),
+                excerpt: excerpt(bytes),
+            })?;
+        if items.is_empty() {
+            return Err(DecodeError::NotJsonRpc {
+                detail: "empty batch".into(),
+                excerpt: excerpt(bytes),
+            });
+        }
+        return Ok(Decoded::Batch(
+            items
+                .into_iter()
+                .map(|raw| decode_one(raw.get().as_bytes()))
+                .collect(),
+        ));
+    }
+    decode_one(bytes).map(Decoded::Single)
+}
+
+/// Decodes exactly one message (no batch).
+pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
+    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
+        Ok(env) => env,
+        Err(e) => {
+            // Valid JSON of the wrong shape is a different diagnostic from a banner line.
+            let kind_is_json = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
+            let detail = e.to_string();
+            let excerpt = excerpt(bytes);
+            return Err(if kind_is_json {
+                DecodeError::NotJsonRpc { detail, excerpt }
+            } else {
+                DecodeError::NotJson { detail, excerpt }
+            });
+        }
+    };
+    classify(env).map_err(|detail| DecodeError::NotJsonRpc {
+        detail: detail.into(),
+        excerpt: excerpt(bytes),
+    })
+}
+
+fn classify(env: Envelope<'_>) -> Result<Message, &'static str> {
+    if let Some(v) = &env.jsonrpc {
+        // Lenient on absence, strict on a wrong value: another protocol is not ours.
+        if v != "2.0" {
+            return Err("jsonrpc is not \"2.0\"");
+        }
+    }
+    let params = env.params.map(to_owned_raw);
+    if let Some(method) = env.method {
+        let method = method.into_owned();
+        return match env.id {
+            None => Ok(Message::Notification { method, params }),
+            Some(Some(id)) => Ok(Message::Request { id, method, params }),
+            Some(None) => Err("request with a null id"),
+        };
+    }
+    if let Some(error) = env.error {
+        let error = error.ok_or("error member is null")?;
+        return Ok(Message::Error {
+            id: env.id.flatten(),
+            error,
+        });
+    }
+    match (env.id, env.result) {
+        (Some(Some(id)), Some(result)) => Ok(Message::Response {
+            id,
+            result: to_owned_raw(result),
+        }),
+        (_, Some(_)) => Err("response without an id"),
+        _ => Err("neither a request, a notification nor a response"),
+    }
+}
+
+fn to_owned_raw(raw: &RawValue) -> Box<RawValue> {
+    raw.to_owned()
+}
+
+/// Appends a compact JSON-RPC request to `out`.
+pub fn encode_request(out: &mut Vec<u8>, id: &Id, method: &str, params: Option<&RawValue>) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    write_json(out, id);
+    out.extend_from_slice(br#","method":"#);
+    write_json(out, method);
+    if let Some(p) = params {
+        out.extend_from_slice(br#","params":"#);
+        out.extend_from_slice(p.get().as_bytes());
+    }
+    out.push(b'}');
+}
+
+/// Appends a compact JSON-RPC notification to `out`.
+pub fn encode_notification(out: &mut Vec<u8>, method: &str, params: Option<&RawValue>) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
+    write_json(out, method);
+    if let Some(p) = params {
+        out.extend_from_slice(br#","params":"#);
+        out.extend_from_slice(p.get().as_bytes());
+    }
+    out.push(b'}');
+}
+
+/// Appends a compact JSON-RPC success response to `out`.
+pub fn encode_response(out: &mut Vec<u8>, id: &Id, result: &RawValue) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    write_json(out, id);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result.get().as_bytes());
+    out.push(b'}');
+}
+
+/// Appends a compact JSON-RPC error response to `out` (`"id": null` when `id` is `None`).
+pub fn encode_error(out: &mut Vec<u8>, id: Option<&Id>, error: &ErrorObject) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    match id {
+        Some(id) => write_json(out, id),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","error":"#);
+    write_json(out, error);
+    out.push(b'}');
+}
+
+fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Invariant: ids, strings and `ErrorObject` (whose `data` is already valid JSON) always
+    // serialize, and writing into a `Vec` cannot fail.
+    serde_json::to_writer(out, value).expect("serializing a JSON-RPC envelope part cannot fail");
+}
+
+/// `{}` as a raw value: the empty result (`ping`, `logging/setLevel`, ...).
+#[must_use]
+pub fn empty_object() -> Box<RawValue> {
+    // Invariant: "{}" is valid JSON.
+    RawValue::from_string("{}".to_owned()).expect("\"{}\" is valid JSON")
+}
+
+/// Serializes `value` to a raw JSON value (compact).
+pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
+    serde_json::value::to_raw_value(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(s: &str) -> Message {
+        match decode(s.as_bytes()).unwrap() {
+            Decoded::Single(m) => m,
+            other => panic!("expected single, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn classifies_each_shape() {
+        match single(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#) {
+            Message::Request { id, method, params } => {
+                assert_eq!(id, Id::from(7));
+                assert_eq!(method, "ping");
+                assert!(params.is_none());
+            }
+            m => panic!("{m:?}"),
+        }
+        match single(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"a":1}}"#) {
+            Message::Notification { method, params } => {
+                assert_eq!(method, "notifications/progress");
+                assert_eq!(params.unwrap().get(), r#"{"a":1}"#);
+            }
+            m => panic!("{m:?}"),
+        }
+        match single(r#"{"jsonrpc":"2.0","id":"abc","result":{"x":[1,2]}}"#) {
+            Message::Response { id, result } => {
+                assert_eq!(id, Id::from("abc"));
+                assert_eq!(result.get(), r#"{"x":[1,2]}"#);
+            }
+            m => panic!("{m:?}"),
+        }
+        match single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#) {
+            Message::Error { id, error } => {
+                assert!(id.is_none());
+                assert_eq!(error.code, -32700);
+            }
+            m => panic!("{m:?}"),
+        }
+        match single(r#"{"jsonrpc":"2.0","error":{"code":1,"message":"m","data":{"k":true}}}"#) {
+            Message::Error { id, error } => {
+                assert!(id.is_none());
+                assert_eq!(error.data.unwrap().get(), r#"{"k":true}"#);
+            }
+            m => panic!("{m:?}"),
+        }
+    }
+
+    #[test]
+    fn null_result_is_still_a_response() {
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","id":1,"result":null}"#),
+            Message::Response { .. }
+        ));
+    }
+
+    #[test]
+    fn rejects_what_is_not_json_rpc() {
+        assert!(matches!(
+            decode(b"Server starting on stdio..."),
+            Err(DecodeError::NotJson { .. })
+        ));
+        assert!(matches!(
+            decode(br#"{"hello":"world"}"#),
+            Err(DecodeError::NotJsonRpc { .. })
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"1.0","id":1,"result":{}}"#),
+            Err(DecodeError::NotJsonRpc { .. })
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
+            Err(DecodeError::NotJsonRpc { .. })
+        ));
+        assert!(matches!(decode(b"[]"), Err(DecodeError::NotJsonRpc { .. })));
+        assert!(matches!(decode(b"42"), Err(DecodeError::NotJsonRpc { .. })));
+    }
+
+    #[test]
+    fn batch_elements_decode_independently() {
+        match decode(
+            br#"[{"jsonrpc":"2.0","id":1,"result":{}}, 5, {"jsonrpc":"2.0","method":"m"}]"#,
+        )
+        .unwrap()
+        {
+            Decoded::Batch(items) => {
+                assert_eq!(items.len(), 3);
+                assert!(matches!(items[0], Ok(Message::Response { .. })));
+                assert!(items[1].is_err());
+                assert!(matches!(items[2], Ok(Message::Notification { .. })));
+            }
+            d => panic!("{d:?}"),
+        }
+    }
+
+    #[test]
+    fn peer_ids_round_trip_verbatim() {
+        for raw in ["18446744073709551615", "-3", "\"x\\\"y\"", "1.5"] {
+            let msg = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#);
+            let Message::Request { id, .. } = single(&msg) else {
+                panic!()
+            };
+            let mut out = Vec::new();
+            encode_response(&mut out, &id, &empty_object());
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.contains(&format!(r#""id":{raw}"#)), "{text}");
+        }
+    }
+
+    #[test]
+    fn encoders_produce_parseable_compact_json() {
+        let params = to_raw(&serde_json::json!({"name": "a\nb"})).unwrap();
+        let mut out = Vec::new();
+        encode_request(&mut out, &Id::from(3), "tools/call", Some(&params));
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a\nb"}}"#
+        );
+        out.clear();
+        encode_notification(&mut out, "notifications/initialized", None);
+        assert!(matches!(
+            single(std::str::from_utf8(&out).unwrap()),
+            Message::Notification { .. }
+        ));
+        out.clear();
+        encode_error(&mut out, None, &ErrorObject::method_not_found("x/y"));
+        assert!(matches!(
+            single(std::str::from_utf8(&out).unwrap()),
+            Message::Error { id: None, .. }
+        ));
+    }
+
+    #[test]
+    fn excerpt_is_bounded() {
+        let long = vec![b'a'; 10_000];
+        assert!(excerpt(&long).len() <= EXCERPT_LEN + 3);
+        assert_eq!(excerpt(b"\xff\xfe"), "\u{fffd}\u{fffd}");
+    }
+}
