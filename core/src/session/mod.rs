@@ -1,1 +1,741 @@
-//! The MCP client session. Being written.
+//! The MCP client session: handshake, pending requests, deadlines, cancellation, progress,
+//! server-to-client requests and close, independent of any transport.
+//!
+//! See [`Session`] for the method groups and the run loop.
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::fmt;
+
+use serde_json::value::RawValue;
+
+use crate::jsonrpc::{self, ErrorObject, Id};
+use crate::time::{Duration, Instant, saturating_add};
+use crate::types::{Implementation, ServerCapabilities};
+
+mod clock;
+mod config;
+mod dispatch;
+mod error;
+mod event;
+mod handshake;
+mod inbound;
+mod meta;
+mod pending;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{Deadline, Era, ProtocolVersion, RequestOptions, SessionConfig};
+pub use error::UsageError;
+pub use event::{
+    CloseReason, Diagnostic, Event, NotificationKind, RequestError, ServerNotification,
+};
+
+use clock::{ActiveClock, DeadlineIndex};
+use inbound::InboundRequests;
+use pending::{Pending, PendingRequests, Stage};
+
+/// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
+/// id under the same handle. Every handle completes exactly once ([`Event::Completed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequestHandle(pub(crate) u64);
+
+impl RequestHandle {
+    /// The handle as a number (unique within a session), for logs and maps.
+    #[must_use]
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for RequestHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The token for one request from the server, used to answer it with [`Session::respond`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InboundRequestId(pub(crate) u64);
+
+impl fmt::Display for InboundRequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "server#{}", self.0)
+    }
+}
+
+/// What kind of JSON-RPC message an [`Outgoing`] is: enough for an HTTP layer to pick the
+/// stream and the expected status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MessageKind {
+    /// A request: a response is expected.
+    Request,
+    /// A notification: no response.
+    Notification,
+    /// A response (or error) to a server request.
+    Response,
+}
+
+/// One message to send. Its bytes (one compact JSON object, no trailing newline) were
+/// appended to the buffer passed to [`Session::poll_transmit`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+#[non_exhaustive]
+pub struct Outgoing {
+    /// Request, notification or response.
+    pub kind: MessageKind,
+    /// The request it is, for [`MessageKind::Request`] (`None` for the session's own
+    /// `initialize`).
+    pub request: Option<RequestHandle>,
+    /// Its method (requests and notifications).
+    pub method: Option<Cow<'static, str>>,
+}
+
+/// Where the session is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionState {
+    /// `initialize` sent (or about to be); requests other than `ping` wait.
+    Handshaking,
+    /// Requests flow.
+    Ready,
+    /// Over; every request has completed and commands return [`UsageError::Closed`].
+    Closed,
+}
+
+/// What the session learned from the server in the handshake.
+#[derive(Clone, Debug)]
+pub(crate) struct ServerState {
+    version: ProtocolVersion,
+    info: Implementation,
+    capabilities: ServerCapabilities,
+    instructions: Option<String>,
+}
+
+/// A message waiting in the outbound queue. Requests are encoded from the pending table when
+/// polled, so their params are never copied twice.
+#[derive(Debug)]
+enum Queued {
+    Initialize { wire: u64 },
+    Request(RequestHandle),
+    Notification {
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+    },
+    Response {
+        id: Id,
+        result: Result<Box<RawValue>, ErrorObject>,
+    },
+}
+
+/// What waits for the handshake to finish, in the order the host issued it.
+#[derive(Debug)]
+enum Waiting {
+    Request(RequestHandle),
+    Notification {
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+    },
+}
+
+/// One MCP client session, transport-neutral and deterministic.
+///
+/// The session is fed framed JSON-RPC messages and clock ticks, and produces messages to
+/// send, events and its next deadline. It never reads a clock, never does I/O and never
+/// panics on peer input. Its methods fall in four groups, as in quinn-proto:
+///
+/// - **(A) getters**: [`state`](Self::state), [`protocol_version`](Self::protocol_version),
+///   [`server_info`](Self::server_info), [`server_capabilities`](Self::server_capabilities),
+///   [`instructions`](Self::instructions), [`in_flight`](Self::in_flight).
+/// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch),
+///   [`handle_timeout`](Self::handle_timeout), [`handle_transport_closed`](Self::handle_transport_closed).
+/// - **(C) commands**: [`send_request`](Self::send_request) / [`request`](Self::request)
+///   return a [`RequestHandle`]; [`notify`](Self::notify), [`cancel`](Self::cancel),
+///   [`respond`](Self::respond), [`close`](Self::close). Misuse returns a [`UsageError`] at once.
+/// - **(D) outputs**: [`poll_transmit`](Self::poll_transmit), [`poll_event`](Self::poll_event),
+///   [`poll_timeout`](Self::poll_timeout).
+///
+/// **The drain invariant.** After every (B) or (C) call, drain `poll_transmit` until `None`,
+/// drain `poll_event` until `None`, then read `poll_timeout` and sleep until that instant (or
+/// the next input). `handle_timeout` called early is a no-op; right after it returns,
+/// `poll_timeout` is `None` or later than the `now` it was given.
+///
+/// **Guarantees.** Every [`RequestHandle`] completes exactly once with [`Event::Completed`]:
+/// a result, a remote error, a timeout, a cancellation, or the close. [`Event::Closed`] comes
+/// once, after the last completion.
+#[derive(Debug)]
+pub struct Session {
+    config: SessionConfig,
+    state: SessionState,
+    /// One counter for handles and wire ids: they never collide.
+    next_id: u64,
+    handshake_wire: u64,
+    handshake_deadline: Option<Instant>,
+    server: Option<ServerState>,
+    pending: PendingRequests,
+    deadlines: DeadlineIndex,
+    clock: ActiveClock,
+    waiting: VecDeque<Waiting>,
+    outbound: VecDeque<Queued>,
+    inbound: InboundRequests,
+    events: VecDeque<Event>,
+}
+
+impl Session {
+    /// Starts a session at `now`: `initialize` is queued for [`poll_transmit`](Self::poll_transmit)
+    /// and the handshake deadline is armed.
+    #[must_use]
+    pub fn new(config: SessionConfig, now: Instant) -> Self {
+        let handshake_deadline = config.handshake_timeout.map(|t| saturating_add(now, t));
+        let mut outbound = VecDeque::new();
+        outbound.push_back(Queued::Initialize { wire: 0 });
+        Session {
+            config,
+            state: SessionState::Handshaking,
+            next_id: 1,
+            handshake_wire: 0,
+            handshake_deadline,
+            server: None,
+            pending: PendingRequests::default(),
+            deadlines: DeadlineIndex::default(),
+            clock: ActiveClock::new(now),
+            waiting: VecDeque::new(),
+            outbound,
+            inbound: InboundRequests::default(),
+            events: VecDeque::new(),
+        }
+    }
+
+    // ---- (A) getters -------------------------------------------------------------------
+
+    /// Where the session is in its life.
+    #[must_use]
+    pub fn state(&self) -> SessionState {
+        self.state
+    }
+
+    /// Whether the session is closed.
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.state == SessionState::Closed
+    }
+
+    /// The configuration it was created with.
+    #[must_use]
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// The negotiated protocol version, once the handshake finished.
+    #[must_use]
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.server.as_ref().map(|s| s.version)
+    }
+
+    /// The handshake era in use, once the handshake finished.
+    #[must_use]
+    pub fn era(&self) -> Option<Era> {
+        self.protocol_version().map(ProtocolVersion::era)
+    }
+
+    /// The server's `serverInfo`, once the handshake finished.
+    #[must_use]
+    pub fn server_info(&self) -> Option<&Implementation> {
+        self.server.as_ref().map(|s| &s.info)
+    }
+
+    /// The server's capabilities, once the handshake finished.
+    #[must_use]
+    pub fn server_capabilities(&self) -> Option<&ServerCapabilities> {
+        self.server.as_ref().map(|s| &s.capabilities)
+    }
+
+    /// The server's `instructions`, if it gave any.
+    #[must_use]
+    pub fn instructions(&self) -> Option<&str> {
+        self.server.as_ref().and_then(|s| s.instructions.as_deref())
+    }
+
+    /// How many requests are pending (waiting, queued or sent).
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// How many server requests the host has not answered yet.
+    #[must_use]
+    pub fn open_server_requests(&self) -> usize {
+        self.inbound.len()
+    }
+
+    /// Whether request deadlines are paused (a server request that a human answers is open).
+    #[must_use]
+    pub fn deadlines_paused(&self) -> bool {
+        self.clock.is_paused()
+    }
+
+    // ---- (B) inputs --------------------------------------------------------------------
+
+    /// Feeds one framed input: a line from stdio, an SSE event's data, an HTTP JSON body.
+    /// A JSON array is a batch. Input that is not JSON-RPC becomes an [`Event::Diagnostic`];
+    /// the session carries on. Ignored once closed.
+    pub fn handle_message(&mut self, now: Instant, bytes: &[u8]) {
+        if self.is_closed() {
+            return;
+        }
+        match jsonrpc::decode(bytes) {
+            Ok(jsonrpc::Decoded::Single(msg)) => self.handle_decoded(now, msg),
+            Ok(jsonrpc::Decoded::Batch(items)) => {
+                for item in items {
+                    match item {
+                        Ok(msg) => self.handle_decoded(now, msg),
+                        Err(e) => self.report_decode_error(e),
+                    }
+                    if self.is_closed() {
+                        return;
+                    }
+                }
+            }
+            Err(e) => self.report_decode_error(e),
+            #[allow(unreachable_patterns)] // `Decoded` is non_exhaustive for other crates only
+            Ok(_) => {}
+        }
+    }
+
+    /// Fires every deadline due at `now`: the handshake timeout closes the session; a request
+    /// timeout completes that request with [`RequestError::Timeout`] and tells the server
+    /// (`notifications/cancelled`). Calling it early is a no-op.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.is_closed() {
+            return;
+        }
+        if self.state == SessionState::Handshaking
+            && let Some(deadline) = self.handshake_deadline
+            && now >= deadline
+        {
+            let after = self.config.handshake_timeout.unwrap_or_default();
+            self.close_with(CloseReason::HandshakeTimeout { after });
+            return;
+        }
+        let active = self.clock.active(now);
+        while let Some(handle) = self.deadlines.pop_due(active) {
+            let Some(p) = self.pending.get_mut(handle) else {
+                continue;
+            };
+            // The index entry is gone already; forget it so `complete` does not remove it again.
+            let (_, total) = p.deadline.take().unwrap_or_default();
+            let after = if total {
+                p.max_total.unwrap_or_default()
+            } else {
+                p.timeout.unwrap_or_default()
+            };
+            self.finish(
+                handle,
+                Err(RequestError::Timeout { after, total }),
+                Some("request timed out"),
+            );
+        }
+    }
+
+    /// The transport is gone (stdout closed, the process exited, the HTTP session is lost for
+    /// good). Every pending request completes with [`RequestError::Closed`], then
+    /// [`Event::Closed`]. `detail` is what the adapter knows (exit status, stderr lines).
+    pub fn handle_transport_closed(&mut self, _now: Instant, detail: Option<String>) {
+        if self.is_closed() {
+            return;
+        }
+        self.outbound.clear();
+        self.close_with(CloseReason::TransportClosed { detail });
+    }
+
+    // ---- (C) commands ------------------------------------------------------------------
+
+    /// Sends a request with raw params. Before the handshake finishes it waits (except
+    /// `ping`, which the spec allows at once); its timeout starts when it is sent.
+    ///
+    /// Errors: [`UsageError::Closed`], [`UsageError::ReservedMethod`] for `initialize`,
+    /// [`UsageError::ZeroTimeout`], [`UsageError::QueueFull`], [`UsageError::TooManyInFlight`],
+    /// [`UsageError::InvalidParams`] when progress is asked for and params are not an object.
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Box<RawValue>>,
+        options: RequestOptions,
+    ) -> Result<RequestHandle, UsageError> {
+        let method = method.into();
+        if self.is_closed() {
+            return Err(UsageError::Closed);
+        }
+        if method == "initialize" {
+            return Err(UsageError::ReservedMethod(method.into_owned()));
+        }
+        let timeout = match options.deadline {
+            Deadline::SessionDefault => self.config.request_timeout,
+            Deadline::Never => None,
+            Deadline::After(d) => Some(d),
+        };
+        if timeout == Some(Duration::ZERO) || options.max_total == Some(Duration::ZERO) {
+            return Err(UsageError::ZeroTimeout);
+        }
+        if self.pending.len() >= self.config.max_in_flight {
+            return Err(UsageError::TooManyInFlight {
+                limit: self.config.max_in_flight,
+            });
+        }
+        let waits = self.state == SessionState::Handshaking && method != "ping";
+        if waits && self.waiting.len() >= self.config.max_queued {
+            return Err(UsageError::QueueFull {
+                limit: self.config.max_queued,
+            });
+        }
+        let handle = RequestHandle(self.next_id);
+        let params = if options.progress {
+            Some(
+                meta::with_progress_token(params.as_deref(), handle.0)
+                    .map_err(UsageError::InvalidParams)?,
+            )
+        } else {
+            params
+        };
+        self.next_id += 1;
+        self.pending.insert(
+            handle,
+            Pending {
+                method,
+                params,
+                wire: handle.0,
+                stage: Stage::Waiting,
+                timeout,
+                max_total: options.max_total,
+                progress: options.progress,
+                sent_at: Duration::ZERO,
+                deadline: None,
+            },
+        );
+        if waits {
+            self.waiting.push_back(Waiting::Request(handle));
+        } else {
+            self.queue_request(now, handle);
+        }
+        Ok(handle)
+    }
+
+    /// Sends a typed request: `R::Params` is serialized once into raw JSON (see
+    /// [`send_request`](Self::send_request) for the rules). Decode the result in the
+    /// caller's type: `serde_json::from_str::<R::Result>(raw.get())`.
+    pub fn request<R: crate::types::Request>(
+        &mut self,
+        now: Instant,
+        params: &R::Params,
+        options: RequestOptions,
+    ) -> Result<RequestHandle, UsageError> {
+        let params = raw_params(params)?;
+        self.send_request(now, R::METHOD, params, options)
+    }
+
+    /// Sends a notification with raw params (queued behind the handshake if it is not done).
+    ///
+    /// The session sends `notifications/initialized`, `notifications/cancelled` and
+    /// `notifications/progress` itself: those return [`UsageError::ReservedMethod`].
+    pub fn notify(
+        &mut self,
+        _now: Instant,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Box<RawValue>>,
+    ) -> Result<(), UsageError> {
+        let method = method.into();
+        if self.is_closed() {
+            return Err(UsageError::Closed);
+        }
+        if matches!(
+            &*method,
+            "notifications/initialized" | "notifications/cancelled" | "notifications/progress"
+        ) {
+            return Err(UsageError::ReservedMethod(method.into_owned()));
+        }
+        if self.state == SessionState::Handshaking {
+            if self.waiting.len() >= self.config.max_queued {
+                return Err(UsageError::QueueFull {
+                    limit: self.config.max_queued,
+                });
+            }
+            self.waiting
+                .push_back(Waiting::Notification { method, params });
+        } else {
+            self.outbound
+                .push_back(Queued::Notification { method, params });
+        }
+        Ok(())
+    }
+
+    /// Cancels a pending request: it completes with [`RequestError::Cancelled`] and, if the
+    /// server has seen it, the server is sent `notifications/cancelled`. A response that
+    /// arrives later is ignored (reported as a diagnostic).
+    ///
+    /// Returns [`UsageError::UnknownRequest`] when the request already finished: a race the
+    /// caller can ignore.
+    pub fn cancel(
+        &mut self,
+        _now: Instant,
+        handle: RequestHandle,
+        reason: Option<String>,
+    ) -> Result<(), UsageError> {
+        if self.pending.get(handle).is_none() {
+            return Err(UsageError::UnknownRequest(handle));
+        }
+        let notice = reason.clone();
+        self.finish_with_notice(handle, Err(RequestError::Cancelled { reason }), notice);
+        Ok(())
+    }
+
+    /// Answers a server request announced by [`Event::ServerRequest`].
+    ///
+    /// Returns [`UsageError::UnknownServerRequest`] when it was already answered or the server
+    /// cancelled it (a race the caller can ignore: nothing is sent).
+    pub fn respond(
+        &mut self,
+        now: Instant,
+        id: InboundRequestId,
+        result: Result<Box<RawValue>, ErrorObject>,
+    ) -> Result<(), UsageError> {
+        if self.is_closed() {
+            return Err(UsageError::Closed);
+        }
+        let inbound = self
+            .inbound
+            .remove(id)
+            .ok_or(UsageError::UnknownServerRequest(id))?;
+        if inbound.pauses {
+            self.clock.resume(now);
+        }
+        self.outbound.push_back(Queued::Response {
+            id: inbound.wire,
+            result,
+        });
+        Ok(())
+    }
+
+    /// Closes the session: every pending request completes with
+    /// [`RequestError::Closed`]`(`[`CloseReason::Local`]`)`, then [`Event::Closed`] comes.
+    /// Messages already queued (a cancellation, say) can still be drained with
+    /// `poll_transmit`, so a transport may flush them before it shuts down. Idempotent.
+    pub fn close(&mut self, _now: Instant) {
+        if !self.is_closed() {
+            self.close_with(CloseReason::Local);
+        }
+    }
+
+    // ---- (D) outputs -------------------------------------------------------------------
+
+    /// The next message to send: its bytes are appended to `buf` (one compact JSON object,
+    /// no newline; the stdio framing adds it) and its description is returned.
+    #[must_use]
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
+        while let Some(item) = self.outbound.pop_front() {
+            match item {
+                Queued::Initialize { wire } => {
+                    let params = self.initialize_params();
+                    jsonrpc::encode_request(buf, &Id::from(wire), "initialize", Some(&params));
+                    return Some(Outgoing {
+                        kind: MessageKind::Request,
+                        request: None,
+                        method: Some(Cow::Borrowed("initialize")),
+                    });
+                }
+                Queued::Request(handle) => {
+                    // Cancelled or timed out while queued: the server never sees it.
+                    let Some(p) = self.pending.get_mut(handle) else {
+                        continue;
+                    };
+                    if p.stage != Stage::Queued {
+                        continue;
+                    }
+                    p.stage = Stage::Sent;
+                    jsonrpc::encode_request(buf, &Id::from(p.wire), &p.method, p.params.as_deref());
+                    return Some(Outgoing {
+                        kind: MessageKind::Request,
+                        request: Some(handle),
+                        method: Some(p.method.clone()),
+                    });
+                }
+                Queued::Notification { method, params } => {
+                    jsonrpc::encode_notification(buf, &method, params.as_deref());
+                    return Some(Outgoing {
+                        kind: MessageKind::Notification,
+                        request: None,
+                        method: Some(method),
+                    });
+                }
+                Queued::Response { id, result } => {
+                    match &result {
+                        Ok(r) => jsonrpc::encode_response(buf, &id, r),
+                        Err(e) => jsonrpc::encode_error(buf, Some(&id), e),
+                    }
+                    return Some(Outgoing {
+                        kind: MessageKind::Response,
+                        request: None,
+                        method: None,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// The next event, in the order things happened.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work:
+    /// the handshake deadline or the earliest request deadline. `None` when nothing is armed
+    /// (or deadlines are paused).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.is_closed() {
+            return None;
+        }
+        let handshake = match self.state {
+            SessionState::Handshaking => self.handshake_deadline,
+            _ => None,
+        };
+        let request = self
+            .deadlines
+            .earliest()
+            .and_then(|at| self.clock.instant_of(at));
+        match (handshake, request) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    // ---- internals ---------------------------------------------------------------------
+
+    /// Puts a pending request in the outbound queue and arms its deadline.
+    fn queue_request(&mut self, now: Instant, handle: RequestHandle) {
+        let active = self.clock.active(now);
+        let Some(p) = self.pending.get_mut(handle) else {
+            return;
+        };
+        p.stage = Stage::Queued;
+        p.sent_at = active;
+        let deadline = deadline_for(p, active);
+        p.deadline = deadline;
+        if let Some((at, _)) = deadline {
+            self.deadlines.insert(at, handle);
+        }
+        self.outbound.push_back(Queued::Request(handle));
+    }
+
+    /// Completes a request and, if the server has seen it, tells it to stop.
+    fn finish(
+        &mut self,
+        handle: RequestHandle,
+        result: Result<Box<RawValue>, RequestError>,
+        notice: Option<&str>,
+    ) {
+        self.finish_with_notice(handle, result, notice.map(str::to_owned));
+    }
+
+    fn finish_with_notice(
+        &mut self,
+        handle: RequestHandle,
+        result: Result<Box<RawValue>, RequestError>,
+        reason: Option<String>,
+    ) {
+        let Some(p) = self.pending.remove(handle) else {
+            return;
+        };
+        if let Some((at, _)) = p.deadline {
+            self.deadlines.remove(at, handle);
+        }
+        if p.stage == Stage::Sent {
+            self.outbound.push_back(Queued::Notification {
+                method: Cow::Borrowed("notifications/cancelled"),
+                params: Some(cancelled_params(p.wire, reason.as_deref())),
+            });
+        }
+        self.events.push_back(Event::Completed { handle, result });
+    }
+
+    /// Completes a request with its answer (no cancellation notice).
+    fn complete(&mut self, handle: RequestHandle, result: Result<Box<RawValue>, RequestError>) {
+        let Some(p) = self.pending.remove(handle) else {
+            return;
+        };
+        if let Some((at, _)) = p.deadline {
+            self.deadlines.remove(at, handle);
+        }
+        self.events.push_back(Event::Completed { handle, result });
+    }
+
+    fn close_with(&mut self, reason: CloseReason) {
+        self.state = SessionState::Closed;
+        for (handle, _) in self.pending.drain_sorted() {
+            self.events.push_back(Event::Completed {
+                handle,
+                result: Err(RequestError::Closed(reason.clone())),
+            });
+        }
+        self.deadlines.clear();
+        self.waiting.clear();
+        self.inbound.clear();
+        self.events.push_back(Event::Closed { reason });
+    }
+
+    /// Reports something odd about the transport (used by the framing wrappers).
+    pub(crate) fn report(&mut self, diagnostic: Diagnostic) {
+        if !self.is_closed() {
+            self.events.push_back(Event::Diagnostic(diagnostic));
+        }
+    }
+
+    fn report_decode_error(&mut self, e: jsonrpc::DecodeError) {
+        let diagnostic = match e {
+            jsonrpc::DecodeError::NotJson { excerpt, .. } => Diagnostic::NotJson { excerpt },
+            jsonrpc::DecodeError::NotJsonRpc { detail, excerpt } => {
+                Diagnostic::InvalidMessage { detail, excerpt }
+            }
+        };
+        self.report(diagnostic);
+    }
+}
+
+/// The deadline a request gets when sent at active time `now`: its timeout, capped by the
+/// maximum total time when progress resets it.
+fn deadline_for(p: &Pending, now: Duration) -> Option<(Duration, bool)> {
+    let per_attempt = p.timeout.map(|t| now.saturating_add(t));
+    let total = p.max_total.map(|t| p.sent_at.saturating_add(t));
+    match (per_attempt, total) {
+        (Some(a), Some(t)) if t <= a => Some((t, true)),
+        (Some(a), _) => Some((a, false)),
+        (None, Some(t)) => Some((t, true)),
+        (None, None) => None,
+    }
+}
+
+fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cancelled<'a> {
+        request_id: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
+    }
+    // Invariant: a struct of an integer and a string always serializes.
+    jsonrpc::to_raw(&Cancelled {
+        request_id: wire,
+        reason,
+    })
+    .expect("cancelled params serialize")
+}
+
+/// Serializes typed params; `null` (from `Option::None` or `()`) means "no params".
+fn raw_params<T: serde::Serialize>(params: &T) -> Result<Option<Box<RawValue>>, UsageError> {
+    let raw = jsonrpc::to_raw(params).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
+    Ok((raw.get() != "null").then_some(raw))
+}

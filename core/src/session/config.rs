@@ -1,0 +1,231 @@
+//! Session configuration, protocol versions and per-request options.
+
+use std::fmt;
+
+use crate::time::Duration;
+use crate::types::{ClientCapabilities, Implementation};
+
+/// A protocol revision this client speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ProtocolVersion {
+    /// 2024-11-05: the first revision (HTTP+SSE transport, no `title`s, no structured output).
+    V2024_11_05,
+    /// 2025-03-26: Streamable HTTP, batches on input, audio content, tool annotations.
+    V2025_03_26,
+    /// 2025-06-18: structured tool output, elicitation, `MCP-Protocol-Version` header.
+    V2025_06_18,
+    /// 2025-11-25: tasks, URL elicitation, SSE polling, icons.
+    V2025_11_25,
+}
+
+impl ProtocolVersion {
+    /// Every version of the initialize era, oldest first.
+    pub const INITIALIZE_ERA: [ProtocolVersion; 4] = [
+        ProtocolVersion::V2024_11_05,
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ];
+
+    /// The newest version this crate speaks in the initialize era.
+    pub const LATEST_INITIALIZE: ProtocolVersion = ProtocolVersion::V2025_11_25;
+
+    /// The version string on the wire.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ProtocolVersion::V2024_11_05 => "2024-11-05",
+            ProtocolVersion::V2025_03_26 => "2025-03-26",
+            ProtocolVersion::V2025_06_18 => "2025-06-18",
+            ProtocolVersion::V2025_11_25 => "2025-11-25",
+        }
+    }
+
+    /// Parses a version string; `None` for versions this crate does not know.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::INITIALIZE_ERA.into_iter().find(|v| v.as_str() == s)
+    }
+
+    /// The handshake era the version belongs to.
+    #[must_use]
+    pub const fn era(self) -> Era {
+        Era::Initialize
+    }
+
+    /// Whether HTTP requests after the handshake carry `MCP-Protocol-Version` (2025-06-18 on).
+    #[must_use]
+    pub fn sends_version_header(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a session establishes the protocol: the handshake family of its version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Era {
+    /// `initialize` -> result -> `notifications/initialized` (2024-11-05 to 2025-11-25).
+    Initialize,
+}
+
+/// Everything a [`Session`](super::Session) needs to know up front.
+///
+/// The defaults are what a demanding host wants: the latest version requested, every version
+/// of the era accepted, 30 s per request, 60 s for the handshake (a first `npx -y` start can
+/// take that long), and no client capability declared. Declare a capability only when the
+/// host will answer its requests: the session answers every other server request with -32601.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct SessionConfig {
+    /// `clientInfo` sent in `initialize`.
+    pub client_info: Implementation,
+    /// `capabilities` sent in `initialize`: exactly what the host will answer.
+    pub capabilities: ClientCapabilities,
+    /// The version requested in `initialize`.
+    pub protocol_version: ProtocolVersion,
+    /// The versions accepted in the server's answer. An answer outside this list closes the
+    /// session with [`CloseReason::UnsupportedVersion`](super::CloseReason::UnsupportedVersion).
+    pub supported_versions: Vec<ProtocolVersion>,
+    /// How long the handshake may take, from [`Session::new`](super::Session::new) to the
+    /// initialize result. `None`: no limit.
+    pub handshake_timeout: Option<Duration>,
+    /// The timeout of a request whose options do not set one. `None`: no deadline.
+    pub request_timeout: Option<Duration>,
+    /// How many requests may wait for the handshake to finish; past it, a usage error.
+    pub max_queued: usize,
+    /// How many requests may be pending at once (queued or sent); past it, a usage error.
+    pub max_in_flight: usize,
+    /// How many server-to-client requests may be open at once; past it they are answered
+    /// with an error at once.
+    pub max_server_requests: usize,
+}
+
+impl SessionConfig {
+    /// A configuration with the defaults described at the type.
+    #[must_use]
+    pub fn new(client_info: Implementation) -> Self {
+        SessionConfig {
+            client_info,
+            capabilities: ClientCapabilities::default(),
+            protocol_version: ProtocolVersion::LATEST_INITIALIZE,
+            supported_versions: ProtocolVersion::INITIALIZE_ERA.to_vec(),
+            handshake_timeout: Some(Duration::from_secs(60)),
+            request_timeout: Some(Duration::from_secs(30)),
+            max_queued: 1024,
+            max_in_flight: 65_536,
+            max_server_requests: 64,
+        }
+    }
+
+    /// Sets the declared client capabilities.
+    #[must_use]
+    pub fn with_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets the version requested in `initialize`.
+    #[must_use]
+    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.protocol_version = version;
+        self
+    }
+
+    /// Sets the handshake timeout (`None`: unlimited).
+    #[must_use]
+    pub fn with_handshake_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.handshake_timeout = timeout;
+        self
+    }
+
+    /// Sets the default request timeout (`None`: no deadline).
+    #[must_use]
+    pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+}
+
+/// When a request times out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Deadline {
+    /// The session's [`SessionConfig::request_timeout`].
+    #[default]
+    SessionDefault,
+    /// Never: the request waits until it is answered, cancelled or the session closes.
+    Never,
+    /// This long after it is sent. Zero is a usage error, not an instant failure.
+    After(Duration),
+}
+
+/// Per-request options: timeout, progress, deadline reset.
+///
+/// ```
+/// # use mcp_proto::session::RequestOptions;
+/// # use std::time::Duration;
+/// let opts = RequestOptions::new()
+///     .timeout(Duration::from_secs(10))
+///     .progress()
+///     .reset_timeout_on_progress(Duration::from_secs(600));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    pub(crate) deadline: Deadline,
+    pub(crate) progress: bool,
+    pub(crate) max_total: Option<Duration>,
+}
+
+impl RequestOptions {
+    /// The defaults: the session's timeout, no progress token.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Times out this long after the request is sent.
+    #[must_use]
+    pub fn timeout(mut self, after: Duration) -> Self {
+        self.deadline = Deadline::After(after);
+        self
+    }
+
+    /// No deadline at all.
+    #[must_use]
+    pub fn no_timeout(mut self) -> Self {
+        self.deadline = Deadline::Never;
+        self
+    }
+
+    /// Sets the deadline rule directly.
+    #[must_use]
+    pub fn deadline(mut self, deadline: Deadline) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Asks the server for progress: `_meta.progressToken` is added to the params and
+    /// `notifications/progress` for it arrive as [`Event::Progress`](super::Event::Progress).
+    #[must_use]
+    pub fn progress(mut self) -> Self {
+        self.progress = true;
+        self
+    }
+
+    /// Restarts the timeout on every progress notification (implies [`progress`](Self::progress)),
+    /// but never lets the request run longer than `max_total` after it was sent, as the spec
+    /// asks ("always enforce a maximum total timeout").
+    #[must_use]
+    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+        self.progress = true;
+        self.max_total = Some(max_total);
+        self
+    }
+}

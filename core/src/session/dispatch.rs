@@ -1,0 +1,187 @@
+//! Routing of decoded peer messages: responses to pending requests, server requests to the
+//! host (or refused), notifications to events.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{Diagnostic, Event, Queued, RequestError, ServerNotification, Session, SessionState};
+use crate::jsonrpc::{ErrorObject, Id, Message, empty_object};
+use crate::time::Instant;
+use crate::types::ClientCapabilities;
+
+/// Server requests that a human answers: deadlines pause while one is open.
+fn pauses_deadlines(method: &str) -> bool {
+    matches!(method, "elicitation/create" | "sampling/createMessage")
+}
+
+/// Whether the host declared the capability a server request needs.
+fn declared(capabilities: &ClientCapabilities, method: &str) -> bool {
+    match method {
+        "roots/list" => capabilities.roots.is_some(),
+        "sampling/createMessage" => capabilities.sampling.is_some(),
+        "elicitation/create" => capabilities.elicitation.is_some(),
+        "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
+            capabilities.tasks.is_some()
+        }
+        _ => false,
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressParams {
+    progress_token: Id,
+    progress: f64,
+    #[serde(default)]
+    total: Option<f64>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CancelledParams {
+    request_id: Id,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl Session {
+    pub(super) fn handle_decoded(&mut self, now: Instant, msg: Message) {
+        match msg {
+            Message::Response { id, result } => self.handle_answer(now, id, Ok(result)),
+            Message::Error { id: Some(id), error } => self.handle_answer(now, id, Err(error)),
+            Message::Error { id: None, error } => {
+                self.report(Diagnostic::UncorrelatedError(error));
+            }
+            Message::Request { id, method, params } => {
+                self.handle_server_request(now, id, method, params);
+            }
+            Message::Notification { method, params } => {
+                self.handle_notification(now, method, params);
+            }
+        }
+    }
+
+    fn handle_answer(&mut self, now: Instant, id: Id, answer: Result<Box<RawValue>, ErrorObject>) {
+        let wire = id.as_u64();
+        if self.state == SessionState::Handshaking && wire == Some(self.handshake_wire) {
+            return self.finish_handshake(now, answer);
+        }
+        let handle = wire.and_then(|w| self.pending.by_wire(w));
+        match handle {
+            Some(handle) => self.complete(handle, answer.map_err(RequestError::Remote)),
+            // Ids below the counter were ours: that request finished already.
+            None if wire.is_some_and(|w| w < self.next_id) => {
+                self.report(Diagnostic::StaleResponse { id });
+            }
+            None => self.report(Diagnostic::UnknownResponse { id }),
+        }
+    }
+
+    fn handle_server_request(
+        &mut self,
+        now: Instant,
+        id: Id,
+        method: String,
+        params: Option<Box<RawValue>>,
+    ) {
+        if method == "ping" {
+            self.outbound.push_back(Queued::Response {
+                id,
+                result: Ok(empty_object()),
+            });
+            return;
+        }
+        if !declared(&self.config.capabilities, &method) {
+            self.outbound.push_back(Queued::Response {
+                id,
+                result: Err(ErrorObject::method_not_found(&method)),
+            });
+            self.report(Diagnostic::RefusedServerRequest { method });
+            return;
+        }
+        if self.inbound.len() >= self.config.max_server_requests || self.inbound.contains_wire(&id)
+        {
+            let message = if self.inbound.contains_wire(&id) {
+                "a request with this id is already open"
+            } else {
+                "too many concurrent requests"
+            };
+            self.outbound.push_back(Queued::Response {
+                id,
+                result: Err(ErrorObject::new(ErrorObject::INTERNAL_ERROR, message)),
+            });
+            self.report(Diagnostic::ServerRequestLimit { method });
+            return;
+        }
+        let pauses = pauses_deadlines(&method);
+        if pauses {
+            self.clock.pause(now);
+        }
+        let id = self.inbound.insert(id, pauses);
+        self.events
+            .push_back(Event::ServerRequest { id, method, params });
+    }
+
+    fn handle_notification(&mut self, now: Instant, method: String, params: Option<Box<RawValue>>) {
+        match method.as_str() {
+            "notifications/progress" => {
+                match parse::<ProgressParams>(params.as_deref()) {
+                    Ok(p) => self.handle_progress(now, p),
+                    Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
+                }
+            }
+            "notifications/cancelled" => match parse::<CancelledParams>(params.as_deref()) {
+                Ok(p) => {
+                    // Unknown or finished ids are ignored, as the spec allows.
+                    if let Some((id, inbound)) = self.inbound.remove_wire(&p.request_id) {
+                        if inbound.pauses {
+                            self.clock.resume(now);
+                        }
+                        self.events.push_back(Event::ServerRequestCancelled {
+                            id,
+                            reason: p.reason,
+                        });
+                    }
+                }
+                Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
+            },
+            _ => self
+                .events
+                .push_back(Event::Notification(ServerNotification { method, params })),
+        }
+    }
+
+    fn handle_progress(&mut self, now: Instant, p: ProgressParams) {
+        let handle = p.progress_token.as_u64().map(super::RequestHandle);
+        let Some(handle) = handle.filter(|h| self.pending.get(*h).is_some_and(|e| e.progress))
+        else {
+            return self.report(Diagnostic::UnknownProgress);
+        };
+        // Invariant: the filter above saw the entry.
+        let entry = self.pending.get_mut(handle).expect("entry checked above");
+        if entry.max_total.is_some() && entry.stage == super::Stage::Sent {
+            let active = self.clock.active(now);
+            if let Some((at, _)) = entry.deadline.take() {
+                self.deadlines.remove(at, handle);
+            }
+            let deadline = super::deadline_for(entry, active);
+            entry.deadline = deadline;
+            if let Some((at, _)) = deadline {
+                self.deadlines.insert(at, handle);
+            }
+        }
+        self.events.push_back(Event::Progress {
+            handle,
+            progress: p.progress,
+            total: p.total,
+            message: p.message,
+        });
+    }
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {
+    let raw = params.map_or("null", RawValue::get);
+    serde_json::from_str(raw).map_err(|e| e.to_string())
+}

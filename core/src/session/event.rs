@@ -1,0 +1,279 @@
+//! What a session reports: events, per-request failures, the fatal close reason, diagnostics.
+
+use std::fmt;
+
+use serde_json::value::RawValue;
+
+use super::config::{Era, ProtocolVersion};
+use super::{InboundRequestId, RequestHandle};
+use crate::jsonrpc::{ErrorObject, Id};
+use crate::time::Duration;
+
+/// Something the session reports; drained with [`Session::poll_event`](super::Session::poll_event).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Event {
+    /// The handshake finished: requests flow. Server info and capabilities are available from
+    /// the session's getters from now on.
+    Ready {
+        /// The handshake family in use.
+        era: Era,
+        /// The negotiated version.
+        version: ProtocolVersion,
+    },
+    /// A request finished. Emitted exactly once for every [`RequestHandle`].
+    Completed {
+        /// The request.
+        handle: RequestHandle,
+        /// Its raw result, or why there is none.
+        result: Result<Box<RawValue>, RequestError>,
+    },
+    /// `notifications/progress` for a request that asked for progress.
+    Progress {
+        /// The request.
+        handle: RequestHandle,
+        /// The progress so far (increases; may be a float).
+        progress: f64,
+        /// The total, when known.
+        total: Option<f64>,
+        /// A human-readable message (2025-03-26 on).
+        message: Option<String>,
+    },
+    /// The server asks something of the client, for a capability the host declared. Answer it
+    /// with [`Session::respond`](super::Session::respond).
+    ServerRequest {
+        /// The token to answer with.
+        id: InboundRequestId,
+        /// The method (`roots/list`, `sampling/createMessage`, `elicitation/create`, ...).
+        method: String,
+        /// The raw params.
+        params: Option<Box<RawValue>>,
+    },
+    /// The server cancelled one of its requests (`notifications/cancelled`). The host should
+    /// stop working on it; a later answer is dropped.
+    ServerRequestCancelled {
+        /// The cancelled request.
+        id: InboundRequestId,
+        /// The server's reason, if given.
+        reason: Option<String>,
+    },
+    /// A server notification other than progress and cancellation.
+    Notification(ServerNotification),
+    /// Something odd from the peer that did not stop the session.
+    Diagnostic(Diagnostic),
+    /// The session is over. Emitted once, after every pending request has completed.
+    Closed {
+        /// Why.
+        reason: CloseReason,
+    },
+}
+
+/// A notification from the server, with its params kept raw.
+#[derive(Clone, Debug)]
+pub struct ServerNotification {
+    /// The method, e.g. `notifications/message`.
+    pub method: String,
+    /// The raw params.
+    pub params: Option<Box<RawValue>>,
+}
+
+impl ServerNotification {
+    /// What the notification is, from its method.
+    #[must_use]
+    pub fn kind(&self) -> NotificationKind {
+        NotificationKind::of(&self.method)
+    }
+}
+
+/// The server notifications a client handles, by method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotificationKind {
+    /// `notifications/message`: a log message.
+    LogMessage,
+    /// `notifications/tools/list_changed`.
+    ToolsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/resources/updated`.
+    ResourceUpdated,
+    /// `notifications/tasks/status` (2025-11-25).
+    TaskStatus,
+    /// `notifications/elicitation/complete` (2025-11-25).
+    ElicitationComplete,
+    /// Any other method.
+    Other,
+}
+
+impl NotificationKind {
+    /// Classifies a method name.
+    #[must_use]
+    pub fn of(method: &str) -> Self {
+        match method {
+            "notifications/message" => Self::LogMessage,
+            "notifications/tools/list_changed" => Self::ToolsListChanged,
+            "notifications/resources/list_changed" => Self::ResourcesListChanged,
+            "notifications/prompts/list_changed" => Self::PromptsListChanged,
+            "notifications/resources/updated" => Self::ResourceUpdated,
+            "notifications/tasks/status" => Self::TaskStatus,
+            "notifications/elicitation/complete" => Self::ElicitationComplete,
+            _ => Self::Other,
+        }
+    }
+}
+
+/// Why a request finished without a result.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The server answered with a JSON-RPC error.
+    #[error("{0}")]
+    Remote(ErrorObject),
+    /// No answer in time. The server was sent `notifications/cancelled`.
+    #[error("request timed out after {}ms{}", after.as_millis(), if *total { " (maximum total time)" } else { "" })]
+    Timeout {
+        /// The timeout that expired.
+        after: Duration,
+        /// Whether it was the maximum total time of a deadline reset by progress.
+        total: bool,
+    },
+    /// The caller cancelled it. The server was sent `notifications/cancelled` if it had
+    /// seen the request.
+    #[error("request cancelled{}", reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default())]
+    Cancelled {
+        /// The reason given by the caller.
+        reason: Option<String>,
+    },
+    /// The session closed before an answer came.
+    #[error("connection closed: {0}")]
+    Closed(CloseReason),
+}
+
+/// Why a session closed. Cloned into every request that was pending at the time.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// The host called [`Session::close`](super::Session::close).
+    #[error("closed by the client")]
+    Local,
+    /// The transport ended: stdout reached end of file, the process exited, the HTTP session
+    /// was lost. The adapter describes it (exit status, last stderr lines).
+    #[error("transport closed{}", detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default())]
+    TransportClosed {
+        /// What the adapter knows about it.
+        detail: Option<String>,
+    },
+    /// The server did not answer `initialize` in time.
+    #[error("no answer to initialize within {}ms", after.as_millis())]
+    HandshakeTimeout {
+        /// The handshake timeout.
+        after: Duration,
+    },
+    /// The server answered `initialize` with an error.
+    #[error("initialize failed: {0}")]
+    HandshakeRejected(ErrorObject),
+    /// The server chose a protocol version this client does not accept.
+    #[error("server chose protocol version {offered:?}; this client supports {}", supported.join(", "))]
+    UnsupportedVersion {
+        /// The version the server answered with.
+        offered: String,
+        /// The versions the client accepts.
+        supported: Vec<&'static str>,
+    },
+    /// The initialize result could not be understood.
+    #[error("invalid initialize result: {0}")]
+    InvalidHandshake(String),
+}
+
+/// Odd input from the peer that the session survived. Reported, never fatal.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Diagnostic {
+    /// A line or body that is not JSON (a banner on stdout, for instance). Skipped.
+    NotJson {
+        /// The start of the input.
+        excerpt: String,
+    },
+    /// JSON that is not a JSON-RPC message. Skipped.
+    InvalidMessage {
+        /// What is wrong.
+        detail: String,
+        /// The start of the input.
+        excerpt: String,
+    },
+    /// A line longer than the framing limit was discarded.
+    LineTooLong {
+        /// Bytes discarded.
+        discarded: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A line that is not UTF-8 was discarded.
+    InvalidUtf8 {
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// A response to a request that already finished (timed out, cancelled, answered twice).
+    StaleResponse {
+        /// Its id.
+        id: Id,
+    },
+    /// A response with an id this client never sent.
+    UnknownResponse {
+        /// Its id.
+        id: Id,
+    },
+    /// An error that names no request (`"id": null` or no id).
+    UncorrelatedError(ErrorObject),
+    /// A progress notification for no active request.
+    UnknownProgress,
+    /// A server request the host did not declare a capability for; answered -32601.
+    RefusedServerRequest {
+        /// Its method.
+        method: String,
+    },
+    /// A server request beyond the open limit (or reusing an open id); answered with an error.
+    ServerRequestLimit {
+        /// Its method.
+        method: String,
+    },
+    /// A notification whose params could not be read (progress, cancelled). Skipped.
+    InvalidNotification {
+        /// Its method.
+        method: String,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Diagnostic::NotJson { excerpt } => write!(f, "skipped a non-JSON message: {excerpt}"),
+            Diagnostic::InvalidMessage { detail, excerpt } => {
+                write!(f, "skipped an invalid JSON-RPC message ({detail}): {excerpt}")
+            }
+            Diagnostic::LineTooLong { discarded, limit } => {
+                write!(f, "discarded a {discarded}-byte line (limit {limit})")
+            }
+            Diagnostic::InvalidUtf8 { len } => write!(f, "discarded a {len}-byte non-UTF-8 line"),
+            Diagnostic::StaleResponse { id } => {
+                write!(f, "ignored a response to finished request {id}")
+            }
+            Diagnostic::UnknownResponse { id } => write!(f, "ignored a response with unknown id {id}"),
+            Diagnostic::UncorrelatedError(e) => write!(f, "server reported an error: {e}"),
+            Diagnostic::UnknownProgress => write!(f, "ignored progress for no active request"),
+            Diagnostic::RefusedServerRequest { method } => {
+                write!(f, "refused server request {method}: capability not declared")
+            }
+            Diagnostic::ServerRequestLimit { method } => {
+                write!(f, "refused server request {method}: too many open")
+            }
+            Diagnostic::InvalidNotification { method, detail } => {
+                write!(f, "skipped {method}: {detail}")
+            }
+        }
+    }
+}
