@@ -64,6 +64,26 @@ pub enum Line<'a> {
 ///
 /// Memory use is bounded by the limit: [`buffered_len`](Self::buffered_len) never exceeds
 /// `max_line_len() + 1` (the `+ 1` is a `\r` that may turn out to be part of a CRLF).
+///
+/// ```
+/// use mcp_proto::framing::lines::{Line, LineDecoder};
+///
+/// let mut decoder = LineDecoder::new();
+/// let mut messages = Vec::new();
+/// for chunk in [&b"{\"id\":1}\r\n{\"id\""[..], b":2}\n\n{\"id\":3}"] {
+///     decoder.decode(chunk, |line| {
+///         if let Line::Message(m) = line {
+///             messages.push(String::from_utf8_lossy(m).into_owned());
+///         }
+///     });
+/// }
+/// decoder.finish(|line| {
+///     if let Line::Message(m) = line {
+///         messages.push(String::from_utf8_lossy(m).into_owned());
+///     }
+/// });
+/// assert_eq!(messages, [r#"{"id":1}"#, r#"{"id":2}"#, r#"{"id":3}"#]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct LineDecoder {
     /// The incomplete line carried over between chunks.
