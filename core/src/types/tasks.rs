@@ -8,8 +8,10 @@ use super::{Cursor, Notification, PaginatedParams, Request};
 
 open_string_enum! {
     /// The state of a task. `Completed`, `Failed` and `Cancelled` are terminal.
+    #[derive(Default)]
     pub enum TaskStatus {
-        /// The task is running.
+        /// The task is running (the default).
+        #[default]
         Working = "working",
         /// The task waits for input from the requester (an elicitation or sampling request).
         InputRequired = "input_required",
@@ -69,12 +71,6 @@ pub struct Task {
     /// Fields this crate does not know, kept for a lossless round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
-}
-
-impl Default for TaskStatus {
-    fn default() -> Self {
-        Self::Working
-    }
 }
 
 /// The immediate result of a task-augmented request: the task that was created.
