@@ -69,15 +69,21 @@ macro_rules! open_string_enum {
 }
 
 mod common;
+mod completion;
 mod content;
 mod lifecycle;
+mod logging;
+mod prompts;
 mod resources;
 mod tasks;
 mod tools;
 
 pub use common::*;
+pub use completion::*;
 pub use content::*;
 pub use lifecycle::*;
+pub use logging::*;
+pub use prompts::*;
 pub use resources::*;
 pub use tasks::*;
 pub use tools::*;
