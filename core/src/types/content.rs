@@ -1,6 +1,7 @@
 //! Content blocks, annotations, icons and roles.
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, DeserializeOwned};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// An icon for display (2025-11-25 and later).
@@ -21,4 +22,440 @@ pub struct Icon {
     /// Fields this crate does not know, kept for a lossless round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+open_string_enum! {
+    /// The sender or recipient of a message or content (`"user"` or `"assistant"`).
+    pub enum Role {
+        /// The human side of a conversation.
+        User = "user",
+        /// The model side of a conversation.
+        Assistant = "assistant",
+    }
+}
+
+/// Hints for the client on how to use or display a piece of content.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    /// Who the content is meant for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<Role>>,
+    /// Importance from 0 (optional) to 1 (required); not validated here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<f64>,
+    /// ISO 8601 time of the last change (2025-06-18 and later), kept as the peer wrote it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Text content (`"type": "text"`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextContent {
+    /// The text.
+    pub text: String,
+    /// Display hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Content metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Image or audio content (`"type": "image"` / `"type": "audio"`): base64 data and its MIME type.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MediaContent {
+    /// Base64-encoded bytes, not decoded here.
+    pub data: String,
+    /// MIME type of the decoded bytes (`"image/png"`, `"audio/wav"`).
+    pub mime_type: String,
+    /// Display hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Content metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The schema's `ImageContent`.
+pub type ImageContent = MediaContent;
+/// The schema's `AudioContent` (2025-03-26 and later).
+pub type AudioContent = MediaContent;
+/// The schema's `ResourceLink` (2025-06-18 and later): a [`Resource`] inside content.
+pub type ResourceLink = super::Resource;
+
+/// A resource embedded in content (`"type": "resource"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedResource {
+    /// The resource's contents.
+    pub resource: ResourceContents,
+    /// Display hints.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
+    /// Content metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A model's request to call a tool, inside sampling (`"type": "tool_use"`, 2025-11-25 and later).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolUseContent {
+    /// Identifies this call; the matching `tool_result` carries it as `toolUseId`.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The tool's arguments.
+    pub input: Map<String, Value>,
+    /// Content metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The result of a tool call, inside sampling (`"type": "tool_result"`, 2025-11-25 and later).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultContent {
+    /// The `id` of the `tool_use` this answers.
+    pub tool_use_id: String,
+    /// Unstructured result.
+    pub content: Vec<ContentBlock>,
+    /// Structured result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the call failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Content metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One block of content in a tool result, prompt message or sampling message, tagged by `type`.
+///
+/// A block whose `type` this crate does not know (or that has no `type`) is kept whole as
+/// [`ContentBlock::Unknown`] and re-serialized unchanged, so a newer server never breaks a
+/// result. A block with a known `type` but a wrong shape is an error.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ContentBlock {
+    /// `"type": "text"`.
+    Text(TextContent),
+    /// `"type": "image"`.
+    Image(ImageContent),
+    /// `"type": "audio"`.
+    Audio(AudioContent),
+    /// `"type": "resource_link"`.
+    ResourceLink(ResourceLink),
+    /// `"type": "resource"`.
+    Resource(EmbeddedResource),
+    /// `"type": "tool_use"` (sampling only).
+    ToolUse(ToolUseContent),
+    /// `"type": "tool_result"` (sampling only).
+    ToolResult(ToolResultContent),
+    /// Any other block, as received (including its `type`).
+    Unknown(Map<String, Value>),
+}
+
+impl ContentBlock {
+    /// A plain text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text(TextContent {
+            text: text.into(),
+            ..TextContent::default()
+        })
+    }
+
+    /// The wire `type` of this block, if it has one.
+    pub fn kind(&self) -> Option<&str> {
+        Some(match self {
+            Self::Text(_) => "text",
+            Self::Image(_) => "image",
+            Self::Audio(_) => "audio",
+            Self::ResourceLink(_) => "resource_link",
+            Self::Resource(_) => "resource",
+            Self::ToolUse(_) => "tool_use",
+            Self::ToolResult(_) => "tool_result",
+            Self::Unknown(map) => return map.get("type").and_then(Value::as_str),
+        })
+    }
+}
+
+/// A known block on the wire: its `type` followed by the payload's fields.
+#[derive(Serialize)]
+struct Tagged<'a, T> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    inner: &'a T,
+}
+
+impl Serialize for ContentBlock {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        fn tagged<S: Serializer, T: Serialize>(
+            s: S,
+            kind: &'static str,
+            inner: &T,
+        ) -> Result<S::Ok, S::Error> {
+            Tagged { kind, inner }.serialize(s)
+        }
+        match self {
+            Self::Text(c) => tagged(serializer, "text", c),
+            Self::Image(c) => tagged(serializer, "image", c),
+            Self::Audio(c) => tagged(serializer, "audio", c),
+            Self::ResourceLink(c) => tagged(serializer, "resource_link", c),
+            Self::Resource(c) => tagged(serializer, "resource", c),
+            Self::ToolUse(c) => tagged(serializer, "tool_use", c),
+            Self::ToolResult(c) => tagged(serializer, "tool_result", c),
+            Self::Unknown(map) => map.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        fn known<T: DeserializeOwned, E: de::Error>(
+            mut map: Map<String, Value>,
+            wrap: fn(T) -> ContentBlock,
+        ) -> Result<ContentBlock, E> {
+            // The tag is not a field of the payload; leaving it in would put it in `extra`.
+            map.remove("type");
+            serde_json::from_value(Value::Object(map))
+                .map(wrap)
+                .map_err(E::custom)
+        }
+        let map = Map::<String, Value>::deserialize(deserializer)?;
+        match map.get("type").and_then(Value::as_str) {
+            Some("text") => known(map, Self::Text),
+            Some("image") => known(map, Self::Image),
+            Some("audio") => known(map, Self::Audio),
+            Some("resource_link") => known(map, Self::ResourceLink),
+            Some("resource") => known(map, Self::Resource),
+            Some("tool_use") => known(map, Self::ToolUse),
+            Some("tool_result") => known(map, Self::ToolResult),
+            _ => Ok(Self::Unknown(map)),
+        }
+    }
+}
+
+/// The contents of a resource: text or base64 blob, told apart by which field is present.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+#[non_exhaustive]
+pub enum ResourceContents {
+    /// Has a `text` field.
+    Text(TextResourceContents),
+    /// Has a `blob` field.
+    Blob(BlobResourceContents),
+}
+
+impl ResourceContents {
+    /// The URI of the resource these contents belong to.
+    pub fn uri(&self) -> &str {
+        match self {
+            Self::Text(c) => &c.uri,
+            Self::Blob(c) => &c.uri,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ResourceContents {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Decide by field instead of `untagged` so a malformed value gets a precise error.
+        let map = Map::<String, Value>::deserialize(deserializer)?;
+        let value = Value::Object(map);
+        if value.get("text").is_some() {
+            serde_json::from_value(value)
+                .map(Self::Text)
+                .map_err(de::Error::custom)
+        } else if value.get("blob").is_some() {
+            serde_json::from_value(value)
+                .map(Self::Blob)
+                .map_err(de::Error::custom)
+        } else {
+            Err(de::Error::custom(
+                "resource contents have neither `text` nor `blob`",
+            ))
+        }
+    }
+}
+
+/// Text contents of a resource.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextResourceContents {
+    /// The resource's URI.
+    pub uri: String,
+    /// MIME type, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The text.
+    pub text: String,
+    /// Contents metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Binary contents of a resource.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlobResourceContents {
+    /// The resource's URI.
+    pub uri: String,
+    /// MIME type, if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Base64-encoded bytes, not decoded here.
+    pub blob: String,
+    /// Contents metadata.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Map<String, Value>>,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::types::tests::round_trip;
+
+    #[test]
+    fn every_known_block_round_trips() {
+        let blocks: Vec<ContentBlock> = round_trip(json!([
+            { "type": "text", "text": "hi", "annotations": { "audience": ["user"] }, "_meta": { "a": 1 } },
+            { "type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png" },
+            { "type": "audio", "data": "UklGRg==", "mimeType": "audio/wav", "annotations": { "priority": 0.25 } },
+            { "type": "resource_link", "uri": "file:///r", "name": "r", "mimeType": "text/plain" },
+            { "type": "resource", "resource": { "uri": "file:///e", "text": "embedded" } },
+            { "type": "resource", "resource": { "uri": "file:///b", "blob": "AA==", "mimeType": "application/pdf" } },
+            { "type": "tool_use", "id": "call-1", "name": "get_weather", "input": { "city": "Paris" } },
+            { "type": "tool_result", "toolUseId": "call-1", "content": [{ "type": "text", "text": "sunny" }],
+              "structuredContent": { "sky": "clear" }, "isError": false }
+        ]));
+        let kinds: Vec<_> = blocks
+            .iter()
+            .map(|b| b.kind().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "text",
+                "image",
+                "audio",
+                "resource_link",
+                "resource",
+                "resource",
+                "tool_use",
+                "tool_result"
+            ]
+        );
+        match &blocks[0] {
+            ContentBlock::Text(t) => {
+                assert_eq!(t.text, "hi");
+                // The tag is not a payload field.
+                assert!(t.extra.is_empty());
+            }
+            other => panic!("expected text, got {other:?}"),
+        }
+        match &blocks[2] {
+            ContentBlock::Audio(a) => assert_eq!(a.mime_type, "audio/wav"),
+            other => panic!("expected audio, got {other:?}"),
+        }
+        match &blocks[5] {
+            ContentBlock::Resource(e) => assert!(matches!(e.resource, ResourceContents::Blob(_))),
+            other => panic!("expected resource, got {other:?}"),
+        }
+        match &blocks[7] {
+            ContentBlock::ToolResult(r) => {
+                assert_eq!(r.tool_use_id, "call-1");
+                assert_eq!(r.content, vec![ContentBlock::text("sunny")]);
+            }
+            other => panic!("expected tool_result, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unknown_block_round_trips_unchanged() {
+        let sample = json!({
+            "type": "hologram",
+            "frames": [1, 2, 3],
+            "annotations": { "priority": 1.0 },
+            "_meta": { "vendor": "x" }
+        });
+        let block: ContentBlock = round_trip(sample.clone());
+        assert_eq!(block.kind(), Some("hologram"));
+        match block {
+            ContentBlock::Unknown(map) => assert_eq!(Value::Object(map), sample),
+            other => panic!("expected unknown, got {other:?}"),
+        }
+        // No `type` at all is kept too, rather than failing a whole result.
+        let untyped: ContentBlock = round_trip(json!({ "text": "no tag" }));
+        assert_eq!(untyped.kind(), None);
+    }
+
+    #[test]
+    fn known_block_with_wrong_shape_is_an_error() {
+        assert!(serde_json::from_value::<ContentBlock>(json!({ "type": "text" })).is_err());
+        assert!(
+            serde_json::from_value::<ContentBlock>(json!({ "type": "image", "data": "x" }))
+                .is_err()
+        );
+        assert!(serde_json::from_value::<ContentBlock>(json!("text")).is_err());
+    }
+
+    #[test]
+    fn text_block_serializes_minimal() {
+        assert_eq!(
+            serde_json::to_value(ContentBlock::text("x")).unwrap(),
+            json!({ "type": "text", "text": "x" })
+        );
+    }
+
+    #[test]
+    fn unknown_role_is_kept() {
+        let roles: Vec<Role> = round_trip(json!(["user", "assistant", "system"]));
+        assert_eq!(
+            roles,
+            [Role::User, Role::Assistant, Role::Other("system".into())]
+        );
+    }
+
+    #[test]
+    fn icon_round_trip() {
+        let icon: Icon = round_trip(json!({
+            "src": "https://example.com/icon.svg",
+            "mimeType": "image/svg+xml",
+            "sizes": ["any"],
+            "theme": "light"
+        }));
+        assert_eq!(icon.sizes, Some(vec!["any".to_owned()]));
+        assert_eq!(icon.theme.as_deref(), Some("light"));
+    }
 }

@@ -18,13 +18,75 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+/// Declares a string enum whose unknown values survive as `Other(String)`, so a newer peer's
+/// value never fails deserialization and re-serializes unchanged.
+macro_rules! open_string_enum {
+    (
+        $(#[$attr:meta])*
+        pub enum $name:ident { $( $(#[$vattr:meta])* $variant:ident = $wire:literal, )+ }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $( $(#[$vattr])* $variant, )+
+            /// A value this crate does not know, kept verbatim.
+            Other(String),
+        }
+
+        impl $name {
+            /// The wire spelling of this value.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( Self::$variant => $wire, )+
+                    Self::Other(other) => other,
+                }
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(value: &str) -> Self {
+                match value {
+                    $( $wire => Self::$variant, )+
+                    other => Self::Other(other.to_owned()),
+                }
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = <String as ::serde::Deserialize>::deserialize(deserializer)?;
+                Ok(Self::from(value.as_str()))
+            }
+        }
+    };
+}
+
 mod common;
+mod completion;
 mod content;
 mod lifecycle;
+mod logging;
+mod prompts;
+mod resources;
+mod tasks;
+mod tools;
 
 pub use common::*;
+pub use completion::*;
 pub use content::*;
 pub use lifecycle::*;
+pub use logging::*;
+pub use prompts::*;
+pub use resources::*;
+pub use tasks::*;
+pub use tools::*;
 
 /// An MCP request method: a message with an id that expects exactly one response.
 ///
