@@ -89,10 +89,12 @@ impl HeaderList {
         match self.fields.iter().position(|(n, _)| *n == name) {
             Some(i) => {
                 self.fields[i].1 = value;
-                let mut j = 0;
+                // Drop the later duplicates, keeping everything up to and including `i`.
+                let mut index = 0;
                 self.fields.retain(|(n, _)| {
-                    j += 1;
-                    j - 1 <= i || *n != name
+                    let keep = index <= i || *n != name;
+                    index += 1;
+                    keep
                 });
             }
             None => self.fields.push((name, value)),
