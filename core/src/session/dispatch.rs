@@ -50,7 +50,10 @@ impl Session {
     pub(super) fn handle_decoded(&mut self, now: Instant, msg: Message) {
         match msg {
             Message::Response { id, result } => self.handle_answer(now, id, Ok(result)),
-            Message::Error { id: Some(id), error } => self.handle_answer(now, id, Err(error)),
+            Message::Error {
+                id: Some(id),
+                error,
+            } => self.handle_answer(now, id, Err(error)),
             Message::Error { id: None, error } => {
                 self.report(Diagnostic::UncorrelatedError(error));
             }
@@ -126,12 +129,10 @@ impl Session {
 
     fn handle_notification(&mut self, now: Instant, method: String, params: Option<Box<RawValue>>) {
         match method.as_str() {
-            "notifications/progress" => {
-                match parse::<ProgressParams>(params.as_deref()) {
-                    Ok(p) => self.handle_progress(now, p),
-                    Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
-                }
-            }
+            "notifications/progress" => match parse::<ProgressParams>(params.as_deref()) {
+                Ok(p) => self.handle_progress(now, p),
+                Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
+            },
             "notifications/cancelled" => match parse::<CancelledParams>(params.as_deref()) {
                 Ok(p) => {
                     // Unknown or finished ids are ignored, as the spec allows.

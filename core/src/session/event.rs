@@ -253,7 +253,10 @@ impl fmt::Display for Diagnostic {
         match self {
             Diagnostic::NotJson { excerpt } => write!(f, "skipped a non-JSON message: {excerpt}"),
             Diagnostic::InvalidMessage { detail, excerpt } => {
-                write!(f, "skipped an invalid JSON-RPC message ({detail}): {excerpt}")
+                write!(
+                    f,
+                    "skipped an invalid JSON-RPC message ({detail}): {excerpt}"
+                )
             }
             Diagnostic::LineTooLong { discarded, limit } => {
                 write!(f, "discarded a {discarded}-byte line (limit {limit})")
@@ -262,11 +265,16 @@ impl fmt::Display for Diagnostic {
             Diagnostic::StaleResponse { id } => {
                 write!(f, "ignored a response to finished request {id}")
             }
-            Diagnostic::UnknownResponse { id } => write!(f, "ignored a response with unknown id {id}"),
+            Diagnostic::UnknownResponse { id } => {
+                write!(f, "ignored a response with unknown id {id}")
+            }
             Diagnostic::UncorrelatedError(e) => write!(f, "server reported an error: {e}"),
             Diagnostic::UnknownProgress => write!(f, "ignored progress for no active request"),
             Diagnostic::RefusedServerRequest { method } => {
-                write!(f, "refused server request {method}: capability not declared")
+                write!(
+                    f,
+                    "refused server request {method}: capability not declared"
+                )
             }
             Diagnostic::ServerRequestLimit { method } => {
                 write!(f, "refused server request {method}: too many open")

@@ -107,7 +107,9 @@ mod tests {
     #[test]
     fn merges_into_existing_meta_and_replaces_token() {
         let out = with_progress_token(
-            Some(&raw(r#"{"_meta":{"progressToken":"theirs","trace":"t"},"b":2}"#)),
+            Some(&raw(
+                r#"{"_meta":{"progressToken":"theirs","trace":"t"},"b":2}"#,
+            )),
             9,
         )
         .unwrap();

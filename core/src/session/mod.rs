@@ -118,7 +118,9 @@ pub(crate) struct ServerState {
 /// polled, so their params are never copied twice.
 #[derive(Debug)]
 enum Queued {
-    Initialize { wire: u64 },
+    Initialize {
+        wire: u64,
+    },
     Request(RequestHandle),
     Notification {
         method: Cow<'static, str>,

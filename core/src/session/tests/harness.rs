@@ -84,7 +84,12 @@ impl Harness {
         self.drain();
     }
 
-    pub(super) fn send(&mut self, method: &'static str, params: Value, opts: RequestOptions) -> RequestHandle {
+    pub(super) fn send(
+        &mut self,
+        method: &'static str,
+        params: Value,
+        opts: RequestOptions,
+    ) -> RequestHandle {
         let raw = serde_json::value::to_raw_value(&params).unwrap();
         let h = self
             .session
@@ -110,7 +115,10 @@ impl Harness {
     }
 
     /// Completions seen so far for `handle`.
-    pub(super) fn completions(&self, handle: RequestHandle) -> Vec<&Result<Box<RawValue>, RequestError>> {
+    pub(super) fn completions(
+        &self,
+        handle: RequestHandle,
+    ) -> Vec<&Result<Box<RawValue>, RequestError>> {
         self.events
             .iter()
             .filter_map(|e| match e {

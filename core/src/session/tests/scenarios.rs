@@ -15,11 +15,17 @@ fn handshake_sends_initialize_then_initialized_then_ready() {
     assert_eq!(init["method"], "initialize");
     assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
     assert_eq!(init["params"]["clientInfo"]["name"], "test-client");
-    assert_eq!(init["params"]["capabilities"], json!({"roots": {}, "elicitation": {}}));
+    assert_eq!(
+        init["params"]["capabilities"],
+        json!({"roots": {}, "elicitation": {}})
+    );
     assert_eq!(h.sent[0].0.kind, MessageKind::Request);
 
     h.answer_initialize("2025-11-25");
-    assert_eq!(h.sent_methods(), ["initialize", "notifications/initialized"]);
+    assert_eq!(
+        h.sent_methods(),
+        ["initialize", "notifications/initialized"]
+    );
     assert_eq!(h.sent[1].0.kind, MessageKind::Notification);
     match &h.events[..] {
         [Event::Ready { era, version }] => {
@@ -32,13 +38,20 @@ fn handshake_sends_initialize_then_initialized_then_ready() {
     assert_eq!(h.session.server_info().unwrap().name, "fake");
     assert_eq!(h.session.instructions(), Some("be nice"));
     assert!(h.session.server_capabilities().unwrap().tools.is_some());
-    assert_eq!(h.session.poll_timeout(), None, "handshake deadline disarmed");
+    assert_eq!(
+        h.session.poll_timeout(),
+        None,
+        "handshake deadline disarmed"
+    );
 }
 
 #[test]
 fn server_may_downgrade_to_an_older_supported_version() {
     let h = Harness::ready(config(), "2025-03-26");
-    assert_eq!(h.session.protocol_version(), Some(ProtocolVersion::V2025_03_26));
+    assert_eq!(
+        h.session.protocol_version(),
+        Some(ProtocolVersion::V2025_03_26)
+    );
 }
 
 #[test]
@@ -46,7 +59,11 @@ fn unsupported_version_closes_and_fails_queued_requests() {
     let mut h = Harness::new(config());
     let queued = h.send("tools/list", json!({}), RequestOptions::new());
     h.answer_initialize("2099-01-01");
-    assert_eq!(h.sent_methods(), ["initialize"], "nothing sent after refusing");
+    assert_eq!(
+        h.sent_methods(),
+        ["initialize"],
+        "nothing sent after refusing"
+    );
     assert_eq!(h.completions(queued).len(), 1);
     match h.events.last() {
         Some(Event::Closed {
@@ -58,7 +75,8 @@ fn unsupported_version_closes_and_fails_queued_requests() {
         e => panic!("{e:?}"),
     }
     assert_eq!(
-        h.session.send_request(h.now, "ping", None, RequestOptions::new()),
+        h.session
+            .send_request(h.now, "ping", None, RequestOptions::new()),
         Err(UsageError::Closed)
     );
 }
@@ -71,7 +89,9 @@ fn restricting_supported_versions_refuses_an_old_answer() {
     h.answer_initialize("2024-11-05");
     assert!(matches!(
         h.events.last(),
-        Some(Event::Closed { reason: CloseReason::UnsupportedVersion { .. } })
+        Some(Event::Closed {
+            reason: CloseReason::UnsupportedVersion { .. }
+        })
     ));
 }
 
@@ -121,11 +141,16 @@ fn the_queue_before_the_handshake_is_bounded() {
     h.send("a", json!({}), RequestOptions::new());
     h.send("b", json!({}), RequestOptions::new());
     assert_eq!(
-        h.session.send_request(h.now, "c", None, RequestOptions::new()),
+        h.session
+            .send_request(h.now, "c", None, RequestOptions::new()),
         Err(UsageError::QueueFull { limit: 2 })
     );
     // ping is not queued, so it is not refused.
-    assert!(h.session.send_request(h.now, "ping", None, RequestOptions::new()).is_ok());
+    assert!(
+        h.session
+            .send_request(h.now, "ping", None, RequestOptions::new())
+            .is_ok()
+    );
 }
 
 #[test]
@@ -135,17 +160,26 @@ fn requests_in_flight_are_capped() {
     let mut h = Harness::ready(cfg, "2025-11-25");
     let a = h.send("x", json!({}), RequestOptions::new());
     assert_eq!(
-        h.session.send_request(h.now, "y", None, RequestOptions::new()),
+        h.session
+            .send_request(h.now, "y", None, RequestOptions::new()),
         Err(UsageError::TooManyInFlight { limit: 1 })
     );
     h.respond_ok(a, json!({}));
-    assert!(h.session.send_request(h.now, "y", None, RequestOptions::new()).is_ok());
+    assert!(
+        h.session
+            .send_request(h.now, "y", None, RequestOptions::new())
+            .is_ok()
+    );
 }
 
 #[test]
 fn timeout_then_late_response_resolves_once() {
     let mut h = Harness::ready(config(), "2025-11-25");
-    let r = h.send("tools/call", json!({"name": "slow"}), RequestOptions::new().timeout(S));
+    let r = h.send(
+        "tools/call",
+        json!({"name": "slow"}),
+        RequestOptions::new().timeout(S),
+    );
     let wire = h.wire_id(r);
     assert_eq!(h.session.poll_timeout(), Some(h.now + S));
     h.advance(S / 2);
@@ -160,15 +194,22 @@ fn timeout_then_late_response_resolves_once() {
     assert_eq!(cancel["params"]["requestId"], wire);
     h.server(json!({"jsonrpc": "2.0", "id": wire, "result": {}}));
     assert_eq!(h.completions(r).len(), 1);
-    assert!(matches!(h.diagnostics()[..], [Diagnostic::StaleResponse { .. }]));
+    assert!(matches!(
+        h.diagnostics()[..],
+        [Diagnostic::StaleResponse { .. }]
+    ));
 }
 
 #[test]
 fn zero_timeout_is_a_usage_error_and_none_means_no_deadline() {
     let mut h = Harness::ready(config(), "2025-11-25");
     assert_eq!(
-        h.session
-            .send_request(h.now, "x", None, RequestOptions::new().timeout(Duration::ZERO)),
+        h.session.send_request(
+            h.now,
+            "x",
+            None,
+            RequestOptions::new().timeout(Duration::ZERO)
+        ),
         Err(UsageError::ZeroTimeout)
     );
     let r = h.send("x", json!({}), RequestOptions::new().no_timeout());
@@ -182,7 +223,9 @@ fn cancel_completes_locally_and_tells_the_server() {
     let mut h = Harness::ready(config(), "2025-11-25");
     let r = h.send("tools/call", json!({"name": "x"}), RequestOptions::new());
     let wire = h.wire_id(r);
-    h.session.cancel(h.now, r, Some("user pressed ^C".into())).unwrap();
+    h.session
+        .cancel(h.now, r, Some("user pressed ^C".into()))
+        .unwrap();
     h.drain();
     assert!(matches!(
         h.completions(r)[..],
@@ -195,7 +238,10 @@ fn cancel_completes_locally_and_tells_the_server() {
         json!({"requestId": wire, "reason": "user pressed ^C"})
     );
     assert_eq!(h.session.poll_timeout(), None, "its deadline is gone");
-    assert_eq!(h.session.cancel(h.now, r, None), Err(UsageError::UnknownRequest(r)));
+    assert_eq!(
+        h.session.cancel(h.now, r, None),
+        Err(UsageError::UnknownRequest(r))
+    );
 }
 
 #[test]
@@ -204,7 +250,10 @@ fn cancelling_a_request_the_server_never_saw_sends_nothing() {
     let r = h.send("tools/list", json!({}), RequestOptions::new());
     h.session.cancel(h.now, r, None).unwrap();
     h.answer_initialize("2025-11-25");
-    assert_eq!(h.sent_methods(), ["initialize", "notifications/initialized"]);
+    assert_eq!(
+        h.sent_methods(),
+        ["initialize", "notifications/initialized"]
+    );
     assert_eq!(h.completions(r).len(), 1);
 }
 
@@ -230,9 +279,12 @@ fn progress_is_routed_and_resets_the_deadline_under_a_maximum() {
         .events
         .iter()
         .filter_map(|e| match e {
-            Event::Progress { handle, progress, total, message } if *handle == r => {
-                Some((*progress, *total, message.clone()))
-            }
+            Event::Progress {
+                handle,
+                progress,
+                total,
+                message,
+            } if *handle == r => Some((*progress, *total, message.clone())),
             _ => None,
         })
         .collect();
@@ -255,7 +307,10 @@ fn progress_for_an_unknown_token_is_a_diagnostic() {
     h.server(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": 5}));
     assert!(matches!(
         h.diagnostics()[..],
-        [Diagnostic::UnknownProgress, Diagnostic::InvalidNotification { .. }]
+        [
+            Diagnostic::UnknownProgress,
+            Diagnostic::InvalidNotification { .. }
+        ]
     ));
 }
 
@@ -271,7 +326,10 @@ fn server_ping_is_answered_at_any_time() {
 
 #[test]
 fn declared_server_requests_reach_the_host_and_are_answered_verbatim() {
-    let mut h = Harness::ready(config().with_capabilities(caps_roots_elicitation()), "2025-11-25");
+    let mut h = Harness::ready(
+        config().with_capabilities(caps_roots_elicitation()),
+        "2025-11-25",
+    );
     h.server(json!({"jsonrpc": "2.0", "id": "r/1", "method": "roots/list"}));
     let Some(Event::ServerRequest { id, method, .. }) = h.events.last() else {
         panic!("{:?}", h.events)
@@ -302,7 +360,11 @@ fn undeclared_server_requests_are_refused_with_method_not_found() {
         assert_eq!(resp["error"]["code"], -32601);
     }
     assert_eq!(h.diagnostics().len(), 2);
-    assert!(!h.events.iter().any(|e| matches!(e, Event::ServerRequest { .. })));
+    assert!(
+        !h.events
+            .iter()
+            .any(|e| matches!(e, Event::ServerRequest { .. }))
+    );
 }
 
 #[test]
@@ -319,13 +381,22 @@ fn open_server_requests_are_capped() {
 
 #[test]
 fn server_cancellation_of_its_request_reaches_the_host() {
-    let mut h = Harness::ready(config().with_capabilities(caps_roots_elicitation()), "2025-11-25");
-    h.server(json!({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create",
-        "params": {"message": "name?", "requestedSchema": {"type": "object", "properties": {}}}}));
-    let Some(Event::ServerRequest { id, .. }) = h.events.last() else { panic!() };
+    let mut h = Harness::ready(
+        config().with_capabilities(caps_roots_elicitation()),
+        "2025-11-25",
+    );
+    h.server(
+        json!({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create",
+        "params": {"message": "name?", "requestedSchema": {"type": "object", "properties": {}}}}),
+    );
+    let Some(Event::ServerRequest { id, .. }) = h.events.last() else {
+        panic!()
+    };
     let id = *id;
-    h.server(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": 9, "reason": "gone"}}));
+    h.server(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 9, "reason": "gone"}}),
+    );
     assert!(matches!(
         h.events.last(),
         Some(Event::ServerRequestCancelled { id: i, reason: Some(_) }) if *i == id
@@ -335,13 +406,23 @@ fn server_cancellation_of_its_request_reaches_the_host() {
         h.session.respond(h.now, id, Ok(jsonrpc::empty_object())),
         Err(UsageError::UnknownServerRequest(id))
     );
-    assert!(h.sent.is_empty(), "nothing is sent for a cancelled server request");
+    assert!(
+        h.sent.is_empty(),
+        "nothing is sent for a cancelled server request"
+    );
 }
 
 #[test]
 fn an_open_elicitation_pauses_request_deadlines() {
-    let mut h = Harness::ready(config().with_capabilities(caps_roots_elicitation()), "2025-11-25");
-    let r = h.send("tools/call", json!({"name": "ask"}), RequestOptions::new().timeout(10 * S));
+    let mut h = Harness::ready(
+        config().with_capabilities(caps_roots_elicitation()),
+        "2025-11-25",
+    );
+    let r = h.send(
+        "tools/call",
+        json!({"name": "ask"}),
+        RequestOptions::new().timeout(10 * S),
+    );
     h.advance(4 * S);
     h.server(json!({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {}}));
     assert!(h.session.deadlines_paused());
@@ -357,7 +438,9 @@ fn an_open_elicitation_pauses_request_deadlines() {
         panic!()
     };
     let id = *id;
-    h.session.respond(h.now, id, Ok(jsonrpc::empty_object())).unwrap();
+    h.session
+        .respond(h.now, id, Ok(jsonrpc::empty_object()))
+        .unwrap();
     h.drain();
     // Six seconds of the ten remain.
     assert_eq!(h.session.poll_timeout(), Some(h.now + 6 * S));
@@ -373,7 +456,10 @@ fn unknown_response_ids_are_diagnostics() {
     h.server(json!({"jsonrpc": "2.0", "id": "1", "result": {}}));
     assert!(matches!(
         h.diagnostics()[..],
-        [Diagnostic::UnknownResponse { .. }, Diagnostic::UnknownResponse { .. }]
+        [
+            Diagnostic::UnknownResponse { .. },
+            Diagnostic::UnknownResponse { .. }
+        ]
     ));
     assert!(h.completions(r).is_empty());
 }
@@ -387,13 +473,20 @@ fn duplicate_responses_complete_once() {
     let done = h.completions(r);
     assert_eq!(done.len(), 1);
     assert_eq!(done[0].as_ref().unwrap().get(), r#"{"n":1}"#);
-    assert!(matches!(h.diagnostics()[..], [Diagnostic::StaleResponse { .. }]));
+    assert!(matches!(
+        h.diagnostics()[..],
+        [Diagnostic::StaleResponse { .. }]
+    ));
 }
 
 #[test]
 fn remote_errors_keep_code_message_and_data() {
     let mut h = Harness::ready(config(), "2025-11-25");
-    let r = h.send("resources/read", json!({"uri": "x://y"}), RequestOptions::new());
+    let r = h.send(
+        "resources/read",
+        json!({"uri": "x://y"}),
+        RequestOptions::new(),
+    );
     let id = h.wire_id(r);
     h.server(json!({"jsonrpc": "2.0", "id": id,
         "error": {"code": -32002, "message": "Resource not found", "data": {"uri": "x://y"}}}));
@@ -410,11 +503,16 @@ fn remote_errors_keep_code_message_and_data() {
 fn an_error_with_a_null_id_is_reported_and_harms_nothing() {
     let mut h = Harness::ready(config(), "2025-11-25");
     let r = h.send("x", json!({}), RequestOptions::new());
-    h.server(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}));
+    h.server(
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
+    );
     h.server(json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid"}}));
     assert!(matches!(
         h.diagnostics()[..],
-        [Diagnostic::UncorrelatedError(_), Diagnostic::UncorrelatedError(_)]
+        [
+            Diagnostic::UncorrelatedError(_),
+            Diagnostic::UncorrelatedError(_)
+        ]
     ));
     h.respond_ok(r, json!({}));
     assert!(h.completions(r)[0].is_ok());
@@ -446,7 +544,10 @@ fn non_json_input_is_skipped_and_the_session_carries_on() {
     h.server_bytes(br#"{"some": "json"}"#);
     assert!(matches!(
         h.diagnostics()[..],
-        [Diagnostic::NotJson { .. }, Diagnostic::InvalidMessage { .. }]
+        [
+            Diagnostic::NotJson { .. },
+            Diagnostic::InvalidMessage { .. }
+        ]
     ));
     h.respond_ok(r, json!({}));
     assert!(h.completions(r)[0].is_ok());
@@ -465,7 +566,12 @@ fn close_with_requests_in_flight_completes_each_once_then_closed() {
             [Err(RequestError::Closed(CloseReason::Local))]
         ));
     }
-    assert!(matches!(h.events.last(), Some(Event::Closed { reason: CloseReason::Local })));
+    assert!(matches!(
+        h.events.last(),
+        Some(Event::Closed {
+            reason: CloseReason::Local
+        })
+    ));
     let first_completed = h
         .events
         .iter()
@@ -482,7 +588,10 @@ fn close_with_requests_in_flight_completes_each_once_then_closed() {
     h.respond_ok(a, json!({}));
     assert_eq!(h.completions(a).len(), 1, "input after close is ignored");
     assert_eq!(
-        h.events.iter().filter(|e| matches!(e, Event::Closed { .. })).count(),
+        h.events
+            .iter()
+            .filter(|e| matches!(e, Event::Closed { .. }))
+            .count(),
         1
     );
 }
@@ -510,9 +619,15 @@ fn handshake_timeout_closes_the_session() {
     h.advance(5 * S);
     assert!(matches!(
         h.completions(r)[..],
-        [Err(RequestError::Closed(CloseReason::HandshakeTimeout { .. }))]
+        [Err(RequestError::Closed(
+            CloseReason::HandshakeTimeout { .. }
+        ))]
     ));
-    assert!(!h.sent_methods().contains(&"notifications/cancelled".to_owned()), "initialize is never cancelled");
+    assert!(
+        !h.sent_methods()
+            .contains(&"notifications/cancelled".to_owned()),
+        "initialize is never cancelled"
+    );
 }
 
 #[test]
@@ -533,7 +648,9 @@ fn invalid_initialize_result_closes_the_session() {
     h.server(json!({"jsonrpc": "2.0", "id": 0, "result": {"capabilities": {}}}));
     assert!(matches!(
         h.events.last(),
-        Some(Event::Closed { reason: CloseReason::InvalidHandshake(_) })
+        Some(Event::Closed {
+            reason: CloseReason::InvalidHandshake(_)
+        })
     ));
 }
 
@@ -541,7 +658,8 @@ fn invalid_initialize_result_closes_the_session() {
 fn reserved_methods_are_refused() {
     let mut h = Harness::ready(config(), "2025-11-25");
     assert!(matches!(
-        h.session.send_request(h.now, "initialize", None, RequestOptions::new()),
+        h.session
+            .send_request(h.now, "initialize", None, RequestOptions::new()),
         Err(UsageError::ReservedMethod(_))
     ));
     assert!(matches!(
