@@ -19,6 +19,8 @@ pub fn saturating_add(t: Instant, d: Duration) -> Instant {
         Some(t) => t,
         // About 30 years ahead is "never" for a client connection and is representable on
         // every platform std supports; fall back to `t` itself only if even that overflows.
-        None => t.checked_add(Duration::from_secs(30 * 365 * 24 * 3600)).unwrap_or(t),
+        None => t
+            .checked_add(Duration::from_secs(30 * 365 * 24 * 3600))
+            .unwrap_or(t),
     }
 }
