@@ -1,0 +1,139 @@
+//! The runtime abstraction: the few things the driver needs from an async runtime.
+//!
+//! The driver is written once, generic over [`Runtime`]; each adapter crate (`mcp-tokio`,
+//! `mcp-async-std`) implements it in a few dozen lines. The shape follows quinn's `Runtime`:
+//! boxed futures and boxed byte streams, so that the trait stays small and every runtime's
+//! types disappear behind `futures-io`.
+//!
+//! Nothing here decides protocol. A runtime spawns tasks, sleeps until a deadline, reads the
+//! clock and starts child processes exactly as configured; the policy (when to sleep, when to
+//! signal, when to give up) comes from the core and the driver.
+
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::process::ExitStatus;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+/// A boxed, sendable future with no output: the unit of work the driver hands to a runtime.
+pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// What the driver needs from an async runtime.
+///
+/// Implement this once per runtime. The driver clones the runtime into every connection task,
+/// so `Clone` should be cheap (a handle, not the runtime itself).
+///
+/// Implementations must be usable from any thread (`Send + Sync`); none of the methods may
+/// block the calling thread.
+pub trait Runtime: Clone + Send + Sync + 'static {
+    /// Runs `future` to completion in the background.
+    ///
+    /// Exists for the per-connection driver task, the stderr drain loop and the background
+    /// reaper of a dropped child (see [`crate::process::StdioChild`]). The runtime owns the
+    /// task; the driver never joins it, so no join handle is returned. If the runtime is
+    /// shutting down, the future may be dropped without running: callers only spawn work whose
+    /// loss is harmless (a reaper's fallback is the runtime's own child cleanup).
+    ///
+    /// Must not panic when called from a thread that is not a runtime worker (for example
+    /// from a `Drop` impl that runs after the caller left the runtime).
+    fn spawn(&self, future: BoxFuture);
+
+    /// A future that completes at (or soon after) `deadline`.
+    ///
+    /// Exists so the driver can arm one timer at the core's `poll_timeout`. A deadline in the
+    /// past completes at once. The driver re-creates the future when the deadline moves, so
+    /// implementations need no reset method.
+    fn sleep_until(&self, deadline: Instant) -> BoxFuture;
+
+    /// The current time, as the core's `now` argument.
+    ///
+    /// Exists so tests can substitute a virtual clock that agrees with [`Runtime::sleep_until`].
+    /// The default reads the system's monotonic clock.
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
+    /// Starts `command` as a child process and hands back its three pipes and a wait handle.
+    ///
+    /// Exists because spawning and waiting must be wired into the runtime's reactor (a child
+    /// exit is an I/O event). The command arrives fully configured by
+    /// [`crate::process::StdioCommand::to_command`]: stdin, stdout and stderr piped and the
+    /// child in its own process group. Implementations must keep that configuration, must not
+    /// add their own stdio redirection, and should ask their runtime to kill the direct child
+    /// if the returned [`ChildProcess`] is dropped unreaped (a last resort: the driver kills
+    /// the whole process group itself).
+    ///
+    /// # Errors
+    ///
+    /// The spawn error from the operating system (for example `NotFound` for a missing
+    /// program), or `Other` if a pipe the command asked for is missing.
+    fn spawn_child(&self, command: std::process::Command) -> io::Result<ChildParts>;
+}
+
+/// A freshly spawned child process: its pipes and its wait handle.
+///
+/// The pipes are independent so the driver can write, read and drain stderr from different
+/// tasks. Dropping `stdin` closes the child's standard input, which is the first step of the
+/// graceful shutdown schedule.
+pub struct ChildParts {
+    /// The child's standard input.
+    pub stdin: Pin<Box<dyn futures_io::AsyncWrite + Send>>,
+    /// The child's standard output (the protocol stream).
+    pub stdout: Pin<Box<dyn futures_io::AsyncRead + Send>>,
+    /// The child's standard error (diagnostics; drain it continuously).
+    pub stderr: Pin<Box<dyn futures_io::AsyncRead + Send>>,
+    /// The wait handle: exit status and pid.
+    pub process: Box<dyn ChildProcess>,
+}
+
+impl fmt::Debug for ChildParts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChildParts")
+            .field("pid", &self.process.id())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A runtime's handle on a running child process, reduced to what the driver needs.
+///
+/// Object-safe so [`ChildParts`] can carry any runtime's child type. Signals are not here:
+/// the driver signals the child's whole process group by pid (see
+/// [`crate::process::signal_group`]), which needs no runtime support.
+///
+/// # Reaping contract
+///
+/// Once [`ChildProcess::poll_wait`] or [`ChildProcess::try_wait`] has returned an exit status,
+/// the child has been reaped and later calls return the same status. An implementation that
+/// is dropped before that must not leave a zombie behind for the life of the program: it
+/// should kill and reap the child in the background (tokio's `kill_on_drop` and orphan queue,
+/// async-process's reaper do this). The driver does not rely on that alone: see
+/// [`crate::process::StdioChild`].
+pub trait ChildProcess: Send {
+    /// The child's process id, or `None` once it has been reaped.
+    ///
+    /// Exists to name the process group: the child is its group's leader, so its pid is the
+    /// pgid. Read it right after spawning, while it is certain to be valid.
+    fn id(&self) -> Option<u32>;
+
+    /// Polls for the child's exit; on `Ready(Ok(status))` the child has been reaped.
+    ///
+    /// Exists for the driver's shutdown schedule (wait for exit, with a deadline) and to
+    /// notice a server that dies on its own. Registers `cx`'s waker for the exit.
+    fn poll_wait(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<ExitStatus>>;
+
+    /// Reaps the child if it has already exited, without waiting and without a waker.
+    ///
+    /// Exists for synchronous paths (a `Drop` impl) that want to know whether background
+    /// reaping is still needed.
+    fn try_wait(&mut self) -> io::Result<Option<ExitStatus>>;
+}
+
+impl fmt::Debug for dyn ChildProcess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChildProcess")
+            .field("pid", &self.id())
+            .finish()
+    }
+}
