@@ -68,21 +68,25 @@ macro_rules! open_string_enum {
     };
 }
 
+mod client_features;
 mod common;
 mod completion;
 mod content;
 mod lifecycle;
 mod logging;
+mod notifications;
 mod prompts;
 mod resources;
 mod tasks;
 mod tools;
 
+pub use client_features::*;
 pub use common::*;
 pub use completion::*;
 pub use content::*;
 pub use lifecycle::*;
 pub use logging::*;
+pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use tasks::*;
