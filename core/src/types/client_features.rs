@@ -51,8 +51,8 @@ impl Request for ListRoots {
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum SamplingContent {
-    /// A single block (the only form before 2025-11-25).
-    Single(ContentBlock),
+    /// A single block (the only form before 2025-11-25); boxed to keep the enum small.
+    Single(Box<ContentBlock>),
     /// Several blocks.
     Multiple(Vec<ContentBlock>),
 }
@@ -61,7 +61,7 @@ impl SamplingContent {
     /// The blocks, whichever form was used.
     pub fn blocks(&self) -> &[ContentBlock] {
         match self {
-            Self::Single(block) => std::slice::from_ref(block),
+            Self::Single(block) => std::slice::from_ref(&**block),
             Self::Multiple(blocks) => blocks,
         }
     }
@@ -69,7 +69,7 @@ impl SamplingContent {
 
 impl From<ContentBlock> for SamplingContent {
     fn from(block: ContentBlock) -> Self {
-        Self::Single(block)
+        Self::Single(Box::new(block))
     }
 }
 
@@ -81,7 +81,7 @@ impl<'de> Deserialize<'de> for SamplingContent {
                 .map(Self::Multiple)
                 .map_err(de::Error::custom),
             value => serde_json::from_value(value)
-                .map(Self::Single)
+                .map(|block| Self::Single(Box::new(block)))
                 .map_err(de::Error::custom),
         }
     }
@@ -420,9 +420,13 @@ mod tests {
         }));
         assert_eq!(params.max_tokens, 100);
         assert_eq!(params.messages.len(), 3);
+        match &params.messages[0].content {
+            SamplingContent::Single(block) => assert!(matches!(**block, ContentBlock::Text(_))),
+            other => panic!("expected a single block, got {other:?}"),
+        }
         assert!(matches!(
-            params.messages[0].content,
-            SamplingContent::Single(ContentBlock::Text(_))
+            params.messages[1].content,
+            SamplingContent::Multiple(_)
         ));
         assert!(matches!(
             params.messages[1].content.blocks()[0],
