@@ -92,7 +92,7 @@ pub struct MediaContent {
 pub type ImageContent = MediaContent;
 /// The schema's `AudioContent` (2025-03-26 and later).
 pub type AudioContent = MediaContent;
-/// The schema's `ResourceLink` (2025-06-18 and later): a [`Resource`] inside content.
+/// The schema's `ResourceLink` (2025-06-18 and later): a [`Resource`](super::Resource) inside content.
 pub type ResourceLink = super::Resource;
 
 /// A resource embedded in content (`"type": "resource"`).
