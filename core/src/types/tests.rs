@@ -140,3 +140,97 @@ mod schema {
         );
     }
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use crate::types::{CallToolResult, ContentBlock};
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[a-z]{0,8}".prop_map(Value::from),
+        ]
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map("[a-zA-Z_]{1,10}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn object() -> impl Strategy<Value = Map<String, Value>> {
+        prop::collection::btree_map("[a-zA-Z_]{1,10}", json_value(), 0..6)
+            .prop_map(|m| m.into_iter().collect())
+    }
+
+    const KNOWN: [&str; 7] = [
+        "text",
+        "image",
+        "audio",
+        "resource_link",
+        "resource",
+        "tool_use",
+        "tool_result",
+    ];
+
+    proptest! {
+        /// A block of an unknown type is kept verbatim, whatever it holds.
+        #[test]
+        fn unknown_blocks_round_trip_exactly(mut fields in object(), kind in "[a-z_/]{1,12}") {
+            prop_assume!(!KNOWN.contains(&kind.as_str()));
+            fields.insert("type".into(), Value::from(kind));
+            let input = Value::Object(fields);
+            let block: ContentBlock = serde_json::from_value(input.clone()).unwrap();
+            prop_assert!(matches!(block, ContentBlock::Unknown(_)));
+            prop_assert_eq!(serde_json::to_value(&block).unwrap(), input);
+        }
+
+        /// A known type with arbitrary fields parses or fails cleanly; when it parses, the
+        /// unknown fields survive. (Generated values hold no floats, and the one `f64` member,
+        /// `annotations`, has a longer name than any generated key, so nothing is re-typed.)
+        #[test]
+        fn known_blocks_parse_or_fail_cleanly(
+            mut fields in object(),
+            index in 0..KNOWN.len(),
+            text in "[a-z]{0,8}",
+        ) {
+            fields.insert("type".into(), Value::from(KNOWN[index]));
+            if index == 0 {
+                fields.insert("text".into(), Value::from(text));
+            }
+            let input = Value::Object(fields);
+            if let Ok(block) = serde_json::from_value::<ContentBlock>(input.clone()) {
+                let back = serde_json::to_value(&block).unwrap();
+                // Known optional members sent as `null` are dropped; everything else is kept.
+                let mut expected = input.as_object().unwrap().clone();
+                expected.retain(|_, v| !v.is_null());
+                let mut back = back.as_object().unwrap().clone();
+                back.retain(|_, v| !v.is_null());
+                prop_assert_eq!(back, expected);
+            }
+        }
+    }
+
+    #[test]
+    fn call_tool_result_keeps_unknown_blocks_among_known_ones() {
+        let input = json!({
+            "content": [
+                { "type": "text", "text": "a" },
+                { "type": "x-chart", "series": [1, 2], "nested": { "deep": [null, true] } },
+                { "type": "text", "text": "b", "vendorField": { "k": "v" } }
+            ]
+        });
+        let result: CallToolResult = serde_json::from_value(input.clone()).unwrap();
+        assert_eq!(result.content.len(), 3);
+        assert_eq!(result.content[1].kind(), Some("x-chart"));
+        assert_eq!(serde_json::to_value(&result).unwrap(), input);
+    }
+}
