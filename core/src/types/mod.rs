@@ -114,4 +114,6 @@ pub trait Notification {
 }
 
 #[cfg(test)]
+mod schema_coverage;
+#[cfg(test)]
 mod tests;

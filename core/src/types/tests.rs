@@ -4,6 +4,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+/// The official 2025-11-25 schema, vendored so the tests run on a fresh machine.
+pub(super) const SCHEMA_2025_11_25: &str = include_str!("testdata/schema-2025-11-25.json");
+
 /// Deserializes `json` as `T`, serializes it back and asserts that nothing changed
 /// (unknown fields kept, no `null` added). Returns the typed value for field checks.
 #[track_caller]
@@ -21,8 +24,7 @@ mod schema {
 
     use crate::types::*;
 
-    /// The official 2025-11-25 schema, vendored so the test runs on a fresh machine.
-    const SCHEMA_2025_11_25: &str = include_str!("testdata/schema-2025-11-25.json");
+    use super::SCHEMA_2025_11_25;
 
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     enum Kind {
