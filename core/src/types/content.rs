@@ -92,7 +92,7 @@ pub struct MediaContent {
 pub type ImageContent = MediaContent;
 /// The schema's `AudioContent` (2025-03-26 and later).
 pub type AudioContent = MediaContent;
-/// The schema's `ResourceLink` (2025-06-18 and later): a [`Resource`] inside content.
+/// The schema's `ResourceLink` (2025-06-18 and later): a [`Resource`](super::Resource) inside content.
 pub type ResourceLink = super::Resource;
 
 /// A resource embedded in content (`"type": "resource"`).
@@ -457,5 +457,20 @@ mod tests {
         }));
         assert_eq!(icon.sizes, Some(vec!["any".to_owned()]));
         assert_eq!(icon.theme.as_deref(), Some("light"));
+    }
+
+    /// `tool_result` blocks nest; a hostile peer nesting them as deep as the JSON parser allows
+    /// must get a value or an error, not a stack overflow.
+    #[test]
+    fn deeply_nested_tool_results_do_not_overflow() {
+        for depth in [10, 62, 63, 64, 200] {
+            let mut json = String::from(r#"{"type":"text","text":"leaf"}"#);
+            for _ in 0..depth {
+                json = format!(r#"{{"type":"tool_result","toolUseId":"x","content":[{json}]}}"#);
+            }
+            let parsed = serde_json::from_str::<ContentBlock>(&json);
+            // serde_json stops at 128 levels of nesting; every `tool_result` adds two.
+            assert_eq!(parsed.is_ok(), depth < 64, "depth {depth}");
+        }
     }
 }

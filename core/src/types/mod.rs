@@ -9,7 +9,18 @@
 //! - derives `Serialize` and `Deserialize`, so the same types serve a client and the small test
 //!   servers in this repository;
 //! - omits `None` fields when serialized (no `null` is ever added);
-//! - keeps unknown fields in `extra` so that a value survives a round trip unchanged.
+//! - keeps unknown fields in `extra` so that a value survives a round trip unchanged (one
+//!   exception: a member typed `f64`, such as `progress`, re-serializes an integer `3` as `3.0`);
+//! - accepts an explicit `null` for an optional member as absent.
+//!
+//! Unknown string values of open enumerations (roles, task statuses, elicitation actions, ...)
+//! are kept as `Other(String)`, and a content block of an unknown `type` as
+//! [`ContentBlock::Unknown`], so a newer peer never makes a whole message fail. A known shape
+//! with a missing required member or a wrongly typed one is a deserialization error.
+//!
+//! A task-augmented request (one whose params carry `task`) is answered with a
+//! [`CreateTaskResult`] instead of the method's `Result`; `tasks/result` later returns the
+//! method's result ([`GetTaskPayloadResult::decode`]).
 //!
 //! Where the schema makes `params` optional, `Params` is an `Option<_>`: `None` serializes to
 //! `null`, which the envelope layer turns into an absent `params` member, and an absent `params`
@@ -68,21 +79,25 @@ macro_rules! open_string_enum {
     };
 }
 
+mod client_features;
 mod common;
 mod completion;
 mod content;
 mod lifecycle;
 mod logging;
+mod notifications;
 mod prompts;
 mod resources;
 mod tasks;
 mod tools;
 
+pub use client_features::*;
 pub use common::*;
 pub use completion::*;
 pub use content::*;
 pub use lifecycle::*;
 pub use logging::*;
+pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use tasks::*;
@@ -109,5 +124,7 @@ pub trait Notification {
     type Params: Serialize + DeserializeOwned;
 }
 
+#[cfg(test)]
+mod schema_coverage;
 #[cfg(test)]
 mod tests;
