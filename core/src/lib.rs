@@ -6,6 +6,8 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod framing;
+#[cfg(any(test, fuzzing))]
+pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
 pub mod manager;

@@ -1,0 +1,159 @@
+//! Fuzz bodies with their invariants, shared by the cargo-fuzz targets in `fuzz/` and the
+//! property tests that run on stable with plain `cargo test`.
+//!
+//! Compiled for tests and under `--cfg fuzzing` (cargo-fuzz sets it). Each function takes the
+//! fuzzer's bytes, runs the component under test and panics when an invariant breaks; a
+//! panic is the finding. Not a stable API.
+
+mod session;
+
+pub use session::session_ops;
+
+use crate::framing::lines::{Line, LineDecoder};
+use crate::session::{Event, SessionConfig};
+use crate::stdio::StdioConnection;
+use crate::time::Instant;
+use crate::types::Implementation;
+
+/// Events of a stdio connection fed `input` in chunks of the given sizes (cycled), as
+/// comparable strings.
+fn stdio_events(input: &[u8], chunk_sizes: &[usize]) -> Vec<String> {
+    let now = Instant::now();
+    let mut conn = StdioConnection::with_decoder(
+        SessionConfig::new(Implementation::new("fuzz", "0")),
+        LineDecoder::with_max_line_len(1024),
+        now,
+    );
+    let mut sink = Vec::new();
+    while conn.poll_transmit(&mut sink).is_some() {}
+    let mut events = Vec::new();
+    let mut rest = input;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let size = chunk_sizes
+            .get(i % chunk_sizes.len().max(1))
+            .copied()
+            .unwrap_or(rest.len())
+            .clamp(1, rest.len());
+        let (chunk, tail) = rest.split_at(size);
+        conn.handle_bytes(now, chunk);
+        rest = tail;
+        i += 1;
+        while conn.poll_transmit(&mut sink).is_some() {}
+        while let Some(e) = conn.session_mut().poll_event() {
+            events.push(describe(&e));
+        }
+    }
+    conn.handle_eof(now, None);
+    while let Some(e) = conn.session_mut().poll_event() {
+        events.push(describe(&e));
+    }
+    events
+}
+
+fn describe(e: &Event) -> String {
+    format!("{e:?}")
+}
+
+/// Chunking invariance of the whole stdio path (framing + session): the same bytes in one
+/// chunk, byte by byte, and in fuzzer-chosen chunks give the same events.
+pub fn stdio_chunking(data: &[u8]) {
+    let (sizes, input) = data.split_at(data.len().min(8));
+    let sizes: Vec<usize> = sizes.iter().map(|&b| usize::from(b) + 1).collect();
+    let whole = stdio_events(input, &[usize::MAX]);
+    assert_eq!(
+        whole,
+        stdio_events(input, &[1]),
+        "one chunk vs byte by byte"
+    );
+    assert_eq!(
+        whole,
+        stdio_events(input, &sizes),
+        "one chunk vs random chunks"
+    );
+}
+
+/// The line decoder alone: chunking invariance and bounded buffering on arbitrary bytes.
+pub fn lines(data: &[u8]) {
+    fn run(input: &[u8], size: usize) -> Vec<String> {
+        let mut d = LineDecoder::with_max_line_len(256);
+        let mut out = Vec::new();
+        for chunk in input.chunks(size.max(1)) {
+            d.decode(chunk, |l| out.push(format!("{l:?}")));
+            assert!(d.buffered_len() <= 257, "buffer bounded by the limit");
+        }
+        d.finish(|l| {
+            if let Line::Message(m) = l {
+                assert!(m.len() <= 256);
+            }
+            out.push(format!("{l:?}"));
+        });
+        out
+    }
+    let split = data.first().map_or(1, |&b| usize::from(b) + 1);
+    let whole = run(data, usize::MAX);
+    assert_eq!(whole, run(data, 1));
+    assert_eq!(whole, run(data, split));
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    /// Realistic server lines to mix into random input.
+    const LINES: &[&str] = &[
+        r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#,
+        r#"{"jsonrpc":"2.0","id":"x","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        r#"[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","method":"m"}]"#,
+        "Server listening on stdio",
+        "\r",
+        "",
+    ];
+
+    fn realistic_input() -> impl Strategy<Value = Vec<u8>> {
+        prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(LINES).prop_map(|l| format!("{l}\n").into_bytes()),
+                prop::collection::vec(any::<u8>(), 0..40),
+            ],
+            0..12,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn session_ops_hold_their_invariants(data in prop::collection::vec(any::<u8>(), 0..600)) {
+            super::session_ops(&data);
+        }
+
+        #[test]
+        fn stdio_events_do_not_depend_on_chunking(
+            sizes in prop::collection::vec(any::<u8>(), 8),
+            input in realistic_input(),
+        ) {
+            let mut data = sizes;
+            data.extend_from_slice(&input);
+            super::stdio_chunking(&data);
+        }
+
+        #[test]
+        fn line_decoder_is_chunking_invariant(data in prop::collection::vec(any::<u8>(), 0..2000)) {
+            super::lines(&data);
+        }
+    }
+
+    #[test]
+    fn a_scripted_op_sequence_exercises_the_happy_path() {
+        // init ok, send 3 requests, answer one, progress, advance, server request, close.
+        let ops = [
+            0u8, 0, 0, 1, 0x04, 2, 0x00, 1, 0x12, 0, 100, 3, 0, 0, 5, 1, 7, 11, 0, 200, 1, 7, 0, 0,
+            8, 0, 12,
+        ];
+        super::session_ops(&ops);
+    }
+}
