@@ -187,6 +187,15 @@ impl ContentBlock {
         })
     }
 
+    /// The text of a text block; `None` for every other kind.
+    #[must_use]
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Self::Text(t) => Some(&t.text),
+            _ => None,
+        }
+    }
+
     /// The wire `type` of this block, if it has one.
     pub fn kind(&self) -> Option<&str> {
         Some(match self {
