@@ -9,18 +9,40 @@ pub type Instant = std::time::Instant;
 
 pub use std::time::Duration;
 
-/// Adds `d` to `t`, saturating at a far-future instant instead of panicking.
+/// Adds `d` to `t`, saturating at the latest representable instant instead of panicking.
 ///
-/// Peer-supplied durations (`retry`, `Retry-After`, `ttlMs`, ...) go through this so that no
-/// value a server sends can make `Instant` arithmetic panic.
+/// Peer-supplied durations (`retry`, `Retry-After`, `ttlMs`, ...) and caller timeouts go
+/// through this, so that no value can make `Instant` arithmetic panic. On overflow the result
+/// is the latest instant `t + x` that can be represented (found by halving steps), which no
+/// clock reading will pass: a deadline there is "never".
 #[must_use]
 pub fn saturating_add(t: Instant, d: Duration) -> Instant {
-    match t.checked_add(d) {
-        Some(t) => t,
-        // About 30 years ahead is "never" for a client connection and is representable on
-        // every platform std supports; fall back to `t` itself only if even that overflows.
-        None => t
-            .checked_add(Duration::from_secs(30 * 365 * 24 * 3600))
-            .unwrap_or(t),
+    if let Some(sum) = t.checked_add(d) {
+        return sum;
+    }
+    let mut acc = t;
+    let mut step = d;
+    while !step.is_zero() {
+        match acc.checked_add(step) {
+            Some(next) => acc = next,
+            None => step /= 2,
+        }
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saturating_add_reaches_past_any_reachable_instant() {
+        let t = Instant::now();
+        let far = saturating_add(t, Duration::MAX);
+        assert!(far > t + Duration::from_secs(1_000_000 * 365 * 24 * 3600));
+        assert_eq!(
+            saturating_add(t, Duration::from_secs(5)),
+            t + Duration::from_secs(5)
+        );
     }
 }

@@ -684,3 +684,25 @@ fn typed_requests_serialize_their_params() {
     assert_eq!(h.sent.last().unwrap().1["params"], json!({"cursor": "c2"}));
     assert_eq!(h.sent.last().unwrap().0.request, Some(r));
 }
+
+#[test]
+fn extreme_durations_never_panic() {
+    let mut cfg = config().with_handshake_timeout(Some(Duration::MAX));
+    cfg.request_timeout = Some(Duration::MAX);
+    let mut h = Harness::new(cfg);
+    h.answer_initialize("2025-11-25");
+    let a = h.send("a", json!({}), RequestOptions::new());
+    let b = h.send(
+        "b",
+        json!({}),
+        RequestOptions::new()
+            .timeout(Duration::MAX)
+            .reset_timeout_on_progress(Duration::MAX),
+    );
+    assert!(h.session.poll_timeout().is_some_and(|t| t > h.now));
+    h.advance(Duration::from_secs(u64::from(u32::MAX)));
+    assert!(h.completions(a).is_empty() && h.completions(b).is_empty());
+    h.session.close(h.now);
+    h.drain();
+    assert_eq!(h.completions(a).len() + h.completions(b).len(), 2);
+}
