@@ -151,6 +151,7 @@ pub struct Connection {
     subscriptions: Vec<String>,
     close_deadline: Option<Instant>,
     delete: Option<ExchangeId>,
+    want_listener: bool,
 }
 
 impl Connection {
@@ -193,6 +194,7 @@ impl Connection {
             subscriptions: Vec::new(),
             close_deadline: None,
             delete: None,
+            want_listener: false,
         };
         if legacy {
             c.start_legacy(now);
@@ -399,6 +401,9 @@ impl Connection {
             }
         }
         self.start_posts(now);
+        if std::mem::take(&mut self.want_listener) {
+            self.open_listener(now);
+        }
     }
 
     fn take_outgoing(&mut self, now: Instant, out: session::Outgoing, body: Vec<u8>) {
@@ -546,9 +551,9 @@ impl Connection {
             }
             self.emit(HttpEvent::SessionReset { resent, restored });
         }
-        if self.phase == Phase::Up(Transport::Streamable) {
-            self.open_listener(now);
-        }
+        // Opened after the pump posts `notifications/initialized`, so that goes first.
+        self.want_listener = self.phase == Phase::Up(Transport::Streamable);
+        let _ = now;
     }
 
     pub(crate) fn open_listener(&mut self, now: Instant) {
@@ -894,14 +899,5 @@ impl Connection {
             self.exchanges.remove(&id);
             self.finish();
         }
-    }
-
-    /// Subscriptions and log level remembered for a reset (for tests and diagnostics).
-    #[cfg(test)]
-    pub(crate) fn remembered(&self) -> (Option<&str>, &[String]) {
-        (
-            self.log_level.as_deref().map(RawValue::get),
-            &self.subscriptions,
-        )
     }
 }

@@ -392,6 +392,11 @@ impl Connection {
             }
             self.sse_item(now, id, sid, item);
         }
+        // An id set by an event without data (a priming event) dispatches nothing but is
+        // the place to resume from.
+        if let Some(stream) = self.streams.get_mut(&sid) {
+            stream.sync_id();
+        }
     }
 
     fn sse_item(&mut self, now: Instant, id: ExchangeId, sid: StreamId, item: Item) {
@@ -511,16 +516,14 @@ impl Connection {
                 let message = error.to_string();
                 match x.purpose {
                     Purpose::Listen => {
-                        if let Some(sid) = self.listener {
-                            self.remove_stream(sid);
-                        }
+                        // Not a refusal (those are handled at the head): try again, bounded.
                         self.emit(HttpEvent::ExchangeFailed {
                             purpose: Purpose::Listen,
                             error: ExchangeError::Status(error),
                         });
-                        self.emit(HttpEvent::ListenerUnavailable {
-                            status: Some(status),
-                        });
+                        if let Some(sid) = self.listener {
+                            self.stream_dropped(now, sid);
+                        }
                     }
                     Purpose::Resume(sid) => {
                         let _ = message;

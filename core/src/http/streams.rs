@@ -105,14 +105,35 @@ impl Stream {
             return false;
         }
         self.productive = true;
-        self.last_event_id = Some(id.to_owned());
+        self.remember(id.to_owned());
+        true
+    }
+
+    /// Adopts an id the decoder committed without dispatching an event (a priming event:
+    /// `id` with empty `data`).
+    pub(crate) fn sync_id(&mut self) {
+        let Some(id) = self.decoder.last_event_id() else {
+            return;
+        };
+        if Some(id) == self.current_id.as_deref() {
+            return;
+        }
+        let id = id.to_owned();
+        self.current_id = Some(id.clone());
+        if id.is_empty() || !self.recent.contains(&id) {
+            self.productive = true;
+            self.remember(id);
+        }
+    }
+
+    fn remember(&mut self, id: String) {
         if !id.is_empty() && id.len() <= MAX_ID_LEN {
             if self.recent.len() == RECENT_IDS {
                 self.recent.pop_front();
             }
-            self.recent.push_back(id.to_owned());
+            self.recent.push_back(id.clone());
         }
-        true
+        self.last_event_id = Some(id);
     }
 
     /// The `Last-Event-ID` to resume with, if the stream has one.
