@@ -21,6 +21,7 @@ mod connection;
 pub mod error;
 mod exchange;
 pub mod headers;
+mod issue;
 pub mod oneshot;
 pub mod origin;
 mod response;
