@@ -10,11 +10,29 @@
 //! - [`backoff`]: capped exponential reconnection delays with seeded jitter;
 //! - [`error`]: [`HttpStatusError`](error::HttpStatusError), a failed response as an error value.
 //!
+//! On top of them, [`Connection`] is the sans-IO state machine carrying a session over
+//! Streamable HTTP or legacy HTTP+SSE, and [`oneshot`] performs one call with it.
+//!
 //! None of them does I/O or reads a clock; each takes what it needs as arguments.
 
 pub mod backoff;
 pub mod challenge;
+mod connection;
 pub mod error;
+mod exchange;
 pub mod headers;
+mod issue;
+pub mod oneshot;
 pub mod origin;
+mod response;
 pub mod retry_after;
+mod streams;
+
+#[cfg(test)]
+mod tests;
+
+pub use connection::Connection;
+pub use exchange::{
+    ConnectionConfig, Event, ExchangeError, ExchangeFailure, ExchangeId, FailureKind, HttpEvent,
+    HttpRequest, Method, Purpose, StreamId, Transport, TransportMode,
+};

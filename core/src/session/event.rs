@@ -149,6 +149,19 @@ pub enum RequestError {
     /// The session closed before an answer came.
     #[error("connection closed: {0}")]
     Closed(CloseReason),
+    /// The HTTP exchange carrying the request failed with this status (the body excerpt and
+    /// any authentication challenge are in the error).
+    #[error("{0}")]
+    Http(crate::http::error::HttpStatusError),
+    /// The reply could not be used: not JSON, too large, an unexpected content type.
+    #[error("invalid response: {0}")]
+    InvalidResponse(String),
+    /// The reply ended (its stream closed and could not be resumed) without the answer.
+    #[error("no response received")]
+    NoResponse,
+    /// The exchange failed below HTTP (connection refused or reset, TLS, a refused redirect).
+    #[error("transport error: {0}")]
+    Transport(String),
 }
 
 /// Why a session closed. Cloned into every request that was pending at the time.
@@ -185,6 +198,10 @@ pub enum CloseReason {
     /// The initialize result could not be understood.
     #[error("invalid initialize result: {0}")]
     InvalidHandshake(String),
+    /// The HTTP transport failed for good with this response (the initialize POST was refused,
+    /// the session expired twice in a row).
+    #[error("{0}")]
+    Http(crate::http::error::HttpStatusError),
 }
 
 /// Odd input from the peer that the session survived. Reported, never fatal.

@@ -22,6 +22,7 @@ mod handshake;
 mod inbound;
 mod meta;
 mod pending;
+mod transport_hooks;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,714 @@
+//! [`Connection`]: a [`Session`] carried over Streamable HTTP or legacy HTTP+SSE, as a sans-IO
+//! state machine that asks for HTTP exchanges and is told how they went.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use serde_json::value::RawValue;
+use url::Url;
+
+use super::exchange::{
+    ConnectionConfig, Event, ExchangeError, ExchangeId, HttpEvent, HttpRequest, Method, Purpose,
+    StreamId, Transport, TransportMode,
+};
+use super::headers::HeaderList;
+use super::streams::{Origin, Stream};
+use crate::session::{
+    self, MessageKind, RequestError, RequestHandle, RequestOptions, Session, SessionConfig,
+};
+use crate::time::{Instant, saturating_add};
+
+/// Resource subscriptions remembered for a reset.
+const MAX_SUBSCRIPTIONS: usize = 4096;
+
+/// Where the connection is in choosing its transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Streamable or auto: the initialize POST has not been answered yet.
+    Probing,
+    /// Legacy: waiting for the `endpoint` event.
+    LegacyConnecting,
+    /// Messages flow on this transport.
+    Up(Transport),
+    /// Closing: only the DELETE (if any) is left.
+    Closing,
+    /// Nothing more will happen.
+    Finished,
+}
+
+/// What is read from a response body.
+#[derive(Debug)]
+pub(crate) enum Body {
+    /// Waiting for the head.
+    Head,
+    /// A JSON body, bounded by `max_body`.
+    Json(Vec<u8>),
+    /// An SSE body of this stream.
+    Sse(StreamId),
+    /// A body nobody needs (202 "Accepted", a DELETE answer).
+    Ignore,
+    /// The body of a failed response, kept up to the excerpt limit.
+    Error {
+        status: u16,
+        headers: HeaderList,
+        excerpt: Vec<u8>,
+    },
+}
+
+/// One open exchange.
+#[derive(Debug)]
+pub(crate) struct Exchange {
+    pub(crate) method: Method,
+    pub(crate) url: Url,
+    pub(crate) body: Vec<u8>,
+    pub(crate) purpose: Purpose,
+    pub(crate) generation: u32,
+    pub(crate) had_session_id: bool,
+    pub(crate) last_event_id: Option<String>,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) hops: u8,
+    pub(crate) retries: u8,
+    pub(crate) read: Body,
+}
+
+/// A message waiting for a POST slot, or an exchange waiting to be re-issued (429 / 503).
+#[derive(Debug)]
+pub(crate) struct QueuedPost {
+    pub(crate) body: Vec<u8>,
+    pub(crate) purpose: Purpose,
+    pub(crate) retries: u8,
+}
+
+/// What the connection remembers of a request to restore it after a reset.
+#[derive(Debug)]
+enum Tracked {
+    SetLevel(Box<RawValue>),
+    Subscribe(String),
+    Unsubscribe(String),
+}
+
+/// A [`Session`] over Streamable HTTP (or legacy HTTP+SSE), sans IO.
+///
+/// The connection owns the session and turns its messages into HTTP exchanges that an adapter
+/// performs; the adapter reports each response (head, body chunks, end) or failure. Its methods
+/// follow the session's four groups:
+///
+/// - **(A) getters**: [`session`](Self::session), [`session_id`](Self::session_id),
+///   [`transport`](Self::transport), [`is_finished`](Self::is_finished),
+///   [`buffered_len`](Self::buffered_len).
+/// - **(B) inputs**: [`handle_response_head`](Self::handle_response_head),
+///   [`handle_body`](Self::handle_body), [`handle_body_end`](Self::handle_body_end),
+///   [`handle_failure`](Self::handle_failure), [`handle_timeout`](Self::handle_timeout).
+/// - **(C) commands**: issue requests, notifications, cancellations and responses on
+///   [`session_mut`](Self::session_mut); [`close`](Self::close).
+/// - **(D) outputs**: [`poll_exchange`](Self::poll_exchange), [`poll_abort`](Self::poll_abort),
+///   [`poll_event`](Self::poll_event), [`poll_timeout`](Self::poll_timeout).
+///
+/// **Drain invariant.** After every input or command, drain `poll_exchange`, `poll_abort` and
+/// `poll_event` until `None`, then sleep until `poll_timeout`. Exchanges created by a command
+/// on `session_mut` take their deadlines from the time of the last input (pass a fresh `now`
+/// with [`flush`](Self::flush) for exact ones).
+///
+/// **Guarantees.** Every request handle completes exactly once (session guarantee; the HTTP
+/// layer fails a request whose exchange failed, never twice). Request deadlines stay the
+/// session's; the connection adds deadlines only for exchanges that are not requests. Memory is
+/// bounded by the configured limits whatever the server sends.
+#[derive(Debug)]
+pub struct Connection {
+    pub(crate) config: ConnectionConfig,
+    pub(crate) session: Session,
+    pub(crate) now: Instant,
+    pub(crate) phase: Phase,
+    pub(crate) fell_back: bool,
+    pub(crate) legacy_endpoint: Option<Url>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) generation: u32,
+    pub(crate) resets_in_a_row: u8,
+    /// Requests lost with an expired session, re-sent after the new handshake.
+    pub(crate) resend: Vec<RequestHandle>,
+    pub(crate) reinitializing: bool,
+    /// The initialize message, kept for the auto fallback.
+    pub(crate) init_body: Option<Vec<u8>>,
+    pub(crate) next_exchange: u64,
+    next_stream: u64,
+    pub(crate) exchanges: BTreeMap<ExchangeId, Exchange>,
+    pub(crate) streams: BTreeMap<StreamId, Stream>,
+    pub(crate) listener: Option<StreamId>,
+    pub(crate) legacy_stream: Option<StreamId>,
+    pub(crate) posts: VecDeque<QueuedPost>,
+    pub(crate) delayed: Vec<(Instant, QueuedPost)>,
+    pub(crate) ready_exchanges: VecDeque<HttpRequest>,
+    pub(crate) aborts: VecDeque<ExchangeId>,
+    pub(crate) events: VecDeque<Event>,
+    tracked: HashMap<RequestHandle, Tracked>,
+    internal: HashMap<RequestHandle, String>,
+    log_level: Option<Box<RawValue>>,
+    subscriptions: Vec<String>,
+    close_deadline: Option<Instant>,
+    delete: Option<ExchangeId>,
+    want_listener: bool,
+}
+
+impl Connection {
+    /// A connection to `config.url` whose session starts at `now`. In legacy mode the SSE GET
+    /// is the first exchange; otherwise the initialize POST is.
+    #[must_use]
+    pub fn new(config: ConnectionConfig, session_config: SessionConfig, now: Instant) -> Self {
+        let legacy = config.mode == TransportMode::Legacy;
+        let mut c = Connection {
+            session: Session::new(session_config, now),
+            config,
+            now,
+            phase: if legacy {
+                Phase::LegacyConnecting
+            } else {
+                Phase::Probing
+            },
+            fell_back: false,
+            legacy_endpoint: None,
+            session_id: None,
+            generation: 0,
+            resets_in_a_row: 0,
+            resend: Vec::new(),
+            reinitializing: false,
+            init_body: None,
+            next_exchange: 0,
+            next_stream: 0,
+            exchanges: BTreeMap::new(),
+            streams: BTreeMap::new(),
+            listener: None,
+            legacy_stream: None,
+            posts: VecDeque::new(),
+            delayed: Vec::new(),
+            ready_exchanges: VecDeque::new(),
+            aborts: VecDeque::new(),
+            events: VecDeque::new(),
+            tracked: HashMap::new(),
+            internal: HashMap::new(),
+            log_level: None,
+            subscriptions: Vec::new(),
+            close_deadline: None,
+            delete: None,
+            want_listener: false,
+        };
+        if legacy {
+            c.start_legacy(now);
+        }
+        c.pump(now);
+        c
+    }
+
+    // ---- (A) getters -------------------------------------------------------------------
+
+    /// The session (state, negotiated version, server info).
+    #[must_use]
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The session, to issue requests, notifications, cancellations and responses. Drain the
+    /// connection's outputs afterwards.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// The `Mcp-Session-Id` in use, if the server assigned a valid one.
+    #[must_use]
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The transport, once known.
+    #[must_use]
+    pub fn transport(&self) -> Option<Transport> {
+        match self.phase {
+            Phase::Up(t) => Some(t),
+            Phase::LegacyConnecting if self.legacy_endpoint.is_some() => Some(Transport::Legacy),
+            _ => None,
+        }
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &ConnectionConfig {
+        &self.config
+    }
+
+    /// Whether the connection is over ([`HttpEvent::Finished`] was emitted).
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.phase == Phase::Finished
+    }
+
+    /// How many exchanges are open (asked for and neither ended nor aborted).
+    #[must_use]
+    pub fn open_exchanges(&self) -> usize {
+        self.exchanges.len()
+    }
+
+    /// Bytes the connection holds for peer input (JSON bodies, SSE events, error excerpts):
+    /// bounded by the configured limits.
+    #[must_use]
+    pub fn buffered_len(&self) -> usize {
+        let bodies: usize = self
+            .exchanges
+            .values()
+            .map(|x| match &x.read {
+                Body::Json(b) => b.len(),
+                Body::Error { excerpt, .. } => excerpt.len(),
+                _ => 0,
+            })
+            .sum();
+        bodies
+            + self
+                .streams
+                .values()
+                .map(Stream::buffered_len)
+                .sum::<usize>()
+    }
+
+    // ---- (C) commands ------------------------------------------------------------------
+
+    /// Takes the messages the host queued on [`session_mut`](Self::session_mut) at `now`.
+    /// Optional: the `poll_*` methods do it too, with the time of the last input.
+    pub fn flush(&mut self, now: Instant) {
+        self.now = self.now.max(now);
+        self.pump(self.now);
+    }
+
+    /// Closes: the session closes (pending requests complete with `Closed`), open exchanges
+    /// are aborted, and a DELETE with the session id is sent (bounded by `close_timeout`; any
+    /// answer, 405 included, ends it). Then [`HttpEvent::Finished`]. Idempotent.
+    pub fn close(&mut self, now: Instant) {
+        self.now = self.now.max(now);
+        self.session.close(now);
+        self.pump(now);
+    }
+
+    // ---- (D) outputs -------------------------------------------------------------------
+
+    /// The next HTTP exchange to perform.
+    #[must_use]
+    pub fn poll_exchange(&mut self) -> Option<HttpRequest> {
+        self.pump(self.now);
+        self.ready_exchanges.pop_front()
+    }
+
+    /// The next exchange to drop (stop reading, close the connection): a stream no longer
+    /// needed, a timed-out exchange, a response the connection acted on at its head.
+    #[must_use]
+    pub fn poll_abort(&mut self) -> Option<ExchangeId> {
+        self.aborts.pop_front()
+    }
+
+    /// The next event.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.pump(self.now);
+        self.events.pop_front()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) next has work: the session's deadlines,
+    /// exchange deadlines, reconnections and delayed retries.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.phase == Phase::Finished {
+            return None;
+        }
+        let exchanges = self.exchanges.values().filter_map(|x| x.deadline);
+        let streams = self.streams.values().filter_map(|s| s.reconnect_at);
+        let delayed = self.delayed.iter().map(|(at, _)| *at);
+        exchanges
+            .chain(streams)
+            .chain(delayed)
+            .chain(self.session.poll_timeout())
+            .chain(self.close_deadline)
+            .min()
+    }
+
+    /// Fires what is due at `now`: session deadlines, exchange deadlines (the exchange is
+    /// aborted and counts as failed), reconnections, delayed retries.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.now = self.now.max(now);
+        self.session.handle_timeout(now);
+        self.pump(now);
+        let due: Vec<ExchangeId> = self
+            .exchanges
+            .iter()
+            .filter(|(_, x)| x.deadline.is_some_and(|d| now >= d))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            self.aborts.push_back(id);
+            self.fail_exchange(now, id, "the exchange timed out".to_owned());
+        }
+        let due: Vec<StreamId> = self
+            .streams
+            .iter()
+            .filter(|(_, s)| s.reconnect_at.is_some_and(|d| now >= d))
+            .map(|(id, _)| *id)
+            .collect();
+        for sid in due {
+            self.reconnect(now, sid);
+        }
+        let mut i = 0;
+        while i < self.delayed.len() {
+            if now >= self.delayed[i].0 {
+                let (_, post) = self.delayed.swap_remove(i);
+                self.reissue(now, post);
+            } else {
+                i += 1;
+            }
+        }
+        self.pump(now);
+        if self.close_deadline.is_some_and(|d| now >= d) {
+            self.close_deadline = None;
+            if let Some(id) = self.delete.take() {
+                self.exchanges.remove(&id);
+                self.aborts.push_back(id);
+            }
+            self.finish();
+        }
+    }
+
+    // ---- internals: the pump -------------------------------------------------------------
+
+    /// Moves the session's messages into the POST queue, its events into the connection's
+    /// (reacting to them), and starts the exchanges that may start.
+    pub(crate) fn pump(&mut self, now: Instant) {
+        loop {
+            let mut progressed = false;
+            loop {
+                let mut buf = Vec::new();
+                let Some(out) = self.session.poll_transmit(&mut buf) else {
+                    break;
+                };
+                progressed = true;
+                self.take_outgoing(now, out, buf);
+            }
+            while let Some(ev) = self.session.poll_event() {
+                progressed = true;
+                self.observe(now, ev);
+            }
+            // Reacting to an event (a reset, a re-send) can queue more: go again.
+            if !progressed {
+                break;
+            }
+        }
+        self.start_posts(now);
+        if std::mem::take(&mut self.want_listener) {
+            self.open_listener(now);
+        }
+    }
+
+    fn take_outgoing(&mut self, now: Instant, out: session::Outgoing, body: Vec<u8>) {
+        if matches!(self.phase, Phase::Closing | Phase::Finished) {
+            return;
+        }
+        let purpose = match (out.kind, out.request) {
+            (MessageKind::Request, None) => Purpose::Initialize,
+            (MessageKind::Request, Some(h)) => Purpose::Request(h),
+            (kind, _) => Purpose::Message(kind),
+        };
+        if let (Purpose::Request(h), Some(method)) = (purpose, out.method.as_deref()) {
+            self.track(h, method, &body);
+        }
+        if purpose == Purpose::Initialize {
+            self.init_body = Some(body.clone());
+        }
+        if self.posts.len() >= self.config.max_queued_posts && purpose != Purpose::Initialize {
+            let message = "too many messages waiting for a POST slot".to_owned();
+            self.fail_purpose(now, purpose, None, message);
+            return;
+        }
+        self.posts.push_back(QueuedPost {
+            body,
+            purpose,
+            retries: 0,
+        });
+    }
+
+    fn track(&mut self, handle: RequestHandle, method: &str, body: &[u8]) {
+        #[derive(serde::Deserialize)]
+        struct Msg {
+            params: Option<Box<RawValue>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Uri {
+            uri: String,
+        }
+        if !matches!(
+            method,
+            "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"
+        ) {
+            return;
+        }
+        let Ok(Msg {
+            params: Some(params),
+        }) = serde_json::from_slice::<Msg>(body)
+        else {
+            return;
+        };
+        let uri = || {
+            serde_json::from_str::<Uri>(params.get())
+                .ok()
+                .map(|u| u.uri)
+        };
+        let tracked = match method {
+            "logging/setLevel" => Some(Tracked::SetLevel(params.clone())),
+            "resources/subscribe" => uri().map(Tracked::Subscribe),
+            _ => uri().map(Tracked::Unsubscribe),
+        };
+        if let Some(t) = tracked {
+            self.tracked.insert(handle, t);
+        }
+    }
+
+    /// Reacts to a session event and forwards it (except completions of the connection's own
+    /// restoring requests).
+    fn observe(&mut self, now: Instant, ev: session::Event) {
+        match &ev {
+            session::Event::Ready { .. } => self.on_ready(now),
+            session::Event::Completed { handle, result } => {
+                let handle = *handle;
+                if let Some(t) = self.tracked.remove(&handle)
+                    && result.is_ok()
+                {
+                    match t {
+                        Tracked::SetLevel(level) => self.log_level = Some(level),
+                        Tracked::Subscribe(uri) => {
+                            if !self.subscriptions.contains(&uri)
+                                && self.subscriptions.len() < MAX_SUBSCRIPTIONS
+                            {
+                                self.subscriptions.push(uri);
+                            }
+                        }
+                        Tracked::Unsubscribe(uri) => self.subscriptions.retain(|u| *u != uri),
+                    }
+                }
+                if matches!(
+                    result,
+                    Err(RequestError::Timeout { .. } | RequestError::Cancelled { .. })
+                ) {
+                    self.drop_request_exchanges(handle);
+                }
+                if let Some(method) = self.internal.remove(&handle) {
+                    if let Err(error) = result {
+                        self.emit(HttpEvent::RestoreFailed {
+                            method,
+                            error: error.clone(),
+                        });
+                    }
+                    return;
+                }
+            }
+            session::Event::Closed { .. } => {
+                self.events.push_back(Event::Session(ev));
+                self.begin_shutdown(now);
+                return;
+            }
+            _ => {}
+        }
+        self.events.push_back(Event::Session(ev));
+    }
+
+    fn on_ready(&mut self, now: Instant) {
+        if self.reinitializing {
+            self.reinitializing = false;
+            let mut resent = 0;
+            for h in std::mem::take(&mut self.resend) {
+                if self.session.resend_request(h) {
+                    resent += 1;
+                }
+            }
+            let mut restored = 0;
+            let opts = RequestOptions::new;
+            if let Some(level) = self.log_level.clone()
+                && let Ok(h) =
+                    self.session
+                        .send_request(now, "logging/setLevel", Some(level), opts())
+            {
+                self.internal.insert(h, "logging/setLevel".to_owned());
+                restored += 1;
+            }
+            for uri in self.subscriptions.clone() {
+                let params = serde_json::json!({ "uri": uri });
+                let Ok(raw) = serde_json::value::to_raw_value(&params) else {
+                    continue;
+                };
+                if let Ok(h) =
+                    self.session
+                        .send_request(now, "resources/subscribe", Some(raw), opts())
+                {
+                    self.internal.insert(h, "resources/subscribe".to_owned());
+                    restored += 1;
+                }
+            }
+            self.emit(HttpEvent::SessionReset { resent, restored });
+        }
+        // Opened after the pump posts `notifications/initialized`, so that goes first.
+        self.want_listener = self.phase == Phase::Up(Transport::Streamable);
+        let _ = now;
+    }
+
+    pub(crate) fn open_listener(&mut self, now: Instant) {
+        if !self.config.listen || self.listener.is_some() {
+            return;
+        }
+        let Some(sid) = self.new_stream(Origin::Listen) else {
+            return;
+        };
+        self.listener = Some(sid);
+        self.issue_get(now, sid, Purpose::Listen);
+    }
+
+    pub(crate) fn new_stream(&mut self, origin: Origin) -> Option<StreamId> {
+        if self.streams.len() >= self.config.max_streams {
+            return None;
+        }
+        let sid = StreamId(self.next_stream);
+        self.next_stream += 1;
+        self.streams
+            .insert(sid, Stream::new(origin, &self.config, sid, self.generation));
+        Some(sid)
+    }
+
+    /// Aborts the exchanges of a request that finished without them (timeout, cancel).
+    fn drop_request_exchanges(&mut self, handle: RequestHandle) {
+        let ids: Vec<ExchangeId> = self
+            .exchanges
+            .iter()
+            .filter(|(_, x)| x.purpose == Purpose::Request(handle))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.exchanges.remove(&id);
+            self.aborts.push_back(id);
+        }
+        let sids: Vec<StreamId> = self
+            .streams
+            .iter()
+            .filter(|(_, s)| s.origin == Origin::Post(Some(handle)))
+            .map(|(id, _)| *id)
+            .collect();
+        for sid in sids {
+            self.remove_stream(sid);
+        }
+        self.delayed
+            .retain(|(_, p)| p.purpose != Purpose::Request(handle));
+        self.resend.retain(|h| *h != handle);
+    }
+
+    pub(crate) fn remove_stream(&mut self, sid: StreamId) {
+        if let Some(s) = self.streams.remove(&sid)
+            && let Some(x) = s.exchange
+            && self.exchanges.remove(&x).is_some()
+        {
+            self.aborts.push_back(x);
+        }
+        if self.listener == Some(sid) {
+            self.listener = None;
+        }
+    }
+
+    /// A message that could not be carried: its request fails, or an error event.
+    pub(crate) fn fail_purpose(
+        &mut self,
+        now: Instant,
+        purpose: Purpose,
+        status: Option<super::error::HttpStatusError>,
+        message: String,
+    ) {
+        match purpose {
+            Purpose::Initialize => {
+                let reason = match status {
+                    Some(e) => session::CloseReason::Http(e),
+                    None => session::CloseReason::TransportClosed {
+                        detail: Some(message),
+                    },
+                };
+                self.session.close_for_transport(now, reason);
+            }
+            Purpose::Request(h) => {
+                let error = match status {
+                    Some(e) => RequestError::Http(e),
+                    None => RequestError::Transport(message),
+                };
+                self.session.fail_request(h, error);
+            }
+            Purpose::LegacyConnect => {
+                let detail = match status {
+                    Some(e) => e.to_string(),
+                    None => message,
+                };
+                self.session.handle_transport_closed(now, Some(detail));
+            }
+            Purpose::Delete => {}
+            _ => {
+                let error = match status {
+                    Some(e) => ExchangeError::Status(e),
+                    None => ExchangeError::Transport(message),
+                };
+                self.emit(HttpEvent::ExchangeFailed { purpose, error });
+            }
+        }
+    }
+
+    pub(crate) fn emit(&mut self, ev: HttpEvent) {
+        self.events.push_back(Event::Http(ev));
+    }
+
+    /// The session closed: drop everything, DELETE the session if there is one.
+    fn begin_shutdown(&mut self, now: Instant) {
+        if matches!(self.phase, Phase::Closing | Phase::Finished) {
+            return;
+        }
+        let streamable = self.legacy_endpoint.is_none() && self.phase != Phase::LegacyConnecting;
+        self.phase = Phase::Closing;
+        self.posts.clear();
+        self.delayed.clear();
+        self.resend.clear();
+        self.streams.clear();
+        self.listener = None;
+        self.legacy_stream = None;
+        self.ready_exchanges.clear();
+        let open: Vec<ExchangeId> = self.exchanges.keys().copied().collect();
+        self.exchanges.clear();
+        self.aborts.extend(open);
+        if streamable && self.session_id.is_some() {
+            let id = self.issue(Exchange {
+                method: Method::Delete,
+                url: self.config.url.clone(),
+                body: Vec::new(),
+                purpose: Purpose::Delete,
+                generation: self.generation,
+                had_session_id: false,
+                last_event_id: None,
+                deadline: None,
+                hops: 0,
+                retries: 0,
+                read: Body::Head,
+            });
+            self.delete = Some(id);
+            self.close_deadline = Some(saturating_add(now, self.config.close_timeout));
+        } else {
+            self.finish();
+        }
+    }
+
+    pub(crate) fn finish(&mut self) {
+        if self.phase == Phase::Finished {
+            return;
+        }
+        self.phase = Phase::Finished;
+        self.close_deadline = None;
+        self.delete = None;
+        self.emit(HttpEvent::Finished);
+    }
+
+    pub(crate) fn delete_done(&mut self, id: ExchangeId) {
+        if self.delete == Some(id) {
+            self.exchanges.remove(&id);
+            self.finish();
+        }
+    }
+}

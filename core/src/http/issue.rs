@@ -1,0 +1,202 @@
+//! Turning queued messages and stream attempts into exchange descriptions: the POST slots,
+//! the headers of the moment, re-issues after 429 / 503.
+
+use url::Url;
+
+use super::connection::{Body, Connection, Exchange, Phase, QueuedPost};
+use super::exchange::{ExchangeId, HttpRequest, Method, Purpose, StreamId, Transport};
+use super::headers::{
+    ACCEPT, CONTENT_TYPE, HeaderList, LAST_EVENT_ID, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
+};
+use super::origin::same_origin;
+use super::streams::Origin;
+use crate::session::SessionState;
+use crate::time::{Instant, saturating_add};
+
+const ACCEPT_POST: &str = "application/json, text/event-stream";
+const ACCEPT_SSE: &str = "text/event-stream";
+
+impl Connection {
+    /// Starts queued POSTs while the transport and the POST limit allow.
+    pub(crate) fn start_posts(&mut self, now: Instant) {
+        loop {
+            let Some(front) = self.posts.front() else {
+                return;
+            };
+            let init = front.purpose == Purpose::Initialize;
+            let open_posts = self
+                .exchanges
+                .values()
+                .filter(|x| x.method == Method::Post)
+                .count();
+            let allowed = match self.phase {
+                Phase::Probing => init && open_posts == 0,
+                Phase::Up(_) => {
+                    open_posts < self.config.max_concurrent_posts
+                        && (init || self.session.state() != SessionState::Handshaking)
+                }
+                _ => false,
+            };
+            if !allowed {
+                // `initialize` jumps the queue: everything else waits for the handshake.
+                if !init
+                    && let Some(i) = self
+                        .posts
+                        .iter()
+                        .position(|p| p.purpose == Purpose::Initialize)
+                    && matches!(self.phase, Phase::Probing | Phase::Up(_))
+                    && open_posts < self.config.max_concurrent_posts
+                    && let Some(p) = self.posts.remove(i)
+                {
+                    self.posts.push_front(p);
+                    continue;
+                }
+                return;
+            }
+            let Some(post) = self.posts.pop_front() else {
+                return;
+            };
+            self.issue_post(now, post);
+        }
+    }
+
+    pub(crate) fn post_url(&self) -> Url {
+        match (&self.phase, &self.legacy_endpoint) {
+            (Phase::Up(Transport::Legacy), Some(u)) => u.clone(),
+            _ => self.config.url.clone(),
+        }
+    }
+
+    pub(crate) fn issue_post(&mut self, now: Instant, post: QueuedPost) {
+        let url = self.post_url();
+        let deadline = match post.purpose {
+            Purpose::Message(_) => Some(saturating_add(now, self.config.exchange_timeout)),
+            _ => None,
+        };
+        self.issue(Exchange {
+            method: Method::Post,
+            url,
+            body: post.body,
+            purpose: post.purpose,
+            generation: self.generation,
+            had_session_id: false,
+            last_event_id: None,
+            deadline,
+            hops: 0,
+            retries: post.retries,
+            read: Body::Head,
+        });
+    }
+
+    /// A GET of stream `sid` (the listener, a resumption), with `Last-Event-ID` when known.
+    pub(crate) fn issue_get(&mut self, now: Instant, sid: StreamId, purpose: Purpose) {
+        let last_event_id = self
+            .streams
+            .get(&sid)
+            .and_then(|s| s.resume_id())
+            .map(str::to_owned);
+        let id = self.issue(Exchange {
+            method: Method::Get,
+            url: self.config.url.clone(),
+            body: Vec::new(),
+            purpose,
+            generation: self.generation,
+            had_session_id: false,
+            last_event_id,
+            deadline: Some(saturating_add(now, self.config.exchange_timeout)),
+            hops: 0,
+            retries: 0,
+            read: Body::Head,
+        });
+        if let Some(s) = self.streams.get_mut(&sid) {
+            s.attach(id, self.config.max_event);
+        }
+    }
+
+    pub(crate) fn start_legacy(&mut self, now: Instant) {
+        self.phase = Phase::LegacyConnecting;
+        let Some(sid) = self.new_stream(Origin::Legacy) else {
+            return;
+        };
+        self.legacy_stream = Some(sid);
+        let id = self.issue(Exchange {
+            method: Method::Get,
+            url: self.config.url.clone(),
+            body: Vec::new(),
+            purpose: Purpose::LegacyConnect,
+            generation: self.generation,
+            had_session_id: false,
+            last_event_id: None,
+            deadline: Some(saturating_add(now, self.config.exchange_timeout)),
+            hops: 0,
+            retries: 0,
+            read: Body::Head,
+        });
+        if let Some(s) = self.streams.get_mut(&sid) {
+            s.attach(id, self.config.max_event);
+        }
+    }
+
+    /// Registers an exchange and queues its request description, with the headers of the
+    /// moment (session id, protocol version, custom headers on the configured origin).
+    pub(crate) fn issue(&mut self, mut x: Exchange) -> ExchangeId {
+        let id = ExchangeId(self.next_exchange);
+        self.next_exchange += 1;
+        let mut headers = HeaderList::new();
+        if same_origin(&x.url, &self.config.url) {
+            for (n, v) in self.config.extra_headers.iter() {
+                headers.append(n, v);
+            }
+        }
+        match x.method {
+            Method::Post => {
+                headers.insert(ACCEPT, ACCEPT_POST);
+                headers.insert(CONTENT_TYPE, "application/json");
+            }
+            Method::Get => headers.insert(ACCEPT, ACCEPT_SSE),
+            Method::Delete => {}
+        }
+        let streamable = x.purpose != Purpose::LegacyConnect && self.legacy_endpoint.is_none();
+        if streamable
+            && x.purpose != Purpose::Initialize
+            && let Some(sid) = &self.session_id
+        {
+            headers.insert(MCP_SESSION_ID, sid.clone());
+            x.had_session_id = true;
+        } else {
+            headers.remove(MCP_SESSION_ID);
+        }
+        if x.purpose != Purpose::Initialize
+            && let Some(v) = self.session.protocol_version()
+            && v.sends_version_header()
+        {
+            headers.insert(MCP_PROTOCOL_VERSION, v.as_str());
+        }
+        if let Some(last) = &x.last_event_id {
+            headers.insert(LAST_EVENT_ID, last.clone());
+        }
+        self.ready_exchanges.push_back(HttpRequest {
+            id,
+            method: x.method,
+            url: x.url.clone(),
+            headers,
+            body: x.body.clone(),
+            purpose: x.purpose,
+        });
+        self.exchanges.insert(id, x);
+        id
+    }
+
+    /// Re-issues a POST after 429 / 503.
+    pub(crate) fn reissue(&mut self, now: Instant, post: QueuedPost) {
+        if let Purpose::Request(h) = post.purpose
+            && !self.session.is_pending(h)
+        {
+            return;
+        }
+        if matches!(self.phase, Phase::Closing | Phase::Finished) {
+            return;
+        }
+        self.issue_post(now, post);
+    }
+}

@@ -1,0 +1,690 @@
+//! What the responses to the connection's exchanges mean: heads (status, session id, content
+//! type, redirects, 429/503, 404), bodies (JSON, SSE) and their ends and failures.
+
+use super::connection::{Body, Connection, Phase, QueuedPost};
+use super::error::{HttpStatusError, MAX_BODY_EXCERPT};
+use super::exchange::{
+    ExchangeError, ExchangeFailure, ExchangeId, HttpEvent, Method, Purpose, StreamId, Transport,
+    TransportMode,
+};
+use super::headers::{ContentType, HeaderList, LOCATION, MCP_SESSION_ID, validate_session_id};
+use super::origin::{RedirectDecision, decide_redirect, resolve_endpoint};
+use super::retry_after::retry_after_from_headers;
+use super::streams::Origin;
+use crate::framing::sse::SseItem;
+use crate::session::{CloseReason, RequestError, SessionState};
+use crate::time::{Instant, saturating_add};
+
+impl Connection {
+    // ---- (B) inputs --------------------------------------------------------------------
+
+    /// The status and headers of exchange `exchange` arrived. Unknown (aborted, finished)
+    /// exchanges are ignored.
+    pub fn handle_response_head(
+        &mut self,
+        now: Instant,
+        exchange: ExchangeId,
+        status: u16,
+        headers: HeaderList,
+    ) {
+        self.now = self.now.max(now);
+        if self.exchanges.contains_key(&exchange) {
+            self.on_head(now, exchange, status, headers);
+        }
+        self.pump(now);
+    }
+
+    /// A chunk of the body of `exchange`.
+    pub fn handle_body(&mut self, now: Instant, exchange: ExchangeId, chunk: &[u8]) {
+        self.now = self.now.max(now);
+        self.on_body(now, exchange, chunk);
+        self.pump(now);
+    }
+
+    /// The body of `exchange` ended normally.
+    pub fn handle_body_end(&mut self, now: Instant, exchange: ExchangeId) {
+        self.now = self.now.max(now);
+        self.on_end(now, exchange);
+        self.pump(now);
+    }
+
+    /// `exchange` failed (before or during its response).
+    pub fn handle_failure(&mut self, now: Instant, exchange: ExchangeId, failure: ExchangeFailure) {
+        self.now = self.now.max(now);
+        self.fail_exchange(now, exchange, failure.to_string());
+        self.pump(now);
+    }
+
+    // ---- heads -------------------------------------------------------------------------
+
+    fn on_head(&mut self, now: Instant, id: ExchangeId, status: u16, headers: HeaderList) {
+        let Some(x) = self.exchanges.get(&id) else {
+            return;
+        };
+        let purpose = x.purpose;
+        if purpose == Purpose::Delete {
+            self.aborts.push_back(id);
+            return self.delete_done(id);
+        }
+        // Redirects: same origin only, bounded hops, re-issued by the connection itself.
+        if (300..400).contains(&status) {
+            let decision = decide_redirect(
+                &x.url,
+                status,
+                headers.get(LOCATION),
+                x.method != Method::Get,
+            );
+            let mut x = self.take(id);
+            return match decision {
+                RedirectDecision::Follow(url) if x.hops < self.config.max_redirects => {
+                    x.hops += 1;
+                    x.url = url;
+                    x.read = Body::Head;
+                    let sid = self.stream_of(id);
+                    let new = self.issue(x);
+                    if let Some(sid) = sid
+                        && let Some(s) = self.streams.get_mut(&sid)
+                    {
+                        s.attach(new, self.config.max_event);
+                    }
+                }
+                RedirectDecision::Follow(_) => self.lost(now, id, purpose, "too many redirects"),
+                RedirectDecision::Refuse(r) => {
+                    let message = format!("redirect refused: {r}");
+                    self.lost(now, id, purpose, &message);
+                }
+                #[allow(unreachable_patterns)] // non_exhaustive in other crates only
+                _ => self.lost(now, id, purpose, "redirect refused"),
+            };
+        }
+        if matches!(status, 429 | 503)
+            && x.method == Method::Post
+            && x.retries < self.config.max_status_retries
+            && let Some(delay) = retry_after_from_headers(&headers, self.config.max_retry_after)
+        {
+            let x = self.take(id);
+            let at = saturating_add(now, delay);
+            self.delayed.push((
+                at,
+                QueuedPost {
+                    body: x.body,
+                    purpose: x.purpose,
+                    retries: x.retries + 1,
+                },
+            ));
+            return;
+        }
+        // Only a POST's 404 means the session is gone: a GET's 404 is "no listener here".
+        if status == 404 && x.had_session_id && x.method == Method::Post {
+            return self.on_session_gone(now, id);
+        }
+        if !(200..300).contains(&status) {
+            return self.on_error_head(now, id, status, headers);
+        }
+        // 2xx.
+        let content = ContentType::from_headers(&headers);
+        if x.method == Method::Post && self.legacy_endpoint.is_some() {
+            // Legacy answers come on the SSE stream; the POST says 202 "Accepted" or so.
+            return self.set_read(id, Body::Ignore);
+        }
+        match purpose {
+            Purpose::Initialize => {
+                if self.phase == Phase::Probing {
+                    self.phase = Phase::Up(Transport::Streamable);
+                    self.emit(HttpEvent::TransportSelected(Transport::Streamable));
+                }
+                if self.legacy_endpoint.is_none()
+                    && let Some(value) = headers.get(MCP_SESSION_ID)
+                {
+                    match validate_session_id(value) {
+                        Ok(v) => self.session_id = Some(v.to_owned()),
+                        Err(e) => self.emit(HttpEvent::InvalidSessionId(e)),
+                    }
+                }
+                self.read_reply(now, id, content, Origin::Post(None));
+            }
+            Purpose::Request(h) => {
+                if x.generation == self.generation {
+                    self.resets_in_a_row = 0;
+                }
+                self.read_reply(now, id, content, Origin::Post(Some(h)));
+            }
+            Purpose::Message(_) => self.set_read(id, Body::Ignore),
+            Purpose::Listen | Purpose::Resume(_) | Purpose::LegacyConnect => {
+                if content != Some(ContentType::EventStream) {
+                    let message = "the stream is not text/event-stream".to_owned();
+                    self.aborts.push_back(id);
+                    return self.fail_exchange(now, id, message);
+                }
+                let sid = self.stream_of(id);
+                if let Some(x) = self.exchanges.get_mut(&id) {
+                    // The stream is long-lived; the legacy one keeps its deadline until
+                    // the endpoint event.
+                    if purpose != Purpose::LegacyConnect {
+                        x.deadline = None;
+                    }
+                    x.read = Body::Sse(sid.unwrap_or(StreamId(u64::MAX)));
+                }
+                if purpose == Purpose::Listen {
+                    self.emit(HttpEvent::ListenerOpened);
+                }
+                if let Some(sid) = sid
+                    && let Some(s) = self.streams.get(&sid)
+                    && let Some(last) = self
+                        .exchanges
+                        .get(&id)
+                        .and_then(|x| x.last_event_id.clone())
+                    && s.origin != Origin::Legacy
+                {
+                    self.emit(HttpEvent::StreamResumed {
+                        stream: sid,
+                        last_event_id: last,
+                    });
+                }
+            }
+            Purpose::Delete => {}
+        }
+    }
+
+    /// Sets up reading a 2xx reply to a POST: JSON or SSE, anything else fails the request.
+    fn read_reply(
+        &mut self,
+        now: Instant,
+        id: ExchangeId,
+        content: Option<ContentType>,
+        origin: Origin,
+    ) {
+        match content {
+            Some(ContentType::Json) => self.set_read(id, Body::Json(Vec::new())),
+            Some(ContentType::EventStream) => {
+                let Some(sid) = self.new_stream(origin) else {
+                    self.aborts.push_back(id);
+                    return self.fail_exchange(now, id, "too many open streams".to_owned());
+                };
+                if let Some(s) = self.streams.get_mut(&sid) {
+                    s.attach(id, self.config.max_event);
+                }
+                self.set_read(id, Body::Sse(sid));
+            }
+            other => {
+                // A 202 (or a body of another type) to a request: the answer is not here.
+                let x = self.take(id);
+                let error = match other {
+                    None => RequestError::NoResponse,
+                    Some(t) => {
+                        RequestError::InvalidResponse(format!("unexpected content type {t:?}"))
+                    }
+                };
+                self.fail_reply(now, x.purpose, error);
+            }
+        }
+    }
+
+    /// A reply that does not answer its request: the request fails (the handshake closes).
+    fn fail_reply(&mut self, now: Instant, purpose: Purpose, error: RequestError) {
+        match purpose {
+            Purpose::Initialize if self.session.state() == SessionState::Handshaking => {
+                let detail = format!("initialize: {error}");
+                self.session
+                    .close_for_transport(now, CloseReason::InvalidHandshake(detail));
+            }
+            Purpose::Request(h) => {
+                self.session.fail_request(h, error);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_error_head(&mut self, now: Instant, id: ExchangeId, status: u16, headers: HeaderList) {
+        let Some(x) = self.exchanges.get(&id) else {
+            return;
+        };
+        match x.purpose {
+            Purpose::Initialize
+                if self.phase == Phase::Probing
+                    && self.config.mode == TransportMode::Auto
+                    && !self.fell_back
+                    && matches!(status, 400 | 404 | 405) =>
+            {
+                let x = self.take(id);
+                self.fell_back = true;
+                self.posts.push_front(QueuedPost {
+                    body: x.body,
+                    purpose: Purpose::Initialize,
+                    retries: 0,
+                });
+                self.start_legacy(now);
+            }
+            Purpose::Listen if matches!(status, 400 | 404 | 405) => {
+                self.aborts.push_back(id);
+                self.exchanges.remove(&id);
+                if let Some(sid) = self.listener {
+                    self.remove_stream(sid);
+                }
+                self.emit(HttpEvent::ListenerUnavailable {
+                    status: Some(status),
+                });
+            }
+            _ => self.set_read(
+                id,
+                Body::Error {
+                    status,
+                    headers,
+                    excerpt: Vec::new(),
+                },
+            ),
+        }
+    }
+
+    /// 404 to an exchange that carried the session id: the server forgot the session.
+    fn on_session_gone(&mut self, now: Instant, id: ExchangeId) {
+        let x = self.take(id);
+        if x.generation != self.generation {
+            // Sent on a session already replaced: only re-send what was lost.
+            if let Purpose::Request(h) = x.purpose {
+                self.requeue_lost(h);
+            }
+            return;
+        }
+        let session_id = self.session_id.take().unwrap_or_default();
+        if self.resets_in_a_row > 0 || self.session.is_closed() {
+            self.emit(HttpEvent::SessionExpired {
+                session_id,
+                reinitializing: false,
+            });
+            let error = HttpStatusError::from_response(404, &HeaderList::new(), b"");
+            if let Purpose::Request(h) = x.purpose {
+                self.session
+                    .fail_request(h, RequestError::Http(error.clone()));
+            }
+            self.session
+                .close_for_transport(now, CloseReason::Http(error));
+            return;
+        }
+        self.emit(HttpEvent::SessionExpired {
+            session_id,
+            reinitializing: true,
+        });
+        self.resets_in_a_row += 1;
+        self.generation += 1;
+        self.reinitializing = true;
+        // Everything of the old session goes: its streams (their requests are re-sent), the
+        // listener, queued notifications and responses.
+        let sids: Vec<StreamId> = self.streams.keys().copied().collect();
+        for sid in sids {
+            if let Some(Origin::Post(Some(h))) = self.streams.get(&sid).map(|s| s.origin)
+                && self.session.is_pending(h)
+            {
+                self.resend.push(h);
+            }
+            self.remove_stream(sid);
+        }
+        self.posts
+            .retain(|p| matches!(p.purpose, Purpose::Request(_)));
+        if let Purpose::Request(h) = x.purpose {
+            self.resend.push(h);
+        }
+        self.session.restart_handshake(now);
+    }
+
+    /// A request lost with an old session: re-send it now or after the new handshake.
+    fn requeue_lost(&mut self, h: crate::session::RequestHandle) {
+        if self.reinitializing {
+            if !self.resend.contains(&h) {
+                self.resend.push(h);
+            }
+        } else {
+            self.session.resend_request(h);
+        }
+    }
+
+    // ---- bodies ------------------------------------------------------------------------
+
+    fn on_body(&mut self, now: Instant, id: ExchangeId, chunk: &[u8]) {
+        let max_body = self.config.max_body;
+        let Some(x) = self.exchanges.get_mut(&id) else {
+            return;
+        };
+        match &mut x.read {
+            Body::Head | Body::Ignore => {}
+            Body::Error { excerpt, .. } => {
+                let room = MAX_BODY_EXCERPT.saturating_sub(excerpt.len());
+                excerpt.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Body::Json(buf) => {
+                if buf.len().saturating_add(chunk.len()) > max_body {
+                    let x = self.take(id);
+                    self.aborts.push_back(id);
+                    let error = RequestError::InvalidResponse(format!(
+                        "the JSON body is larger than {max_body} bytes"
+                    ));
+                    self.fail_reply(now, x.purpose, error);
+                } else {
+                    buf.extend_from_slice(chunk);
+                }
+            }
+            Body::Sse(sid) => {
+                let sid = *sid;
+                self.feed_sse(now, id, sid, chunk);
+            }
+        }
+    }
+
+    fn feed_sse(&mut self, now: Instant, id: ExchangeId, sid: StreamId, chunk: &[u8]) {
+        let Some(stream) = self.streams.get_mut(&sid) else {
+            return;
+        };
+        let mut items = Vec::new();
+        stream.decoder.decode(chunk, |item| match item {
+            SseItem::Event(e) => items.push(Item::Event {
+                kind: e.event.to_owned(),
+                data: e.data.to_owned(),
+                id: e.id.map(str::to_owned),
+            }),
+            SseItem::Retry(d) => items.push(Item::Retry(d)),
+            SseItem::TooLarge { discarded, .. } => items.push(Item::TooLarge(discarded)),
+            #[allow(unreachable_patterns)] // non_exhaustive in other crates only
+            _ => {}
+        });
+        for item in items {
+            if !self.exchanges.contains_key(&id) {
+                return;
+            }
+            self.sse_item(now, id, sid, item);
+        }
+        // An id set by an event without data (a priming event) dispatches nothing but is
+        // the place to resume from.
+        if let Some(stream) = self.streams.get_mut(&sid) {
+            stream.sync_id();
+        }
+    }
+
+    fn sse_item(&mut self, now: Instant, id: ExchangeId, sid: StreamId, item: Item) {
+        let max_retry = self.config.max_retry;
+        let Some(stream) = self.streams.get_mut(&sid) else {
+            return;
+        };
+        match item {
+            Item::Retry(d) => stream.retry = Some(d.min(max_retry)),
+            Item::TooLarge(discarded) => self.emit(HttpEvent::EventTooLarge { discarded }),
+            Item::Event {
+                kind,
+                data,
+                id: event_id,
+            } => {
+                if stream.origin == Origin::Legacy {
+                    return self.legacy_event(now, id, &kind, &data);
+                }
+                if !stream.accept(event_id.as_deref()) || kind != "message" {
+                    return;
+                }
+                self.session.handle_message(now, data.as_bytes());
+            }
+        }
+    }
+
+    fn legacy_event(&mut self, now: Instant, id: ExchangeId, kind: &str, data: &str) {
+        match kind {
+            "endpoint" if self.legacy_endpoint.is_none() => {
+                match resolve_endpoint(&self.config.url, data) {
+                    Ok(url) => {
+                        self.legacy_endpoint = Some(url);
+                        self.phase = Phase::Up(Transport::Legacy);
+                        if let Some(x) = self.exchanges.get_mut(&id) {
+                            x.deadline = None;
+                        }
+                        self.emit(HttpEvent::TransportSelected(Transport::Legacy));
+                    }
+                    Err(e) => {
+                        self.take(id);
+                        self.aborts.push_back(id);
+                        let detail = format!("legacy endpoint refused: {e}");
+                        self.session.handle_transport_closed(now, Some(detail));
+                    }
+                }
+            }
+            "message" if self.legacy_endpoint.is_some() => {
+                self.session.handle_message(now, data.as_bytes());
+            }
+            _ => {}
+        }
+    }
+
+    // ---- ends and failures -------------------------------------------------------------
+
+    fn on_end(&mut self, now: Instant, id: ExchangeId) {
+        let Some(x) = self.exchanges.get(&id) else {
+            return;
+        };
+        match &x.read {
+            Body::Sse(sid) => {
+                let sid = *sid;
+                let mut items = Vec::new();
+                if let Some(s) = self.streams.get_mut(&sid) {
+                    s.decoder.finish(|item| {
+                        if let SseItem::TooLarge { discarded, .. } = item {
+                            items.push(discarded);
+                        }
+                    });
+                }
+                for discarded in items {
+                    self.emit(HttpEvent::EventTooLarge { discarded });
+                }
+                self.exchanges.remove(&id);
+                self.stream_dropped(now, sid);
+            }
+            Body::Head | Body::Ignore => {
+                let x = self.take(id);
+                if x.purpose == Purpose::Delete {
+                    self.delete_done(id);
+                }
+            }
+            Body::Json(_) => {
+                let x = self.take(id);
+                let Body::Json(body) = x.read else {
+                    return;
+                };
+                self.session.handle_message(now, &body);
+                let still_waiting = match x.purpose {
+                    Purpose::Initialize => self.session.state() == SessionState::Handshaking,
+                    Purpose::Request(h) => self.session.is_pending(h),
+                    _ => false,
+                };
+                if still_waiting {
+                    let error = if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
+                        let excerpt =
+                            HttpStatusError::from_response(200, &HeaderList::new(), &body)
+                                .body_excerpt;
+                        RequestError::InvalidResponse(format!("the body is not JSON: {excerpt}"))
+                    } else {
+                        RequestError::NoResponse
+                    };
+                    self.fail_reply(now, x.purpose, error);
+                }
+            }
+            Body::Error { .. } => {
+                let x = self.take(id);
+                let Body::Error {
+                    status,
+                    headers,
+                    excerpt,
+                } = x.read
+                else {
+                    return;
+                };
+                let error = HttpStatusError::from_response(status, &headers, &excerpt);
+                let message = error.to_string();
+                match x.purpose {
+                    Purpose::Listen => {
+                        // Not a refusal (those are handled at the head): try again, bounded.
+                        self.emit(HttpEvent::ExchangeFailed {
+                            purpose: Purpose::Listen,
+                            error: ExchangeError::Status(error),
+                        });
+                        if let Some(sid) = self.listener {
+                            self.stream_dropped(now, sid);
+                        }
+                    }
+                    Purpose::Resume(sid) => {
+                        let _ = message;
+                        self.stream_dropped(now, sid);
+                    }
+                    purpose => self.fail_purpose(now, purpose, Some(error), message),
+                }
+            }
+        }
+    }
+
+    /// An exchange failed below HTTP (or its deadline passed; it is already in the aborts).
+    pub(crate) fn fail_exchange(&mut self, now: Instant, id: ExchangeId, message: String) {
+        let Some(x) = self.exchanges.get(&id) else {
+            return;
+        };
+        if x.purpose == Purpose::Delete {
+            return self.delete_done(id);
+        }
+        if let Body::Sse(sid) = x.read {
+            self.exchanges.remove(&id);
+            return self.stream_dropped(now, sid);
+        }
+        if matches!(x.purpose, Purpose::Listen | Purpose::Resume(_)) {
+            let sid = self.stream_of(id);
+            self.exchanges.remove(&id);
+            if let Some(sid) = sid {
+                self.stream_dropped(now, sid);
+            }
+            return;
+        }
+        // Invariant: looked up just above.
+        let x = self.exchanges.remove(&id).expect("exchange exists");
+        match x.read {
+            Body::Error {
+                status,
+                headers,
+                excerpt,
+            } => {
+                let error = HttpStatusError::from_response(status, &headers, &excerpt);
+                let message = error.to_string();
+                self.fail_purpose(now, x.purpose, Some(error), message);
+            }
+            _ => self.fail_purpose(now, x.purpose, None, message),
+        }
+    }
+
+    /// The current exchange of stream `sid` ended or failed: resume, reconnect, or give up.
+    fn stream_dropped(&mut self, now: Instant, sid: StreamId) {
+        let Some(stream) = self.streams.get_mut(&sid) else {
+            return;
+        };
+        stream.exchange = None;
+        let origin = stream.origin;
+        let wanted = match origin {
+            Origin::Post(Some(h)) => self.session.is_pending(h),
+            Origin::Post(None) => self.session.state() == SessionState::Handshaking,
+            Origin::Listen => !self.session.is_closed(),
+            Origin::Legacy => {
+                self.streams.remove(&sid);
+                self.legacy_stream = None;
+                let detail = "the legacy SSE stream ended".to_owned();
+                self.session.handle_transport_closed(now, Some(detail));
+                return;
+            }
+        };
+        if !wanted || stream.generation != self.generation {
+            self.remove_stream(sid);
+            return;
+        }
+        let resumable = stream.resume_id().is_some();
+        if matches!(origin, Origin::Post(_)) && !resumable {
+            self.remove_stream(sid);
+            let purpose = match origin {
+                Origin::Post(Some(h)) => Purpose::Request(h),
+                _ => Purpose::Initialize,
+            };
+            return self.fail_reply(now, purpose, RequestError::NoResponse);
+        }
+        if stream.schedule(now).is_none() {
+            self.remove_stream(sid);
+            match origin {
+                Origin::Post(Some(h)) => {
+                    self.session.fail_request(h, RequestError::NoResponse);
+                }
+                Origin::Post(None) => {
+                    self.fail_reply(now, Purpose::Initialize, RequestError::NoResponse)
+                }
+                _ => self.emit(HttpEvent::ListenerUnavailable { status: None }),
+            }
+        }
+    }
+
+    /// A stream's reconnection is due.
+    pub(crate) fn reconnect(&mut self, now: Instant, sid: StreamId) {
+        let Some(stream) = self.streams.get_mut(&sid) else {
+            return;
+        };
+        stream.reconnect_at = None;
+        let purpose = match stream.origin {
+            Origin::Listen => Purpose::Listen,
+            _ => Purpose::Resume(sid),
+        };
+        self.issue_get(now, sid, purpose);
+    }
+
+    // ---- helpers -----------------------------------------------------------------------
+
+    /// Removes an exchange the connection is done with (and tells the adapter to drop it).
+    fn take(&mut self, id: ExchangeId) -> super::connection::Exchange {
+        self.aborts.push_back(id);
+        // Invariant: callers looked the exchange up just before.
+        self.exchanges.remove(&id).expect("exchange exists")
+    }
+
+    fn set_read(&mut self, id: ExchangeId, read: Body) {
+        if let Some(x) = self.exchanges.get_mut(&id) {
+            x.read = read;
+        }
+    }
+
+    fn stream_of(&self, id: ExchangeId) -> Option<StreamId> {
+        self.streams
+            .iter()
+            .find(|(_, s)| s.exchange == Some(id))
+            .map(|(sid, _)| *sid)
+    }
+
+    /// The exchange `id` is gone at its head (redirect refused, too many hops).
+    fn lost(&mut self, now: Instant, id: ExchangeId, purpose: Purpose, message: &str) {
+        match purpose {
+            Purpose::Listen | Purpose::Resume(_) => {
+                if let Some(sid) = self
+                    .streams
+                    .iter()
+                    .find(|(_, s)| s.exchange == Some(id))
+                    .map(|(sid, _)| *sid)
+                {
+                    self.remove_stream(sid);
+                }
+                if purpose == Purpose::Listen {
+                    self.listener = None;
+                    self.emit(HttpEvent::ListenerUnavailable { status: None });
+                }
+                self.emit(HttpEvent::ExchangeFailed {
+                    purpose,
+                    error: ExchangeError::Transport(message.to_owned()),
+                });
+            }
+            _ => self.fail_purpose(now, purpose, None, message.to_owned()),
+        }
+    }
+}
+
+/// One decoded SSE item, copied out of the decoder.
+enum Item {
+    Event {
+        kind: String,
+        data: String,
+        id: Option<String>,
+    },
+    Retry(crate::time::Duration),
+    TooLarge(usize),
+}

@@ -1,0 +1,172 @@
+//! Logical SSE streams: per-stream last event id, replay detection, and the reconnection
+//! schedule (`retry` from the server, else a capped backoff, bounded attempts).
+
+use std::collections::VecDeque;
+
+use super::backoff::Backoff;
+use super::exchange::{ConnectionConfig, ExchangeId, StreamId};
+use crate::framing::sse::SseDecoder;
+use crate::session::RequestHandle;
+use crate::time::{Duration, Instant, saturating_add};
+
+/// Event ids remembered per stream to recognise replays.
+const RECENT_IDS: usize = 64;
+/// The shortest wait before a reconnection.
+const MIN_DELAY: Duration = Duration::from_millis(1);
+/// Longest event id kept (longer ids are still sent back, but not remembered for replays).
+const MAX_ID_LEN: usize = 1024;
+
+/// What a stream carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The reply stream of a POST: of a request, or of `initialize` (`None`).
+    Post(Option<RequestHandle>),
+    /// The GET listener.
+    Listen,
+    /// The legacy HTTP+SSE stream.
+    Legacy,
+}
+
+#[derive(Debug)]
+pub(crate) struct Stream {
+    pub(crate) origin: Origin,
+    /// The decoder of the current exchange: fresh per exchange, so an event without an `id`
+    /// field is never mistaken for a replay of the previous id.
+    pub(crate) decoder: SseDecoder,
+    /// The id in force in the current exchange (to see which events set a new one).
+    current_id: Option<String>,
+    /// The last event id of the stream, across exchanges: the `Last-Event-ID` to resume with.
+    pub(crate) last_event_id: Option<String>,
+    recent: VecDeque<String>,
+    pub(crate) retry: Option<Duration>,
+    backoff: Backoff,
+    /// Whether the current exchange delivered anything new.
+    pub(crate) productive: bool,
+    pub(crate) exchange: Option<ExchangeId>,
+    pub(crate) reconnect_at: Option<Instant>,
+    /// The session generation the stream belongs to.
+    pub(crate) generation: u32,
+}
+
+impl Stream {
+    pub(crate) fn new(
+        origin: Origin,
+        config: &ConnectionConfig,
+        id: StreamId,
+        generation: u32,
+    ) -> Self {
+        let mut backoff = Backoff::new(
+            config.reconnect_initial,
+            config.reconnect_max,
+            2,
+            Some(config.reconnect_attempts),
+        );
+        if config.jitter_seed != 0 {
+            backoff = backoff.with_jitter(config.jitter_seed ^ id.0);
+        }
+        Self {
+            origin,
+            decoder: SseDecoder::with_max_event_size(config.max_event),
+            current_id: None,
+            last_event_id: None,
+            recent: VecDeque::new(),
+            retry: None,
+            backoff,
+            productive: false,
+            exchange: None,
+            reconnect_at: None,
+            generation,
+        }
+    }
+
+    /// Starts reading a new exchange of this stream.
+    pub(crate) fn attach(&mut self, exchange: ExchangeId, max_event: usize) {
+        self.exchange = Some(exchange);
+        self.decoder = SseDecoder::with_max_event_size(max_event);
+        self.current_id = None;
+        self.productive = false;
+        self.reconnect_at = None;
+    }
+
+    /// Records an event's id in force; returns `false` when the event is a replay of one
+    /// already delivered on this stream (it set an id seen before).
+    pub(crate) fn accept(&mut self, id: Option<&str>) -> bool {
+        if id == self.current_id.as_deref() {
+            // No new id: an event without an `id` field (ids are unique per event).
+            self.productive = true;
+            return true;
+        }
+        self.current_id = id.map(str::to_owned);
+        let Some(id) = id else {
+            self.productive = true;
+            return true;
+        };
+        if !id.is_empty() && self.recent.iter().any(|r| r == id) {
+            return false;
+        }
+        self.productive = true;
+        self.remember(id.to_owned());
+        true
+    }
+
+    /// Adopts an id the decoder committed without dispatching an event (a priming event:
+    /// `id` with empty `data`).
+    pub(crate) fn sync_id(&mut self) {
+        let Some(id) = self.decoder.last_event_id() else {
+            return;
+        };
+        if Some(id) == self.current_id.as_deref() {
+            return;
+        }
+        let id = id.to_owned();
+        self.current_id = Some(id.clone());
+        if id.is_empty() || !self.recent.contains(&id) {
+            self.productive = true;
+            self.remember(id);
+        }
+    }
+
+    fn remember(&mut self, id: String) {
+        if !id.is_empty() && id.len() <= MAX_ID_LEN {
+            if self.recent.len() == RECENT_IDS {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(id.clone());
+        }
+        self.last_event_id = Some(id);
+    }
+
+    /// The `Last-Event-ID` to resume with, if the stream has one.
+    pub(crate) fn resume_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref().filter(|id| !id.is_empty())
+    }
+
+    /// Schedules the next attempt after the current exchange dropped; `None` when the attempts
+    /// are used up. A productive exchange restarts the attempt count and waits exactly the
+    /// server's `retry` (or the first backoff step); an unproductive one waits the larger of
+    /// `retry` and the growing backoff.
+    pub(crate) fn schedule(&mut self, now: Instant) -> Option<Instant> {
+        self.exchange = None;
+        let delay = if self.productive {
+            self.backoff.reset();
+            let step = self.backoff.next_delay()?;
+            self.retry.unwrap_or(step)
+        } else {
+            let step = self.backoff.next_delay()?;
+            self.retry.map_or(step, |r| r.max(step))
+        };
+        self.productive = false;
+        // `retry: 0` must not become a reconnection loop within one tick.
+        let at = saturating_add(now, delay.max(MIN_DELAY));
+        self.reconnect_at = Some(at);
+        Some(at)
+    }
+
+    /// Bytes held by the decoder and the id memory.
+    pub(crate) fn buffered_len(&self) -> usize {
+        self.decoder.buffered_len()
+            + self.recent.iter().map(String::len).sum::<usize>()
+            + self.last_event_id.as_ref().map_or(0, String::len)
+            + self.current_id.as_ref().map_or(0, String::len)
+    }
+}
