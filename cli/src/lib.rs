@@ -7,3 +7,4 @@
 
 pub mod args;
 pub mod demo_server;
+pub mod render;

@@ -34,6 +34,8 @@ use mcp_proto::framing::lines::{Line, LineDecoder};
 use mcp_proto::jsonrpc::{DecodeError, Decoded, ErrorObject, decode};
 use mcp_proto::types::LoggingLevel;
 
+pub use tools::DEMO_PNG_BASE64;
+
 use state::Shared;
 use wire::Outbox;
 

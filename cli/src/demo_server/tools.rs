@@ -12,7 +12,7 @@ use super::state::{CancelToken, Shared};
 use super::wire::{ElicitParams, ElicitResult, ProgressParams};
 
 /// An 8×8 checkerboard PNG, small enough to print in a terminal summary.
-pub(crate) const DEMO_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAH0lEQVR42mMwSLgARBcMDIAImc2AUwJTCMLGLUEHOwAKqFIBk1gMCgAAAABJRU5ErkJggg==";
+pub const DEMO_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAH0lEQVR42mMwSLgARBcMDIAImc2AUwJTCMLGLUEHOwAKqFIBk1gMCgAAAABJRU5ErkJggg==";
 
 /// The most steps and the longest step `slow` accepts, so a call always ends.
 const MAX_STEPS: u64 = 100;
