@@ -7,4 +7,5 @@
 
 pub mod args;
 pub mod demo_server;
+pub mod lint;
 pub mod render;

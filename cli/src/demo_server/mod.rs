@@ -36,6 +36,11 @@ use mcp_proto::types::LoggingLevel;
 
 pub use tools::DEMO_PNG_BASE64;
 
+/// The demo server's tools, as `tools/list` returns them (all pages together).
+pub fn tool_definitions() -> Vec<mcp_proto::types::Tool> {
+    tools::definitions()
+}
+
 use state::Shared;
 use wire::Outbox;
 
