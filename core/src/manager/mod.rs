@@ -1,3 +1,4 @@
 //! Pure parts of the multi-server manager.
 
 pub mod config;
+pub mod naming;
