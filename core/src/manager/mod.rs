@@ -1,4 +1,5 @@
 //! Pure parts of the multi-server manager.
 
 pub mod config;
+pub mod discovery;
 pub mod naming;
