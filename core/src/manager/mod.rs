@@ -4,3 +4,4 @@ pub mod config;
 pub mod discovery;
 pub mod naming;
 pub mod reconnect;
+pub mod tool_cache;
