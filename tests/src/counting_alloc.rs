@@ -11,7 +11,7 @@
 //!
 //! ALLOC.reset_peak();
 //! // ... work ...
-//! assert!(ALLOC.peak() - ALLOC.baseline() < 20 << 20);
+//! assert!(ALLOC.peak_above_baseline() < 20 << 20);
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -20,10 +20,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Wraps the system allocator and counts bytes currently allocated and the peak since the
 /// last [`reset_peak`](Self::reset_peak). Counting is exact for the sizes requested (allocator
 /// overhead is not included).
+///
+/// Two peaks are kept. [`peak`](Self::peak) counts a `realloc` as a resize (the convention of
+/// dhat and jemalloc's statistics): the live bytes the program holds. [`peak_with_moves`]
+/// additionally counts, for a `realloc` that moved the block, the instant when the old and the
+/// new block both existed: the worst case under an allocator that copies.
+///
+/// [`peak_with_moves`]: Self::peak_with_moves
 #[derive(Debug)]
 pub struct CountingAlloc {
     current: AtomicUsize,
     peak: AtomicUsize,
+    peak_with_moves: AtomicUsize,
     baseline: AtomicUsize,
 }
 
@@ -34,6 +42,7 @@ impl CountingAlloc {
         Self {
             current: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
+            peak_with_moves: AtomicUsize::new(0),
             baseline: AtomicUsize::new(0),
         }
     }
@@ -48,6 +57,11 @@ impl CountingAlloc {
         self.peak.load(Ordering::SeqCst)
     }
 
+    /// Like [`peak`](Self::peak), but a moving `realloc` counts its old and new block together.
+    pub fn peak_with_moves(&self) -> usize {
+        self.peak_with_moves.load(Ordering::SeqCst)
+    }
+
     /// What [`current`](Self::current) was at the last [`reset_peak`](Self::reset_peak).
     pub fn baseline(&self) -> usize {
         self.baseline.load(Ordering::SeqCst)
@@ -58,6 +72,7 @@ impl CountingAlloc {
         let now = self.current();
         self.baseline.store(now, Ordering::SeqCst);
         self.peak.store(now, Ordering::SeqCst);
+        self.peak_with_moves.store(now, Ordering::SeqCst);
     }
 
     /// The peak above the baseline: the extra heap the measured work needed at its worst.
@@ -65,9 +80,27 @@ impl CountingAlloc {
         self.peak().saturating_sub(self.baseline())
     }
 
+    /// [`peak_with_moves`](Self::peak_with_moves) above the baseline.
+    pub fn peak_with_moves_above_baseline(&self) -> usize {
+        self.peak_with_moves().saturating_sub(self.baseline())
+    }
+
     fn add(&self, n: usize) {
         let now = self.current.fetch_add(n, Ordering::SeqCst) + n;
         self.peak.fetch_max(now, Ordering::SeqCst);
+        self.peak_with_moves.fetch_max(now, Ordering::SeqCst);
+    }
+
+    fn resize(&self, old: usize, new: usize, moved: bool) {
+        if moved {
+            let both = self.current().saturating_add(new);
+            self.peak_with_moves.fetch_max(both, Ordering::SeqCst);
+        }
+        if new >= old {
+            self.add(new - old);
+        } else {
+            self.sub(old - new);
+        }
     }
 
     fn sub(&self, n: usize) {
@@ -112,9 +145,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
         // SAFETY: forwarded as is; the caller upholds `realloc`'s contract.
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
-            // Count the new block before releasing the old one: a moving realloc holds both.
-            self.add(new_size);
-            self.sub(layout.size());
+            self.resize(layout.size(), new_size, p != ptr);
         }
         p
     }
