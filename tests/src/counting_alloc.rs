@@ -4,14 +4,19 @@
 //! sharing the binary would disturb each other's figures; run such a binary with
 //! `--test-threads=1` or keep one measuring test in it):
 //!
-//! ```ignore
+//! ```
 //! use mcp_tests::counting_alloc::CountingAlloc;
+//!
 //! #[global_allocator]
 //! static ALLOC: CountingAlloc = CountingAlloc::new();
 //!
-//! ALLOC.reset_peak();
-//! // ... work ...
-//! assert!(ALLOC.peak_above_baseline() < 20 << 20);
+//! fn main() {
+//!     ALLOC.reset_peak();
+//!     let block = vec![1u8; 1 << 20];
+//!     drop(block);
+//!     assert!(ALLOC.peak_above_baseline() >= 1 << 20);
+//!     assert!(ALLOC.current() < ALLOC.peak());
+//! }
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
