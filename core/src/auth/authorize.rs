@@ -68,11 +68,16 @@ pub struct RedirectExpectations<'a> {
 /// end a flow); `iss` equals the issuer whenever present, and is present when the server
 /// advertises it (RFC 9207, required by MCP 2026-07-28); then an `error` parameter becomes
 /// [`AuthError::AuthorizationDenied`]; else `code` is returned.
-pub fn parse_redirect(redirect: &str, expect: &RedirectExpectations<'_>) -> Result<String, AuthError> {
+pub fn parse_redirect(
+    redirect: &str,
+    expect: &RedirectExpectations<'_>,
+) -> Result<String, AuthError> {
     let url = expect
         .redirect_uri
         .join(redirect.trim())
-        .map_err(|e| AuthError::BadRedirect { reason: e.to_string() })?;
+        .map_err(|e| AuthError::BadRedirect {
+            reason: e.to_string(),
+        })?;
     if url.origin() != expect.redirect_uri.origin() || url.path() != expect.redirect_uri.path() {
         return Err(AuthError::BadRedirect {
             reason: "not the configured redirect URI".into(),
@@ -116,9 +121,10 @@ pub fn parse_redirect(redirect: &str, expect: &RedirectExpectations<'_>) -> Resu
     if let Some(error) = error {
         return Err(AuthError::AuthorizationDenied { error, description });
     }
-    code.filter(|c| !c.is_empty()).ok_or_else(|| AuthError::BadRedirect {
-        reason: "no code".into(),
-    })
+    code.filter(|c| !c.is_empty())
+        .ok_or_else(|| AuthError::BadRedirect {
+            reason: "no code".into(),
+        })
 }
 
 #[cfg(test)]
@@ -147,7 +153,10 @@ mod tests {
             ("response_type", "code"),
             ("client_id", "cid"),
             ("redirect_uri", "http://127.0.0.1:7777/callback"),
-            ("code_challenge", "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
+            (
+                "code_challenge",
+                "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+            ),
             ("code_challenge_method", "S256"),
             ("state", "st"),
             ("scope", "a b"),
@@ -172,7 +181,10 @@ mod tests {
         let ok = "http://127.0.0.1:7777/callback?code=c1&state=st";
         assert_eq!(parse_redirect(ok, &expect(&r, false)), Ok("c1".into()));
         assert_eq!(
-            parse_redirect("http://127.0.0.1:7777/callback?code=c1&state=other", &expect(&r, false)),
+            parse_redirect(
+                "http://127.0.0.1:7777/callback?code=c1&state=other",
+                &expect(&r, false)
+            ),
             Err(AuthError::StateMismatch)
         );
         assert_eq!(
@@ -181,7 +193,10 @@ mod tests {
         );
         // An error with a wrong state is a state mismatch, not a denial.
         assert_eq!(
-            parse_redirect("http://127.0.0.1:7777/callback?error=access_denied&state=x", &expect(&r, false)),
+            parse_redirect(
+                "http://127.0.0.1:7777/callback?error=access_denied&state=x",
+                &expect(&r, false)
+            ),
             Err(AuthError::StateMismatch)
         );
         assert_eq!(
@@ -189,18 +204,30 @@ mod tests {
                 "http://127.0.0.1:7777/callback?error=access_denied&error_description=no&state=st",
                 &expect(&r, false)
             ),
-            Err(AuthError::AuthorizationDenied { error: "access_denied".into(), description: Some("no".into()) })
+            Err(AuthError::AuthorizationDenied {
+                error: "access_denied".into(),
+                description: Some("no".into())
+            })
         );
         assert!(matches!(
-            parse_redirect("http://evil.example.com/callback?code=c&state=st", &expect(&r, false)),
+            parse_redirect(
+                "http://evil.example.com/callback?code=c&state=st",
+                &expect(&r, false)
+            ),
             Err(AuthError::BadRedirect { .. })
         ));
         assert!(matches!(
-            parse_redirect("http://127.0.0.1:7777/callback?code=a&code=b&state=st", &expect(&r, false)),
+            parse_redirect(
+                "http://127.0.0.1:7777/callback?code=a&code=b&state=st",
+                &expect(&r, false)
+            ),
             Err(AuthError::BadRedirect { .. })
         ));
         assert!(matches!(
-            parse_redirect("http://127.0.0.1:7777/callback?state=st", &expect(&r, false)),
+            parse_redirect(
+                "http://127.0.0.1:7777/callback?state=st",
+                &expect(&r, false)
+            ),
             Err(AuthError::BadRedirect { .. })
         ));
     }
@@ -208,8 +235,10 @@ mod tests {
     #[test]
     fn iss_rules() {
         let r = Url::parse("http://127.0.0.1:7777/callback").unwrap();
-        let good = "http://127.0.0.1:7777/callback?code=c&state=st&iss=https%3A%2F%2Fas.example.com";
-        let wrong = "http://127.0.0.1:7777/callback?code=c&state=st&iss=https%3A%2F%2Fevil.example.com";
+        let good =
+            "http://127.0.0.1:7777/callback?code=c&state=st&iss=https%3A%2F%2Fas.example.com";
+        let wrong =
+            "http://127.0.0.1:7777/callback?code=c&state=st&iss=https%3A%2F%2Fevil.example.com";
         let missing = "http://127.0.0.1:7777/callback?code=c&state=st";
         // auth/iss-supported
         assert_eq!(parse_redirect(good, &expect(&r, true)), Ok("c".into()));
@@ -219,9 +248,15 @@ mod tests {
             Err(AuthError::IssuerParameterMismatch { found: None, .. })
         ));
         // auth/iss-wrong-issuer
-        assert!(matches!(parse_redirect(wrong, &expect(&r, true)), Err(AuthError::IssuerParameterMismatch { .. })));
+        assert!(matches!(
+            parse_redirect(wrong, &expect(&r, true)),
+            Err(AuthError::IssuerParameterMismatch { .. })
+        ));
         // auth/iss-unexpected: compared even when not advertised.
-        assert!(matches!(parse_redirect(wrong, &expect(&r, false)), Err(AuthError::IssuerParameterMismatch { .. })));
+        assert!(matches!(
+            parse_redirect(wrong, &expect(&r, false)),
+            Err(AuthError::IssuerParameterMismatch { .. })
+        ));
         // auth/iss-not-advertised
         assert_eq!(parse_redirect(missing, &expect(&r, false)), Ok("c".into()));
     }

@@ -96,7 +96,10 @@ impl fmt::Debug for ClientCredentials {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientCredentials")
             .field("client_id", &self.client_id)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| "<redacted>"))
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
             .field(
                 "private_key",
                 &self.private_key.as_ref().map(|k| k.algorithm),
@@ -357,7 +360,10 @@ pub fn parse_registration_response(body: &[u8]) -> Result<RegisteredClient, Stri
     Ok(RegisteredClient {
         credentials: ClientCredentials {
             client_id: r.client_id,
-            client_secret: r.client_secret.filter(|s| !s.is_empty()).map(SecretString::new),
+            client_secret: r
+                .client_secret
+                .filter(|s| !s.is_empty())
+                .map(SecretString::new),
             private_key: None,
         },
         token_endpoint_auth_method: r.token_endpoint_auth_method,
@@ -377,7 +383,8 @@ pub fn basic_authorization(client_id: &str, secret: &str) -> String {
 }
 
 /// `client_assertion_type` of a JWT client assertion (RFC 7523 §2.2).
-pub const JWT_BEARER_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+pub const JWT_BEARER_ASSERTION_TYPE: &str =
+    "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// Adds the client authentication of `method` to a token request: an `Authorization` header
 /// (`client_secret_basic`) or form fields (`client_id`, `client_secret`, `client_assertion`).
@@ -389,7 +396,11 @@ pub fn apply_client_auth(
     form: &mut Vec<(&'static str, String)>,
     headers: &mut HeaderList,
 ) {
-    let secret = creds.client_secret.as_ref().map(SecretString::expose).unwrap_or("");
+    let secret = creds
+        .client_secret
+        .as_ref()
+        .map(SecretString::expose)
+        .unwrap_or("");
     match method {
         TokenEndpointAuthMethod::ClientSecretBasic => {
             headers.insert(AUTHORIZATION, basic_authorization(&creds.client_id, secret));
@@ -401,7 +412,10 @@ pub fn apply_client_auth(
         TokenEndpointAuthMethod::None => form.push(("client_id", creds.client_id.clone())),
         TokenEndpointAuthMethod::PrivateKeyJwt => {
             form.push(("client_id", creds.client_id.clone()));
-            form.push(("client_assertion_type", JWT_BEARER_ASSERTION_TYPE.to_owned()));
+            form.push((
+                "client_assertion_type",
+                JWT_BEARER_ASSERTION_TYPE.to_owned(),
+            ));
             form.push((
                 "client_assertion",
                 assertion.map(|a| a.expose().to_owned()).unwrap_or_default(),
@@ -427,7 +441,10 @@ mod tests {
     fn basic_header_is_form_encoded() {
         assert_eq!(
             basic_authorization("conformance-test-client", "conformance-test-secret"),
-            format!("Basic {}", STANDARD.encode("conformance-test-client:conformance-test-secret"))
+            format!(
+                "Basic {}",
+                STANDARD.encode("conformance-test-client:conformance-test-secret")
+            )
         );
         // RFC 6749 §2.3.1: encode before joining, so a ':' in the id survives.
         assert_eq!(
@@ -445,18 +462,32 @@ mod tests {
             Ok(TokenEndpointAuthMethod::ClientSecretPost)
         );
         assert_eq!(
-            choose_auth_method(&asm(Some(&["client_secret_post", "client_secret_basic"])), &secret, None),
+            choose_auth_method(
+                &asm(Some(&["client_secret_post", "client_secret_basic"])),
+                &secret,
+                None
+            ),
             Ok(TokenEndpointAuthMethod::ClientSecretBasic)
         );
-        assert_eq!(choose_auth_method(&asm(None), &secret, None), Ok(TokenEndpointAuthMethod::ClientSecretBasic));
-        assert_eq!(choose_auth_method(&asm(Some(&["none"])), &secret, None), Ok(TokenEndpointAuthMethod::None));
+        assert_eq!(
+            choose_auth_method(&asm(None), &secret, None),
+            Ok(TokenEndpointAuthMethod::ClientSecretBasic)
+        );
+        assert_eq!(
+            choose_auth_method(&asm(Some(&["none"])), &secret, None),
+            Ok(TokenEndpointAuthMethod::None)
+        );
         assert_eq!(
             choose_auth_method(&asm(Some(&["client_secret_basic"])), &public, None),
             Ok(TokenEndpointAuthMethod::None)
         );
         // The registration response's method wins when usable.
         assert_eq!(
-            choose_auth_method(&asm(Some(&["client_secret_basic"])), &secret, Some("client_secret_post")),
+            choose_auth_method(
+                &asm(Some(&["client_secret_basic"])),
+                &secret,
+                Some("client_secret_post")
+            ),
             Ok(TokenEndpointAuthMethod::ClientSecretPost)
         );
         assert!(matches!(
@@ -467,9 +498,18 @@ mod tests {
 
     #[test]
     fn registration_method_prefers_public() {
-        assert_eq!(registration_auth_method(&asm(Some(&["client_secret_basic", "none"]))), TokenEndpointAuthMethod::None);
-        assert_eq!(registration_auth_method(&asm(Some(&["client_secret_post"]))), TokenEndpointAuthMethod::ClientSecretPost);
-        assert_eq!(registration_auth_method(&asm(None)), TokenEndpointAuthMethod::ClientSecretBasic);
+        assert_eq!(
+            registration_auth_method(&asm(Some(&["client_secret_basic", "none"]))),
+            TokenEndpointAuthMethod::None
+        );
+        assert_eq!(
+            registration_auth_method(&asm(Some(&["client_secret_post"]))),
+            TokenEndpointAuthMethod::ClientSecretPost
+        );
+        assert_eq!(
+            registration_auth_method(&asm(None)),
+            TokenEndpointAuthMethod::ClientSecretBasic
+        );
     }
 
     #[test]
@@ -484,8 +524,14 @@ mod tests {
 
     #[test]
     fn metadata_document_urls() {
-        assert!(is_metadata_document_url(&Url::parse("https://conformance-test.local/client-metadata.json").unwrap()));
-        assert!(!is_metadata_document_url(&Url::parse("http://x/client.json").unwrap()));
-        assert!(!is_metadata_document_url(&Url::parse("https://x/").unwrap()));
+        assert!(is_metadata_document_url(
+            &Url::parse("https://conformance-test.local/client-metadata.json").unwrap()
+        ));
+        assert!(!is_metadata_document_url(
+            &Url::parse("http://x/client.json").unwrap()
+        ));
+        assert!(!is_metadata_document_url(
+            &Url::parse("https://x/").unwrap()
+        ));
     }
 }

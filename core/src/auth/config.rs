@@ -26,7 +26,7 @@ pub enum Grant {
     ClientCredentials,
 }
 
-/// How an [`AuthFlow`] behaves. Build with [`AuthConfig::new`] and adjust the public fields.
+/// How an [`AuthFlow`](super::AuthFlow) behaves. Build with [`AuthConfig::new`] and adjust the public fields.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AuthConfig {
@@ -55,7 +55,7 @@ pub struct AuthConfig {
     /// counting the first.
     pub max_authorizations: u32,
     /// The wall-clock time (seconds since the UNIX epoch) at the `now` given to
-    /// [`AuthFlow::new`]; needed to date `private_key_jwt` assertions.
+    /// [`AuthFlow::new`](super::AuthFlow::new); needed to date `private_key_jwt` assertions.
     pub unix_time: Option<u64>,
     /// How long a `private_key_jwt` assertion is valid.
     pub assertion_lifetime: Duration,
@@ -126,8 +126,8 @@ impl AuthRequestId {
     }
 }
 
-/// An HTTP request to perform, from [`AuthFlow::poll_request`]. Send exactly this, follow no
-/// redirect, and report the response with [`AuthFlow::handle_response`]. `Debug` omits the
+/// An HTTP request to perform, from [`AuthFlow::poll_request`](super::AuthFlow::poll_request). Send exactly this, follow no
+/// redirect, and report the response with [`AuthFlow::handle_response`](super::AuthFlow::handle_response). `Debug` omits the
 /// headers and the body, which may hold credentials.
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -158,18 +158,18 @@ impl fmt::Debug for AuthHttpRequest {
     }
 }
 
-/// What the flow tells the host, from [`AuthFlow::poll_event`].
+/// What the flow tells the host, from [`AuthFlow::poll_event`](super::AuthFlow::poll_event).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AuthEvent {
     /// Send the user here: open a browser, or (headless) GET it without following redirects
-    /// and pass the `Location` to [`AuthFlow::handle_redirect`].
+    /// and pass the `Location` to [`AuthFlow::handle_redirect`](super::AuthFlow::handle_redirect).
     AuthorizeUrl(Url),
     /// Dynamic registration gave the client an identity; store it to reuse as pre-registered
     /// credentials for this authorization server.
     Registered(RegisteredClient),
     /// The grant succeeded. Keep the tokens in the host's store; the flow keeps a copy for
-    /// [`AuthFlow::refresh`].
+    /// [`AuthFlow::refresh`](super::AuthFlow::refresh).
     Tokens(Tokens),
     /// The authorization failed; the flow is over.
     Failed(AuthError),

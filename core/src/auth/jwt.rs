@@ -44,8 +44,14 @@ pub fn client_assertion(
     let pem = key.pem.expose().as_bytes();
     let err = |e: jsonwebtoken::errors::Error| AuthError::ClientAssertion(e.to_string());
     let (alg, encoding_key) = match key.algorithm {
-        JwtAlgorithm::Rs256 => (Algorithm::RS256, EncodingKey::from_rsa_pem(pem).map_err(err)?),
-        JwtAlgorithm::Es256 => (Algorithm::ES256, EncodingKey::from_ec_pem(pem).map_err(err)?),
+        JwtAlgorithm::Rs256 => (
+            Algorithm::RS256,
+            EncodingKey::from_rsa_pem(pem).map_err(err)?,
+        ),
+        JwtAlgorithm::Es256 => (
+            Algorithm::ES256,
+            EncodingKey::from_ec_pem(pem).map_err(err)?,
+        ),
     };
     let claims = AssertionClaims {
         iss: client_id,

@@ -244,7 +244,8 @@ pub fn is_secure_endpoint(url: &Url) -> bool {
         "https" => true,
         "http" => match url.host() {
             Some(url::Host::Domain(d)) => {
-                d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost")
+                d.eq_ignore_ascii_case("localhost")
+                    || d.to_ascii_lowercase().ends_with(".localhost")
             }
             Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
             Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
@@ -282,7 +283,10 @@ mod tests {
         );
         // Root MCP URL: the path-based and root locations coincide.
         assert_eq!(
-            strs(protected_resource_metadata_urls(&u("http://localhost:3000/"), None)),
+            strs(protected_resource_metadata_urls(
+                &u("http://localhost:3000/"),
+                None
+            )),
             ["http://localhost:3000/.well-known/oauth-protected-resource"]
         );
         // A challenge URL equal to a well-known one is not fetched twice; a non-http one is
@@ -304,7 +308,9 @@ mod tests {
     #[test]
     fn as_metadata_path_insertion() {
         assert_eq!(
-            strs(authorization_server_metadata_urls(&u("https://as.example.com/tenant1"))),
+            strs(authorization_server_metadata_urls(&u(
+                "https://as.example.com/tenant1"
+            ))),
             [
                 "https://as.example.com/.well-known/oauth-authorization-server/tenant1",
                 "https://as.example.com/.well-known/openid-configuration/tenant1",
@@ -317,7 +323,9 @@ mod tests {
             authorization_server_metadata_urls(&u("https://as.example.com/tenant1"))
         );
         assert_eq!(
-            strs(authorization_server_metadata_urls(&u("http://localhost:9000"))),
+            strs(authorization_server_metadata_urls(&u(
+                "http://localhost:9000"
+            ))),
             [
                 "http://localhost:9000/.well-known/oauth-authorization-server",
                 "http://localhost:9000/.well-known/openid-configuration",
@@ -327,9 +335,18 @@ mod tests {
 
     #[test]
     fn canonical_resource_forms() {
-        assert_eq!(canonical_resource(&u("HTTPS://MCP.Example.com:443/mcp#frag")), "https://mcp.example.com/mcp");
-        assert_eq!(canonical_resource(&u("https://mcp.example.com/")), "https://mcp.example.com");
-        assert_eq!(canonical_resource(&u("http://localhost:8080/a/b?x=1")), "http://localhost:8080/a/b");
+        assert_eq!(
+            canonical_resource(&u("HTTPS://MCP.Example.com:443/mcp#frag")),
+            "https://mcp.example.com/mcp"
+        );
+        assert_eq!(
+            canonical_resource(&u("https://mcp.example.com/")),
+            "https://mcp.example.com"
+        );
+        assert_eq!(
+            canonical_resource(&u("http://localhost:8080/a/b?x=1")),
+            "http://localhost:8080/a/b"
+        );
     }
 
     #[test]
@@ -364,9 +381,18 @@ mod tests {
         assert!(!m.supports_grant("refresh_token"));
         let legacy = AuthorizationServerMetadata::legacy_defaults(&u("https://h:8443/x/mcp"));
         assert_eq!(legacy.issuer, "https://h:8443");
-        assert_eq!(legacy.token_endpoint.as_deref(), Some("https://h:8443/token"));
-        assert_eq!(legacy.authorization_endpoint.as_deref(), Some("https://h:8443/authorize"));
-        assert_eq!(legacy.registration_endpoint.as_deref(), Some("https://h:8443/register"));
+        assert_eq!(
+            legacy.token_endpoint.as_deref(),
+            Some("https://h:8443/token")
+        );
+        assert_eq!(
+            legacy.authorization_endpoint.as_deref(),
+            Some("https://h:8443/authorize")
+        );
+        assert_eq!(
+            legacy.registration_endpoint.as_deref(),
+            Some("https://h:8443/register")
+        );
         assert!(ProtectedResourceMetadata::parse(b"{}").is_err());
     }
 }

@@ -82,11 +82,23 @@ mod tests {
     fn order_of_preference() {
         let p = prm(Some(&["a", "b"]));
         let ch = v(&["c"]);
-        assert_eq!(select_scopes(Some(&v(&["x"])), Some(&ch), Some(&p), None, false), v(&["x"]));
-        assert_eq!(select_scopes(None, Some(&ch), Some(&p), None, false), v(&["c"]));
+        assert_eq!(
+            select_scopes(Some(&v(&["x"])), Some(&ch), Some(&p), None, false),
+            v(&["x"])
+        );
+        assert_eq!(
+            select_scopes(None, Some(&ch), Some(&p), None, false),
+            v(&["c"])
+        );
         // An empty challenge scope does not count.
-        assert_eq!(select_scopes(None, Some(&[]), Some(&p), None, false), v(&["a", "b"]));
-        assert_eq!(select_scopes(None, None, Some(&p), None, false), v(&["a", "b"]));
+        assert_eq!(
+            select_scopes(None, Some(&[]), Some(&p), None, false),
+            v(&["a", "b"])
+        );
+        assert_eq!(
+            select_scopes(None, None, Some(&p), None, false),
+            v(&["a", "b"])
+        );
         assert!(select_scopes(None, None, Some(&prm(None)), None, false).is_empty());
         assert!(select_scopes(None, None, None, None, true).is_empty());
     }
@@ -95,23 +107,47 @@ mod tests {
     fn offline_access_only_when_advertised() {
         let p = prm(Some(&["mcp:basic"]));
         assert_eq!(
-            select_scopes(None, None, Some(&p), Some(&asm(Some(&["mcp:basic", "offline_access"]))), true),
+            select_scopes(
+                None,
+                None,
+                Some(&p),
+                Some(&asm(Some(&["mcp:basic", "offline_access"]))),
+                true
+            ),
             v(&["mcp:basic", "offline_access"])
         );
         assert_eq!(
-            select_scopes(None, None, Some(&p), Some(&asm(Some(&["mcp:basic", "mcp:read"]))), true),
+            select_scopes(
+                None,
+                None,
+                Some(&p),
+                Some(&asm(Some(&["mcp:basic", "mcp:read"]))),
+                true
+            ),
             v(&["mcp:basic"])
         );
-        assert_eq!(select_scopes(None, None, Some(&p), Some(&asm(None)), true), v(&["mcp:basic"]));
         assert_eq!(
-            select_scopes(None, None, Some(&p), Some(&asm(Some(&["offline_access"]))), false),
+            select_scopes(None, None, Some(&p), Some(&asm(None)), true),
+            v(&["mcp:basic"])
+        );
+        assert_eq!(
+            select_scopes(
+                None,
+                None,
+                Some(&p),
+                Some(&asm(Some(&["offline_access"]))),
+                false
+            ),
             v(&["mcp:basic"])
         );
     }
 
     #[test]
     fn union_keeps_order_and_dedups() {
-        assert_eq!(union(&v(&["a", "b"]), &v(&["b", "c", "", "a"])), v(&["a", "b", "c"]));
+        assert_eq!(
+            union(&v(&["a", "b"]), &v(&["b", "c", "", "a"])),
+            v(&["a", "b", "c"])
+        );
         assert_eq!(scope_param(&v(&["a", "b"])).as_deref(), Some("a b"));
         assert_eq!(scope_param(&[]), None);
     }

@@ -60,7 +60,10 @@ impl fmt::Debug for Tokens {
         f.debug_struct("Tokens")
             .field("access_token", &"<redacted>")
             .field("expires_at", &self.expires_at)
-            .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
             .field("scope", &self.scope)
             .finish()
     }
@@ -111,7 +114,11 @@ pub fn parse_token_response(
         _ => None,
     };
     let expires_at = secs.map(|s| {
-        let clamped = if s.is_finite() { s.clamp(0.0, MAX_EXPIRES_IN.as_secs_f64()) } else { 0.0 };
+        let clamped = if s.is_finite() {
+            s.clamp(0.0, MAX_EXPIRES_IN.as_secs_f64())
+        } else {
+            0.0
+        };
         saturating_add(now, Duration::from_secs_f64(clamped))
     });
     Ok(Tokens {
@@ -175,8 +182,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(neg.expires_at, Some(now));
-        let none = parse_token_response(br#"{"access_token":"at","token_type":"Bearer"}"#, now, None)
-            .unwrap();
+        let none =
+            parse_token_response(br#"{"access_token":"at","token_type":"Bearer"}"#, now, None)
+                .unwrap();
         assert_eq!(none.expires_at, None);
         assert!(!none.is_expired(now, Duration::MAX));
     }
@@ -188,7 +196,10 @@ mod tests {
             parse_token_response(br#"{"access_token":"x","token_type":"mac"}"#, now, None),
             Err(TokenResponseError::NotBearer("mac".into()))
         );
-        assert!(matches!(parse_token_response(b"nope", now, None), Err(TokenResponseError::Invalid(_))));
+        assert!(matches!(
+            parse_token_response(b"nope", now, None),
+            Err(TokenResponseError::Invalid(_))
+        ));
         assert!(matches!(
             parse_token_response(br#"{"access_token":"","token_type":"Bearer"}"#, now, None),
             Err(TokenResponseError::Invalid(_))
@@ -198,8 +209,12 @@ mod tests {
     #[test]
     fn refresh_keeps_old_refresh_token() {
         let old = SecretString::new("old");
-        let t = parse_token_response(br#"{"access_token":"x","token_type":"Bearer"}"#, Instant::now(), Some(&old))
-            .unwrap();
+        let t = parse_token_response(
+            br#"{"access_token":"x","token_type":"Bearer"}"#,
+            Instant::now(),
+            Some(&old),
+        )
+        .unwrap();
         assert_eq!(t.refresh_token, Some(old));
     }
 

@@ -14,14 +14,26 @@ fn full_flow_and_token_use() {
     assert!(s.flow.is_done());
     assert_eq!(s.flow.poll_timeout(), None);
     // The token never appears in any URL the flow produced.
-    assert!(s.urls().iter().chain(s.authorize_urls().iter().map(|u| u.as_str().to_owned()).collect::<Vec<_>>().iter()).all(|u| !u.contains("AT-SECRET")));
+    assert!(
+        s.urls()
+            .iter()
+            .chain(
+                s.authorize_urls()
+                    .iter()
+                    .map(|u| u.as_str().to_owned())
+                    .collect::<Vec<_>>()
+                    .iter()
+            )
+            .all(|u| !u.contains("AT-SECRET"))
+    );
 }
 
 #[test]
 fn state_mismatch_stops_the_flow() {
     let mut s = standard(config(dcr()), None);
     s.drive();
-    s.flow.handle_redirect(s.now, &format!("{REDIRECT}?code=c&state=forged"));
+    s.flow
+        .handle_redirect(s.now, &format!("{REDIRECT}?code=c&state=forged"));
     s.drive();
     assert_eq!(s.failure(), Some(&AuthError::StateMismatch));
     assert!(!s.log.iter().any(|r| r.purpose == AuthPurpose::Token));
@@ -31,15 +43,23 @@ fn state_mismatch_stops_the_flow() {
 fn authorization_error_in_redirect() {
     let mut s = standard(config(dcr()), None);
     s.drive();
-    s.flow.handle_redirect(s.now, &format!("{REDIRECT}?error=access_denied&state={STATE}"));
+    s.flow.handle_redirect(
+        s.now,
+        &format!("{REDIRECT}?error=access_denied&state={STATE}"),
+    );
     s.drive();
-    assert!(matches!(s.failure(), Some(AuthError::AuthorizationDenied { error, .. }) if error == "access_denied"));
+    assert!(
+        matches!(s.failure(), Some(AuthError::AuthorizationDenied { error, .. }) if error == "access_denied")
+    );
 }
 
 fn iss_script(advertised: bool) -> Script {
     let mut s = standard(config(dcr()), None);
     if advertised {
-        s.routes[1].2 = with(asm_doc(), json!({"authorization_response_iss_parameter_supported": true}));
+        s.routes[1].2 = with(
+            asm_doc(),
+            json!({"authorization_response_iss_parameter_supported": true}),
+        );
     }
     s.drive();
     s
@@ -54,16 +74,25 @@ fn iss_checks_in_the_flow() {
     // auth/iss-supported-missing
     let mut s = iss_script(true);
     s.redirect_back("");
-    assert!(matches!(s.failure(), Some(AuthError::IssuerParameterMismatch { found: None, .. })));
+    assert!(matches!(
+        s.failure(),
+        Some(AuthError::IssuerParameterMismatch { found: None, .. })
+    ));
     assert!(!s.log.iter().any(|r| r.purpose == AuthPurpose::Token));
     // auth/iss-wrong-issuer
     let mut s = iss_script(true);
     s.redirect_back("&iss=https%3A%2F%2Fevil.example.com");
-    assert!(matches!(s.failure(), Some(AuthError::IssuerParameterMismatch { .. })));
+    assert!(matches!(
+        s.failure(),
+        Some(AuthError::IssuerParameterMismatch { .. })
+    ));
     // auth/iss-unexpected
     let mut s = iss_script(false);
     s.redirect_back("&iss=https%3A%2F%2Fevil.example.com");
-    assert!(matches!(s.failure(), Some(AuthError::IssuerParameterMismatch { .. })));
+    assert!(matches!(
+        s.failure(),
+        Some(AuthError::IssuerParameterMismatch { .. })
+    ));
     // auth/iss-not-advertised
     let mut s = iss_script(false);
     s.redirect_back("");
@@ -86,7 +115,10 @@ fn refresh_uses_the_refresh_token() {
     );
     let t = s.tokens()[1];
     assert_eq!(t.access_token.expose(), "AT-2");
-    assert_eq!(t.refresh_token.as_ref().map(SecretString::expose), Some("RT-SECRET"));
+    assert_eq!(
+        t.refresh_token.as_ref().map(SecretString::expose),
+        Some("RT-SECRET")
+    );
     assert_eq!(t.expires_at, None);
 }
 
@@ -105,11 +137,19 @@ fn refused_refresh_then_reauthorize() {
     let mut s = standard(config(dcr()), None);
     s.drive();
     s.redirect_back("");
-    s.routes[3] = (format!("{AS}/token"), 400, json!({"error": "invalid_grant"}));
+    s.routes[3] = (
+        format!("{AS}/token"),
+        400,
+        json!({"error": "invalid_grant"}),
+    );
     s.flow.refresh(s.now).unwrap();
     s.drive();
-    assert!(matches!(s.failure(), Some(AuthError::EndpointError { purpose: AuthPurpose::Refresh, error, .. }) if error == "invalid_grant"));
-    s.flow.reauthorize(s.now, Secrets::new("w".repeat(43), "s9")).unwrap();
+    assert!(
+        matches!(s.failure(), Some(AuthError::EndpointError { purpose: AuthPurpose::Refresh, error, .. }) if error == "invalid_grant")
+    );
+    s.flow
+        .reauthorize(s.now, Secrets::new("w".repeat(43), "s9"))
+        .unwrap();
     s.drive();
     assert_eq!(s.authorize_urls().len(), 2);
     assert_eq!(s.flow.authorizations(), 1);
@@ -121,7 +161,10 @@ fn token_type_must_be_bearer() {
     s.routes[3].2 = json!({"access_token": "AT", "token_type": "DPoP"});
     s.drive();
     s.redirect_back("");
-    assert_eq!(s.failure(), Some(&AuthError::UnsupportedTokenType("DPoP".into())));
+    assert_eq!(
+        s.failure(),
+        Some(&AuthError::UnsupportedTokenType("DPoP".into()))
+    );
 }
 
 fn client_credentials_config(creds: ClientCredentials) -> AuthConfig {
@@ -133,7 +176,10 @@ fn client_credentials_config(creds: ClientCredentials) -> AuthConfig {
 #[test]
 fn client_credentials_basic() {
     // auth/client-credentials-basic
-    let c = client_credentials_config(ClientCredentials::with_secret("conformance-test-client", "conformance-test-secret"));
+    let c = client_credentials_config(ClientCredentials::with_secret(
+        "conformance-test-client",
+        "conformance-test-secret",
+    ));
     let mut s = standard(c, None);
     s.routes[1].2 = with(
         asm_doc(),
@@ -146,7 +192,10 @@ fn client_credentials_basic() {
         t.headers.get("authorization"),
         Some("Basic Y29uZm9ybWFuY2UtdGVzdC1jbGllbnQ6Y29uZm9ybWFuY2UtdGVzdC1zZWNyZXQ=")
     );
-    assert_eq!(body_str(t), "grant_type=client_credentials&resource=http%3A%2F%2Flocalhost%3A3000%2Fmcp");
+    assert_eq!(
+        body_str(t),
+        "grant_type=client_credentials&resource=http%3A%2F%2Flocalhost%3A3000%2Fmcp"
+    );
     assert_eq!(s.tokens().len(), 1);
 }
 
@@ -165,8 +214,14 @@ MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEfvzcRi0VhfDCaFZGpOQsmTd0V6dp
 zO0JS7oN98IlKGlLQi18O141oANXyyzzIQssIl3OMUGOQgFuwtNR29nLwQ==
 -----END PUBLIC KEY-----
 ";
-    let key = PrivateKey { pem: SecretString::new(KEY), algorithm: JwtAlgorithm::Es256 };
-    let mut c = client_credentials_config(ClientCredentials::with_private_key("conformance-test-client", key));
+    let key = PrivateKey {
+        pem: SecretString::new(KEY),
+        algorithm: JwtAlgorithm::Es256,
+    };
+    let mut c = client_credentials_config(ClientCredentials::with_private_key(
+        "conformance-test-client",
+        key,
+    ));
     c.unix_time = Some(1_800_000_000);
     let secrets = Secrets::new(VERIFIER, STATE).with_jwt_id("nonce-123");
     let mut s = Script::with_secrets(c, None, secrets)
@@ -185,7 +240,10 @@ zO0JS7oN98IlKGlLQi18O141oANXyyzzIQssIl3OMUGOQgFuwtNR29nLwQ==
     assert_eq!(get("grant_type").as_deref(), Some("client_credentials"));
     assert_eq!(get("client_id").as_deref(), Some("conformance-test-client"));
     assert_eq!(get("resource").as_deref(), Some(MCP));
-    assert_eq!(get("client_assertion_type").as_deref(), Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer"));
+    assert_eq!(
+        get("client_assertion_type").as_deref(),
+        Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+    );
     let jwt = get("client_assertion").unwrap();
     let header = jsonwebtoken::decode_header(&jwt).unwrap();
     assert_eq!(header.alg, jsonwebtoken::Algorithm::ES256);
@@ -212,19 +270,43 @@ zO0JS7oN98IlKGlLQi18O141oANXyyzzIQssIl3OMUGOQgFuwtNR29nLwQ==
 fn construction_misuse() {
     let now = Instant::now();
     let new = |c: AuthConfig, sec: Secrets| AuthFlow::new(c, None, sec, now).map(|_| ());
-    assert_eq!(new(config(dcr()), Secrets::new("short", STATE)), Err(AuthUsageError::BadVerifier));
-    assert_eq!(new(config(dcr()), Secrets::new(VERIFIER, "")), Err(AuthUsageError::EmptyState));
+    assert_eq!(
+        new(config(dcr()), Secrets::new("short", STATE)),
+        Err(AuthUsageError::BadVerifier)
+    );
+    assert_eq!(
+        new(config(dcr()), Secrets::new(VERIFIER, "")),
+        Err(AuthUsageError::EmptyState)
+    );
     let mut c = config(dcr());
     c.mcp_url = Url::parse("file:///x").unwrap();
-    assert_eq!(new(c, Secrets::new(VERIFIER, STATE)), Err(AuthUsageError::BadMcpUrl));
-    let c = config(ClientRegistration::metadata_document(Url::parse("http://x/c.json").unwrap()));
-    assert_eq!(new(c, Secrets::new(VERIFIER, STATE)), Err(AuthUsageError::BadMetadataDocumentUrl));
+    assert_eq!(
+        new(c, Secrets::new(VERIFIER, STATE)),
+        Err(AuthUsageError::BadMcpUrl)
+    );
+    let c = config(ClientRegistration::metadata_document(
+        Url::parse("http://x/c.json").unwrap(),
+    ));
+    assert_eq!(
+        new(c, Secrets::new(VERIFIER, STATE)),
+        Err(AuthUsageError::BadMetadataDocumentUrl)
+    );
     let mut c = config(dcr());
     c.grant = Grant::ClientCredentials;
-    assert_eq!(new(c, Secrets::new(VERIFIER, STATE)), Err(AuthUsageError::ClientCredentialsNeedPreRegistration));
-    let key = PrivateKey { pem: SecretString::new("k"), algorithm: JwtAlgorithm::Es256 };
+    assert_eq!(
+        new(c, Secrets::new(VERIFIER, STATE)),
+        Err(AuthUsageError::ClientCredentialsNeedPreRegistration)
+    );
+    let key = PrivateKey {
+        pem: SecretString::new("k"),
+        algorithm: JwtAlgorithm::Es256,
+    };
     let c = client_credentials_config(ClientCredentials::with_private_key("id", key));
-    let want = if cfg!(feature = "jwt") { AuthUsageError::JwtInputsMissing } else { AuthUsageError::JwtFeatureDisabled };
+    let want = if cfg!(feature = "jwt") {
+        AuthUsageError::JwtInputsMissing
+    } else {
+        AuthUsageError::JwtFeatureDisabled
+    };
     assert_eq!(new(c, Secrets::new(VERIFIER, STATE)), Err(want));
 }
 
@@ -237,9 +319,15 @@ fn exchange_deadline() {
     s.flow.handle_timeout(s.now + Duration::from_secs(29));
     assert!(!s.flow.is_failed());
     s.flow.handle_timeout(deadline);
-    assert_eq!(s.flow.poll_event(), Some(AuthEvent::Failed(AuthError::Timeout { purpose: AuthPurpose::ResourceMetadata })));
+    assert_eq!(
+        s.flow.poll_event(),
+        Some(AuthEvent::Failed(AuthError::Timeout {
+            purpose: AuthPurpose::ResourceMetadata
+        }))
+    );
     // A late response is ignored.
-    s.flow.handle_response(deadline, req.id, 200, &HeaderList::new(), b"{}");
+    s.flow
+        .handle_response(deadline, req.id, 200, &HeaderList::new(), b"{}");
     assert_eq!(s.flow.poll_event(), None);
     assert_eq!(s.flow.poll_request(), None);
 }
@@ -252,7 +340,12 @@ fn authorization_deadline() {
     assert_eq!(deadline, s.now + Duration::from_secs(600));
     s.flow.handle_timeout(deadline);
     s.drive();
-    assert_eq!(s.failure(), Some(&AuthError::Timeout { purpose: AuthPurpose::Authorization }));
+    assert_eq!(
+        s.failure(),
+        Some(&AuthError::Timeout {
+            purpose: AuthPurpose::Authorization
+        })
+    );
     // A redirect after the failure does nothing.
     s.redirect_back("");
     assert!(!s.log.iter().any(|r| r.purpose == AuthPurpose::Token));
@@ -262,25 +355,51 @@ fn authorization_deadline() {
 fn oversized_body_and_transport_failure() {
     let mut s = standard(config(dcr()), None);
     let req = s.flow.poll_request().unwrap();
-    s.flow.handle_response(s.now, req.id, 200, &HeaderList::new(), &vec![b' '; (1 << 20) + 1]);
-    assert!(matches!(s.flow.poll_event(), Some(AuthEvent::Failed(AuthError::TooLarge { .. }))));
+    s.flow.handle_response(
+        s.now,
+        req.id,
+        200,
+        &HeaderList::new(),
+        &vec![b' '; (1 << 20) + 1],
+    );
+    assert!(matches!(
+        s.flow.poll_event(),
+        Some(AuthEvent::Failed(AuthError::TooLarge { .. }))
+    ));
     let mut s = standard(config(dcr()), None);
     let req = s.flow.poll_request().unwrap();
     s.flow.handle_failure(s.now, req.id, "connection refused");
-    assert!(matches!(s.flow.poll_event(), Some(AuthEvent::Failed(AuthError::Transport { .. }))));
+    assert!(matches!(
+        s.flow.poll_event(),
+        Some(AuthEvent::Failed(AuthError::Transport { .. }))
+    ));
 }
 
 #[test]
 fn nothing_secret_in_debug_output() {
-    let c = config(ClientRegistration::pre_registered(ClientCredentials::with_secret("pre-id", "CLIENT-SECRET")));
+    let c = config(ClientRegistration::pre_registered(
+        ClientCredentials::with_secret("pre-id", "CLIENT-SECRET"),
+    ));
     let mut s = standard(c, None);
-    s.routes[1].2 = with(asm_doc(), json!({"token_endpoint_auth_methods_supported": ["client_secret_basic"]}));
+    s.routes[1].2 = with(
+        asm_doc(),
+        json!({"token_endpoint_auth_methods_supported": ["client_secret_basic"]}),
+    );
     s.drive();
     s.redirect_back("");
     s.flow.refresh(s.now).unwrap();
     let pending = s.flow.poll_request().unwrap();
-    let text = format!("{:?} {:#?} {:?} {:?} {:?}", s.flow, s.flow, s.events, s.log, pending);
-    for secret in ["AT-SECRET", "RT-SECRET", "CLIENT-SECRET", VERIFIER, "Basic "] {
+    let text = format!(
+        "{:?} {:#?} {:?} {:?} {:?}",
+        s.flow, s.flow, s.events, s.log, pending
+    );
+    for secret in [
+        "AT-SECRET",
+        "RT-SECRET",
+        "CLIENT-SECRET",
+        VERIFIER,
+        "Basic ",
+    ] {
         assert!(!text.contains(secret), "{secret} leaked");
     }
     // The state is a secret as well (it is in the authorization URL event, by necessity).

@@ -72,10 +72,21 @@ impl Script {
         Self::with_secrets(config, challenge, Secrets::new(VERIFIER, STATE))
     }
 
-    pub(super) fn with_secrets(config: AuthConfig, challenge: Option<&Challenge>, secrets: Secrets) -> Self {
+    pub(super) fn with_secrets(
+        config: AuthConfig,
+        challenge: Option<&Challenge>,
+        secrets: Secrets,
+    ) -> Self {
         let now = Instant::now();
-        let flow = AuthFlow::new(config, challenge.and_then(Challenge::bearer), secrets, now).unwrap();
-        Self { flow, now, routes: Vec::new(), log: Vec::new(), events: Vec::new() }
+        let flow =
+            AuthFlow::new(config, challenge.and_then(Challenge::bearer), secrets, now).unwrap();
+        Self {
+            flow,
+            now,
+            routes: Vec::new(),
+            log: Vec::new(),
+            events: Vec::new(),
+        }
     }
 
     pub(super) fn route(mut self, url: &str, status: u16, body: Value) -> Self {
@@ -89,7 +100,9 @@ impl Script {
             while let Some(e) = self.flow.poll_event() {
                 self.events.push(e);
             }
-            let Some(req) = self.flow.poll_request() else { return };
+            let Some(req) = self.flow.poll_request() else {
+                return;
+            };
             let mut key = req.url.clone();
             key.set_query(None);
             let (status, body) = self
@@ -100,7 +113,8 @@ impl Script {
                 .unwrap_or((404, b"Not Found".to_vec()));
             let id = req.id;
             self.log.push(req);
-            self.flow.handle_response(self.now, id, status, &HeaderList::new(), &body);
+            self.flow
+                .handle_response(self.now, id, status, &HeaderList::new(), &body);
         }
         panic!("the flow did not settle");
     }
@@ -139,7 +153,11 @@ impl Script {
     /// Plays the authorization server's `/authorize`: redirects with `code` and the request's
     /// `state` (plus `extra` query text).
     pub(super) fn redirect_back(&mut self, extra: &str) {
-        let url = self.authorize_urls().last().cloned().expect("an authorization URL");
+        let url = self
+            .authorize_urls()
+            .last()
+            .cloned()
+            .expect("an authorization URL");
         let state = param(&url, "state").unwrap();
         let loc = format!("{REDIRECT}?code=test-auth-code&state={state}{extra}");
         self.flow.handle_redirect(self.now, &loc);
@@ -147,12 +165,18 @@ impl Script {
     }
 
     pub(super) fn last(&self, purpose: AuthPurpose) -> &AuthHttpRequest {
-        self.log.iter().rev().find(|r| r.purpose == purpose).expect("a request of that purpose")
+        self.log
+            .iter()
+            .rev()
+            .find(|r| r.purpose == purpose)
+            .expect("a request of that purpose")
     }
 }
 
 pub(super) fn param(url: &Url, name: &str) -> Option<String> {
-    url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
+    url.query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
 }
 
 pub(super) fn body_str(r: &AuthHttpRequest) -> String {
@@ -160,7 +184,11 @@ pub(super) fn body_str(r: &AuthHttpRequest) -> String {
 }
 
 pub(super) fn config(client: ClientRegistration) -> AuthConfig {
-    AuthConfig::new(Url::parse(MCP).unwrap(), Url::parse(REDIRECT).unwrap(), client)
+    AuthConfig::new(
+        Url::parse(MCP).unwrap(),
+        Url::parse(REDIRECT).unwrap(),
+        client,
+    )
 }
 
 pub(super) fn dcr() -> ClientRegistration {
@@ -176,6 +204,10 @@ pub(super) fn standard(config: AuthConfig, ch: Option<&Challenge>) -> Script {
     Script::new(config, ch)
         .route(PRM_PATH, 200, prm_doc())
         .route(ASM_URL, 200, asm_doc())
-        .route(&format!("{AS}/register"), 201, json!({"client_id": "dyn-client"}))
+        .route(
+            &format!("{AS}/register"),
+            201,
+            json!({"client_id": "dyn-client"}),
+        )
         .route(&format!("{AS}/token"), 200, token_doc())
 }
