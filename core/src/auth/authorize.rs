@@ -260,4 +260,13 @@ mod tests {
         // auth/iss-not-advertised
         assert_eq!(parse_redirect(missing, &expect(&r, false)), Ok("c".into()));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn redirect_parsing_never_panics(s in "[ -~]{0,80}") {
+            let r = Url::parse("http://127.0.0.1:7777/callback").unwrap();
+            let _ = parse_redirect(&s, &expect(&r, true));
+            let _ = parse_redirect(&format!("http://127.0.0.1:7777/callback?{s}"), &expect(&r, false));
+        }
+    }
 }
