@@ -118,6 +118,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod auth;
 pub mod framing;
 #[cfg(any(test, fuzzing))]
 pub mod fuzzing;
