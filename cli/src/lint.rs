@@ -177,16 +177,16 @@ impl Linter<'_> {
                 );
             }
         }
-        if let Some(Value::String(format)) = schema.get("format") {
-            if !PORTABLE_FORMATS.contains(&format.as_str()) {
-                self.report(
-                    &format!("{path}/format"),
-                    Rule::Format,
-                    Severity::Warning,
-                    format!("format `{format}` is not supported by many clients"),
-                    "drop the format and describe it in `description`, or use `pattern`",
-                );
-            }
+        if let Some(Value::String(format)) = schema.get("format")
+            && !PORTABLE_FORMATS.contains(&format.as_str())
+        {
+            self.report(
+                &format!("{path}/format"),
+                Rule::Format,
+                Severity::Warning,
+                format!("format `{format}` is not supported by many clients"),
+                "drop the format and describe it in `description`, or use `pattern`",
+            );
         }
         match schema.get("items") {
             Some(Value::Array(_)) => self.report(

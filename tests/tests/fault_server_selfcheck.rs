@@ -116,10 +116,10 @@ impl Server {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.next(left) {
                 Some(Out::Line(l)) => {
-                    if let Ok(v) = serde_json::from_slice::<Value>(&l) {
-                        if v.get("jsonrpc").is_some() {
-                            return v;
-                        }
+                    if let Ok(v) = serde_json::from_slice::<Value>(&l)
+                        && v.get("jsonrpc").is_some()
+                    {
+                        return v;
                     }
                 }
                 other => panic!("expected a JSON-RPC line, got {other:?}"),
@@ -310,10 +310,10 @@ fn garbage_surrounds_valid_answers() {
     let answer = loop {
         match s.next(SOON) {
             Some(Out::Line(l)) => {
-                if let Ok(v) = serde_json::from_slice::<Value>(&l) {
-                    if v["id"] == 1 {
-                        break v;
-                    }
+                if let Ok(v) = serde_json::from_slice::<Value>(&l)
+                    && v["id"] == 1
+                {
+                    break v;
                 }
                 lines.push(l);
             }

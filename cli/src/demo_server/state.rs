@@ -104,17 +104,17 @@ impl Shared {
     /// Sends `notifications/message` when `level` is at or above the client's chosen level.
     pub fn log<T: Serialize>(&self, level: LoggingLevel, logger: &str, data: T) {
         let threshold = self.lock().log_level;
-        if threshold.is_some_and(|t| level >= t) {
-            if let Ok(data) = serde_json::to_value(data) {
-                let params = mcp_proto::types::LoggingMessageParams {
-                    level,
-                    logger: Some(logger.to_owned()),
-                    data,
-                    meta: None,
-                    extra: Default::default(),
-                };
-                self.out.notify("notifications/message", &params);
-            }
+        if threshold.is_some_and(|t| level >= t)
+            && let Ok(data) = serde_json::to_value(data)
+        {
+            let params = mcp_proto::types::LoggingMessageParams {
+                level,
+                logger: Some(logger.to_owned()),
+                data,
+                meta: None,
+                extra: Default::default(),
+            };
+            self.out.notify("notifications/message", &params);
         }
     }
 

@@ -97,10 +97,10 @@ fn property(
     }
     if prop.get("properties").is_some() {
         properties(prop, depth + 1, width, out);
-    } else if let Some(Value::Object(items)) = prop.get("items") {
-        if items.get("properties").is_some() {
-            properties(items, depth + 1, width, out);
-        }
+    } else if let Some(Value::Object(items)) = prop.get("items")
+        && items.get("properties").is_some()
+    {
+        properties(items, depth + 1, width, out);
     }
 }
 
@@ -138,10 +138,10 @@ fn type_name(schema: &Map<String, Value>) -> String {
             return "any".to_owned();
         }
     };
-    if base == "array" {
-        if let Some(Value::Object(items)) = schema.get("items") {
-            return format!("array of {}", type_name(items));
-        }
+    if base == "array"
+        && let Some(Value::Object(items)) = schema.get("items")
+    {
+        return format!("array of {}", type_name(items));
     }
     base
 }

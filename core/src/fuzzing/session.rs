@@ -151,7 +151,7 @@ pub fn session_ops(data: &[u8]) {
     };
     m.drain();
     // Most runs start with a good handshake, so that the rest of the ops reach a ready session.
-    if ops.byte() % 4 != 0 {
+    if !ops.byte().is_multiple_of(4) {
         let line = br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}"#;
         let split = ops.byte();
         m.feed(line, split);

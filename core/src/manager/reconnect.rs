@@ -263,10 +263,10 @@ impl ReconnectPolicy {
             self.fail(reason, true);
             return Ok(());
         }
-        if let Some(since) = self.connected_at.take() {
-            if now.saturating_duration_since(since) >= self.stable_after {
-                self.backoff.reset();
-            }
+        if let Some(since) = self.connected_at.take()
+            && now.saturating_duration_since(since) >= self.stable_after
+        {
+            self.backoff.reset();
         }
         match self.backoff.next_delay() {
             Some(delay) => {
@@ -289,11 +289,11 @@ impl ReconnectPolicy {
     /// Time has passed; call when [`poll_timeout`](Self::poll_timeout) is reached (earlier calls
     /// do nothing).
     pub fn handle_timeout(&mut self, now: Instant) {
-        if let ServerStatus::Reconnecting { at, .. } = self.status {
-            if now >= at {
-                self.status = ServerStatus::Connecting;
-                self.pending = Some(ReconnectAction::Connect);
-            }
+        if let ServerStatus::Reconnecting { at, .. } = self.status
+            && now >= at
+        {
+            self.status = ServerStatus::Connecting;
+            self.pending = Some(ReconnectAction::Connect);
         }
     }
 
