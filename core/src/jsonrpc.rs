@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 ///
 /// Ids of requests the peer sends are kept as received and echoed verbatim in the response.
 /// Ids the client allocates are integers from a counter.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum Id {
     /// A numeric id. Kept as a [`serde_json::Number`] so a peer's id is echoed exactly.
@@ -35,6 +35,38 @@ impl Id {
             Id::Number(n) => n.as_u64(),
             Id::String(_) => None,
         }
+    }
+}
+
+// By hand rather than `#[serde(untagged)]`: untagged enums buffer the value into serde's
+// internal `Content` first, which made the id the costliest member of a small envelope.
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl serde::de::Visitor<'_> for IdVisitor {
+            type Value = Id;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON-RPC id (a number or a string)")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Id, E> {
+                Ok(Id::Number(v.into()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Id, E> {
+                Ok(Id::Number(v.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Id, E> {
+                serde_json::Number::from_f64(v)
+                    .map(Id::Number)
+                    .ok_or_else(|| E::custom("a JSON-RPC id must be a finite number"))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Id, E> {
+                Ok(Id::String(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Id, E> {
+                Ok(Id::String(v))
+            }
+        }
+        d.deserialize_any(IdVisitor)
     }
 }
 
@@ -521,6 +553,22 @@ mod tests {
         assert!(matches!(
             single(std::str::from_utf8(&out).unwrap()),
             Message::Error { id: None, .. }
+        ));
+    }
+
+    #[test]
+    fn ids_of_every_shape_and_nothing_else() {
+        let id = |raw: &str| serde_json::from_str::<Id>(raw);
+        assert_eq!(id("7").unwrap(), Id::from(7));
+        assert_eq!(id("-3").unwrap().to_string(), "-3");
+        assert_eq!(id("2.5").unwrap().to_string(), "2.5");
+        assert_eq!(id(r#""a\"b""#).unwrap(), Id::from("a\"b"));
+        for bad in ["true", "null", "{}", "[1]"] {
+            assert!(id(bad).is_err(), "{bad}");
+        }
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":{"x":1},"result":{}}"#),
+            Err(DecodeError::NotJsonRpc { .. })
         ));
     }
 
