@@ -60,7 +60,7 @@ fn sse_decode(c: &mut Criterion) {
                     for part in &parts {
                         dec.decode(part, |item| {
                             if let SseItem::Event(e) = item {
-                                session.handle_message(now, e.data.as_bytes());
+                                session.handle_message_str(now, e.data);
                             }
                         });
                         seen += setup::drain_events(&mut session);

@@ -105,7 +105,7 @@ mod tests {
         for chunk in chunks(&bytes, 64 * 1024) {
             dec.decode(chunk, |item| {
                 if let mcp_proto::framing::sse::SseItem::Event(e) = item {
-                    session.handle_message(now, e.data.as_bytes());
+                    session.handle_message_str(now, e.data);
                     a += 1;
                 }
             });

@@ -276,13 +276,57 @@ where
 ///
 /// Never panics. A JSON array is a batch: its elements are decoded one by one.
 pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
+    decode_input(Input::Bytes(bytes))
+}
+
+/// [`decode`] for input already known to be UTF-8 (a stdio line, an SSE event's data): the
+/// same result, without checking the UTF-8 a second time.
+pub fn decode_str(text: &str) -> Result<Decoded, DecodeError> {
+    decode_input(Input::Text(text))
+}
+
+/// Decodes exactly one message (no batch).
+pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
+    decode_one_input(Input::Bytes(bytes))
+}
+
+/// [`decode_one`] for input already known to be UTF-8.
+pub fn decode_one_str(text: &str) -> Result<Message, DecodeError> {
+    decode_one_input(Input::Text(text))
+}
+
+/// Peer input, as bytes or as text already checked to be UTF-8.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    Bytes(&'a [u8]),
+    Text(&'a str),
+}
+
+impl<'a> Input<'a> {
+    fn bytes(self) -> &'a [u8] {
+        match self {
+            Input::Bytes(b) => b,
+            Input::Text(t) => t.as_bytes(),
+        }
+    }
+
+    fn parse<T: Deserialize<'a>>(self) -> serde_json::Result<T> {
+        match self {
+            Input::Bytes(b) => serde_json::from_slice(b),
+            // `from_str` trusts the UTF-8 it is given: strings and raw values are not re-checked.
+            Input::Text(t) => serde_json::from_str(t),
+        }
+    }
+}
+
+fn decode_input(input: Input<'_>) -> Result<Decoded, DecodeError> {
+    let bytes = input.bytes();
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        let items: Vec<&RawValue> =
-            serde_json::from_slice(bytes).map_err(|e| DecodeError::NotJson {
-                detail: e.to_string(),
-                excerpt: excerpt(bytes),
-            })?;
+        let items: Vec<&RawValue> = input.parse().map_err(|e| DecodeError::NotJson {
+            detail: e.to_string(),
+            excerpt: excerpt(bytes),
+        })?;
         if items.is_empty() {
             return Err(DecodeError::NotJsonRpc {
                 detail: "empty batch".into(),
@@ -292,18 +336,18 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
         return Ok(Decoded::Batch(
             items
                 .into_iter()
-                .map(|raw| decode_one(raw.get().as_bytes()))
+                .map(|raw| decode_one_input(Input::Text(raw.get())))
                 .collect(),
         ));
     }
-    decode_one(bytes).map(Decoded::Single)
+    decode_one_input(input).map(Decoded::Single)
 }
 
-/// Decodes exactly one message (no batch).
-pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
-    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
+fn decode_one_input(input: Input<'_>) -> Result<Message, DecodeError> {
+    let env: Envelope<'_> = match input.parse() {
         Ok(env) => env,
         Err(e) => {
+            let bytes = input.bytes();
             // Valid JSON of the wrong shape is a different diagnostic from a banner line.
             let kind_is_json = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
             let detail = e.to_string();
@@ -317,7 +361,7 @@ pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
     };
     classify(env).map_err(|detail| DecodeError::NotJsonRpc {
         detail: detail.into(),
-        excerpt: excerpt(bytes),
+        excerpt: excerpt(input.bytes()),
     })
 }
 
@@ -570,6 +614,25 @@ mod tests {
             decode(br#"{"jsonrpc":"2.0","id":{"x":1},"result":{}}"#),
             Err(DecodeError::NotJsonRpc { .. })
         ));
+    }
+
+    #[test]
+    fn text_and_byte_decoding_agree() {
+        let inputs: [&str; 5] = [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"t":"é\n"}}"#,
+            r#"[{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","id":"x","result":1}]"#,
+            r#"{"hello":"world"}"#,
+            "banner",
+            "[]",
+        ];
+        for input in inputs {
+            let a = format!("{:?}", decode(input.as_bytes()));
+            let b = format!("{:?}", decode_str(input));
+            assert_eq!(a, b, "{input}");
+            let a = format!("{:?}", decode_one(input.as_bytes()));
+            let b = format!("{:?}", decode_one_str(input));
+            assert_eq!(a, b, "{input}");
+        }
     }
 
     #[test]
