@@ -130,7 +130,11 @@ mod tests {
     fn naive_sse_extracts_data_across_chunks() {
         let mut n = NaiveSse::default();
         let mut out = Vec::new();
-        for c in [&b"event: message\nid: 1\ndata: {\"a\""[..], b":1}\n", b"\ndata: 2\n\n"] {
+        for c in [
+            &b"event: message\nid: 1\ndata: {\"a\""[..],
+            b":1}\n",
+            b"\ndata: 2\n\n",
+        ] {
             n.feed(c, |d| out.push(d.to_vec()));
         }
         assert_eq!(out, [b"{\"a\":1}".to_vec(), b"2".to_vec()]);

@@ -71,8 +71,13 @@ pub fn ready_session_for(now: Instant, stream: &Stream) -> Session {
 fn send_requests(s: &mut Session, now: Instant, stream: &Stream) {
     let params = call_params();
     for _ in 0..stream.responses {
-        s.send_request(now, "tools/call", Some(params.clone()), RequestOptions::new())
-            .expect("room for every request");
+        s.send_request(
+            now,
+            "tools/call",
+            Some(params.clone()),
+            RequestOptions::new(),
+        )
+        .expect("room for every request");
     }
     for _ in 0..stream.progress_requests {
         s.send_request(

@@ -234,7 +234,9 @@ fn push_text(out: &mut String, budget: usize, seed: usize) {
     let start = out.len();
     let mut k = seed;
     while out.len() - start < budget {
-        k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        k = k
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let w = WORDS[(k >> 33) % WORDS.len()];
         out.push_str(w);
         match (k >> 40) % 12 {
@@ -276,7 +278,12 @@ mod tests {
     fn every_message_is_valid_json_rpc_of_about_the_target_size() {
         for class in Class::ALL {
             let s = stream(class);
-            assert!(s.total_len() > 900_000, "{}: {}", class.name(), s.total_len());
+            assert!(
+                s.total_len() > 900_000,
+                "{}: {}",
+                class.name(),
+                s.total_len()
+            );
             for m in &s.messages {
                 let v: serde_json::Value = serde_json::from_str(m).unwrap();
                 assert_eq!(v["jsonrpc"], "2.0");
@@ -296,7 +303,10 @@ mod tests {
         for m in &s.messages {
             let v: serde_json::Value = serde_json::from_str(m).unwrap();
             if let Some(t) = v["params"]["progressToken"].as_u64() {
-                assert!(t > s.responses && t <= s.responses + PROGRESS_REQUESTS, "{t}");
+                assert!(
+                    t > s.responses && t <= s.responses + PROGRESS_REQUESTS,
+                    "{t}"
+                );
             } else {
                 assert!(v["id"].as_u64().unwrap() <= s.responses);
             }

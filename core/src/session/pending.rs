@@ -158,7 +158,11 @@ mod tests {
             .collect();
         buckets.sort_unstable();
         buckets.dedup();
-        assert_eq!(buckets.len(), 4096, "a run of counters maps to distinct buckets");
+        assert_eq!(
+            buckets.len(),
+            4096,
+            "a run of counters maps to distinct buckets"
+        );
         let mut tags: Vec<u64> = (0..4096).map(|n| hash(n as u64) >> 57).collect();
         tags.sort_unstable();
         tags.dedup();
