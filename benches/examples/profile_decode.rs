@@ -1,5 +1,7 @@
 //! Runs one class's stream through the stdio path a few times, for a profiler:
-//! `valgrind --tool=callgrind target/release/examples/profile_decode result_200B 3`.
+//! `valgrind --tool=callgrind target/release/examples/profile_decode result_200B 3`;
+//! with `BASELINE=borrowed` or `BASELINE=value` it runs that baseline instead.
+//! `benches/callgrind_ratios.sh` turns this into instruction-count ratios per class.
 
 use mcp_bench::setup;
 use mcp_bench::workload::{Class, chunks, stream};
@@ -17,11 +19,16 @@ fn main() {
     let bytes = s.ndjson();
     let now = Instant::now();
     let mut seen = 0;
-    if std::env::var_os("BASELINE").is_some() {
+    let baseline = match std::env::var("BASELINE").as_deref() {
+        Ok("value") => Some(mcp_bench::baseline::value as fn(&[u8]) -> usize),
+        Ok(_) => Some(mcp_bench::baseline::borrowed as fn(&[u8]) -> usize),
+        Err(_) => None,
+    };
+    if let Some(parse) = baseline {
         for _ in 0..rounds {
             let mut lines = mcp_bench::baseline::NaiveLines::default();
             for part in chunks(&bytes, 64 * 1024) {
-                lines.feed(part, |l| seen += mcp_bench::baseline::borrowed(l));
+                lines.feed(part, |l| seen += parse(l));
             }
         }
         println!("{seen}");
