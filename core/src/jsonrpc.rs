@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 ///
 /// Ids of requests the peer sends are kept as received and echoed verbatim in the response.
 /// Ids the client allocates are integers from a counter.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum Id {
     /// A numeric id. Kept as a [`serde_json::Number`] so a peer's id is echoed exactly.
@@ -35,6 +35,38 @@ impl Id {
             Id::Number(n) => n.as_u64(),
             Id::String(_) => None,
         }
+    }
+}
+
+// By hand rather than `#[serde(untagged)]`: untagged enums buffer the value into serde's
+// internal `Content` first, which made the id the costliest member of a small envelope.
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl serde::de::Visitor<'_> for IdVisitor {
+            type Value = Id;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON-RPC id (a number or a string)")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Id, E> {
+                Ok(Id::Number(v.into()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Id, E> {
+                Ok(Id::Number(v.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Id, E> {
+                serde_json::Number::from_f64(v)
+                    .map(Id::Number)
+                    .ok_or_else(|| E::custom("a JSON-RPC id must be a finite number"))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Id, E> {
+                Ok(Id::String(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Id, E> {
+                Ok(Id::String(v))
+            }
+        }
+        d.deserialize_any(IdVisitor)
     }
 }
 
@@ -244,13 +276,57 @@ where
 ///
 /// Never panics. A JSON array is a batch: its elements are decoded one by one.
 pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
+    decode_input(Input::Bytes(bytes))
+}
+
+/// [`decode`] for input already known to be UTF-8 (a stdio line, an SSE event's data): the
+/// same result, without checking the UTF-8 a second time.
+pub fn decode_str(text: &str) -> Result<Decoded, DecodeError> {
+    decode_input(Input::Text(text))
+}
+
+/// Decodes exactly one message (no batch).
+pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
+    decode_one_input(Input::Bytes(bytes))
+}
+
+/// [`decode_one`] for input already known to be UTF-8.
+pub fn decode_one_str(text: &str) -> Result<Message, DecodeError> {
+    decode_one_input(Input::Text(text))
+}
+
+/// Peer input, as bytes or as text already checked to be UTF-8.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    Bytes(&'a [u8]),
+    Text(&'a str),
+}
+
+impl<'a> Input<'a> {
+    fn bytes(self) -> &'a [u8] {
+        match self {
+            Input::Bytes(b) => b,
+            Input::Text(t) => t.as_bytes(),
+        }
+    }
+
+    fn parse<T: Deserialize<'a>>(self) -> serde_json::Result<T> {
+        match self {
+            Input::Bytes(b) => serde_json::from_slice(b),
+            // `from_str` trusts the UTF-8 it is given: strings and raw values are not re-checked.
+            Input::Text(t) => serde_json::from_str(t),
+        }
+    }
+}
+
+fn decode_input(input: Input<'_>) -> Result<Decoded, DecodeError> {
+    let bytes = input.bytes();
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        let items: Vec<&RawValue> =
-            serde_json::from_slice(bytes).map_err(|e| DecodeError::NotJson {
-                detail: e.to_string(),
-                excerpt: excerpt(bytes),
-            })?;
+        let items: Vec<&RawValue> = input.parse().map_err(|e| DecodeError::NotJson {
+            detail: e.to_string(),
+            excerpt: excerpt(bytes),
+        })?;
         if items.is_empty() {
             return Err(DecodeError::NotJsonRpc {
                 detail: "empty batch".into(),
@@ -260,18 +336,18 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
         return Ok(Decoded::Batch(
             items
                 .into_iter()
-                .map(|raw| decode_one(raw.get().as_bytes()))
+                .map(|raw| decode_one_input(Input::Text(raw.get())))
                 .collect(),
         ));
     }
-    decode_one(bytes).map(Decoded::Single)
+    decode_one_input(input).map(Decoded::Single)
 }
 
-/// Decodes exactly one message (no batch).
-pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
-    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
+fn decode_one_input(input: Input<'_>) -> Result<Message, DecodeError> {
+    let env: Envelope<'_> = match input.parse() {
         Ok(env) => env,
         Err(e) => {
+            let bytes = input.bytes();
             // Valid JSON of the wrong shape is a different diagnostic from a banner line.
             let kind_is_json = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok();
             let detail = e.to_string();
@@ -285,7 +361,7 @@ pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
     };
     classify(env).map_err(|detail| DecodeError::NotJsonRpc {
         detail: detail.into(),
-        excerpt: excerpt(bytes),
+        excerpt: excerpt(input.bytes()),
     })
 }
 
@@ -522,6 +598,41 @@ mod tests {
             single(std::str::from_utf8(&out).unwrap()),
             Message::Error { id: None, .. }
         ));
+    }
+
+    #[test]
+    fn ids_of_every_shape_and_nothing_else() {
+        let id = |raw: &str| serde_json::from_str::<Id>(raw);
+        assert_eq!(id("7").unwrap(), Id::from(7));
+        assert_eq!(id("-3").unwrap().to_string(), "-3");
+        assert_eq!(id("2.5").unwrap().to_string(), "2.5");
+        assert_eq!(id(r#""a\"b""#).unwrap(), Id::from("a\"b"));
+        for bad in ["true", "null", "{}", "[1]"] {
+            assert!(id(bad).is_err(), "{bad}");
+        }
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":{"x":1},"result":{}}"#),
+            Err(DecodeError::NotJsonRpc { .. })
+        ));
+    }
+
+    #[test]
+    fn text_and_byte_decoding_agree() {
+        let inputs: [&str; 5] = [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"t":"é\n"}}"#,
+            r#"[{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","id":"x","result":1}]"#,
+            r#"{"hello":"world"}"#,
+            "banner",
+            "[]",
+        ];
+        for input in inputs {
+            let a = format!("{:?}", decode(input.as_bytes()));
+            let b = format!("{:?}", decode_str(input));
+            assert_eq!(a, b, "{input}");
+            let a = format!("{:?}", decode_one(input.as_bytes()));
+            let b = format!("{:?}", decode_one_str(input));
+            assert_eq!(a, b, "{input}");
+        }
     }
 
     #[test]

@@ -33,9 +33,10 @@ pub const DEFAULT_MAX_LINE_LEN: usize = 16 * 1024 * 1024;
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Line<'a> {
-    /// A complete line, without its `\n` / `\r\n`: not blank, valid UTF-8, at most the limit
-    /// long. It borrows the input chunk whenever the line lay entirely inside that chunk.
-    Message(&'a [u8]),
+    /// A complete line, without its `\n` / `\r\n`: not blank, at most the limit long, and
+    /// UTF-8 (checked once here, so the JSON parser need not check it again). It borrows the
+    /// input chunk whenever the line lay entirely inside that chunk.
+    Message(&'a str),
     /// A line longer than `limit` was dropped.
     ///
     /// `discarded` counts the bytes of the line before its `\n` (a final `\r` included).
@@ -73,13 +74,13 @@ pub enum Line<'a> {
 /// for chunk in [&b"{\"id\":1}\r\n{\"id\""[..], b":2}\n\n{\"id\":3}"] {
 ///     decoder.decode(chunk, |line| {
 ///         if let Line::Message(m) = line {
-///             messages.push(String::from_utf8_lossy(m).into_owned());
+///             messages.push(m.to_owned());
 ///         }
 ///     });
 /// }
 /// decoder.finish(|line| {
 ///     if let Line::Message(m) = line {
-///         messages.push(String::from_utf8_lossy(m).into_owned());
+///         messages.push(m.to_owned());
 ///     }
 /// });
 /// assert_eq!(messages, [r#"{"id":1}"#, r#"{"id":2}"#, r#"{"id":3}"#]);
@@ -245,7 +246,7 @@ fn emit_line<F: FnMut(Line<'_>)>(line: &[u8], max: usize, sink: &mut F) {
         return;
     }
     match std::str::from_utf8(content) {
-        Ok(_) => sink(Line::Message(content)),
+        Ok(text) => sink(Line::Message(text)),
         Err(e) => sink(Line::InvalidUtf8 {
             len: content.len(),
             valid_up_to: e.valid_up_to(),
@@ -288,7 +289,7 @@ mod tests {
     impl From<Line<'_>> for Item {
         fn from(line: Line<'_>) -> Self {
             match line {
-                Line::Message(m) => Item::Message(m.to_vec()),
+                Line::Message(m) => Item::Message(m.as_bytes().to_vec()),
                 Line::TooLong { discarded, limit } => Item::TooLong { discarded, limit },
                 Line::InvalidUtf8 { len, valid_up_to } => Item::InvalidUtf8 { len, valid_up_to },
             }
@@ -534,7 +535,7 @@ mod tests {
             let Line::Message(m) = l else {
                 panic!("unexpected {l:?}")
             };
-            seen.push((m.to_vec(), range2.contains(&m.as_ptr())));
+            seen.push((m.as_bytes().to_vec(), range2.contains(&m.as_ptr())));
         });
         assert_eq!(
             seen,

@@ -152,7 +152,8 @@ enum Waiting {
 /// - **(A) getters**: [`state`](Self::state), [`protocol_version`](Self::protocol_version),
 ///   [`server_info`](Self::server_info), [`server_capabilities`](Self::server_capabilities),
 ///   [`instructions`](Self::instructions), [`in_flight`](Self::in_flight).
-/// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch),
+/// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch;
+///   [`handle_message_str`](Self::handle_message_str) when it is known to be UTF-8),
 ///   [`handle_timeout`](Self::handle_timeout), [`handle_transport_closed`](Self::handle_transport_closed).
 /// - **(C) commands**: [`send_request`](Self::send_request) / [`request`](Self::request)
 ///   return a [`RequestHandle`]; [`notify`](Self::notify), [`cancel`](Self::cancel),
@@ -288,7 +289,25 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        match jsonrpc::decode(bytes) {
+        self.handle_decoded_input(now, jsonrpc::decode(bytes));
+    }
+
+    /// [`handle_message`](Self::handle_message) for input already known to be UTF-8 (a line
+    /// from [`LineDecoder`](crate::framing::lines::LineDecoder), an SSE event's data): the same
+    /// behaviour, without checking the UTF-8 a second time.
+    pub fn handle_message_str(&mut self, now: Instant, text: &str) {
+        if self.is_closed() {
+            return;
+        }
+        self.handle_decoded_input(now, jsonrpc::decode_str(text));
+    }
+
+    fn handle_decoded_input(
+        &mut self,
+        now: Instant,
+        decoded: Result<jsonrpc::Decoded, jsonrpc::DecodeError>,
+    ) {
+        match decoded {
             Ok(jsonrpc::Decoded::Single(msg)) => self.handle_decoded(now, msg),
             Ok(jsonrpc::Decoded::Batch(items)) => {
                 for item in items {

@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::value::RawValue;
 
@@ -44,11 +45,42 @@ pub(crate) struct Pending {
     pub(crate) deadline: Option<(Duration, bool)>,
 }
 
+/// Hashes the session's own counter values (handles, wire ids) with one multiplication.
+///
+/// SipHash (std's default) guards against keys chosen to collide; these keys are never the
+/// peer's: every key inserted comes from the session's counter, and a peer-supplied id is
+/// only ever looked up, which cannot lengthen a probe sequence. Multiplying by an odd
+/// constant maps any run of consecutive counters to distinct low bits (the bucket) and
+/// mixes them into the high bits (hashbrown's tag).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CounterHasher(u64);
+
+const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl Hasher for CounterHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(MULTIPLIER);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(MULTIPLIER);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A map keyed by the session's counter values.
+pub(crate) type CounterMap<K, V> = HashMap<K, V, BuildHasherDefault<CounterHasher>>;
+
 #[derive(Debug, Default)]
 pub(crate) struct PendingRequests {
-    entries: HashMap<RequestHandle, Pending>,
+    entries: CounterMap<RequestHandle, Pending>,
     /// Wire ids other than the handle's own, for re-sent requests.
-    aliases: HashMap<u64, RequestHandle>,
+    aliases: CounterMap<u64, RequestHandle>,
 }
 
 impl PendingRequests {
@@ -106,5 +138,64 @@ impl PendingRequests {
         let mut all: Vec<_> = self.entries.drain().collect();
         all.sort_unstable_by_key(|(h, _)| *h);
         all
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{BuildHasher, Hash};
+
+    fn hash<T: Hash>(t: T) -> u64 {
+        BuildHasherDefault::<CounterHasher>::default().hash_one(t)
+    }
+
+    #[test]
+    fn consecutive_handles_fill_distinct_buckets_and_tags_vary() {
+        let mask = (1u64 << 12) - 1;
+        let mut buckets: Vec<u64> = (5000..5000 + 4096)
+            .map(|n| hash(RequestHandle(n)) & mask)
+            .collect();
+        buckets.sort_unstable();
+        buckets.dedup();
+        assert_eq!(
+            buckets.len(),
+            4096,
+            "a run of counters maps to distinct buckets"
+        );
+        let mut tags: Vec<u64> = (0..4096).map(|n| hash(n as u64) >> 57).collect();
+        tags.sort_unstable();
+        tags.dedup();
+        assert_eq!(tags.len(), 128, "every 7-bit tag is used");
+    }
+
+    #[test]
+    fn table_behaviour_is_unchanged() {
+        let mut t = PendingRequests::default();
+        for n in 1..=1000 {
+            t.insert(
+                RequestHandle(n),
+                Pending {
+                    method: Cow::Borrowed("m"),
+                    params: None,
+                    wire: n,
+                    stage: Stage::Sent,
+                    timeout: None,
+                    max_total: None,
+                    progress: false,
+                    sent_at: Duration::ZERO,
+                    deadline: None,
+                },
+            );
+        }
+        t.rewire(RequestHandle(7), 5000);
+        assert_eq!(t.by_wire(5000), Some(RequestHandle(7)));
+        assert_eq!(t.by_wire(7), None);
+        assert_eq!(t.by_wire(8), Some(RequestHandle(8)));
+        assert!(t.remove(RequestHandle(7)).is_some());
+        assert_eq!(t.by_wire(5000), None);
+        let drained = t.drain_sorted();
+        assert_eq!(drained.len(), 999);
+        assert!(drained.windows(2).all(|w| w[0].0 < w[1].0));
     }
 }

@@ -88,7 +88,7 @@ impl StdioConnection {
 
 fn deliver(session: &mut Session, now: Instant, line: Line<'_>) {
     match line {
-        Line::Message(bytes) => session.handle_message(now, bytes),
+        Line::Message(text) => session.handle_message_str(now, text),
         Line::TooLong { discarded, limit } => {
             session.report(Diagnostic::LineTooLong { discarded, limit });
         }
