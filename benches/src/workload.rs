@@ -219,7 +219,7 @@ fn tool(i: usize) -> serde_json::Value {
             "required": ["path", "pattern"],
             "additionalProperties": false
         },
-        "annotations": {"readOnlyHint": i % 3 != 0, "openWorldHint": false}
+        "annotations": {"readOnlyHint": !i.is_multiple_of(3), "openWorldHint": false}
     })
 }
 

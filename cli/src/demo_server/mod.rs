@@ -142,7 +142,7 @@ fn on_line(shared: &Arc<Shared>, line: Line<'_>) {
         Line::InvalidUtf8 { .. } => return parse_error(shared, "line is not UTF-8"),
         _ => return,
     };
-    match decode(bytes) {
+    match decode(bytes.as_bytes()) {
         Ok(Decoded::Single(message)) => dispatch::message(shared, message),
         Ok(Decoded::Batch(items)) => {
             for item in items {

@@ -600,8 +600,8 @@ fn read_stdin(server: &Server, tx: &mpsc::Sender<Input>) {
         let mut messages = Vec::new();
         decoder.decode(&buf[..n], |line| match line {
             Line::Message(bytes) => {
-                server.log_line(bytes);
-                match jsonrpc::decode_one(bytes) {
+                server.log_line(bytes.as_bytes());
+                match jsonrpc::decode_one(bytes.as_bytes()) {
                     Ok(m) => messages.push(m),
                     Err(e) => eprintln!("fault_server: ignoring input: {e}"),
                 }
