@@ -15,26 +15,32 @@ use crate::types::{Implementation, ServerCapabilities};
 
 mod clock;
 mod config;
+mod discover;
 mod dispatch;
+mod envelope;
 mod error;
 mod event;
 mod handshake;
 mod inbound;
 mod meta;
+mod mrtr;
 mod pending;
 mod transport_hooks;
 
 #[cfg(test)]
 mod tests;
 
-pub use config::{Deadline, Era, ProtocolVersion, RequestOptions, SessionConfig};
+pub use config::{
+    Deadline, Era, EraPolicy, KnownEra, ProtocolVersion, RequestOptions, SessionConfig,
+};
 pub use error::UsageError;
 pub use event::{
     CloseReason, Diagnostic, Event, NotificationKind, RequestError, ServerNotification,
 };
 
 use clock::{ActiveClock, DeadlineIndex};
-use inbound::InboundRequests;
+use discover::Mode;
+use inbound::{InboundRequests, Reply};
 use pending::{Pending, PendingRequests, Stage};
 
 /// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
@@ -122,6 +128,9 @@ enum Queued {
     Initialize {
         wire: u64,
     },
+    Discover {
+        wire: u64,
+    },
     Request(RequestHandle),
     Notification {
         method: Cow<'static, str>,
@@ -174,8 +183,20 @@ pub struct Session {
     state: SessionState,
     /// One counter for handles and wire ids: they never collide.
     next_id: u64,
+    /// Which handshake runs, hence which era the session speaks.
+    mode: Mode,
+    /// The version requested in `initialize` (the configured one, or one a -32022 named).
+    initialize_version: ProtocolVersion,
     handshake_wire: u64,
     handshake_deadline: Option<Instant>,
+    /// When an Auto probe gives up on `server/discover`.
+    probe_deadline: Option<Instant>,
+    /// Whether the Auto probe fell back to `initialize`.
+    fell_back: bool,
+    envelope_values: envelope::Envelope,
+    modern: mrtr::ModernRequests,
+    /// The latest instant an input carried (for clock resumes inside completions).
+    clock_now: Instant,
     server: Option<ServerState>,
     pending: PendingRequests,
     deadlines: DeadlineIndex,
@@ -192,14 +213,26 @@ impl Session {
     #[must_use]
     pub fn new(config: SessionConfig, now: Instant) -> Self {
         let handshake_deadline = config.handshake_timeout.map(|t| saturating_add(now, t));
+        let (mode, probe) = Mode::initial(&config);
         let mut outbound = VecDeque::new();
-        outbound.push_back(Queued::Initialize { wire: 0 });
+        outbound.push_back(if mode.is_discover() {
+            Queued::Discover { wire: 0 }
+        } else {
+            Queued::Initialize { wire: 0 }
+        });
         Session {
+            envelope_values: envelope::Envelope::new(&config),
+            initialize_version: config.protocol_version,
             config,
             state: SessionState::Handshaking,
             next_id: 1,
+            mode,
             handshake_wire: 0,
             handshake_deadline,
+            probe_deadline: probe.map(|t| saturating_add(now, t)),
+            fell_back: false,
+            modern: mrtr::ModernRequests::default(),
+            clock_now: now,
             server: None,
             pending: PendingRequests::default(),
             deadlines: DeadlineIndex::default(),
@@ -288,6 +321,7 @@ impl Session {
         if self.is_closed() {
             return;
         }
+        self.clock_now = self.clock_now.max(now);
         match jsonrpc::decode(bytes) {
             Ok(jsonrpc::Decoded::Single(msg)) => self.handle_decoded(now, msg),
             Ok(jsonrpc::Decoded::Batch(items)) => {
@@ -313,6 +347,12 @@ impl Session {
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.is_closed() {
             return;
+        }
+        self.clock_now = self.clock_now.max(now);
+        if self.state == SessionState::Handshaking && self.probe_deadline.is_some_and(|d| now >= d)
+        {
+            self.probe_deadline = None;
+            self.probe_timed_out(now);
         }
         if self.state == SessionState::Handshaking
             && let Some(deadline) = self.handshake_deadline
@@ -372,8 +412,25 @@ impl Session {
         if self.is_closed() {
             return Err(UsageError::Closed);
         }
-        if method == "initialize" {
+        if method == "initialize" || method == "server/discover" {
             return Err(UsageError::ReservedMethod(method.into_owned()));
+        }
+        self.clock_now = self.clock_now.max(now);
+        let decided_discover = self.discover_mode()
+            && (self.state == SessionState::Ready
+                || matches!(self.config.era_policy, config::EraPolicy::Discover));
+        if decided_discover && discover::REMOVED_METHODS.contains(&&*method) {
+            return Err(UsageError::NotInEra {
+                method: method.into_owned(),
+                era: Era::Discover,
+            });
+        }
+        if self.config.era_policy != config::EraPolicy::Initialize
+            && !envelope::takes_envelope(params.as_deref())
+        {
+            return Err(UsageError::InvalidParams(
+                "params must be a JSON object to carry the request envelope".into(),
+            ));
         }
         let timeout = match options.deadline {
             Deadline::SessionDefault => self.config.request_timeout,
@@ -388,7 +445,10 @@ impl Session {
                 limit: self.config.max_in_flight,
             });
         }
-        let waits = self.state == SessionState::Handshaking && method != "ping";
+        // `ping` may precede `initialize`, but the discover era has no `ping`: it waits for
+        // the era to be known.
+        let waits =
+            self.state == SessionState::Handshaking && (method != "ping" || self.discover_mode());
         if waits && self.waiting.len() >= self.config.max_queued {
             return Err(UsageError::QueueFull {
                 limit: self.config.max_queued,
@@ -459,6 +519,12 @@ impl Session {
         ) {
             return Err(UsageError::ReservedMethod(method.into_owned()));
         }
+        if self.era() == Some(Era::Discover) && method == "notifications/roots/list_changed" {
+            return Err(UsageError::NotInEra {
+                method: method.into_owned(),
+                era: Era::Discover,
+            });
+        }
         if self.state == SessionState::Handshaking {
             if self.waiting.len() >= self.config.max_queued {
                 return Err(UsageError::QueueFull {
@@ -507,6 +573,7 @@ impl Session {
         if self.is_closed() {
             return Err(UsageError::Closed);
         }
+        self.clock_now = self.clock_now.max(now);
         let inbound = self
             .inbound
             .remove(id)
@@ -514,10 +581,12 @@ impl Session {
         if inbound.pauses {
             self.clock.resume(now);
         }
-        self.outbound.push_back(Queued::Response {
-            id: inbound.wire,
-            result,
-        });
+        match inbound.reply {
+            Reply::Wire(wire) => self
+                .outbound
+                .push_back(Queued::Response { id: wire, result }),
+            Reply::Input { handle, index } => self.answer_input(id, handle, index, result),
+        }
         Ok(())
     }
 
@@ -539,6 +608,15 @@ impl Session {
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
         while let Some(item) = self.outbound.pop_front() {
             match item {
+                Queued::Discover { wire } => {
+                    let params = self.discover_params();
+                    discover::encode_discover(buf, wire, &params);
+                    return Some(Outgoing {
+                        kind: MessageKind::Request,
+                        request: None,
+                        method: Some(Cow::Borrowed("server/discover")),
+                    });
+                }
                 Queued::Initialize { wire } => {
                     let params = self.initialize_params();
                     jsonrpc::encode_request(buf, &Id::from(wire), "initialize", Some(&params));
@@ -550,14 +628,28 @@ impl Session {
                 }
                 Queued::Request(handle) => {
                     // Cancelled or timed out while queued: the server never sees it.
-                    let Some(p) = self.pending.get_mut(handle) else {
+                    let Some(p) = self.pending.get(handle) else {
                         continue;
                     };
                     if p.stage != Stage::Queued {
                         continue;
                     }
+                    let modern = if self.discover_mode() {
+                        match self.modern_params(handle, p.params.as_deref()) {
+                            Ok(params) => Some(params),
+                            Err(detail) => {
+                                self.complete(handle, Err(mrtr::envelope_error(detail)));
+                                continue;
+                            }
+                        }
+                    } else {
+                        None
+                    };
+                    // Invariant: looked up just above, nothing removed it since.
+                    let p = self.pending.get_mut(handle).expect("pending entry");
                     p.stage = Stage::Sent;
-                    jsonrpc::encode_request(buf, &Id::from(p.wire), &p.method, p.params.as_deref());
+                    let params = modern.as_deref().or(p.params.as_deref());
+                    jsonrpc::encode_request(buf, &Id::from(p.wire), &p.method, params);
                     return Some(Outgoing {
                         kind: MessageKind::Request,
                         request: Some(handle),
@@ -603,7 +695,10 @@ impl Session {
             return None;
         }
         let handshake = match self.state {
-            SessionState::Handshaking => self.handshake_deadline,
+            SessionState::Handshaking => match (self.handshake_deadline, self.probe_deadline) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             _ => None,
         };
         let request = self
@@ -656,6 +751,7 @@ impl Session {
         if let Some((at, _)) = p.deadline {
             self.deadlines.remove(at, handle);
         }
+        self.forget_modern(handle);
         if p.stage == Stage::Sent {
             self.outbound.push_back(Queued::Notification {
                 method: Cow::Borrowed("notifications/cancelled"),
@@ -673,6 +769,7 @@ impl Session {
         if let Some((at, _)) = p.deadline {
             self.deadlines.remove(at, handle);
         }
+        self.forget_modern(handle);
         self.events.push_back(Event::Completed { handle, result });
     }
 
@@ -687,6 +784,7 @@ impl Session {
         self.deadlines.clear();
         self.waiting.clear();
         self.inbound.clear();
+        self.modern = mrtr::ModernRequests::default();
         self.events.push_back(Event::Closed { reason });
     }
 
