@@ -311,6 +311,46 @@ impl Session {
         true
     }
 
+    /// The HTTP layer's report on a refused probe POST (400, 404 or 405): `Some` with the
+    /// recognised modern JSON-RPC error the body carried (handled like that answer), `None` for
+    /// an empty or non-modern body (Auto falls back to `initialize`; Discover closes). Ignored
+    /// unless the session waits for its discover answer.
+    pub fn handle_probe_refusal(&mut self, now: Instant, error: Option<ErrorObject>) {
+        if self.state != SessionState::Handshaking || !self.discover_mode() {
+            return;
+        }
+        match error {
+            Some(e) => self.finish_discover(now, Err(e)),
+            None if self.is_probing() => {
+                let v = self.config.protocol_version;
+                self.fall_back(now, v, "the HTTP server refused the modern probe".into());
+            }
+            None => self.close_with(CloseReason::InvalidHandshake(
+                "the HTTP server refused server/discover".into(),
+            )),
+        }
+    }
+
+    /// Whether requests go out in the discover era (envelope, 2026 HTTP headers), or the
+    /// session is running the discover handshake.
+    #[must_use]
+    pub fn speaks_discover(&self) -> bool {
+        self.discover_mode()
+    }
+
+    /// The protocol version the envelope carries now (for `MCP-Protocol-Version`).
+    #[must_use]
+    pub fn envelope_protocol_version(&self) -> ProtocolVersion {
+        self.envelope_version()
+    }
+
+    /// The pending request sent with wire id `wire`, if any (for a transport that inspects
+    /// answers before the session sees them).
+    #[must_use]
+    pub fn request_for_wire(&self, wire: u64) -> Option<super::RequestHandle> {
+        self.pending.by_wire(wire)
+    }
+
     /// The probe timeout fired: fall back.
     pub(super) fn probe_timed_out(&mut self, now: Instant) {
         let v = self.config.protocol_version;

@@ -5,9 +5,11 @@
 
 use serde_json::value::RawValue;
 
-use super::Session;
 use super::meta;
+use super::pending::Stage;
+use super::{MessageKind, Outgoing, RequestHandle, Session, mrtr};
 use crate::jsonrpc;
+use crate::jsonrpc::Id;
 use crate::types::v2026::{
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
 };
@@ -59,6 +61,42 @@ impl Session {
             keys.push((META_LOG_LEVEL, level));
         }
         meta::splice(params, top, &keys)
+    }
+
+    /// Encodes a queued request into `buf` (with the envelope and a round's fields in the
+    /// discover era). `None` when it no longer needs sending (cancelled or timed out while
+    /// queued: the server never sees it).
+    pub(super) fn transmit_request(
+        &mut self,
+        handle: RequestHandle,
+        buf: &mut Vec<u8>,
+    ) -> Option<Outgoing> {
+        // Cancelled or timed out while queued: the server never sees it.
+        let p = self.pending.get(handle)?;
+        if p.stage != Stage::Queued {
+            return None;
+        }
+        let modern = if self.discover_mode() {
+            match self.modern_params(handle, p.params.as_deref()) {
+                Ok(params) => Some(params),
+                Err(detail) => {
+                    self.complete(handle, Err(mrtr::envelope_error(detail)));
+                    return None;
+                }
+            }
+        } else {
+            None
+        };
+        // Invariant: looked up just above, nothing removed it since.
+        let p = self.pending.get_mut(handle).expect("pending entry");
+        p.stage = Stage::Sent;
+        let params = modern.as_deref().or(p.params.as_deref());
+        jsonrpc::encode_request(buf, &Id::from(p.wire), &p.method, params);
+        Some(Outgoing {
+            kind: MessageKind::Request,
+            request: Some(handle),
+            method: Some(p.method.clone()),
+        })
     }
 
     /// `params` with the envelope in `_meta`.

@@ -10,6 +10,8 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::jsonrpc;
+
 struct Members<'a>(Vec<(String, &'a RawValue)>);
 
 impl<'de> Deserialize<'de> for Members<'de> {
@@ -149,6 +151,31 @@ fn write_meta(out: &mut String, inner: &[(String, &RawValue)], meta: &[(&str, &R
         out.push_str(value.get());
     }
     out.push('}');
+}
+
+pub(super) fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cancelled<'a> {
+        request_id: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
+    }
+    // Invariant: a struct of an integer and a string always serializes.
+    jsonrpc::to_raw(&Cancelled {
+        request_id: wire,
+        reason,
+    })
+    .expect("cancelled params serialize")
+}
+
+/// Serializes typed params; `null` (from `Option::None` or `()`) means "no params".
+pub(super) fn raw_params<T: serde::Serialize>(
+    params: &T,
+) -> Result<Option<Box<RawValue>>, super::UsageError> {
+    let raw =
+        jsonrpc::to_raw(params).map_err(|e| super::UsageError::InvalidParams(e.to_string()))?;
+    Ok((raw.get() != "null").then_some(raw))
 }
 
 #[cfg(test)]

@@ -495,7 +495,7 @@ impl Session {
         params: &R::Params,
         options: RequestOptions,
     ) -> Result<RequestHandle, UsageError> {
-        let params = raw_params(params)?;
+        let params = meta::raw_params(params)?;
         self.send_request(now, R::METHOD, params, options)
     }
 
@@ -627,34 +627,9 @@ impl Session {
                     });
                 }
                 Queued::Request(handle) => {
-                    // Cancelled or timed out while queued: the server never sees it.
-                    let Some(p) = self.pending.get(handle) else {
-                        continue;
-                    };
-                    if p.stage != Stage::Queued {
-                        continue;
+                    if let Some(out) = self.transmit_request(handle, buf) {
+                        return Some(out);
                     }
-                    let modern = if self.discover_mode() {
-                        match self.modern_params(handle, p.params.as_deref()) {
-                            Ok(params) => Some(params),
-                            Err(detail) => {
-                                self.complete(handle, Err(mrtr::envelope_error(detail)));
-                                continue;
-                            }
-                        }
-                    } else {
-                        None
-                    };
-                    // Invariant: looked up just above, nothing removed it since.
-                    let p = self.pending.get_mut(handle).expect("pending entry");
-                    p.stage = Stage::Sent;
-                    let params = modern.as_deref().or(p.params.as_deref());
-                    jsonrpc::encode_request(buf, &Id::from(p.wire), &p.method, params);
-                    return Some(Outgoing {
-                        kind: MessageKind::Request,
-                        request: Some(handle),
-                        method: Some(p.method.clone()),
-                    });
                 }
                 Queued::Notification { method, params } => {
                     jsonrpc::encode_notification(buf, &method, params.as_deref());
@@ -755,7 +730,7 @@ impl Session {
         if p.stage == Stage::Sent {
             self.outbound.push_back(Queued::Notification {
                 method: Cow::Borrowed("notifications/cancelled"),
-                params: Some(cancelled_params(p.wire, reason.as_deref())),
+                params: Some(meta::cancelled_params(p.wire, reason.as_deref())),
             });
         }
         self.events.push_back(Event::Completed { handle, result });
@@ -817,26 +792,4 @@ fn deadline_for(p: &Pending, now: Duration) -> Option<(Duration, bool)> {
         (None, Some(t)) => Some((t, true)),
         (None, None) => None,
     }
-}
-
-fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Cancelled<'a> {
-        request_id: u64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<&'a str>,
-    }
-    // Invariant: a struct of an integer and a string always serializes.
-    jsonrpc::to_raw(&Cancelled {
-        request_id: wire,
-        reason,
-    })
-    .expect("cancelled params serialize")
-}
-
-/// Serializes typed params; `null` (from `Option::None` or `()`) means "no params".
-fn raw_params<T: serde::Serialize>(params: &T) -> Result<Option<Box<RawValue>>, UsageError> {
-    let raw = jsonrpc::to_raw(params).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
-    Ok((raw.get() != "null").then_some(raw))
 }

@@ -339,5 +339,6 @@ pub fn classify_probe_refusal(body: &[u8]) -> ProbeVerdict {
     }
 }
 
+mod hooks;
 #[cfg(test)]
 mod tests;
