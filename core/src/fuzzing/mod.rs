@@ -6,8 +6,10 @@
 //! panic is the finding. Not a stable API.
 
 mod session;
+mod sse;
 
 pub use session::session_ops;
+pub use sse::sse;
 
 use crate::framing::lines::{Line, LineDecoder};
 use crate::session::{Event, SessionConfig};

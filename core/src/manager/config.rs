@@ -24,10 +24,14 @@
 //! - Fields: `command` (string), `args` (array of strings), `env` (object of strings), `cwd`
 //!   (string), `url` (`http://` or `https://`), `headers` (object of strings), `timeout`
 //!   (per-request timeout, integer milliseconds), `startupTimeout` (integer milliseconds),
-//!   `disabled` (boolean; `true` skips the server without checking the rest of it). `null`
-//!   counts as absent; unknown fields are ignored; a field given twice is an error.
+//!   `envFile` (string, a dotenv file for the adapter to load), `disabled` / `enabled`
+//!   (booleans; `"disabled": true` or `"enabled": false` skips the server without checking the
+//!   rest of it). `null` counts as absent; unknown fields are ignored; a field given twice is an
+//!   error.
 //! - Variables are expanded by [`expand_vars`] in `command`, `args`, `env` values, `cwd`,
 //!   `url` and `headers` values (not in keys).
+//! - Other shapes (VS Code's `servers`, `~/.claude.json`) and the file name in errors:
+//!   [`parse_config_file`] and [`parse_config`].
 //! - Every error names the server and the field (`server "github": field "args[2]":
 //!   undefined variable GITHUB_TOKEN`). Errors never contain the values of `env`, `headers`,
 //!   `url` or expanded strings, which often hold credentials; the `Debug` output of
@@ -36,14 +40,18 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-
 use crate::time::Duration;
+
+mod json;
+mod shapes;
+
+use json::{Json, Members};
+pub use shapes::{ConfigShape, ParsedConfig, parse_config, parse_config_file};
 
 /// One configured MCP server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
-    /// The key under `mcpServers`; unique within a file, never empty.
+    /// The key under `mcpServers` (or `servers`); unique within a file, never empty.
     pub name: String,
     /// How to reach the server.
     pub transport: TransportConfig,
@@ -76,6 +84,9 @@ pub struct StdioConfig {
     pub clear_env: bool,
     /// The child's working directory; `None` inherits the parent's.
     pub cwd: Option<String>,
+    /// A dotenv file to load (VS Code's `envFile`, after variable expansion). Reading it is the
+    /// adapter's job; its variables go under `env`, which wins on a name given in both.
+    pub env_file: Option<String>,
 }
 
 impl StdioConfig {
@@ -87,6 +98,7 @@ impl StdioConfig {
             env: Vec::new(),
             clear_env: false,
             cwd: None,
+            env_file: None,
         }
     }
 }
@@ -99,6 +111,7 @@ impl fmt::Debug for StdioConfig {
             .field("env", &Redacted(&self.env))
             .field("clear_env", &self.clear_env)
             .field("cwd", &self.cwd)
+            .field("env_file", &self.env_file)
             .finish()
     }
 }
@@ -167,12 +180,16 @@ pub struct TimeoutConfig {
     pub request: Option<Duration>,
 }
 
-/// Why a configuration was rejected, and where: the server and the field, when known.
+/// Why a configuration was rejected, and where: the file, the server and the field, when known.
 ///
-/// Displays as `server "NAME": field "FIELD": KIND`, leaving out the parts that are `None`.
+/// Displays as `file "PATH": server "NAME": field "FIELD": KIND`, leaving out the parts that
+/// are `None`.
 #[derive(Debug, thiserror::Error)]
-#[error("{}{kind}", Location(.server, .field))]
+#[error("{}{kind}", Location(.file, .server, .field))]
 pub struct ConfigError {
+    /// The file, as the caller named it to [`parse_config_file`] ([`parse_mcp_servers`] leaves
+    /// it `None`).
+    pub file: Option<String>,
     /// The server's name, when the error is inside one server's entry.
     pub server: Option<String>,
     /// The field, such as `command`, `args[2]` or `env.TOKEN`, when the error is in one field.
@@ -181,15 +198,18 @@ pub struct ConfigError {
     pub kind: ConfigErrorKind,
 }
 
-/// The `server "NAME": field "FIELD": ` prefix of a [`ConfigError`].
-struct Location<'a>(&'a Option<String>, &'a Option<String>);
+/// The `file "PATH": server "NAME": field "FIELD": ` prefix of a [`ConfigError`].
+struct Location<'a>(&'a Option<String>, &'a Option<String>, &'a Option<String>);
 
 impl fmt::Display for Location<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(server) = self.0 {
+        if let Some(file) = self.0 {
+            write!(f, "file {file:?}: ")?;
+        }
+        if let Some(server) = self.1 {
             write!(f, "server {server:?}: ")?;
         }
-        if let Some(field) = self.1 {
+        if let Some(field) = self.2 {
             write!(f, "field {field:?}: ")?;
         }
         Ok(())
@@ -208,6 +228,12 @@ pub enum ConfigErrorKind {
         r#"missing top-level key "mcpServers" (expected {{"mcpServers": {{"<name>": {{...}}}}}})"#
     )]
     MissingMcpServers,
+    /// A VS Code file (`.vscode/mcp.json`) has no `servers` key.
+    #[error(r#"missing top-level key "servers" (expected {{"servers": {{"<name>": {{...}}}}}})"#)]
+    MissingServers,
+    /// [`ConfigShape::Auto`] found neither `mcpServers` nor `servers` at the top level.
+    #[error(r#"unknown file shape: expected a top-level "mcpServers" or "servers" object"#)]
+    UnknownShape,
     /// A value has the wrong JSON type.
     #[error("expected {expected}, found {found}")]
     WrongType {
@@ -266,6 +292,22 @@ pub enum ExpandError {
         /// The byte offset of the `$`.
         offset: usize,
     },
+    /// A VS Code variable that needs an editor: `${input:...}` (asks the user), `${command:...}`,
+    /// `${config:...}`, or `${workspaceFolder}` where the workspace is unknown.
+    #[error(
+        r#"unsupported variable "${{{name}}}" (interactive or editor-only; put the value in the file or use "${{env:NAME}}")"#
+    )]
+    Unsupported {
+        /// The reference without `${` and `}`, such as `input:api-key`.
+        name: String,
+    },
+}
+
+/// What a variable reference resolves to, for the expansion loop.
+enum Lookup {
+    Value(Option<String>),
+    InvalidName,
+    Unsupported,
 }
 
 /// Expands `${NAME}` and `${NAME:-default}` in `input`, looking names up with `vars`.
@@ -283,6 +325,17 @@ pub fn expand_vars(
     input: &str,
     vars: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, ExpandError> {
+    expand_with(input, &|name| {
+        if is_var_name(name) {
+            Lookup::Value(vars(name))
+        } else {
+            Lookup::InvalidName
+        }
+    })
+}
+
+/// The expansion loop of [`expand_vars`], with the name rules left to `lookup`.
+fn expand_with(input: &str, lookup: &dyn Fn(&str) -> Lookup) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(input.len());
     let mut rest = input;
     while let Some(i) = rest.find('$') {
@@ -298,14 +351,21 @@ pub fn expand_vars(
                 Some((name, default)) => (name, Some(default)),
                 None => (&body[..end], None),
             };
-            if !is_var_name(name) {
-                return Err(ExpandError::InvalidName { offset });
-            }
-            match (vars(name), default) {
+            let value = match lookup(name) {
+                Lookup::Value(value) => value,
+                Lookup::InvalidName => return Err(ExpandError::InvalidName { offset }),
+                Lookup::Unsupported => {
+                    return Err(ExpandError::Unsupported {
+                        name: name.to_owned(),
+                    });
+                }
+            };
+            match (value, default) {
                 (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
                 (Some(value), _) => out.push_str(&value),
                 (None, Some(default)) => out.push_str(default),
                 (None, None) => {
+                    let name = name.strip_prefix("env:").unwrap_or(name);
                     return Err(ExpandError::Undefined {
                         name: name.to_owned(),
                     });
@@ -350,145 +410,40 @@ pub fn parse_mcp_servers(
     json: &str,
     vars: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<ServerConfig>, ConfigError> {
-    let root: Json = serde_json::from_str(json).map_err(|e| ConfigError {
-        server: None,
-        field: None,
-        kind: ConfigErrorKind::Json(e),
-    })?;
-    let top = Scope { server: None, vars };
-    let top_level = top.object(None, &root)?;
-    let servers = top_level
-        .get("mcpServers")
-        .ok_or_else(|| top.err(None, ConfigErrorKind::MissingMcpServers))?;
-    // Not `object`: a repeated server name gets its own, clearer error below.
-    let Json::Object(servers) = servers else {
-        return Err(top.wrong_type(Some("mcpServers"), "an object", servers));
-    };
-
-    let mut out = Vec::with_capacity(servers.0.len());
-    let mut seen = HashSet::new();
-    for (name, value) in &servers.0 {
-        let scope = Scope {
-            server: Some(name),
-            vars,
-        };
-        if name.is_empty() {
-            return Err(scope.err(None, ConfigErrorKind::EmptyName));
-        }
-        if !seen.insert(name.as_str()) {
-            return Err(scope.err(None, ConfigErrorKind::DuplicateServer));
-        }
-        if let Some(server) = scope.server_config(name, value)? {
-            out.push(server);
-        }
-    }
-    Ok(out)
+    parse_config(None, json, vars, &ConfigShape::McpServers).map(|parsed| parsed.servers)
 }
 
-/// A JSON value that keeps object members in document order (serde_json's `Map` sorts
-/// them unless `preserve_order` is enabled, which would affect the whole build).
-#[derive(Debug)]
-enum Json {
-    Null,
-    Bool(bool),
-    /// A non-negative integer that fits `u64`.
-    UInt(u64),
-    /// Any other number.
-    Number,
-    String(String),
-    Array(Vec<Json>),
-    Object(Members),
+/// Which variable syntax a file uses.
+#[derive(Debug, Clone, Copy)]
+enum Dialect<'a> {
+    /// `${NAME}` and `${NAME:-default}` only (`mcpServers` files).
+    Plain,
+    /// Also VS Code's `${env:NAME}`, `${userHome}` (from `HOME`) and `${workspaceFolder}`
+    /// (the given folder, if known); `${input:...}` and other `${kind:...}` are unsupported.
+    VsCode { workspace: Option<&'a str> },
 }
 
-/// Object members in document order, duplicates kept so they can be reported.
-#[derive(Debug)]
-struct Members(Vec<(String, Json)>);
-
-impl Members {
-    /// The first member named `key`; [`Scope::object`] has already rejected duplicates.
-    fn get(&self, key: &str) -> Option<&Json> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-
-    /// Like [`get`](Self::get), but `null` counts as absent (for every server field).
-    fn present(&self, key: &str) -> Option<&Json> {
-        self.get(key).filter(|v| !matches!(v, Json::Null))
-    }
-}
-
-impl Json {
-    fn type_name(&self) -> &'static str {
-        match self {
-            Json::Null => "null",
-            Json::Bool(_) => "a boolean",
-            Json::UInt(_) | Json::Number => "a number",
-            Json::String(_) => "a string",
-            Json::Array(_) => "an array",
-            Json::Object(_) => "an object",
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(JsonVisitor)
-    }
-}
-
-struct JsonVisitor;
-
-impl<'de> Visitor<'de> for JsonVisitor {
-    type Value = Json;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_unit<E>(self) -> Result<Json, E> {
-        Ok(Json::Null)
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
-        Ok(Json::Bool(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
-        Ok(Json::UInt(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
-        Ok(u64::try_from(v).map_or(Json::Number, Json::UInt))
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Json, E> {
-        Ok(Json::Number)
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
-        Ok(Json::String(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Json, E> {
-        Ok(Json::String(v))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Json::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut members = Vec::new();
-        while let Some(member) = map.next_entry::<String, Json>()? {
-            members.push(member);
-        }
-        Ok(Json::Object(Members(members)))
-    }
-}
-
-/// Where errors are attributed (which server), plus the variable lookup.
+/// Where errors are attributed (which file and server), plus the variable lookup.
+#[derive(Clone, Copy)]
 struct Scope<'a> {
+    file: Option<&'a str>,
     server: Option<&'a str>,
     vars: &'a dyn Fn(&str) -> Option<String>,
+    dialect: Dialect<'a>,
 }
 
-impl Scope<'_> {
+impl<'a> Scope<'a> {
+    /// The same file and lookup, inside server `server`.
+    fn in_server(self, server: &'a str) -> Self {
+        Self {
+            server: Some(server),
+            ..self
+        }
+    }
+
     fn err(&self, field: Option<&str>, kind: ConfigErrorKind) -> ConfigError {
         ConfigError {
+            file: self.file.map(str::to_owned),
             server: self.server.map(str::to_owned),
             field: field.map(str::to_owned),
             kind,
@@ -527,7 +482,13 @@ impl Scope<'_> {
 
     fn expanded(&self, field: &str, value: &Json) -> Result<String, ConfigError> {
         let s = self.string(field, value)?;
-        expand_vars(s, self.vars).map_err(|e| self.err(Some(field), e.into()))
+        let expanded = match self.dialect {
+            Dialect::Plain => expand_vars(s, self.vars),
+            Dialect::VsCode { workspace } => {
+                expand_with(s, &|name| vscode_lookup(name, workspace, self.vars))
+            }
+        };
+        expanded.map_err(|e| self.err(Some(field), e.into()))
     }
 
     fn string_map(&self, field: &str, value: &Json) -> Result<Vec<(String, String)>, ConfigError> {
@@ -553,11 +514,14 @@ impl Scope<'_> {
         let fields = self.object(None, value)?;
         let get = |key| fields.present(key);
 
-        if let Some(disabled) = get("disabled") {
-            match disabled {
-                Json::Bool(true) => return Ok(None),
-                Json::Bool(false) => {}
-                other => return Err(self.wrong_type(Some("disabled"), "a boolean", other)),
+        // `disabled: true` (Claude, Cursor) or `enabled: false` (VS Code-style) switch a server
+        // off; either is enough.
+        for (key, off) in [("disabled", true), ("enabled", false)] {
+            match get(key) {
+                None => {}
+                Some(Json::Bool(b)) if *b == off => return Ok(None),
+                Some(Json::Bool(_)) => {}
+                Some(other) => return Err(self.wrong_type(Some(key), "a boolean", other)),
             }
         }
 
@@ -615,12 +579,16 @@ impl Scope<'_> {
             .transpose()?
             .unwrap_or_default();
         let cwd = get("cwd").map(|v| self.expanded("cwd", v)).transpose()?;
+        let env_file = get("envFile")
+            .map(|v| self.expanded("envFile", v))
+            .transpose()?;
         Ok(StdioConfig {
             command,
             args,
             env,
             clear_env: false,
             cwd,
+            env_file,
         })
     }
 
@@ -643,10 +611,36 @@ impl Scope<'_> {
     }
 }
 
+/// Resolves one VS Code variable reference (the text between `${` and `}` or `:-`).
+fn vscode_lookup(
+    name: &str,
+    workspace: Option<&str>,
+    vars: &dyn Fn(&str) -> Option<String>,
+) -> Lookup {
+    if let Some(env) = name.strip_prefix("env:") {
+        return if is_var_name(env) {
+            Lookup::Value(vars(env))
+        } else {
+            Lookup::InvalidName
+        };
+    }
+    match name {
+        "workspaceFolder" => {
+            workspace.map_or(Lookup::Unsupported, |w| Lookup::Value(Some(w.to_owned())))
+        }
+        "userHome" => Lookup::Value(vars("HOME")),
+        _ if name.contains(':') => Lookup::Unsupported,
+        _ if is_var_name(name) => Lookup::Value(vars(name)),
+        _ => Lookup::InvalidName,
+    }
+}
+
 fn has_http_scheme(url: &str) -> bool {
     let lower = |n: usize| url.get(..n).map(str::to_ascii_lowercase);
     lower(7).as_deref() == Some("http://") || lower(8).as_deref() == Some("https://")
 }
 
+#[cfg(test)]
+mod shapes_tests;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,552 @@
+//! The command line: every option and subcommand of `mcp`, parsed by clap, plus the parsers
+//! for what clap leaves as strings (`key=value` tool arguments, headers, durations).
+//!
+//! [`Cli::target`] turns the connection options into one [`Target`]; the subcommands that
+//! need no server (`demo`, `demo-server`, `lint --file`) never ask for one.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::{Map, Value};
+
+/// What `--help` prints after the options: the exit codes scripts can rely on.
+const AFTER_HELP: &str = "\
+Connect with `-- <command> [args]` (stdio), `--url <url>` (Streamable HTTP, legacy SSE fallback)
+or `--config <file> --server <name>` (an mcpServers JSON file).
+
+Exit codes: 0 ok, 1 tool error (isError) or lint errors, 2 usage, 3 connection or handshake
+failure, 4 JSON-RPC error from the server, 5 timeout, 130 interrupted.";
+
+/// `mcp`: a command-line client for MCP servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcp", version, about = "Poke at any MCP server from a terminal", after_help = AFTER_HELP)]
+pub struct Cli {
+    /// How to reach the server and how long to wait.
+    #[command(flatten)]
+    pub connection: ConnectionArgs,
+    /// How to print.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Which protocol era to speak (`--era`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Era {
+    /// Only the `initialize` handshake era (2024-11-05 … 2025-11-25).
+    Legacy,
+    /// Whatever the server supports, newest first.
+    #[default]
+    Auto,
+    /// Only the stateless era (2026-07-28 and later).
+    Modern,
+}
+
+/// A server log level for `log-level`, in increasing severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[allow(missing_docs)] // The names are the RFC 5424 levels MCP uses.
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+impl LogLevel {
+    /// The core's level with the same name.
+    pub fn to_proto(self) -> mcp_proto::types::LoggingLevel {
+        use mcp_proto::types::LoggingLevel as L;
+        match self {
+            LogLevel::Debug => L::Debug,
+            LogLevel::Info => L::Info,
+            LogLevel::Notice => L::Notice,
+            LogLevel::Warning => L::Warning,
+            LogLevel::Error => L::Error,
+            LogLevel::Critical => L::Critical,
+            LogLevel::Alert => L::Alert,
+            LogLevel::Emergency => L::Emergency,
+        }
+    }
+}
+
+/// Connection options; all are global, so they may come before or after the subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ConnectionArgs {
+    /// The server's Streamable HTTP endpoint (falls back to legacy HTTP+SSE).
+    #[arg(long, global = true, value_name = "URL", conflicts_with = "config")]
+    pub url: Option<String>,
+    /// An mcpServers JSON file (Claude Desktop, Cursor, .mcp.json); needs --server.
+    #[arg(long, global = true, value_name = "FILE", requires = "server")]
+    pub config: Option<PathBuf>,
+    /// Which server of the --config file to start.
+    #[arg(long, global = true, value_name = "NAME", requires = "config")]
+    pub server: Option<String>,
+    /// An HTTP header for every request, `Name: value` (repeatable).
+    #[arg(long = "header", short = 'H', global = true, value_name = "K:V", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// An environment variable for a stdio server, `KEY=VALUE` (repeatable).
+    #[arg(long = "env", short = 'e', global = true, value_name = "K=V", value_parser = parse_env)]
+    pub env: Vec<(String, String)>,
+    /// How long one request may take (`30s`, `500ms`, `2m`; a bare number is seconds).
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+    /// How long connecting and the handshake may take.
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    pub connect_timeout: Option<Duration>,
+    /// Which protocol era to speak.
+    #[arg(long, global = true, value_enum, default_value_t = Era::Auto)]
+    pub era: Era,
+}
+
+/// Output options; all are global.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Print a wire trace of every message on stderr (secrets masked); twice for headers too.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Print nothing but the result (no progress bar, no log messages).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print results as JSON, for scripts.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Write the result to FILE instead of stdout.
+    #[arg(long, short = 'o', global = true, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Write a result's bare text or decoded image / audio / blob bytes, not a rendering.
+    #[arg(long, global = true, conflicts_with = "json")]
+    pub raw: bool,
+}
+
+/// The server command line given after `--`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServerCommand {
+    /// The stdio server to run, after `--` (e.g. `-- npx -y @modelcontextprotocol/server-everything`).
+    #[arg(last = true, value_name = "SERVER_CMD")]
+    pub argv: Vec<String>,
+}
+
+/// Tool arguments: a JSON object and/or `key=value` pairs (pairs win).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ToolArgs {
+    /// The arguments as one JSON object.
+    #[arg(id = "args_json", long = "args", short = 'a', value_name = "JSON")]
+    pub json: Option<String>,
+    /// `key=value` pairs; a value is JSON when it parses as JSON (`n=3`, `ok=true`,
+    /// `tags=["a"]`), else a string; `a.b=1` nests.
+    #[arg(id = "tool_pairs", value_name = "KEY=VALUE")]
+    pub pairs: Vec<String>,
+}
+
+impl ToolArgs {
+    /// The arguments object to send; see [`build_arguments`].
+    pub fn to_map(&self) -> Result<Map<String, Value>, ArgError> {
+        build_arguments(self.json.as_deref(), &self.pairs)
+    }
+}
+
+/// The subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Server name, version, protocol, capabilities and instructions.
+    Info(ServerCommand),
+    /// List the tools with their input schemas.
+    Tools(ServerCommand),
+    /// Call a tool: `mcp call echo text=hi -- server…`.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// The tool's arguments.
+        #[command(flatten)]
+        args: ToolArgs,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// List the resources and resource templates.
+    Resources(ServerCommand),
+    /// Read a resource.
+    Read {
+        /// The resource's URI.
+        uri: String,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// List the prompts and their arguments.
+    Prompts(ServerCommand),
+    /// Get a prompt: `mcp prompt summarize text=… style=brief`.
+    Prompt {
+        /// The prompt's name.
+        name: String,
+        /// `key=value` string arguments.
+        #[arg(value_name = "KEY=VALUE")]
+        pairs: Vec<String>,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// Complete an argument: `mcp complete prompt:summarize style b`.
+    Complete {
+        /// `prompt:<name>` or `resource:<uri template>` (a bare `x://…` is a resource).
+        #[arg(value_parser = parse_reference)]
+        reference: CompletionRef,
+        /// The argument's name.
+        argument: String,
+        /// What has been typed so far.
+        value: String,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// Check that the server answers.
+    Ping(ServerCommand),
+    /// Set the level of the server's log messages.
+    LogLevel {
+        /// The lowest level to receive.
+        #[arg(value_enum)]
+        level: LogLevel,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// Print notifications as they arrive, until Ctrl-C.
+    Watch(ServerCommand),
+    /// Call one tool repeatedly and print latency percentiles, throughput and errors.
+    Load {
+        /// The tool's name.
+        tool: String,
+        /// The tool's arguments.
+        #[command(flatten)]
+        args: ToolArgs,
+        /// Calls in flight at once.
+        #[arg(long, short = 'c', default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        concurrency: u32,
+        /// Stop after this many calls (the default is 100 when no --duration is given).
+        #[arg(long, short = 'n', conflicts_with = "duration")]
+        count: Option<u64>,
+        /// Stop after this long (`10s`, `1m`).
+        #[arg(long, short = 'd', value_parser = parse_duration)]
+        duration: Option<Duration>,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// Check the tools' input schemas for portability problems.
+    Lint {
+        /// Lint a saved `tools/list` result (or a bare array of tools) instead of a server.
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// Run a guided tour against the built-in demo server.
+    Demo,
+    /// Run the built-in demo server on stdin/stdout.
+    DemoServer,
+}
+
+impl Command {
+    /// The `-- <command>` of this subcommand, when it takes one.
+    pub fn server_command(&self) -> Option<&ServerCommand> {
+        match self {
+            Command::Info(s)
+            | Command::Tools(s)
+            | Command::Resources(s)
+            | Command::Prompts(s)
+            | Command::Ping(s)
+            | Command::Watch(s) => Some(s),
+            Command::Call { server, .. }
+            | Command::Read { server, .. }
+            | Command::Prompt { server, .. }
+            | Command::Complete { server, .. }
+            | Command::LogLevel { server, .. }
+            | Command::Load { server, .. }
+            | Command::Lint { server, .. } => Some(server),
+            Command::Demo | Command::DemoServer => None,
+        }
+    }
+
+    /// Whether the subcommand talks to a server given on the command line.
+    pub fn needs_server(&self) -> bool {
+        match self {
+            Command::Demo | Command::DemoServer => false,
+            Command::Lint { file, .. } => file.is_none(),
+            _ => true,
+        }
+    }
+}
+
+/// Where the server is, once the options are resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Spawn `program args…` and speak over its stdin/stdout.
+    Stdio {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// Connect to a Streamable HTTP (or legacy SSE) endpoint.
+    Http {
+        /// The endpoint.
+        url: String,
+    },
+    /// Start the entry `server` of the mcpServers file `file`.
+    Config {
+        /// The mcpServers JSON file.
+        file: PathBuf,
+        /// The entry's name.
+        server: String,
+    },
+}
+
+impl Cli {
+    /// Resolves where to connect: exactly one of `-- cmd`, `--url` or `--config/--server`.
+    pub fn target(&self) -> Result<Target, ArgError> {
+        let argv = self
+            .command
+            .server_command()
+            .map(|s| s.argv.as_slice())
+            .unwrap_or_default();
+        let c = &self.connection;
+        let given = usize::from(!argv.is_empty())
+            + usize::from(c.url.is_some())
+            + usize::from(c.config.is_some());
+        if given > 1 {
+            return Err(ArgError::new(
+                "give only one of `-- <command>`, --url and --config",
+            ));
+        }
+        if let Some((program, args)) = argv.split_first() {
+            return Ok(Target::Stdio {
+                program: program.clone(),
+                args: args.to_vec(),
+            });
+        }
+        if let Some(url) = &c.url {
+            return Ok(Target::Http { url: url.clone() });
+        }
+        match (&c.config, &c.server) {
+            (Some(file), Some(server)) => Ok(Target::Config {
+                file: file.clone(),
+                server: server.clone(),
+            }),
+            _ => Err(ArgError::new(
+                "no server given: add `-- <command> [args]`, --url <url> or --config <file> --server <name> \
+                 (try `mcp demo` for a server to play with)",
+            )),
+        }
+    }
+}
+
+/// An argument clap accepted but that does not make sense; the CLI exits with code 2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ArgError(pub String);
+
+impl ArgError {
+    fn new(message: impl Into<String>) -> Self {
+        ArgError(message.into())
+    }
+}
+
+/// Parses a `key=value` value: JSON when it parses as JSON, else the literal string.
+///
+/// So `3` is a number, `true` a boolean, `"3"` the string `3`, and `hello` the string `hello`.
+pub fn parse_value(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+}
+
+/// Builds a tool's arguments from an optional `--args` JSON object and `key=value` pairs.
+///
+/// Pairs are applied in order over the JSON object; a dotted key (`a.b=1`) sets a nested
+/// field, creating objects on the way. Setting a field inside a value that is not an object
+/// is an error, as is a pair without `=` or with an empty key segment.
+pub fn build_arguments(
+    json: Option<&str>,
+    pairs: &[String],
+) -> Result<Map<String, Value>, ArgError> {
+    let mut map = match json {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(other) => {
+                return Err(ArgError(format!(
+                    "--args must be a JSON object, got {}",
+                    kind_of(&other)
+                )));
+            }
+            Err(e) => return Err(ArgError(format!("--args is not valid JSON: {e}"))),
+        },
+    };
+    for pair in pairs {
+        let (key, value) = split_pair(pair)?;
+        insert_path(&mut map, key, parse_value(value))?;
+    }
+    Ok(map)
+}
+
+/// Parses `key=value` pairs as strings (prompt arguments are strings, so nothing is JSON).
+pub fn string_pairs(pairs: &[String]) -> Result<BTreeMap<String, String>, ArgError> {
+    pairs
+        .iter()
+        .map(|pair| split_pair(pair).map(|(k, v)| (k.to_owned(), v.to_owned())))
+        .collect()
+}
+
+fn split_pair(pair: &str) -> Result<(&str, &str), ArgError> {
+    match pair.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key, value)),
+        _ => Err(ArgError(format!(
+            "expected key=value, got {pair:?} (use --args '{{...}}' for a JSON object)"
+        ))),
+    }
+}
+
+fn insert_path(map: &mut Map<String, Value>, key: &str, value: Value) -> Result<(), ArgError> {
+    let segments: Vec<&str> = key.split('.').collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return Err(ArgError(format!("empty segment in key {key:?}")));
+    }
+    let (last, parents) = segments
+        .split_last()
+        .expect("split yields at least one segment");
+    let mut current = map;
+    for (i, segment) in parents.iter().enumerate() {
+        let slot = current
+            .entry((*segment).to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
+        current = match slot {
+            Value::Object(inner) => inner,
+            other => {
+                return Err(ArgError(format!(
+                    "cannot set {key:?}: {:?} is already {}",
+                    segments[..=i].join("."),
+                    kind_of(other)
+                )));
+            }
+        };
+    }
+    current.insert((*last).to_owned(), value);
+    Ok(())
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Parses `Name: value` (or `Name:value`) into a header pair.
+pub fn parse_header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if is_token(name.trim()) => {
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        }
+        _ => Err(format!("expected `Name: value`, got {text:?}")),
+    }
+}
+
+fn is_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Parses `KEY=VALUE` into an environment variable pair.
+pub fn parse_env(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() && !key.contains('\0') => {
+            Ok((key.to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("expected KEY=VALUE, got {text:?}")),
+    }
+}
+
+/// Parses `250ms`, `10s`, `2m`, `1h` or a bare number of seconds (`1.5`).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a duration like 10s or 500ms, got {text:?}"))?;
+    let seconds = match unit.trim() {
+        "ms" => n / 1000.0,
+        "" | "s" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown duration unit {other:?} (use ms, s, m or h)"
+            ));
+        }
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("bad duration {text:?}: {e}"))
+}
+
+/// What `complete` completes an argument of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompletionRef {
+    /// A prompt, by name.
+    Prompt(String),
+    /// A resource template, by URI template.
+    Resource(String),
+}
+
+impl CompletionRef {
+    /// The core's reference type for `completion/complete`.
+    pub fn to_proto(&self) -> mcp_proto::types::Reference {
+        use mcp_proto::types::{PromptReference, Reference, ResourceTemplateReference};
+        match self {
+            CompletionRef::Prompt(name) => Reference::Prompt(PromptReference {
+                name: name.clone(),
+                ..PromptReference::default()
+            }),
+            CompletionRef::Resource(uri) => Reference::Resource(ResourceTemplateReference {
+                uri: uri.clone(),
+                ..ResourceTemplateReference::default()
+            }),
+        }
+    }
+}
+
+/// Parses `prompt:<name>`, `resource:<uri>`, a bare URI (`x://…`, a resource) or a bare name.
+pub fn parse_reference(text: &str) -> Result<CompletionRef, String> {
+    let reference = if let Some(name) = text.strip_prefix("prompt:") {
+        CompletionRef::Prompt(name.to_owned())
+    } else if let Some(uri) = text.strip_prefix("resource:") {
+        CompletionRef::Resource(uri.to_owned())
+    } else if text.contains("://") {
+        CompletionRef::Resource(text.to_owned())
+    } else {
+        CompletionRef::Prompt(text.to_owned())
+    };
+    match &reference {
+        CompletionRef::Prompt(s) | CompletionRef::Resource(s) if s.is_empty() => {
+            Err(format!("empty reference {text:?}"))
+        }
+        _ => Ok(reference),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,370 @@
+use std::time::Duration;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use serde_json::json;
+
+use super::*;
+
+fn parse(args: &[&str]) -> Cli {
+    Cli::try_parse_from(std::iter::once("mcp").chain(args.iter().copied()))
+        .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+fn parse_err(args: &[&str]) -> ErrorKind {
+    match Cli::try_parse_from(std::iter::once("mcp").chain(args.iter().copied())) {
+        Ok(cli) => panic!("{args:?} parsed as {cli:?}"),
+        Err(e) => e.kind(),
+    }
+}
+
+#[test]
+fn stdio_command_after_double_dash() {
+    let cli = parse(&["tools", "--", "npx", "-y", "server-everything", "--flag"]);
+    assert!(matches!(cli.command, Command::Tools(_)));
+    assert_eq!(
+        cli.target().unwrap(),
+        Target::Stdio {
+            program: "npx".into(),
+            args: vec!["-y".into(), "server-everything".into(), "--flag".into()],
+        }
+    );
+}
+
+#[test]
+fn global_options_before_or_after_the_subcommand() {
+    let before = parse(&["--url", "http://127.0.0.1:3000/mcp", "--json", "-v", "ping"]);
+    let after = parse(&["ping", "--url", "http://127.0.0.1:3000/mcp", "--json", "-v"]);
+    for cli in [before, after] {
+        assert!(cli.output.json);
+        assert_eq!(cli.output.verbose, 1);
+        assert_eq!(
+            cli.target().unwrap(),
+            Target::Http {
+                url: "http://127.0.0.1:3000/mcp".into()
+            }
+        );
+    }
+}
+
+#[test]
+fn config_and_server_go_together() {
+    let cli = parse(&["--config", "mcp.json", "--server", "fs", "info"]);
+    assert_eq!(
+        cli.target().unwrap(),
+        Target::Config {
+            file: "mcp.json".into(),
+            server: "fs".into()
+        }
+    );
+    assert_eq!(
+        parse_err(&["--config", "mcp.json", "info"]),
+        ErrorKind::MissingRequiredArgument
+    );
+    assert_eq!(
+        parse_err(&["--server", "fs", "info"]),
+        ErrorKind::MissingRequiredArgument
+    );
+    assert_eq!(
+        parse_err(&[
+            "--url", "http://x", "--config", "a", "--server", "b", "info"
+        ]),
+        ErrorKind::ArgumentConflict
+    );
+}
+
+#[test]
+fn target_needs_exactly_one_server() {
+    let none = parse(&["tools"]);
+    assert!(none.target().unwrap_err().0.contains("no server given"));
+    let two = parse(&["--url", "http://x", "tools", "--", "srv"]);
+    assert!(two.target().unwrap_err().0.contains("only one"));
+    assert!(!parse(&["demo"]).command.needs_server());
+    assert!(!parse(&["demo-server"]).command.needs_server());
+    assert!(!parse(&["lint", "--file", "t.json"]).command.needs_server());
+    assert!(parse(&["lint"]).command.needs_server());
+}
+
+#[test]
+fn connection_options() {
+    let cli = parse(&[
+        "-H",
+        "Authorization: Bearer abc",
+        "--header",
+        "X-Trace:1",
+        "--env",
+        "TOKEN=a=b",
+        "--timeout",
+        "30s",
+        "--connect-timeout",
+        "500ms",
+        "--era",
+        "legacy",
+        "info",
+        "--",
+        "srv",
+    ]);
+    let c = &cli.connection;
+    assert_eq!(
+        c.headers,
+        [
+            ("Authorization".into(), "Bearer abc".into()),
+            ("X-Trace".into(), "1".into())
+        ]
+    );
+    assert_eq!(c.env, [("TOKEN".into(), "a=b".into())]);
+    assert_eq!(c.timeout, Some(Duration::from_secs(30)));
+    assert_eq!(c.connect_timeout, Some(Duration::from_millis(500)));
+    assert_eq!(c.era, Era::Legacy);
+    assert_eq!(parse(&["info"]).connection.era, Era::Auto);
+    assert_eq!(
+        parse_err(&["--era", "future", "info"]),
+        ErrorKind::InvalidValue
+    );
+    assert_eq!(
+        parse_err(&["-H", "no colon", "info"]),
+        ErrorKind::ValueValidation
+    );
+    assert_eq!(
+        parse_err(&["--env", "NOEQ", "info"]),
+        ErrorKind::ValueValidation
+    );
+    assert_eq!(
+        parse_err(&["--timeout", "soon", "info"]),
+        ErrorKind::ValueValidation
+    );
+}
+
+#[test]
+fn output_options() {
+    let cli = parse(&["call", "image", "--raw", "-o", "out.png", "-q", "--", "srv"]);
+    assert!(cli.output.raw && cli.output.quiet);
+    assert_eq!(
+        cli.output.output.as_deref(),
+        Some(std::path::Path::new("out.png"))
+    );
+    assert_eq!(
+        parse_err(&["--json", "--raw", "tools"]),
+        ErrorKind::ArgumentConflict
+    );
+    assert_eq!(
+        parse_err(&["-q", "-v", "tools"]),
+        ErrorKind::ArgumentConflict
+    );
+    assert_eq!(parse(&["-vv", "tools"]).output.verbose, 2);
+}
+
+#[test]
+fn call_with_pairs_and_json() {
+    let cli = parse(&[
+        "call",
+        "add",
+        "--args",
+        r#"{"a": 1, "b": 2}"#,
+        "b=5",
+        "note=hi",
+        "--",
+        "srv",
+    ]);
+    let Command::Call { tool, args, server } = &cli.command else {
+        panic!("{cli:?}")
+    };
+    assert_eq!(tool, "add");
+    assert_eq!(server.argv, ["srv"]);
+    assert_eq!(
+        serde_json::Value::Object(args.to_map().unwrap()),
+        json!({ "a": 1, "b": 5, "note": "hi" })
+    );
+    assert_eq!(parse_err(&["call"]), ErrorKind::MissingRequiredArgument);
+}
+
+#[test]
+fn pair_values_are_json_when_they_parse() {
+    let pairs: Vec<String> = [
+        "n=3",
+        "f=2.5",
+        "ok=true",
+        "nothing=null",
+        "s=hello world",
+        "quoted=\"3\"",
+        "list=[1,\"a\"]",
+        "obj={\"k\":1}",
+        "empty=",
+        "eq=a=b",
+    ]
+    .map(String::from)
+    .to_vec();
+    let map = build_arguments(None, &pairs).unwrap();
+    assert_eq!(
+        serde_json::Value::Object(map),
+        json!({
+            "n": 3, "f": 2.5, "ok": true, "nothing": null, "s": "hello world",
+            "quoted": "3", "list": [1, "a"], "obj": { "k": 1 }, "empty": "", "eq": "a=b"
+        })
+    );
+}
+
+#[test]
+fn dotted_keys_nest() {
+    let pairs: Vec<String> = ["a.b=1", "a.c.d=x", "top=2"].map(String::from).to_vec();
+    let map = build_arguments(Some(r#"{"a": {"z": 0}}"#), &pairs).unwrap();
+    assert_eq!(
+        serde_json::Value::Object(map),
+        json!({ "a": { "z": 0, "b": 1, "c": { "d": "x" } }, "top": 2 })
+    );
+    let conflict = build_arguments(None, &["a=1".into(), "a.b=2".into()]).unwrap_err();
+    assert!(conflict.0.contains("already a number"), "{conflict}");
+    assert!(build_arguments(None, &["a..b=1".into()]).is_err());
+}
+
+#[test]
+fn bad_arguments_say_what_is_wrong() {
+    assert!(
+        build_arguments(None, &["novalue".into()])
+            .unwrap_err()
+            .0
+            .contains("key=value")
+    );
+    assert!(build_arguments(None, &["=1".into()]).is_err());
+    assert!(
+        build_arguments(Some("[1]"), &[])
+            .unwrap_err()
+            .0
+            .contains("an array")
+    );
+    assert!(
+        build_arguments(Some("{"), &[])
+            .unwrap_err()
+            .0
+            .contains("not valid JSON")
+    );
+}
+
+#[test]
+fn prompt_pairs_stay_strings() {
+    let cli = parse(&["prompt", "summarize", "text=3", "style=brief", "--", "srv"]);
+    let Command::Prompt { name, pairs, .. } = &cli.command else {
+        panic!("{cli:?}")
+    };
+    assert_eq!(name, "summarize");
+    let map = string_pairs(pairs).unwrap();
+    assert_eq!(map["text"], "3");
+    assert_eq!(map["style"], "brief");
+}
+
+#[test]
+fn read_complete_log_level() {
+    let cli = parse(&["read", "demo://readme", "--", "srv"]);
+    assert!(matches!(&cli.command, Command::Read { uri, .. } if uri == "demo://readme"));
+
+    let cli = parse(&["complete", "prompt:summarize", "style", "b", "--", "srv"]);
+    let Command::Complete {
+        reference,
+        argument,
+        value,
+        ..
+    } = &cli.command
+    else {
+        panic!("{cli:?}")
+    };
+    assert_eq!(reference, &CompletionRef::Prompt("summarize".into()));
+    assert_eq!((argument.as_str(), value.as_str()), ("style", "b"));
+    assert_eq!(
+        parse_reference("demo://notes/{name}").unwrap(),
+        CompletionRef::Resource("demo://notes/{name}".into())
+    );
+    assert_eq!(
+        parse_reference("resource:file:///{path}").unwrap(),
+        CompletionRef::Resource("file:///{path}".into())
+    );
+    assert_eq!(
+        parse_reference("plain").unwrap(),
+        CompletionRef::Prompt("plain".into())
+    );
+    assert!(parse_reference("prompt:").is_err());
+
+    let cli = parse(&["log-level", "warning", "--", "srv"]);
+    assert!(matches!(
+        cli.command,
+        Command::LogLevel {
+            level: LogLevel::Warning,
+            ..
+        }
+    ));
+    assert_eq!(parse_err(&["log-level", "loud"]), ErrorKind::InvalidValue);
+}
+
+#[test]
+fn load_options() {
+    let cli = parse(&[
+        "load", "echo", "text=x", "-c", "8", "--count", "500", "--", "srv",
+    ]);
+    let Command::Load {
+        tool,
+        args,
+        concurrency,
+        count,
+        duration,
+        ..
+    } = &cli.command
+    else {
+        panic!("{cli:?}")
+    };
+    assert_eq!(
+        (tool.as_str(), *concurrency, *count, *duration),
+        ("echo", 8, Some(500), None)
+    );
+    assert_eq!(args.pairs, ["text=x"]);
+    let cli = parse(&["load", "echo", "--duration", "10s"]);
+    assert!(
+        matches!(cli.command, Command::Load { duration: Some(d), concurrency: 1, .. } if d == Duration::from_secs(10))
+    );
+    assert_eq!(
+        parse_err(&["load", "echo", "--count", "5", "--duration", "1s"]),
+        ErrorKind::ArgumentConflict
+    );
+    assert_eq!(
+        parse_err(&["load", "echo", "-c", "0"]),
+        ErrorKind::ValueValidation
+    );
+}
+
+#[test]
+fn every_subcommand_parses() {
+    for args in [
+        &["info"][..],
+        &["tools"],
+        &["resources"],
+        &["prompts"],
+        &["ping"],
+        &["watch"],
+        &["lint"],
+        &["demo"],
+        &["demo-server"],
+    ] {
+        parse(args);
+    }
+    assert_eq!(
+        parse_err(&[]),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    assert_eq!(parse_err(&["frobnicate"]), ErrorKind::InvalidSubcommand);
+}
+
+#[test]
+fn durations() {
+    assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+    assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+    assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+    assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+    assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+    assert!(parse_duration("10 parsecs").is_err());
+    assert!(parse_duration("").is_err());
+    assert!(parse_duration("1e999").is_err());
+}
+
+#[test]
+fn clap_definition_is_consistent() {
+    use clap::CommandFactory;
+    Cli::command().debug_assert();
+}

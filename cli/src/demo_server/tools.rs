@@ -1,0 +1,308 @@
+//! The demo tools: their definitions and what a call does.
+
+use std::time::Duration;
+
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::types::{
+    CallToolParams, CallToolResult, ContentBlock, LoggingLevel, MediaContent, Tool, ToolAnnotations,
+};
+use serde_json::{Map, Value, json};
+
+use super::state::{CancelToken, Shared};
+use super::wire::{ElicitParams, ElicitResult, ProgressParams};
+
+/// An 8×8 checkerboard PNG, small enough to print in a terminal summary.
+pub const DEMO_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAH0lEQVR42mMwSLgARBcMDIAImc2AUwJTCMLGLUEHOwAKqFIBk1gMCgAAAABJRU5ErkJggg==";
+
+/// The most steps and the longest step `slow` accepts, so a call always ends.
+const MAX_STEPS: u64 = 100;
+const MAX_DELAY_MS: u64 = 10_000;
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
+    Tool {
+        name: name.into(),
+        description: Some(description.into()),
+        input_schema: object(input_schema),
+        ..Tool::default()
+    }
+}
+
+fn read_only() -> Option<ToolAnnotations> {
+    Some(ToolAnnotations {
+        read_only_hint: Some(true),
+        ..ToolAnnotations::default()
+    })
+}
+
+/// Every demo tool, in listing order.
+pub(crate) fn definitions() -> Vec<Tool> {
+    vec![
+        Tool {
+            annotations: read_only(),
+            ..tool(
+                "echo",
+                "Returns the text it is given.",
+                json!({
+                    "type": "object",
+                    "properties": { "text": { "type": "string", "description": "What to echo back" } },
+                    "required": ["text"],
+                    "additionalProperties": false
+                }),
+            )
+        },
+        Tool {
+            title: Some("Add two numbers".into()),
+            output_schema: Some(object(json!({
+                "type": "object",
+                "properties": { "sum": { "type": "number" } },
+                "required": ["sum"]
+            }))),
+            annotations: read_only(),
+            ..tool(
+                "add",
+                "Adds a and b; the sum also comes back as structured content.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "a": { "type": "number", "description": "First addend" },
+                        "b": { "type": "number", "description": "Second addend" }
+                    },
+                    "required": ["a", "b"],
+                    "additionalProperties": false
+                }),
+            )
+        },
+        tool(
+            "slow",
+            "Works for steps × delay_ms, reporting progress after each step. Cancellable.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "steps": { "type": "integer", "minimum": 1, "maximum": MAX_STEPS, "default": 5, "description": "How many steps" },
+                    "delay_ms": { "type": "integer", "minimum": 0, "maximum": MAX_DELAY_MS, "default": 200, "description": "Milliseconds per step" }
+                },
+                "additionalProperties": false
+            }),
+        ),
+        tool(
+            "ask",
+            "Asks the user a question through elicitation and returns the answer.",
+            json!({
+                "type": "object",
+                "properties": { "question": { "type": "string", "description": "The question to ask" } },
+                "required": ["question"],
+                "additionalProperties": false
+            }),
+        ),
+        Tool {
+            annotations: read_only(),
+            ..tool(
+                "image",
+                "Returns a small PNG image.",
+                json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+            )
+        },
+        tool(
+            "fail",
+            "Always fails, with isError set, to show how tool errors look.",
+            json!({
+                "type": "object",
+                "properties": { "message": { "type": "string", "description": "The error text" } },
+                "additionalProperties": false
+            }),
+        ),
+    ]
+}
+
+fn text_result(text: impl Into<String>) -> CallToolResult {
+    CallToolResult {
+        content: vec![ContentBlock::text(text)],
+        ..CallToolResult::default()
+    }
+}
+
+/// A tool execution error: reported in the result (`isError`) so a model can read it.
+fn error_result(text: impl Into<String>) -> CallToolResult {
+    CallToolResult {
+        is_error: Some(true),
+        ..text_result(text)
+    }
+}
+
+fn string_arg(args: &Map<String, Value>, name: &str) -> Result<String, CallToolResult> {
+    match args.get(name) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => Err(error_result(format!(
+            "argument `{name}` must be a string, got {other}"
+        ))),
+        None => Err(error_result(format!("missing required argument `{name}`"))),
+    }
+}
+
+fn number_arg(args: &Map<String, Value>, name: &str) -> Result<f64, CallToolResult> {
+    match args.get(name).map(|v| (v, v.as_f64())) {
+        Some((_, Some(n))) => Ok(n),
+        Some((other, None)) => Err(error_result(format!(
+            "argument `{name}` must be a number, got {other}"
+        ))),
+        None => Err(error_result(format!("missing required argument `{name}`"))),
+    }
+}
+
+fn uint_arg(
+    args: &Map<String, Value>,
+    name: &str,
+    default: u64,
+    max: u64,
+) -> Result<u64, CallToolResult> {
+    match args.get(name) {
+        None => Ok(default),
+        Some(v) => match v.as_u64() {
+            Some(n) if n <= max => Ok(n),
+            _ => Err(error_result(format!(
+                "argument `{name}` must be an integer from 0 to {max}, got {v}"
+            ))),
+        },
+    }
+}
+
+/// Runs one tool call. `Ok(None)` means the call was cancelled and gets no response;
+/// `Err` is a protocol error (an unknown tool).
+pub(crate) fn call(
+    shared: &Shared,
+    params: &CallToolParams,
+    token: &CancelToken,
+) -> Result<Option<CallToolResult>, ErrorObject> {
+    let empty = Map::new();
+    let args = params.arguments.as_ref().unwrap_or(&empty);
+    let progress_token = params
+        .meta
+        .as_ref()
+        .and_then(|m| m.get("progressToken"))
+        .cloned();
+    shared.log(
+        LoggingLevel::Debug,
+        "tools",
+        format!("tools/call {}", params.name),
+    );
+    let outcome = match params.name.as_str() {
+        "echo" => string_arg(args, "text").map(text_result),
+        "add" => add(args),
+        "slow" => return Ok(slow(shared, args, progress_token, token)),
+        "ask" => return Ok(ask(shared, args, token)),
+        "image" => Ok(CallToolResult {
+            content: vec![ContentBlock::Image(MediaContent {
+                data: DEMO_PNG_BASE64.into(),
+                mime_type: "image/png".into(),
+                ..MediaContent::default()
+            })],
+            ..CallToolResult::default()
+        }),
+        "fail" => {
+            let message = args
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("the fail tool always fails");
+            shared.log(LoggingLevel::Warning, "tools", format!("fail: {message}"));
+            Ok(error_result(message))
+        }
+        other => {
+            return Err(ErrorObject::new(
+                ErrorObject::INVALID_PARAMS,
+                format!("unknown tool: {other}"),
+            ));
+        }
+    };
+    Ok(Some(outcome.unwrap_or_else(|e| e)))
+}
+
+fn add(args: &Map<String, Value>) -> Result<CallToolResult, CallToolResult> {
+    let a = number_arg(args, "a")?;
+    let b = number_arg(args, "b")?;
+    let sum = a + b;
+    Ok(CallToolResult {
+        structured_content: Some(json!({ "sum": sum })),
+        ..text_result(format!("{a} + {b} = {sum}"))
+    })
+}
+
+fn slow(
+    shared: &Shared,
+    args: &Map<String, Value>,
+    progress_token: Option<Value>,
+    token: &CancelToken,
+) -> Option<CallToolResult> {
+    let steps = match uint_arg(args, "steps", 5, MAX_STEPS) {
+        Ok(n) => n.max(1),
+        Err(e) => return Some(e),
+    };
+    let delay = match uint_arg(args, "delay_ms", 200, MAX_DELAY_MS) {
+        Ok(ms) => Duration::from_millis(ms),
+        Err(e) => return Some(e),
+    };
+    for step in 1..=steps {
+        if !token.sleep(delay) {
+            shared.diag("slow: cancelled");
+            return None;
+        }
+        if let Some(progress_token) = &progress_token {
+            let params = ProgressParams {
+                progress_token: progress_token.clone(),
+                progress: step as f64,
+                total: Some(steps as f64),
+                message: Some(format!("step {step} of {steps}")),
+            };
+            shared.out.notify("notifications/progress", &params);
+        }
+    }
+    Some(text_result(format!("finished {steps} steps")))
+}
+
+fn ask(shared: &Shared, args: &Map<String, Value>, token: &CancelToken) -> Option<CallToolResult> {
+    let question = match string_arg(args, "question") {
+        Ok(q) => q,
+        Err(e) => return Some(e),
+    };
+    let peer = shared.lock().peer.clone();
+    let Some(peer) = peer.filter(|p| p.elicitation) else {
+        return Some(error_result(
+            "this client did not declare the elicitation capability, so the question cannot be asked",
+        ));
+    };
+    let params = ElicitParams {
+        mode: (peer.protocol_version.as_str() >= "2025-11-25").then_some("form"),
+        message: question,
+        requested_schema: json!({
+            "type": "object",
+            "properties": { "answer": { "type": "string", "title": "Answer" } },
+            "required": ["answer"]
+        }),
+    };
+    let reply = shared.ask_client("elicitation/create", &params, token)?;
+    Some(match reply {
+        Err(error) => error_result(format!("the client refused the elicitation: {error}")),
+        Ok(value) => match serde_json::from_value::<ElicitResult>(value) {
+            Err(e) => error_result(format!("the client's elicitation answer is malformed: {e}")),
+            Ok(answer) => match answer.action.as_str() {
+                "accept" => {
+                    let said = answer
+                        .content
+                        .as_ref()
+                        .and_then(|c| c.get("answer"))
+                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                        .unwrap_or_default();
+                    text_result(format!("The user said: {said}"))
+                }
+                "decline" => text_result("The user declined to answer."),
+                _ => text_result("The user dismissed the question."),
+            },
+        },
+    })
+}

@@ -1,0 +1,307 @@
+//! Exit codes that scripts can rely on, and errors that say what went wrong and what to try.
+//!
+//! | code | meaning |
+//! | --- | --- |
+//! | 0 | success |
+//! | 1 | the tool returned `isError: true`, or `lint` found errors |
+//! | 2 | usage: bad options or arguments |
+//! | 3 | connection or handshake failure |
+//! | 4 | the server answered with a JSON-RPC error |
+//! | 5 | timeout |
+//! | 130 | interrupted (Ctrl-C) |
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_proto::jsonrpc::ErrorObject;
+
+use crate::load_stats::format_latency;
+
+/// The process exit status of `mcp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Exit {
+    /// 0: success.
+    Ok,
+    /// 1: the tool reported an error (`isError`), or `lint` found errors.
+    Failed,
+    /// 2: bad options or arguments.
+    Usage,
+    /// 3: the server could not be started or reached, or the handshake failed.
+    Connection,
+    /// 4: the server answered with a JSON-RPC error.
+    Remote,
+    /// 5: a request or the connection timed out.
+    Timeout,
+    /// 130: interrupted by Ctrl-C (128 + SIGINT, as shells report it).
+    Interrupted,
+}
+
+impl Exit {
+    /// The numeric status.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Failed => 1,
+            Exit::Usage => 2,
+            Exit::Connection => 3,
+            Exit::Remote => 4,
+            Exit::Timeout => 5,
+            Exit::Interrupted => 130,
+        }
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(exit: Exit) -> Self {
+        std::process::ExitCode::from(exit.code())
+    }
+}
+
+/// Everything that ends `mcp` unsuccessfully, with its exit code and a hint.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// Options that do not make sense together, or unparsable arguments.
+    #[error("{0}")]
+    Usage(String),
+    /// The stdio server could not be started.
+    #[error("could not start `{program}`: {reason}")]
+    Spawn {
+        /// The program as given.
+        program: String,
+        /// The OS error.
+        reason: String,
+        /// Whether the program was not found at all.
+        not_found: bool,
+    },
+    /// The HTTP server could not be reached.
+    #[error("could not connect to {url}: {reason}")]
+    Connect {
+        /// The endpoint.
+        url: String,
+        /// What failed.
+        reason: String,
+    },
+    /// The server exited or closed the connection before or during the handshake, or the
+    /// handshake failed (no common version, malformed answer).
+    #[error("handshake with the server failed: {0}")]
+    Handshake(String),
+    /// The server closed the connection after the handshake.
+    #[error("the server closed the connection: {0}")]
+    Closed(String),
+    /// The server answered a request with a JSON-RPC error.
+    #[error("{method} failed: {error}")]
+    Remote {
+        /// The request's method.
+        method: String,
+        /// The error as the server sent it.
+        error: ErrorObject,
+    },
+    /// A request took longer than `--timeout` (or connecting than `--connect-timeout`).
+    #[error("{what} timed out after {}", format_latency(*.after))]
+    Timeout {
+        /// What was waited for (`tools/call echo`, `connecting`).
+        what: String,
+        /// The limit in force.
+        after: Duration,
+        /// True for the connect timeout.
+        connecting: bool,
+    },
+    /// Ctrl-C.
+    #[error("interrupted")]
+    Interrupted,
+    /// The tool ran and reported failure (`isError: true`).
+    #[error("the tool reported an error: {0}")]
+    ToolFailed(String),
+    /// `lint` found errors.
+    #[error("{0} lint error(s)")]
+    LintErrors(usize),
+    /// A local file could not be read or written.
+    #[error("{}: {reason}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        reason: String,
+    },
+}
+
+impl CliError {
+    /// The exit status this error ends the process with.
+    pub fn exit(&self) -> Exit {
+        match self {
+            CliError::Usage(_) => Exit::Usage,
+            CliError::Spawn { .. }
+            | CliError::Connect { .. }
+            | CliError::Handshake(_)
+            | CliError::Closed(_) => Exit::Connection,
+            CliError::Remote { .. } => Exit::Remote,
+            CliError::Timeout { .. } => Exit::Timeout,
+            CliError::Interrupted => Exit::Interrupted,
+            CliError::ToolFailed(_) | CliError::LintErrors(_) => Exit::Failed,
+            CliError::File { .. } => Exit::Usage,
+        }
+    }
+
+    /// What to try next, when there is something useful to say.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            CliError::Usage(_) => "see `mcp --help`, or `mcp <command> --help`".into(),
+            CliError::Spawn {
+                program,
+                not_found: true,
+                ..
+            } => format!("is `{program}` installed and on PATH? Give its full path, or check the spelling"),
+            CliError::Spawn { .. } => "check that the server command runs on its own in a shell".into(),
+            CliError::Connect { .. } => {
+                "is the server running and is the URL right (scheme, host, port, path such as /mcp)? \
+                 Add -v to see the HTTP exchange"
+                    .into()
+            }
+            CliError::Handshake(_) => {
+                "run with -v to see what the server sent; for an older server try --era legacy, \
+                 and check that a stdio server prints nothing but JSON-RPC on stdout"
+                    .into()
+            }
+            CliError::Closed(_) => "the server may have crashed: its stderr is shown above; run with -v for the wire trace".into(),
+            CliError::Remote { error, .. } => return remote_hint(error.code),
+            CliError::Timeout {
+                connecting: true, ..
+            } => "raise --connect-timeout; a first `npx` run may need to download the server".into(),
+            CliError::Timeout { .. } => "raise --timeout, or watch progress with -v".into(),
+            CliError::Interrupted => return None,
+            CliError::ToolFailed(_) => "the tool ran and said it failed: check its arguments with `mcp tools`".into(),
+            CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
+            CliError::File { .. } => "check the path and its permissions".into(),
+        })
+    }
+
+    /// The full message for stderr: `error: …` and, when there is one, `hint: …`.
+    pub fn report(&self) -> String {
+        let mut out = format!("error: {self}\n");
+        if let Some(hint) = self.hint() {
+            out.push_str(&format!("hint: {hint}\n"));
+        }
+        out
+    }
+}
+
+fn remote_hint(code: i64) -> Option<String> {
+    Some(
+        match code {
+            ErrorObject::METHOD_NOT_FOUND => {
+                "the server does not implement this method; `mcp info` shows its capabilities"
+            }
+            ErrorObject::INVALID_PARAMS => {
+                "the server rejected the arguments; `mcp tools` shows each tool's input schema"
+            }
+            ErrorObject::RESOURCE_NOT_FOUND => "no such resource; `mcp resources` lists them",
+            ErrorObject::PARSE_ERROR | ErrorObject::INVALID_REQUEST => {
+                "the server could not read the request; run with -v to see the wire trace"
+            }
+            ErrorObject::INTERNAL_ERROR => {
+                "the server failed internally; its log (stderr) may say why"
+            }
+            ErrorObject::URL_ELICITATION_REQUIRED => {
+                "the server needs you to open a URL first; it is in the error data (see --json)"
+            }
+            _ => return None,
+        }
+        .to_owned(),
+    )
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all() -> Vec<CliError> {
+        vec![
+            CliError::Usage("bad".into()),
+            CliError::Spawn {
+                program: "nope".into(),
+                reason: "No such file".into(),
+                not_found: true,
+            },
+            CliError::Connect {
+                url: "http://127.0.0.1:9/mcp".into(),
+                reason: "refused".into(),
+            },
+            CliError::Handshake("unsupported version".into()),
+            CliError::Closed("EOF".into()),
+            CliError::Remote {
+                method: "tools/call".into(),
+                error: ErrorObject::method_not_found("x"),
+            },
+            CliError::Timeout {
+                what: "tools/call slow".into(),
+                after: Duration::from_secs(5),
+                connecting: false,
+            },
+            CliError::Interrupted,
+            CliError::ToolFailed("boom".into()),
+            CliError::LintErrors(2),
+            CliError::File {
+                path: "out.png".into(),
+                reason: "denied".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn documented_codes() {
+        let codes: Vec<u8> = all().iter().map(|e| e.exit().code()).collect();
+        assert_eq!(codes, [2, 3, 3, 3, 3, 4, 5, 130, 1, 1, 2]);
+        assert_eq!(Exit::Ok.code(), 0);
+    }
+
+    #[test]
+    fn every_error_but_interrupt_has_a_hint() {
+        for e in all() {
+            assert_eq!(e.hint().is_none(), e == CliError::Interrupted, "{e}");
+        }
+    }
+
+    #[test]
+    fn reports_say_what_and_what_to_try() {
+        let e = CliError::Spawn {
+            program: "uvx".into(),
+            reason: "No such file or directory".into(),
+            not_found: true,
+        };
+        assert_eq!(
+            e.report(),
+            "error: could not start `uvx`: No such file or directory\n\
+             hint: is `uvx` installed and on PATH? Give its full path, or check the spelling\n"
+        );
+        let e = CliError::Timeout {
+            what: "tools/call slow".into(),
+            after: Duration::from_millis(1500),
+            connecting: false,
+        };
+        assert_eq!(e.to_string(), "tools/call slow timed out after 1.50s");
+        let e = CliError::Remote {
+            method: "tools/call".into(),
+            error: ErrorObject::new(ErrorObject::INVALID_PARAMS, "unknown tool: x"),
+        };
+        assert_eq!(
+            e.to_string(),
+            "tools/call failed: MCP error -32602: unknown tool: x"
+        );
+        assert!(e.hint().unwrap().contains("mcp tools"));
+        let odd = CliError::Remote {
+            method: "m".into(),
+            error: ErrorObject::new(-1, "custom"),
+        };
+        assert_eq!(odd.hint(), None);
+        assert_eq!(CliError::Interrupted.report(), "error: interrupted\n");
+    }
+}

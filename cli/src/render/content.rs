@@ -1,0 +1,145 @@
+//! Content blocks (tool results, prompt messages) and resource contents for people.
+
+use mcp_proto::types::{ContentBlock, MediaContent, ResourceContents};
+
+use super::{MIN_WIDTH, wrap};
+
+/// `1023 B`, `1.2 KiB`, `3.4 MiB`, `1.0 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// The decoded length of base64 `data`, without decoding it.
+pub(crate) fn base64_len(data: &str) -> u64 {
+    let significant = data
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+        .count() as u64;
+    significant * 3 / 4
+}
+
+fn media(kind: &str, m: &MediaContent) -> String {
+    let mime = if m.mime_type.is_empty() {
+        kind
+    } else {
+        &m.mime_type
+    };
+    format!("[{mime}, {}]", human_bytes(base64_len(&m.data)))
+}
+
+fn contents_header(c: &ResourceContents) -> String {
+    let (uri, mime) = match c {
+        ResourceContents::Text(t) => (&t.uri, t.mime_type.as_deref()),
+        ResourceContents::Blob(b) => (&b.uri, b.mime_type.as_deref()),
+        _ => return "[resource]".to_owned(),
+    };
+    let size = match c {
+        ResourceContents::Blob(b) => format!(", {}", human_bytes(base64_len(&b.blob))),
+        _ => String::new(),
+    };
+    match mime {
+        Some(mime) => format!("[resource {uri} ({mime}{size})]"),
+        None if size.is_empty() => format!("[resource {uri}]"),
+        None => format!("[resource {uri} ({})]", &size[2..]),
+    }
+}
+
+/// Renders content blocks, one after the other, each line ending in `\n`.
+///
+/// Text is wrapped to `width`; images and audio are summarized as `[image image/png, 88 B]`;
+/// a resource link shows its name, URI and type; an embedded resource shows a header and its
+/// text indented (or its size when it is binary). Unknown block types are named, not dropped.
+pub fn content_blocks(blocks: &[ContentBlock], width: usize) -> String {
+    let width = width.max(MIN_WIDTH);
+    let mut lines: Vec<String> = Vec::new();
+    for block in blocks {
+        match block {
+            ContentBlock::Text(t) => lines.extend(wrap(&t.text, width)),
+            ContentBlock::Image(m) => lines.push(media("image", m)),
+            ContentBlock::Audio(m) => lines.push(media("audio", m)),
+            ContentBlock::ResourceLink(r) => {
+                let mut line = format!("[link] {} <{}>", r.name, r.uri);
+                let details: Vec<String> = r
+                    .mime_type
+                    .iter()
+                    .cloned()
+                    .chain(r.size.map(human_bytes))
+                    .collect();
+                if !details.is_empty() {
+                    line.push_str(&format!(" ({})", details.join(", ")));
+                }
+                lines.extend(super::wrap_hanging(&line, width, 7));
+                if let Some(d) = &r.description {
+                    lines.extend(
+                        wrap(d, width - 7)
+                            .into_iter()
+                            .map(|l| format!("       {l}")),
+                    );
+                }
+            }
+            ContentBlock::Resource(e) => {
+                lines.extend(super::wrap_hanging(&contents_header(&e.resource), width, 2));
+                if let ResourceContents::Text(t) = &e.resource {
+                    lines.extend(
+                        wrap(&t.text, width - 2)
+                            .into_iter()
+                            .map(|l| format!("  {l}")),
+                    );
+                }
+            }
+            ContentBlock::ToolUse(t) => lines.push(format!(
+                "[tool_use {} {}]",
+                t.name,
+                serde_json::Value::Object(t.input.clone())
+            )),
+            ContentBlock::ToolResult(r) => {
+                lines.push(format!("[tool_result for {}]", r.tool_use_id));
+                let inner = content_blocks(&r.content, width - 2);
+                lines.extend(inner.lines().map(|l| format!("  {l}")));
+            }
+            other => lines.push(format!("[{} content]", other.kind().unwrap_or("untyped"))),
+        }
+    }
+    let mut out = String::new();
+    for line in lines {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Renders the contents of `resources/read`: text verbatim (it may be code, so it is not
+/// rewrapped), binary contents as a size summary. With more than one item, each gets a header.
+pub fn resource_contents(contents: &[ResourceContents]) -> String {
+    let mut out = String::new();
+    let many = contents.len() > 1;
+    for c in contents {
+        match c {
+            ResourceContents::Text(t) => {
+                if many {
+                    out.push_str(&contents_header(c));
+                    out.push('\n');
+                }
+                out.push_str(&t.text);
+                if !t.text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            _ => {
+                out.push_str(&contents_header(c));
+                out.push('\n');
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,169 @@
+//! Human output under a given terminal width: text wrapping and truncation, tables, tool input
+//! schemas, content blocks, the progress line and log lines. Also the `--raw` extraction.
+//!
+//! Every function takes the width as a parameter (the binary detects it at runtime), so the
+//! output is a pure function of its input and can be snapshot-tested. Widths are display
+//! columns (East Asian wide characters count two). Nothing here prints.
+
+mod content;
+mod log;
+mod progress;
+mod raw;
+mod schema;
+mod table;
+
+#[cfg(test)]
+mod tests;
+
+pub use content::{content_blocks, human_bytes, resource_contents};
+pub use log::log_line;
+pub use progress::progress_line;
+pub use raw::{RawError, raw_resource, raw_tool_result};
+pub use schema::schema_lines;
+pub use table::{Align, Column, Table};
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// The width used when the terminal's cannot be detected (output is a pipe or a file).
+pub const DEFAULT_WIDTH: usize = 80;
+
+/// The narrowest width the renderers honour; below it they behave as at this width.
+pub const MIN_WIDTH: usize = 20;
+
+/// The display width of `text` in terminal columns.
+pub fn display_width(text: &str) -> usize {
+    UnicodeWidthStr::width(text)
+}
+
+/// Cuts `text` to at most `width` columns, ending in `…` when anything was cut.
+pub fn truncate(text: &str, width: usize) -> String {
+    if display_width(text) <= width {
+        return text.to_owned();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
+/// Pads `text` with spaces on the right to `width` columns (no cut when it is wider).
+pub fn pad(text: &str, width: usize) -> String {
+    let w = display_width(text);
+    let mut out = text.to_owned();
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
+    out
+}
+
+/// Wraps `text` at word boundaries into lines of at most `width` columns.
+///
+/// Existing line breaks are kept, runs of spaces collapse to one, and a word longer than the
+/// width is split. An empty text gives one empty line, so callers can rely on `[0]`.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let paragraph = paragraph.trim_end_matches('\r');
+        let mut line = String::new();
+        let mut used = 0;
+        for word in paragraph.split_whitespace() {
+            let mut word = word;
+            loop {
+                let w = display_width(word);
+                let gap = usize::from(used > 0);
+                if used + gap + w <= width {
+                    if gap == 1 {
+                        line.push(' ');
+                    }
+                    line.push_str(word);
+                    used += gap + w;
+                    break;
+                }
+                if used > 0 {
+                    lines.push(std::mem::take(&mut line));
+                    used = 0;
+                    continue;
+                }
+                // A word wider than a whole line: split it at the width.
+                let (head, tail) = split_at_width(word, width);
+                lines.push(head.to_owned());
+                word = tail;
+                if word.is_empty() {
+                    break;
+                }
+            }
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+fn split_at_width(text: &str, width: usize) -> (&str, &str) {
+    let mut used = 0;
+    for (i, c) in text.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width && i > 0 {
+            return text.split_at(i);
+        }
+        used += w;
+    }
+    (text, "")
+}
+
+/// Wraps `text` into lines of at most `width` columns where every line after the first starts
+/// with `hang` spaces (a hanging indent). Line breaks in `text` are treated as spaces.
+pub fn wrap_hanging(text: &str, width: usize, hang: usize) -> Vec<String> {
+    let width = width.max(1);
+    // A hang that leaves less than a few columns would loop on splitting; cap it.
+    let hang = hang.min(width.saturating_sub(4));
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    let mut fresh = true;
+    for word in text.split_whitespace() {
+        let mut word = word;
+        loop {
+            let w = display_width(word);
+            let gap = usize::from(!fresh);
+            if used + gap + w <= width {
+                if gap == 1 {
+                    line.push(' ');
+                }
+                line.push_str(word);
+                used += gap + w;
+                fresh = false;
+                break;
+            }
+            if !fresh {
+                lines.push(std::mem::take(&mut line));
+                line = " ".repeat(hang);
+                used = hang;
+                fresh = true;
+                continue;
+            }
+            let (head, tail) = split_at_width(word, width - used);
+            line.push_str(head);
+            lines.push(std::mem::take(&mut line));
+            line = " ".repeat(hang);
+            used = hang;
+            word = tail;
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !fresh || lines.is_empty() {
+        lines.push(line);
+    }
+    lines.into_iter().map(|l| l.trim_end().to_owned()).collect()
+}

@@ -1,0 +1,245 @@
+//! Tests for the file shapes (`parse_config`, `parse_config_file`) and the VS Code variables.
+
+use super::*;
+
+fn vars(name: &str) -> Option<String> {
+    match name {
+        "TOKEN" => Some("sekrit".into()),
+        "HOME" => Some("/home/u".into()),
+        _ => None,
+    }
+}
+
+fn file(path: &str, json: &str) -> Result<Vec<ServerConfig>, ConfigError> {
+    parse_config_file(path, json, &vars)
+}
+
+fn stdio(server: &ServerConfig) -> &StdioConfig {
+    match &server.transport {
+        TransportConfig::Stdio(s) => s,
+        other => panic!("expected stdio, got {other:?}"),
+    }
+}
+
+fn http(server: &ServerConfig) -> &HttpConfig {
+    match &server.transport {
+        TransportConfig::Http(h) => h,
+        other => panic!("expected http, got {other:?}"),
+    }
+}
+
+#[test]
+fn auto_detects_mcp_servers_shape() {
+    let servers = file(".mcp.json", r#"{"mcpServers": {"a": {"command": "x"}}}"#).unwrap();
+    assert_eq!(servers[0].name, "a");
+}
+
+#[test]
+fn vscode_shape_with_all_three_types() {
+    let servers = file(
+        "/p/.vscode/mcp.json",
+        r#"{"inputs": [{"type": "promptString", "id": "k"}], "servers": {
+            "s": {"type": "stdio", "command": "run", "args": ["--x"], "env": {"A": "1"},
+                  "envFile": "${workspaceFolder}/.env"},
+            "h": {"type": "http", "url": "https://h.example/mcp", "headers": {"X": "${env:TOKEN}"}},
+            "e": {"type": "sse", "url": "http://127.0.0.1:1/sse"}
+        }}"#,
+    )
+    .unwrap();
+    let names: Vec<_> = servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["s", "h", "e"]);
+    assert_eq!(stdio(&servers[0]).args, ["--x"]);
+    assert_eq!(stdio(&servers[0]).env_file.as_deref(), Some("/p/.env"));
+    assert_eq!(http(&servers[1]).transport, HttpTransport::Streamable);
+    assert_eq!(
+        http(&servers[1]).headers,
+        [("X".to_string(), "sekrit".to_string())]
+    );
+    assert_eq!(http(&servers[2]).transport, HttpTransport::Legacy);
+}
+
+#[test]
+fn vscode_input_variable_is_unsupported_and_named() {
+    let e = file(
+        "/p/.vscode/mcp.json",
+        r#"{"servers": {"gh": {"type": "http", "url": "https://x.example",
+            "headers": {"Authorization": "Bearer ${input:gh-token}"}}}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.file.as_deref(), Some("/p/.vscode/mcp.json"));
+    assert_eq!(e.server.as_deref(), Some("gh"));
+    assert_eq!(e.field.as_deref(), Some("headers.Authorization"));
+    assert!(matches!(
+        &e.kind,
+        ConfigErrorKind::Expand(ExpandError::Unsupported { name }) if name == "input:gh-token"
+    ));
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with(
+            r#"file "/p/.vscode/mcp.json": server "gh": field "headers.Authorization": unsupported variable "${input:gh-token}""#
+        ),
+        "{shown}"
+    );
+}
+
+#[test]
+fn vscode_user_home_and_undefined_env() {
+    let servers = file(
+        "/p/.vscode/mcp.json",
+        r#"{"servers": {"a": {"command": "${userHome}/bin/x"}}}"#,
+    )
+    .unwrap();
+    assert_eq!(stdio(&servers[0]).command, "/home/u/bin/x");
+    let e = file(
+        "/p/.vscode/mcp.json",
+        r#"{"servers": {"a": {"command": "${env:NOPE}"}}}"#,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e.kind, ConfigErrorKind::Expand(ExpandError::Undefined { name }) if name == "NOPE")
+    );
+}
+
+#[test]
+fn workspace_folder_unknown_outside_dot_vscode() {
+    let e = file(
+        "/p/mcp.json",
+        r#"{"servers": {"a": {"command": "${workspaceFolder}/x"}}}"#,
+    )
+    .unwrap_err();
+    assert!(matches!(
+        e.kind,
+        ConfigErrorKind::Expand(ExpandError::Unsupported { .. })
+    ));
+}
+
+#[test]
+fn env_prefix_is_not_a_plain_variable() {
+    // In `mcpServers` files only `${NAME}` exists.
+    let e = file(
+        ".mcp.json",
+        r#"{"mcpServers": {"a": {"command": "${env:TOKEN}"}}}"#,
+    )
+    .unwrap_err();
+    assert!(matches!(
+        e.kind,
+        ConfigErrorKind::Expand(ExpandError::InvalidName { .. })
+    ));
+}
+
+#[test]
+fn enabled_false_and_disabled_true_are_both_reported_as_disabled() {
+    let parsed = parse_config(
+        Some("f"),
+        r#"{"servers": {"a": {"enabled": false, "command": 3}, "b": {"disabled": true},
+            "c": {"enabled": true, "command": "c"}}}"#,
+        &vars,
+        &ConfigShape::Auto,
+    )
+    .unwrap();
+    assert_eq!(parsed.disabled, ["a", "b"]);
+    assert_eq!(parsed.servers.len(), 1);
+    assert_eq!(parsed.servers[0].name, "c");
+}
+
+#[test]
+fn enabled_must_be_boolean() {
+    let e = file(
+        "f",
+        r#"{"mcpServers": {"a": {"enabled": "no", "command": "c"}}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("enabled"));
+}
+
+#[test]
+fn unknown_shape_names_the_file() {
+    let e = file("/x/conf.json", r#"{"other": {}}"#).unwrap_err();
+    assert!(matches!(e.kind, ConfigErrorKind::UnknownShape));
+    assert!(e.to_string().starts_with(r#"file "/x/conf.json": "#), "{e}");
+}
+
+#[test]
+fn json_error_names_the_file() {
+    let e = file("/x/.mcp.json", "{").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with(r#"file "/x/.mcp.json": invalid JSON"#),
+        "{e}"
+    );
+}
+
+#[test]
+fn explicit_vscode_shape_requires_servers() {
+    let e = parse_config(
+        None,
+        r#"{"mcpServers": {}}"#,
+        &vars,
+        &ConfigShape::VsCode { workspace: None },
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind, ConfigErrorKind::MissingServers));
+}
+
+#[test]
+fn claude_user_without_mcp_servers_is_empty() {
+    let parsed = parse_config(
+        None,
+        r#"{"numStartups": 3, "projects": {}}"#,
+        &vars,
+        &ConfigShape::ClaudeUser,
+    )
+    .unwrap();
+    assert_eq!(parsed, ParsedConfig::default());
+}
+
+const CLAUDE_JSON: &str = r#"{
+    "mcpServers": {"u": {"command": "user-server"}},
+    "projects": {
+        "/work/p": {"allowedTools": [], "mcpServers": {"l": {"command": "local-server"}}},
+        "/work/q": {"allowedTools": []}
+    }
+}"#;
+
+#[test]
+fn claude_user_reads_top_level() {
+    let parsed = parse_config(None, CLAUDE_JSON, &vars, &ConfigShape::ClaudeUser).unwrap();
+    assert_eq!(parsed.servers[0].name, "u");
+}
+
+#[test]
+fn claude_local_reads_the_project_entry() {
+    let shape = |p: &str| ConfigShape::ClaudeLocal { project: p.into() };
+    let parsed = parse_config(None, CLAUDE_JSON, &vars, &shape("/work/p")).unwrap();
+    assert_eq!(parsed.servers.len(), 1);
+    assert_eq!(stdio(&parsed.servers[0]).command, "local-server");
+    for other in ["/work/q", "/elsewhere"] {
+        let parsed = parse_config(None, CLAUDE_JSON, &vars, &shape(other)).unwrap();
+        assert!(parsed.servers.is_empty(), "{other}");
+    }
+}
+
+#[test]
+fn claude_local_errors_name_the_nested_field() {
+    let e = parse_config(
+        Some("~/.claude.json"),
+        r#"{"projects": {"/p": {"mcpServers": []}}}"#,
+        &vars,
+        &ConfigShape::ClaudeLocal {
+            project: "/p".into(),
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("projects./p.mcpServers"));
+}
+
+#[test]
+fn duplicate_server_in_vscode_file() {
+    let e = file(
+        "f",
+        r#"{"servers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#,
+    )
+    .unwrap_err();
+    assert!(matches!(e.kind, ConfigErrorKind::DuplicateServer));
+    assert_eq!(e.server.as_deref(), Some("a"));
+}

@@ -1,0 +1,182 @@
+//! The start-up deadline: which servers the agent starts with, and which from the cache.
+//!
+//! The manager connects all servers at once. Until the deadline it waits for each one; at the
+//! deadline it goes on with the ready servers plus, for every server still connecting or
+//! waiting to reconnect, its cached tools if a fresh entry exists. [`startup_plan`] makes that
+//! decision for one moment; the driver calls it again when a server's status changes or the
+//! deadline passes.
+
+use super::reconnect::ServerStatus;
+use crate::time::Instant;
+
+/// One server as [`startup_plan`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct StartupServer<'a> {
+    /// The server's name.
+    pub name: &'a str,
+    /// Its status now.
+    pub status: &'a ServerStatus,
+    /// Whether a fresh cache entry exists for its configuration now.
+    pub has_fresh_cache: bool,
+}
+
+/// The decision of [`startup_plan`], with servers named as given, in the given order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StartupPlan<'a> {
+    /// `Some(deadline)`: some server is still coming up and the deadline has not passed; wait
+    /// until then (or until a status changes). `None`: start now.
+    pub wait_until: Option<Instant>,
+    /// Ready servers: use their live tools.
+    pub live: Vec<&'a str>,
+    /// Past the deadline, not ready, with a fresh cache entry: serve their cached tools until
+    /// they connect.
+    pub from_cache: Vec<&'a str>,
+    /// Past the deadline, not ready, no fresh cache entry: no tools for now.
+    pub pending: Vec<&'a str>,
+}
+
+/// Decides, at `now`, how to start given the start-up `deadline`.
+///
+/// A server is still coming up when it is `Connecting` or `Reconnecting`. Failed and disabled
+/// servers are in none of the lists and never hold up the start (a failed server's calls could
+/// not be answered, so its cache is not served). Before the deadline, coming-up servers are not
+/// listed; at or after it, they go to `from_cache` or `pending`.
+pub fn startup_plan<'a>(
+    now: Instant,
+    deadline: Instant,
+    servers: &[StartupServer<'a>],
+) -> StartupPlan<'a> {
+    let mut plan = StartupPlan::default();
+    let mut coming_up = false;
+    for server in servers {
+        match server.status {
+            ServerStatus::Ready => plan.live.push(server.name),
+            ServerStatus::Connecting | ServerStatus::Reconnecting { .. } => {
+                coming_up = true;
+                if now >= deadline {
+                    if server.has_fresh_cache {
+                        plan.from_cache.push(server.name);
+                    } else {
+                        plan.pending.push(server.name);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if coming_up && now < deadline {
+        plan.wait_until = Some(deadline);
+    }
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Duration;
+
+    const CONNECTING: ServerStatus = ServerStatus::Connecting;
+    const READY: ServerStatus = ServerStatus::Ready;
+
+    fn s<'a>(name: &'a str, status: &'a ServerStatus, cache: bool) -> StartupServer<'a> {
+        StartupServer {
+            name,
+            status,
+            has_fresh_cache: cache,
+        }
+    }
+
+    fn times() -> (Instant, Instant) {
+        let now = Instant::now();
+        (now, now + Duration::from_secs(5))
+    }
+
+    #[test]
+    fn before_deadline_waits_for_slow_server() {
+        let (now, deadline) = times();
+        let plan = startup_plan(
+            now,
+            deadline,
+            &[s("a", &READY, false), s("slow", &CONNECTING, true)],
+        );
+        assert_eq!(plan.wait_until, Some(deadline));
+        assert_eq!(plan.live, ["a"]);
+        assert!(plan.from_cache.is_empty() && plan.pending.is_empty());
+    }
+
+    #[test]
+    fn all_ready_starts_before_deadline() {
+        let (now, deadline) = times();
+        let plan = startup_plan(
+            now,
+            deadline,
+            &[s("a", &READY, false), s("b", &READY, true)],
+        );
+        assert_eq!(plan.wait_until, None);
+        assert_eq!(plan.live, ["a", "b"]);
+    }
+
+    #[test]
+    fn at_deadline_slow_server_with_fresh_cache_is_served_from_cache() {
+        let (_, deadline) = times();
+        let plan = startup_plan(
+            deadline,
+            deadline,
+            &[s("a", &READY, false), s("slow", &CONNECTING, true)],
+        );
+        assert_eq!(plan.wait_until, None);
+        assert_eq!(plan.from_cache, ["slow"]);
+    }
+
+    #[test]
+    fn after_deadline_without_cache_is_pending() {
+        let (_, deadline) = times();
+        let plan = startup_plan(
+            deadline + Duration::from_secs(1),
+            deadline,
+            &[s("slow", &CONNECTING, false)],
+        );
+        assert_eq!(plan.pending, ["slow"]);
+        assert!(plan.from_cache.is_empty());
+    }
+
+    #[test]
+    fn reconnecting_counts_as_coming_up() {
+        let (now, deadline) = times();
+        let status = ServerStatus::Reconnecting {
+            attempt: 1,
+            at: now,
+        };
+        assert_eq!(
+            startup_plan(now, deadline, &[s("r", &status, true)]).wait_until,
+            Some(deadline)
+        );
+        assert_eq!(
+            startup_plan(deadline, deadline, &[s("r", &status, true)]).from_cache,
+            ["r"]
+        );
+    }
+
+    #[test]
+    fn failed_and_disabled_do_not_hold_up_or_get_cache() {
+        let (now, deadline) = times();
+        let failed = ServerStatus::Failed {
+            reason: "x".into(),
+            permanent: false,
+        };
+        let plan = startup_plan(
+            now,
+            deadline,
+            &[s("f", &failed, true), s("d", &ServerStatus::Disabled, true)],
+        );
+        assert_eq!(plan, StartupPlan::default());
+        let plan = startup_plan(deadline, deadline, &[s("f", &failed, true)]);
+        assert!(plan.from_cache.is_empty() && plan.pending.is_empty());
+    }
+
+    #[test]
+    fn no_servers_starts_at_once() {
+        let (now, deadline) = times();
+        assert_eq!(startup_plan(now, deadline, &[]), StartupPlan::default());
+    }
+}
