@@ -187,6 +187,10 @@ pub struct SessionConfig {
     /// `io.modelcontextprotocol/logLevel` sent in every discover-era request (deprecated in
     /// the spec; absent means the server sends no log messages for the request).
     pub log_level: Option<crate::types::LoggingLevel>,
+    /// Whether discover-era list and read results are cached by their `ttlMs` /
+    /// `cacheScope` hints: a request with a fresh entry completes at once from it, without
+    /// a message. Default off.
+    pub result_cache: bool,
 }
 
 impl SessionConfig {
@@ -208,6 +212,7 @@ impl SessionConfig {
             discover_version: ProtocolVersion::LATEST_DISCOVER,
             max_input_rounds: 10,
             log_level: None,
+            result_cache: false,
         }
     }
 

@@ -154,6 +154,9 @@ impl Session {
                 Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
             },
             _ => {
+                if self.discover_mode() {
+                    self.cache.invalidate(&method, params.as_deref());
+                }
                 let notification = ServerNotification { method, params };
                 let listen = if self.discover_mode() {
                     subscription_of(notification.params.as_deref())

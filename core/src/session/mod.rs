@@ -13,6 +13,7 @@ use crate::jsonrpc::{self, ErrorObject, Id};
 use crate::time::{Duration, Instant, saturating_add};
 use crate::types::{Implementation, ServerCapabilities};
 
+mod cache;
 mod clock;
 mod config;
 mod discover;
@@ -195,6 +196,7 @@ pub struct Session {
     fell_back: bool,
     envelope_values: envelope::Envelope,
     modern: mrtr::ModernRequests,
+    cache: cache::ResultCache,
     /// The latest instant an input carried (for clock resumes inside completions).
     clock_now: Instant,
     server: Option<ServerState>,
@@ -232,6 +234,7 @@ impl Session {
             probe_deadline: probe.map(|t| saturating_add(now, t)),
             fell_back: false,
             modern: mrtr::ModernRequests::default(),
+            cache: cache::ResultCache::default(),
             clock_now: now,
             server: None,
             pending: PendingRequests::default(),
@@ -455,6 +458,10 @@ impl Session {
             });
         }
         let handle = RequestHandle(self.next_id);
+        if self.answer_from_cache(now, handle, &method, params.as_deref()) {
+            self.next_id += 1;
+            return Ok(handle);
+        }
         let params = if options.progress {
             Some(
                 meta::with_progress_token(params.as_deref(), handle.0)

@@ -67,7 +67,17 @@ impl Session {
             Err(e) => return self.complete(handle, Err(RequestError::Remote(e))),
         };
         match ResultType::of(&raw) {
-            ResultType::Complete => self.complete(handle, Ok(raw)),
+            ResultType::Complete => {
+                // Never a multi-round retry's result (the spec forbids caching those).
+                if self.config.result_cache
+                    && !self.modern.rounds.contains_key(&handle)
+                    && let Some(p) = self.pending.get(handle)
+                    && let Some(key) = super::cache::key_of(&p.method, p.params.as_deref())
+                {
+                    self.cache.store(key, self.clock_now, &raw);
+                }
+                self.complete(handle, Ok(raw));
+            }
             ResultType::Task if self.tasks_negotiated() => self.complete(handle, Ok(raw)),
             ResultType::InputRequired
                 if self

@@ -539,3 +539,92 @@ fn listen_notifications_are_routed_by_subscription_id() {
     h.respond_ok(listen, closed);
     assert!(h.completions(listen)[0].is_ok());
 }
+
+#[test]
+fn the_result_cache_honours_ttl_and_list_changed_and_skips_mrtr_retries() {
+    let mut cfg = auto();
+    cfg.result_cache = true;
+    let mut h = Harness::modern(cfg);
+    let example: Value = serde_json::from_str(include_str!(
+        "../../../tests/data/2026-07-28/ListToolsResult/tools-list-with-cursor-and-ttl.json"
+    ))
+    .unwrap();
+    let a = h.send("tools/list", json!({}), RequestOptions::new());
+    h.respond_ok(a, example.clone());
+    assert_eq!(h.session.cached_results(), 1);
+    // Fresh: answered from the cache, nothing sent.
+    let b = h.send("tools/list", json!({}), RequestOptions::new());
+    assert_eq!(h.sent.len(), 1);
+    assert!(matches!(h.completions(b)[..], [Ok(r)] if r.get().contains("get_weather")));
+    // Another page is another key.
+    h.send(
+        "tools/list",
+        json!({"cursor": "next-page-cursor"}),
+        RequestOptions::new(),
+    );
+    assert_eq!(h.sent.len(), 2);
+    // The TTL (300 s) runs out.
+    h.now += Duration::from_millis(300_000);
+    h.send("tools/list", json!({}), RequestOptions::new());
+    assert_eq!(h.sent.len(), 3, "stale: sent");
+    let c = h.sent.last().unwrap().0.request.unwrap();
+    h.respond_ok(c, example.clone());
+    h.send("tools/list", json!({}), RequestOptions::new());
+    assert_eq!(h.sent.len(), 3, "fresh again");
+    // list_changed invalidates.
+    h.server(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+    h.send("tools/list", json!({}), RequestOptions::new());
+    assert_eq!(h.sent.len(), 4);
+    // ttlMs 0 is not cached; a read after an MRTR round is not cached.
+    let r = h.send(
+        "resources/read",
+        json!({"uri": "file:///a"}),
+        RequestOptions::new(),
+    );
+    h.respond_ok(
+        r,
+        json!({"resultType": "input_required", "requestState": "s"}),
+    );
+    h.respond_ok(
+        r,
+        json!({"resultType": "complete", "contents": [], "ttlMs": 60000, "cacheScope": "private"}),
+    );
+    assert!(h.completions(r)[0].is_ok());
+    let before = h.sent.len();
+    h.send(
+        "resources/read",
+        json!({"uri": "file:///a"}),
+        RequestOptions::new(),
+    );
+    assert_eq!(
+        h.sent.len(),
+        before + 1,
+        "an MRTR retry's result is never cached"
+    );
+    let r2 = h.sent.last().unwrap().0.request.unwrap();
+    h.respond_ok(
+        r2,
+        json!({"resultType": "complete", "contents": [], "ttlMs": 60000}),
+    );
+    h.send(
+        "resources/read",
+        json!({"uri": "file:///a"}),
+        RequestOptions::new(),
+    );
+    assert_eq!(
+        h.sent.len(),
+        before + 1,
+        "cached (private is fine within a session)"
+    );
+    h.server(json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "file:///a"}}));
+    h.send(
+        "resources/read",
+        json!({"uri": "file:///a"}),
+        RequestOptions::new(),
+    );
+    assert_eq!(
+        h.sent.len(),
+        before + 2,
+        "resources/updated invalidates the read"
+    );
+}
