@@ -1,7 +1,7 @@
 //! [`Connection`]: a [`Session`] carried over Streamable HTTP or legacy HTTP+SSE, as a sans-IO
 //! state machine that asks for HTTP exchanges and is told how they went.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use serde_json::value::RawValue;
 use url::Url;
@@ -140,12 +140,22 @@ pub struct Connection {
     pub(crate) aborts: VecDeque<ExchangeId>,
     pub(crate) events: VecDeque<Event>,
     tracked: HashMap<RequestHandle, Tracked>,
-    internal: HashMap<RequestHandle, String>,
+    pub(crate) internal: HashMap<RequestHandle, String>,
     log_level: Option<Box<RawValue>>,
     subscriptions: Vec<String>,
     close_deadline: Option<Instant>,
     delete: Option<ExchangeId>,
     want_listener: bool,
+    /// 2026-07-28: the `x-mcp-header` bindings of the tools seen in `tools/list`.
+    pub(crate) tool_headers: super::modern::ToolHeaders,
+    /// 2026-07-28: `tools/list` requests whose results are filtered.
+    pub(crate) tool_lists: HashSet<RequestHandle>,
+    /// 2026-07-28: `tools/call`s already retried after -32020.
+    pub(crate) header_retried: HashSet<RequestHandle>,
+    /// 2026-07-28: re-fetches of `tools/list` and the call to re-send after each.
+    pub(crate) header_refetch: Vec<(RequestHandle, RequestHandle)>,
+    /// 2026-07-28: requests re-issued after their stream broke.
+    pub(crate) reissued: HashSet<RequestHandle>,
 }
 
 impl Connection {
@@ -189,6 +199,11 @@ impl Connection {
             close_deadline: None,
             delete: None,
             want_listener: false,
+            tool_headers: super::modern::ToolHeaders::default(),
+            tool_lists: HashSet::new(),
+            header_retried: HashSet::new(),
+            header_refetch: Vec::new(),
+            reissued: HashSet::new(),
         };
         if legacy {
             c.start_legacy(now);
@@ -404,6 +419,18 @@ impl Connection {
         if matches!(self.phase, Phase::Closing | Phase::Finished) {
             return;
         }
+        if self.session.speaks_discover() {
+            // Cancel is the abort of the exchange (done when the request completed): no
+            // `notifications/cancelled` over 2026-07-28 HTTP.
+            if out.kind == MessageKind::Notification
+                && out.method.as_deref() == Some("notifications/cancelled")
+            {
+                return;
+            }
+            if let (Some(h), Some("tools/list")) = (out.request, out.method.as_deref()) {
+                self.tool_lists.insert(h);
+            }
+        }
         let purpose = match (out.kind, out.request) {
             (MessageKind::Request, None) => Purpose::Initialize,
             (MessageKind::Request, Some(h)) => Purpose::Request(h),
@@ -466,6 +493,7 @@ impl Connection {
     /// Reacts to a session event and forwards it (except completions of the connection's own
     /// restoring requests).
     fn observe(&mut self, now: Instant, ev: session::Event) {
+        let ev = self.observe_modern(now, ev);
         match &ev {
             session::Event::Ready { .. } => self.on_ready(now),
             session::Event::Completed { handle, result } => {
@@ -546,7 +574,8 @@ impl Connection {
             self.emit(HttpEvent::SessionReset { resent, restored });
         }
         // Opened after the pump posts `notifications/initialized`, so that goes first.
-        self.want_listener = self.phase == Phase::Up(Transport::Streamable);
+        self.want_listener =
+            self.phase == Phase::Up(Transport::Streamable) && !self.session.speaks_discover();
         let _ = now;
     }
 

@@ -325,6 +325,14 @@ pub enum HttpEvent {
     /// The connection is over: the session closed and the DELETE (if any) finished. Nothing more
     /// will be asked of the adapter.
     Finished,
+    /// A tool of a 2026-07-28 `tools/list` result had invalid `x-mcp-header` annotations and
+    /// was removed from the result the host got (the spec's rule).
+    ToolDropped {
+        /// The tool's name.
+        name: String,
+        /// What is wrong with its annotations.
+        reason: String,
+    },
 }
 
 /// An event from [`Connection::poll_event`](super::Connection::poll_event).

@@ -157,7 +157,16 @@ impl Connection {
             Method::Delete => {}
         }
         let streamable = x.purpose != Purpose::LegacyConnect && self.legacy_endpoint.is_none();
-        if streamable
+        let modern = streamable && self.session.speaks_discover();
+        if modern {
+            // 2026-07-28: no session, the version of the envelope, headers from the body.
+            headers.remove(MCP_SESSION_ID);
+            let version = self.session.envelope_protocol_version();
+            headers.insert(MCP_PROTOCOL_VERSION, version.as_str());
+            for (name, value) in super::modern::message_headers(&x.body, &self.tool_headers) {
+                headers.insert(name, value);
+            }
+        } else if streamable
             && x.purpose != Purpose::Initialize
             && let Some(sid) = &self.session_id
         {
@@ -166,7 +175,8 @@ impl Connection {
         } else {
             headers.remove(MCP_SESSION_ID);
         }
-        if x.purpose != Purpose::Initialize
+        if !modern
+            && x.purpose != Purpose::Initialize
             && let Some(v) = self.session.protocol_version()
             && v.sends_version_header()
         {

@@ -22,6 +22,7 @@ pub mod error;
 mod exchange;
 pub mod headers;
 mod issue;
+pub mod modern;
 pub mod oneshot;
 pub mod origin;
 mod response;

@@ -134,6 +134,7 @@ impl Connection {
                     self.emit(HttpEvent::TransportSelected(Transport::Streamable));
                 }
                 if self.legacy_endpoint.is_none()
+                    && !self.session.speaks_discover()
                     && let Some(value) = headers.get(MCP_SESSION_ID)
                 {
                     match validate_session_id(value) {
@@ -244,6 +245,7 @@ impl Connection {
                 if self.phase == Phase::Probing
                     && self.config.mode == TransportMode::Auto
                     && !self.fell_back
+                    && !self.session.speaks_discover()
                     && matches!(status, 400 | 404 | 405) =>
             {
                 let x = self.take(id);
@@ -512,6 +514,23 @@ impl Connection {
                 else {
                     return;
                 };
+                let modern = self.session.speaks_discover();
+                if modern && x.purpose == Purpose::Initialize && matches!(status, 400 | 404 | 405) {
+                    // The probe was refused: its body says modern or legacy. 401 / 403 / 5xx
+                    // never get here, so they are never era evidence.
+                    let error = match super::modern::classify_probe_refusal(&excerpt) {
+                        super::modern::ProbeVerdict::Modern(e) => Some(e),
+                        _ => None,
+                    };
+                    self.session.handle_probe_refusal(now, error);
+                    return;
+                }
+                if modern
+                    && let Purpose::Request(h) = x.purpose
+                    && self.modern_error_body(now, h, &excerpt)
+                {
+                    return;
+                }
                 let error = HttpStatusError::from_response(status, &headers, &excerpt);
                 let message = error.to_string();
                 match x.purpose {
@@ -595,6 +614,17 @@ impl Connection {
             return;
         }
         let resumable = stream.resume_id().is_some();
+        if let Origin::Post(Some(h)) = origin
+            && self.session.speaks_discover()
+        {
+            // 2026-07-28 has no resumption: the request is lost, re-issue it once with a new
+            // wire id (same handle).
+            self.remove_stream(sid);
+            if self.reissued.insert(h) && self.session.resend_request(h) {
+                return;
+            }
+            return self.fail_reply(now, Purpose::Request(h), RequestError::NoResponse);
+        }
         if matches!(origin, Origin::Post(_)) && !resumable {
             self.remove_stream(sid);
             let purpose = match origin {

@@ -17,6 +17,9 @@ pub enum ProtocolVersion {
     V2025_06_18,
     /// 2025-11-25: tasks, URL elicitation, SSE polling, icons.
     V2025_11_25,
+    /// 2026-07-28: no `initialize`; `server/discover`, a `_meta` envelope on every request,
+    /// `resultType`, multi-round requests, cache hints, `subscriptions/listen`.
+    V2026_07_28,
 }
 
 impl ProtocolVersion {
@@ -31,6 +34,21 @@ impl ProtocolVersion {
     /// The newest version this crate speaks in the initialize era.
     pub const LATEST_INITIALIZE: ProtocolVersion = ProtocolVersion::V2025_11_25;
 
+    /// Every version of the discover era (no `initialize`), oldest first.
+    pub const DISCOVER_ERA: [ProtocolVersion; 1] = [ProtocolVersion::V2026_07_28];
+
+    /// The newest version this crate speaks in the discover era.
+    pub const LATEST_DISCOVER: ProtocolVersion = ProtocolVersion::V2026_07_28;
+
+    /// Every version this crate speaks, oldest first.
+    pub const ALL: [ProtocolVersion; 5] = [
+        ProtocolVersion::V2024_11_05,
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2026_07_28,
+    ];
+
     /// The version string on the wire.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
@@ -39,19 +57,23 @@ impl ProtocolVersion {
             ProtocolVersion::V2025_03_26 => "2025-03-26",
             ProtocolVersion::V2025_06_18 => "2025-06-18",
             ProtocolVersion::V2025_11_25 => "2025-11-25",
+            ProtocolVersion::V2026_07_28 => "2026-07-28",
         }
     }
 
     /// Parses a version string; `None` for versions this crate does not know.
     #[must_use]
     pub fn parse(s: &str) -> Option<Self> {
-        Self::INITIALIZE_ERA.into_iter().find(|v| v.as_str() == s)
+        Self::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
     /// The handshake era the version belongs to.
     #[must_use]
     pub const fn era(self) -> Era {
-        Era::Initialize
+        match self {
+            ProtocolVersion::V2026_07_28 => Era::Discover,
+            _ => Era::Initialize,
+        }
     }
 
     /// Whether HTTP requests after the handshake carry `MCP-Protocol-Version` (2025-06-18 on).
@@ -73,6 +95,52 @@ impl fmt::Display for ProtocolVersion {
 pub enum Era {
     /// `initialize` -> result -> `notifications/initialized` (2024-11-05 to 2025-11-25).
     Initialize,
+    /// `server/discover` (optional) and a `_meta` envelope on every request, no session
+    /// (2026-07-28 on).
+    Discover,
+}
+
+/// How a session chooses its era.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EraPolicy {
+    /// Only `initialize` (the servers of 2024-11-05 to 2025-11-25).
+    Initialize,
+    /// Only `server/discover` and the envelope; a server that does not answer `server/discover`
+    /// with a valid result closes the session.
+    Discover,
+    /// Probe with `server/discover` and fall back to `initialize` on the spec's legacy signals:
+    /// an error that is not a recognised modern one (-32020/-32021/-32022), an answer that is
+    /// not a valid `DiscoverResult` (`{}`), or no answer within `probe_timeout`. A late
+    /// discover answer after the fallback is ignored (reported as a stale response). Over
+    /// stdio, a server that exits on the probe is respawned (see
+    /// [`StdioConnection`](crate::stdio::StdioConnection)).
+    Auto {
+        /// How long to wait for the discover answer before falling back.
+        probe_timeout: Duration,
+    },
+}
+
+impl Default for EraPolicy {
+    /// Auto with a 10 s probe (the timeout rmcp and the TypeScript SDK use).
+    fn default() -> Self {
+        EraPolicy::Auto {
+            probe_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What the host remembers about a server's era from an earlier connection (per server
+/// process command for stdio, per origin for HTTP). With a hint, an [`EraPolicy::Auto`] session
+/// starts in that era at once, without a probe; if that handshake fails (the server was
+/// upgraded or downgraded), the session re-probes once instead of closing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KnownEra {
+    /// The server answered `initialize` last time.
+    Initialize,
+    /// The server answered `server/discover` last time.
+    Discover,
 }
 
 /// Everything a [`Session`](super::Session) needs to know up front.
@@ -92,6 +160,7 @@ pub struct SessionConfig {
     pub protocol_version: ProtocolVersion,
     /// The versions accepted in the server's answer. An answer outside this list closes the
     /// session with [`CloseReason::UnsupportedVersion`](super::CloseReason::UnsupportedVersion).
+    /// Discover-era versions are accepted when listed here too (the default lists all).
     pub supported_versions: Vec<ProtocolVersion>,
     /// How long the handshake may take, from [`Session::new`](super::Session::new) to the
     /// initialize result. `None`: no limit.
@@ -105,6 +174,23 @@ pub struct SessionConfig {
     /// How many server-to-client requests may be open at once; past it they are answered
     /// with an error at once.
     pub max_server_requests: usize,
+    /// How the era is chosen. Default: [`EraPolicy::Initialize`] (the behaviour of older
+    /// releases); hosts that want 2026-07-28 servers set [`EraPolicy::Auto`].
+    pub era_policy: EraPolicy,
+    /// The era the server used last time, if the host remembers it (Auto only).
+    pub known_era: Option<KnownEra>,
+    /// The discover-era version sent in the envelope (and asked for first).
+    pub discover_version: ProtocolVersion,
+    /// How many rounds of `input_required` one request may go through before it fails with
+    /// [`RequestError::TooManyInputRounds`](super::RequestError::TooManyInputRounds).
+    pub max_input_rounds: u32,
+    /// `io.modelcontextprotocol/logLevel` sent in every discover-era request (deprecated in
+    /// the spec; absent means the server sends no log messages for the request).
+    pub log_level: Option<crate::types::LoggingLevel>,
+    /// Whether discover-era list and read results are cached by their `ttlMs` /
+    /// `cacheScope` hints: a request with a fresh entry completes at once from it, without
+    /// a message. Default off.
+    pub result_cache: bool,
 }
 
 impl SessionConfig {
@@ -115,13 +201,33 @@ impl SessionConfig {
             client_info,
             capabilities: ClientCapabilities::default(),
             protocol_version: ProtocolVersion::LATEST_INITIALIZE,
-            supported_versions: ProtocolVersion::INITIALIZE_ERA.to_vec(),
+            supported_versions: ProtocolVersion::ALL.to_vec(),
             handshake_timeout: Some(Duration::from_secs(60)),
             request_timeout: Some(Duration::from_secs(30)),
             max_queued: 1024,
             max_in_flight: 65_536,
             max_server_requests: 64,
+            era_policy: EraPolicy::Initialize,
+            known_era: None,
+            discover_version: ProtocolVersion::LATEST_DISCOVER,
+            max_input_rounds: 10,
+            log_level: None,
+            result_cache: false,
         }
+    }
+
+    /// Sets how the era is chosen.
+    #[must_use]
+    pub fn with_era_policy(mut self, policy: EraPolicy) -> Self {
+        self.era_policy = policy;
+        self
+    }
+
+    /// Sets the remembered era of the server (see [`KnownEra`]).
+    #[must_use]
+    pub fn with_known_era(mut self, era: Option<KnownEra>) -> Self {
+        self.known_era = era;
+        self
     }
 
     /// Sets the declared client capabilities.

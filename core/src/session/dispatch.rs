@@ -10,12 +10,12 @@ use crate::time::Instant;
 use crate::types::ClientCapabilities;
 
 /// Server requests that a human answers: deadlines pause while one is open.
-fn pauses_deadlines(method: &str) -> bool {
+pub(super) fn pauses_deadlines(method: &str) -> bool {
     matches!(method, "elicitation/create" | "sampling/createMessage")
 }
 
 /// Whether the host declared the capability a server request needs.
-fn declared(capabilities: &ClientCapabilities, method: &str) -> bool {
+pub(super) fn declared(capabilities: &ClientCapabilities, method: &str) -> bool {
     match method {
         "roots/list" => capabilities.roots.is_some(),
         "sampling/createMessage" => capabilities.sampling.is_some(),
@@ -69,10 +69,15 @@ impl Session {
     fn handle_answer(&mut self, now: Instant, id: Id, answer: Result<Box<RawValue>, ErrorObject>) {
         let wire = id.as_u64();
         if self.state == SessionState::Handshaking && wire == Some(self.handshake_wire) {
-            return self.finish_handshake(now, answer);
+            return if self.discover_mode() {
+                self.finish_discover(now, answer)
+            } else {
+                self.finish_handshake(now, answer)
+            };
         }
         let handle = wire.and_then(|w| self.pending.by_wire(w));
         match handle {
+            Some(handle) if self.discover_mode() => self.modern_answer(handle, answer),
             Some(handle) => self.complete(handle, answer.map_err(RequestError::Remote)),
             // Ids below the counter were ours: that request finished already.
             None if wire.is_some_and(|w| w < self.next_id) => {
@@ -148,9 +153,25 @@ impl Session {
                 }
                 Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
             },
-            _ => self
-                .events
-                .push_back(Event::Notification(ServerNotification { method, params })),
+            _ => {
+                if self.discover_mode() {
+                    self.cache.invalidate(&method, params.as_deref());
+                }
+                let notification = ServerNotification { method, params };
+                let listen = if self.discover_mode() {
+                    subscription_of(notification.params.as_deref())
+                        .and_then(|w| self.pending.by_wire(w))
+                } else {
+                    None
+                };
+                self.events.push_back(match listen {
+                    Some(handle) => Event::Subscription {
+                        handle,
+                        notification,
+                    },
+                    None => Event::Notification(notification),
+                });
+            }
         }
     }
 
@@ -185,4 +206,24 @@ impl Session {
 fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {
     let raw = params.map_or("null", RawValue::get);
     serde_json::from_str(raw).map_err(|e| e.to_string())
+}
+
+/// `_meta["io.modelcontextprotocol/subscriptionId"]` of a notification, as one of this
+/// client's wire ids (a number, or a string of digits from a server that stringifies ids).
+fn subscription_of(params: Option<&RawValue>) -> Option<u64> {
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    #[derive(Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+        id: Option<Id>,
+    }
+    let p: Params = serde_json::from_str(params?.get()).ok()?;
+    match p.meta?.id? {
+        Id::String(s) => s.parse().ok(),
+        id => id.as_u64(),
+    }
 }

@@ -37,6 +37,16 @@ pub enum UsageError {
     /// `notifications/cancelled`, `notifications/progress` are sent by the session itself).
     #[error("{0} is sent by the session itself")]
     ReservedMethod(String),
+    /// The method does not exist in the era the session speaks (the discover era has no
+    /// `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`,
+    /// `notifications/roots/list_changed`).
+    #[error("{method} does not exist in the {era:?} era")]
+    NotInEra {
+        /// The method.
+        method: String,
+        /// The era in use.
+        era: super::Era,
+    },
     /// The params are not usable: not a JSON object where one is required, or not
     /// serializable.
     #[error("invalid params: {0}")]

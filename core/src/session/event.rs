@@ -59,6 +59,15 @@ pub enum Event {
     },
     /// A server notification other than progress and cancellation.
     Notification(ServerNotification),
+    /// A notification on a `subscriptions/listen` stream (2026-07-28), routed by its
+    /// `_meta["io.modelcontextprotocol/subscriptionId"]`: `handle` is the listen request,
+    /// which completes when the server ends the subscription.
+    Subscription {
+        /// The listen request.
+        handle: RequestHandle,
+        /// The notification (`notifications/subscriptions/acknowledged` first).
+        notification: ServerNotification,
+    },
     /// Something odd from the peer that did not stop the session.
     Diagnostic(Diagnostic),
     /// The session is over. Emitted once, after every pending request has completed.
@@ -156,6 +165,34 @@ pub enum RequestError {
     /// The reply could not be used: not JSON, too large, an unexpected content type.
     #[error("invalid response: {0}")]
     InvalidResponse(String),
+    /// The result is not valid for the 2026-07-28 rules: an unknown `resultType`, `task`
+    /// without the tasks extension, a malformed `input_required`.
+    #[error("invalid result: {0}")]
+    InvalidResult(String),
+    /// The server asked for input more times than
+    /// [`SessionConfig::max_input_rounds`](super::SessionConfig::max_input_rounds) allows.
+    #[error("the server asked for input more than {rounds} times")]
+    TooManyInputRounds {
+        /// The cap.
+        rounds: u32,
+    },
+    /// The host answered one of the server's input requests with an error, so the request
+    /// cannot go on.
+    #[error("input {key:?} failed: {error}")]
+    InputFailed {
+        /// The server's key of the input request.
+        key: String,
+        /// The host's error.
+        error: ErrorObject,
+    },
+    /// The request waited for the handshake, and the era chosen has no such method
+    /// (`ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe` in the
+    /// discover era).
+    #[error("{method} does not exist in the protocol era in use")]
+    NotInEra {
+        /// The method.
+        method: String,
+    },
     /// The reply ended (its stream closed and could not be resumed) without the answer.
     #[error("no response received")]
     NoResponse,
@@ -256,6 +293,12 @@ pub enum Diagnostic {
         /// Its method.
         method: String,
     },
+    /// The Auto era policy left `server/discover` for `initialize` (or, with a remembered
+    /// era, the other way round): why.
+    EraFallback {
+        /// The signal that decided it.
+        reason: String,
+    },
     /// A notification whose params could not be read (progress, cancelled). Skipped.
     InvalidNotification {
         /// Its method.
@@ -296,6 +339,7 @@ impl fmt::Display for Diagnostic {
             Diagnostic::ServerRequestLimit { method } => {
                 write!(f, "refused server request {method}: too many open")
             }
+            Diagnostic::EraFallback { reason } => write!(f, "changed protocol era: {reason}"),
             Diagnostic::InvalidNotification { method, detail } => {
                 write!(f, "skipped {method}: {detail}")
             }

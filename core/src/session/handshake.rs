@@ -3,12 +3,9 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{
-    CloseReason, Event, ProtocolVersion, Queued, ServerState, Session, SessionState, Waiting,
-};
+use super::{CloseReason, Era, ProtocolVersion, ServerState, Session};
 use crate::jsonrpc::{self, ErrorObject};
 use crate::types::{Implementation, InitializeParams, ServerCapabilities};
-use std::borrow::Cow;
 
 /// The initialize result, read leniently: only `protocolVersion` is required. A server that
 /// omits `capabilities` or `serverInfo` (some do) still works.
@@ -27,7 +24,7 @@ struct InitializeAnswer {
 impl Session {
     pub(super) fn initialize_params(&self) -> Box<RawValue> {
         let params = InitializeParams {
-            protocol_version: self.config.protocol_version.as_str().to_owned(),
+            protocol_version: self.initialize_version.as_str().to_owned(),
             capabilities: self.config.capabilities.clone(),
             client_info: self.config.client_info.clone(),
             ..InitializeParams::default()
@@ -44,14 +41,16 @@ impl Session {
     ) {
         let raw = match answer {
             Ok(raw) => raw,
+            Err(e) if self.try_reprobe(format!("initialize: {e}")) => return,
             Err(e) => return self.close_with(CloseReason::HandshakeRejected(e)),
         };
         let answer: InitializeAnswer = match serde_json::from_str(raw.get()) {
             Ok(a) => a,
+            Err(e) if self.try_reprobe(format!("invalid initialize result: {e}")) => return,
             Err(e) => return self.close_with(CloseReason::InvalidHandshake(e.to_string())),
         };
         let version = ProtocolVersion::parse(&answer.protocol_version)
-            .filter(|v| self.config.supported_versions.contains(v));
+            .filter(|v| v.era() == Era::Initialize && self.config.supported_versions.contains(v));
         let Some(version) = version else {
             let supported = self
                 .config
@@ -72,24 +71,6 @@ impl Session {
             capabilities: answer.capabilities,
             instructions: answer.instructions,
         });
-        self.state = SessionState::Ready;
-        self.handshake_deadline = None;
-        self.outbound.push_back(Queued::Notification {
-            method: Cow::Borrowed("notifications/initialized"),
-            params: None,
-        });
-        while let Some(w) = self.waiting.pop_front() {
-            match w {
-                Waiting::Request(handle) => self.queue_request(now, handle),
-                Waiting::Notification { method, params } => {
-                    self.outbound
-                        .push_back(Queued::Notification { method, params });
-                }
-            }
-        }
-        self.events.push_back(Event::Ready {
-            era: version.era(),
-            version,
-        });
+        self.become_ready(now, version);
     }
 }

@@ -2,14 +2,23 @@
 
 use std::collections::HashMap;
 
-use super::InboundRequestId;
+use super::{InboundRequestId, RequestHandle};
 use crate::jsonrpc::Id;
+
+/// Where the answer to a server request goes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Reply {
+    /// A JSON-RPC response with the server's id, echoed verbatim.
+    Wire(Id),
+    /// Slot `index` of the `inputResponses` of a multi-round request (2026-07-28).
+    Input { handle: RequestHandle, index: usize },
+}
 
 /// What the core needs to remember about an open server request.
 #[derive(Debug)]
 pub(crate) struct Inbound {
-    /// The server's id, echoed verbatim in the answer.
-    pub(crate) wire: Id,
+    /// Where the answer goes.
+    pub(crate) reply: Reply,
     /// Whether request deadlines are paused while it is open (a human is answering).
     pub(crate) pauses: bool,
 }
@@ -31,16 +40,24 @@ impl InboundRequests {
     }
 
     pub(crate) fn insert(&mut self, wire: Id, pauses: bool) -> InboundRequestId {
+        let id = self.insert_reply(Reply::Wire(wire.clone()), pauses);
+        self.by_wire.insert(wire, id);
+        id
+    }
+
+    /// Opens a request whose answer feeds a multi-round retry.
+    pub(crate) fn insert_reply(&mut self, reply: Reply, pauses: bool) -> InboundRequestId {
         let id = InboundRequestId(self.next);
         self.next += 1;
-        self.by_wire.insert(wire.clone(), id);
-        self.open.insert(id, Inbound { wire, pauses });
+        self.open.insert(id, Inbound { reply, pauses });
         id
     }
 
     pub(crate) fn remove(&mut self, id: InboundRequestId) -> Option<Inbound> {
         let inbound = self.open.remove(&id)?;
-        self.by_wire.remove(&inbound.wire);
+        if let Reply::Wire(wire) = &inbound.reply {
+            self.by_wire.remove(wire);
+        }
         Some(inbound)
     }
 

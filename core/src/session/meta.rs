@@ -10,6 +10,8 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::jsonrpc;
+
 struct Members<'a>(Vec<(String, &'a RawValue)>);
 
 impl<'de> Deserialize<'de> for Members<'de> {
@@ -43,43 +45,137 @@ pub(crate) fn with_progress_token(
     params: Option<&RawValue>,
     token: u64,
 ) -> Result<Box<RawValue>, String> {
+    let token = token.to_string();
+    // Invariant: the decimal digits of an integer are a JSON number.
+    let token = RawValue::from_string(token).expect("an integer is JSON");
+    splice(params, &[], &[("progressToken", &token)])
+        .map_err(|e| e.replace("to carry members", "to carry a progress token"))
+}
+
+/// The general merge rule behind every member the session adds to params.
+///
+/// `params` must be a JSON object (absent or `null` count as `{}`). Its members keep their
+/// order and bytes, except:
+/// - each key in `top` is removed and, when its value is `Some`, appended at the end (the
+///   multi-round fields `inputResponses` and `requestState`);
+/// - in `_meta` (created if absent; it must be an object), each key of `meta` is removed and
+///   appended with the session's value (the envelope keys, `progressToken`): the session owns
+///   those keys, the caller's other `_meta` members are kept.
+///
+/// Values are spliced as raw bytes: nothing is decoded below the top level and `_meta`.
+pub(crate) fn splice(
+    params: Option<&RawValue>,
+    top: &[(&str, Option<&RawValue>)],
+    meta: &[(&str, &RawValue)],
+) -> Result<Box<RawValue>, String> {
     let members = match params {
         None => Members(Vec::new()),
         Some(p) if p.get() == "null" => Members(Vec::new()),
         Some(p) => serde_json::from_str::<Members<'_>>(p.get())
-            .map_err(|_| "params must be a JSON object to carry a progress token".to_owned())?,
+            .map_err(|_| "params must be a JSON object to carry members".to_owned())?,
     };
-    let mut out = String::with_capacity(params.map_or(0, |p| p.get().len()) + 40);
+    let extra: usize = top
+        .iter()
+        .filter_map(|(k, v)| v.map(|v| k.len() + v.get().len() + 4))
+        .chain(meta.iter().map(|(k, v)| k.len() + v.get().len() + 4))
+        .sum();
+    let mut out = String::with_capacity(params.map_or(0, |p| p.get().len()) + extra + 12);
     out.push('{');
-    let mut meta_written = false;
-    for (i, (key, value)) in members.0.iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    let mut sep = |out: &mut String| {
+        if !std::mem::take(&mut first) {
             out.push(',');
         }
-        write_key(&mut out, key);
-        if key == "_meta" && !meta_written {
+    };
+    let mut meta_written = meta.is_empty();
+    for (key, value) in &members.0 {
+        if top.iter().any(|(k, _)| k == key) {
+            continue;
+        }
+        if key == "_meta" {
+            if meta_written {
+                // A duplicate `_meta` (or no change asked): keep the bytes as they are.
+                if meta.is_empty() {
+                    sep(&mut out);
+                    write_key(&mut out, key);
+                    out.push_str(value.get());
+                }
+                continue;
+            }
             meta_written = true;
             let inner = serde_json::from_str::<Members<'_>>(value.get())
                 .map_err(|_| "params._meta must be a JSON object".to_owned())?;
-            out.push('{');
-            for (key, value) in inner.0.iter().filter(|(k, _)| k != "progressToken") {
-                write_key(&mut out, key);
-                out.push_str(value.get());
-                out.push(',');
-            }
-            out.push_str(&format!("\"progressToken\":{token}}}"));
-        } else {
+            sep(&mut out);
+            write_key(&mut out, key);
+            write_meta(&mut out, &inner.0, meta);
+            continue;
+        }
+        sep(&mut out);
+        write_key(&mut out, key);
+        out.push_str(value.get());
+    }
+    if !meta_written {
+        sep(&mut out);
+        write_key(&mut out, "_meta");
+        write_meta(&mut out, &[], meta);
+    }
+    for (key, value) in top {
+        if let Some(value) = value {
+            sep(&mut out);
+            write_key(&mut out, key);
             out.push_str(value.get());
         }
     }
-    if !meta_written {
-        if !members.0.is_empty() {
+    out.push('}');
+    RawValue::from_string(out).map_err(|e| format!("could not splice params: {e}"))
+}
+
+fn write_meta(out: &mut String, inner: &[(String, &RawValue)], meta: &[(&str, &RawValue)]) {
+    out.push('{');
+    let mut first = true;
+    for (key, value) in inner
+        .iter()
+        .filter(|(k, _)| !meta.iter().any(|(m, _)| m == k))
+    {
+        if !std::mem::take(&mut first) {
             out.push(',');
         }
-        out.push_str(&format!("\"_meta\":{{\"progressToken\":{token}}}"));
+        write_key(out, key);
+        out.push_str(value.get());
+    }
+    for (key, value) in meta {
+        if !std::mem::take(&mut first) {
+            out.push(',');
+        }
+        write_key(out, key);
+        out.push_str(value.get());
     }
     out.push('}');
-    RawValue::from_string(out).map_err(|e| format!("could not add a progress token: {e}"))
+}
+
+pub(super) fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cancelled<'a> {
+        request_id: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
+    }
+    // Invariant: a struct of an integer and a string always serializes.
+    jsonrpc::to_raw(&Cancelled {
+        request_id: wire,
+        reason,
+    })
+    .expect("cancelled params serialize")
+}
+
+/// Serializes typed params; `null` (from `Option::None` or `()`) means "no params".
+pub(super) fn raw_params<T: serde::Serialize>(
+    params: &T,
+) -> Result<Option<Box<RawValue>>, super::UsageError> {
+    let raw =
+        jsonrpc::to_raw(params).map_err(|e| super::UsageError::InvalidParams(e.to_string()))?;
+    Ok((raw.get() != "null").then_some(raw))
 }
 
 #[cfg(test)]
@@ -117,6 +213,33 @@ mod tests {
             out.get(),
             r#"{"_meta":{"trace":"t","progressToken":9},"b":2}"#
         );
+    }
+
+    #[test]
+    fn splices_top_members_and_meta_keys_by_the_merge_rule() {
+        let v = raw(r#""2026-07-28""#);
+        let state = raw(r#""abc\u0041""#);
+        let out = splice(
+            Some(&raw(
+                r#"{"name":"t","requestState":"old","_meta":{"x":1,"io.modelcontextprotocol/protocolVersion":"bad"},"arguments":{}}"#,
+            )),
+            &[("requestState", Some(&state)), ("inputResponses", None)],
+            &[("io.modelcontextprotocol/protocolVersion", &v)],
+        )
+        .unwrap();
+        assert_eq!(
+            out.get(),
+            r#"{"name":"t","_meta":{"x":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"arguments":{},"requestState":"abc\u0041"}"#
+        );
+        // No meta change asked: `_meta` bytes are kept, a removed top key disappears.
+        let out = splice(
+            Some(&raw(r#"{"requestState":"s","_meta":{"a" : 1}}"#)),
+            &[("requestState", None)],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(out.get(), r#"{"_meta":{"a" : 1}}"#);
+        assert_eq!(splice(None, &[], &[]).unwrap().get(), "{}");
     }
 
     #[test]

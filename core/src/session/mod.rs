@@ -13,28 +13,35 @@ use crate::jsonrpc::{self, ErrorObject, Id};
 use crate::time::{Duration, Instant, saturating_add};
 use crate::types::{Implementation, ServerCapabilities};
 
+mod cache;
 mod clock;
 mod config;
+mod discover;
 mod dispatch;
+mod envelope;
 mod error;
 mod event;
 mod handshake;
 mod inbound;
 mod meta;
+mod mrtr;
 mod pending;
 mod transport_hooks;
 
 #[cfg(test)]
 mod tests;
 
-pub use config::{Deadline, Era, ProtocolVersion, RequestOptions, SessionConfig};
+pub use config::{
+    Deadline, Era, EraPolicy, KnownEra, ProtocolVersion, RequestOptions, SessionConfig,
+};
 pub use error::UsageError;
 pub use event::{
     CloseReason, Diagnostic, Event, NotificationKind, RequestError, ServerNotification,
 };
 
 use clock::{ActiveClock, DeadlineIndex};
-use inbound::InboundRequests;
+use discover::Mode;
+use inbound::{InboundRequests, Reply};
 use pending::{Pending, PendingRequests, Stage};
 
 /// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
@@ -122,6 +129,9 @@ enum Queued {
     Initialize {
         wire: u64,
     },
+    Discover {
+        wire: u64,
+    },
     Request(RequestHandle),
     Notification {
         method: Cow<'static, str>,
@@ -175,8 +185,21 @@ pub struct Session {
     state: SessionState,
     /// One counter for handles and wire ids: they never collide.
     next_id: u64,
+    /// Which handshake runs, hence which era the session speaks.
+    mode: Mode,
+    /// The version requested in `initialize` (the configured one, or one a -32022 named).
+    initialize_version: ProtocolVersion,
     handshake_wire: u64,
     handshake_deadline: Option<Instant>,
+    /// When an Auto probe gives up on `server/discover`.
+    probe_deadline: Option<Instant>,
+    /// Whether the Auto probe fell back to `initialize`.
+    fell_back: bool,
+    envelope_values: envelope::Envelope,
+    modern: mrtr::ModernRequests,
+    cache: cache::ResultCache,
+    /// The latest instant an input carried (for clock resumes inside completions).
+    clock_now: Instant,
     server: Option<ServerState>,
     pending: PendingRequests,
     deadlines: DeadlineIndex,
@@ -193,14 +216,27 @@ impl Session {
     #[must_use]
     pub fn new(config: SessionConfig, now: Instant) -> Self {
         let handshake_deadline = config.handshake_timeout.map(|t| saturating_add(now, t));
+        let (mode, probe) = Mode::initial(&config);
         let mut outbound = VecDeque::new();
-        outbound.push_back(Queued::Initialize { wire: 0 });
+        outbound.push_back(if mode.is_discover() {
+            Queued::Discover { wire: 0 }
+        } else {
+            Queued::Initialize { wire: 0 }
+        });
         Session {
+            envelope_values: envelope::Envelope::new(&config),
+            initialize_version: config.protocol_version,
             config,
             state: SessionState::Handshaking,
             next_id: 1,
+            mode,
             handshake_wire: 0,
             handshake_deadline,
+            probe_deadline: probe.map(|t| saturating_add(now, t)),
+            fell_back: false,
+            modern: mrtr::ModernRequests::default(),
+            cache: cache::ResultCache::default(),
+            clock_now: now,
             server: None,
             pending: PendingRequests::default(),
             deadlines: DeadlineIndex::default(),
@@ -307,6 +343,7 @@ impl Session {
         now: Instant,
         decoded: Result<jsonrpc::Decoded, jsonrpc::DecodeError>,
     ) {
+        self.clock_now = self.clock_now.max(now);
         match decoded {
             Ok(jsonrpc::Decoded::Single(msg)) => self.handle_decoded(now, msg),
             Ok(jsonrpc::Decoded::Batch(items)) => {
@@ -332,6 +369,12 @@ impl Session {
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.is_closed() {
             return;
+        }
+        self.clock_now = self.clock_now.max(now);
+        if self.state == SessionState::Handshaking && self.probe_deadline.is_some_and(|d| now >= d)
+        {
+            self.probe_deadline = None;
+            self.probe_timed_out(now);
         }
         if self.state == SessionState::Handshaking
             && let Some(deadline) = self.handshake_deadline
@@ -391,8 +434,25 @@ impl Session {
         if self.is_closed() {
             return Err(UsageError::Closed);
         }
-        if method == "initialize" {
+        if method == "initialize" || method == "server/discover" {
             return Err(UsageError::ReservedMethod(method.into_owned()));
+        }
+        self.clock_now = self.clock_now.max(now);
+        let decided_discover = self.discover_mode()
+            && (self.state == SessionState::Ready
+                || matches!(self.config.era_policy, config::EraPolicy::Discover));
+        if decided_discover && discover::REMOVED_METHODS.contains(&&*method) {
+            return Err(UsageError::NotInEra {
+                method: method.into_owned(),
+                era: Era::Discover,
+            });
+        }
+        if self.config.era_policy != config::EraPolicy::Initialize
+            && !envelope::takes_envelope(params.as_deref())
+        {
+            return Err(UsageError::InvalidParams(
+                "params must be a JSON object to carry the request envelope".into(),
+            ));
         }
         let timeout = match options.deadline {
             Deadline::SessionDefault => self.config.request_timeout,
@@ -407,13 +467,20 @@ impl Session {
                 limit: self.config.max_in_flight,
             });
         }
-        let waits = self.state == SessionState::Handshaking && method != "ping";
+        // `ping` may precede `initialize`, but the discover era has no `ping`: it waits for
+        // the era to be known.
+        let waits =
+            self.state == SessionState::Handshaking && (method != "ping" || self.discover_mode());
         if waits && self.waiting.len() >= self.config.max_queued {
             return Err(UsageError::QueueFull {
                 limit: self.config.max_queued,
             });
         }
         let handle = RequestHandle(self.next_id);
+        if self.answer_from_cache(now, handle, &method, params.as_deref()) {
+            self.next_id += 1;
+            return Ok(handle);
+        }
         let params = if options.progress {
             Some(
                 meta::with_progress_token(params.as_deref(), handle.0)
@@ -454,7 +521,7 @@ impl Session {
         params: &R::Params,
         options: RequestOptions,
     ) -> Result<RequestHandle, UsageError> {
-        let params = raw_params(params)?;
+        let params = meta::raw_params(params)?;
         self.send_request(now, R::METHOD, params, options)
     }
 
@@ -477,6 +544,12 @@ impl Session {
             "notifications/initialized" | "notifications/cancelled" | "notifications/progress"
         ) {
             return Err(UsageError::ReservedMethod(method.into_owned()));
+        }
+        if self.era() == Some(Era::Discover) && method == "notifications/roots/list_changed" {
+            return Err(UsageError::NotInEra {
+                method: method.into_owned(),
+                era: Era::Discover,
+            });
         }
         if self.state == SessionState::Handshaking {
             if self.waiting.len() >= self.config.max_queued {
@@ -526,6 +599,7 @@ impl Session {
         if self.is_closed() {
             return Err(UsageError::Closed);
         }
+        self.clock_now = self.clock_now.max(now);
         let inbound = self
             .inbound
             .remove(id)
@@ -533,10 +607,12 @@ impl Session {
         if inbound.pauses {
             self.clock.resume(now);
         }
-        self.outbound.push_back(Queued::Response {
-            id: inbound.wire,
-            result,
-        });
+        match inbound.reply {
+            Reply::Wire(wire) => self
+                .outbound
+                .push_back(Queued::Response { id: wire, result }),
+            Reply::Input { handle, index } => self.answer_input(id, handle, index, result),
+        }
         Ok(())
     }
 
@@ -558,6 +634,15 @@ impl Session {
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
         while let Some(item) = self.outbound.pop_front() {
             match item {
+                Queued::Discover { wire } => {
+                    let params = self.discover_params();
+                    discover::encode_discover(buf, wire, &params);
+                    return Some(Outgoing {
+                        kind: MessageKind::Request,
+                        request: None,
+                        method: Some(Cow::Borrowed("server/discover")),
+                    });
+                }
                 Queued::Initialize { wire } => {
                     let params = self.initialize_params();
                     jsonrpc::encode_request(buf, &Id::from(wire), "initialize", Some(&params));
@@ -568,20 +653,9 @@ impl Session {
                     });
                 }
                 Queued::Request(handle) => {
-                    // Cancelled or timed out while queued: the server never sees it.
-                    let Some(p) = self.pending.get_mut(handle) else {
-                        continue;
-                    };
-                    if p.stage != Stage::Queued {
-                        continue;
+                    if let Some(out) = self.transmit_request(handle, buf) {
+                        return Some(out);
                     }
-                    p.stage = Stage::Sent;
-                    jsonrpc::encode_request(buf, &Id::from(p.wire), &p.method, p.params.as_deref());
-                    return Some(Outgoing {
-                        kind: MessageKind::Request,
-                        request: Some(handle),
-                        method: Some(p.method.clone()),
-                    });
                 }
                 Queued::Notification { method, params } => {
                     jsonrpc::encode_notification(buf, &method, params.as_deref());
@@ -622,7 +696,10 @@ impl Session {
             return None;
         }
         let handshake = match self.state {
-            SessionState::Handshaking => self.handshake_deadline,
+            SessionState::Handshaking => match (self.handshake_deadline, self.probe_deadline) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
             _ => None,
         };
         let request = self
@@ -675,10 +752,11 @@ impl Session {
         if let Some((at, _)) = p.deadline {
             self.deadlines.remove(at, handle);
         }
+        self.forget_modern(handle);
         if p.stage == Stage::Sent {
             self.outbound.push_back(Queued::Notification {
                 method: Cow::Borrowed("notifications/cancelled"),
-                params: Some(cancelled_params(p.wire, reason.as_deref())),
+                params: Some(meta::cancelled_params(p.wire, reason.as_deref())),
             });
         }
         self.events.push_back(Event::Completed { handle, result });
@@ -692,6 +770,7 @@ impl Session {
         if let Some((at, _)) = p.deadline {
             self.deadlines.remove(at, handle);
         }
+        self.forget_modern(handle);
         self.events.push_back(Event::Completed { handle, result });
     }
 
@@ -706,6 +785,7 @@ impl Session {
         self.deadlines.clear();
         self.waiting.clear();
         self.inbound.clear();
+        self.modern = mrtr::ModernRequests::default();
         self.events.push_back(Event::Closed { reason });
     }
 
@@ -738,26 +818,4 @@ fn deadline_for(p: &Pending, now: Duration) -> Option<(Duration, bool)> {
         (None, Some(t)) => Some((t, true)),
         (None, None) => None,
     }
-}
-
-fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Cancelled<'a> {
-        request_id: u64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<&'a str>,
-    }
-    // Invariant: a struct of an integer and a string always serializes.
-    jsonrpc::to_raw(&Cancelled {
-        request_id: wire,
-        reason,
-    })
-    .expect("cancelled params serialize")
-}
-
-/// Serializes typed params; `null` (from `Option::None` or `()`) means "no params".
-fn raw_params<T: serde::Serialize>(params: &T) -> Result<Option<Box<RawValue>>, UsageError> {
-    let raw = jsonrpc::to_raw(params).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
-    Ok((raw.get() != "null").then_some(raw))
 }

@@ -16,12 +16,32 @@ use crate::framing::lines::{Line, LineDecoder, encode_line};
 use crate::session::{Diagnostic, Outgoing, Session, SessionConfig};
 use crate::time::Instant;
 
+/// Something the stdio connection needs the adapter to do to the child process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StdioAction {
+    /// The server exited on the Auto probe (`server/discover`), as old servers do on any
+    /// request before `initialize`. Start the same command again, then call
+    /// [`StdioConnection::handle_respawned`]: the session goes straight to `initialize` on the
+    /// new pipes, and the requests issued meanwhile are sent after it, under the same handles.
+    /// Until then [`StdioConnection::poll_transmit`] yields nothing (there is no process to
+    /// write to).
+    Respawn,
+}
+
 /// A [`Session`] over newline-delimited JSON.
 #[derive(Debug)]
 pub struct StdioConnection {
     session: Session,
     decoder: LineDecoder,
     scratch: Vec<u8>,
+    /// The max line length, to build a fresh decoder for a respawned process.
+    max_line_len: usize,
+    /// A respawn was asked for and not yet reported done.
+    awaiting_respawn: bool,
+    /// Whether a respawn happened already (at most one per connection).
+    respawned: bool,
+    actions: std::collections::VecDeque<StdioAction>,
 }
 
 impl StdioConnection {
@@ -36,8 +56,12 @@ impl StdioConnection {
     pub fn with_decoder(config: SessionConfig, decoder: LineDecoder, now: Instant) -> Self {
         StdioConnection {
             session: Session::new(config, now),
+            max_line_len: decoder.max_line_len(),
             decoder,
             scratch: Vec::new(),
+            awaiting_respawn: false,
+            respawned: false,
+            actions: std::collections::VecDeque::new(),
         }
     }
 
@@ -62,6 +86,9 @@ impl StdioConnection {
     /// Feeds bytes read from the peer, cut anywhere. Complete lines go to the session; an
     /// over-long or non-UTF-8 line becomes an [`Event::Diagnostic`](crate::session::Event::Diagnostic).
     pub fn handle_bytes(&mut self, now: Instant, chunk: &[u8]) {
+        if self.awaiting_respawn {
+            return; // the old process's leftovers
+        }
         let session = &mut self.session;
         self.decoder
             .decode(chunk, |line| deliver(session, now, line));
@@ -70,15 +97,52 @@ impl StdioConnection {
     /// The peer's output ended. A final line without a newline is still delivered; then the
     /// session closes with [`CloseReason::TransportClosed`](crate::session::CloseReason::TransportClosed)
     /// carrying `detail` (the adapter's description: exit status, last stderr lines).
+    ///
+    /// Exception: when the output ends while an Auto probe waits for its `server/discover`
+    /// answer, or right after the probe fell back and before `initialize` was answered (the
+    /// first time only), the session is kept and [`StdioAction::Respawn`] is queued instead.
     pub fn handle_eof(&mut self, now: Instant, detail: Option<String>) {
         let session = &mut self.session;
         self.decoder.finish(|line| deliver(session, now, line));
+        if self.awaiting_respawn {
+            return;
+        }
+        if !self.respawned && self.session.restart_after_respawn(now) {
+            self.respawned = true;
+            self.awaiting_respawn = true;
+            self.decoder = LineDecoder::with_max_line_len(self.max_line_len);
+            self.actions.push_back(StdioAction::Respawn);
+            return;
+        }
         self.session.handle_transport_closed(now, detail);
+    }
+
+    /// The next action for the adapter (see [`StdioAction`]). Drain it with the session's
+    /// events after every input.
+    #[must_use]
+    pub fn poll_action(&mut self) -> Option<StdioAction> {
+        self.actions.pop_front()
+    }
+
+    /// Whether a [`StdioAction::Respawn`] is waiting for [`handle_respawned`](Self::handle_respawned).
+    #[must_use]
+    pub fn awaiting_respawn(&self) -> bool {
+        self.awaiting_respawn
+    }
+
+    /// The adapter started the server again after [`StdioAction::Respawn`]: output resumes
+    /// (`initialize` first). Bytes from the old process must not be fed any more. A call
+    /// without a pending respawn does nothing.
+    pub fn handle_respawned(&mut self, _now: Instant) {
+        self.awaiting_respawn = false;
     }
 
     /// The next message to write: one line, `\n` included, appended to `buf`.
     #[must_use]
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
+        if self.awaiting_respawn {
+            return None;
+        }
         self.scratch.clear();
         let out = self.session.poll_transmit(&mut self.scratch)?;
         encode_line(buf, &self.scratch);
@@ -119,6 +183,142 @@ mod tests {
             events.push(e);
         }
         (out, events)
+    }
+
+    fn auto_conn(probe: u64) -> (StdioConnection, Instant) {
+        let now = Instant::now();
+        let cfg = SessionConfig::new(Implementation::new("t", "1")).with_era_policy(
+            crate::session::EraPolicy::Auto {
+                probe_timeout: std::time::Duration::from_secs(probe),
+            },
+        );
+        (StdioConnection::new(cfg, now), now)
+    }
+
+    fn lines(out: &[u8]) -> Vec<serde_json::Value> {
+        out.split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_modern_server_answers_the_probe() {
+        let (mut c, now) = auto_conn(5);
+        let (out, _) = drain(&mut c);
+        let sent = lines(&out);
+        assert_eq!(sent[0]["method"], "server/discover");
+        let answer = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}}\n",
+            sent[0]["id"],
+            include_str!(
+                "../../tests/data/2026-07-28/DiscoverResult/server-capabilities-discovery.json"
+            )
+            .replace('\n', "")
+        );
+        c.handle_bytes(now, answer.as_bytes());
+        let (out, events) = drain(&mut c);
+        assert!(out.is_empty());
+        assert!(matches!(
+            events[..],
+            [Event::Ready {
+                era: crate::session::Era::Discover,
+                ..
+            }]
+        ));
+        assert_eq!(c.poll_action(), None);
+    }
+
+    #[test]
+    fn a_server_that_exits_on_the_probe_is_respawned_and_initialized() {
+        let (mut c, now) = auto_conn(5);
+        drain(&mut c);
+        let h = c
+            .session_mut()
+            .send_request(now, "tools/list", None, RequestOptions::new())
+            .unwrap();
+        c.handle_bytes(now, b"Error: unknown method server/discover\n");
+        c.handle_eof(now, Some("exited with status 1".into()));
+        assert_eq!(c.poll_action(), Some(StdioAction::Respawn));
+        assert!(c.awaiting_respawn());
+        let (out, events) = drain(&mut c);
+        assert!(
+            out.is_empty(),
+            "nothing is written before the new process exists"
+        );
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, Event::Closed { .. } | Event::Completed { .. }))
+        );
+        c.handle_bytes(now, b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n"); // old leftovers
+        c.handle_respawned(now);
+        let (out, _) = drain(&mut c);
+        let sent = lines(&out);
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0]["method"], "initialize");
+        let init = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{{}},\"serverInfo\":{{\"name\":\"s\",\"version\":\"1\"}}}}}}\n",
+            sent[0]["id"]
+        );
+        c.handle_bytes(now, init.as_bytes());
+        let (out, events) = drain(&mut c);
+        let sent = lines(&out);
+        assert_eq!(sent[0]["method"], "notifications/initialized");
+        assert_eq!(sent[1]["method"], "tools/list");
+        assert_eq!(sent[1]["id"], h.get(), "same handle, its request survived");
+        assert!(matches!(events.last(), Some(Event::Ready { .. })));
+        // A second exit is a real close: no second respawn.
+        c.handle_eof(now, None);
+        assert_eq!(c.poll_action(), None);
+        let (_, events) = drain(&mut c);
+        assert!(matches!(events.last(), Some(Event::Closed { .. })));
+    }
+
+    #[test]
+    fn a_server_that_answers_the_probe_with_an_error_and_exits_is_respawned() {
+        let (mut c, now) = auto_conn(5);
+        let (out, _) = drain(&mut c);
+        let id = lines(&out)[0]["id"].clone();
+        let err = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{{\"code\":-32601,\"message\":\"Method not found\"}}}}\n"
+        );
+        c.handle_bytes(now, err.as_bytes());
+        let (out, _) = drain(&mut c);
+        assert_eq!(
+            lines(&out)[0]["method"],
+            "initialize",
+            "written to the dying process"
+        );
+        c.handle_eof(now, None);
+        assert_eq!(c.poll_action(), Some(StdioAction::Respawn));
+        c.handle_respawned(now);
+        let (out, events) = drain(&mut c);
+        let sent = lines(&out);
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0]["method"], "initialize");
+        assert!(!events.iter().any(|e| matches!(e, Event::Closed { .. })));
+    }
+
+    #[test]
+    fn a_probe_timeout_falls_back_on_the_same_process() {
+        let (mut c, now) = auto_conn(5);
+        drain(&mut c);
+        let later = now + std::time::Duration::from_secs(5);
+        c.session_mut().handle_timeout(later);
+        let (out, _) = drain(&mut c);
+        assert_eq!(lines(&out)[0]["method"], "initialize");
+        assert_eq!(c.poll_action(), None);
+    }
+
+    #[test]
+    fn an_exit_after_the_era_is_known_is_a_close() {
+        let (mut c, now) = conn();
+        drain(&mut c);
+        c.handle_eof(now, None);
+        assert_eq!(c.poll_action(), None);
+        let (_, events) = drain(&mut c);
+        assert!(matches!(events.last(), Some(Event::Closed { .. })));
     }
 
     const INIT_OK: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n";

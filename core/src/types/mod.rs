@@ -90,6 +90,7 @@ mod prompts;
 mod resources;
 mod tasks;
 mod tools;
+pub mod v2026;
 
 pub use client_features::*;
 pub use common::*;

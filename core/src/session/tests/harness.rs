@@ -150,3 +150,18 @@ impl Harness {
             .collect()
     }
 }
+
+impl Harness {
+    pub(super) fn send_raw(
+        &mut self,
+        method: &'static str,
+        params: Option<Box<RawValue>>,
+    ) -> RequestHandle {
+        let h = self
+            .session
+            .send_request(self.now, method, params, RequestOptions::new())
+            .expect("send_request");
+        self.drain();
+        h
+    }
+}

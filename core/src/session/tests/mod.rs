@@ -5,7 +5,9 @@ use serde_json::{Value, json};
 use super::*;
 use crate::types::{ClientCapabilities, ElicitationCapability, RootsCapability};
 
+mod era;
 mod harness;
+mod mrtr;
 mod scenarios;
 
 use harness::Harness;

@@ -1,0 +1,320 @@
+//! 2026-07-28 over Streamable HTTP: the probe and its fallbacks, headers, no session,
+//! -32020 re-fetch, broken streams, cancel by abort.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::session::{EraPolicy, Event as SessionEvent};
+
+const DISCOVER: &str = include_str!(
+    "../../../tests/data/2026-07-28/DiscoverResult/server-capabilities-discovery.json"
+);
+
+fn auto() -> SessionConfig {
+    session_config().with_era_policy(EraPolicy::Auto {
+        probe_timeout: Duration::from_secs(5),
+    })
+}
+
+impl H {
+    fn modern_with(session: SessionConfig) -> Self {
+        let t0 = Instant::now();
+        let mut h = H {
+            conn: Connection::new(ConnectionConfig::new(url()), session, t0),
+            t0,
+            now: t0,
+            out: Default::default(),
+            aborts: Vec::new(),
+            events: Vec::new(),
+        };
+        h.drain();
+        h
+    }
+
+    /// Discover answered; no listener, nothing else asked for.
+    fn modern() -> Self {
+        let mut h = H::modern_with(auto());
+        let probe = h.next();
+        let b = body(&probe);
+        let reply = json!({"jsonrpc": "2.0", "id": b["id"], "result": serde_json::from_str::<Value>(DISCOVER).unwrap()});
+        h.reply(
+            probe.id,
+            200,
+            &[
+                ("content-type", "application/json"),
+                ("mcp-session-id", "ignored"),
+            ],
+            reply.to_string().as_bytes(),
+        );
+        h.no_exchange();
+        assert_eq!(h.conn.session().era(), Some(session::Era::Discover));
+        h.events.clear();
+        h
+    }
+
+    fn ready_era(&self) -> Option<session::Era> {
+        self.events.iter().find_map(|e| match e {
+            Event::Session(SessionEvent::Ready { era, .. }) => Some(*era),
+            _ => None,
+        })
+    }
+}
+
+fn header<'a>(x: &'a HttpRequest, name: &str) -> Option<&'a str> {
+    x.headers.get(name)
+}
+
+#[test]
+fn the_probe_is_a_sessionless_post_with_the_standard_headers() {
+    let mut h = H::modern_with(auto());
+    let probe = h.next();
+    assert_eq!(probe.method, Method::Post);
+    assert_eq!(body(&probe)["method"], "server/discover");
+    assert_eq!(header(&probe, "mcp-protocol-version"), Some("2026-07-28"));
+    assert_eq!(header(&probe, "mcp-method"), Some("server/discover"));
+    assert_eq!(header(&probe, "mcp-session-id"), None);
+    assert_eq!(
+        header(&probe, "accept"),
+        Some("application/json, text/event-stream")
+    );
+}
+
+#[test]
+fn a_modern_server_gets_no_session_no_listener_and_named_posts() {
+    let mut h = H::modern();
+    assert_eq!(
+        h.conn.session_id(),
+        None,
+        "a session id from a modern exchange is ignored"
+    );
+    let call = h.send(
+        "tools/call",
+        json!({"name": "get_weather", "arguments": {"location": "Oslo"}}),
+    );
+    let x = h.next();
+    assert_eq!(header(&x, "mcp-method"), Some("tools/call"));
+    assert_eq!(header(&x, "mcp-name"), Some("get_weather"));
+    assert_eq!(header(&x, "mcp-protocol-version"), Some("2026-07-28"));
+    assert_eq!(header(&x, "mcp-session-id"), None);
+    assert_eq!(
+        body(&x)["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    h.reply_json(
+        x.id,
+        &answer(&x, json!({"resultType": "complete", "content": []})),
+    );
+    assert!(h.completions(call)[0].is_ok());
+    let read = h.send("resources/read", json!({"uri": "file:///ü"}));
+    let x = h.next();
+    assert_eq!(header(&x, "mcp-name"), Some("=?base64?ZmlsZTovLy/DvA==?="));
+    let _ = read;
+    // Close: no DELETE.
+    h.conn.close(h.now);
+    h.no_exchange();
+    assert!(h.conn.is_finished());
+}
+
+#[test]
+fn tools_list_is_filtered_and_its_annotations_become_param_headers() {
+    let mut h = H::modern();
+    let list = h.send("tools/list", json!({}));
+    let x = h.next();
+    h.reply_json(
+        x.id,
+        &answer(
+            &x,
+            json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "tools": [
+                {"name": "deploy", "inputSchema": {"type": "object", "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"},
+                    "n": {"type": "integer", "x-mcp-header": "N"}}}},
+                {"name": "broken", "inputSchema": {"type": "object", "properties": {
+                    "f": {"type": "number", "x-mcp-header": "F"}}}}
+            ]}),
+        ),
+    );
+    let result = h.result(list);
+    let names: Vec<_> = result["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("deploy")], "the invalid tool is dropped");
+    assert!(
+        h.http_events()
+            .iter()
+            .any(|e| matches!(e, HttpEvent::ToolDropped { name, .. } if name == "broken"))
+    );
+    h.send(
+        "tools/call",
+        json!({"name": "deploy", "arguments": {"region": "eu west ", "n": 7}}),
+    );
+    let x = h.next();
+    assert_eq!(
+        header(&x, "mcp-param-region"),
+        Some("=?base64?ZXUgd2VzdCA=?=")
+    );
+    assert_eq!(header(&x, "mcp-param-n"), Some("7"));
+    h.send(
+        "tools/call",
+        json!({"name": "deploy", "arguments": {"region": null}}),
+    );
+    let x = h.next();
+    assert_eq!(header(&x, "mcp-param-region"), None, "null: omitted");
+    assert_eq!(header(&x, "mcp-param-n"), None, "absent: omitted");
+}
+
+#[test]
+fn header_mismatch_refetches_tools_and_retries_once() {
+    let mut h = H::modern();
+    let call = h.send("tools/call", json!({"name": "t", "arguments": {}}));
+    let x = h.next();
+    let first_id = body(&x)["id"].clone();
+    let mismatch = |id: &Value| {
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32020, "message": "Header mismatch"}})
+            .to_string()
+    };
+    h.reply(
+        x.id,
+        400,
+        &[("content-type", "application/json")],
+        mismatch(&first_id).as_bytes(),
+    );
+    let list = h.next();
+    assert_eq!(body(&list)["method"], "tools/list");
+    assert!(h.completions(call).is_empty());
+    h.reply_json(
+        list.id,
+        &answer(
+            &list,
+            json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
+        ),
+    );
+    let retry = h.next();
+    assert_eq!(body(&retry)["method"], "tools/call");
+    let retry_id = body(&retry)["id"].clone();
+    assert_ne!(retry_id, first_id);
+    // A second mismatch is the answer.
+    h.reply(
+        retry.id,
+        400,
+        &[("content-type", "application/json")],
+        mismatch(&retry_id).as_bytes(),
+    );
+    h.no_exchange();
+    assert!(matches!(h.error(call), RequestError::Remote(e) if e.code == -32020));
+}
+
+#[test]
+fn a_broken_stream_reissues_the_request_with_a_new_id() {
+    let mut h = H::modern();
+    let call = h.send("tools/call", json!({"name": "slow"}));
+    let x = h.next();
+    let first = body(&x)["id"].clone();
+    h.head(x.id, 200, &[("content-type", "text/event-stream")]);
+    h.chunk(x.id, b"event: message\nid: e1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n");
+    h.end(x.id);
+    let again = h.next();
+    assert_eq!(
+        again.method,
+        Method::Post,
+        "no GET resumption in 2026-07-28"
+    );
+    assert_eq!(header(&again, "last-event-id"), None);
+    assert_ne!(body(&again)["id"], first);
+    h.reply_json(again.id, &answer(&again, json!({"content": []})));
+    assert!(h.completions(call)[0].is_ok());
+}
+
+#[test]
+fn cancel_aborts_the_exchange_and_sends_no_notification() {
+    let mut h = H::modern();
+    let call = h.send("tools/call", json!({"name": "slow"}));
+    let x = h.next();
+    h.head(x.id, 200, &[("content-type", "text/event-stream")]);
+    h.aborts.clear();
+    h.conn.session_mut().cancel(h.now, call, None).unwrap();
+    h.drain();
+    assert!(h.aborts.contains(&x.id));
+    h.no_exchange();
+}
+
+#[test]
+fn refused_probes_with_an_empty_or_legacy_body_fall_back_to_initialize() {
+    let legacy = br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#;
+    for (status, body_bytes) in [
+        (400, &b""[..]),
+        (404, &b""[..]),
+        (405, &b""[..]),
+        (400, &legacy[..]),
+    ] {
+        let mut h = H::modern_with(auto());
+        let probe = h.next();
+        h.reply(probe.id, status, &[], body_bytes);
+        let init = h.next();
+        assert_eq!(body(&init)["method"], "initialize", "status {status}");
+        assert_eq!(header(&init, "mcp-method"), None);
+        let reply =
+            json!({"jsonrpc": "2.0", "id": body(&init)["id"], "result": init_result("2025-11-25")});
+        h.reply(
+            init.id,
+            200,
+            &[
+                ("content-type", "application/json"),
+                ("mcp-session-id", "s1"),
+            ],
+            reply.to_string().as_bytes(),
+        );
+        assert_eq!(h.ready_era(), Some(session::Era::Initialize));
+        assert_eq!(h.conn.session_id(), Some("s1"));
+        let initialized = h.next();
+        assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
+        assert_eq!(header(&initialized, "mcp-session-id"), Some("s1"));
+    }
+}
+
+#[test]
+fn a_refused_initialize_after_the_fallback_goes_on_to_legacy_sse() {
+    let mut h = H::modern_with(auto());
+    let probe = h.next();
+    h.reply(probe.id, 405, &[], b"");
+    let init = h.next();
+    h.reply(init.id, 405, &[], b"");
+    let get = h.next();
+    assert_eq!(get.method, Method::Get);
+    assert_eq!(get.purpose, Purpose::LegacyConnect);
+}
+
+#[test]
+fn a_400_with_a_modern_error_does_not_fall_back() {
+    let mut h = H::modern_with(auto());
+    let probe = h.next();
+    let err = json!({"jsonrpc": "2.0", "id": body(&probe)["id"], "error": {"code": -32020, "message": "Header mismatch"}});
+    h.reply(
+        probe.id,
+        400,
+        &[("content-type", "application/json")],
+        err.to_string().as_bytes(),
+    );
+    h.no_exchange();
+    assert!(h.conn.session().is_closed());
+    assert!(h.events.iter().any(|e| matches!(e, Event::Session(SessionEvent::Closed { reason: session::CloseReason::HandshakeRejected(e) })  if e.code == -32020)));
+}
+
+#[test]
+fn unauthorized_forbidden_and_server_errors_never_fall_back() {
+    for status in [401, 403, 500, 502] {
+        let mut h = H::modern_with(auto());
+        let probe = h.next();
+        h.reply(probe.id, status, &[], b"");
+        h.no_exchange();
+        assert!(h.conn.session().is_closed(), "status {status}");
+        assert!(
+            !h.session_diagnostics()
+                .iter()
+                .any(|d| matches!(d, session::Diagnostic::EraFallback { .. })),
+            "status {status}"
+        );
+    }
+}

@@ -1,0 +1,431 @@
+//! The discover handshake (2026-07-28) and the era policy: which handshake runs, the Auto
+//! probe and its fallback to `initialize`, version retries on -32022.
+//!
+//! Fallback signals (Auto only, never keyed to one error code): an error answer to
+//! `server/discover` that is not a recognised modern error, an answer that is not a valid
+//! `DiscoverResult` (`{}`), or no answer within the probe timeout. A modern error
+//! (-32020 / -32021) means the server is modern and the handshake failed; -32022 lists the
+//! versions to retry with. A discover answer arriving after the fallback has a wire id the
+//! session no longer waits for, so it is reported as a stale response and ignored.
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use super::{
+    CloseReason, Diagnostic, EraPolicy, Event, KnownEra, ProtocolVersion, Queued, RequestError,
+    ServerState, Session, SessionConfig, SessionState, Waiting,
+};
+use crate::jsonrpc::{self, ErrorObject};
+use crate::time::Instant;
+use crate::types::Implementation;
+use crate::types::v2026::{self, DiscoverResult, ResultType};
+
+/// How many `server/discover` attempts one handshake may make (version retries included).
+const MAX_DISCOVER_ATTEMPTS: u8 = 3;
+
+/// Methods the discover era removed: the session refuses them there.
+pub(crate) const REMOVED_METHODS: [&str; 4] = [
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Which handshake the session runs (and, after it, which era it speaks).
+#[derive(Clone, Debug)]
+pub(crate) enum Mode {
+    /// `initialize`. `reprobe`: a failed handshake tries `server/discover` instead of closing
+    /// (Auto with a remembered initialize era).
+    Initialize { reprobe: bool },
+    /// `server/discover` and the envelope. `fallback`: Auto, legacy signals lead to
+    /// `initialize`. `tried`: versions already sent in a discover.
+    Discover {
+        fallback: bool,
+        version: ProtocolVersion,
+        attempts: u8,
+        tried: Vec<ProtocolVersion>,
+    },
+}
+
+impl Mode {
+    /// The mode a new session starts in, and the probe timeout to arm.
+    pub(crate) fn initial(config: &SessionConfig) -> (Mode, Option<crate::time::Duration>) {
+        let discover = |fallback| Mode::Discover {
+            fallback,
+            version: config.discover_version,
+            attempts: 1,
+            tried: vec![config.discover_version],
+        };
+        match (config.era_policy, config.known_era) {
+            (EraPolicy::Initialize, _) => (Mode::Initialize { reprobe: false }, None),
+            (EraPolicy::Discover, _) => (discover(false), None),
+            (EraPolicy::Auto { .. }, Some(KnownEra::Initialize)) => {
+                (Mode::Initialize { reprobe: true }, None)
+            }
+            // A server known to be modern: silence is not legacy evidence, but a legacy
+            // answer still falls back (it was downgraded).
+            (EraPolicy::Auto { .. }, Some(KnownEra::Discover)) => (discover(true), None),
+            (EraPolicy::Auto { probe_timeout }, None) => (discover(true), Some(probe_timeout)),
+        }
+    }
+
+    pub(crate) fn is_discover(&self) -> bool {
+        matches!(self, Mode::Discover { .. })
+    }
+}
+
+/// What to do with a -32022 answer: retry the discover at another modern version, fall back
+/// to `initialize`, or give up.
+enum VersionVerdict {
+    Retry(ProtocolVersion),
+    Initialize(ProtocolVersion),
+    None,
+}
+
+impl Session {
+    /// Whether the session speaks (or is probing) the discover era.
+    pub(crate) fn discover_mode(&self) -> bool {
+        self.mode.is_discover()
+    }
+
+    /// The version the envelope carries.
+    pub(crate) fn envelope_version(&self) -> ProtocolVersion {
+        match &self.mode {
+            Mode::Discover { version, .. } => *version,
+            Mode::Initialize { .. } => self.config.discover_version,
+        }
+    }
+
+    /// Whether the session is waiting for an Auto probe (the stdio layer respawns a server
+    /// that exits on it).
+    #[must_use]
+    pub fn is_probing(&self) -> bool {
+        self.state == SessionState::Handshaking
+            && matches!(self.mode, Mode::Discover { fallback: true, .. })
+    }
+
+    pub(super) fn discover_params(&self) -> Box<RawValue> {
+        // Invariant: `{}` is an object, so the splice cannot fail.
+        let empty = RawValue::from_string("{}".to_owned()).expect("{} is JSON");
+        self.envelope(Some(&empty))
+            .expect("an empty object takes an envelope")
+    }
+
+    /// The answer to `server/discover` arrived.
+    pub(super) fn finish_discover(
+        &mut self,
+        now: Instant,
+        answer: Result<Box<RawValue>, ErrorObject>,
+    ) {
+        let Mode::Discover { fallback, .. } = self.mode else {
+            return;
+        };
+        let raw = match answer {
+            Ok(raw) => raw,
+            Err(e) if e.code == v2026::UNSUPPORTED_PROTOCOL_VERSION => {
+                let supported = supported_in(&e);
+                return match self.version_verdict(&supported) {
+                    VersionVerdict::Retry(v) => self.rediscover(v),
+                    VersionVerdict::Initialize(v) if fallback => {
+                        self.fall_back(now, v, format!("server/discover: {e}"));
+                    }
+                    _ => self.close_unsupported(supported.join(", ")),
+                };
+            }
+            Err(e) if v2026::is_modern_error_code(e.code) || !fallback => {
+                return self.close_with(CloseReason::HandshakeRejected(e));
+            }
+            Err(e) => {
+                let v = self.config.protocol_version;
+                return self.fall_back(now, v, format!("server/discover: {e}"));
+            }
+        };
+        let parsed = serde_json::from_str::<DiscoverResult>(raw.get())
+            .map_err(|e| e.to_string())
+            .and_then(|d| match ResultType::of(&raw) {
+                ResultType::Complete => Ok(d),
+                other => Err(format!("resultType {other:?}")),
+            });
+        let result = match parsed {
+            Ok(d) => d,
+            Err(detail) if fallback => {
+                let v = self.config.protocol_version;
+                return self.fall_back(now, v, format!("not a DiscoverResult: {detail}"));
+            }
+            Err(detail) => return self.close_with(CloseReason::InvalidHandshake(detail)),
+        };
+        let version = match self.version_verdict(&result.supported_versions) {
+            VersionVerdict::Retry(v) => v,
+            VersionVerdict::Initialize(v) if fallback => {
+                let reason = "the server lists only initialize-era versions".to_owned();
+                return self.fall_back(now, v, reason);
+            }
+            _ => return self.close_unsupported(result.supported_versions.join(", ")),
+        };
+        if let Mode::Discover { version: v, .. } = &mut self.mode {
+            *v = version;
+        }
+        self.server = Some(ServerState {
+            version,
+            info: result
+                .server_info()
+                .unwrap_or_else(|| Implementation::new("unknown", "")),
+            capabilities: result.capabilities,
+            instructions: result.instructions,
+        });
+        self.become_ready(now, version);
+    }
+
+    /// Picks what to do with a list of versions the server speaks: keep (or retry at) a
+    /// modern one, else an initialize-era one.
+    fn version_verdict(&self, supported: &[String]) -> VersionVerdict {
+        let accepted = |v: &ProtocolVersion| {
+            self.config.supported_versions.contains(v) && supported.iter().any(|s| s == v.as_str())
+        };
+        let current = self.envelope_version();
+        let tried: &[ProtocolVersion] = match &self.mode {
+            Mode::Discover { tried, .. } => tried,
+            Mode::Initialize { .. } => &[],
+        };
+        if accepted(&current) {
+            return VersionVerdict::Retry(current);
+        }
+        if let Some(v) = ProtocolVersion::DISCOVER_ERA
+            .into_iter()
+            .rev()
+            .find(|v| accepted(v) && !tried.contains(v))
+        {
+            return VersionVerdict::Retry(v);
+        }
+        let init = if accepted(&self.config.protocol_version) {
+            Some(self.config.protocol_version)
+        } else {
+            ProtocolVersion::INITIALIZE_ERA
+                .into_iter()
+                .rev()
+                .find(accepted)
+        };
+        init.map_or(VersionVerdict::None, VersionVerdict::Initialize)
+    }
+
+    /// -32022 on the discover: try again at `version` with a fresh wire id, bounded.
+    fn rediscover(&mut self, version: ProtocolVersion) {
+        let Mode::Discover {
+            version: v,
+            attempts,
+            tried,
+            ..
+        } = &mut self.mode
+        else {
+            return;
+        };
+        if *attempts >= MAX_DISCOVER_ATTEMPTS || tried.contains(&version) {
+            let list = tried
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return self.close_unsupported(list);
+        }
+        *attempts += 1;
+        *v = version;
+        tried.push(version);
+        self.handshake_wire = self.next_id;
+        self.next_id += 1;
+        self.outbound.push_back(Queued::Discover {
+            wire: self.handshake_wire,
+        });
+    }
+
+    fn close_unsupported(&mut self, offered: String) {
+        let supported = self
+            .config
+            .supported_versions
+            .iter()
+            .map(|v| v.as_str())
+            .collect();
+        self.close_with(CloseReason::UnsupportedVersion { offered, supported });
+    }
+
+    /// Leaves the probe for `initialize` at `version` (fresh wire id; the discover's id is
+    /// forgotten, so a late answer to it is stale).
+    pub(super) fn fall_back(&mut self, _now: Instant, version: ProtocolVersion, reason: String) {
+        self.mode = Mode::Initialize { reprobe: false };
+        self.fell_back = true;
+        self.probe_deadline = None;
+        self.initialize_version = version;
+        self.handshake_wire = self.next_id;
+        self.next_id += 1;
+        self.outbound.push_back(Queued::Initialize {
+            wire: self.handshake_wire,
+        });
+        self.report(Diagnostic::EraFallback { reason });
+    }
+
+    /// Auto with a remembered initialize era, and `initialize` failed: probe discover once
+    /// instead of closing. Returns whether it did.
+    pub(super) fn try_reprobe(&mut self, reason: String) -> bool {
+        if !matches!(self.mode, Mode::Initialize { reprobe: true }) {
+            return false;
+        }
+        let version = self.config.discover_version;
+        self.mode = Mode::Discover {
+            fallback: false,
+            version,
+            attempts: 1,
+            tried: vec![version],
+        };
+        self.handshake_wire = self.next_id;
+        self.next_id += 1;
+        self.outbound.push_back(Queued::Discover {
+            wire: self.handshake_wire,
+        });
+        self.report(Diagnostic::EraFallback { reason });
+        true
+    }
+
+    /// The transport closed while probing (an old stdio server that exits on any request
+    /// before `initialize`): the adapter respawns the server and the session goes straight to
+    /// `initialize` on the new pipes. Requests the host issued keep waiting, under the same
+    /// handles. Returns `false` (and does nothing) when the session is not probing.
+    pub fn restart_after_respawn(&mut self, now: Instant) -> bool {
+        // Also right after a fallback: a server may answer the probe with an error and exit
+        // before it reads `initialize`.
+        let after_fallback = self.state == SessionState::Handshaking && self.fell_back;
+        if !self.is_probing() && !after_fallback {
+            return false;
+        }
+        // What was queued for the dead process (the discover, answers) is meaningless now.
+        self.outbound.clear();
+        self.inbound.clear();
+        while self.clock.is_paused() {
+            self.clock.resume(now);
+        }
+        let v = if self.is_probing() {
+            self.config.protocol_version
+        } else {
+            self.initialize_version
+        };
+        self.fall_back(now, v, "the server exited on server/discover".into());
+        true
+    }
+
+    /// The HTTP layer's report on a refused probe POST (400, 404 or 405): `Some` with the
+    /// recognised modern JSON-RPC error the body carried (handled like that answer), `None` for
+    /// an empty or non-modern body (Auto falls back to `initialize`; Discover closes). Ignored
+    /// unless the session waits for its discover answer.
+    pub fn handle_probe_refusal(&mut self, now: Instant, error: Option<ErrorObject>) {
+        if self.state != SessionState::Handshaking || !self.discover_mode() {
+            return;
+        }
+        match error {
+            Some(e) => self.finish_discover(now, Err(e)),
+            None if self.is_probing() => {
+                let v = self.config.protocol_version;
+                self.fall_back(now, v, "the HTTP server refused the modern probe".into());
+            }
+            None => self.close_with(CloseReason::InvalidHandshake(
+                "the HTTP server refused server/discover".into(),
+            )),
+        }
+    }
+
+    /// Whether requests go out in the discover era (envelope, 2026 HTTP headers), or the
+    /// session is running the discover handshake.
+    #[must_use]
+    pub fn speaks_discover(&self) -> bool {
+        self.discover_mode()
+    }
+
+    /// The protocol version the envelope carries now (for `MCP-Protocol-Version`).
+    #[must_use]
+    pub fn envelope_protocol_version(&self) -> ProtocolVersion {
+        self.envelope_version()
+    }
+
+    /// The pending request sent with wire id `wire`, if any (for a transport that inspects
+    /// answers before the session sees them).
+    #[must_use]
+    pub fn request_for_wire(&self, wire: u64) -> Option<super::RequestHandle> {
+        self.pending.by_wire(wire)
+    }
+
+    /// The probe timeout fired: fall back.
+    pub(super) fn probe_timed_out(&mut self, now: Instant) {
+        let v = self.config.protocol_version;
+        self.fall_back(now, v, "no answer to server/discover in time".into());
+    }
+
+    /// The handshake finished at `version`: release what waited for it.
+    pub(super) fn become_ready(&mut self, now: Instant, version: ProtocolVersion) {
+        self.state = SessionState::Ready;
+        self.handshake_deadline = None;
+        self.probe_deadline = None;
+        let discover = version.era() == super::Era::Discover;
+        if !discover {
+            self.outbound.push_back(Queued::Notification {
+                method: Cow::Borrowed("notifications/initialized"),
+                params: None,
+            });
+        }
+        while let Some(w) = self.waiting.pop_front() {
+            match w {
+                Waiting::Request(handle) => {
+                    let method = self.pending.get(handle).map(|p| p.method.to_string());
+                    match method {
+                        Some(m) if discover && REMOVED_METHODS.contains(&m.as_str()) => {
+                            self.complete(handle, Err(RequestError::NotInEra { method: m }));
+                        }
+                        _ => self.queue_request(now, handle),
+                    }
+                }
+                Waiting::Notification { method, .. }
+                    if discover && method == "notifications/roots/list_changed" => {}
+                Waiting::Notification { method, params } => {
+                    self.outbound
+                        .push_back(Queued::Notification { method, params });
+                }
+            }
+        }
+        self.events.push_back(Event::Ready {
+            era: version.era(),
+            version,
+        });
+    }
+
+    /// Whether both sides negotiated the tasks extension (a `resultType: "task"` is valid).
+    pub(crate) fn tasks_negotiated(&self) -> bool {
+        let client = self.config.capabilities.extra.get("extensions");
+        let server = self
+            .server
+            .as_ref()
+            .and_then(|s| s.capabilities.extra.get("extensions"));
+        matches!((client, server), (Some(c), Some(s))
+            if c.get(v2026::TASKS_EXTENSION).is_some() && s.get(v2026::TASKS_EXTENSION).is_some())
+    }
+}
+
+/// `data.supported` of a -32022 error (empty when absent or malformed).
+pub(crate) fn supported_in(e: &ErrorObject) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Data {
+        #[serde(default)]
+        supported: Vec<String>,
+    }
+    e.data
+        .as_deref()
+        .and_then(|d| serde_json::from_str::<Data>(d.get()).ok())
+        .map(|d| d.supported)
+        .unwrap_or_default()
+}
+
+/// The encoded `server/discover` request.
+pub(super) fn encode_discover(buf: &mut Vec<u8>, wire: u64, params: &RawValue) {
+    jsonrpc::encode_request(
+        buf,
+        &jsonrpc::Id::from(wire),
+        "server/discover",
+        Some(params),
+    );
+}
