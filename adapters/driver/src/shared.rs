@@ -87,7 +87,8 @@ pub(crate) struct Shared {
     pub(crate) name: Arc<str>,
     pub(crate) state: Mutex<State>,
     pub(crate) phase: watch::Sender<Phase>,
-    pub(crate) notifications: broadcast::Sender<ServerNotification>,
+    /// `None` once the session closed, which ends every notification stream.
+    notifications: Mutex<Option<broadcast::Sender<ServerNotification>>>,
 }
 
 impl Shared {
@@ -104,8 +105,25 @@ impl Shared {
                 exit: None,
             }),
             phase,
-            notifications,
+            notifications: Mutex::new(Some(notifications)),
         })
+    }
+
+    /// The notification sender, `None` once closed.
+    pub(crate) fn notifications(
+        &self,
+    ) -> MutexGuard<'_, Option<broadcast::Sender<ServerNotification>>> {
+        self.notifications
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A receiver of every notification from now on; already ended once closed.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
+        match &*self.notifications() {
+            Some(tx) => tx.subscribe(),
+            None => broadcast::channel(1).1,
+        }
     }
 
     /// Locks the state. A panic while it was held (a bug) leaves plain data that is still

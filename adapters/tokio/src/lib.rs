@@ -22,9 +22,8 @@ mod runtime;
 pub use mcp_driver;
 pub use mcp_driver::mcp_proto;
 pub use mcp_driver::{
-    CallOptions, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged,
-    Notifications, Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots,
-    Subscription,
+    CallOptions, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged, Notifications,
+    Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots, Subscription,
 };
 pub use runtime::TokioRuntime;
 

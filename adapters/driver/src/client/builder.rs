@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use mcp_proto::manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::session::{ProtocolVersion, SessionConfig};
+use mcp_proto::stdio::StdioConnection;
 #[cfg(unix)]
 use mcp_proto::stdio::shutdown::ShutdownConfig;
-use mcp_proto::stdio::StdioConnection;
 use mcp_proto::types::Implementation;
 use tracing::Instrument as _;
 
@@ -395,8 +395,7 @@ impl<R: Runtime> ClientBuilder<R> {
             .or_else(R::try_current)
             .ok_or_else(|| Error::Unsupported {
                 server: name.clone(),
-                what: "connecting outside a runtime (pass one with ClientBuilder::runtime)"
-                    .into(),
+                what: "connecting outside a runtime (pass one with ClientBuilder::runtime)".into(),
             })
     }
 
@@ -443,7 +442,10 @@ impl<R: Runtime> ClientBuilder<R> {
         match ready {
             Ok(Phase::Ready) => {}
             Ok(p) => {
-                let reason = p.reason().cloned().unwrap_or(mcp_proto::session::CloseReason::Local);
+                let reason = p
+                    .reason()
+                    .cloned()
+                    .unwrap_or(mcp_proto::session::CloseReason::Local);
                 return Err(match closed_error(&shared, reason) {
                     Error::Closed { server, reason } => Error::Handshake { server, reason },
                     other => other,

@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, HashSet};
 use mcp_proto::session::UsageError;
 use mcp_proto::types::{
     CallTool, CallToolParams, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor,
-    GetPrompt, GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates,
-    ListResources, ListTools, LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource,
-    ReadResourceResult, Request, Resource, ResourceRequestParams, ResourceTemplate,
-    SetLevel, SetLevelParams, Subscribe, Tool,
+    GetPrompt, GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates, ListResources,
+    ListTools, LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource, ReadResourceResult,
+    Request, Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams,
+    Subscribe, Tool,
 };
 use serde::Serialize;
 

@@ -62,7 +62,10 @@ impl<R: Runtime> Drop for Inner<R> {
         let now = self.runtime.now();
         let mut state = self.shared.lock();
         if !state.core.session().is_closed() {
-            tracing::debug!(server = &*self.shared.name, "every client handle dropped: closing");
+            tracing::debug!(
+                server = &*self.shared.name,
+                "every client handle dropped: closing"
+            );
             state.core.session_mut().close(now);
         }
         state.wake_driver();
@@ -186,7 +189,7 @@ impl<R: Runtime> Client<R> {
     /// A bounded stream of every server notification from now on (see [`Notifications`]).
     #[must_use]
     pub fn notifications(&self) -> Notifications {
-        Notifications::new(self.inner.shared.notifications.subscribe())
+        Notifications::new(self.inner.shared.subscribe())
     }
 
     /// Sends a typed request with the default options and decodes its result.
@@ -280,11 +283,19 @@ impl<R: Runtime> Client<R> {
         let handle = {
             let now = self.inner.runtime.now();
             let mut state = self.inner.shared.lock();
-            let handle = state
-                .core
-                .session_mut()
-                .send_request(now, method.clone(), params, options.request)
-                .map_err(|e| self.usage(e))?;
+            let sent =
+                state
+                    .core
+                    .session_mut()
+                    .send_request(now, method.clone(), params, options.request);
+            let handle = match sent {
+                Ok(handle) => handle,
+                Err(e) => {
+                    // `usage` may lock the state itself.
+                    drop(state);
+                    return Err(self.usage(e));
+                }
+            };
             state.calls.insert(
                 handle,
                 Call {
@@ -295,7 +306,12 @@ impl<R: Runtime> Client<R> {
             state.wake_driver();
             handle
         };
-        let span = tracing::debug_span!("mcp_request", server = self.server_name(), method = &*method, handle = handle.get());
+        let span = tracing::debug_span!(
+            "mcp_request",
+            server = self.server_name(),
+            method = &*method,
+            handle = handle.get()
+        );
         let mut guard = CancelOnDrop {
             inner: &self.inner,
             handle,
@@ -407,7 +423,11 @@ impl<R: Runtime> Drop for CancelOnDrop<'_, R> {
         let now = self.inner.runtime.now();
         let mut state = self.inner.shared.lock();
         if state.calls.remove(&self.handle).is_some() {
-            tracing::debug!(server = &*self.inner.shared.name, handle = self.handle.get(), "call dropped: cancelling");
+            tracing::debug!(
+                server = &*self.inner.shared.name,
+                handle = self.handle.get(),
+                "call dropped: cancelling"
+            );
             // Already finished is a harmless race.
             let _ = state.core.session_mut().cancel(
                 now,

@@ -22,14 +22,14 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::{Either, select};
 use mcp_proto::jsonrpc::{self, ErrorObject};
+use mcp_proto::session::{CloseReason, Event, RequestError};
 #[cfg(unix)]
 use mcp_proto::stdio::shutdown::{ShutdownAction, ShutdownConfig, ShutdownSchedule};
-use mcp_proto::session::{CloseReason, Event};
 use tokio::sync::oneshot;
 
-pub(crate) use io::{BoxRead, BoxWrite, StreamIo, Transport};
 #[cfg(unix)]
 pub(crate) use io::StdioIo;
+pub(crate) use io::{BoxRead, BoxWrite, StreamIo, Transport};
 
 use crate::error::ExitInfo;
 use crate::handler::Handlers;
@@ -320,9 +320,13 @@ impl<R: Runtime> Driver<R> {
     /// notifications to streams, server requests to handlers.
     fn dispatch_events(&mut self) -> bool {
         enum Delivery {
+            Result(
+                oneshot::Sender<Result<Box<serde_json::value::RawValue>, RequestError>>,
+                Result<Box<serde_json::value::RawValue>, RequestError>,
+            ),
             Progress(crate::options::ProgressSink, Progress),
             Notification(mcp_proto::session::ServerNotification),
-            Phase(Phase),
+            EndNotifications,
         }
         let mut deliveries = Vec::new();
         let mut any = false;
@@ -333,8 +337,8 @@ impl<R: Runtime> Driver<R> {
                 match event {
                     Event::Completed { handle, result } => {
                         if let Some(call) = state.calls.remove(&handle) {
-                            // The caller may have gone away at this very moment: fine.
-                            let _ = call.tx.send(result);
+                            // Delivered in order, so progress callbacks run before the result.
+                            deliveries.push(Delivery::Result(call.tx, result));
                         }
                     }
                     Event::Progress {
@@ -343,7 +347,8 @@ impl<R: Runtime> Driver<R> {
                         total,
                         message,
                     } => {
-                        if let Some(sink) = state.calls.get(&handle).and_then(|c| c.progress.clone())
+                        if let Some(sink) =
+                            state.calls.get(&handle).and_then(|c| c.progress.clone())
                         {
                             deliveries.push(Delivery::Progress(
                                 sink,
@@ -374,7 +379,10 @@ impl<R: Runtime> Driver<R> {
                                     };
                                     let result = result.and_then(|v| {
                                         jsonrpc::to_raw(&v).map_err(|e| {
-                                            ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string())
+                                            ErrorObject::new(
+                                                ErrorObject::INTERNAL_ERROR,
+                                                e.to_string(),
+                                            )
                                         })
                                     });
                                     let mut state = shared.lock();
@@ -406,12 +414,15 @@ impl<R: Runtime> Driver<R> {
                     }
                     Event::Ready { version, .. } => {
                         tracing::debug!(server = &*self.shared.name, %version, "ready");
-                        deliveries.push(Delivery::Phase(Phase::Ready));
+                        self.shared.phase.send_replace(Phase::Ready);
                     }
                     Event::Closed { reason } => {
                         tracing::debug!(server = &*self.shared.name, %reason, "session closed");
                         state.handlers.clear();
-                        deliveries.push(Delivery::Phase(Phase::Closed(reason)));
+                        // At once, so that a call made after the results below sees why.
+                        self.shared.phase.send_replace(Phase::Closed(reason));
+                        // Ends every notification stream (after what is queued for them).
+                        deliveries.push(Delivery::EndNotifications);
                     }
                     _ => {}
                 }
@@ -419,15 +430,21 @@ impl<R: Runtime> Driver<R> {
         }
         for d in deliveries {
             match d {
+                // The caller may have gone away at this very moment: fine.
+                Delivery::Result(tx, result) => drop(tx.send(result)),
                 Delivery::Progress(sink, p) => sink.deliver(p),
                 Delivery::Notification(n) => {
-                    tracing::debug!(server = &*self.shared.name, method = n.method, "notification");
+                    tracing::debug!(
+                        server = &*self.shared.name,
+                        method = n.method,
+                        "notification"
+                    );
                     // No subscriber is fine; a lagging one is told by its own receiver.
-                    let _ = self.shared.notifications.send(n);
+                    if let Some(tx) = &*self.shared.notifications() {
+                        let _ = tx.send(n);
+                    }
                 }
-                Delivery::Phase(p) => {
-                    self.shared.phase.send_replace(p);
-                }
+                Delivery::EndNotifications => drop(self.shared.notifications().take()),
             }
         }
         any
@@ -559,7 +576,11 @@ impl<R: Runtime> Future for Driver<R> {
             let now = this.runtime.now();
             {
                 let mut state = this.shared.lock();
-                if !state.driver.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                if !state
+                    .driver
+                    .as_ref()
+                    .is_some_and(|w| w.will_wake(cx.waker()))
+                {
                     state.driver = Some(cx.waker().clone());
                 }
             }
