@@ -44,11 +44,12 @@ impl Notifications {
             };
             Some((item, rx))
         })
+        .fuse()
         .boxed();
         Notifications { inner }
     }
 
-    /// The next notification; `None` once the connection is closed.
+    /// The next notification; `None` once the connection is closed (and from then on).
     pub async fn recv(&mut self) -> Option<Result<ServerNotification, Lagged>> {
         self.inner.next().await
     }

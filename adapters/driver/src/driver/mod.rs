@@ -457,6 +457,9 @@ impl<R: Runtime> Driver<R> {
             return false;
         }
         let flush_deadline = *self.flush_deadline.get_or_insert(now + FLUSH_GRACE);
+        // The session may have closed (on another thread) after this round's write: pull
+        // what it queued (cancellations) before deciding that everything is flushed.
+        self.poll_write(cx);
         let flushing = self.writes_pending() && self.io.writer().is_some();
         if flushing && now < flush_deadline {
             return false;
@@ -551,6 +554,9 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn finish(&mut self) {
+        // The session may have closed after this round's dispatch: deliver its last events
+        // (the completions of pending calls, `Closed`) before reporting the end.
+        self.dispatch_events();
         self.finished = true;
         let reason = self
             .shared
@@ -636,7 +642,6 @@ impl<R: Runtime> Drop for Driver<R> {
                 .session_mut()
                 .handle_transport_closed(now, Some("the connection's task was stopped".into()));
         }
-        self.dispatch_events();
         self.finish();
     }
 }
