@@ -1,18 +1,48 @@
-//! `mcp-driver`: the runtime-neutral half of the MCP client.
+//! `mcp-driver`: the runtime-neutral async MCP client.
 //!
-//! This crate holds everything that is async but not tied to one runtime: the [`Runtime`]
-//! trait the driver is generic over, and (on Unix) the child-process layer for stdio servers:
-//! building the command, process-group signalling, the kill-on-drop guard, stderr capture and
-//! exit-status descriptions. Runtime crates such as `mcp-tokio` implement [`Runtime`] and
-//! re-export the client.
+//! [`Client`] is the handle most code uses; it is generic over a [`Runtime`] so that the
+//! same driver runs on tokio (`mcp-tokio`) or async-std. Behind each client runs one driver
+//! task per connection that feeds the sans-IO core (`mcp-proto`), drains its outputs, writes
+//! with backpressure and arms one timer; it makes no protocol decision of its own.
 //!
-//! It depends on `futures-io` / `futures-util` only, never on a specific runtime.
+//! - Transports: a stdio server (a child process in its own process group, stderr captured,
+//!   shut down by the core's schedule) and any `AsyncRead + AsyncWrite` pair
+//!   ([`Client::over`]). HTTP is not implemented yet: [`ClientBuilder::connect`] returns
+//!   [`Error::Unsupported`] for HTTP configs.
+//! - Calls: typed methods (`list_tools`, `call_tool`, resources, prompts, completion,
+//!   logging, `ping`), [`Client::request`] for any typed method, [`Client::request_raw`] and
+//!   [`Client::notify`] untyped; per-call [`CallOptions`]; dropping a call's future cancels it
+//!   at the server.
+//! - Server notifications: [`Client::notifications`], bounded, reporting [`Lagged`].
+//! - Server requests: [`RootsHandler`], [`SamplingHandler`], [`ElicitationHandler`] on the
+//!   [`ClientBuilder`]; exactly what is registered is declared.
+//! - With the `testing` feature: [`testing::FakeServer`], a scripted in-process server.
+//!
+//! This crate depends on no runtime: only `futures-io`, `futures-util` and tokio's
+//! runtime-independent `sync` primitives.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+mod client;
+mod driver;
+mod error;
+mod handler;
+mod notify;
+mod options;
 #[cfg(unix)]
 pub mod process;
 pub mod runtime;
+mod shared;
+#[cfg(feature = "testing")]
+pub mod testing;
 
+pub use client::{Client, ClientBuilder, ConnectionState, IntoStdioCommand, MAX_PAGES};
+pub use error::Error;
+pub use handler::{
+    ElicitationHandler, HandlerFuture, Root, RootsHandler, SamplingHandler, StaticRoots,
+};
+pub use mcp_proto;
+pub use notify::{Lagged, Notifications, Subscription};
+pub use options::{CallOptions, Progress, ProgressWatch};
 pub use runtime::{BoxFuture, ChildParts, ChildProcess, Runtime};

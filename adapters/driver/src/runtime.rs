@@ -70,6 +70,17 @@ pub trait Runtime: Clone + Send + Sync + 'static {
     /// The spawn error from the operating system (for example `NotFound` for a missing
     /// program), or `Other` if a pipe the command asked for is missing.
     fn spawn_child(&self, command: std::process::Command) -> io::Result<ChildParts>;
+
+    /// The runtime the calling code runs on, if the runtime has such a notion (tokio's
+    /// `Handle::try_current`). Exists so that `Client::stdio(..)` needs no runtime argument;
+    /// the default returns `None`, and such runtimes are passed explicitly with
+    /// [`ClientBuilder::runtime`](crate::ClientBuilder::runtime).
+    fn try_current() -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// A freshly spawned child process: its pipes and its wait handle.

@@ -64,6 +64,10 @@ impl Runtime for TokioRuntime {
         Box::pin(tokio::time::sleep_until(deadline.into()))
     }
 
+    fn try_current() -> Option<Self> {
+        TokioRuntime::try_current()
+    }
+
     fn spawn_child(&self, command: std::process::Command) -> io::Result<ChildParts> {
         let mut command = tokio::process::Command::from(command);
         // A last resort only: it kills the direct child, not its group. `StdioChild` kills

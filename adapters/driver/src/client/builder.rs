@@ -1,0 +1,545 @@
+//! [`ClientBuilder`]: the options of a connection, and the constructors.
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_proto::manager::config::{ServerConfig, TransportConfig};
+use mcp_proto::session::{ProtocolVersion, SessionConfig};
+use mcp_proto::stdio::StdioConnection;
+#[cfg(unix)]
+use mcp_proto::stdio::shutdown::ShutdownConfig;
+use mcp_proto::types::Implementation;
+use tracing::Instrument as _;
+
+use super::{Client, Inner, ServerInfo, closed_error};
+use crate::driver::{BoxRead, BoxWrite, Driver, DriverOptions, StreamIo, Transport};
+use crate::error::Error;
+use crate::handler::{ElicitationHandler, Handlers, RootsHandler, SamplingHandler};
+#[cfg(unix)]
+use crate::process::{StderrTailConfig, StdioChild, StdioCommand};
+use crate::runtime::Runtime;
+use crate::shared::{Core, Phase, Shared};
+
+/// Extra time `close()` allows beyond the configured graces.
+const CLOSE_MARGIN: Duration = Duration::from_secs(2);
+
+/// Something that names a stdio server to start: a [`StdioCommand`], or a command line
+/// (`"npx -y @modelcontextprotocol/server-everything"`) split into words, with `'...'` and
+/// `"..."` quoting and `\` escapes; no other shell syntax.
+#[cfg(unix)]
+pub trait IntoStdioCommand {
+    /// The command to run.
+    ///
+    /// # Errors
+    ///
+    /// A command line that is empty or has an unterminated quote.
+    fn into_stdio_command(self) -> Result<StdioCommand, String>;
+}
+
+#[cfg(unix)]
+impl IntoStdioCommand for StdioCommand {
+    fn into_stdio_command(self) -> Result<StdioCommand, String> {
+        Ok(self)
+    }
+}
+
+#[cfg(unix)]
+impl IntoStdioCommand for &str {
+    fn into_stdio_command(self) -> Result<StdioCommand, String> {
+        let mut words = split_command_line(self)?.into_iter();
+        let program = words.next().ok_or("empty command line")?;
+        Ok(StdioCommand::new(program).args(words))
+    }
+}
+
+#[cfg(unix)]
+impl IntoStdioCommand for String {
+    fn into_stdio_command(self) -> Result<StdioCommand, String> {
+        self.as_str().into_stdio_command()
+    }
+}
+
+/// Splits a command line into words: whitespace separates, quotes group, `\` escapes.
+fn split_command_line(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err("unterminated ' quote".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c) => word.push(c),
+                            None => return Err("unterminated \" quote".into()),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err("unterminated \" quote".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(c) = chars.next() {
+                    word.push(c);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// The options of a connection; finish with [`connect`](Self::connect),
+/// [`stdio`](Self::stdio) or [`over`](Self::over).
+///
+/// ```no_run
+/// # async fn f<R: mcp_driver::Runtime>() -> Result<(), mcp_driver::Error> {
+/// use std::time::Duration;
+/// let client = mcp_driver::ClientBuilder::<R>::new()
+///     .name("everything")
+///     .request_timeout(Some(Duration::from_secs(60)))
+///     .stdio("npx -y @modelcontextprotocol/server-everything")
+///     .await?;
+/// # Ok(()) }
+/// ```
+pub struct ClientBuilder<R: Runtime> {
+    runtime: Option<R>,
+    client_info: Implementation,
+    name: Option<Arc<str>>,
+    handshake_timeout: Option<Option<Duration>>,
+    request_timeout: Option<Option<Duration>>,
+    protocol_version: Option<ProtocolVersion>,
+    handlers: Handlers,
+    #[cfg(unix)]
+    shutdown: ShutdownConfig,
+    #[cfg(unix)]
+    stderr_tail: StderrTailConfig,
+    stderr_lines: usize,
+    clear_env: bool,
+    notification_capacity: usize,
+}
+
+impl<R: Runtime> fmt::Debug for ClientBuilder<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("name", &self.name)
+            .field("client_info", &self.client_info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Runtime> Default for ClientBuilder<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R: Runtime> ClientBuilder<R> {
+    /// The defaults: client info `mcp-rs` with this crate's version, the session's default
+    /// timeouts (60 s handshake, 30 s per request), no server-request handler (so no client
+    /// capability declared), 2 s + 2 s shutdown graces, 20 stderr lines in errors, 1024
+    /// buffered notifications per stream, the runtime found by [`Runtime::try_current`].
+    #[must_use]
+    pub fn new() -> Self {
+        ClientBuilder {
+            runtime: None,
+            client_info: Implementation::new("mcp-rs", env!("CARGO_PKG_VERSION")),
+            name: None,
+            handshake_timeout: None,
+            request_timeout: None,
+            protocol_version: None,
+            handlers: Handlers::default(),
+            #[cfg(unix)]
+            shutdown: ShutdownConfig::default(),
+            #[cfg(unix)]
+            stderr_tail: StderrTailConfig::default(),
+            stderr_lines: 20,
+            clear_env: false,
+            notification_capacity: 1024,
+        }
+    }
+
+    /// Runs the connection on `runtime` instead of the ambient one.
+    #[must_use]
+    pub fn runtime(mut self, runtime: R) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// The `clientInfo` sent in `initialize`.
+    #[must_use]
+    pub fn client_info(mut self, info: Implementation) -> Self {
+        self.client_info = info;
+        self
+    }
+
+    /// The server's name in errors and logs (default: the configured name, or the program).
+    #[must_use]
+    pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// How long the handshake may take (`None`: unlimited). Overrides a config's
+    /// `startupTimeout`.
+    #[must_use]
+    pub fn handshake_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.handshake_timeout = Some(timeout);
+        self
+    }
+
+    /// The timeout of calls that do not set their own (`None`: no deadline). Overrides a
+    /// config's `timeout`.
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = Some(timeout);
+        self
+    }
+
+    /// The protocol version requested in `initialize` (default: the newest).
+    #[must_use]
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.protocol_version = Some(version);
+        self
+    }
+
+    /// Answers `roots/list` and declares the `roots` capability.
+    #[must_use]
+    pub fn roots_handler(mut self, handler: impl RootsHandler) -> Self {
+        self.handlers.roots = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers `sampling/createMessage` and declares the `sampling` capability.
+    #[must_use]
+    pub fn sampling_handler(mut self, handler: impl SamplingHandler) -> Self {
+        self.handlers.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers `elicitation/create` and declares the `elicitation` capability.
+    #[must_use]
+    pub fn elicitation_handler(mut self, handler: impl ElicitationHandler) -> Self {
+        self.handlers.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// How long a stdio server gets after its stdin is closed before `SIGTERM`, and after
+    /// `SIGTERM` before `SIGKILL`.
+    #[cfg(unix)]
+    #[must_use]
+    pub fn shutdown_graces(mut self, stdin_grace: Duration, term_grace: Duration) -> Self {
+        self.shutdown = ShutdownConfig {
+            stdin_grace,
+            term_grace,
+        };
+        self
+    }
+
+    /// Limits of the stderr buffer of a stdio server, and how many of its last lines errors
+    /// carry.
+    #[cfg(unix)]
+    #[must_use]
+    pub fn stderr_tail(mut self, tail: StderrTailConfig, lines_in_errors: usize) -> Self {
+        self.stderr_tail = tail;
+        self.stderr_lines = lines_in_errors;
+        self
+    }
+
+    /// Starts stdio servers with only their configured environment, not ours.
+    #[must_use]
+    pub fn clear_env(mut self, clear: bool) -> Self {
+        self.clear_env = clear;
+        self
+    }
+
+    /// How many notifications each [`Notifications`](crate::Notifications) stream buffers
+    /// before a slow reader is told it lagged.
+    #[must_use]
+    pub fn notification_capacity(mut self, capacity: usize) -> Self {
+        self.notification_capacity = capacity.max(1);
+        self
+    }
+
+    /// Connects to a configured server (from `mcpServers` JSON, say). The config's
+    /// `startupTimeout` and `timeout` apply unless set on the builder.
+    ///
+    /// HTTP servers are not supported by this build yet: they return [`Error::Unsupported`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Spawn`], [`Error::Handshake`], [`Error::Exited`], [`Error::Unsupported`].
+    pub async fn connect(mut self, config: ServerConfig) -> Result<Client<R>, Error> {
+        if self.name.is_none() {
+            self.name = Some(config.name.as_str().into());
+        }
+        if self.handshake_timeout.is_none()
+            && let Some(t) = config.timeouts.startup
+        {
+            self.handshake_timeout = Some(Some(t));
+        }
+        if self.request_timeout.is_none()
+            && let Some(t) = config.timeouts.request
+        {
+            self.request_timeout = Some(Some(t));
+        }
+        match config.transport {
+            #[cfg(unix)]
+            TransportConfig::Stdio(s) => {
+                let spec = StdioCommand {
+                    command: s.command,
+                    args: s.args,
+                    env: s.env,
+                    clear_env: s.clear_env,
+                    cwd: s.cwd.map(Into::into),
+                };
+                self.stdio(spec).await
+            }
+            _ => Err(Error::Unsupported {
+                server: self.server_name("server"),
+                what: "this transport (HTTP support lands with the core's HTTP layer)".into(),
+            }),
+        }
+    }
+
+    /// Starts `command` as a stdio server (in its own process group, stderr captured) and
+    /// runs the handshake.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Spawn`], [`Error::Handshake`], [`Error::Exited`].
+    #[cfg(unix)]
+    pub async fn stdio(self, command: impl IntoStdioCommand) -> Result<Client<R>, Error> {
+        let mut spec = command.into_stdio_command().map_err(|e| Error::Spawn {
+            server: self.server_name("stdio"),
+            command: String::new(),
+            source: io::Error::new(io::ErrorKind::InvalidInput, e),
+        })?;
+        spec.clear_env |= self.clear_env;
+        let name = self.server_name(program_name(&spec.command));
+        let runtime = self.resolve_runtime(&name)?;
+        let (child, pipes) = StdioChild::spawn(&runtime, &spec, name.clone(), self.stderr_tail)
+            .map_err(|source| Error::Spawn {
+                server: name.clone(),
+                command: spec.command.clone(),
+                source,
+            })?;
+        let io = Transport::Stdio(Box::new(crate::driver::StdioIo {
+            child,
+            reader: Some(pipes.stdout),
+            writer: Some(pipes.stdin),
+            status: None,
+            schedule: None,
+        }));
+        let bound = self.shutdown.stdin_grace + self.shutdown.term_grace;
+        self.start(runtime, name, io, bound).await
+    }
+
+    /// Runs the protocol over any byte stream: `reader` is what the server writes, `writer`
+    /// what it reads (an in-process server, a socket, an SSH channel).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Handshake`], [`Error::Unsupported`] without a runtime.
+    pub async fn over(
+        self,
+        reader: impl futures_io::AsyncRead + Send + 'static,
+        writer: impl futures_io::AsyncWrite + Send + 'static,
+    ) -> Result<Client<R>, Error> {
+        let name = self.server_name("stream");
+        let runtime = self.resolve_runtime(&name)?;
+        let reader: BoxRead = Box::pin(reader);
+        let writer: BoxWrite = Box::pin(writer);
+        let io = Transport::Stream(StreamIo {
+            reader: Some(reader),
+            writer: Some(writer),
+        });
+        self.start(runtime, name, io, Duration::ZERO).await
+    }
+
+    fn server_name(&self, fallback: &str) -> Arc<str> {
+        self.name.clone().unwrap_or_else(|| fallback.into())
+    }
+
+    fn resolve_runtime(&self, name: &Arc<str>) -> Result<R, Error> {
+        self.runtime
+            .clone()
+            .or_else(R::try_current)
+            .ok_or_else(|| Error::Unsupported {
+                server: name.clone(),
+                what: "connecting outside a runtime (pass one with ClientBuilder::runtime)".into(),
+            })
+    }
+
+    fn session_config(&self) -> SessionConfig {
+        let mut config = SessionConfig::new(self.client_info.clone())
+            .with_capabilities(self.handlers.capabilities());
+        if let Some(t) = self.handshake_timeout {
+            config = config.with_handshake_timeout(t);
+        }
+        if let Some(t) = self.request_timeout {
+            config = config.with_request_timeout(t);
+        }
+        if let Some(v) = self.protocol_version {
+            config = config.with_protocol_version(v);
+        }
+        config
+    }
+
+    /// Spawns the driver and waits for the handshake.
+    async fn start(
+        self,
+        runtime: R,
+        name: Arc<str>,
+        io: Transport<R>,
+        graces: Duration,
+    ) -> Result<Client<R>, Error> {
+        let conn = StdioConnection::new(self.session_config(), runtime.now());
+        let shared = Shared::new(name.clone(), Core::Lines(conn), self.notification_capacity);
+        let mut phase = shared.phase.subscribe();
+        let options = DriverOptions {
+            handlers: self.handlers.clone(),
+            #[cfg(unix)]
+            shutdown: self.shutdown,
+            stderr_lines: self.stderr_lines,
+        };
+        let driver = Driver::new(shared.clone(), runtime.clone(), io, options);
+        let span = tracing::info_span!("mcp_connection", server = &*name);
+        runtime.spawn(Box::pin(driver.instrument(span)));
+
+        let ready = phase
+            .wait_for(|p| !matches!(p, Phase::Handshaking))
+            .await
+            .map(|p| p.clone());
+        match ready {
+            Ok(Phase::Ready) => {}
+            Ok(p) => {
+                let reason = p
+                    .reason()
+                    .cloned()
+                    .unwrap_or(mcp_proto::session::CloseReason::Local);
+                return Err(match closed_error(&shared, reason) {
+                    Error::Closed { server, reason } => Error::Handshake { server, reason },
+                    other => other,
+                });
+            }
+            Err(_) => {
+                return Err(Error::Handshake {
+                    server: name,
+                    reason: mcp_proto::session::CloseReason::TransportClosed {
+                        detail: Some("the connection's task was stopped".into()),
+                    },
+                });
+            }
+        }
+        let server = {
+            let state = shared.lock();
+            let session = state.core.session();
+            ServerInfo {
+                info: session.server_info().cloned().unwrap_or_default(),
+                capabilities: session.server_capabilities().cloned().unwrap_or_default(),
+                instructions: session.instructions().map(str::to_owned),
+                version: session
+                    .protocol_version()
+                    .unwrap_or(ProtocolVersion::LATEST_INITIALIZE),
+            }
+        };
+        tracing::debug!(server = &*name, version = %server.version, server_name = server.info.name, "connected");
+        Ok(Client {
+            inner: Arc::new(Inner {
+                shared,
+                runtime,
+                server,
+                close_bound: graces + crate::driver::FLUSH_GRACE * 2 + CLOSE_MARGIN,
+            }),
+        })
+    }
+}
+
+#[cfg(unix)]
+fn program_name(command: &str) -> &str {
+    command.rsplit('/').next().unwrap_or(command)
+}
+
+impl<R: Runtime> Client<R> {
+    /// A builder for a connection with options.
+    #[must_use]
+    pub fn builder() -> ClientBuilder<R> {
+        ClientBuilder::new()
+    }
+
+    /// Connects to a configured server with the default options (see
+    /// [`ClientBuilder::connect`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`ClientBuilder::connect`].
+    pub async fn connect(config: ServerConfig) -> Result<Self, Error> {
+        ClientBuilder::new().connect(config).await
+    }
+
+    /// Starts a stdio server with the default options (see [`ClientBuilder::stdio`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`ClientBuilder::stdio`].
+    #[cfg(unix)]
+    pub async fn stdio(command: impl IntoStdioCommand) -> Result<Self, Error> {
+        ClientBuilder::new().stdio(command).await
+    }
+
+    /// Speaks MCP over a byte stream with the default options (see [`ClientBuilder::over`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`ClientBuilder::over`].
+    pub async fn over(
+        reader: impl futures_io::AsyncRead + Send + 'static,
+        writer: impl futures_io::AsyncWrite + Send + 'static,
+    ) -> Result<Self, Error> {
+        ClientBuilder::new().over(reader, writer).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_command_line;
+
+    #[test]
+    fn splits_words_quotes_and_escapes() {
+        assert_eq!(
+            split_command_line(r#"npx -y  "a b" 'c "d"' e\ f """#).unwrap(),
+            ["npx", "-y", "a b", "c \"d\"", "e f", ""]
+        );
+        assert!(split_command_line("a 'b").is_err());
+        assert!(split_command_line("").unwrap().is_empty());
+    }
+}

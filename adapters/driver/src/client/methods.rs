@@ -1,0 +1,232 @@
+//! The typed MCP methods on [`Client`].
+
+use std::collections::{BTreeMap, HashSet};
+
+use mcp_proto::session::UsageError;
+use mcp_proto::types::{
+    CallTool, CallToolParams, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor,
+    GetPrompt, GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates, ListResources,
+    ListTools, LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource, ReadResourceResult,
+    Request, Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams,
+    Subscribe, Tool,
+};
+use serde::Serialize;
+
+use super::Client;
+use crate::error::Error;
+use crate::notify::Subscription;
+use crate::options::CallOptions;
+use crate::runtime::Runtime;
+
+/// The most pages a list may have before the client gives up (a server handing out fresh
+/// cursors forever).
+pub const MAX_PAGES: usize = 10_000;
+
+impl<R: Runtime> Client<R> {
+    /// Follows `nextCursor` until the last page. Stops with [`Error::Pagination`] when the
+    /// server repeats a cursor (which would loop forever) or sends more than [`MAX_PAGES`].
+    async fn list_all<Q, T>(
+        &self,
+        options: &CallOptions,
+        split: impl Fn(Q::Result) -> (Vec<T>, Option<Cursor>),
+    ) -> Result<Vec<T>, Error>
+    where
+        Q: Request<Params = Option<PaginatedParams>>,
+    {
+        let mut items = Vec::new();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<Cursor> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.clone().map(|c| PaginatedParams {
+                cursor: Some(c),
+                ..PaginatedParams::default()
+            });
+            let page = self.request_with::<Q>(&params, options.clone()).await?;
+            let (mut page_items, next) = split(page);
+            items.append(&mut page_items);
+            match next {
+                None => return Ok(items),
+                Some(next) => {
+                    if !seen.insert(next.clone()) {
+                        return Err(Error::Pagination {
+                            server: self.inner.shared.name.clone(),
+                            method: Q::METHOD.into(),
+                            detail: format!("the server repeated cursor {next:?}"),
+                        });
+                    }
+                    cursor = Some(next);
+                }
+            }
+        }
+        Err(Error::Pagination {
+            server: self.inner.shared.name.clone(),
+            method: Q::METHOD.into(),
+            detail: format!("more than {MAX_PAGES} pages"),
+        })
+    }
+
+    /// Every tool, following every page.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`]; [`Error::Pagination`] when the pages do not end.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
+        self.list_all::<ListTools, _>(&CallOptions::new(), |p| (p.tools, p.next_cursor))
+            .await
+    }
+
+    /// Calls a tool. `arguments` serializes to a JSON object (or `()` / `None` for none).
+    /// The result is kept whole: content blocks (text, image, audio, resource links, embedded
+    /// resources), `structuredContent` and `isError`.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`]. A tool's own failure is `Ok` with `is_error: Some(true)`.
+    pub async fn call_tool(
+        &self,
+        name: impl Into<String>,
+        arguments: impl Serialize,
+    ) -> Result<CallToolResult, Error> {
+        self.call_tool_with(name, arguments, CallOptions::new())
+            .await
+    }
+
+    /// [`call_tool`](Self::call_tool) with per-call options (timeout, progress).
+    ///
+    /// # Errors
+    ///
+    /// See [`call_tool`](Self::call_tool).
+    pub async fn call_tool_with(
+        &self,
+        name: impl Into<String>,
+        arguments: impl Serialize,
+        options: CallOptions,
+    ) -> Result<CallToolResult, Error> {
+        let arguments = match serde_json::to_value(arguments) {
+            Ok(serde_json::Value::Object(map)) => Some(map),
+            Ok(serde_json::Value::Null) => None,
+            Ok(_) => {
+                return Err(self.usage(UsageError::InvalidParams(
+                    "tool arguments must be a JSON object".into(),
+                )));
+            }
+            Err(e) => return Err(self.usage(UsageError::InvalidParams(e.to_string()))),
+        };
+        let params = CallToolParams {
+            name: name.into(),
+            arguments,
+            ..CallToolParams::default()
+        };
+        self.request_with::<CallTool>(&params, options).await
+    }
+
+    /// Every resource, following every page.
+    ///
+    /// # Errors
+    ///
+    /// See [`list_tools`](Self::list_tools).
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
+        self.list_all::<ListResources, _>(&CallOptions::new(), |p| (p.resources, p.next_cursor))
+            .await
+    }
+
+    /// Every resource template, following every page.
+    ///
+    /// # Errors
+    ///
+    /// See [`list_tools`](Self::list_tools).
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
+        self.list_all::<ListResourceTemplates, _>(&CallOptions::new(), |p| {
+            (p.resource_templates, p.next_cursor)
+        })
+        .await
+    }
+
+    /// Reads a resource.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn read_resource(&self, uri: impl Into<String>) -> Result<ReadResourceResult, Error> {
+        self.request::<ReadResource>(&ResourceRequestParams::new(uri))
+            .await
+    }
+
+    /// Subscribes to a resource: the stream yields its `notifications/resources/updated`.
+    /// Dropping the stream sends `resources/unsubscribe`.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`] (the server's refusal of `resources/subscribe`).
+    pub async fn subscribe(&self, uri: impl Into<String>) -> Result<Subscription, Error> {
+        let uri = uri.into();
+        // Listen first, so that no update sent right after the answer is missed.
+        let notifications = self.notifications();
+        self.request::<Subscribe>(&ResourceRequestParams::new(uri.clone()))
+            .await?;
+        Ok(Subscription::new(
+            uri,
+            notifications,
+            self.inner.shared.clone(),
+            self.now_fn(),
+        ))
+    }
+
+    /// Every prompt, following every page.
+    ///
+    /// # Errors
+    ///
+    /// See [`list_tools`](Self::list_tools).
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, Error> {
+        self.list_all::<ListPrompts, _>(&CallOptions::new(), |p| (p.prompts, p.next_cursor))
+            .await
+    }
+
+    /// Renders a prompt with its arguments.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn get_prompt(
+        &self,
+        name: impl Into<String>,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, Error> {
+        let params = GetPromptParams {
+            name: name.into(),
+            arguments: (!arguments.is_empty()).then_some(arguments),
+            ..GetPromptParams::default()
+        };
+        self.request::<GetPrompt>(&params).await
+    }
+
+    /// Asks for completions of a prompt or resource-template argument.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn complete(&self, params: CompleteParams) -> Result<CompleteResult, Error> {
+        self.request::<Complete>(&params).await
+    }
+
+    /// Sets the level of the log messages the server sends (`notifications/message`, seen
+    /// on [`notifications`](Self::notifications)).
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), Error> {
+        self.request::<SetLevel>(&SetLevelParams::new(level))
+            .await
+            .map(drop)
+    }
+
+    /// Pings the server.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn ping(&self) -> Result<(), Error> {
+        self.request::<Ping>(&None).await.map(drop)
+    }
+}

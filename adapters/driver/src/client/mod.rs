@@ -1,0 +1,440 @@
+//! The [`Client`] handle: a cheap-clone front end to one connection's driver task.
+
+mod builder;
+mod methods;
+
+pub use methods::MAX_PAGES;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_proto::session::{
+    CloseReason, Era, ProtocolVersion, RequestError, RequestHandle, UsageError,
+};
+use mcp_proto::types::{Implementation, Request, ServerCapabilities};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::{oneshot, watch};
+use tracing::Instrument as _;
+
+pub use builder::{ClientBuilder, IntoStdioCommand};
+
+use crate::error::Error;
+use crate::notify::Notifications;
+use crate::options::CallOptions;
+use crate::runtime::Runtime;
+use crate::shared::{Call, Phase, Shared};
+
+/// Where a connection is in its life, from [`Client::state`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ConnectionState {
+    /// Requests flow.
+    Ready,
+    /// The session is closed; the transport may still be shutting down (the child exiting).
+    Closing(CloseReason),
+    /// Everything is shut down and any server process reaped.
+    Closed(CloseReason),
+}
+
+/// What the server said about itself in the handshake.
+#[derive(Debug, Clone)]
+pub(crate) struct ServerInfo {
+    pub(crate) info: Implementation,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) instructions: Option<String>,
+    pub(crate) version: ProtocolVersion,
+}
+
+pub(crate) struct Inner<R: Runtime> {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) runtime: R,
+    pub(crate) server: ServerInfo,
+    /// How long `close()` waits at most.
+    pub(crate) close_bound: Duration,
+}
+
+impl<R: Runtime> Drop for Inner<R> {
+    fn drop(&mut self) {
+        // The last handle is gone without `close()`: shut down in the background, the same way.
+        let now = self.runtime.now();
+        let mut state = self.shared.lock();
+        if !state.core.session().is_closed() {
+            tracing::debug!(
+                server = &*self.shared.name,
+                "every client handle dropped: closing"
+            );
+            state.core.session_mut().close(now);
+        }
+        state.wake_driver();
+    }
+}
+
+/// An MCP client connected to one server.
+///
+/// Cheap to clone: every clone talks to the same connection, whose driver task runs on the
+/// runtime `R`. Made by [`Client::connect`], [`Client::stdio`], [`Client::over`] or a
+/// [`ClientBuilder`]; when those return `Ok`, the handshake has finished.
+///
+/// Calls can run concurrently from any number of clones. Dropping a call's future cancels the
+/// request and tells the server (`notifications/cancelled`). When the last clone is dropped
+/// without [`close`](Self::close), the connection shuts down the same way in the background.
+pub struct Client<R: Runtime> {
+    pub(crate) inner: Arc<Inner<R>>,
+}
+
+impl<R: Runtime> Clone for Client<R> {
+    fn clone(&self) -> Self {
+        Client {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<R: Runtime> fmt::Debug for Client<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.server_name())
+            .field("version", &self.inner.server.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Runtime> Client<R> {
+    /// The server's name as used in errors and logs.
+    #[must_use]
+    pub fn server_name(&self) -> &str {
+        &self.inner.shared.name
+    }
+
+    /// The server's `serverInfo` from the handshake.
+    #[must_use]
+    pub fn server_info(&self) -> &Implementation {
+        &self.inner.server.info
+    }
+
+    /// The server's capabilities from the handshake.
+    #[must_use]
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.inner.server.capabilities
+    }
+
+    /// The server's `instructions`, if it gave any.
+    #[must_use]
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.server.instructions.as_deref()
+    }
+
+    /// The negotiated protocol version.
+    #[must_use]
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.server.version
+    }
+
+    /// The handshake era of the negotiated version.
+    #[must_use]
+    pub fn era(&self) -> Era {
+        self.inner.server.version.era()
+    }
+
+    /// Where the connection is now.
+    #[must_use]
+    pub fn state(&self) -> ConnectionState {
+        match &*self.inner.shared.phase.borrow() {
+            Phase::Handshaking | Phase::Ready => ConnectionState::Ready,
+            Phase::Closed(r) => ConnectionState::Closing(r.clone()),
+            Phase::Finished(r) => ConnectionState::Closed(r.clone()),
+        }
+    }
+
+    /// Whether the session is closed (requests fail at once).
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        !matches!(self.state(), ConnectionState::Ready)
+    }
+
+    /// Waits until the session closes, for whatever reason, and returns the reason. Does not
+    /// close it: see [`close`](Self::close).
+    pub async fn closed(&self) -> CloseReason {
+        let mut rx = self.inner.shared.phase.subscribe();
+        wait_phase(&mut rx, |p| p.reason().is_some()).await
+    }
+
+    /// Closes the connection and waits until it is shut down: queued messages are flushed,
+    /// then a stdio server gets the shutdown schedule (stdin closed, `SIGTERM` to its group
+    /// after the stdin grace, `SIGKILL` after the term grace) and is reaped. Pending calls
+    /// fail with [`Error::Closed`]. Returns within the graces plus a small margin even if the
+    /// server misbehaves. Idempotent; other clones see the connection closed.
+    pub async fn close(&self) {
+        {
+            let now = self.inner.runtime.now();
+            let mut state = self.inner.shared.lock();
+            state.core.session_mut().close(now);
+            state.wake_driver();
+        }
+        let mut rx = self.inner.shared.phase.subscribe();
+        let finished = wait_phase(&mut rx, |p| matches!(p, Phase::Finished(_)));
+        let deadline = self.inner.runtime.now() + self.inner.close_bound;
+        let bound = self.inner.runtime.sleep_until(deadline);
+        let finished = std::pin::pin!(finished);
+        if let futures_util::future::Either::Right(_) =
+            futures_util::future::select(finished, bound).await
+        {
+            tracing::warn!(server = self.server_name(), "close did not finish in time");
+        }
+    }
+
+    /// A bounded stream of every server notification from now on (see [`Notifications`]).
+    #[must_use]
+    pub fn notifications(&self) -> Notifications {
+        Notifications::new(self.inner.shared.subscribe())
+    }
+
+    /// Sends a typed request with the default options and decodes its result.
+    ///
+    /// ```no_run
+    /// # async fn f<R: mcp_driver::Runtime>(client: mcp_driver::Client<R>) -> Result<(), mcp_driver::Error> {
+    /// use mcp_proto::types::ListTools;
+    /// let page = client.request::<ListTools>(&None).await?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn request<Q: Request>(&self, params: &Q::Params) -> Result<Q::Result, Error> {
+        self.request_with::<Q>(params, CallOptions::new()).await
+    }
+
+    /// Sends a typed request with per-call options.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn request_with<Q: Request>(
+        &self,
+        params: &Q::Params,
+        options: CallOptions,
+    ) -> Result<Q::Result, Error> {
+        let params = self.raw_params(params)?;
+        let raw = self.call(Cow::Borrowed(Q::METHOD), params, options).await?;
+        serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
+            server: self.inner.shared.name.clone(),
+            method: Q::METHOD.into(),
+            source,
+        })
+    }
+
+    /// Sends any request with raw params and returns the raw result.
+    ///
+    /// # Errors
+    ///
+    /// See [`Error`].
+    pub async fn request_raw(
+        &self,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+    ) -> Result<Box<RawValue>, Error> {
+        self.call(method.into(), params, options).await
+    }
+
+    /// Sends a notification. `params` serializes to the params object (`()` or `None`: no
+    /// params). The notifications the session sends itself (`initialized`, `cancelled`,
+    /// `progress`) are refused.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Usage`] for a reserved method or params that do not serialize,
+    /// [`Error::Closed`] / [`Error::Exited`] when the connection is gone.
+    pub fn notify(
+        &self,
+        method: impl Into<Cow<'static, str>>,
+        params: impl Serialize,
+    ) -> Result<(), Error> {
+        let params = self.raw_params(&params)?;
+        let now = self.inner.runtime.now();
+        let mut state = self.inner.shared.lock();
+        let r = state.core.session_mut().notify(now, method, params);
+        state.wake_driver();
+        drop(state);
+        r.map_err(|e| self.usage(e))
+    }
+
+    fn raw_params<T: Serialize + ?Sized>(
+        &self,
+        params: &T,
+    ) -> Result<Option<Box<RawValue>>, Error> {
+        let raw = mcp_proto::jsonrpc::to_raw(params)
+            .map_err(|e| self.usage(UsageError::InvalidParams(e.to_string())))?;
+        Ok((raw.get() != "null").then_some(raw))
+    }
+
+    /// The one path every request takes.
+    async fn call(
+        &self,
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+    ) -> Result<Box<RawValue>, Error> {
+        let (tx, rx) = oneshot::channel();
+        let handle = {
+            let now = self.inner.runtime.now();
+            let mut state = self.inner.shared.lock();
+            let sent =
+                state
+                    .core
+                    .session_mut()
+                    .send_request(now, method.clone(), params, options.request);
+            let handle = match sent {
+                Ok(handle) => handle,
+                Err(e) => {
+                    // `usage` may lock the state itself.
+                    drop(state);
+                    return Err(self.usage(e));
+                }
+            };
+            state.calls.insert(
+                handle,
+                Call {
+                    tx,
+                    progress: options.progress,
+                },
+            );
+            state.wake_driver();
+            handle
+        };
+        let span = tracing::debug_span!(
+            "mcp_request",
+            server = self.server_name(),
+            method = &*method,
+            handle = handle.get()
+        );
+        let mut guard = CancelOnDrop {
+            inner: &self.inner,
+            handle,
+            armed: true,
+        };
+        let result = rx.instrument(span).await;
+        guard.armed = false;
+        match result {
+            Ok(Ok(raw)) => Ok(raw),
+            Ok(Err(e)) => Err(self.request_error(&method, e)),
+            // The driver went away without completing: it only does so once closed.
+            Err(_) => Err(self.closed_error(CloseReason::TransportClosed { detail: None })),
+        }
+    }
+
+    pub(crate) fn usage(&self, e: UsageError) -> Error {
+        if e == UsageError::Closed {
+            let reason = self
+                .inner
+                .shared
+                .phase
+                .borrow()
+                .reason()
+                .cloned()
+                .unwrap_or(CloseReason::Local);
+            return self.closed_error(reason);
+        }
+        Error::Usage {
+            server: self.inner.shared.name.clone(),
+            source: e,
+        }
+    }
+
+    fn closed_error(&self, reason: CloseReason) -> Error {
+        closed_error(&self.inner.shared, reason)
+    }
+
+    fn request_error(&self, method: &str, e: RequestError) -> Error {
+        let server = self.inner.shared.name.clone();
+        match e {
+            RequestError::Remote(obj) => Error::Remote {
+                server,
+                method: method.into(),
+                code: obj.code,
+                message: obj.message,
+                data: obj.data,
+            },
+            RequestError::Timeout { after, total } => Error::Timeout {
+                server,
+                method: method.into(),
+                after,
+                total,
+            },
+            RequestError::Cancelled { .. } => Error::Cancelled {
+                server,
+                method: method.into(),
+            },
+            RequestError::Closed(reason) => self.closed_error(reason),
+            other => Error::Closed {
+                server,
+                reason: CloseReason::TransportClosed {
+                    detail: Some(other.to_string()),
+                },
+            },
+        }
+    }
+
+    pub(crate) fn now_fn(&self) -> Arc<dyn Fn() -> Instant + Send + Sync> {
+        let runtime = self.inner.runtime.clone();
+        Arc::new(move || runtime.now())
+    }
+}
+
+/// A closed connection as an error: [`Error::Exited`] when a stdio server ended by itself.
+pub(crate) fn closed_error(shared: &Shared, reason: CloseReason) -> Error {
+    let server = shared.name.clone();
+    if matches!(reason, CloseReason::TransportClosed { .. })
+        && let Some(exit) = shared.lock().exit.clone()
+    {
+        return Error::Exited {
+            server,
+            status: exit.status,
+            stderr: exit.stderr,
+        };
+    }
+    Error::Closed { server, reason }
+}
+
+async fn wait_phase(rx: &mut watch::Receiver<Phase>, f: impl Fn(&Phase) -> bool) -> CloseReason {
+    match rx.wait_for(|p| f(p)).await {
+        Ok(p) => p.reason().cloned().unwrap_or(CloseReason::Local),
+        // The driver and its state are gone: nothing is open any more.
+        Err(_) => CloseReason::TransportClosed { detail: None },
+    }
+}
+
+/// Cancels the request when its call future is dropped before the answer came.
+struct CancelOnDrop<'a, R: Runtime> {
+    inner: &'a Inner<R>,
+    handle: RequestHandle,
+    armed: bool,
+}
+
+impl<R: Runtime> Drop for CancelOnDrop<'_, R> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let now = self.inner.runtime.now();
+        let mut state = self.inner.shared.lock();
+        if state.calls.remove(&self.handle).is_some() {
+            tracing::debug!(
+                server = &*self.inner.shared.name,
+                handle = self.handle.get(),
+                "call dropped: cancelling"
+            );
+            // Already finished is a harmless race.
+            let _ = state.core.session_mut().cancel(
+                now,
+                self.handle,
+                Some("the client dropped the request".into()),
+            );
+            state.wake_driver();
+        }
+    }
+}

@@ -1,0 +1,647 @@
+//! The connection driver: one task per connection that executes what the core decides.
+//!
+//! Shaped like quinn's `ConnectionDriver`: every wake-up feeds the core what arrived (bytes,
+//! the end of the stream, the child's exit, the clock), drains its outputs (bytes to write,
+//! events to deliver), and arms one timer at the earliest deadline. The driver makes no
+//! protocol decision: deadlines, cancellation notices, refusals of undeclared server requests
+//! and the shutdown escalation all come from `mcp-proto`.
+//!
+//! **Backpressure.** Bytes are pulled from the core only when the previous batch has been
+//! written completely, so at most one batch (`WRITE_BATCH` bytes, or one message if larger) is
+//! ever buffered here; the rest waits in the core's bounded queues, and callers see
+//! `TooManyInFlight` instead of unbounded growth. Reading is polled independently of writing,
+//! so a slow writer never stops responses from being read.
+
+mod io;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures_util::future::{Either, select};
+use mcp_proto::jsonrpc::{self, ErrorObject};
+use mcp_proto::session::{CloseReason, Event, RequestError};
+#[cfg(unix)]
+use mcp_proto::stdio::shutdown::{ShutdownAction, ShutdownConfig, ShutdownSchedule};
+use tokio::sync::oneshot;
+
+#[cfg(unix)]
+pub(crate) use io::StdioIo;
+pub(crate) use io::{BoxRead, BoxWrite, StreamIo, Transport};
+
+use crate::error::ExitInfo;
+use crate::handler::Handlers;
+use crate::options::Progress;
+use crate::runtime::{BoxFuture, Runtime};
+use crate::shared::{Core, Phase, Shared};
+
+/// Bytes pulled from the core per write batch.
+const WRITE_BATCH: usize = 64 * 1024;
+/// Bytes read per `poll_read`.
+const READ_CHUNK: usize = 64 * 1024;
+/// Rounds of work per poll before yielding to other tasks.
+const MAX_ROUNDS: usize = 32;
+/// After the session closed, how long queued messages (a cancellation) may take to flush
+/// before the transport is shut down regardless.
+pub(crate) const FLUSH_GRACE: Duration = Duration::from_millis(500);
+/// After a stdio server's stdout ended (or it exited), how long to wait for the other half
+/// so that the error can carry the exit status.
+const EXIT_WAIT: Duration = Duration::from_millis(500);
+/// Once both stdout EOF and the exit are known, a moment for the last stderr lines to land.
+const STDERR_SETTLE: Duration = Duration::from_millis(50);
+
+/// Options the driver executes.
+#[derive(Clone)]
+pub(crate) struct DriverOptions {
+    pub(crate) handlers: Handlers,
+    #[cfg(unix)]
+    pub(crate) shutdown: ShutdownConfig,
+    pub(crate) stderr_lines: usize,
+}
+
+/// Why the transport ended, before the core has been told.
+struct Ending {
+    /// When the core is told at the latest.
+    deadline: Instant,
+    detail: String,
+}
+
+pub(crate) struct Driver<R: Runtime> {
+    shared: Arc<Shared>,
+    runtime: R,
+    io: Transport<R>,
+    options: DriverOptions,
+    read_buf: Vec<u8>,
+    out: Vec<u8>,
+    out_pos: usize,
+    needs_flush: bool,
+    /// The stream (or the child) ended; the core is told at `deadline`.
+    ending: Option<Ending>,
+    stdout_eof: bool,
+    flush_deadline: Option<Instant>,
+    timer: Option<(Instant, BoxFuture)>,
+    finished: bool,
+}
+
+impl<R: Runtime> Driver<R> {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        runtime: R,
+        io: Transport<R>,
+        options: DriverOptions,
+    ) -> Self {
+        Driver {
+            shared,
+            runtime,
+            io,
+            options,
+            read_buf: vec![0; READ_CHUNK],
+            out: Vec::new(),
+            out_pos: 0,
+            needs_flush: false,
+            ending: None,
+            stdout_eof: false,
+            flush_deadline: None,
+            timer: None,
+            finished: false,
+        }
+    }
+
+    fn server(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// Reads what is available and feeds it to the core.
+    fn poll_read(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
+        let mut any = false;
+        for _ in 0..4 {
+            let Some(reader) = self.io.reader().as_mut() else {
+                return any;
+            };
+            match reader.as_mut().poll_read(cx, &mut self.read_buf) {
+                Poll::Ready(Ok(0)) => {
+                    *self.io.reader() = None;
+                    self.stdout_eof = true;
+                    self.transport_ending(now, "closed its output".into());
+                    return true;
+                }
+                Poll::Ready(Ok(n)) => {
+                    let mut state = self.shared.lock();
+                    match &mut state.core {
+                        Core::Lines(c) => c.handle_bytes(now, &self.read_buf[..n]),
+                    }
+                    any = true;
+                }
+                Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Poll::Ready(Err(e)) => {
+                    *self.io.reader() = None;
+                    self.stdout_eof = true;
+                    self.transport_ending(now, format!("reading failed: {e}"));
+                    return true;
+                }
+                Poll::Pending => return any,
+            }
+        }
+        // More may be ready; come back after the other work.
+        cx.waker().wake_by_ref();
+        any
+    }
+
+    /// Notes that the transport is ending; the core is told at once for a byte stream, and
+    /// after the exit status is known (or `EXIT_WAIT`) for a child.
+    fn transport_ending(&mut self, now: Instant, detail: String) {
+        let wait = match &self.io {
+            Transport::Stream(_) => Duration::ZERO,
+            #[cfg(unix)]
+            Transport::Stdio(_) => EXIT_WAIT,
+            Transport::_Never(n, _) => match *n {},
+        };
+        if self.ending.is_none() {
+            self.ending = Some(Ending {
+                deadline: now + wait,
+                detail,
+            });
+        }
+    }
+
+    /// Polls a stdio child for its exit.
+    #[cfg(unix)]
+    fn poll_child(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
+        let Transport::Stdio(s) = &mut self.io else {
+            return false;
+        };
+        if s.status.is_some() {
+            return false;
+        }
+        match s.child.poll_wait(cx) {
+            Poll::Ready(Ok(status)) => {
+                s.status = Some(status);
+                self.transport_ending(now, crate::process::describe_exit(status));
+                true
+            }
+            Poll::Ready(Err(e)) => {
+                tracing::warn!(server = &*self.shared.name, error = %e, "waiting for the server process failed");
+                // Nothing more can be learned about the exit; treat the wait as done.
+                s.status = Some(std::os::unix::process::ExitStatusExt::from_raw(0));
+                self.transport_ending(now, format!("could not be waited for: {e}"));
+                true
+            }
+            Poll::Pending => false,
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn poll_child(&mut self, _cx: &mut Context<'_>, _now: Instant) -> bool {
+        false
+    }
+
+    /// Tells the core the transport ended, once it is time.
+    fn check_ending(&mut self, now: Instant) -> bool {
+        let Some(ending) = &mut self.ending else {
+            return false;
+        };
+        if self.shared.lock().core.session().is_closed() {
+            return false;
+        }
+        #[cfg(unix)]
+        if let Transport::Stdio(s) = &self.io
+            && s.status.is_some()
+            && self.stdout_eof
+        {
+            ending.deadline = ending.deadline.min(now + STDERR_SETTLE);
+        }
+        if now < ending.deadline {
+            return false;
+        }
+        let mut detail = ending.detail.clone();
+        let mut exit = None;
+        #[cfg(unix)]
+        if let Transport::Stdio(s) = &self.io {
+            let status = match s.status {
+                Some(st) => crate::process::describe_exit(st),
+                None => detail.clone(),
+            };
+            let stderr = s.child.last_stderr_lines(self.options.stderr_lines);
+            detail = if stderr.is_empty() {
+                status.clone()
+            } else {
+                format!("{status}: {}", stderr.join("\n"))
+            };
+            exit = Some(ExitInfo { status, stderr });
+        }
+        tracing::debug!(server = self.server(), "transport ended: {detail}");
+        let mut state = self.shared.lock();
+        state.exit = exit;
+        match &mut state.core {
+            Core::Lines(c) => c.handle_eof(now, Some(detail)),
+        }
+        true
+    }
+
+    fn handle_timeouts(&mut self, now: Instant) -> bool {
+        let mut state = self.shared.lock();
+        let session = state.core.session_mut();
+        match session.poll_timeout() {
+            Some(at) if now >= at => {
+                session.handle_timeout(now);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Writes what the core has to send, pulling more only when the last batch is written.
+    fn poll_write(&mut self, cx: &mut Context<'_>) -> bool {
+        let mut any = false;
+        loop {
+            if self.out_pos == self.out.len() {
+                self.out.clear();
+                self.out_pos = 0;
+                let mut state = self.shared.lock();
+                let Core::Lines(c) = &mut state.core;
+                while self.out.len() < WRITE_BATCH {
+                    match c.poll_transmit(&mut self.out) {
+                        Some(o) => {
+                            tracing::trace!(server = &*self.shared.name, kind = ?o.kind, method = o.method.as_deref(), request = ?o.request.map(|h| h.get()), "send");
+                        }
+                        None => break,
+                    }
+                }
+                drop(state);
+                if self.out.is_empty() {
+                    break;
+                }
+                any = true;
+            }
+            let Some(writer) = self.io.writer().as_mut() else {
+                // The write side is gone: what the core still sends cannot reach the peer.
+                self.out_pos = self.out.len();
+                continue;
+            };
+            match writer.as_mut().poll_write(cx, &self.out[self.out_pos..]) {
+                Poll::Ready(Ok(0)) => self.write_failed("the stream accepted no bytes".into()),
+                Poll::Ready(Ok(n)) => {
+                    self.out_pos += n;
+                    self.needs_flush = true;
+                    any = true;
+                }
+                Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Poll::Ready(Err(e)) => self.write_failed(format!("writing failed: {e}")),
+                Poll::Pending => return any,
+            }
+        }
+        if self.needs_flush
+            && let Some(writer) = self.io.writer().as_mut()
+        {
+            match writer.as_mut().poll_flush(cx) {
+                Poll::Ready(Ok(())) => self.needs_flush = false,
+                Poll::Ready(Err(e)) => self.write_failed(format!("flushing failed: {e}")),
+                Poll::Pending => {}
+            }
+        }
+        any
+    }
+
+    fn write_failed(&mut self, detail: String) {
+        *self.io.writer() = None;
+        self.out_pos = self.out.len();
+        self.needs_flush = false;
+        let now = self.runtime.now();
+        self.transport_ending(now, detail);
+    }
+
+    fn writes_pending(&self) -> bool {
+        self.out_pos < self.out.len() || self.needs_flush
+    }
+
+    /// Drains the core's events and delivers them: results to callers, progress to sinks,
+    /// notifications to streams, server requests to handlers.
+    fn dispatch_events(&mut self) -> bool {
+        enum Delivery {
+            Result(
+                oneshot::Sender<Result<Box<serde_json::value::RawValue>, RequestError>>,
+                Result<Box<serde_json::value::RawValue>, RequestError>,
+            ),
+            Progress(crate::options::ProgressSink, Progress),
+            Notification(mcp_proto::session::ServerNotification),
+            EndNotifications,
+        }
+        let mut deliveries = Vec::new();
+        let mut any = false;
+        {
+            let mut state = self.shared.lock();
+            while let Some(event) = state.core.session_mut().poll_event() {
+                any = true;
+                match event {
+                    Event::Completed { handle, result } => {
+                        if let Some(call) = state.calls.remove(&handle) {
+                            // Delivered in order, so progress callbacks run before the result.
+                            deliveries.push(Delivery::Result(call.tx, result));
+                        }
+                    }
+                    Event::Progress {
+                        handle,
+                        progress,
+                        total,
+                        message,
+                    } => {
+                        if let Some(sink) =
+                            state.calls.get(&handle).and_then(|c| c.progress.clone())
+                        {
+                            deliveries.push(Delivery::Progress(
+                                sink,
+                                Progress {
+                                    progress,
+                                    total,
+                                    message,
+                                },
+                            ));
+                        }
+                    }
+                    Event::ServerRequest { id, method, params } => {
+                        let params = params
+                            .and_then(|p| serde_json::from_str(p.get()).ok())
+                            .unwrap_or(serde_json::Value::Null);
+                        match self.options.handlers.dispatch(&method, params) {
+                            Some(fut) => {
+                                let (abort_tx, abort_rx) = oneshot::channel::<()>();
+                                state.handlers.insert(id, abort_tx);
+                                tracing::debug!(server = &*self.shared.name, %id, method, "server request");
+                                let shared = self.shared.clone();
+                                let runtime = self.runtime.clone();
+                                self.runtime.spawn(Box::pin(async move {
+                                    let result = match select(fut, abort_rx).await {
+                                        Either::Left((r, _)) => r,
+                                        // The server cancelled it, or the session closed.
+                                        Either::Right(_) => return,
+                                    };
+                                    let result = result.and_then(|v| {
+                                        jsonrpc::to_raw(&v).map_err(|e| {
+                                            ErrorObject::new(
+                                                ErrorObject::INTERNAL_ERROR,
+                                                e.to_string(),
+                                            )
+                                        })
+                                    });
+                                    let mut state = shared.lock();
+                                    state.handlers.remove(&id);
+                                    let now = runtime.now();
+                                    // A race with the server's cancel or the close: nothing to send.
+                                    let _ = state.core.session_mut().respond(now, id, result);
+                                    state.wake_driver();
+                                }));
+                            }
+                            None => {
+                                // Declared (the core let it through) but no handler takes it.
+                                let now = self.runtime.now();
+                                let _ = state.core.session_mut().respond(
+                                    now,
+                                    id,
+                                    Err(ErrorObject::method_not_found(&method)),
+                                );
+                            }
+                        }
+                    }
+                    Event::ServerRequestCancelled { id, reason } => {
+                        tracing::debug!(server = &*self.shared.name, %id, reason, "server cancelled its request");
+                        state.handlers.remove(&id);
+                    }
+                    Event::Notification(n) => deliveries.push(Delivery::Notification(n)),
+                    Event::Diagnostic(d) => {
+                        tracing::warn!(server = &*self.shared.name, "{d}");
+                    }
+                    Event::Ready { version, .. } => {
+                        tracing::debug!(server = &*self.shared.name, %version, "ready");
+                        self.shared.phase.send_replace(Phase::Ready);
+                    }
+                    Event::Closed { reason } => {
+                        tracing::debug!(server = &*self.shared.name, %reason, "session closed");
+                        state.handlers.clear();
+                        // At once, so that a call made after the results below sees why.
+                        self.shared.phase.send_replace(Phase::Closed(reason));
+                        // Ends every notification stream (after what is queued for them).
+                        deliveries.push(Delivery::EndNotifications);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for d in deliveries {
+            match d {
+                // The caller may have gone away at this very moment: fine.
+                Delivery::Result(tx, result) => drop(tx.send(result)),
+                Delivery::Progress(sink, p) => sink.deliver(p),
+                Delivery::Notification(n) => {
+                    tracing::debug!(
+                        server = &*self.shared.name,
+                        method = n.method,
+                        "notification"
+                    );
+                    // No subscriber is fine; a lagging one is told by its own receiver.
+                    if let Some(tx) = &*self.shared.notifications() {
+                        let _ = tx.send(n);
+                    }
+                }
+                Delivery::EndNotifications => drop(self.shared.notifications().take()),
+            }
+        }
+        any
+    }
+
+    /// After the session closed: flush, then shut the transport down. Returns whether the
+    /// driver is done.
+    fn poll_shutdown(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
+        if !self.shared.lock().core.session().is_closed() {
+            return false;
+        }
+        let flush_deadline = *self.flush_deadline.get_or_insert(now + FLUSH_GRACE);
+        // The session may have closed (on another thread) after this round's write: pull
+        // what it queued (cancellations) before deciding that everything is flushed.
+        self.poll_write(cx);
+        let flushing = self.writes_pending() && self.io.writer().is_some();
+        if flushing && now < flush_deadline {
+            return false;
+        }
+        match &mut self.io {
+            Transport::Stream(s) => {
+                if let Some(w) = s.writer.as_mut()
+                    && w.as_mut().poll_close(cx).is_pending()
+                    && now < flush_deadline + FLUSH_GRACE
+                {
+                    return false;
+                }
+                s.writer = None;
+                s.reader = None;
+                true
+            }
+            #[cfg(unix)]
+            Transport::Stdio(s) => {
+                let schedule = s
+                    .schedule
+                    .get_or_insert_with(|| ShutdownSchedule::new(self.options.shutdown, now));
+                loop {
+                    if let Some(at) = schedule.poll_timeout()
+                        && now >= at
+                    {
+                        schedule.handle_timeout(now);
+                    }
+                    if s.status.is_none()
+                        && let Poll::Ready(r) = s.child.poll_wait(cx)
+                    {
+                        s.status = Some(r.unwrap_or_else(|e| {
+                            tracing::warn!(server = &*self.shared.name, error = %e, "waiting for the server process failed");
+                            std::os::unix::process::ExitStatusExt::from_raw(0)
+                        }));
+                    }
+                    if s.status.is_some() {
+                        schedule.handle_child_exited(now);
+                    }
+                    let mut acted = false;
+                    while let Some(action) = schedule.poll_action() {
+                        acted = true;
+                        tracing::debug!(server = &*self.shared.name, ?action, "shutdown");
+                        let signal = match action {
+                            ShutdownAction::CloseStdin => {
+                                s.writer = None;
+                                continue;
+                            }
+                            ShutdownAction::TerminateGroup => crate::process::Signal::Term,
+                            ShutdownAction::KillGroup => crate::process::Signal::Kill,
+                            _ => continue,
+                        };
+                        if let Err(e) = s.child.signal(signal) {
+                            tracing::warn!(server = &*self.shared.name, error = %e, ?signal, "could not signal the server's process group");
+                        }
+                    }
+                    if !acted {
+                        break;
+                    }
+                }
+                schedule.is_done()
+            }
+            Transport::_Never(n, _) => match *n {},
+        }
+    }
+
+    /// The earliest instant something is due.
+    fn next_deadline(&self) -> Option<Instant> {
+        let state = self.shared.lock();
+        let session = state.core.session();
+        let mut next = session.poll_timeout();
+        let mut consider = |t: Option<Instant>| {
+            if let Some(t) = t {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        };
+        if !session.is_closed() {
+            consider(self.ending.as_ref().map(|e| e.deadline));
+        } else {
+            consider(self.flush_deadline.map(|f| {
+                if self.writes_pending() {
+                    f
+                } else {
+                    f + FLUSH_GRACE
+                }
+            }));
+        }
+        #[cfg(unix)]
+        if let Transport::Stdio(s) = &self.io {
+            consider(s.schedule.as_ref().and_then(ShutdownSchedule::poll_timeout));
+        }
+        next
+    }
+
+    fn finish(&mut self) {
+        // The session may have closed after this round's dispatch: deliver its last events
+        // (the completions of pending calls, `Closed`) before reporting the end.
+        self.dispatch_events();
+        self.finished = true;
+        let reason = self
+            .shared
+            .phase
+            .borrow()
+            .reason()
+            .cloned()
+            .unwrap_or(CloseReason::Local);
+        tracing::debug!(server = self.server(), "connection finished");
+        self.shared.phase.send_replace(Phase::Finished(reason));
+    }
+}
+
+// The driver never pins its fields in place (the I/O objects are boxed), so moving it is fine.
+impl<R: Runtime> Unpin for Driver<R> {}
+
+impl<R: Runtime> Future for Driver<R> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        for _ in 0..MAX_ROUNDS {
+            let now = this.runtime.now();
+            {
+                let mut state = this.shared.lock();
+                if !state
+                    .driver
+                    .as_ref()
+                    .is_some_and(|w| w.will_wake(cx.waker()))
+                {
+                    state.driver = Some(cx.waker().clone());
+                }
+            }
+            let mut progress = this.poll_read(cx, now);
+            progress |= this.poll_child(cx, now);
+            progress |= this.check_ending(now);
+            progress |= this.handle_timeouts(now);
+            progress |= this.poll_write(cx);
+            progress |= this.dispatch_events();
+            if this.poll_shutdown(cx, now) {
+                this.finish();
+                return Poll::Ready(());
+            }
+            if progress {
+                continue;
+            }
+            let Some(deadline) = this.next_deadline() else {
+                this.timer = None;
+                return Poll::Pending;
+            };
+            if this.runtime.now() >= deadline {
+                continue;
+            }
+            if this.timer.as_ref().is_none_or(|(at, _)| *at != deadline) {
+                this.timer = Some((deadline, this.runtime.sleep_until(deadline)));
+            }
+            if let Some((_, sleep)) = this.timer.as_mut()
+                && sleep.as_mut().poll(cx).is_ready()
+            {
+                this.timer = None;
+                continue;
+            }
+            return Poll::Pending;
+        }
+        // Busy: let other tasks run, then carry on.
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+impl<R: Runtime> Drop for Driver<R> {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        // The runtime dropped the task (it is shutting down): fail every call instead of
+        // leaving it waiting forever. The child process dies with `StdioChild`'s drop.
+        let now = self.runtime.now();
+        {
+            let mut state = self.shared.lock();
+            state
+                .core
+                .session_mut()
+                .handle_transport_closed(now, Some("the connection's task was stopped".into()));
+        }
+        self.finish();
+    }
+}

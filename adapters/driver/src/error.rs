@@ -1,0 +1,186 @@
+//! The one error type of the client.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_proto::session::{CloseReason, UsageError};
+use serde_json::value::RawValue;
+
+/// Everything a [`Client`](crate::Client) call can fail with. Every variant names the server
+/// (the configured name, or the command for an unnamed stdio server).
+///
+/// Remote errors (the server's JSON-RPC error), local deadlines, cancellation, the end of
+/// the connection and the caller's own misuse are separate variants, so that a host can tell
+/// "the server said no" from "the server is gone" from "I called it wrong".
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The server process could not be started (missing program, permission denied, ...).
+    #[error("server {server:?}: could not start {command:?}: {source}")]
+    Spawn {
+        /// The server.
+        server: Arc<str>,
+        /// The program that failed to start.
+        command: String,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// The handshake failed: the server rejected `initialize`, chose a version this client does
+    /// not speak, sent an invalid result, did not answer in time, or the transport ended.
+    #[error("server {server:?}: handshake failed: {reason}")]
+    Handshake {
+        /// The server.
+        server: Arc<str>,
+        /// Why the session closed during the handshake.
+        reason: CloseReason,
+    },
+    /// The server answered with a JSON-RPC error.
+    #[error("server {server:?}: {method}: MCP error {code}: {message}")]
+    Remote {
+        /// The server.
+        server: Arc<str>,
+        /// The request's method.
+        method: String,
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The server's message.
+        message: String,
+        /// The server's `data`, raw.
+        data: Option<Box<RawValue>>,
+    },
+    /// No answer in time; the server was told to stop (`notifications/cancelled`).
+    #[error("server {server:?}: {method}: no answer within {}ms{}", after.as_millis(), if *total { " (maximum total time)" } else { "" })]
+    Timeout {
+        /// The server.
+        server: Arc<str>,
+        /// The request's method.
+        method: String,
+        /// The timeout that expired.
+        after: Duration,
+        /// Whether it was the maximum total time of a deadline reset by progress.
+        total: bool,
+    },
+    /// The request was cancelled by the client.
+    #[error("server {server:?}: {method}: cancelled")]
+    Cancelled {
+        /// The server.
+        server: Arc<str>,
+        /// The request's method.
+        method: String,
+    },
+    /// The stdio server process ended. `stderr` holds its last stderr lines.
+    #[error("server {server:?} {status}{}", stderr_suffix(.stderr))]
+    Exited {
+        /// The server.
+        server: Arc<str>,
+        /// How it ended ("exited with status 1", "killed by signal 9 (SIGKILL)", or
+        /// "closed its stdout" when it had not exited yet).
+        status: String,
+        /// Its last stderr lines, oldest first.
+        stderr: Vec<String>,
+    },
+    /// The connection is closed (by the client, or the transport ended).
+    #[error("server {server:?}: connection closed: {reason}")]
+    Closed {
+        /// The server.
+        server: Arc<str>,
+        /// Why.
+        reason: CloseReason,
+    },
+    /// The call was made wrongly (a zero timeout, a reserved method, params that are not an
+    /// object, too many requests in flight). Nothing was sent.
+    #[error("server {server:?}: {source}")]
+    Usage {
+        /// The server.
+        server: Arc<str>,
+        /// What was wrong.
+        #[source]
+        source: UsageError,
+    },
+    /// The server's result did not match the method's result type.
+    #[error("server {server:?}: {method}: invalid result: {source}")]
+    Decode {
+        /// The server.
+        server: Arc<str>,
+        /// The request's method.
+        method: String,
+        /// The decoding error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A paginated list did not end: the server repeated a cursor or sent too many pages.
+    #[error("server {server:?}: {method}: pagination does not end ({detail})")]
+    Pagination {
+        /// The server.
+        server: Arc<str>,
+        /// The list method.
+        method: String,
+        /// What went wrong.
+        detail: String,
+    },
+    /// The client was asked for something this build cannot do yet (for example an HTTP
+    /// server, or a runtime that is not running).
+    #[error("server {server:?}: {what} is not supported")]
+    Unsupported {
+        /// The server.
+        server: Arc<str>,
+        /// What was asked for.
+        what: String,
+    },
+}
+
+fn stderr_suffix(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", lines.join("\n"))
+    }
+}
+
+impl Error {
+    /// The server this error is about.
+    #[must_use]
+    pub fn server(&self) -> &str {
+        match self {
+            Error::Spawn { server, .. }
+            | Error::Handshake { server, .. }
+            | Error::Remote { server, .. }
+            | Error::Timeout { server, .. }
+            | Error::Cancelled { server, .. }
+            | Error::Exited { server, .. }
+            | Error::Closed { server, .. }
+            | Error::Usage { server, .. }
+            | Error::Decode { server, .. }
+            | Error::Pagination { server, .. }
+            | Error::Unsupported { server, .. } => server,
+        }
+    }
+
+    /// The JSON-RPC error code, for [`Error::Remote`].
+    #[must_use]
+    pub fn code(&self) -> Option<i64> {
+        match self {
+            Error::Remote { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// Whether the connection is gone (closed, exited, or the handshake failed): no later
+    /// call on this client can succeed.
+    #[must_use]
+    pub fn is_connection_lost(&self) -> bool {
+        matches!(
+            self,
+            Error::Closed { .. } | Error::Exited { .. } | Error::Handshake { .. }
+        )
+    }
+}
+
+/// What a driver knows about a stdio server that ended, for [`Error::Exited`].
+#[derive(Debug, Clone)]
+pub(crate) struct ExitInfo {
+    pub(crate) status: String,
+    pub(crate) stderr: Vec<String>,
+}

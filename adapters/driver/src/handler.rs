@@ -1,0 +1,162 @@
+//! Answering server-to-client requests: roots, sampling, elicitation.
+//!
+//! Register a handler per capability on the [`ClientBuilder`](crate::ClientBuilder). Exactly
+//! the capabilities with a handler are declared in `initialize`; the core answers every other
+//! server request with -32601 itself. Each request runs its handler on its own task, so a slow
+//! handler (a human answering an elicitation) never blocks the connection; when the server
+//! cancels its request, the handler's future is dropped.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcp_proto::jsonrpc::ErrorObject;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The future a handler returns: borrowed from the handler, sendable.
+pub type HandlerFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A root the client exposes to the server (`roots/list`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Root {
+    /// The root's URI (`file:///...`).
+    pub uri: String,
+    /// An optional display name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// A root at `uri` without a name.
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: None,
+        }
+    }
+
+    /// Sets the display name.
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
+/// Answers `roots/list`. Registering one declares the `roots` capability.
+pub trait RootsHandler: Send + Sync + 'static {
+    /// The current roots.
+    fn list_roots(&self) -> HandlerFuture<'_, Result<Vec<Root>, ErrorObject>>;
+}
+
+/// A fixed list of roots.
+#[derive(Debug, Clone, Default)]
+pub struct StaticRoots(pub Vec<Root>);
+
+impl RootsHandler for StaticRoots {
+    fn list_roots(&self) -> HandlerFuture<'_, Result<Vec<Root>, ErrorObject>> {
+        let roots = self.0.clone();
+        Box::pin(async move { Ok(roots) })
+    }
+}
+
+/// Answers `sampling/createMessage`: `params` is the request's params, the result is the
+/// `CreateMessageResult` object. Registering one declares the `sampling` capability.
+///
+/// Any `Fn(Value) -> impl Future<Output = Result<Value, ErrorObject>>` is a handler.
+pub trait SamplingHandler: Send + Sync + 'static {
+    /// Produces the model's message.
+    fn create_message(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>>;
+}
+
+impl<F, Fut> SamplingHandler for F
+where
+    F: Fn(Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+{
+    fn create_message(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(self(params))
+    }
+}
+
+/// Answers `elicitation/create`: `params` is the request's params, the result is the
+/// `ElicitResult` object (`{"action": "accept", "content": {...}}`). Registering one declares
+/// the `elicitation` capability. Request deadlines are paused while it runs (a human answers).
+///
+/// Any `Fn(Value) -> impl Future<Output = Result<Value, ErrorObject>>` is a handler.
+pub trait ElicitationHandler: Send + Sync + 'static {
+    /// Asks the user.
+    fn elicit(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>>;
+}
+
+impl<F, Fut> ElicitationHandler for F
+where
+    F: Fn(Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+{
+    fn elicit(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(self(params))
+    }
+}
+
+/// The registered handlers of a connection.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) roots: Option<Arc<dyn RootsHandler>>,
+    pub(crate) sampling: Option<Arc<dyn SamplingHandler>>,
+    pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
+}
+
+impl Handlers {
+    /// The capabilities to declare: exactly those with a handler.
+    pub(crate) fn capabilities(&self) -> mcp_proto::types::ClientCapabilities {
+        let mut caps = mcp_proto::types::ClientCapabilities::default();
+        if self.roots.is_some() {
+            caps.roots = Some(Default::default());
+        }
+        if self.sampling.is_some() {
+            caps.sampling = Some(Default::default());
+        }
+        if self.elicitation.is_some() {
+            caps.elicitation = Some(Default::default());
+        }
+        caps
+    }
+
+    /// The future answering one server request, or `None` when no handler takes `method`.
+    pub(crate) fn dispatch(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Option<HandlerFuture<'static, Result<Value, ErrorObject>>> {
+        match method {
+            "roots/list" => {
+                let h = self.roots.clone()?;
+                Some(Box::pin(async move {
+                    let roots = h.list_roots().await?;
+                    let mut result = Map::new();
+                    result.insert(
+                        "roots".into(),
+                        serde_json::to_value(roots).map_err(internal)?,
+                    );
+                    Ok(Value::Object(result))
+                }))
+            }
+            "sampling/createMessage" => {
+                let h = self.sampling.clone()?;
+                Some(Box::pin(async move { h.create_message(params).await }))
+            }
+            "elicitation/create" => {
+                let h = self.elicitation.clone()?;
+                Some(Box::pin(async move { h.elicit(params).await }))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn internal(e: serde_json::Error) -> ErrorObject {
+    ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string())
+}

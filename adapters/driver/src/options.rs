@@ -1,0 +1,136 @@
+//! Per-call options: timeout and progress.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_proto::session::RequestOptions;
+use tokio::sync::watch;
+
+/// One `notifications/progress` update for a call.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// The progress so far (increases; may be fractional).
+    pub progress: f64,
+    /// The total, when the server knows it.
+    pub total: Option<f64>,
+    /// A human-readable message, if any.
+    pub message: Option<String>,
+}
+
+/// Where a call's progress goes.
+#[derive(Clone)]
+pub(crate) enum ProgressSink {
+    Callback(Arc<dyn Fn(Progress) + Send + Sync>),
+    Latest(Arc<watch::Sender<Option<Progress>>>),
+}
+
+impl ProgressSink {
+    pub(crate) fn deliver(&self, p: Progress) {
+        match self {
+            ProgressSink::Callback(f) => f(p),
+            ProgressSink::Latest(tx) => {
+                tx.send_replace(Some(p));
+            }
+        }
+    }
+}
+
+/// The latest progress of a call, from [`CallOptions::progress_watch`].
+///
+/// Holds only the newest update (progress is a level, not a log), so a slow reader never
+/// makes anything queue up. Ends (`changed` returns `None`) when the call finishes.
+#[derive(Debug)]
+pub struct ProgressWatch {
+    rx: watch::Receiver<Option<Progress>>,
+}
+
+impl ProgressWatch {
+    /// Waits for the next update and returns it; `None` once the call has finished.
+    pub async fn changed(&mut self) -> Option<Progress> {
+        self.rx.changed().await.ok()?;
+        self.rx.borrow_and_update().clone()
+    }
+
+    /// The newest update seen so far, without waiting.
+    #[must_use]
+    pub fn latest(&self) -> Option<Progress> {
+        self.rx.borrow().clone()
+    }
+}
+
+/// How long one call may take, and where its progress goes.
+///
+/// ```
+/// # use mcp_driver::CallOptions;
+/// # use std::time::Duration;
+/// let opts = CallOptions::new()
+///     .timeout(Duration::from_secs(10))
+///     .on_progress(|p| println!("{}/{:?}", p.progress, p.total))
+///     .reset_timeout_on_progress(Duration::from_secs(600));
+/// ```
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    pub(crate) request: RequestOptions,
+    pub(crate) progress: Option<ProgressSink>,
+}
+
+impl fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("request", &self.request)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl CallOptions {
+    /// The client's default timeout, no progress.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Times out this long after the request is sent (zero is refused as a usage error).
+    #[must_use]
+    pub fn timeout(mut self, after: Duration) -> Self {
+        self.request = self.request.timeout(after);
+        self
+    }
+
+    /// No deadline at all: the call waits until answered, cancelled (drop its future) or the
+    /// connection closes.
+    #[must_use]
+    pub fn no_timeout(mut self) -> Self {
+        self.request = self.request.no_timeout();
+        self
+    }
+
+    /// Asks the server for progress and calls `f` with every update, on the driver task: keep
+    /// it short and never block in it.
+    #[must_use]
+    pub fn on_progress(mut self, f: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.request = self.request.progress();
+        self.progress = Some(ProgressSink::Callback(Arc::new(f)));
+        self
+    }
+
+    /// Asks the server for progress and returns a [`ProgressWatch`] that sees the latest
+    /// update.
+    #[must_use]
+    pub fn progress_watch(mut self) -> (Self, ProgressWatch) {
+        let (tx, rx) = watch::channel(None);
+        self.request = self.request.progress();
+        self.progress = Some(ProgressSink::Latest(Arc::new(tx)));
+        (self, ProgressWatch { rx })
+    }
+
+    /// Restarts the timeout on every progress update, but never lets the call run longer
+    /// than `max_total` after it was sent (implies asking for progress).
+    #[must_use]
+    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+        self.request = self.request.reset_timeout_on_progress(max_total);
+        self
+    }
+}

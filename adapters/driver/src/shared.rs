@@ -1,0 +1,134 @@
+//! The state a connection's driver task and its `Client` handles share.
+//!
+//! As in quinn, handles do not send commands over a channel: they lock the state, call the
+//! core's command directly (so misuse is reported at once and nothing queues outside the
+//! core's own bounded queues), and wake the driver, which drains the core's outputs.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Waker;
+
+use mcp_proto::session::{
+    CloseReason, InboundRequestId, RequestError, RequestHandle, ServerNotification, Session,
+};
+use mcp_proto::stdio::StdioConnection;
+use serde_json::value::RawValue;
+use tokio::sync::{broadcast, oneshot, watch};
+
+use crate::error::ExitInfo;
+use crate::options::ProgressSink;
+
+/// The protocol state machine of one connection. One variant per framing; the HTTP layer
+/// adds its own variant here when it lands.
+#[derive(Debug)]
+pub(crate) enum Core {
+    /// Newline-delimited JSON over a byte stream (a child's stdio, a socket, a pipe).
+    Lines(StdioConnection),
+}
+
+impl Core {
+    pub(crate) fn session(&self) -> &Session {
+        match self {
+            Core::Lines(c) => c.session(),
+        }
+    }
+
+    pub(crate) fn session_mut(&mut self) -> &mut Session {
+        match self {
+            Core::Lines(c) => c.session_mut(),
+        }
+    }
+}
+
+/// Where the connection is, as seen by handles.
+#[derive(Debug, Clone)]
+pub(crate) enum Phase {
+    Handshaking,
+    Ready,
+    /// The session is closed; the driver may still be shutting the transport down.
+    Closed(CloseReason),
+    /// The driver is done: the transport is shut down and any child reaped.
+    Finished(CloseReason),
+}
+
+impl Phase {
+    pub(crate) fn reason(&self) -> Option<&CloseReason> {
+        match self {
+            Phase::Closed(r) | Phase::Finished(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// A request a handle is waiting for.
+pub(crate) struct Call {
+    pub(crate) tx: oneshot::Sender<Result<Box<RawValue>, RequestError>>,
+    pub(crate) progress: Option<ProgressSink>,
+}
+
+pub(crate) struct State {
+    pub(crate) core: Core,
+    pub(crate) calls: HashMap<RequestHandle, Call>,
+    /// Running server-request handlers; dropping the sender cancels the handler.
+    pub(crate) handlers: HashMap<InboundRequestId, oneshot::Sender<()>>,
+    pub(crate) driver: Option<Waker>,
+    pub(crate) exit: Option<ExitInfo>,
+}
+
+impl State {
+    pub(crate) fn wake_driver(&mut self) {
+        if let Some(w) = self.driver.take() {
+            w.wake();
+        }
+    }
+}
+
+pub(crate) struct Shared {
+    pub(crate) name: Arc<str>,
+    pub(crate) state: Mutex<State>,
+    pub(crate) phase: watch::Sender<Phase>,
+    /// `None` once the session closed, which ends every notification stream.
+    notifications: Mutex<Option<broadcast::Sender<ServerNotification>>>,
+}
+
+impl Shared {
+    pub(crate) fn new(name: Arc<str>, core: Core, notification_capacity: usize) -> Arc<Self> {
+        let (phase, _) = watch::channel(Phase::Handshaking);
+        let (notifications, _) = broadcast::channel(notification_capacity.max(1));
+        Arc::new(Shared {
+            name,
+            state: Mutex::new(State {
+                core,
+                calls: HashMap::new(),
+                handlers: HashMap::new(),
+                driver: None,
+                exit: None,
+            }),
+            phase,
+            notifications: Mutex::new(Some(notifications)),
+        })
+    }
+
+    /// The notification sender, `None` once closed.
+    pub(crate) fn notifications(
+        &self,
+    ) -> MutexGuard<'_, Option<broadcast::Sender<ServerNotification>>> {
+        self.notifications
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A receiver of every notification from now on; already ended once closed.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
+        match &*self.notifications() {
+            Some(tx) => tx.subscribe(),
+            None => broadcast::channel(1).1,
+        }
+    }
+
+    /// Locks the state. A panic while it was held (a bug) leaves plain data that is still
+    /// consistent enough to fail every call, so poisoning is ignored.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}

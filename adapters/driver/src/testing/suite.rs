@@ -1,0 +1,646 @@
+//! Test bodies written once over the public [`Client`] API, generic over the runtime, so that
+//! every runtime adapter runs the same checks (`mcp-tokio`'s tests call each of them). They
+//! panic on failure, like any test; the caller bounds each with a timeout.
+//!
+//! The `stdio_*` bodies take the path of the Python fixture server
+//! (`adapters/tokio/tests/fixtures/stdio_server.py`); the `/proc` checks are Linux-only.
+
+use std::future::Future;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use futures_util::future::{Either, select};
+use serde_json::{Value, json};
+
+use super::FakeServer;
+use crate::{CallOptions, Client, ClientBuilder, Error, Root, Runtime, StaticRoots};
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::session::{CloseReason, ProtocolVersion};
+use mcp_proto::types::ContentBlock;
+
+/// Sleeps on the runtime's timer.
+pub async fn sleep<R: Runtime>(rt: &R, d: Duration) {
+    rt.sleep_until(rt.now() + d).await;
+}
+
+/// Polls `cond` every 20 ms for up to 5 s; whether it became true.
+pub async fn eventually<R: Runtime>(rt: &R, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        sleep(rt, Duration::from_millis(20)).await;
+    }
+    cond()
+}
+
+/// Runs `f` for at most `d`; `None` if it took longer.
+pub async fn within<R: Runtime, T>(rt: &R, d: Duration, f: impl Future<Output = T>) -> Option<T> {
+    let f = std::pin::pin!(f);
+    match select(f, rt.sleep_until(rt.now() + d)).await {
+        Either::Left((v, _)) => Some(v),
+        Either::Right(_) => None,
+    }
+}
+
+/// A fake server and a client connected to it through `builder`.
+pub async fn connect_fake<R: Runtime>(
+    rt: &R,
+    builder: ClientBuilder<R>,
+) -> (FakeServer, Client<R>) {
+    let (server, io) = FakeServer::start(rt);
+    let client = builder
+        .runtime(rt.clone())
+        .name("fake")
+        .over(io.reader, io.writer)
+        .await
+        .expect("handshake with the fake server");
+    (server, client)
+}
+
+/// The handshake: getters, what `initialize` carried, `notifications/initialized`.
+pub async fn handshake_and_getters<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    assert_eq!(client.server_info().name, "fake-server");
+    assert_eq!(client.instructions(), Some("A scripted server for tests."));
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
+    assert!(client.capabilities().tools.is_some());
+    assert_eq!(client.server_name(), "fake");
+    assert!(!client.is_closed());
+    assert!(
+        eventually(&rt, || !server
+            .received_method("notifications/initialized")
+            .is_empty())
+        .await
+    );
+    let init = &server.received_method("initialize")[0];
+    assert_eq!(
+        init["params"]["capabilities"],
+        json!({}),
+        "nothing registered, nothing declared"
+    );
+    assert_eq!(init["params"]["clientInfo"]["name"], "mcp-rs");
+    client.ping().await.expect("ping");
+}
+
+/// A handshake the server rejects is a typed error.
+pub async fn handshake_rejected<R: Runtime>(rt: R) {
+    let (server, io) = FakeServer::start(&rt);
+    server.set_initialize_result(None);
+    let connect = ClientBuilder::new()
+        .runtime(rt.clone())
+        .name("rejecting")
+        .over(io.reader, io.writer);
+    let answer = async {
+        let init = server.recv_method("initialize").await.expect("initialize");
+        server.respond_error(&init, -32600, "go away");
+    };
+    let (result, ()) = futures_util::future::join(connect, answer).await;
+    match result {
+        Err(Error::Handshake {
+            server,
+            reason: CloseReason::HandshakeRejected(e),
+        }) => {
+            assert_eq!(&*server, "rejecting");
+            assert_eq!(e.message, "go away");
+        }
+        other => panic!("expected a handshake error, got {other:?}"),
+    }
+}
+
+/// `list_tools` follows every page; a repeated cursor stops with an error.
+pub async fn paging<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    server.on_request("tools/list", |p| {
+        let tool = |n: &str| json!({"name": n, "inputSchema": {"type": "object"}});
+        Ok(match p.get("cursor").and_then(Value::as_str) {
+            None => json!({"tools": [tool("a")], "nextCursor": "c1"}),
+            Some("c1") => json!({"tools": [tool("b"), tool("c")], "nextCursor": "c2"}),
+            _ => json!({"tools": [tool("d")]}),
+        })
+    });
+    let names: Vec<_> = client
+        .list_tools()
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["a", "b", "c", "d"]);
+    server.on_request("prompts/list", |_| {
+        Ok(json!({"prompts": [], "nextCursor": "same"}))
+    });
+    match client.list_prompts().await {
+        Err(Error::Pagination { method, .. }) => assert_eq!(method, "prompts/list"),
+        other => panic!("expected a pagination error, got {other:?}"),
+    }
+    assert_eq!(
+        server.received_method("prompts/list").len(),
+        2,
+        "stopped at the repeat"
+    );
+}
+
+/// `call_tool` keeps structured content, audio and resource links; remote errors are typed.
+pub async fn call_tool<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    server.on_request("tools/call", |p| {
+        if p["name"] == "fail" {
+            return Err((-32602, "no such tool".into()));
+        }
+        Ok(json!({
+            "content": [
+                {"type": "text", "text": p["arguments"]["x"].to_string()},
+                {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+                {"type": "resource_link", "uri": "file:///a", "name": "a"}
+            ],
+            "structuredContent": {"sum": 3},
+            "isError": false
+        }))
+    });
+    let r = client
+        .call_tool("add", json!({"x": 7}))
+        .await
+        .expect("call");
+    assert_eq!(r.structured_content, Some(json!({"sum": 3})));
+    assert_eq!(r.content.len(), 3);
+    assert!(matches!(&r.content[0], ContentBlock::Text(t) if t.text == "7"));
+    assert_eq!(r.content[1].kind(), Some("audio"));
+    assert_eq!(r.content[2].kind(), Some("resource_link"));
+    match client.call_tool("fail", ()).await {
+        Err(e @ Error::Remote { .. }) => {
+            assert_eq!(e.code(), Some(-32602));
+            assert!(e.to_string().contains("no such tool"), "{e}");
+        }
+        other => panic!("expected a remote error, got {other:?}"),
+    }
+    assert!(matches!(
+        client.call_tool("x", json!([1])).await,
+        Err(Error::Usage { .. })
+    ));
+}
+
+fn request_id_of(cancelled: &Value) -> &Value {
+    &cancelled["params"]["requestId"]
+}
+
+/// A timeout fails the call and tells the server.
+pub async fn timeout_sends_cancelled<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    let started = Instant::now();
+    let r = client
+        .call_tool_with(
+            "slow",
+            (),
+            CallOptions::new().timeout(Duration::from_millis(150)),
+        )
+        .await;
+    assert!(matches!(r, Err(Error::Timeout { .. })), "{r:?}");
+    assert!(started.elapsed() >= Duration::from_millis(150));
+    let req = server.recv_method("tools/call").await.expect("the call");
+    let cancelled = server
+        .recv_method("notifications/cancelled")
+        .await
+        .expect("cancelled");
+    assert_eq!(request_id_of(&cancelled), &req["id"]);
+    // A late answer is ignored and the connection carries on.
+    server.respond(&req, json!({"content": []}));
+    client.ping().await.expect("still usable");
+}
+
+/// Dropping a call's future cancels it at the server.
+pub async fn cancel_on_drop<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    {
+        let call = std::pin::pin!(client.call_tool("slow", ()));
+        let seen = std::pin::pin!(server.recv_method("tools/call"));
+        match select(call, seen).await {
+            Either::Left((r, _)) => panic!("the call finished: {r:?}"),
+            Either::Right((req, _)) => assert!(req.is_some()),
+        }
+    }
+    let cancelled = server
+        .recv_method("notifications/cancelled")
+        .await
+        .expect("cancelled");
+    let call = &server.received_method("tools/call")[0];
+    assert_eq!(request_id_of(&cancelled), &call["id"]);
+}
+
+/// Progress reaches the callback and the watch; the token is sent.
+pub async fn progress<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s2 = seen.clone();
+    let opts = CallOptions::new().on_progress(move |p| s2.lock().expect("lock").push(p.progress));
+    let call = client.call_tool_with("long", (), opts);
+    let script = async {
+        let req = server.recv_method("tools/call").await.expect("call");
+        let token = req["params"]["_meta"]["progressToken"].clone();
+        assert!(!token.is_null(), "a progress token is sent");
+        for i in 1..=3 {
+            server.notify(
+                "notifications/progress",
+                json!({"progressToken": token, "progress": i, "total": 3}),
+            );
+        }
+        server.respond(&req, json!({"content": []}));
+    };
+    let (r, ()) = futures_util::future::join(call, script).await;
+    r.expect("call");
+    assert_eq!(*seen.lock().expect("lock"), [1.0, 2.0, 3.0]);
+
+    let (opts, mut watch) = CallOptions::new().progress_watch();
+    let call = client.call_tool_with("long", (), opts);
+    let script = async {
+        let req = server.recv_method("tools/call").await.expect("call");
+        let token = req["params"]["_meta"]["progressToken"].clone();
+        server.notify(
+            "notifications/progress",
+            json!({"progressToken": token, "progress": 5, "message": "half"}),
+        );
+        let p = watch.changed().await.expect("an update");
+        assert_eq!((p.progress, p.message.as_deref()), (5.0, Some("half")));
+        server.respond(&req, json!({"content": []}));
+    };
+    let (r, ()) = futures_util::future::join(call, script).await;
+    r.expect("call");
+}
+
+/// Notifications arrive on the stream; a slow reader is told how many it missed.
+pub async fn notifications_and_lag<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new().notification_capacity(4)).await;
+    let mut stream = client.notifications();
+    for i in 0..10 {
+        server.notify("notifications/message", json!({"level": "info", "data": i}));
+    }
+    // The ping's answer comes after the notifications: all are delivered by then.
+    client.ping().await.expect("ping");
+    match stream.recv().await {
+        Some(Err(crate::Lagged(n))) => assert_eq!(n, 6),
+        other => panic!("expected a lag report, got {other:?}"),
+    }
+    let mut data = Vec::new();
+    for _ in 0..4 {
+        let n = stream.recv().await.expect("open").expect("no more lag");
+        assert_eq!(n.method, "notifications/message");
+        let v: Value = serde_json::from_str(n.params.expect("params").get()).expect("json");
+        data.push(v["data"].as_i64().expect("int"));
+    }
+    assert_eq!(data, [6, 7, 8, 9]);
+    client.close().await;
+    assert!(
+        stream.recv().await.is_none(),
+        "the stream ends with the connection"
+    );
+}
+
+/// Registered handlers are declared and answer; the server's cancel drops a handler.
+pub async fn handlers_answer<R: Runtime>(rt: R) {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let d2 = dropped.clone();
+    let elicit_calls = Arc::new(AtomicUsize::new(0));
+    let e2 = elicit_calls.clone();
+    let builder = ClientBuilder::new()
+        .roots_handler(StaticRoots(vec![Root::new("file:///work").with_name("work")]))
+        .sampling_handler(|p: Value| async move {
+            Ok(json!({"role": "assistant", "content": {"type": "text", "text": format!("echo {}", p["maxTokens"])}, "model": "fake"}))
+        })
+        .elicitation_handler(move |p: Value| {
+            let dropped = d2.clone();
+            let n = e2.fetch_add(1, Ordering::SeqCst);
+            async move {
+                if n == 0 {
+                    return Ok(json!({"action": "accept", "content": {"asked": p["message"]}}));
+                }
+                struct Flag(Arc<AtomicBool>);
+                impl Drop for Flag {
+                    fn drop(&mut self) {
+                        self.0.store(true, Ordering::SeqCst);
+                    }
+                }
+                let _flag = Flag(dropped);
+                futures_util::future::pending::<Result<Value, ErrorObject>>().await
+            }
+        });
+    let (server, client) = connect_fake(&rt, builder).await;
+    let caps = &server.received_method("initialize")[0]["params"]["capabilities"];
+    assert!(
+        caps.get("roots").is_some()
+            && caps.get("sampling").is_some()
+            && caps.get("elicitation").is_some(),
+        "{caps}"
+    );
+
+    let id = server.request("roots/list", json!({}));
+    let r = server.recv_response().await.expect("answer");
+    assert_eq!(r["id"], id);
+    assert_eq!(
+        r["result"]["roots"],
+        json!([{"uri": "file:///work", "name": "work"}])
+    );
+
+    let id = server.request(
+        "sampling/createMessage",
+        json!({"messages": [], "maxTokens": 5}),
+    );
+    let r = server.recv_response().await.expect("answer");
+    assert_eq!(r["id"], id);
+    assert_eq!(r["result"]["content"]["text"], "echo 5");
+
+    let id = server.request(
+        "elicitation/create",
+        json!({"message": "name?", "requestedSchema": {"type": "object"}}),
+    );
+    let r = server.recv_response().await.expect("answer");
+    assert_eq!(r["id"], id);
+    assert_eq!(r["result"]["content"]["asked"], "name?");
+
+    let id = server.request(
+        "elicitation/create",
+        json!({"message": "wait", "requestedSchema": {"type": "object"}}),
+    );
+    assert!(eventually(&rt, || elicit_calls.load(Ordering::SeqCst) == 2).await);
+    server.notify(
+        "notifications/cancelled",
+        json!({"requestId": id, "reason": "never mind"}),
+    );
+    assert!(
+        eventually(&rt, || dropped.load(Ordering::SeqCst)).await,
+        "the handler's future is dropped"
+    );
+    client.ping().await.expect("ping");
+    assert!(
+        server
+            .received()
+            .iter()
+            .all(|m| m["id"] != id || m.get("method").is_some()),
+        "a cancelled request is not answered"
+    );
+}
+
+/// Without handlers, server requests are refused with -32601 (and `ping` answered).
+pub async fn undeclared_requests_refused<R: Runtime>(rt: R) {
+    let (server, _client) = connect_fake(&rt, ClientBuilder::new()).await;
+    for method in ["roots/list", "sampling/createMessage", "elicitation/create"] {
+        let id = server.request(method, json!({}));
+        let r = server.recv_response().await.expect("answer");
+        assert_eq!(r["id"], id);
+        assert_eq!(r["error"]["code"], -32601, "{method}: {r}");
+    }
+    let id = server.request("ping", json!({}));
+    let r = server.recv_response().await.expect("answer");
+    assert_eq!((&r["id"], &r["result"]), (&id, &json!({})));
+}
+
+/// A banner or garbage line is skipped; the connection survives.
+pub async fn garbage_is_skipped<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    server.send_line("this is not json");
+    server.send_line("{\"jsonrpc\":\"2.0\",\"weird\":1}");
+    client.ping().await.expect("ping after garbage");
+}
+
+/// The end of the stream fails pending calls once, `closed()` reports it, later calls fail.
+pub async fn eof_fails_pending<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    let call = client.call_tool("slow", ());
+    let script = async {
+        server.recv_method("tools/call").await.expect("call");
+        server.hang_up();
+    };
+    let (r, ()) = futures_util::future::join(call, script).await;
+    assert!(
+        matches!(
+            r,
+            Err(Error::Closed {
+                reason: CloseReason::TransportClosed { .. },
+                ..
+            })
+        ),
+        "{r:?}"
+    );
+    assert!(matches!(
+        client.closed().await,
+        CloseReason::TransportClosed { .. }
+    ));
+    assert!(client.is_closed());
+    assert!(matches!(client.ping().await, Err(Error::Closed { .. })));
+}
+
+/// `close()` fails pending calls with `Closed(Local)`.
+pub async fn close_fails_pending<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    let c2 = client.clone();
+    let call = client.call_tool("slow", ());
+    let script = async {
+        server.recv_method("tools/call").await.expect("call");
+        c2.close().await;
+    };
+    let (r, ()) = futures_util::future::join(call, script).await;
+    assert!(
+        matches!(
+            r,
+            Err(Error::Closed {
+                reason: CloseReason::Local,
+                ..
+            })
+        ),
+        "{r:?}"
+    );
+    assert!(matches!(
+        client.state(),
+        crate::ConnectionState::Closed(CloseReason::Local)
+    ));
+}
+
+/// `subscribe` yields updates for its URI only and unsubscribes on drop.
+pub async fn subscribe_and_unsubscribe<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    server.on_request("resources/subscribe", |_| Ok(json!({})));
+    server.on_request("resources/unsubscribe", |_| Ok(json!({})));
+    let mut sub = client.subscribe("file:///a").await.expect("subscribe");
+    server.notify(
+        "notifications/resources/updated",
+        json!({"uri": "file:///b"}),
+    );
+    server.notify(
+        "notifications/resources/updated",
+        json!({"uri": "file:///a"}),
+    );
+    let n = sub.recv().await.expect("open").expect("no lag");
+    assert!(n.params.expect("params").get().contains("file:///a"));
+    drop(sub);
+    assert!(
+        eventually(&rt, || !server
+            .received_method("resources/unsubscribe")
+            .is_empty())
+        .await
+    );
+    assert_eq!(
+        server.received_method("resources/unsubscribe")[0]["params"]["uri"],
+        "file:///a"
+    );
+}
+
+// ---- stdio -------------------------------------------------------------------------------
+
+fn fixture_command(script: &Path, flags: &[&str]) -> crate::process::StdioCommand {
+    crate::process::StdioCommand::new("python3")
+        .args([script.to_string_lossy().into_owned()])
+        .args(flags.iter().copied())
+}
+
+/// Whether `pid` is gone or a zombie not ours to reap (Linux `/proc`).
+#[must_use]
+pub fn pid_dead(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return true;
+    };
+    let state = stat
+        .rfind(')')
+        .and_then(|i| stat[i + 1..].trim_start().chars().next());
+    matches!(state, Some('Z' | 'X') | None)
+}
+
+async fn text_of<R: Runtime>(client: &Client<R>, tool: &str) -> String {
+    let r = client.call_tool(tool, ()).await.expect("tool call");
+    match &r.content[0] {
+        ContentBlock::Text(t) => t.text.clone(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+/// stdio: two pages of tools, a call, and a banner line that is skipped.
+pub async fn stdio_paging_call_banner<R: Runtime>(rt: R, script: &Path) {
+    let client = ClientBuilder::new()
+        .runtime(rt.clone())
+        .stdio(fixture_command(script, &["--banner"]))
+        .await
+        .expect("connect");
+    assert_eq!(client.server_info().name, "py-fixture");
+    assert_eq!(client.server_name(), "python3");
+    let names: Vec<_> = client
+        .list_tools()
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["echo", "crash", "pid", "grandchild", "sleep"]);
+    let r = client
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .expect("echo");
+    assert!(matches!(&r.content[0], ContentBlock::Text(t) if t.text == "hi"));
+    client.close().await;
+}
+
+/// stdio: a crash mid-request fails it with the exit status and the last stderr lines.
+pub async fn stdio_crash_mid_request<R: Runtime>(rt: R, script: &Path) {
+    let client = ClientBuilder::new()
+        .runtime(rt.clone())
+        .name("fixture")
+        .stdio(fixture_command(script, &[]))
+        .await
+        .expect("connect");
+    // The crash comes while its own call is pending, with a second request queued behind it.
+    let crash = client.call_tool("crash", json!({"code": 3}));
+    let queued = async {
+        sleep(&rt, Duration::from_millis(20)).await;
+        client
+            .call_tool("echo", json!({"text": "never answered"}))
+            .await
+    };
+    let (a, b) = futures_util::future::join(crash, queued).await;
+    for r in [a, b] {
+        match r {
+            Err(e @ Error::Exited { .. }) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.starts_with("server \"fixture\" exited with status 3"),
+                    "{msg}"
+                );
+                assert!(msg.contains("fatal error: boom"), "{msg}");
+            }
+            other => panic!("expected an exit error, got {other:?}"),
+        }
+    }
+    match client.ping().await {
+        Err(Error::Exited { stderr, .. }) => assert!(stderr.iter().any(|l| l.contains("boom"))),
+        other => panic!("expected an exit error, got {other:?}"),
+    }
+    client.close().await;
+}
+
+/// stdio: a server that ignores stdin EOF and SIGTERM is killed within the bound, with its
+/// grandchild, and reaped.
+pub async fn stdio_close_within_bound<R: Runtime>(rt: R, script: &Path) {
+    let client = ClientBuilder::new()
+        .runtime(rt.clone())
+        .shutdown_graces(Duration::from_millis(200), Duration::from_millis(200))
+        .stdio(fixture_command(script, &["--stubborn"]))
+        .await
+        .expect("connect");
+    let pid: u32 = text_of(&client, "pid").await.parse().expect("pid");
+    let grandchild: u32 = text_of(&client, "grandchild").await.parse().expect("pid");
+    assert!(!pid_dead(pid) && !pid_dead(grandchild));
+    let started = Instant::now();
+    client.close().await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "close took {took:?}");
+    assert!(
+        took >= Duration::from_millis(350),
+        "the graces were skipped: {took:?}"
+    );
+    assert!(pid_dead(pid), "the server is gone");
+    assert!(
+        eventually(&rt, || pid_dead(grandchild)).await,
+        "the grandchild is gone"
+    );
+    assert!(matches!(client.state(), crate::ConnectionState::Closed(_)));
+}
+
+/// stdio: dropping every client without `close()` leaves no process, including a grandchild
+/// behind a shell wrapper (`sh -c 'python3 server & wait'`).
+pub async fn stdio_drop_without_close<R: Runtime>(rt: R, script: &Path) {
+    // A background job's stdin is /dev/null: hand it the real one through fd 3.
+    let line = format!("exec 3<&0; python3 '{}' <&3 3<&- & wait", script.display());
+    let client = ClientBuilder::new()
+        .runtime(rt.clone())
+        .shutdown_graces(Duration::from_millis(200), Duration::from_millis(200))
+        .stdio(crate::process::StdioCommand::new("sh").args(["-c", line.as_str()]))
+        .await
+        .expect("connect");
+    let server_pid: u32 = text_of(&client, "pid").await.parse().expect("pid");
+    let grandchild: u32 = text_of(&client, "grandchild").await.parse().expect("pid");
+    let other = client.clone();
+    drop(client);
+    assert!(!pid_dead(server_pid), "a clone keeps the connection");
+    other.ping().await.expect("the clone still works");
+    drop(other);
+    assert!(
+        eventually(&rt, || pid_dead(server_pid)).await,
+        "the python server is gone"
+    );
+    assert!(
+        eventually(&rt, || pid_dead(grandchild)).await,
+        "the grandchild is gone"
+    );
+}
+
+/// stdio: a program that does not exist is a spawn error naming the server.
+pub async fn stdio_spawn_error<R: Runtime>(rt: R) {
+    match ClientBuilder::<R>::new()
+        .runtime(rt)
+        .name("missing")
+        .stdio("/nonexistent/mcp-server --x")
+        .await
+    {
+        Err(e @ Error::Spawn { .. }) => assert!(e.to_string().contains("\"missing\""), "{e}"),
+        other => panic!("expected a spawn error, got {other:?}"),
+    }
+}

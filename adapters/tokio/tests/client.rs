@@ -1,0 +1,77 @@
+//! The shared client test bodies (`mcp_driver::testing::suite`) on tokio, each bounded by a
+//! timeout guard.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_driver::testing::suite;
+use mcp_tokio::TokioRuntime;
+
+const GUARD: Duration = Duration::from_secs(30);
+
+fn script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/stdio_server.py")
+}
+
+macro_rules! fake_tests {
+    ($($name:ident),* $(,)?) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            tokio::time::timeout(GUARD, suite::$name(TokioRuntime::current()))
+                .await
+                .expect(concat!(stringify!($name), " hung"));
+        }
+    )*};
+}
+
+macro_rules! stdio_tests {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(target_os = "linux")]
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            tokio::time::timeout(GUARD, suite::$name(TokioRuntime::current(), &script()))
+                .await
+                .expect(concat!(stringify!($name), " hung"));
+        }
+    )*};
+}
+
+fake_tests!(
+    handshake_and_getters,
+    handshake_rejected,
+    paging,
+    call_tool,
+    timeout_sends_cancelled,
+    cancel_on_drop,
+    progress,
+    notifications_and_lag,
+    handlers_answer,
+    undeclared_requests_refused,
+    garbage_is_skipped,
+    eof_fails_pending,
+    close_fails_pending,
+    subscribe_and_unsubscribe,
+    stdio_spawn_error,
+);
+
+stdio_tests!(
+    stdio_paging_call_banner,
+    stdio_crash_mid_request,
+    stdio_close_within_bound,
+    stdio_drop_without_close,
+);
+
+/// `mcp_tokio::Client::stdio` finds the runtime by itself.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn ambient_runtime_constructor() {
+    let line = format!("python3 '{}'", script().display());
+    let client = tokio::time::timeout(GUARD, mcp_tokio::Client::stdio(line))
+        .await
+        .expect("hung")
+        .expect("connect");
+    client.ping().await.expect("ping");
+    tokio::time::timeout(GUARD, client.close())
+        .await
+        .expect("close hung");
+}
