@@ -44,5 +44,5 @@ pub use handler::{
 };
 pub use mcp_proto;
 pub use notify::{Lagged, Notifications, Subscription};
-pub use options::{CallOptions, Progress, ProgressWatch};
+pub use options::{CallOptions, Progress, ProgressWatch, WireDirection};
 pub use runtime::{BoxFuture, ChildParts, ChildProcess, Runtime};

@@ -19,6 +19,20 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
+/// Which way bytes crossed the transport, for [`ClientBuilder::on_wire`](crate::ClientBuilder::on_wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WireDirection {
+    /// Written to the server: exactly one whole framed message per call.
+    Sent,
+    /// Read from the server: the bytes as they arrived (over stdio a chunk may hold part of
+    /// a line or several lines).
+    Received,
+}
+
+/// A wire tap: called on the driver task, so it must be quick and never block.
+pub(crate) type WireTap = Arc<dyn Fn(WireDirection, &[u8]) + Send + Sync>;
+
 /// Where a call's progress goes.
 #[derive(Clone)]
 pub(crate) enum ProgressSink {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_proto::manager::config::{ServerConfig, TransportConfig};
-use mcp_proto::session::{ProtocolVersion, SessionConfig};
+use mcp_proto::session::{EraPolicy, ProtocolVersion, SessionConfig};
 use mcp_proto::stdio::StdioConnection;
 #[cfg(unix)]
 use mcp_proto::stdio::shutdown::ShutdownConfig;
@@ -17,6 +17,7 @@ use super::{Client, Inner, ServerInfo, closed_error};
 use crate::driver::{BoxRead, BoxWrite, Driver, DriverOptions, StreamIo, Transport};
 use crate::error::Error;
 use crate::handler::{ElicitationHandler, Handlers, RootsHandler, SamplingHandler};
+use crate::options::{WireDirection, WireTap};
 #[cfg(unix)]
 use crate::process::{StderrTailConfig, StdioChild, StdioCommand};
 use crate::runtime::Runtime;
@@ -145,6 +146,8 @@ pub struct ClientBuilder<R: Runtime> {
     stderr_lines: usize,
     clear_env: bool,
     notification_capacity: usize,
+    era_policy: Option<EraPolicy>,
+    wire: Option<WireTap>,
 }
 
 impl<R: Runtime> fmt::Debug for ClientBuilder<R> {
@@ -184,6 +187,8 @@ impl<R: Runtime> ClientBuilder<R> {
             stderr_lines: 20,
             clear_env: false,
             notification_capacity: 1024,
+            era_policy: None,
+            wire: None,
         }
     }
 
@@ -278,6 +283,25 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn clear_env(mut self, clear: bool) -> Self {
         self.clear_env = clear;
+        self
+    }
+
+    /// How the protocol era is chosen (default: the session's, `initialize` only). Over stdio,
+    /// [`EraPolicy::Auto`] works with servers that answer the `server/discover` probe (with a
+    /// result or an error) or stay silent until the probe timeout; this driver does not yet
+    /// respawn a server that exits on the probe.
+    #[must_use]
+    pub fn era_policy(mut self, policy: EraPolicy) -> Self {
+        self.era_policy = Some(policy);
+        self
+    }
+
+    /// Calls `tap` with the bytes of every message as they cross the transport (a wire
+    /// trace; see [`WireDirection`] for how they are split). It runs on the driver task:
+    /// keep it quick and never block in it.
+    #[must_use]
+    pub fn on_wire(mut self, tap: impl Fn(WireDirection, &[u8]) + Send + Sync + 'static) -> Self {
+        self.wire = Some(Arc::new(tap));
         self
     }
 
@@ -411,6 +435,9 @@ impl<R: Runtime> ClientBuilder<R> {
         if let Some(v) = self.protocol_version {
             config = config.with_protocol_version(v);
         }
+        if let Some(policy) = self.era_policy {
+            config = config.with_era_policy(policy);
+        }
         config
     }
 
@@ -430,6 +457,7 @@ impl<R: Runtime> ClientBuilder<R> {
             #[cfg(unix)]
             shutdown: self.shutdown,
             stderr_lines: self.stderr_lines,
+            wire: self.wire.clone(),
         };
         let driver = Driver::new(shared.clone(), runtime.clone(), io, options);
         let span = tracing::info_span!("mcp_connection", server = &*name);

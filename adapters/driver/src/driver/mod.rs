@@ -59,6 +59,7 @@ pub(crate) struct DriverOptions {
     #[cfg(unix)]
     pub(crate) shutdown: ShutdownConfig,
     pub(crate) stderr_lines: usize,
+    pub(crate) wire: Option<crate::options::WireTap>,
 }
 
 /// Why the transport ended, before the core has been told.
@@ -128,6 +129,9 @@ impl<R: Runtime> Driver<R> {
                     return true;
                 }
                 Poll::Ready(Ok(n)) => {
+                    if let Some(tap) = &self.options.wire {
+                        tap(crate::options::WireDirection::Received, &self.read_buf[..n]);
+                    }
                     let mut state = self.shared.lock();
                     match &mut state.core {
                         Core::Lines(c) => c.handle_bytes(now, &self.read_buf[..n]),
@@ -262,8 +266,12 @@ impl<R: Runtime> Driver<R> {
                 let mut state = self.shared.lock();
                 let Core::Lines(c) = &mut state.core;
                 while self.out.len() < WRITE_BATCH {
+                    let start = self.out.len();
                     match c.poll_transmit(&mut self.out) {
                         Some(o) => {
+                            if let Some(tap) = &self.options.wire {
+                                tap(crate::options::WireDirection::Sent, &self.out[start..]);
+                            }
                             tracing::trace!(server = &*self.shared.name, kind = ?o.kind, method = o.method.as_deref(), request = ?o.request.map(|h| h.get()), "send");
                         }
                         None => break,
