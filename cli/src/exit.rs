@@ -5,8 +5,8 @@
 //! | 0 | success |
 //! | 1 | the tool returned `isError: true`, or `lint` found errors |
 //! | 2 | usage: bad options or arguments |
-//! | 3 | connection or handshake failure |
-//! | 4 | the server answered with a JSON-RPC error |
+//! | 3 | connection or handshake failure (or a transport this build lacks) |
+//! | 4 | the server answered with a JSON-RPC error, or an invalid answer |
 //! | 5 | timeout |
 //! | 130 | interrupted (Ctrl-C) |
 
@@ -118,6 +118,13 @@ pub enum CliError {
     /// `lint` found errors.
     #[error("{0} lint error(s)")]
     LintErrors(usize),
+    /// The server sent an answer that does not fit the protocol (a malformed result, a list
+    /// whose pages never end).
+    #[error("the server sent an invalid answer: {0}")]
+    Invalid(String),
+    /// This build cannot do what was asked (an HTTP server before HTTP support landed).
+    #[error("{0}")]
+    Unsupported(String),
     /// A local file could not be read or written.
     #[error("{}: {reason}", path.display())]
     File {
@@ -137,7 +144,8 @@ impl CliError {
             | CliError::Connect { .. }
             | CliError::Handshake(_)
             | CliError::Closed(_) => Exit::Connection,
-            CliError::Remote { .. } => Exit::Remote,
+            CliError::Remote { .. } | CliError::Invalid(_) => Exit::Remote,
+            CliError::Unsupported(_) => Exit::Connection,
             CliError::Timeout { .. } => Exit::Timeout,
             CliError::Interrupted => Exit::Interrupted,
             CliError::ToolFailed(_) | CliError::LintErrors(_) => Exit::Failed,
@@ -175,6 +183,8 @@ impl CliError {
             CliError::ToolFailed(_) => "the tool ran and said it failed: check its arguments with `mcp tools`".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
+            CliError::Invalid(_) => "the server may not follow the MCP spec; run with -v to see what it sent".into(),
+            CliError::Unsupported(_) => "connect to a stdio server instead (`-- <command> [args]`), or use a build with HTTP support".into(),
         })
     }
 
@@ -253,13 +263,15 @@ mod tests {
                 path: "out.png".into(),
                 reason: "denied".into(),
             },
+            CliError::Invalid("tools/list: bad".into()),
+            CliError::Unsupported("HTTP".into()),
         ]
     }
 
     #[test]
     fn documented_codes() {
         let codes: Vec<u8> = all().iter().map(|e| e.exit().code()).collect();
-        assert_eq!(codes, [2, 3, 3, 3, 3, 4, 5, 130, 1, 1, 2]);
+        assert_eq!(codes, [2, 3, 3, 3, 3, 4, 5, 130, 1, 1, 2, 4, 3]);
         assert_eq!(Exit::Ok.code(), 0);
     }
 

@@ -3,6 +3,7 @@
 //! The binary lives in `main.rs`; this library holds the pieces it is made of, so tests can
 //! use them directly:
 //!
+//! - [`app`]: connecting with `mcp_tokio::Client` and running each subcommand;
 //! - [`args`]: the clap command tree and the parsers for `key=value` arguments, headers,
 //!   environment pairs and durations;
 //! - [`demo_server`]: the server behind `mcp demo-server`;
@@ -13,6 +14,7 @@
 
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod args;
 pub mod demo_server;
 pub mod exit;

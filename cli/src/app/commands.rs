@@ -1,0 +1,530 @@
+//! The subcommands that talk to a connected server.
+
+use std::time::Instant;
+
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::session::NotificationKind;
+use mcp_proto::types::{
+    CallToolResult, CompleteParams, CompletionArgument, ContentBlock, LoggingMessageParams, Tool,
+};
+use mcp_tokio::{CallOptions, Client};
+use serde_json::{Value, json};
+
+use super::connect::call_error;
+use super::output::{Out, to_json};
+use super::ui::Ui;
+use crate::args::{Cli, Command, CompletionRef, string_pairs};
+use crate::exit::{CliError, Exit};
+use crate::render::{self, Column, Table};
+use crate::{lint, load_stats::format_latency};
+
+/// Runs one server subcommand on a connected client.
+pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> {
+    let out = Out::new(cli);
+    match &cli.command {
+        Command::Info(_) => info(ui, &out, client),
+        Command::Tools(_) => tools(ui, &out, client).await,
+        Command::Call { tool, args, .. } => {
+            let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
+            call(ui, &out, client, tool, arguments).await
+        }
+        Command::Resources(_) => resources(ui, &out, client).await,
+        Command::Read { uri, .. } => read(ui, &out, client, uri).await,
+        Command::Prompts(_) => prompts(ui, &out, client).await,
+        Command::Prompt { name, pairs, .. } => {
+            let arguments = string_pairs(pairs).map_err(|e| CliError::Usage(e.0))?;
+            let result = client
+                .get_prompt(name.clone(), arguments)
+                .await
+                .map_err(call_error)?;
+            if ui.json {
+                return out.json(&result);
+            }
+            let mut text = String::new();
+            if let Some(d) = &result.description {
+                text.push_str(&format!("{d}\n\n"));
+            }
+            for m in &result.messages {
+                let role = serde_json::to_value(&m.role)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| "message".into());
+                text.push_str(&format!("[{role}]\n"));
+                text.push_str(&render::content_blocks(
+                    std::slice::from_ref(&m.content),
+                    ui.width,
+                ));
+            }
+            out.text(&text)
+        }
+        Command::Complete {
+            reference,
+            argument,
+            value,
+            ..
+        } => complete(ui, &out, client, reference, argument, value).await,
+        Command::Ping(_) => {
+            let start = Instant::now();
+            client.ping().await.map_err(call_error)?;
+            let latency = start.elapsed();
+            if ui.json {
+                return out.json(&json!({ "latencyMs": latency.as_secs_f64() * 1000.0 }));
+            }
+            out.text(&format!(
+                "pong from {} in {}\n",
+                client.server_info().name,
+                format_latency(latency)
+            ))
+        }
+        Command::LogLevel { level, .. } => {
+            client
+                .set_log_level(level.to_proto())
+                .await
+                .map_err(call_error)?;
+            let name = serde_json::to_value(level.to_proto()).unwrap_or(Value::Null);
+            if ui.json {
+                return out.json(&json!({ "level": name }));
+            }
+            out.text(&format!(
+                "log level set to {}\n",
+                name.as_str().unwrap_or("?")
+            ))
+        }
+        Command::Watch(_) => watch(ui, client).await,
+        Command::Load {
+            tool,
+            args,
+            concurrency,
+            count,
+            duration,
+            ..
+        } => {
+            let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
+            let plan = super::load::Plan {
+                tool: tool.clone(),
+                arguments,
+                concurrency: *concurrency,
+                count: *count,
+                duration: *duration,
+            };
+            super::load::run(ui, &out, client, plan).await
+        }
+        Command::Lint { .. } => {
+            let tools = client.list_tools().await.map_err(call_error)?;
+            lint_report(ui, &out, &tools)
+        }
+        Command::Demo | Command::DemoServer => Err(CliError::Usage(
+            "this subcommand does not connect to a server".into(),
+        )),
+    }
+}
+
+/// The `info` output.
+pub fn info(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
+    let info = client.server_info();
+    if ui.json {
+        return out.json(&json!({
+            "serverInfo": to_json(info),
+            "protocolVersion": client.protocol_version().to_string(),
+            "capabilities": to_json(client.capabilities()),
+            "instructions": client.instructions(),
+        }));
+    }
+    out.text(&info_text(client, ui.width))
+}
+
+/// The human `info` text.
+pub fn info_text(client: &Client, width: usize) -> String {
+    let info = client.server_info();
+    let mut t = Table::new(vec![Column::new("FIELD"), Column::wrapping("VALUE")]);
+    t.row(["server".to_owned(), info.name.clone()]);
+    if let Some(title) = &info.title {
+        t.row(["title".to_owned(), title.clone()]);
+    }
+    t.row(["version".to_owned(), info.version.clone()]);
+    t.row(["protocol".to_owned(), client.protocol_version().to_string()]);
+    t.row(["capabilities".to_owned(), capability_summary(client)]);
+    let mut text = t.render(width);
+    if let Some(i) = client.instructions().filter(|i| !i.trim().is_empty()) {
+        text.push_str("\ninstructions:\n");
+        for line in render::wrap(i, width.saturating_sub(3)) {
+            text.push_str(format!("  {line}").trim_end());
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// `tools (listChanged), resources (subscribe, listChanged), logging`.
+fn capability_summary(client: &Client) -> String {
+    let caps = to_json(client.capabilities());
+    let Value::Object(map) = caps else {
+        return "none".into();
+    };
+    let parts: Vec<String> = map
+        .iter()
+        .map(|(name, v)| {
+            let flags: Vec<&str> = v
+                .as_object()
+                .map(|o| {
+                    o.iter()
+                        .filter(|(_, f)| f.as_bool() == Some(true))
+                        .map(|(k, _)| k.as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if flags.is_empty() {
+                name.clone()
+            } else {
+                format!("{name} ({})", flags.join(", "))
+            }
+        })
+        .collect();
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The human `tools` text: a table, then each tool's input schema.
+pub fn tools_text(tools: &[Tool], width: usize) -> String {
+    if tools.is_empty() {
+        return "the server has no tools\n".into();
+    }
+    let with_titles = tools.iter().any(|t| t.title.is_some());
+    let mut columns = vec![Column::new("NAME")];
+    if with_titles {
+        columns.push(Column::new("TITLE"));
+    }
+    columns.push(Column::wrapping("DESCRIPTION"));
+    let mut table = Table::new(columns);
+    for tool in tools {
+        let mut row = vec![tool.name.clone()];
+        if with_titles {
+            row.push(tool.title.clone().unwrap_or_default());
+        }
+        row.push(tool.description.clone().unwrap_or_default());
+        table.row(row);
+    }
+    let mut text = table.render(width);
+    for tool in tools {
+        text.push_str(&format!("\n{}\n", tool.name));
+        for line in render::schema_lines(&tool.input_schema, width.saturating_sub(2)).lines() {
+            text.push_str(&format!("  {line}\n"));
+        }
+    }
+    text
+}
+
+async fn tools(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
+    let tools = client.list_tools().await.map_err(call_error)?;
+    if ui.json {
+        return out.json(&json!({ "tools": to_json(&tools) }));
+    }
+    out.text(&tools_text(&tools, ui.width))
+}
+
+/// Calls a tool with a progress bar; `Ok` carries the whole result, `isError` included.
+pub async fn call_tool(
+    ui: &Ui,
+    client: &Client,
+    tool: &str,
+    arguments: serde_json::Map<String, Value>,
+) -> Result<CallToolResult, CliError> {
+    let progress_ui = ui.clone();
+    let options = CallOptions::new().on_progress(move |p| {
+        progress_ui.progress(p.progress, p.total, p.message.as_deref());
+    });
+    let result = client
+        .call_tool_with(tool.to_owned(), Value::Object(arguments), options)
+        .await;
+    ui.clear_progress();
+    result.map_err(call_error)
+}
+
+/// The text of a tool error, for the error message.
+pub fn error_text(result: &CallToolResult) -> String {
+    let text: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    if text.is_empty() {
+        "(no message)".into()
+    } else {
+        text.join(" ")
+    }
+}
+
+/// The human rendering of a tool result.
+pub fn result_text(result: &CallToolResult, width: usize) -> String {
+    let mut text = render::content_blocks(&result.content, width);
+    if let Some(s) = &result.structured_content {
+        let shown_as_text = result.content.iter().any(|b| match b {
+            ContentBlock::Text(t) => {
+                serde_json::from_str::<Value>(&t.text).ok().as_ref() == Some(s)
+            }
+            _ => false,
+        });
+        if !shown_as_text {
+            text.push_str("structured content:\n");
+            let pretty = serde_json::to_string_pretty(s).unwrap_or_default();
+            for line in pretty.lines() {
+                text.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
+    text
+}
+
+async fn call(
+    ui: &Ui,
+    out: &Out,
+    client: &Client,
+    tool: &str,
+    arguments: serde_json::Map<String, Value>,
+) -> Result<Exit, CliError> {
+    let result = call_tool(ui, client, tool, arguments).await?;
+    if out.raw {
+        let bytes = render::raw_tool_result(&result).map_err(|e| CliError::Usage(e.to_string()))?;
+        out.bytes(&bytes)?;
+    } else if ui.json {
+        out.json(&result)?;
+    } else {
+        out.text(&result_text(&result, ui.width))?;
+    }
+    if result.is_error == Some(true) {
+        return Err(CliError::ToolFailed(error_text(&result)));
+    }
+    Ok(Exit::Ok)
+}
+
+async fn resources(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
+    let resources = client.list_resources().await.map_err(call_error)?;
+    let templates = match client.list_resource_templates().await {
+        Ok(t) => t,
+        // Templates are optional: a server without them may not know the method.
+        Err(e) if e.code() == Some(ErrorObject::METHOD_NOT_FOUND) => Vec::new(),
+        Err(e) => return Err(call_error(e)),
+    };
+    if ui.json {
+        return out.json(&json!({
+            "resources": to_json(&resources),
+            "resourceTemplates": to_json(&templates),
+        }));
+    }
+    let mut text = String::new();
+    if resources.is_empty() {
+        text.push_str("no resources\n");
+    } else {
+        let mut t = Table::new(vec![
+            Column::new("URI"),
+            Column::new("NAME"),
+            Column::new("TYPE"),
+            Column::wrapping("DESCRIPTION"),
+        ]);
+        for r in &resources {
+            t.row([
+                r.uri.clone(),
+                r.title.clone().unwrap_or_else(|| r.name.clone()),
+                r.mime_type.clone().unwrap_or_default(),
+                r.description.clone().unwrap_or_default(),
+            ]);
+        }
+        text.push_str(&t.render(ui.width));
+    }
+    if !templates.is_empty() {
+        text.push('\n');
+        let mut t = Table::new(vec![
+            Column::new("URI TEMPLATE"),
+            Column::new("NAME"),
+            Column::new("TYPE"),
+            Column::wrapping("DESCRIPTION"),
+        ]);
+        for r in &templates {
+            t.row([
+                r.uri_template.clone(),
+                r.title.clone().unwrap_or_else(|| r.name.clone()),
+                r.mime_type.clone().unwrap_or_default(),
+                r.description.clone().unwrap_or_default(),
+            ]);
+        }
+        text.push_str(&t.render(ui.width));
+    }
+    out.text(&text)
+}
+
+async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, CliError> {
+    let result = client.read_resource(uri).await.map_err(call_error)?;
+    if out.raw {
+        let bytes =
+            render::raw_resource(&result.contents).map_err(|e| CliError::Usage(e.to_string()))?;
+        return out.bytes(&bytes).map(|()| Exit::Ok);
+    }
+    if ui.json {
+        return out.json(&result);
+    }
+    out.text(&render::resource_contents(&result.contents))
+}
+
+/// The human `prompts` table.
+pub fn prompts_text(prompts: &[mcp_proto::types::Prompt], width: usize) -> String {
+    if prompts.is_empty() {
+        return "the server has no prompts\n".into();
+    }
+    let mut t = Table::new(vec![
+        Column::new("NAME"),
+        Column::new("ARGUMENTS"),
+        Column::wrapping("DESCRIPTION"),
+    ]);
+    for p in prompts {
+        let args: Vec<String> = p
+            .arguments
+            .iter()
+            .flatten()
+            .map(|a| {
+                if a.required == Some(true) {
+                    a.name.clone()
+                } else {
+                    format!("{}?", a.name)
+                }
+            })
+            .collect();
+        t.row([
+            p.name.clone(),
+            args.join(", "),
+            p.description.clone().unwrap_or_default(),
+        ]);
+    }
+    t.render(width)
+}
+
+async fn prompts(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
+    let prompts = client.list_prompts().await.map_err(call_error)?;
+    if ui.json {
+        return out.json(&json!({ "prompts": to_json(&prompts) }));
+    }
+    out.text(&prompts_text(&prompts, ui.width))
+}
+
+async fn complete(
+    ui: &Ui,
+    out: &Out,
+    client: &Client,
+    reference: &CompletionRef,
+    argument: &str,
+    value: &str,
+) -> Result<Exit, CliError> {
+    let params = CompleteParams {
+        reference: reference.to_proto(),
+        argument: CompletionArgument {
+            name: argument.to_owned(),
+            value: value.to_owned(),
+            ..CompletionArgument::default()
+        },
+        context: None,
+        meta: None,
+        extra: serde_json::Map::new(),
+    };
+    let result = client.complete(params).await.map_err(call_error)?;
+    if ui.json {
+        return out.json(&result);
+    }
+    let c = &result.completion;
+    let mut text: String = c.values.iter().map(|v| format!("{v}\n")).collect();
+    if c.values.is_empty() {
+        text.push_str("no completions\n");
+    }
+    let more = c
+        .total
+        .map(|t| t.saturating_sub(c.values.len() as u64))
+        .filter(|&n| n > 0);
+    match (more, c.has_more) {
+        (Some(n), _) => text.push_str(&format!("… and {n} more\n")),
+        (None, Some(true)) => text.push_str("… and more\n"),
+        _ => {}
+    }
+    out.text(&text)
+}
+
+/// One notification as `watch` prints it.
+pub fn notification_line(method: &str, params: Option<&Value>, at: std::time::Duration) -> String {
+    let stamp = format!("{:>8.3}s", at.as_secs_f64());
+    if NotificationKind::of(method) == NotificationKind::LogMessage
+        && let Some(p) = params
+        && let Ok(log) = serde_json::from_value::<LoggingMessageParams>(p.clone())
+    {
+        return format!("{stamp}  {}", render::log_line(&log));
+    }
+    match params {
+        Some(p) => format!("{stamp}  {method} {p}"),
+        None => format!("{stamp}  {method}"),
+    }
+}
+
+async fn watch(ui: &Ui, client: &Client) -> Result<Exit, CliError> {
+    let mut notifications = client.notifications();
+    // Log messages are notifications too: ask for all of them when the server logs.
+    if client.capabilities().logging.is_some() {
+        let _ = client
+            .set_log_level(mcp_proto::types::LoggingLevel::Debug)
+            .await;
+    }
+    ui.info(&format!(
+        "watching {} for notifications (Ctrl-C to stop)",
+        client.server_info().name
+    ));
+    let start = Instant::now();
+    let mut stdout = std::io::stdout();
+    while let Some(item) = notifications.recv().await {
+        let line = match item {
+            Ok(n) => {
+                let params: Option<Value> = n
+                    .params
+                    .as_ref()
+                    .and_then(|p| serde_json::from_str(p.get()).ok());
+                if ui.json {
+                    json!({ "method": n.method, "params": params }).to_string()
+                } else {
+                    notification_line(&n.method, params.as_ref(), start.elapsed())
+                }
+            }
+            Err(lag) => {
+                ui.note(&format!("warning: {lag}"));
+                continue;
+            }
+        };
+        use std::io::Write as _;
+        if writeln!(stdout, "{line}")
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+    Err(CliError::Closed(
+        "the server ended the connection while watching".into(),
+    ))
+}
+
+/// Lints tools and prints the findings; exits 1 on errors.
+pub fn lint_report(ui: &Ui, out: &Out, tools: &[Tool]) -> Result<Exit, CliError> {
+    let findings = lint::lint_tools(tools);
+    if ui.json {
+        out.json(&lint::findings_json(&findings))?;
+    } else {
+        out.text(&lint::render_findings(&findings, ui.width))?;
+    }
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == lint::Severity::Error)
+        .count();
+    if errors > 0 {
+        return Err(CliError::LintErrors(errors));
+    }
+    Ok(Exit::Ok)
+}

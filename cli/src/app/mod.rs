@@ -1,0 +1,115 @@
+//! The commands that run on the tokio runtime: connecting, each subcommand, Ctrl-C.
+//!
+//! [`run`] connects, runs the subcommand while printing the server's log messages on stderr,
+//! and always closes the connection (`close().await`) at the end. Ctrl-C drops the running
+//! subcommand (a call in flight is cancelled at the server with `notifications/cancelled`),
+//! closes the server cleanly and exits with status 130.
+
+pub mod commands;
+pub mod connect;
+pub mod demo;
+pub mod elicit;
+pub mod load;
+pub mod output;
+pub mod trace;
+pub mod ui;
+
+use std::future::Future;
+
+use mcp_proto::session::NotificationKind;
+use mcp_proto::types::LoggingMessageParams;
+use mcp_tokio::Client;
+
+use crate::args::{Cli, Command};
+use crate::exit::{CliError, Exit};
+use elicit::ElicitMode;
+use output::Out;
+use ui::Ui;
+
+/// Resolves on Ctrl-C; never, when the signal cannot be watched.
+async fn interrupted() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Connects and runs the subcommand of `cli`.
+pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
+    let ui = Ui::new(cli);
+    let out = Out::new(cli);
+    let connecting = async {
+        match &cli.command {
+            Command::Demo => demo::connect(cli, &ui).await,
+            _ => {
+                let mode = ElicitMode::for_terminal(&ui, ElicitMode::Decline);
+                connect::connect(cli, &ui, mode).await
+            }
+        }
+    };
+    let client = tokio::select! {
+        c = connecting => c?,
+        () = interrupted() => return Err(CliError::Interrupted),
+    };
+    let logs = (!matches!(cli.command, Command::Watch(_))).then(|| print_logs(&ui, &client));
+    let work = async {
+        match &cli.command {
+            Command::Demo => demo::tour(&ui, &out, &client).await,
+            _ => commands::run(cli, &ui, &client).await,
+        }
+    };
+    let result = with_interrupt(&ui, work).await;
+    client.close().await;
+    if let Some(logs) = logs {
+        logs.abort();
+    }
+    result
+}
+
+/// Runs `work` until it ends or Ctrl-C; on Ctrl-C `work` is dropped (cancelling its calls).
+async fn with_interrupt(
+    ui: &Ui,
+    work: impl Future<Output = Result<Exit, CliError>>,
+) -> Result<Exit, CliError> {
+    let result = tokio::select! {
+        r = work => r,
+        () = interrupted() => {
+            ui.clear_progress();
+            ui.info("interrupted: cancelling and shutting the server down");
+            Err(CliError::Interrupted)
+        }
+    };
+    ui.clear_progress();
+    result
+}
+
+/// Prints the server's log messages on stderr (unless `-q`) while a command runs.
+fn print_logs(ui: &Ui, client: &Client) -> tokio::task::JoinHandle<()> {
+    let mut notifications = client.notifications();
+    let ui = ui.clone();
+    tokio::spawn(async move {
+        while let Some(item) = notifications.recv().await {
+            let Ok(n) = item else { continue };
+            if n.kind() != NotificationKind::LogMessage {
+                continue;
+            }
+            let parsed = n
+                .params
+                .as_ref()
+                .and_then(|p| serde_json::from_str::<LoggingMessageParams>(p.get()).ok());
+            if let Some(log) = parsed {
+                ui.info(&crate::render::log_line(&log));
+            }
+        }
+    })
+}
+
+/// `mcp lint --file`: lints a saved `tools/list` result.
+pub fn lint_file(cli: &Cli, path: &std::path::Path) -> Result<Exit, CliError> {
+    let file_error = |reason: String| CliError::File {
+        path: path.to_owned(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| file_error(e.to_string()))?;
+    let tools = crate::lint::parse_tools_file(&text).map_err(file_error)?;
+    commands::lint_report(&Ui::new(cli), &Out::new(cli), &tools)
+}

@@ -1,0 +1,62 @@
+//! Writing results: to stdout or `--output FILE`, as text, JSON or raw bytes.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::args::Cli;
+use crate::exit::{CliError, Exit};
+
+/// Where and how results are written.
+#[derive(Debug, Clone)]
+pub struct Out {
+    /// `--output FILE`.
+    pub path: Option<PathBuf>,
+    /// `--raw`.
+    pub raw: bool,
+}
+
+/// Serializes for `--json`; a value that cannot be serialized becomes `null`.
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+impl Out {
+    /// The output of these options.
+    pub fn new(cli: &Cli) -> Self {
+        Out {
+            path: cli.output.output.clone(),
+            raw: cli.output.raw,
+        }
+    }
+
+    /// Writes bytes as they are.
+    pub fn bytes(&self, bytes: &[u8]) -> Result<(), CliError> {
+        match &self.path {
+            Some(path) => std::fs::write(path, bytes).map_err(|e| CliError::File {
+                path: path.clone(),
+                reason: e.to_string(),
+            }),
+            None => {
+                let mut stdout = std::io::stdout().lock();
+                // A closed pipe (`mcp … | head`) is not an error worth reporting.
+                let _ = stdout.write_all(bytes).and_then(|()| stdout.flush());
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes text.
+    pub fn text(&self, text: &str) -> Result<Exit, CliError> {
+        self.bytes(text.as_bytes()).map(|()| Exit::Ok)
+    }
+
+    /// Writes a value as pretty JSON and a newline.
+    pub fn json<T: Serialize + ?Sized>(&self, value: &T) -> Result<Exit, CliError> {
+        let mut s = serde_json::to_string_pretty(&to_json(value)).unwrap_or_else(|_| "null".into());
+        s.push('\n');
+        self.text(&s)
+    }
+}

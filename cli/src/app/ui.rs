@@ -1,0 +1,110 @@
+//! Where output goes: stdout for results, stderr for everything else (progress bar, log
+//! messages, the wire trace), painted so that a progress bar and other lines never mix.
+
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+
+use crate::args::Cli;
+use crate::render::progress_line;
+
+/// How to print, decided once from the options and the terminal.
+#[derive(Debug, Clone)]
+pub struct Ui {
+    /// `--json`: results as JSON on stdout.
+    pub json: bool,
+    /// `-q`: no progress, no log messages.
+    pub quiet: bool,
+    /// `-v` count: 1 = wire trace.
+    pub verbose: u8,
+    /// The width to render for.
+    pub width: usize,
+    /// Whether stderr is a terminal (the progress bar is redrawn in place only then).
+    pub stderr_tty: bool,
+    /// Whether stdin is a terminal (elicitations are asked only then).
+    pub stdin_tty: bool,
+    painter: Arc<Painter>,
+}
+
+impl Ui {
+    /// The UI for these options and the real terminal.
+    pub fn new(cli: &Cli) -> Self {
+        Ui {
+            json: cli.output.json,
+            quiet: cli.output.quiet,
+            verbose: cli.output.verbose,
+            width: crate::terminal_width(),
+            stderr_tty: std::io::stderr().is_terminal(),
+            stdin_tty: std::io::stdin().is_terminal(),
+            painter: Arc::new(Painter::default()),
+        }
+    }
+
+    /// Prints one line on stderr (clearing and redrawing a progress bar around it).
+    pub fn note(&self, line: &str) {
+        self.painter.line(line, self.stderr_tty);
+    }
+
+    /// Prints one line on stderr unless `-q`.
+    pub fn info(&self, line: &str) {
+        if !self.quiet {
+            self.note(line);
+        }
+    }
+
+    /// Shows a progress update: redrawn in place on a terminal, a plain line with `-v`
+    /// otherwise, nothing with `-q`.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if self.quiet {
+            return;
+        }
+        let line = progress_line(progress, total, message, self.width);
+        if self.stderr_tty {
+            self.painter.bar(Some(line));
+        } else if self.verbose > 0 {
+            self.painter.line(&line, false);
+        }
+    }
+
+    /// Removes the progress bar, if one is drawn.
+    pub fn clear_progress(&self) {
+        if self.stderr_tty {
+            self.painter.bar(None);
+        }
+    }
+}
+
+/// The stderr painter: remembers the progress bar so that other lines are printed above it.
+#[derive(Debug, Default)]
+struct Painter {
+    bar: Mutex<Option<String>>,
+}
+
+impl Painter {
+    fn line(&self, line: &str, tty: bool) {
+        // A poisoned lock only means another thread panicked mid-print; keep printing.
+        let bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        let mut err = std::io::stderr().lock();
+        let _ = if tty && bar.is_some() {
+            write!(
+                err,
+                "\r\x1b[K{line}\n{}",
+                bar.as_deref().unwrap_or_default()
+            )
+        } else {
+            writeln!(err, "{line}")
+        };
+        let _ = err.flush();
+    }
+
+    fn bar(&self, new: Option<String>) {
+        let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        let mut err = std::io::stderr().lock();
+        let _ = match &new {
+            Some(line) => write!(err, "\r\x1b[K{line}"),
+            None if bar.is_some() => write!(err, "\r\x1b[K"),
+            None => Ok(()),
+        };
+        let _ = err.flush();
+        *bar = new;
+    }
+}
