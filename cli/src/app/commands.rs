@@ -330,7 +330,7 @@ async fn resources(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError
         for r in &resources {
             t.row([
                 r.uri.clone(),
-                r.title.clone().unwrap_or_else(|| r.name.clone()),
+                r.name.clone(),
                 r.mime_type.clone().unwrap_or_default(),
                 r.description.clone().unwrap_or_default(),
             ]);
@@ -348,7 +348,7 @@ async fn resources(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError
         for r in &templates {
             t.row([
                 r.uri_template.clone(),
-                r.title.clone().unwrap_or_else(|| r.name.clone()),
+                r.name.clone(),
                 r.mime_type.clone().unwrap_or_default(),
                 r.description.clone().unwrap_or_default(),
             ]);

@@ -91,11 +91,16 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
     Ok(config)
 }
 
-/// The era policy for `--era`.
-pub fn era_policy(era: Era, connect_timeout: Option<Duration>) -> EraPolicy {
+/// The era policy for `--era` on this transport.
+///
+/// `auto` over stdio is `initialize` for now: the driver does not yet respawn a server that
+/// exits on the `server/discover` probe (the core's `StdioAction::Respawn`), so a probe would
+/// turn every server that exits early into a wait for the handshake timeout.
+pub fn era_policy(era: Era, stdio: bool, connect_timeout: Option<Duration>) -> EraPolicy {
     match era {
         Era::Legacy => EraPolicy::Initialize,
         Era::Modern => EraPolicy::Discover,
+        Era::Auto if stdio => EraPolicy::Initialize,
         Era::Auto => EraPolicy::Auto {
             probe_timeout: connect_timeout.map_or(PROBE_TIMEOUT, |t| t.min(PROBE_TIMEOUT)),
         },
@@ -122,7 +127,11 @@ pub async fn connect_to(
     }
     let mut builder = ClientBuilder::new()
         .client_info(Implementation::new("mcp-cli", env!("CARGO_PKG_VERSION")))
-        .era_policy(era_policy(c.era, c.connect_timeout))
+        .era_policy(era_policy(
+            c.era,
+            matches!(config.transport, TransportConfig::Stdio(_)),
+            c.connect_timeout,
+        ))
         .elicitation_handler(Elicitor::new(ui.clone(), elicit));
     if let Some(t) = c.timeout {
         builder = builder.request_timeout(Some(t));

@@ -18,6 +18,10 @@ pub const MASK: &str = "***";
 /// Whether a key names a secret (headers, tokens, passwords, API keys).
 pub fn is_secret_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase().replace(['-', '_'], "");
+    // Protocol fields that merely contain the word: a progress token, token counts.
+    if k == "progresstoken" || k.ends_with("tokens") {
+        return false;
+    }
     [
         "authorization",
         "token",
@@ -175,6 +179,8 @@ mod tests {
         assert!(line.ends_with("… (5002 bytes)"), "{line}");
         assert_eq!(masked_pairs(&[("A".into(), "1".into())], "="), "A=***");
         assert!(!is_secret_key("text"));
+        assert!(!is_secret_key("progressToken"));
+        assert!(!is_secret_key("maxTokens"));
         assert!(is_secret_key("X-Api-Key"));
     }
 }
