@@ -106,7 +106,13 @@ fn call_outputs_and_exit_codes() {
     let o = demo(&["call", "add", "a=2", "b=3"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).starts_with("2 + 3 = 5\n"), "{}", stdout(&o));
-    let v = json(&demo(&["call", "add", "--args", r#"{"a": 1.5, "b": 1}"#, "--json"]));
+    let v = json(&demo(&[
+        "call",
+        "add",
+        "--args",
+        r#"{"a": 1.5, "b": 1}"#,
+        "--json",
+    ]));
     assert_eq!(v["structuredContent"]["sum"], 2.5);
 
     let o = demo(&["call", "fail", "message=boom"]);
@@ -138,7 +144,14 @@ fn raw_and_output_write_the_image_bytes() {
     let o = demo(&["call", "image", "--raw"]);
     assert_eq!(&o.stdout[..8], b"\x89PNG\r\n\x1a\n");
     let text = temp("echo.txt");
-    let o = demo(&["call", "echo", "text=hello", "--raw", "-o", text.to_str().unwrap()]);
+    let o = demo(&[
+        "call",
+        "echo",
+        "text=hello",
+        "--raw",
+        "-o",
+        text.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&text).unwrap(), "hello");
 }
@@ -170,13 +183,24 @@ fn progress_lines_snapshot_at_60_columns() {
 #[test]
 fn verbose_trace_shows_every_message_with_secrets_masked() {
     let o = Command::new(MCP)
-        .args(["-v", "--env", "API_TOKEN=hunter2", "call", "echo", "text=hi", "password=pw"])
+        .args([
+            "-v",
+            "--env",
+            "API_TOKEN=hunter2",
+            "call",
+            "echo",
+            "text=hi",
+            "password=pw",
+        ])
         .args(["--", MCP, "demo-server"])
         .output()
         .unwrap();
     let err = stderr(&o);
     assert!(err.contains("(env: API_TOKEN=***)"), "{err}");
-    assert!(err.contains(r#"-> {"id":0,"jsonrpc":"2.0","method":"initialize""#), "{err}");
+    assert!(
+        err.contains(r#"-> {"id":0,"jsonrpc":"2.0","method":"initialize""#),
+        "{err}"
+    );
     assert!(err.contains(r#""method":"tools/call""#), "{err}");
     assert!(err.contains(r#""password":"***""#), "{err}");
     assert!(err.contains("<- "), "{err}");
@@ -204,7 +228,10 @@ demo://notes/{name}  notes  text/plain  A note by name; any
     );
     let v = json(&demo(&["resources", "--json"]));
     assert_eq!(v["resources"][0]["uri"], "demo://readme");
-    assert_eq!(v["resourceTemplates"][0]["uriTemplate"], "demo://notes/{name}");
+    assert_eq!(
+        v["resourceTemplates"][0]["uriTemplate"],
+        "demo://notes/{name}"
+    );
 
     let o = demo(&["read", "demo://readme"]);
     assert!(stdout(&o).starts_with("This is the MCP demo server"));
@@ -212,7 +239,11 @@ demo://notes/{name}  notes  text/plain  A note by name; any
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
 
     let o = demo(&["prompts"]);
-    assert!(stdout(&o).contains("summarize  text, style?"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("summarize  text, style?"),
+        "{}",
+        stdout(&o)
+    );
     let o = demo(&["prompt", "summarize", "text=hello", "style=formal"]);
     assert!(stdout(&o).contains("[user]\nSummarize the following text in a formal style"));
     let v = json(&demo(&["prompt", "summarize", "text=x", "--json"]));
@@ -220,7 +251,13 @@ demo://notes/{name}  notes  text/plain  A note by name; any
 
     let o = demo(&["complete", "prompt:summarize", "style", "b"]);
     assert_eq!(stdout(&o), "brief\nbullet-points\n");
-    let v = json(&demo(&["complete", "demo://notes/{name}", "name", "", "--json"]));
+    let v = json(&demo(&[
+        "complete",
+        "demo://notes/{name}",
+        "name",
+        "",
+        "--json",
+    ]));
     assert_eq!(v["completion"]["values"].as_array().unwrap().len(), 3);
 }
 
@@ -233,20 +270,36 @@ fn ping_and_log_level() {
     assert!(v["latencyMs"].as_f64().unwrap() >= 0.0);
     let o = demo(&["log-level", "debug"]);
     assert_eq!(stdout(&o), "log level set to debug\n");
-    assert_eq!(json(&demo(&["log-level", "error", "--json"]))["level"], "error");
+    assert_eq!(
+        json(&demo(&["log-level", "error", "--json"]))["level"],
+        "error"
+    );
 }
 
 #[test]
 fn log_messages_go_to_stderr_unless_quiet() {
     let o = demo(&["call", "fail", "message=m1"]);
-    assert!(stderr(&o).contains("[warning] tools: fail: m1"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("[warning] tools: fail: m1"),
+        "{}",
+        stderr(&o)
+    );
     let o = demo(&["-q", "call", "fail", "message=m1"]);
     assert!(!stderr(&o).contains("[warning]"), "{}", stderr(&o));
 }
 
 #[test]
 fn load_prints_the_histogram() {
-    let o = demo(&["load", "add", "a=1", "b=2", "--count", "50", "--concurrency", "4"]);
+    let o = demo(&[
+        "load",
+        "add",
+        "a=1",
+        "b=2",
+        "--count",
+        "50",
+        "--concurrency",
+        "4",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
     for metric in ["calls", "errors", "throughput", "p50", "p90", "p99", "max"] {
@@ -255,13 +308,24 @@ fn load_prints_the_histogram() {
             "{metric} missing: {text}"
         );
     }
-    assert!(text.lines().any(|l| l.starts_with("calls") && l.ends_with(" 50")), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("calls") && l.ends_with(" 50")),
+        "{text}"
+    );
     let v = json(&demo(&["load", "fail", "-n", "10", "-c", "3", "--json"]));
     assert_eq!(v["calls"], 10);
     assert_eq!(v["errors"], 10);
     assert!(v["p99Ms"].as_f64().unwrap() <= v["maxMs"].as_f64().unwrap());
     let start = Instant::now();
-    let v = json(&demo(&["load", "echo", "text=x", "--duration", "300ms", "--json"]));
+    let v = json(&demo(&[
+        "load",
+        "echo",
+        "text=x",
+        "--duration",
+        "300ms",
+        "--json",
+    ]));
     assert!(v["calls"].as_u64().unwrap() > 0);
     assert!(start.elapsed() < Duration::from_secs(20));
 }
@@ -285,12 +349,24 @@ fn demo_completes_without_a_terminal() {
     assert!(start.elapsed() < Duration::from_secs(30));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    for step in ["1. ", "2. ", "3. ", "4. ", "5. ", "6. ", "7. ", "That's the tour"] {
+    for step in [
+        "1. ",
+        "2. ",
+        "3. ",
+        "4. ",
+        "5. ",
+        "6. ",
+        "7. ",
+        "That's the tour",
+    ] {
         assert!(text.contains(step), "{step} missing: {text}");
     }
     assert!(text.contains("finished 10 steps"));
     assert!(text.contains("(10 progress notifications received"));
-    assert!(text.contains("The user said: (answered automatically"), "{text}");
+    assert!(
+        text.contains("The user said: (answered automatically"),
+        "{text}"
+    );
     assert!(stderr(&o).contains("answered automatically"));
 }
 
@@ -325,16 +401,32 @@ fn connection_failures_and_timeouts() {
     assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("hint: is `/nonexistent/mcp-server` installed"));
     // A server that exits at once.
-    let o = Command::new(MCP).args(["ping", "--", "true"]).output().unwrap();
+    let o = Command::new(MCP)
+        .args(["ping", "--", "true"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     // Port 9 on loopback: refused, or (before HTTP lands in the driver) unsupported; exit 3.
     let o = Command::new(MCP)
-        .args(["--url", "http://127.0.0.1:9/mcp", "--connect-timeout", "5s", "ping"])
+        .args([
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "--connect-timeout",
+            "5s",
+            "ping",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("hint:"));
-    let o = demo(&["--timeout", "200ms", "call", "slow", "steps=5", "delay_ms=200"]);
+    let o = demo(&[
+        "--timeout",
+        "200ms",
+        "call",
+        "slow",
+        "steps=5",
+        "delay_ms=200",
+    ]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     let o = demo(&["--era", "modern", "info"]);
     assert_eq!(o.status.code(), Some(3));
@@ -372,8 +464,14 @@ fn ctrl_c_cancels_the_call_and_exits_130() {
     );
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     let err = stderr(&o);
-    assert!(err.contains(r#""method":"notifications/cancelled""#), "{err}");
-    assert!(start.elapsed() < Duration::from_secs(8), "closing took too long");
+    assert!(
+        err.contains(r#""method":"notifications/cancelled""#),
+        "{err}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(8),
+        "closing took too long"
+    );
     assert!(stdout(&o).is_empty());
 }
 

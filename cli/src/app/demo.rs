@@ -55,11 +55,11 @@ fn step(out: &Out, n: u32, title: &str, command: &str) -> Result<(), CliError> {
 pub async fn tour(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
     let width = ui.width;
     let srv = "-- mcp demo-server";
-    out.text(&format!(
+    out.text(
         "This is a tour of what `mcp` does, against the demo server built into it\n\
          (`mcp demo-server`, started over stdio). Every step shows the command that does\n\
-         the same on its own.\n"
-    ))?;
+         the same on its own.\n",
+    )?;
 
     step(
         out,

@@ -98,7 +98,10 @@ impl mcp_tokio::ElicitationHandler for Elicitor {
     }
 }
 
-fn properties(schema: &Map<String, Value>) -> (Vec<(String, Map<String, Value>)>, Vec<String>) {
+/// A schema's fields in order, each with its own schema.
+type Fields = Vec<(String, Map<String, Value>)>;
+
+fn properties(schema: &Map<String, Value>) -> (Fields, Vec<String>) {
     let props = schema
         .get("properties")
         .and_then(Value::as_object)
