@@ -1,12 +1,15 @@
 //! The shared client test bodies (`mcp_driver::testing::suite`), each run twice: under
 //! async-std's executor with [`AsyncStdRuntime::async_std`], and under `smol::block_on` with
-//! [`SmolRuntime::smol`]. Each is bounded by a timeout guard.
+//! [`SmolRuntime::smol`]. Each is bounded by a timeout guard. Without the `async-std`
+//! feature only the smol half runs.
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_async_std::{AsyncStdRuntime, SmolRuntime};
+#[cfg(feature = "async-std")]
+use mcp_async_std::AsyncStdRuntime;
+use mcp_async_std::SmolRuntime;
 use mcp_driver::testing::suite;
 
 const GUARD: Duration = Duration::from_secs(30);
@@ -17,6 +20,7 @@ fn script() -> PathBuf {
 }
 
 /// Runs `body` under async-std's `block_on`, failing if it takes longer than [`GUARD`].
+#[cfg(feature = "async-std")]
 fn on_async_std(what: &str, body: impl Future<Output = ()>) {
     async_std::task::block_on(async_std::future::timeout(GUARD, body))
         .unwrap_or_else(|_| panic!("{what} hung on async-std"));
@@ -33,6 +37,7 @@ fn on_smol(what: &str, body: impl Future<Output = ()>) {
 
 macro_rules! fake_tests {
     ($($name:ident),* $(,)?) => {
+        #[cfg(feature = "async-std")]
         mod async_std_executor {
             use super::*;
             $(
@@ -56,7 +61,7 @@ macro_rules! fake_tests {
 
 macro_rules! stdio_tests {
     ($($name:ident),* $(,)?) => {
-        #[cfg(target_os = "linux")]
+        #[cfg(all(target_os = "linux", feature = "async-std"))]
         mod async_std_stdio {
             use super::*;
             $(

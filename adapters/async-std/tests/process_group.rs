@@ -68,7 +68,7 @@ fn dropping_the_child_on_smol_kills_the_group_and_reaps_the_child() {
 
 #[async_std::test]
 async fn dropping_the_guard_and_raw_child_kills_the_group() {
-    let rt = AsyncStdRuntime::async_std();
+    let rt = AsyncStdRuntime::default();
     let parts = rt
         .spawn_child(
             StdioCommand::new("sh")
@@ -99,7 +99,7 @@ async fn dropping_the_guard_and_raw_child_kills_the_group() {
 /// Why the guard exists: async-process's `kill_on_drop` alone leaves the grandchild running.
 #[async_std::test]
 async fn kill_on_drop_alone_misses_the_grandchild() {
-    let rt = AsyncStdRuntime::async_std();
+    let rt = AsyncStdRuntime::default();
     let parts = rt
         .spawn_child(
             StdioCommand::new("sh")
@@ -185,7 +185,7 @@ async fn a_normal_exit_is_reaped_and_the_empty_group_is_already_gone() {
 /// The raw `ChildProcess`: after reaping, `id()` is `None` and the status sticks.
 #[async_std::test]
 async fn the_raw_child_reports_none_after_reaping() {
-    let parts = AsyncStdRuntime::async_std()
+    let parts = AsyncStdRuntime::default()
         .spawn_child(StdioCommand::new("sh").args(["-c", "exit 4"]).to_command())
         .unwrap();
     let mut process = parts.process;
@@ -229,7 +229,7 @@ fn dropping_on_a_plain_thread_does_not_panic_and_still_reaps() {
 #[async_std::test]
 async fn a_missing_program_is_not_found() {
     let err = mcp_driver::process::StdioChild::spawn(
-        &AsyncStdRuntime::async_std(),
+        &AsyncStdRuntime::default(),
         &StdioCommand::new("mcp-no-such-program-here"),
         "missing",
         Default::default(),
