@@ -164,7 +164,7 @@ pub fn http(data: &[u8]) {
                 let Some(x) = run.pick(ops.byte()) else {
                     continue;
                 };
-                if ops.byte() % 4 == 0 {
+                if ops.byte().is_multiple_of(4) {
                     let failure = ExchangeFailure::new(FailureKind::Reset, "reset");
                     run.conn.handle_failure(now, x.id, failure);
                 } else {
