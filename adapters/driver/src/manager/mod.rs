@@ -241,6 +241,10 @@ impl<R: Runtime> ManagerBuilder<R> {
 
     /// Adds a server. A later server with the same name replaces the earlier one.
     #[must_use]
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "a builder step, not arithmetic"
+    )]
     pub fn add(mut self, config: ServerConfig) -> Self {
         self.servers.retain(|s| s.name != config.name);
         self.servers.push(config);
@@ -447,11 +451,9 @@ impl<R: Runtime> Manager<R> {
             };
             let Some(at) = wait_until else { break };
             let changed = std::pin::pin!(version.changed());
-            match futures_util::future::select(changed, rt.sleep_until(at)).await {
-                futures_util::future::Either::Left((Ok(()), _)) => {}
-                // The sender lives in `inner`, which we hold: cannot close; or the deadline.
-                _ => {}
-            }
+            // A status changed or the deadline came: look again. (The sender lives in
+            // `inner`, which we hold, so `changed` cannot fail.)
+            let _ = futures_util::future::select(changed, rt.sleep_until(at)).await;
         }
         self.summary()
     }
