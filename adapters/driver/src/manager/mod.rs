@@ -3,8 +3,8 @@
 //! The decisions come from the core (`mcp_proto::manager`): reconnect and give-up from
 //! [`ReconnectPolicy`](mcp_proto::manager::reconnect::ReconnectPolicy), which servers are served
 //! from the cache after the start-up deadline from
-//! [`startup_plan`](mcp_proto::manager::startup::startup_plan), model-facing names from
-//! [`ToolNamespace`], cache validity from [`ToolCache`](mcp_proto::manager::tool_cache::ToolCache).
+//! [`startup_plan`], model-facing names from
+//! [`ToolNamespace`], cache validity from [`ToolCache`].
 //! This module runs them: one supervisor task per server on the [`Runtime`], a semaphore that
 //! bounds how many servers connect at once, cache files in a directory the caller chooses.
 //!
