@@ -66,6 +66,7 @@ manager_tests!(
     disconnect_while_connecting,
     permanent_failure_not_retried,
     list_changed_refreshes_tools,
+    connects_are_bounded,
 );
 
 /// server-everything (stdio) and the Python SDK peer beside the fixture. Needs the peers from

@@ -275,6 +275,7 @@ impl<R: Runtime> ManagerBuilder<R> {
                 cache_policy: CachePolicy::StartupFallback {
                     max_age: self.cache_max_age,
                 },
+                cache_max_age: self.cache_max_age,
                 startup_deadline: self.startup_deadline,
                 factory: self.factory,
                 connects: Arc::new(Semaphore::new(self.max_concurrent_connects)),
@@ -304,6 +305,8 @@ pub(crate) struct Inner<R: Runtime> {
     runtime: R,
     cache_dir: Option<PathBuf>,
     cache_policy: CachePolicy,
+    /// Entries older than this are not served (whatever age they were written with).
+    cache_max_age: Duration,
     startup_deadline: Duration,
     factory: ClientFactory<R>,
     connects: Arc<Semaphore>,
@@ -417,7 +420,7 @@ impl<R: Runtime> Manager<R> {
             for slot in slots.iter_mut() {
                 if let Some(dir) = &self.inner.cache_dir
                     && let Some(entry) = cache_file::load(dir, &slot.key)
-                    && entry.is_fresh(now_ms)
+                    && entry.is_younger_than(now_ms, self.inner.cache_max_age)
                     && let Some(tools) = cache_file::decode_tools(&entry.payload)
                 {
                     names.remove_server(&slot.config.name);
@@ -438,7 +441,7 @@ impl<R: Runtime> Manager<R> {
             version.borrow_and_update();
             let wait_until = {
                 let state = self.inner.lock();
-                let statuses = statuses(&state);
+                let statuses = statuses(&state, self.inner.cache_max_age);
                 let servers: Vec<_> = statuses
                     .iter()
                     .map(|(name, status, cache)| StartupServer {
@@ -462,7 +465,7 @@ impl<R: Runtime> Manager<R> {
         let state = self.inner.lock();
         let now = self.inner.runtime.now();
         let deadline = state.deadline.unwrap_or(now);
-        let statuses = statuses(&state);
+        let statuses = statuses(&state, self.inner.cache_max_age);
         let servers: Vec<_> = statuses
             .iter()
             .map(|(name, status, cache)| StartupServer {
@@ -514,7 +517,7 @@ impl<R: Runtime> Manager<R> {
             return Vec::new();
         };
         let now = self.inner.runtime.now();
-        let statuses = statuses(&state);
+        let statuses = statuses(&state, self.inner.cache_max_age);
         let servers: Vec<_> = statuses
             .iter()
             .map(|(name, status, cache)| StartupServer {
@@ -656,13 +659,17 @@ impl<R: Runtime> Manager<R> {
 }
 
 /// `(name, status, has a fresh cache entry)` of every server, for [`startup_plan`].
-fn statuses<R: Runtime>(state: &State<R>) -> Vec<(String, ServerStatus, bool)> {
+fn statuses<R: Runtime>(state: &State<R>, max_age: Duration) -> Vec<(String, ServerStatus, bool)> {
     let now_ms = cache_file::now_ms();
     state
         .slots
         .iter()
         .map(|s| {
-            let fresh = s.cached.is_some() && state.cache.fresh(&s.key, now_ms).is_some();
+            let fresh = s.cached.is_some()
+                && state
+                    .cache
+                    .get(&s.key)
+                    .is_some_and(|e| e.is_younger_than(now_ms, max_age));
             (s.config.name.clone(), s.policy.status().clone(), fresh)
         })
         .collect()

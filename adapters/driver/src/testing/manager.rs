@@ -300,16 +300,16 @@ pub async fn crashing_server_reconnects<R: Runtime>(rt: R, script: &Path, dir: &
 /// same tool names: every name is valid, distinct and routes to its own server.
 pub async fn names_collide_and_long<R: Runtime>(rt: R, script: &Path, dir: &Path) {
     let long = "x".repeat(80);
-    let servers = ["a.b", "a_b", long.as_str(), "日本"];
+    let servers = ["a.b", "a_b", long.as_str(), "日本", "context7"];
     let manager = builder(&rt, dir)
         .add_all(servers.iter().map(|s| fixture(s, script, &[])))
         .build();
     let summary = manager.start().await;
-    assert_eq!(summary.live.len(), 4, "{summary:?}");
+    assert_eq!(summary.live.len(), 5, "{summary:?}");
     let tools = manager.tools();
-    assert_eq!(tools.len(), 20);
+    assert_eq!(tools.len(), 25);
     let names: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names.len(), 20, "distinct names: {names:?}");
+    assert_eq!(names.len(), 25, "distinct names: {names:?}");
     for t in &tools {
         assert!(
             !t.name.is_empty()
@@ -334,7 +334,7 @@ pub async fn names_collide_and_long<R: Runtime>(rt: R, script: &Path, dir: &Path
         let pid = text(&manager, &name_of(&manager, server, "pid"), json!({})).await;
         pids.insert(pid);
     }
-    assert_eq!(pids.len(), 4, "each name reached its own server");
+    assert_eq!(pids.len(), 5, "each name reached its own server");
     assert!(matches!(
         manager.call_tool("nope__echo", json!({})).await,
         Err(ManagerError::UnknownTool(_))
@@ -387,6 +387,45 @@ pub async fn disconnect_while_connecting<R: Runtime>(rt: R, script: &Path, dir: 
         manager.disconnect("nope").await,
         Err(ManagerError::UnknownServer(_))
     ));
+    manager.shutdown().await;
+}
+
+/// With one connect slot, a server that hangs in its handshake holds it: the next server is
+/// not even spawned until the first is disconnected (also a disconnect while waiting).
+pub async fn connects_are_bounded<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let stuck_pid = dir.join("stuck.pid");
+    let next_pid = dir.join("next.pid");
+    let arg = |p: &Path| p.to_str().expect("UTF-8").to_owned();
+    let (stuck_arg, next_arg) = (arg(&stuck_pid), arg(&next_pid));
+    let manager = builder(&rt, dir)
+        .max_concurrent_connects(1)
+        .startup_deadline(Duration::from_millis(300))
+        .add(fixture(
+            "stuck",
+            script,
+            &["--delay-init", "30", "--pid-file", &stuck_arg],
+        ))
+        .add(fixture("next", script, &["--pid-file", &next_arg]))
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.pending, ["stuck", "next"], "{summary:?}");
+    let end = rt.now() + Duration::from_secs(5);
+    while !stuck_pid.exists() {
+        assert!(rt.now() < end, "the stuck server never started");
+        sleep(&rt, Duration::from_millis(20)).await;
+    }
+    sleep(&rt, Duration::from_millis(300)).await;
+    assert!(
+        !next_pid.exists(),
+        "a second server was spawned beside the first"
+    );
+    assert_eq!(status_of(&manager, "next"), ServerStatus::Connecting);
+    manager.disconnect("stuck").await.expect("known server");
+    wait_status(&rt, &manager, "next", Duration::from_secs(10), |s| {
+        *s == ServerStatus::Ready
+    })
+    .await;
+    assert!(next_pid.exists());
     manager.shutdown().await;
 }
 
