@@ -28,6 +28,7 @@ mod client;
 mod driver;
 mod error;
 mod handler;
+pub mod manager;
 mod notify;
 mod options;
 #[cfg(unix)]
@@ -42,6 +43,7 @@ pub use error::Error;
 pub use handler::{
     ElicitationHandler, HandlerFuture, Root, RootsHandler, SamplingHandler, StaticRoots,
 };
+pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
 pub use mcp_proto;
 pub use notify::{Lagged, Notifications, Subscription};
 pub use options::{CallOptions, Progress, ProgressWatch, WireDirection};

@@ -5,9 +5,12 @@
 //! fuzzer's bytes, runs the component under test and panics when an invariant breaks; a
 //! panic is the finding. Not a stable API.
 
+mod http;
+mod ops;
 mod session;
 mod sse;
 
+pub use http::http;
 pub use session::session_ops;
 pub use sse::sse;
 
@@ -141,6 +144,11 @@ mod tests {
             let mut data = sizes;
             data.extend_from_slice(&input);
             super::stdio_chunking(&data);
+        }
+
+        #[test]
+        fn http_response_sequences_hold_their_invariants(data in prop::collection::vec(any::<u8>(), 0..800)) {
+            super::http(&data);
         }
 
         #[test]

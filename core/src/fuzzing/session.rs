@@ -3,43 +3,12 @@
 
 use std::collections::HashMap;
 
+use super::ops::Ops;
 use crate::framing::lines::LineDecoder;
 use crate::session::{Event, RequestHandle, RequestOptions, SessionConfig};
 use crate::stdio::StdioConnection;
 use crate::time::{Duration, Instant};
 use crate::types::{ClientCapabilities, ElicitationCapability, Implementation, RootsCapability};
-
-/// Reads operations out of fuzzer bytes; runs dry (zeros) when they are used up.
-struct Ops<'a> {
-    data: &'a [u8],
-}
-
-impl Ops<'_> {
-    fn byte(&mut self) -> u8 {
-        match self.data.split_first() {
-            Some((&b, rest)) => {
-                self.data = rest;
-                b
-            }
-            None => 0,
-        }
-    }
-
-    fn u16(&mut self) -> u16 {
-        u16::from(self.byte()) << 8 | u16::from(self.byte())
-    }
-
-    fn bytes(&mut self, max: usize) -> &[u8] {
-        let n = (self.byte() as usize).min(max).min(self.data.len());
-        let (head, rest) = self.data.split_at(n);
-        self.data = rest;
-        head
-    }
-
-    fn done(&self) -> bool {
-        self.data.is_empty()
-    }
-}
 
 const LINE_LIMIT: usize = 512;
 const VERSIONS: [&str; 6] = [

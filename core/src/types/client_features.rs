@@ -291,6 +291,27 @@ impl ElicitParams {
     pub fn effective_mode(&self) -> ElicitMode {
         self.mode.clone().unwrap_or(ElicitMode::Form)
     }
+
+    /// The form pre-filled with the schema's defaults: every property of `requestedSchema`
+    /// that has a `default` (string, number, integer, boolean or enum value), by name.
+    ///
+    /// The spec asks clients to pre-populate forms with these (2025-11-25); a host that
+    /// answers without asking a person (a test, an unattended run) can accept with exactly
+    /// this content, and an interactive host can start its form from it.
+    #[must_use]
+    pub fn default_content(&self) -> Map<String, Value> {
+        let properties = self
+            .requested_schema
+            .as_ref()
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object);
+        properties
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, prop)| Some((name.clone(), prop.get("default")?.clone())))
+            .filter(|(_, v)| !v.is_null())
+            .collect()
+    }
 }
 
 open_string_enum! {
@@ -371,6 +392,27 @@ impl Notification for ElicitationComplete {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn default_content_takes_every_schema_default() {
+        let p: super::ElicitParams = serde_json::from_value(serde_json::json!({
+            "message": "m",
+            "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+                "verified": {"type": "boolean", "default": true},
+                "nick": {"type": "string"}
+            }}
+        }))
+        .unwrap();
+        let c = p.default_content();
+        assert_eq!(c.len(), 5);
+        assert_eq!(c["age"], 30);
+        assert_eq!(c["verified"], true);
+        assert!(!c.contains_key("nick"));
+    }
+
     use serde_json::json;
 
     use super::*;

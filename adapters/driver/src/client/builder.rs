@@ -148,7 +148,13 @@ pub struct ClientBuilder<R: Runtime> {
     notification_capacity: usize,
     era_policy: Option<EraPolicy>,
     wire: Option<WireTap>,
+    /// Filled with the connection's phase as soon as its driver runs, so that the manager can
+    /// wait for a cancelled connection's process to be gone.
+    pub(crate) phase_slot: Option<PhaseSlot>,
 }
+
+/// Where [`ClientBuilder`] hands out the phase of a connection it started.
+pub(crate) type PhaseSlot = Arc<std::sync::Mutex<Option<tokio::sync::watch::Receiver<Phase>>>>;
 
 impl<R: Runtime> fmt::Debug for ClientBuilder<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -189,6 +195,7 @@ impl<R: Runtime> ClientBuilder<R> {
             notification_capacity: 1024,
             era_policy: None,
             wire: None,
+            phase_slot: None,
         }
     }
 
@@ -452,6 +459,12 @@ impl<R: Runtime> ClientBuilder<R> {
         let conn = StdioConnection::new(self.session_config(), runtime.now());
         let shared = Shared::new(name.clone(), Core::Lines(conn), self.notification_capacity);
         let mut phase = shared.phase.subscribe();
+        if let Some(slot) = &self.phase_slot {
+            *slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                Some(shared.phase.subscribe());
+        }
         let options = DriverOptions {
             handlers: self.handlers.clone(),
             #[cfg(unix)]
@@ -462,6 +475,13 @@ impl<R: Runtime> ClientBuilder<R> {
         let driver = Driver::new(shared.clone(), runtime.clone(), io, options);
         let span = tracing::info_span!("mcp_connection", server = &*name);
         runtime.spawn(Box::pin(driver.instrument(span)));
+        // Dropping this future during the handshake must not leave the server running until
+        // the handshake timeout (the reference manager leaked such processes).
+        let mut abandon = CloseOnDrop {
+            shared: shared.clone(),
+            runtime: runtime.clone(),
+            armed: true,
+        };
 
         let ready = phase
             .wait_for(|p| !matches!(p, Phase::Handshaking))
@@ -500,6 +520,7 @@ impl<R: Runtime> ClientBuilder<R> {
                     .unwrap_or(ProtocolVersion::LATEST_INITIALIZE),
             }
         };
+        abandon.armed = false;
         tracing::debug!(server = &*name, version = %server.version, server_name = server.info.name, "connected");
         Ok(Client {
             inner: Arc::new(Inner {
@@ -509,6 +530,28 @@ impl<R: Runtime> ClientBuilder<R> {
                 close_bound: graces + crate::driver::FLUSH_GRACE * 2 + CLOSE_MARGIN,
             }),
         })
+    }
+}
+
+/// Closes a connection whose handshake future was dropped before it finished; the driver then
+/// shuts the transport down (for a stdio server: its shutdown schedule).
+struct CloseOnDrop<R: Runtime> {
+    shared: Arc<Shared>,
+    runtime: R,
+    armed: bool,
+}
+
+impl<R: Runtime> Drop for CloseOnDrop<R> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let now = self.runtime.now();
+        let mut state = self.shared.lock();
+        if !state.core.session().is_closed() {
+            state.core.session_mut().close(now);
+        }
+        state.wake_driver();
     }
 }
 

@@ -19,6 +19,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{oneshot, watch};
 use tracing::Instrument as _;
 
+pub(crate) use builder::PhaseSlot;
 pub use builder::{ClientBuilder, IntoStdioCommand};
 
 use crate::error::Error;

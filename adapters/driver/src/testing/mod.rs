@@ -12,6 +12,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod manager;
 mod pipe;
 pub mod suite;
 

@@ -1,0 +1,57 @@
+//! `mcp-async-std`: the MCP client on async-std and on smol.
+//!
+//! This crate only implements [`mcp_driver::Runtime`] ([`AsyncStdRuntime`]) on the
+//! runtime-neutral parts of the smol family: `async-io` (reactor and timers) and
+//! `async-process` (children, with a background reaper). The driver and the client are
+//! `mcp-driver`'s, re-exported here under runtime-specific names, exactly as `mcp-tokio` does.
+//!
+//! # async-std is discontinued; this crate runs on smol
+//!
+//! async-std is discontinued upstream, and its maintainers point its users to smol. Nothing
+//! here needs async-std: async-std itself is built on async-io and async-global-executor, so
+//! the same [`AsyncStdRuntime`] value works under `async_std::task::block_on` and under
+//! `smol::block_on`. The `async-std` feature (on by default) only adds
+//! [`AsyncStdRuntime::async_std`], which spawns the driver's tasks on async-std's executor;
+//! [`AsyncStdRuntime::smol`] (alias [`SmolRuntime`]) spawns them with `smol::spawn`. Build
+//! with `default-features = false` to leave async-std out entirely.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), mcp_async_std::Error> {
+//! smol::block_on(async {
+//!     let client = mcp_async_std::ClientBuilder::new()
+//!         .runtime(mcp_async_std::SmolRuntime::smol())
+//!         .stdio("npx -y @modelcontextprotocol/server-everything")
+//!         .await?;
+//!     for tool in client.list_tools().await? {
+//!         println!("{}", tool.name);
+//!     }
+//!     client.close().await;
+//!     Ok(())
+//! })
+//! # }
+//! ```
+//!
+//! [`Client::stdio`](mcp_driver::Client::stdio) without a runtime argument uses
+//! [`AsyncStdRuntime::default`].
+//!
+//! No tokio runtime or reactor is involved: the driver uses tokio's `sync` primitives only,
+//! which need no runtime.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
+
+mod runtime;
+
+pub use mcp_driver;
+pub use mcp_driver::mcp_proto;
+pub use mcp_driver::{
+    CallOptions, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged, Notifications,
+    Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots, Subscription,
+};
+pub use runtime::{AsyncStdRuntime, SmolRuntime};
+
+/// The MCP client on async-std or smol. See [`mcp_driver::Client`].
+pub type Client = mcp_driver::Client<AsyncStdRuntime>;
+
+/// The connection options on async-std or smol. See [`mcp_driver::ClientBuilder`].
+pub type ClientBuilder = mcp_driver::ClientBuilder<AsyncStdRuntime>;

@@ -1,0 +1,550 @@
+//! [`Manager`] test bodies, generic over the runtime, over several stdio servers at once.
+//!
+//! `script` is the Python fixture server (`adapters/tokio/tests/fixtures/stdio_server.py`);
+//! `dir` is a fresh directory for the cache and the fixture's pid and delay files. The bodies
+//! panic on failure; the caller bounds each with a timeout. The `/proc` checks are Linux-only.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::Duration;
+
+use mcp_proto::manager::config::{ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
+use mcp_proto::manager::reconnect::{ReconnectConfig, ServerStatus};
+use mcp_proto::types::ContentBlock;
+use serde_json::json;
+
+use super::suite::{pid_dead, sleep, within};
+use crate::manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool, cache_key};
+use crate::{ClientBuilder, Runtime};
+
+/// A stdio server `command args...`.
+pub fn stdio_config(name: &str, command: &str, args: &[&str]) -> ServerConfig {
+    let mut stdio = StdioConfig::new(command);
+    stdio.args = args.iter().map(|a| (*a).to_owned()).collect();
+    ServerConfig {
+        name: name.to_owned(),
+        transport: TransportConfig::Stdio(stdio),
+        timeouts: TimeoutConfig::default(),
+    }
+}
+
+/// The fixture server with extra flags.
+pub fn fixture(name: &str, script: &Path, flags: &[&str]) -> ServerConfig {
+    let script = script.to_str().expect("UTF-8 fixture path");
+    let mut args = vec![script];
+    args.extend_from_slice(flags);
+    stdio_config(name, "python3", &args)
+}
+
+/// A manager builder with short shutdown graces and quick reconnects.
+pub fn builder<R: Runtime>(rt: &R, dir: &Path) -> ManagerBuilder<R> {
+    Manager::builder(rt.clone())
+        .cache_dir(dir.join("cache"))
+        .startup_deadline(Duration::from_secs(20))
+        .reconnect(ReconnectConfig {
+            initial: Duration::from_millis(50),
+            max: Duration::from_millis(200),
+            ..ReconnectConfig::default()
+        })
+        .client_builder(|_| {
+            ClientBuilder::new()
+                .shutdown_graces(Duration::from_millis(300), Duration::from_millis(500))
+        })
+}
+
+fn status_of<R: Runtime>(m: &Manager<R>, server: &str) -> ServerStatus {
+    m.status()
+        .into_iter()
+        .find(|(n, _)| n == server)
+        .map(|(_, s)| s)
+        .expect("server is configured")
+}
+
+fn tools_of(tools: &[NamespacedTool], server: &str) -> Vec<NamespacedTool> {
+    tools
+        .iter()
+        .filter(|t| t.server == server)
+        .cloned()
+        .collect()
+}
+
+/// The model-facing name of `server`'s `tool`.
+fn name_of<R: Runtime>(m: &Manager<R>, server: &str, tool: &str) -> String {
+    m.tools()
+        .into_iter()
+        .find(|t| t.server == server && t.tool.name == tool)
+        .map(|t| t.name)
+        .unwrap_or_else(|| panic!("{server} has no tool {tool} now"))
+}
+
+async fn text<R: Runtime>(m: &Manager<R>, name: &str, args: serde_json::Value) -> String {
+    let result = m.call_tool(name, args).await.expect("tool call");
+    match &result.content[0] {
+        ContentBlock::Text(t) => t.text.clone(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+/// Waits up to `limit` for `server` to reach a status matching `f`.
+async fn wait_status<R: Runtime>(
+    rt: &R,
+    m: &Manager<R>,
+    server: &str,
+    limit: Duration,
+    f: impl Fn(&ServerStatus) -> bool,
+) {
+    let end = rt.now() + limit;
+    while rt.now() < end {
+        if f(&status_of(m, server)) {
+            return;
+        }
+        sleep(rt, Duration::from_millis(20)).await;
+    }
+    panic!(
+        "{server} did not reach the expected status within {limit:?}: {:?}",
+        status_of(m, server)
+    );
+}
+
+/// A slow server (initialize delayed 5 s) does not hold up start-up beyond the deadline: the
+/// others are live, it is served from the cache written by a first run, calls to it fail at
+/// once naming it, and its live tools replace the cached ones when it connects.
+pub async fn slow_server_served_from_cache<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let delay = dir.join("delay");
+    let delay_arg = delay.to_str().expect("UTF-8 path");
+    let configs = vec![
+        fixture("fast1", script, &[]),
+        fixture("fast2", script, &[]),
+        fixture("slow", script, &["--delay-file", delay_arg]),
+    ];
+    // First run: everything is quick; the cache is written.
+    let first = builder(&rt, dir).add_all(configs.clone()).build();
+    let t0 = rt.now();
+    let summary = first.start().await;
+    // On an idle machine the fixture is ready in ~50 ms; under load (a shared 2-core CI box)
+    // it can take a second, so the deadline scales with what this run measured.
+    let deadline = ((rt.now() - t0) * 3).clamp(Duration::from_millis(500), Duration::from_secs(4));
+    assert_eq!(summary.live, ["fast1", "fast2", "slow"], "{summary:?}");
+    let slow_file = dir.join("cache").join(cache_key(&configs[2]).file_name());
+    assert!(
+        slow_file.exists(),
+        "the slow server's cache file was written"
+    );
+    first.shutdown().await;
+
+    std::fs::write(&delay, "6").expect("write the delay file");
+    let manager = builder(&rt, dir)
+        .startup_deadline(deadline)
+        .add_all(configs)
+        .build();
+    let started = rt.now();
+    let summary = manager.start().await;
+    let took = rt.now() - started;
+    assert!(
+        took >= deadline && took < deadline + Duration::from_secs(1),
+        "start-up took {took:?} with a {deadline:?} deadline"
+    );
+    assert_eq!(summary.live, ["fast1", "fast2"], "{summary:?}");
+    assert_eq!(summary.from_cache, ["slow"], "{summary:?}");
+    assert_eq!(status_of(&manager, "slow"), ServerStatus::Connecting);
+
+    let tools = manager.tools();
+    let slow = tools_of(&tools, "slow");
+    assert_eq!(slow.len(), 5, "the cached list: {slow:?}");
+    assert!(slow.iter().all(|t| t.from_cache));
+    assert!(tools_of(&tools, "fast1").iter().all(|t| !t.from_cache));
+    assert_eq!(tools_of(&tools, "fast2").len(), 5);
+
+    // The slow server's tools are listed but not callable yet; the others are.
+    let slow_echo = name_of(&manager, "slow", "echo");
+    match manager.call_tool(&slow_echo, json!({"text": "x"})).await {
+        Err(ManagerError::NotReady { server, status }) => {
+            assert_eq!(server, "slow");
+            assert_eq!(status, ServerStatus::Connecting);
+        }
+        other => panic!("expected NotReady, got {other:?}"),
+    }
+    let fast_echo = name_of(&manager, "fast1", "echo");
+    assert_eq!(
+        text(&manager, &fast_echo, json!({"text": "hi"})).await,
+        "hi"
+    );
+
+    wait_status(&rt, &manager, "slow", Duration::from_secs(15), |s| {
+        *s == ServerStatus::Ready
+    })
+    .await;
+    let slow = tools_of(&manager.tools(), "slow");
+    assert_eq!(slow.len(), 5);
+    assert!(slow.iter().all(|t| !t.from_cache), "live tools now");
+    assert_eq!(
+        text(&manager, &slow_echo, json!({"text": "late"})).await,
+        "late"
+    );
+    manager.shutdown().await;
+}
+
+/// A server whose config changed (one more argument) misses the cache: after the deadline it
+/// is pending, with no tools.
+pub async fn changed_config_misses_cache<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let delay = dir.join("delay");
+    let delay_arg = delay.to_str().expect("UTF-8 path");
+    let before = fixture("srv", script, &["--delay-file", delay_arg]);
+    let first = builder(&rt, dir).add(before.clone()).build();
+    assert_eq!(first.start().await.live, ["srv"]);
+    first.shutdown().await;
+
+    std::fs::write(&delay, "5").expect("write the delay file");
+    let after = fixture("srv", script, &["--delay-file", delay_arg, "--banner"]);
+    assert_ne!(cache_key(&before), cache_key(&after));
+    let manager = builder(&rt, dir)
+        .startup_deadline(Duration::from_millis(300))
+        .add(after)
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.pending, ["srv"], "{summary:?}");
+    assert!(summary.from_cache.is_empty());
+    assert!(manager.tools().is_empty(), "{:?}", manager.tools());
+
+    // The unchanged config still hits.
+    let same = builder(&rt, &dir.join("other"))
+        .cache_dir(dir.join("cache"))
+        .startup_deadline(Duration::from_millis(300))
+        .add(before)
+        .build();
+    assert_eq!(same.start().await.from_cache, ["srv"]);
+    within(&rt, Duration::from_secs(10), async {
+        manager.shutdown().await;
+        same.shutdown().await;
+    })
+    .await
+    .expect("shutdown of connecting servers is bounded");
+}
+
+/// A crashing server is reconnected and its tools come back, while another server is not
+/// disturbed; a server that keeps crashing is given up after `max_attempts` (not permanently).
+pub async fn crashing_server_reconnects<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let manager = builder(&rt, dir)
+        .add(fixture("crashy", script, &[]))
+        .add(fixture("steady", script, &[]))
+        .add(fixture("doomed", script, &["--crash-after", "0.2"]))
+        .reconnect(ReconnectConfig {
+            initial: Duration::from_millis(50),
+            max: Duration::from_millis(100),
+            max_attempts: Some(2),
+            ..ReconnectConfig::default()
+        })
+        .build();
+    let mut changes = manager.status_changes();
+    let summary = manager.start().await;
+    assert!(summary.live.contains(&"crashy".to_owned()), "{summary:?}");
+    let pid_tool = name_of(&manager, "crashy", "pid");
+    let pid1: u32 = text(&manager, &pid_tool, json!({}))
+        .await
+        .parse()
+        .expect("pid");
+
+    let crash = name_of(&manager, "crashy", "crash");
+    let err = manager.call_tool(&crash, json!({"code": 7})).await;
+    assert!(err.is_err(), "the crash call has no answer: {err:?}");
+
+    // Reconnecting, then ready again.
+    let mut saw_reconnecting = false;
+    let back = within(&rt, Duration::from_secs(10), async {
+        while let Some(change) = changes.recv().await {
+            let Ok(change) = change else { continue };
+            if change.server != "crashy" {
+                continue;
+            }
+            match change.status {
+                ServerStatus::Reconnecting { .. } => saw_reconnecting = true,
+                ServerStatus::Ready if saw_reconnecting => return true,
+                _ => {}
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(back, Some(true), "crashy was reconnected");
+    assert!(pid_dead(pid1), "the crashed process is gone");
+    let pid2: u32 = text(&manager, &pid_tool, json!({}))
+        .await
+        .parse()
+        .expect("pid");
+    assert_ne!(pid1, pid2, "a new process");
+    assert_eq!(
+        tools_of(&manager.tools(), "crashy").len(),
+        5,
+        "tools came back"
+    );
+    assert_eq!(status_of(&manager, "steady"), ServerStatus::Ready);
+    let echo = name_of(&manager, "steady", "echo");
+    assert_eq!(text(&manager, &echo, json!({"text": "ok"})).await, "ok");
+
+    // Crashes 0.2 s after each handshake: 2 retries, then failed (not permanent).
+    wait_status(&rt, &manager, "doomed", Duration::from_secs(10), |s| {
+        matches!(s, ServerStatus::Failed { .. })
+    })
+    .await;
+    match status_of(&manager, "doomed") {
+        ServerStatus::Failed { reason, permanent } => {
+            assert!(!permanent);
+            assert!(reason.contains("gave up after 2 retries"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    manager.shutdown().await;
+}
+
+/// Two servers whose names sanitize alike, a very long name and a non-ASCII one, all with the
+/// same tool names: every name is valid, distinct and routes to its own server.
+pub async fn names_collide_and_long<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let long = "x".repeat(80);
+    let servers = ["a.b", "a_b", long.as_str(), "日本", "context7"];
+    let manager = builder(&rt, dir)
+        .add_all(servers.iter().map(|s| fixture(s, script, &[])))
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.live.len(), 5, "{summary:?}");
+    let tools = manager.tools();
+    assert_eq!(tools.len(), 25);
+    let names: HashSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names.len(), 25, "distinct names: {names:?}");
+    for t in &tools {
+        assert!(
+            !t.name.is_empty()
+                && t.name.len() <= 64
+                && t.name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+            "invalid name {:?}",
+            t.name
+        );
+        assert_eq!(
+            manager.resolve(&t.name),
+            Some((t.server.clone(), t.tool.name.clone()))
+        );
+    }
+    assert!(
+        names.contains("a_b__echo"),
+        "the plain pair keeps its plain name"
+    );
+    let mut pids = HashSet::new();
+    for server in servers {
+        let pid = text(&manager, &name_of(&manager, server, "pid"), json!({})).await;
+        pids.insert(pid);
+    }
+    assert_eq!(pids.len(), 5, "each name reached its own server");
+    assert!(matches!(
+        manager.call_tool("nope__echo", json!({})).await,
+        Err(ManagerError::UnknownTool(_))
+    ));
+    manager.shutdown().await;
+}
+
+/// Disconnecting a server that is still connecting stops its process before returning.
+pub async fn disconnect_while_connecting<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let pid_file = dir.join("pid");
+    let manager = builder(&rt, dir)
+        .startup_deadline(Duration::from_millis(300))
+        .add(fixture(
+            "stuck",
+            script,
+            &[
+                "--delay-init",
+                "30",
+                "--pid-file",
+                pid_file.to_str().expect("UTF-8"),
+            ],
+        ))
+        .add(fixture("ok", script, &[]))
+        .build();
+    let summary = manager.start().await;
+    assert!(summary.pending.contains(&"stuck".to_owned()), "{summary:?}");
+    let end = rt.now() + Duration::from_secs(5);
+    let pid: u32 = loop {
+        if let Ok(s) = std::fs::read_to_string(&pid_file) {
+            break s.trim().parse().expect("pid");
+        }
+        assert!(rt.now() < end, "the stuck server never started");
+        sleep(&rt, Duration::from_millis(20)).await;
+    };
+    assert!(!pid_dead(pid), "running while connecting");
+    within(&rt, Duration::from_secs(8), manager.disconnect("stuck"))
+        .await
+        .expect("disconnect is bounded")
+        .expect("known server");
+    assert!(
+        pid_dead(pid),
+        "disconnect returned with the process still there"
+    );
+    assert_eq!(status_of(&manager, "stuck"), ServerStatus::Disabled);
+    wait_status(&rt, &manager, "ok", Duration::from_secs(10), |s| {
+        *s == ServerStatus::Ready
+    })
+    .await;
+    assert!(matches!(
+        manager.disconnect("nope").await,
+        Err(ManagerError::UnknownServer(_))
+    ));
+    manager.shutdown().await;
+}
+
+/// With one connect slot, a server that hangs in its handshake holds it: the next server is
+/// not even spawned until the first is disconnected (also a disconnect while waiting).
+pub async fn connects_are_bounded<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let stuck_pid = dir.join("stuck.pid");
+    let next_pid = dir.join("next.pid");
+    let arg = |p: &Path| p.to_str().expect("UTF-8").to_owned();
+    let (stuck_arg, next_arg) = (arg(&stuck_pid), arg(&next_pid));
+    let manager = builder(&rt, dir)
+        .max_concurrent_connects(1)
+        .startup_deadline(Duration::from_millis(300))
+        .add(fixture(
+            "stuck",
+            script,
+            &["--delay-init", "30", "--pid-file", &stuck_arg],
+        ))
+        .add(fixture("next", script, &["--pid-file", &next_arg]))
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.pending, ["stuck", "next"], "{summary:?}");
+    let end = rt.now() + Duration::from_secs(5);
+    while !stuck_pid.exists() {
+        assert!(rt.now() < end, "the stuck server never started");
+        sleep(&rt, Duration::from_millis(20)).await;
+    }
+    sleep(&rt, Duration::from_millis(300)).await;
+    assert!(
+        !next_pid.exists(),
+        "a second server was spawned beside the first"
+    );
+    assert_eq!(status_of(&manager, "next"), ServerStatus::Connecting);
+    manager.disconnect("stuck").await.expect("known server");
+    wait_status(&rt, &manager, "next", Duration::from_secs(10), |s| {
+        *s == ServerStatus::Ready
+    })
+    .await;
+    assert!(next_pid.exists());
+    manager.shutdown().await;
+}
+
+/// A program that does not exist fails permanently and is never retried; the other server
+/// does not wait for it.
+pub async fn permanent_failure_not_retried<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let manager = builder(&rt, dir)
+        .add(stdio_config(
+            "missing",
+            "/nonexistent/mcp-no-such-server",
+            &[],
+        ))
+        .add(fixture("ok", script, &[]))
+        .build();
+    let mut changes = manager.status_changes();
+    let summary = manager.start().await;
+    assert_eq!(summary.live, ["ok"]);
+    assert_eq!(summary.failed.len(), 1, "{summary:?}");
+    assert_eq!(summary.failed[0].0, "missing");
+    match status_of(&manager, "missing") {
+        ServerStatus::Failed { permanent, reason } => {
+            assert!(permanent, "{reason}");
+            assert!(reason.contains("could not start"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Several backoff periods later: still failed, and no reconnect was ever scheduled.
+    sleep(&rt, Duration::from_millis(400)).await;
+    assert!(matches!(
+        status_of(&manager, "missing"),
+        ServerStatus::Failed { .. }
+    ));
+    let mut missing = Vec::new();
+    while let Some(Some(Ok(change))) = within(&rt, Duration::from_millis(50), changes.recv()).await
+    {
+        if change.server == "missing" {
+            missing.push(change.status);
+        }
+    }
+    assert!(
+        missing.iter().all(|s| !matches!(
+            s,
+            ServerStatus::Reconnecting { .. } | ServerStatus::Connecting
+        )),
+        "{missing:?}"
+    );
+    assert!(!missing.is_empty(), "the failure was announced");
+    manager.shutdown().await;
+}
+
+/// `notifications/tools/list_changed` re-lists the server's tools and rewrites its cache file.
+pub async fn list_changed_refreshes_tools<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let config = fixture("dyn", script, &[]);
+    let manager = builder(&rt, dir).add(config.clone()).build();
+    manager.start().await;
+    assert_eq!(manager.tools().len(), 5);
+    // `add_tool` is not listed: call it on the server's client directly.
+    let client = manager.client("dyn").expect("dyn is ready");
+    client
+        .call_tool("add_tool", json!({"name": "fresh"}))
+        .await
+        .expect("add_tool");
+    let end = rt.now() + Duration::from_secs(5);
+    while manager.tools().len() != 6 {
+        assert!(rt.now() < end, "the new tool never appeared");
+        sleep(&rt, Duration::from_millis(20)).await;
+    }
+    assert_eq!(name_of(&manager, "dyn", "fresh"), "dyn__fresh");
+    let file = dir.join("cache").join(cache_key(&config).file_name());
+    let end = rt.now() + Duration::from_secs(5);
+    loop {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        if String::from_utf8_lossy(&bytes).contains("\"fresh\"") {
+            break;
+        }
+        assert!(rt.now() < end, "the cache file was not rewritten");
+        sleep(&rt, Duration::from_millis(20)).await;
+    }
+    manager.shutdown().await;
+}
+
+/// Real servers at once (server-everything over stdio, the Python SDK peer, the fixture): all
+/// connect, each one's tools are listed under its own prefix and calls reach the right one.
+/// `everything` is the command line of server-everything (without `stdio`), `python` and
+/// `py_server` the peer's interpreter and script.
+pub async fn real_servers_at_once<R: Runtime>(
+    rt: R,
+    script: &Path,
+    dir: &Path,
+    everything: &str,
+    python: &str,
+    py_server: &str,
+) {
+    let mut words: Vec<&str> = everything.split_whitespace().collect();
+    words.push("stdio");
+    let manager = builder(&rt, dir)
+        .startup_deadline(Duration::from_secs(30))
+        .add(stdio_config("everything", words[0], &words[1..]))
+        .add(stdio_config("py", python, &[py_server, "stdio"]))
+        .add(fixture("fixture", script, &[]))
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.live, ["everything", "py", "fixture"], "{summary:?}");
+    let tools = manager.tools();
+    for server in ["everything", "py", "fixture"] {
+        assert!(!tools_of(&tools, server).is_empty(), "{server} has tools");
+    }
+    assert_eq!(
+        text(&manager, "everything__echo", json!({"message": "hi"})).await,
+        "Echo: hi"
+    );
+    assert!(
+        text(&manager, "py__echo", json!({"text": "py"}))
+            .await
+            .contains("py")
+    );
+    assert_eq!(
+        text(&manager, "fixture__echo", json!({"text": "fx"})).await,
+        "fx"
+    );
+    manager.shutdown().await;
+}

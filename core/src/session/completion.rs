@@ -1,0 +1,125 @@
+//! How requests leave the pending table: queueing with a deadline, completion (with or
+//! without a cancellation notice to the server) and the close that completes them all.
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use super::pending::{Pending, Stage};
+use super::{
+    CloseReason, Diagnostic, Event, Queued, RequestError, RequestHandle, Session, SessionState,
+};
+use super::{meta, mrtr};
+use crate::jsonrpc;
+use crate::time::{Duration, Instant};
+
+impl Session {
+    /// Puts a pending request in the outbound queue and arms its deadline.
+    pub(super) fn queue_request(&mut self, now: Instant, handle: RequestHandle) {
+        let active = self.clock.active(now);
+        let Some(p) = self.pending.get_mut(handle) else {
+            return;
+        };
+        p.stage = Stage::Queued;
+        p.sent_at = active;
+        let deadline = deadline_for(p, active);
+        p.deadline = deadline;
+        if let Some((at, _)) = deadline {
+            self.deadlines.insert(at, handle);
+        }
+        self.outbound.push_back(Queued::Request(handle));
+    }
+
+    /// Completes a request and, if the server has seen it, tells it to stop.
+    pub(super) fn finish(
+        &mut self,
+        handle: RequestHandle,
+        result: Result<Box<RawValue>, RequestError>,
+        notice: Option<&str>,
+    ) {
+        self.finish_with_notice(handle, result, notice.map(str::to_owned));
+    }
+
+    pub(super) fn finish_with_notice(
+        &mut self,
+        handle: RequestHandle,
+        result: Result<Box<RawValue>, RequestError>,
+        reason: Option<String>,
+    ) {
+        let Some(p) = self.pending.remove(handle) else {
+            return;
+        };
+        if let Some((at, _)) = p.deadline {
+            self.deadlines.remove(at, handle);
+        }
+        self.forget_modern(handle);
+        if p.stage == Stage::Sent {
+            self.outbound.push_back(Queued::Notification {
+                method: Cow::Borrowed("notifications/cancelled"),
+                params: Some(meta::cancelled_params(p.wire, reason.as_deref())),
+            });
+        }
+        self.events.push_back(Event::Completed { handle, result });
+    }
+
+    /// Completes a request with its answer (no cancellation notice).
+    pub(super) fn complete(
+        &mut self,
+        handle: RequestHandle,
+        result: Result<Box<RawValue>, RequestError>,
+    ) {
+        let Some(p) = self.pending.remove(handle) else {
+            return;
+        };
+        if let Some((at, _)) = p.deadline {
+            self.deadlines.remove(at, handle);
+        }
+        self.forget_modern(handle);
+        self.events.push_back(Event::Completed { handle, result });
+    }
+
+    pub(super) fn close_with(&mut self, reason: CloseReason) {
+        self.state = SessionState::Closed;
+        for (handle, _) in self.pending.drain_sorted() {
+            self.events.push_back(Event::Completed {
+                handle,
+                result: Err(RequestError::Closed(reason.clone())),
+            });
+        }
+        self.deadlines.clear();
+        self.waiting.clear();
+        self.inbound.clear();
+        self.modern = mrtr::ModernRequests::default();
+        self.events.push_back(Event::Closed { reason });
+    }
+
+    /// Reports something odd about the transport (used by the framing wrappers).
+    pub(crate) fn report(&mut self, diagnostic: Diagnostic) {
+        if !self.is_closed() {
+            self.events.push_back(Event::Diagnostic(diagnostic));
+        }
+    }
+
+    pub(super) fn report_decode_error(&mut self, e: jsonrpc::DecodeError) {
+        let diagnostic = match e {
+            jsonrpc::DecodeError::NotJson { excerpt, .. } => Diagnostic::NotJson { excerpt },
+            jsonrpc::DecodeError::NotJsonRpc { detail, excerpt } => {
+                Diagnostic::InvalidMessage { detail, excerpt }
+            }
+        };
+        self.report(diagnostic);
+    }
+}
+
+/// The deadline a request gets when sent at active time `now`: its timeout, capped by the
+/// maximum total time when progress resets it.
+pub(super) fn deadline_for(p: &Pending, now: Duration) -> Option<(Duration, bool)> {
+    let per_attempt = p.timeout.map(|t| now.saturating_add(t));
+    let total = p.max_total.map(|t| p.sent_at.saturating_add(t));
+    match (per_attempt, total) {
+        (Some(a), Some(t)) if t <= a => Some((t, true)),
+        (Some(a), _) => Some((a, false)),
+        (None, Some(t)) => Some((t, true)),
+        (None, None) => None,
+    }
+}

@@ -1,0 +1,100 @@
+//! The client side of the official MCP conformance suite (`@modelcontextprotocol/conformance`).
+//!
+//! The suite starts a mock server per scenario and runs this binary with the server URL as its
+//! last argument and the scenario in `MCP_CONFORMANCE_SCENARIO` (plus
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION` and, for some scenarios, `MCP_CONFORMANCE_CONTEXT`).
+//! Every scenario is a short script over the public `mcp_tokio::Client` API: no scenario gets a
+//! protocol behaviour of its own; what a scenario needs, the library does for every user.
+//!
+//! Exit status: 0 when the script ran to its end, 1 with a message on stderr otherwise.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcp_proto::manager::config::{HttpConfig, ServerConfig, TransportConfig};
+use mcp_proto::types::ElicitParams;
+use serde_json::{Value, json};
+
+type Client = mcp_tokio::Client;
+
+fn usage() -> ExitCode {
+    eprintln!(
+        "usage: conformance_client <server-url>\n\
+         (run by the conformance suite: MCP_CONFORMANCE_SCENARIO names the scenario)"
+    );
+    ExitCode::from(2)
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    // The suite appends the server URL as the last argument.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(url) = args.last().filter(|a| !a.starts_with('-')).cloned() else {
+        return usage();
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    match tokio::time::timeout(Duration::from_secs(25), run(&scenario, &url)).await {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("conformance_client: scenario {scenario:?}: {e}");
+            ExitCode::FAILURE
+        }
+        Err(_) => {
+            eprintln!("conformance_client: scenario {scenario:?}: gave up after 25 s");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn config(url: &str) -> ServerConfig {
+    ServerConfig {
+        name: "conformance".into(),
+        transport: TransportConfig::Http(HttpConfig::new(url)),
+        timeouts: Default::default(),
+    }
+}
+
+/// Accepts every form elicitation with the schema's defaults filled in, as an unattended
+/// host would.
+async fn accept_with_defaults(params: Value) -> Result<Value, mcp_proto::jsonrpc::ErrorObject> {
+    let params: ElicitParams = serde_json::from_value(params).map_err(|e| {
+        mcp_proto::jsonrpc::ErrorObject::new(
+            mcp_proto::jsonrpc::ErrorObject::INVALID_PARAMS,
+            e.to_string(),
+        )
+    })?;
+    Ok(json!({"action": "accept", "content": params.default_content()}))
+}
+
+async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let builder = Client::builder()
+        .name("conformance")
+        .elicitation_handler(accept_with_defaults);
+    let client = builder.connect(config(url)).await?;
+    match scenario {
+        "initialize" => {}
+        "tools_call" | "tools-call" => {
+            let tools = client.list_tools().await?;
+            let tool = tools
+                .iter()
+                .find(|t| t.name == "add_numbers")
+                .map_or("add_numbers", |t| t.name.as_str());
+            client.call_tool(tool, json!({"a": 5, "b": 3})).await?;
+        }
+        "elicitation-sep1034-client-defaults" | "elicitation-defaults" => {
+            client
+                .call_tool("test_client_elicitation_defaults", json!({}))
+                .await?;
+        }
+        "sse-retry" => {
+            client.call_tool("test_reconnection", json!({})).await?;
+        }
+        _ => {
+            // Any other scenario: the generic script of a host, list what the server offers
+            // and call nothing.
+            client.list_tools().await?;
+        }
+    }
+    client.close().await;
+    Ok(())
+}
