@@ -28,6 +28,7 @@ mod client;
 mod driver;
 mod error;
 mod handler;
+pub mod http;
 mod notify;
 mod options;
 #[cfg(unix)]

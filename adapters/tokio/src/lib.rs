@@ -17,6 +17,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+#[cfg(feature = "http")]
+mod http;
 mod runtime;
 
 pub use mcp_driver;
