@@ -495,8 +495,7 @@ impl<R: Runtime> ClientBuilder<R> {
         let bound = config.close_timeout;
         let conn = Connection::new(config, self.session_config(), runtime.now());
         let io = Transport::Http(crate::driver::HttpIo::new(client));
-        self.start(runtime, name, Core::Http(conn), io, bound)
-            .await
+        self.start(runtime, name, Core::Http(conn), io, bound).await
     }
 
     /// Runs the protocol over any byte stream: `reader` is what the server writes, `writer`
