@@ -304,3 +304,130 @@ pub async fn http_bad_url<R: Runtime>(rt: R) {
         .expect_err("not http");
     assert!(matches!(err, Error::Config { .. }), "{err:?}");
 }
+
+// ---- real peers ------------------------------------------------------------------------------
+
+fn text_of(r: &mcp_proto::types::CallToolResult) -> String {
+    match r.content.first() {
+        Some(ContentBlock::Text(t)) => t.text.clone(),
+        other => panic!("expected text content, got {other:?}"),
+    }
+}
+
+/// Against `py_server.py http` (PyPI `mcp` FastMCP) at `url`: handshake, `tools/list`, a call,
+/// progress. With `stateful`, also session expiry: `expire_session`, then the next request
+/// gets 404, the client re-initializes and the request succeeds; the resource subscription
+/// (and log level) made before are restored, so a later `notify_resource_updated` still
+/// reaches the subscription.
+pub async fn peer_python<R: Runtime>(rt: R, url: String, stateful: bool) {
+    let client = connect(&rt, ClientBuilder::new(), &url).await;
+    assert_eq!(client.server_info().name, "py-peer");
+    let tools = client.list_tools().await.expect("tools/list");
+    for name in ["echo", "slow", "expire_session", "notify_resource_updated"] {
+        assert!(tools.iter().any(|t| t.name == name), "missing tool {name}");
+    }
+    let r = client
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .expect("echo");
+    assert_eq!(text_of(&r), "hi");
+
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options = crate::CallOptions::new().on_progress(move |p| {
+        if let Ok(mut v) = sink.lock() {
+            v.push(p.progress);
+        }
+    });
+    let r = client
+        .call_tool_with("slow", json!({"steps": 3, "delay_ms": 20}), options)
+        .await
+        .expect("slow");
+    assert_eq!(text_of(&r), "done 3 steps");
+    let progress = seen.lock().map(|v| v.clone()).unwrap_or_default();
+    if stateful {
+        assert_eq!(progress, [1.0, 2.0, 3.0], "progress in order");
+    } else {
+        // `--stateless --json`: a JSON body carries only the response, and there is no GET
+        // stream, so the server drops its progress notifications (tests/peers/README.md).
+        assert!(progress.is_empty(), "{progress:?}");
+    }
+
+    if stateful {
+        client
+            .set_log_level(mcp_proto::types::LoggingLevel::Warning)
+            .await
+            .expect("setLevel");
+        let mut sub = client
+            .subscribe("demo://greeting")
+            .await
+            .expect("subscribe");
+        let r = client
+            .call_tool("notify_resource_updated", json!({"uri": "demo://greeting"}))
+            .await
+            .expect("notify before expiry");
+        assert_eq!(text_of(&r), "sent update for demo://greeting");
+        within(&rt, Duration::from_secs(5), sub.recv())
+            .await
+            .expect("the update in time")
+            .expect("subscription open")
+            .expect("no lag");
+
+        let r = client
+            .call_tool("expire_session", json!({}))
+            .await
+            .expect("expire_session");
+        assert!(text_of(&r).contains("expired"), "{r:?}");
+        // The next request carries the old id: 404, re-initialize, re-sent.
+        let tools = client.list_tools().await.expect("tools/list after expiry");
+        assert!(!tools.is_empty());
+        // The subscription was restored on the new session: the server sends the update only
+        // to sessions that subscribed.
+        let r = client
+            .call_tool("notify_resource_updated", json!({"uri": "demo://greeting"}))
+            .await
+            .expect("notify after expiry");
+        assert_eq!(
+            text_of(&r),
+            "sent update for demo://greeting",
+            "subscription restored"
+        );
+        let n = within(&rt, Duration::from_secs(5), sub.recv())
+            .await
+            .expect("the update after the reset in time")
+            .expect("subscription open")
+            .expect("no lag");
+        assert_eq!(n.method, "notifications/resources/updated");
+    }
+    let started = rt.now();
+    client.close().await;
+    assert!(
+        rt.now() - started < Duration::from_secs(8),
+        "close is bounded"
+    );
+    assert!(client.is_closed());
+}
+
+/// Against server-everything at `url` (`streamableHttp` at `/mcp`, or `sse` at `/sse`) with
+/// transport `mode`: handshake, `tools/list`, `echo`, close.
+pub async fn peer_everything<R: Runtime>(rt: R, url: String, mode: mcp_proto::http::TransportMode) {
+    let client = connect(&rt, ClientBuilder::new().http_transport(mode), &url).await;
+    assert!(
+        client.server_info().name.contains("everything"),
+        "{:?}",
+        client.server_info()
+    );
+    let tools = client.list_tools().await.expect("tools/list");
+    assert!(tools.iter().any(|t| t.name == "echo"), "{tools:?}");
+    let r = client
+        .call_tool("echo", json!({"message": "hello"}))
+        .await
+        .expect("echo");
+    assert!(text_of(&r).contains("hello"), "{r:?}");
+    let started = rt.now();
+    client.close().await;
+    assert!(
+        rt.now() - started < Duration::from_secs(8),
+        "close is bounded"
+    );
+}
