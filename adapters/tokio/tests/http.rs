@@ -1,3 +1,4 @@
+#![cfg(feature = "http")]
 //! The HTTP transport on tokio: the scripted-server bodies of
 //! `mcp_driver::testing::http_suite`, each bounded by a hang guard.
 
