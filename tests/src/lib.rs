@@ -4,3 +4,4 @@
 #![warn(missing_docs)]
 
 pub mod counting_alloc;
+pub mod peers;

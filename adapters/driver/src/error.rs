@@ -4,6 +4,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_proto::http::error::HttpStatusError;
 use mcp_proto::session::{CloseReason, UsageError};
 use serde_json::value::RawValue;
 
@@ -120,6 +121,29 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// The HTTP exchange carrying the request failed with this status: `source` has the body
+    /// excerpt and, on 401 / 403, the parsed `WWW-Authenticate` challenge and
+    /// `Mcp-Auth-Server`. (A refused `initialize` is [`Error::Handshake`] with
+    /// [`CloseReason::Http`]; [`Error::http_status`] finds both.)
+    #[error("server {server:?}: {method}: {source}")]
+    Http {
+        /// The server.
+        server: Arc<str>,
+        /// The request's method.
+        method: String,
+        /// The response.
+        #[source]
+        source: HttpStatusError,
+    },
+    /// The connection's configuration cannot be used (an invalid URL, a root certificate that
+    /// is not PEM). Nothing was sent.
+    #[error("server {server:?}: invalid configuration: {message}")]
+    Config {
+        /// The server.
+        server: Arc<str>,
+        /// What is wrong.
+        message: String,
+    },
     /// The client was asked for something this build cannot do yet (for example an HTTP
     /// server, or a runtime that is not running).
     #[error("server {server:?}: {what} is not supported")]
@@ -154,6 +178,8 @@ impl Error {
             | Error::Usage { server, .. }
             | Error::Decode { server, .. }
             | Error::Pagination { server, .. }
+            | Error::Http { server, .. }
+            | Error::Config { server, .. }
             | Error::Unsupported { server, .. } => server,
         }
     }
@@ -163,6 +189,25 @@ impl Error {
     pub fn code(&self) -> Option<i64> {
         match self {
             Error::Remote { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+
+    /// The HTTP response that caused this error, if one did: a request's failed exchange
+    /// ([`Error::Http`]), or the response that ended the connection or refused the handshake
+    /// (for example a 401 with its `WWW-Authenticate` challenge).
+    #[must_use]
+    pub fn http_status(&self) -> Option<&HttpStatusError> {
+        match self {
+            Error::Http { source, .. } => Some(source),
+            Error::Handshake {
+                reason: CloseReason::Http(e),
+                ..
+            }
+            | Error::Closed {
+                reason: CloseReason::Http(e),
+                ..
+            } => Some(e),
             _ => None,
         }
     }

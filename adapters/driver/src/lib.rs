@@ -6,9 +6,10 @@
 //! with backpressure and arms one timer; it makes no protocol decision of its own.
 //!
 //! - Transports: a stdio server (a child process in its own process group, stderr captured,
-//!   shut down by the core's schedule) and any `AsyncRead + AsyncWrite` pair
-//!   ([`Client::over`]). HTTP is not implemented yet: [`ClientBuilder::connect`] returns
-//!   [`Error::Unsupported`] for HTTP configs.
+//!   shut down by the core's schedule), any `AsyncRead + AsyncWrite` pair ([`Client::over`]),
+//!   and (feature `http`, on by default) Streamable HTTP or legacy HTTP+SSE (`Client::http`),
+//!   whose exchanges the runtime performs through [`http::HttpClient`]; the core decides every
+//!   header, redirect, retry, resumption and session id.
 //! - Calls: typed methods (`list_tools`, `call_tool`, resources, prompts, completion,
 //!   logging, `ping`), [`Client::request`] for any typed method, [`Client::request_raw`] and
 //!   [`Client::notify`] untyped; per-call [`CallOptions`]; dropping a call's future cancels it
@@ -28,6 +29,7 @@ mod client;
 mod driver;
 mod error;
 mod handler;
+pub mod http;
 pub mod manager;
 mod notify;
 mod options;

@@ -81,6 +81,28 @@ pub trait Runtime: Clone + Send + Sync + 'static {
     {
         None
     }
+
+    /// An HTTP client for one connection's exchanges, set up as `config` says.
+    ///
+    /// Exists for the HTTP transport: the driver asks for one client per connection and
+    /// performs every exchange the core asks for with it (see [`crate::http`] for the rules an
+    /// implementation follows). The default returns an `Unsupported` error, so a runtime
+    /// without HTTP support still compiles and serves stdio and byte streams.
+    ///
+    /// # Errors
+    ///
+    /// `Unsupported` when the runtime has no HTTP client; `InvalidInput` for a configuration
+    /// the client cannot use (a root certificate that is not PEM, say).
+    fn http_client(
+        &self,
+        config: &crate::http::HttpClientConfig,
+    ) -> io::Result<std::sync::Arc<dyn crate::http::HttpClient>> {
+        let _ = config;
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "HTTP is not supported by this runtime",
+        ))
+    }
 }
 
 /// A freshly spawned child process: its pipes and its wait handle.

@@ -7,9 +7,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
+use std::time::Instant;
 
 use mcp_proto::session::{
-    CloseReason, InboundRequestId, RequestError, RequestHandle, ServerNotification, Session,
+    CloseReason, Event, InboundRequestId, RequestError, RequestHandle, ServerNotification, Session,
 };
 use mcp_proto::stdio::StdioConnection;
 use serde_json::value::RawValue;
@@ -18,24 +19,76 @@ use tokio::sync::{broadcast, oneshot, watch};
 use crate::error::ExitInfo;
 use crate::options::ProgressSink;
 
-/// The protocol state machine of one connection. One variant per framing; the HTTP layer
-/// adds its own variant here when it lands.
-#[derive(Debug)]
+/// The protocol state machine of one connection. One variant per framing.
+///
+/// Not `Debug`: the HTTP connection holds the user's headers (credentials).
+// One per connection, inside the shared `Arc` and never moved: the size difference is moot.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Core {
     /// Newline-delimited JSON over a byte stream (a child's stdio, a socket, a pipe).
     Lines(StdioConnection),
+    /// Streamable HTTP or legacy HTTP+SSE.
+    #[cfg(feature = "http")]
+    Http(mcp_proto::http::Connection),
 }
 
 impl Core {
     pub(crate) fn session(&self) -> &Session {
         match self {
             Core::Lines(c) => c.session(),
+            #[cfg(feature = "http")]
+            Core::Http(c) => c.session(),
         }
     }
 
     pub(crate) fn session_mut(&mut self) -> &mut Session {
         match self {
             Core::Lines(c) => c.session_mut(),
+            #[cfg(feature = "http")]
+            Core::Http(c) => c.session_mut(),
+        }
+    }
+
+    /// Closes the session (and, over HTTP, starts the DELETE).
+    pub(crate) fn close(&mut self, now: Instant) {
+        match self {
+            Core::Lines(c) => c.session_mut().close(now),
+            #[cfg(feature = "http")]
+            Core::Http(c) => c.close(now),
+        }
+    }
+
+    /// The next session event. Over HTTP the connection's own events are reported as
+    /// tracing events on the way (they need no action from the driver).
+    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
+    pub(crate) fn poll_event(&mut self, server: &str) -> Option<Event> {
+        match self {
+            Core::Lines(c) => c.session_mut().poll_event(),
+            #[cfg(feature = "http")]
+            Core::Http(c) => loop {
+                match c.poll_event()? {
+                    mcp_proto::http::Event::Session(e) => return Some(e),
+                    mcp_proto::http::Event::Http(e) => crate::driver::trace_http_event(server, &e),
+                    _ => {}
+                }
+            },
+        }
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) next has work.
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        match self {
+            Core::Lines(c) => c.session().poll_timeout(),
+            #[cfg(feature = "http")]
+            Core::Http(c) => c.poll_timeout(),
+        }
+    }
+
+    pub(crate) fn handle_timeout(&mut self, now: Instant) {
+        match self {
+            Core::Lines(c) => c.session_mut().handle_timeout(now),
+            #[cfg(feature = "http")]
+            Core::Http(c) => c.handle_timeout(now),
         }
     }
 }

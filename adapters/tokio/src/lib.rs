@@ -13,10 +13,39 @@
 //! client.close().await;
 //! # Ok(()) }
 //! ```
+//!
+//! # HTTP
+//!
+//! With the `http` feature (on by default), [`Client::http`] and HTTP entries of
+//! [`Client::connect`] speak Streamable HTTP, or the legacy HTTP+SSE transport of 2024-11-05
+//! ([`ClientBuilder::http_transport`]: `Auto` tries Streamable HTTP and falls back to legacy
+//! when the initialize POST gets 400, 404 or 405). The exchanges run on `reqwest`:
+//!
+//! - TLS is rustls (ring) with the system's root certificates, plus any CA given with
+//!   [`ClientBuilder::root_certificate_pem`]; no native-tls, no OpenSSL.
+//! - Proxies come from the environment (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`).
+//! - reqwest follows no redirect: the core follows same-origin 307/308 only and never carries
+//!   credentials or custom headers to another origin.
+//! - Only a connect timeout ([`ClientBuilder::connect_timeout`]); no whole-request timeout,
+//!   which would cut SSE streams. Requests keep the session's deadlines, other exchanges the
+//!   core's (30 s), the closing `DELETE` its close timeout ([`ClientBuilder::close_timeout`]).
+//! - Bodies are streamed chunk by chunk into the core, which bounds their size.
+//! - Custom headers ([`ClientBuilder::header`], a config's `headers`) such as
+//!   `Authorization: Bearer ...` are sent to the configured origin only; header values are
+//!   never logged.
+//! - Sessions: `Mcp-Session-Id` is kept and echoed; a 404 re-initializes once and restores the
+//!   log level and resource subscriptions; dropped SSE streams resume with `Last-Event-ID`.
+//! - A 401 or 403 is a typed error carrying the parsed `WWW-Authenticate` challenge
+//!   ([`Error::http_status`]).
+//!
+//! Without the feature (`default-features = false`) neither reqwest nor rustls is built, and
+//! HTTP configs return [`Error::Unsupported`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+#[cfg(feature = "http")]
+mod http;
 mod runtime;
 
 pub use mcp_driver;

@@ -68,6 +68,16 @@ impl Runtime for TokioRuntime {
         TokioRuntime::try_current()
     }
 
+    #[cfg(feature = "http")]
+    fn http_client(
+        &self,
+        config: &mcp_driver::http::HttpClientConfig,
+    ) -> io::Result<std::sync::Arc<dyn mcp_driver::http::HttpClient>> {
+        // Built inside the runtime's context: the client's connector may need it.
+        let _enter = self.handle.enter();
+        crate::http::client(config)
+    }
+
     fn spawn_child(&self, command: std::process::Command) -> io::Result<ChildParts> {
         let mut command = tokio::process::Command::from(command);
         // A last resort only: it kills the direct child, not its group. `StdioChild` kills

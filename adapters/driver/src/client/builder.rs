@@ -151,6 +151,18 @@ pub struct ClientBuilder<R: Runtime> {
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
     /// wait for a cancelled connection's process to be gone.
     pub(crate) phase_slot: Option<PhaseSlot>,
+    #[cfg(feature = "http")]
+    http: HttpOptions,
+}
+
+/// The HTTP options of a builder.
+#[cfg(feature = "http")]
+#[derive(Clone, Default)]
+struct HttpOptions {
+    mode: mcp_proto::http::TransportMode,
+    headers: Vec<(String, String)>,
+    client: crate::http::HttpClientConfig,
+    close_timeout: Option<Duration>,
 }
 
 /// Where [`ClientBuilder`] hands out the phase of a connection it started.
@@ -196,6 +208,8 @@ impl<R: Runtime> ClientBuilder<R> {
             era_policy: None,
             wire: None,
             phase_slot: None,
+            #[cfg(feature = "http")]
+            http: HttpOptions::default(),
         }
     }
 
@@ -320,14 +334,61 @@ impl<R: Runtime> ClientBuilder<R> {
         self
     }
 
-    /// Connects to a configured server (from `mcpServers` JSON, say). The config's
-    /// `startupTimeout` and `timeout` apply unless set on the builder.
+    /// Over HTTP: which transport to use (default [`TransportMode::Auto`]: Streamable HTTP,
+    /// falling back to legacy HTTP+SSE when the initialize POST is refused with 400, 404 or
+    /// 405). A config's `type` sets it too.
     ///
-    /// HTTP servers are not supported by this build yet: they return [`Error::Unsupported`].
+    /// [`TransportMode::Auto`]: mcp_proto::http::TransportMode::Auto
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn http_transport(mut self, mode: mcp_proto::http::TransportMode) -> Self {
+        self.http.mode = mode;
+        self
+    }
+
+    /// Over HTTP: a header sent with every request to the server's origin (never to another
+    /// origin), for example `Authorization: Bearer ...` or an API key. Values are never
+    /// logged. A config's `headers` are added after these.
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.http.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Over HTTP: how long establishing a connection (TCP and TLS) may take. There is no
+    /// whole-request timeout (it would cut SSE streams): requests have the session's deadlines.
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.http.client.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// Over HTTP: trusts the PEM certificate(s) in `pem` as roots, in addition to the system's.
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.http.client.root_certificates.push(pem.into());
+        self
+    }
+
+    /// Over HTTP: how long the `DELETE` that ends the session may take on close (default 5 s).
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn close_timeout(mut self, timeout: Duration) -> Self {
+        self.http.close_timeout = Some(timeout);
+        self
+    }
+
+    /// Connects to a configured server (from `mcpServers` JSON, say). The config's
+    /// `startupTimeout` and `timeout` apply unless set on the builder; an HTTP config's `type`
+    /// chooses the transport and its `headers` are sent (see [`header`](Self::header)).
     ///
     /// # Errors
     ///
-    /// [`Error::Spawn`], [`Error::Handshake`], [`Error::Exited`], [`Error::Unsupported`].
+    /// [`Error::Spawn`], [`Error::Handshake`], [`Error::Exited`], [`Error::Config`],
+    /// [`Error::Unsupported`] (an HTTP server in a build without the `http` feature).
     pub async fn connect(mut self, config: ServerConfig) -> Result<Client<R>, Error> {
         if self.name.is_none() {
             self.name = Some(config.name.as_str().into());
@@ -354,9 +415,21 @@ impl<R: Runtime> ClientBuilder<R> {
                 };
                 self.stdio(spec).await
             }
+            #[cfg(feature = "http")]
+            TransportConfig::Http(h) => {
+                use mcp_proto::http::TransportMode;
+                use mcp_proto::manager::config::HttpTransport;
+                self.http.mode = match h.transport {
+                    HttpTransport::Streamable => TransportMode::Streamable,
+                    HttpTransport::Legacy => TransportMode::Legacy,
+                    _ => TransportMode::Auto,
+                };
+                self.http.headers.extend(h.headers);
+                self.http(&h.url).await
+            }
             _ => Err(Error::Unsupported {
                 server: self.server_name("server"),
-                what: "this transport (HTTP support lands with the core's HTTP layer)".into(),
+                what: "this transport (enable the `http` feature for HTTP)".into(),
             }),
         }
     }
@@ -391,7 +464,69 @@ impl<R: Runtime> ClientBuilder<R> {
             schedule: None,
         }));
         let bound = self.shutdown.stdin_grace + self.shutdown.term_grace;
-        self.start(runtime, name, io, bound).await
+        let core = self.lines_core(&runtime);
+        self.start(runtime, name, core, io, bound).await
+    }
+
+    /// Connects to the MCP server at `url` over HTTP (Streamable HTTP, or legacy HTTP+SSE as
+    /// [`http_transport`](Self::http_transport) says) and runs the handshake. Needs a runtime
+    /// with an HTTP client ([`Runtime::http_client`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for a URL that is not `http(s)://` or a bad root certificate,
+    /// [`Error::Unsupported`] for a runtime without HTTP, [`Error::Handshake`] (a 401 carries
+    /// the challenge: see [`Error::http_status`]).
+    #[cfg(feature = "http")]
+    pub async fn http(self, url: &str) -> Result<Client<R>, Error> {
+        use mcp_proto::http::{Connection, ConnectionConfig};
+        let parsed = url::Url::parse(url);
+        let fallback = parsed
+            .as_ref()
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_else(|| "http".to_owned());
+        let name = self.server_name(&fallback);
+        let config_error = |message: String| Error::Config {
+            server: name.clone(),
+            message,
+        };
+        let url = parsed.map_err(|e| config_error(format!("invalid URL: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(config_error(format!(
+                "the URL must be http:// or https://, not {}://",
+                url.scheme()
+            )));
+        }
+        let runtime = self.resolve_runtime(&name)?;
+        let mut client_config = self.http.client.clone();
+        if client_config.user_agent.is_none() {
+            client_config.user_agent = Some(format!(
+                "{}/{}",
+                self.client_info.name, self.client_info.version
+            ));
+        }
+        let client = runtime
+            .http_client(&client_config)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::Unsupported => Error::Unsupported {
+                    server: name.clone(),
+                    what: "HTTP on this runtime".into(),
+                },
+                _ => config_error(e.to_string()),
+            })?;
+        let mut config = ConnectionConfig::new(url);
+        config.mode = self.http.mode;
+        for (n, v) in &self.http.headers {
+            config.extra_headers.append(n.clone(), v.clone());
+        }
+        if let Some(t) = self.http.close_timeout {
+            config.close_timeout = t;
+        }
+        let bound = config.close_timeout;
+        let conn = Connection::new(config, self.session_config(), runtime.now());
+        let io = Transport::Http(crate::driver::HttpIo::new(client, self.wire.clone()));
+        self.start(runtime, name, Core::Http(conn), io, bound).await
     }
 
     /// Runs the protocol over any byte stream: `reader` is what the server writes, `writer`
@@ -413,7 +548,8 @@ impl<R: Runtime> ClientBuilder<R> {
             reader: Some(reader),
             writer: Some(writer),
         });
-        self.start(runtime, name, io, Duration::ZERO).await
+        let core = self.lines_core(&runtime);
+        self.start(runtime, name, core, io, Duration::ZERO).await
     }
 
     fn server_name(&self, fallback: &str) -> Arc<str> {
@@ -448,16 +584,20 @@ impl<R: Runtime> ClientBuilder<R> {
         config
     }
 
+    fn lines_core(&self, runtime: &R) -> Core {
+        Core::Lines(StdioConnection::new(self.session_config(), runtime.now()))
+    }
+
     /// Spawns the driver and waits for the handshake.
     async fn start(
         self,
         runtime: R,
         name: Arc<str>,
+        core: Core,
         io: Transport<R>,
         graces: Duration,
     ) -> Result<Client<R>, Error> {
-        let conn = StdioConnection::new(self.session_config(), runtime.now());
-        let shared = Shared::new(name.clone(), Core::Lines(conn), self.notification_capacity);
+        let shared = Shared::new(name.clone(), core, self.notification_capacity);
         let mut phase = shared.phase.subscribe();
         if let Some(slot) = &self.phase_slot {
             *slot
@@ -585,6 +725,16 @@ impl<R: Runtime> Client<R> {
     #[cfg(unix)]
     pub async fn stdio(command: impl IntoStdioCommand) -> Result<Self, Error> {
         ClientBuilder::new().stdio(command).await
+    }
+
+    /// Connects to an HTTP server with the default options (see [`ClientBuilder::http`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`ClientBuilder::http`].
+    #[cfg(feature = "http")]
+    pub async fn http(url: &str) -> Result<Self, Error> {
+        ClientBuilder::new().http(url).await
     }
 
     /// Speaks MCP over a byte stream with the default options (see [`ClientBuilder::over`]).

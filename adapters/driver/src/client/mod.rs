@@ -67,7 +67,7 @@ impl<R: Runtime> Drop for Inner<R> {
                 server = &*self.shared.name,
                 "every client handle dropped: closing"
             );
-            state.core.session_mut().close(now);
+            state.core.close(now);
         }
         state.wake_driver();
     }
@@ -164,7 +164,8 @@ impl<R: Runtime> Client<R> {
     }
 
     /// Closes the connection and waits until it is shut down: queued messages are flushed,
-    /// then a stdio server gets the shutdown schedule (stdin closed, `SIGTERM` to its group
+    /// over HTTP the session is ended with a `DELETE` (bounded by the close timeout), a stdio
+    /// server gets the shutdown schedule (stdin closed, `SIGTERM` to its group
     /// after the stdin grace, `SIGKILL` after the term grace) and is reaped. Pending calls
     /// fail with [`Error::Closed`]. Returns within the graces plus a small margin even if the
     /// server misbehaves. Idempotent; other clones see the connection closed.
@@ -172,7 +173,7 @@ impl<R: Runtime> Client<R> {
         {
             let now = self.inner.runtime.now();
             let mut state = self.inner.shared.lock();
-            state.core.session_mut().close(now);
+            state.core.close(now);
             state.wake_driver();
         }
         let mut rx = self.inner.shared.phase.subscribe();
@@ -371,6 +372,11 @@ impl<R: Runtime> Client<R> {
                 method: method.into(),
             },
             RequestError::Closed(reason) => self.closed_error(reason),
+            RequestError::Http(source) => Error::Http {
+                server,
+                method: method.into(),
+                source,
+            },
             other => Error::Closed {
                 server,
                 reason: CloseReason::TransportClosed {

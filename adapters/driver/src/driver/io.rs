@@ -1,5 +1,5 @@
-//! The transports a driver executes. One variant per kind of I/O; the HTTP exchange adds a
-//! variant here (and a `Core` variant in `shared`) when the core's HTTP layer lands.
+//! The transports a driver executes. One variant per kind of I/O, matching the `Core` variant
+//! in `shared` that decides what to do with it.
 
 use std::pin::Pin;
 use std::process::ExitStatus;
@@ -20,6 +20,9 @@ pub(crate) enum Transport<R: Runtime> {
     /// A child process speaking over its stdin / stdout.
     #[cfg(unix)]
     Stdio(Box<StdioIo<R>>),
+    /// HTTP exchanges performed by the runtime's client.
+    #[cfg(feature = "http")]
+    Http(super::http::HttpIo),
     /// Keeps `R` used on platforms without child processes.
     #[allow(dead_code)]
     #[doc(hidden)]
@@ -42,20 +45,26 @@ pub(crate) struct StdioIo<R: Runtime> {
 }
 
 impl<R: Runtime> Transport<R> {
-    pub(crate) fn reader(&mut self) -> &mut Option<BoxRead> {
+    /// The byte stream read from, `None` for transports without one (HTTP).
+    pub(crate) fn reader(&mut self) -> Option<&mut Option<BoxRead>> {
         match self {
-            Transport::Stream(s) => &mut s.reader,
+            Transport::Stream(s) => Some(&mut s.reader),
             #[cfg(unix)]
-            Transport::Stdio(s) => &mut s.reader,
+            Transport::Stdio(s) => Some(&mut s.reader),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => None,
             Transport::_Never(n, _) => match *n {},
         }
     }
 
-    pub(crate) fn writer(&mut self) -> &mut Option<BoxWrite> {
+    /// The byte stream written to, `None` for transports without one (HTTP).
+    pub(crate) fn writer(&mut self) -> Option<&mut Option<BoxWrite>> {
         match self {
-            Transport::Stream(s) => &mut s.writer,
+            Transport::Stream(s) => Some(&mut s.writer),
             #[cfg(unix)]
-            Transport::Stdio(s) => &mut s.writer,
+            Transport::Stdio(s) => Some(&mut s.writer),
+            #[cfg(feature = "http")]
+            Transport::Http(_) => None,
             Transport::_Never(n, _) => match *n {},
         }
     }

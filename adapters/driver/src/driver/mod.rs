@@ -12,6 +12,8 @@
 //! `TooManyInFlight` instead of unbounded growth. Reading is polled independently of writing,
 //! so a slow writer never stops responses from being read.
 
+#[cfg(feature = "http")]
+mod http;
 mod io;
 
 use std::future::Future;
@@ -27,6 +29,8 @@ use mcp_proto::session::{CloseReason, Event, RequestError};
 use mcp_proto::stdio::shutdown::{ShutdownAction, ShutdownConfig, ShutdownSchedule};
 use tokio::sync::oneshot;
 
+#[cfg(feature = "http")]
+pub(crate) use http::{HttpIo, trace_http_event};
 #[cfg(unix)]
 pub(crate) use io::StdioIo;
 pub(crate) use io::{BoxRead, BoxWrite, StreamIo, Transport};
@@ -115,15 +119,16 @@ impl<R: Runtime> Driver<R> {
     }
 
     /// Reads what is available and feeds it to the core.
+    #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
     fn poll_read(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
         let mut any = false;
         for _ in 0..4 {
-            let Some(reader) = self.io.reader().as_mut() else {
+            let Some(Some(reader)) = self.io.reader() else {
                 return any;
             };
             match reader.as_mut().poll_read(cx, &mut self.read_buf) {
                 Poll::Ready(Ok(0)) => {
-                    *self.io.reader() = None;
+                    self.drop_reader();
                     self.stdout_eof = true;
                     self.transport_ending(now, "closed its output".into());
                     return true;
@@ -133,14 +138,14 @@ impl<R: Runtime> Driver<R> {
                         tap(crate::options::WireDirection::Received, &self.read_buf[..n]);
                     }
                     let mut state = self.shared.lock();
-                    match &mut state.core {
-                        Core::Lines(c) => c.handle_bytes(now, &self.read_buf[..n]),
+                    if let Core::Lines(c) = &mut state.core {
+                        c.handle_bytes(now, &self.read_buf[..n]);
                     }
                     any = true;
                 }
                 Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Poll::Ready(Err(e)) => {
-                    *self.io.reader() = None;
+                    self.drop_reader();
                     self.stdout_eof = true;
                     self.transport_ending(now, format!("reading failed: {e}"));
                     return true;
@@ -153,6 +158,42 @@ impl<R: Runtime> Driver<R> {
         any
     }
 
+    fn drop_reader(&mut self) {
+        if let Some(r) = self.io.reader() {
+            *r = None;
+        }
+    }
+
+    fn drop_writer(&mut self) {
+        if let Some(w) = self.io.writer() {
+            *w = None;
+        }
+    }
+
+    fn has_writer(&mut self) -> bool {
+        self.io.writer().is_some_and(|w| w.is_some())
+    }
+
+    /// Runs the HTTP exchanges of an HTTP connection.
+    #[cfg(feature = "http")]
+    fn poll_http(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
+        let Transport::Http(io) = &mut self.io else {
+            return false;
+        };
+        let shared = &self.shared;
+        io.poll(cx, now, &shared.name, |f| {
+            let mut state = shared.lock();
+            if let Core::Http(c) = &mut state.core {
+                f(c);
+            }
+        })
+    }
+
+    #[cfg(not(feature = "http"))]
+    fn poll_http(&mut self, _cx: &mut Context<'_>, _now: Instant) -> bool {
+        false
+    }
+
     /// Notes that the transport is ending; the core is told at once for a byte stream, and
     /// after the exit status is known (or `EXIT_WAIT`) for a child.
     fn transport_ending(&mut self, now: Instant, detail: String) {
@@ -160,6 +201,8 @@ impl<R: Runtime> Driver<R> {
             Transport::Stream(_) => Duration::ZERO,
             #[cfg(unix)]
             Transport::Stdio(_) => EXIT_WAIT,
+            #[cfg(feature = "http")]
+            Transport::Http(_) => Duration::ZERO,
             Transport::_Never(n, _) => match *n {},
         };
         if self.ending.is_none() {
@@ -240,16 +283,17 @@ impl<R: Runtime> Driver<R> {
         state.exit = exit;
         match &mut state.core {
             Core::Lines(c) => c.handle_eof(now, Some(detail)),
+            #[cfg(feature = "http")]
+            Core::Http(c) => c.session_mut().handle_transport_closed(now, Some(detail)),
         }
         true
     }
 
     fn handle_timeouts(&mut self, now: Instant) -> bool {
         let mut state = self.shared.lock();
-        let session = state.core.session_mut();
-        match session.poll_timeout() {
+        match state.core.poll_timeout() {
             Some(at) if now >= at => {
-                session.handle_timeout(now);
+                state.core.handle_timeout(now);
                 true
             }
             _ => false,
@@ -257,6 +301,7 @@ impl<R: Runtime> Driver<R> {
     }
 
     /// Writes what the core has to send, pulling more only when the last batch is written.
+    #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
     fn poll_write(&mut self, cx: &mut Context<'_>) -> bool {
         let mut any = false;
         loop {
@@ -264,7 +309,9 @@ impl<R: Runtime> Driver<R> {
                 self.out.clear();
                 self.out_pos = 0;
                 let mut state = self.shared.lock();
-                let Core::Lines(c) = &mut state.core;
+                let Core::Lines(c) = &mut state.core else {
+                    break;
+                };
                 while self.out.len() < WRITE_BATCH {
                     let start = self.out.len();
                     match c.poll_transmit(&mut self.out) {
@@ -283,7 +330,7 @@ impl<R: Runtime> Driver<R> {
                 }
                 any = true;
             }
-            let Some(writer) = self.io.writer().as_mut() else {
+            let Some(Some(writer)) = self.io.writer() else {
                 // The write side is gone: what the core still sends cannot reach the peer.
                 self.out_pos = self.out.len();
                 continue;
@@ -301,7 +348,7 @@ impl<R: Runtime> Driver<R> {
             }
         }
         if self.needs_flush
-            && let Some(writer) = self.io.writer().as_mut()
+            && let Some(Some(writer)) = self.io.writer()
         {
             match writer.as_mut().poll_flush(cx) {
                 Poll::Ready(Ok(())) => self.needs_flush = false,
@@ -313,7 +360,7 @@ impl<R: Runtime> Driver<R> {
     }
 
     fn write_failed(&mut self, detail: String) {
-        *self.io.writer() = None;
+        self.drop_writer();
         self.out_pos = self.out.len();
         self.needs_flush = false;
         let now = self.runtime.now();
@@ -340,7 +387,7 @@ impl<R: Runtime> Driver<R> {
         let mut any = false;
         {
             let mut state = self.shared.lock();
-            while let Some(event) = state.core.session_mut().poll_event() {
+            while let Some(event) = state.core.poll_event(&self.shared.name) {
                 any = true;
                 match event {
                     Event::Completed { handle, result } => {
@@ -468,7 +515,7 @@ impl<R: Runtime> Driver<R> {
         // The session may have closed (on another thread) after this round's write: pull
         // what it queued (cancellations) before deciding that everything is flushed.
         self.poll_write(cx);
-        let flushing = self.writes_pending() && self.io.writer().is_some();
+        let flushing = self.writes_pending() && self.has_writer();
         if flushing && now < flush_deadline {
             return false;
         }
@@ -529,6 +576,13 @@ impl<R: Runtime> Driver<R> {
                 }
                 schedule.is_done()
             }
+            // The connection sends the DELETE (bounded by its close deadline) and then
+            // reports that it is finished.
+            #[cfg(feature = "http")]
+            Transport::Http(_) => match &self.shared.lock().core {
+                Core::Http(c) => c.is_finished(),
+                _ => true,
+            },
             Transport::_Never(n, _) => match *n {},
         }
     }
@@ -537,7 +591,7 @@ impl<R: Runtime> Driver<R> {
     fn next_deadline(&self) -> Option<Instant> {
         let state = self.shared.lock();
         let session = state.core.session();
-        let mut next = session.poll_timeout();
+        let mut next = state.core.poll_timeout();
         let mut consider = |t: Option<Instant>| {
             if let Some(t) = t {
                 next = Some(next.map_or(t, |n| n.min(t)));
@@ -602,6 +656,7 @@ impl<R: Runtime> Future for Driver<R> {
             progress |= this.poll_child(cx, now);
             progress |= this.check_ending(now);
             progress |= this.handle_timeouts(now);
+            progress |= this.poll_http(cx, now);
             progress |= this.poll_write(cx);
             progress |= this.dispatch_events();
             if this.poll_shutdown(cx, now) {

@@ -12,6 +12,10 @@
 //! # Ok(()) }
 //! ```
 
+#[cfg(feature = "http")]
+pub mod http_server;
+#[cfg(feature = "http")]
+pub mod http_suite;
 pub mod manager;
 mod pipe;
 pub mod suite;
