@@ -159,7 +159,10 @@ pub async fn everything_stdio_lists<R: Runtime>(rt: R, peers: Peers) {
     let mut tools = Vec::new();
     for _ in 0..50 {
         tools = c.list_tools().await.expect("tools/list");
-        if tools.iter().any(|t| t.name == "trigger-elicitation-request") {
+        if tools
+            .iter()
+            .any(|t| t.name == "trigger-elicitation-request")
+        {
             break;
         }
         sleep(&rt, Duration::from_millis(50)).await;
@@ -295,11 +298,7 @@ pub async fn everything_stdio_logging<R: Runtime>(rt: R, peers: Peers) {
     // One message is sent at once (random level, all levels let through), then every 5 s.
     let message = bounded(&rt, Duration::from_secs(8), "a log message", async {
         loop {
-            let n = notes
-                .recv()
-                .await
-                .expect("stream open")
-                .expect("no lag");
+            let n = notes.recv().await.expect("stream open").expect("no lag");
             if n.kind() == NotificationKind::LogMessage {
                 return params_of(&n);
             }
@@ -379,7 +378,10 @@ pub async fn everything_stdio_roots<R: Runtime>(rt: R, peers: Peers) {
         .expect("get-roots-list");
     let t = text(&r);
     assert!(t.contains("2 total"), "{t}");
-    assert!(t.contains("root-a") && t.contains("file:///tmp/interop-root-b"), "{t}");
+    assert!(
+        t.contains("root-a") && t.contains("file:///tmp/interop-root-b"),
+        "{t}"
+    );
     s.finish(&rt, CLOSE_BOUND).await;
 }
 
@@ -518,7 +520,13 @@ pub async fn everything_stdio_cancel<R: Runtime>(rt: R, peers: Peers) {
     args.extend(peers.everything.iter().cloned());
     args.push("stdio".into());
     let (builder, _) = full_builder();
-    let s = Spawned::start(&rt, builder, "everything", StdioCommand::new("sh").args(args)).await;
+    let s = Spawned::start(
+        &rt,
+        builder,
+        "everything",
+        StdioCommand::new("sh").args(args),
+    )
+    .await;
     let c = &s.client;
 
     let (options, mut progress) = CallOptions::new().no_timeout().progress_watch();
@@ -578,7 +586,10 @@ pub async fn everything_stdio_close<R: Runtime>(rt: R, peers: Peers) {
     c.ping().await.expect("ping");
     let took = s.finish(&rt, CLOSE_BOUND).await;
     // Nothing pending and stdin closed: server-everything exits by itself, before SIGTERM.
-    assert!(took < Duration::from_secs(1) + Duration::from_millis(500), "{took:?}");
+    assert!(
+        took < Duration::from_secs(1) + Duration::from_millis(500),
+        "{took:?}"
+    );
     match c.ping().await {
         Err(e @ Error::Closed { .. }) => assert!(e.is_connection_lost()),
         other => panic!("expected Closed, got {other:?}"),

@@ -46,12 +46,7 @@ impl<R: Runtime> Fault<R> {
     /// # Panics
     ///
     /// When the handshake fails.
-    pub async fn start_with(
-        rt: &R,
-        bin: &Path,
-        mode: &[&str],
-        builder: ClientBuilder<R>,
-    ) -> Self {
+    pub async fn start_with(rt: &R, bin: &Path, mode: &[&str], builder: ClientBuilder<R>) -> Self {
         let unique = crate::peers::ProcessTag::new(mode[0]).env().1;
         let log = std::env::temp_dir().join(format!("mcp-fault-{unique}.log"));
         let _ = std::fs::remove_file(&log);
@@ -255,7 +250,11 @@ pub async fn fault_silent<R: Runtime>(rt: R, bin: PathBuf) {
         ids.len() == 3 && ids.iter().all(|id| cancelled.contains(id))
     })
     .await;
-    assert!(ok, "not every timed-out call was cancelled: {:?}", f.log_lines());
+    assert!(
+        ok,
+        "not every timed-out call was cancelled: {:?}",
+        f.log_lines()
+    );
     f.finish(&rt).await;
 }
 
@@ -421,7 +420,10 @@ pub async fn fault_ignore_sigterm<R: Runtime>(rt: R, bin: PathBuf) {
         took >= STDIN_GRACE + TERM_GRACE,
         "SIGKILL only after both graces: {took:?}"
     );
-    assert!(took < STDIN_GRACE + TERM_GRACE + Duration::from_secs(2), "{took:?}");
+    assert!(
+        took < STDIN_GRACE + TERM_GRACE + Duration::from_secs(2),
+        "{took:?}"
+    );
     assert_gone(&pids, Duration::from_millis(100), "killed");
     match c.state() {
         ConnectionState::Closed(_) => {}
@@ -462,7 +464,10 @@ pub async fn fault_stderr_flood<R: Runtime>(rt: R, bin: PathBuf) {
                     .is_some_and(|l| l.contains("crash_mid_request")),
                 "{stderr:?}"
             );
-            assert!(stderr.iter().any(|l| l.contains("stderr flood")), "{stderr:?}");
+            assert!(
+                stderr.iter().any(|l| l.contains("stderr flood")),
+                "{stderr:?}"
+            );
         }
         other => panic!("expected Exited, got {other:?}"),
     }

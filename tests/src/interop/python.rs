@@ -63,7 +63,10 @@ pub async fn python_stdio_out_of_order<R: Runtime>(rt: R, peers: Peers) {
     let order = order.lock().expect("lock").clone();
     let mut sorted = order.clone();
     sorted.sort_unstable();
-    assert_eq!(order, sorted, "answers resolve in the server's (reversed) order");
+    assert_eq!(
+        order, sorted,
+        "answers resolve in the server's (reversed) order"
+    );
     s.client.ping().await.expect("ping");
     s.finish(&rt, CLOSE_BOUND).await;
 }
@@ -137,7 +140,10 @@ pub async fn python_stdio_errors<R: Runtime>(rt: R, peers: Peers) {
     .await;
     assert_eq!(n["level"], "warning");
     assert_eq!(n["data"], "careful");
-    let r = c.call_tool("add", json!({"a": 2, "b": 40})).await.expect("add");
+    let r = c
+        .call_tool("add", json!({"a": 2, "b": 40}))
+        .await
+        .expect("add");
     assert_eq!(text(&r), "42.0");
     s.finish(&rt, CLOSE_BOUND).await;
 }
