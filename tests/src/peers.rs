@@ -1,112 +1,251 @@
-//! Shared rules for tests that talk to real peers (see `tests/peers/README.md`).
+//! Shared helpers for tests that need independent peers (server-everything, the Python `mcp`
+//! server): where they are, the skip rule, loopback ports, process guards and `/proc` checks.
 //!
-//! - The peer paths come from the environment that `.peers/env.sh` sets (`scripts/test` sources
-//!   it). When they are missing, [`peers`] panics with a message naming `scripts/test`, unless
-//!   `MCP_SKIP_INTEROP=1` is set: then it returns `None` and prints that the test was skipped.
-//! - A peer that binds every interface (server-everything's HTTP modes) may only run inside the
-//!   loopback-only namespace of `scripts/netns-run`, which exports `MCP_NETNS=1`: check with
-//!   [`require_netns`] (same failure rule).
-//! - [`PeerProcess`] kills its process group on drop; [`free_port`] and [`wait_for_port`] work
-//!   on 127.0.0.1 only.
+//! The peers are installed by `scripts/install-peers` and found through the variables of
+//! `.peers/env.sh`, which `scripts/test` sources. The rule (the same for every interop test):
+//! when the variables are missing the test **fails** with a message naming `scripts/test`,
+//! unless `MCP_SKIP_INTEROP=1` is set, in which case [`peers`] returns `None` and says on
+//! stderr that the test was skipped. A test that starts a peer binding every interface also
+//! needs `MCP_NETNS=1` (set by `scripts/test` inside `scripts/netns-run`): see [`require_netns`].
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Where the installed peers are.
-#[derive(Clone, Debug)]
+/// Where the installed peers are (from `.peers/env.sh`).
+#[derive(Debug, Clone)]
 pub struct Peers {
-    /// The virtualenv's python with PyPI `mcp` 1.x (`MCP_PEER_PYTHON`).
-    pub python: PathBuf,
-    /// `tests/peers/py_server.py` (`MCP_PEER_PY_SERVER`).
-    pub py_server: PathBuf,
-    /// The server-everything command line, words split (`MCP_PEER_EVERYTHING`).
+    /// `node .../server-everything/dist/index.js`, to be followed by `stdio`,
+    /// `streamableHttp` or `sse`.
     pub everything: Vec<String>,
+    /// The Python with PyPI `mcp` 1.x.
+    pub python: String,
+    /// `tests/peers/py_server.py`.
+    pub py_server: PathBuf,
 }
 
-fn skipping() -> bool {
-    std::env::var("MCP_SKIP_INTEROP").is_ok_and(|v| v == "1")
+const SKIP_VAR: &str = "MCP_SKIP_INTEROP";
+
+fn skipping(what: &str) -> bool {
+    if std::env::var_os(SKIP_VAR).is_some_and(|v| v == "1") {
+        eprintln!("SKIPPED ({SKIP_VAR}=1): {what}");
+        true
+    } else {
+        false
+    }
 }
 
-/// The peers, or `None` (after printing why) when `MCP_SKIP_INTEROP=1`.
+/// The installed peers, or `None` when `MCP_SKIP_INTEROP=1` and they are missing.
 ///
 /// # Panics
 ///
-/// When a peer variable is missing and interop is not skipped: run `scripts/test`.
+/// When a variable is missing and `MCP_SKIP_INTEROP=1` is not set: interop tests must not pass
+/// silently without their peers.
 #[must_use]
-pub fn peers(test: &str) -> Option<Peers> {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+pub fn peers() -> Option<Peers> {
+    let get = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     match (
-        var("MCP_PEER_PYTHON"),
-        var("MCP_PEER_PY_SERVER"),
-        var("MCP_PEER_EVERYTHING"),
+        get("MCP_PEER_EVERYTHING"),
+        get("MCP_PEER_PYTHON"),
+        get("MCP_PEER_PY_SERVER"),
     ) {
-        (Some(python), Some(py_server), Some(everything)) => Some(Peers {
-            python: python.into(),
-            py_server: py_server.into(),
+        (Some(everything), Some(python), Some(py_server)) => Some(Peers {
             everything: everything.split_whitespace().map(str::to_owned).collect(),
+            python,
+            py_server: py_server.into(),
         }),
-        _ if skipping() => {
-            eprintln!("{test}: skipped (MCP_SKIP_INTEROP=1)");
-            None
-        }
+        _ if skipping("the interop peers are not installed") => None,
         _ => panic!(
-            "{test}: the interop peers are not configured (MCP_PEER_* unset). Run `scripts/test`, \
-             or `bash scripts/install-peers && . .peers/env.sh`; set MCP_SKIP_INTEROP=1 to skip"
+            "the interop peers are not set up (MCP_PEER_EVERYTHING, MCP_PEER_PYTHON, \
+             MCP_PEER_PY_SERVER missing): run the tests with `scripts/test` (it installs the \
+             peers and sources .peers/env.sh), or set {SKIP_VAR}=1 to skip the interop tests"
         ),
     }
 }
 
-/// Whether this process runs in the loopback-only namespace (`MCP_NETNS=1`); `false` (after
-/// printing why) when `MCP_SKIP_INTEROP=1`.
+/// Whether a test that starts a peer binding every interface may run: `true` inside the
+/// loopback-only namespace (`MCP_NETNS=1`), `false` when skipping (`MCP_SKIP_INTEROP=1`).
 ///
 /// # Panics
 ///
-/// Outside the namespace when interop is not skipped: run `scripts/test` (or
-/// `scripts/netns-run cargo test --offline ...`).
+/// Outside the namespace without `MCP_SKIP_INTEROP=1`.
 #[must_use]
-pub fn require_netns(test: &str) -> bool {
-    if std::env::var("MCP_NETNS").is_ok_and(|v| v == "1") {
+pub fn require_netns() -> bool {
+    if std::env::var_os("MCP_NETNS").is_some_and(|v| v == "1") {
         return true;
     }
-    if skipping() {
-        eprintln!("{test}: skipped (MCP_SKIP_INTEROP=1; it needs the loopback namespace)");
+    if skipping("this peer binds every interface and runs only inside scripts/netns-run") {
         return false;
     }
     panic!(
-        "{test}: starts a peer that binds every interface, so it runs only inside \
-         `scripts/netns-run` (MCP_NETNS=1). Run `scripts/test`; set MCP_SKIP_INTEROP=1 to skip"
+        "this test starts a peer that binds every interface: run it with `scripts/test` (inside \
+         scripts/netns-run, MCP_NETNS=1), or set {SKIP_VAR}=1 to skip the interop tests"
     )
 }
 
-/// A free TCP port on 127.0.0.1 (free when asked; a race with other processes is possible but
-/// unlikely).
+/// A free TCP port on 127.0.0.1 (bound, then released: a small race, fine for tests).
 ///
 /// # Panics
 ///
 /// If no port can be bound.
 #[must_use]
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("bind 127.0.0.1:0")
+    let listener =
+        TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0 for a free port");
+    listener.local_addr().expect("local addr").port()
 }
 
 /// Waits until 127.0.0.1:`port` accepts connections; whether it did within `timeout`.
 #[must_use]
 pub fn wait_for_port(port: u16, timeout: Duration) -> bool {
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let end = Instant::now() + timeout;
     while Instant::now() < end {
         if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
             return true;
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(25));
     }
     false
+}
+
+/// A child process (started by the test itself, e.g. an HTTP peer) killed with its whole
+/// process group and reaped on drop. Start it with `process_group(0)`.
+#[derive(Debug)]
+pub struct ProcessGuard {
+    child: Child,
+}
+
+impl ProcessGuard {
+    /// Guards `child`, which leads its own process group.
+    #[must_use]
+    pub fn new(child: Child) -> Self {
+        Self { child }
+    }
+
+    /// The child's pid (its process group id).
+    #[must_use]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for ProcessGuard {
+    fn drop(&mut self) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory is
+            // involved. The group is the child's own (it was started with process_group(0)).
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The scheduler state of `pid` (`R`, `S`, `Z`, ...) and its parent, or `None` once reaped.
+#[must_use]
+pub fn proc_state(pid: u32) -> Option<(char, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may contain anything: fields follow the last ')'.
+    let mut fields = stat[stat.rfind(')')? + 1..].split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    Some((state, ppid))
+}
+
+/// Gone for good: reaped, or a zombie that is not ours to reap (a grandchild re-parented to
+/// an init that may be slow to reap in a container). A zombie child of this test process
+/// counts as left behind: nobody reaped it.
+#[must_use]
+pub fn pid_gone(pid: u32) -> bool {
+    match proc_state(pid) {
+        None | Some(('X', _)) => true,
+        Some(('Z', ppid)) => ppid != std::process::id(),
+        Some(_) => false,
+    }
+}
+
+/// Polls `cond` every 20 ms (blocking the thread) for up to `timeout`.
+pub fn wait_until(timeout: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + timeout;
+    while Instant::now() < end {
+        if cond() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    cond()
+}
+
+/// A unique marker put into a server's environment, so that the test can find every process
+/// of that server (children and grandchildren inherit it) in `/proc` and check that they are
+/// all gone afterwards.
+#[derive(Debug, Clone)]
+pub struct ProcessTag {
+    value: String,
+}
+
+/// The environment variable a [`ProcessTag`] sets.
+pub const TAG_VAR: &str = "MCP_TEST_PROCESS_TAG";
+
+impl ProcessTag {
+    /// A tag unique to this test process and call.
+    #[must_use]
+    pub fn new(label: &str) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        Self {
+            value: format!("{label}-{}-{n}", std::process::id()),
+        }
+    }
+
+    /// The `(name, value)` environment entry to give the server.
+    #[must_use]
+    pub fn env(&self) -> (String, String) {
+        (TAG_VAR.to_owned(), self.value.clone())
+    }
+
+    /// The pids of the live processes carrying this tag (zombies have no readable environment
+    /// and are not listed: record the pids while the server runs).
+    #[must_use]
+    pub fn pids(&self) -> Vec<u32> {
+        let needle = format!("{TAG_VAR}={}", self.value);
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        let mut pids: Vec<u32> = dir
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .filter(|pid: &u32| {
+                std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+                    env.split(|b| *b == 0)
+                        .any(|entry| entry == needle.as_bytes())
+                })
+            })
+            .collect();
+        pids.sort_unstable();
+        pids
+    }
+}
+
+/// Asserts that every pid in `pids` is gone within `timeout` (see [`pid_gone`]).
+///
+/// # Panics
+///
+/// Naming the pids still there and their states.
+pub fn assert_gone(pids: &[u32], timeout: Duration, what: &str) {
+    if !wait_until(timeout, || pids.iter().all(|p| pid_gone(*p))) {
+        let left: Vec<_> = pids
+            .iter()
+            .filter(|p| !pid_gone(**p))
+            .map(|p| (p, proc_state(*p)))
+            .collect();
+        panic!("{what}: processes left behind after {timeout:?}: {left:?}");
+    }
 }
 
 /// A peer process in its own process group; the whole group is killed and reaped on drop.

@@ -37,13 +37,13 @@ use mcp_tests::peers::{PeerProcess, free_port, peers, require_netns, wait_for_po
 const PEER_GUARD: Duration = Duration::from_secs(60);
 
 /// Starts `py_server.py http` on a free port of 127.0.0.1; the URL of its endpoint.
-fn start_python(test: &str, extra: &[&str]) -> Option<(PeerProcess, String)> {
-    let p = peers(test)?;
+fn start_python(extra: &[&str]) -> Option<(PeerProcess, String)> {
+    let p = peers()?;
     let port = free_port().to_string();
     let script = p.py_server.to_string_lossy().into_owned();
     let mut args = vec![script.as_str(), "http", "--port", port.as_str()];
     args.extend_from_slice(extra);
-    let python = p.python.to_string_lossy().into_owned();
+    let python = p.python.clone();
     let process = PeerProcess::spawn(&python, &args, &[]).expect("start py_server.py");
     assert!(
         wait_for_port(
@@ -56,9 +56,9 @@ fn start_python(test: &str, extra: &[&str]) -> Option<(PeerProcess, String)> {
 }
 
 /// Starts server-everything in `mode` (`streamableHttp` or `sse`); only inside the namespace.
-fn start_everything(test: &str, mode: &str) -> Option<(PeerProcess, u16)> {
-    let p = peers(test)?;
-    if !require_netns(test) {
+fn start_everything(mode: &str) -> Option<(PeerProcess, u16)> {
+    let p = peers()?;
+    if !require_netns() {
         return None;
     }
     let port = free_port();
@@ -80,7 +80,7 @@ fn start_everything(test: &str, mode: &str) -> Option<(PeerProcess, u16)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peer_python_stateful() {
-    let Some((_server, url)) = start_python("peer_python_stateful", &[]) else {
+    let Some((_server, url)) = start_python(&[]) else {
         return;
     };
     tokio::time::timeout(
@@ -93,9 +93,7 @@ async fn peer_python_stateful() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peer_python_stateless_json() {
-    let Some((_server, url)) =
-        start_python("peer_python_stateless_json", &["--stateless", "--json"])
-    else {
+    let Some((_server, url)) = start_python(&["--stateless", "--json"]) else {
         return;
     };
     tokio::time::timeout(
@@ -108,8 +106,7 @@ async fn peer_python_stateless_json() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peer_everything_streamable() {
-    let Some((_server, port)) = start_everything("peer_everything_streamable", "streamableHttp")
-    else {
+    let Some((_server, port)) = start_everything("streamableHttp") else {
         return;
     };
     let url = format!("http://127.0.0.1:{port}/mcp");
@@ -123,7 +120,7 @@ async fn peer_everything_streamable() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peer_everything_sse_auto_fallback() {
-    let Some((_server, port)) = start_everything("peer_everything_sse_auto_fallback", "sse") else {
+    let Some((_server, port)) = start_everything("sse") else {
         return;
     };
     let url = format!("http://127.0.0.1:{port}/sse");
@@ -137,7 +134,7 @@ async fn peer_everything_sse_auto_fallback() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peer_everything_sse_legacy() {
-    let Some((_server, port)) = start_everything("peer_everything_sse_legacy", "sse") else {
+    let Some((_server, port)) = start_everything("sse") else {
         return;
     };
     let url = format!("http://127.0.0.1:{port}/sse");
