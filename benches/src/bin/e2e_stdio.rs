@@ -12,7 +12,7 @@
 //! flight and give calls per second. Each cell is the best of `--repeat` runs.
 //!
 //! ```text
-//! cargo run --release -p mcp-bench --bin e2e_stdio -- [--seq N] [--calls N] [--repeat N] [--multi-thread]
+//! cargo run --release -p mcp-bench --bin e2e_stdio -- [--seq N] [--calls N] [--repeat N] [--multi-thread] [--only ours,rmcp,pipe,framing,server]
 //! ```
 //!
 //! The server is this very binary started as `e2e_stdio echo-server [--raw]`, so that every
@@ -38,6 +38,14 @@ struct Options {
     calls: usize,
     repeat: usize,
     multi_thread: bool,
+    /// Only these rows (`ours`, `rmcp`, `pipe`, `framing`, `server`); empty: all.
+    only: Vec<String>,
+}
+
+impl Options {
+    fn wants(&self, row: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|r| r == row)
+    }
 }
 
 /// One row of the table.
@@ -88,7 +96,7 @@ fn main() -> ExitCode {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{e}\nusage: e2e_stdio [--seq N] [--calls N] [--repeat N] [--multi-thread]");
+            eprintln!("{e}\nusage: e2e_stdio [--seq N] [--calls N] [--repeat N] [--multi-thread] [--only ours,rmcp,pipe,framing,server]");
             return ExitCode::FAILURE;
         }
     };
@@ -102,6 +110,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         calls: 20_000,
         repeat: 3,
         multi_thread: false,
+        only: Vec::new(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -116,6 +125,12 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--calls" => o.calls = num()?,
             "--repeat" => o.repeat = num()?,
             "--multi-thread" => o.multi_thread = true,
+            "--only" => o.only.extend(
+                it.next()
+                    .ok_or("--only needs a comma-separated list of rows")?
+                    .split(',')
+                    .map(str::to_owned),
+            ),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -160,11 +175,21 @@ fn run(o: &Options) {
     let mut server = Row::default();
     for round in 0..o.repeat {
         eprintln!("round {}/{}", round + 1, o.repeat);
-        ours = ours.best(rt.block_on(measure_ours(o)));
-        rmcp = rmcp.best(rt.block_on(measure_rmcp(o)));
-        pipe = pipe.best(measure_raw(o, Mode::Raw));
-        framing = framing.best(measure_raw(o, Mode::Mcp));
-        server = server.best(measure_server(server_calls));
+        if o.wants("ours") {
+            ours = ours.best(rt.block_on(measure_ours(o)));
+        }
+        if o.wants("rmcp") {
+            rmcp = rmcp.best(rt.block_on(measure_rmcp(o)));
+        }
+        if o.wants("pipe") {
+            pipe = pipe.best(measure_raw(o, Mode::Raw));
+        }
+        if o.wants("framing") {
+            framing = framing.best(measure_raw(o, Mode::Mcp));
+        }
+        if o.wants("server") {
+            server = server.best(measure_server(server_calls));
+        }
     }
     print_table(&[
         ("(a) mcp-tokio (this client)", ours),
