@@ -55,6 +55,8 @@ struct Row {
     p99: Option<Duration>,
     /// Calls per second at each of `WINDOWS`.
     rate: [Option<f64>; 3],
+    /// CPU time of the client process per call at each of `WINDOWS`.
+    cpu: [Option<Duration>; 3],
 }
 
 impl Row {
@@ -72,6 +74,7 @@ impl Row {
             p50: min(self.p50, other.p50),
             p99: min(self.p99, other.p99),
             rate: [0, 1, 2].map(|i| max(self.rate[i], other.rate[i])),
+            cpu: [0, 1, 2].map(|i| min(self.cpu[i], other.cpu[i])),
         }
     }
 }
@@ -199,8 +202,10 @@ fn run(o: &Options) {
         ("(d) server-bound (file in, /dev/null out)", server),
     ]);
     println!();
-    println!("| ratio | seq p50 | seq p99 | 1 in flight | 16 in flight | 256 in flight |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| ratio | seq p50 | seq p99 | 1 in flight | 16 in flight | 256 in flight | CPU/call at 256 |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     print_ratio("ours / rmcp", ours, rmcp);
     // The server-bound limit has one figure: the most the server answers, whatever the window.
     let bound = Row {
@@ -221,29 +226,36 @@ fn print_ratio(name: &str, a: Row, b: Row) {
     };
     let secs = |d: Option<Duration>| d.map(|d| d.as_secs_f64());
     println!(
-        "| {name} | {} | {} | {} | {} | {} |",
+        "| {name} | {} | {} | {} | {} | {} | {} |",
         ratio(secs(a.p50), secs(b.p50)),
         ratio(secs(a.p99), secs(b.p99)),
         ratio(a.rate[0], b.rate[0]),
         ratio(a.rate[1], b.rate[1]),
         ratio(a.rate[2], b.rate[2]),
+        ratio(secs(a.cpu[2]), secs(b.cpu[2])),
     );
 }
 
 fn print_table(rows: &[(&str, Row)]) {
     let lat = |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.1} µs", d.as_secs_f64() * 1e6));
     let rate = |r: Option<f64>| r.map_or("-".into(), |r| format!("{:.0}/s", r));
+    let cpu = |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.2}", d.as_secs_f64() * 1e6));
     println!();
-    println!("| client | seq p50 | seq p99 | 1 in flight | 16 in flight | 256 in flight |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| client | seq p50 | seq p99 | 1 in flight | 16 in flight | 256 in flight | client CPU µs/call at 1 / 16 / 256 |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for (name, row) in rows {
         println!(
-            "| {name} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} / {} / {} |",
             lat(row.p50),
             lat(row.p99),
             rate(row.rate[0]),
             rate(row.rate[1]),
             rate(row.rate[2]),
+            cpu(row.cpu[0]),
+            cpu(row.cpu[1]),
+            cpu(row.cpu[2]),
         );
     }
 }
@@ -276,11 +288,12 @@ where
 }
 
 /// `m` calls with at most `k` in flight; calls per second.
-async fn pipelined<F, Fut>(k: usize, m: usize, mut call: F) -> f64
+async fn pipelined<F, Fut>(k: usize, m: usize, mut call: F) -> (f64, Duration)
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = ()>,
 {
+    let cpu = cpu_time();
     let start = Instant::now();
     let mut running = FuturesUnordered::new();
     let mut issued = 0;
@@ -294,7 +307,17 @@ where
             issued += 1;
         }
     }
-    m as f64 / start.elapsed().as_secs_f64()
+    let rate = m as f64 / start.elapsed().as_secs_f64();
+    (rate, (cpu_time() - cpu) / m as u32)
+}
+
+/// CPU time used by this process so far, every thread included.
+fn cpu_time() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
 }
 
 fn check_text(text: Option<&str>) {
@@ -324,12 +347,18 @@ async fn measure_ours(o: &Options) -> Row {
         }
     };
     let (p50, p99) = sequential(o.seq, call).await;
-    let mut rate = [None; 3];
+    let (mut rate, mut cpu) = ([None; 3], [None; 3]);
     for (i, k) in WINDOWS.into_iter().enumerate() {
-        rate[i] = Some(pipelined(k, o.calls, call).await);
+        let (r, c) = pipelined(k, o.calls, call).await;
+        (rate[i], cpu[i]) = (Some(r), Some(c));
     }
     client.close().await;
-    Row { p50, p99, rate }
+    Row {
+        p50,
+        p99,
+        rate,
+        cpu,
+    }
 }
 
 async fn measure_rmcp(o: &Options) -> Row {
@@ -365,12 +394,18 @@ async fn measure_rmcp(o: &Options) -> Row {
         }
     };
     let (p50, p99) = sequential(o.seq, call).await;
-    let mut rate = [None; 3];
+    let (mut rate, mut cpu) = ([None; 3], [None; 3]);
     for (i, k) in WINDOWS.into_iter().enumerate() {
-        rate[i] = Some(pipelined(k, o.calls, call).await);
+        let (r, c) = pipelined(k, o.calls, call).await;
+        (rate[i], cpu[i]) = (Some(r), Some(c));
     }
     let _ = service.cancel().await;
-    Row { p50, p99, rate }
+    Row {
+        p50,
+        p99,
+        rate,
+        cpu,
+    }
 }
 
 /// A framing-only client over blocking pipes: writes request lines, counts response lines.
@@ -410,9 +445,10 @@ fn measure_raw(o: &Options, mode: Mode) -> Row {
         }
     }
     let (p50, p99) = percentiles(samples);
-    let mut rate = [None; 3];
+    let (mut rate, mut cpu) = ([None; 3], [None; 3]);
     for (i, k) in WINDOWS.into_iter().enumerate() {
         let m = o.calls;
+        let cpu_start = cpu_time();
         let start = Instant::now();
         let (mut sent, mut received) = (0usize, 0usize);
         let mut out = Vec::with_capacity(k * line.len());
@@ -428,10 +464,16 @@ fn measure_raw(o: &Options, mode: Mode) -> Row {
             received += read_lines(&mut stdout, &mut buf, 1);
         }
         rate[i] = Some(m as f64 / start.elapsed().as_secs_f64());
+        cpu[i] = Some((cpu_time() - cpu_start) / m as u32);
     }
     drop(stdin);
     let _ = child.wait();
-    Row { p50, p99, rate }
+    Row {
+        p50,
+        p99,
+        rate,
+        cpu,
+    }
 }
 
 /// Reads until at least `min` more lines arrived; returns how many did. Lines are never cut
@@ -473,5 +515,6 @@ fn measure_server(m: usize) -> Row {
         p50: None,
         p99: None,
         rate: [None, None, Some(rate)],
+        cpu: [None; 3],
     }
 }
