@@ -48,7 +48,9 @@ pub fn serve(mode: Mode, mut input: impl Read, mut output: impl Write) -> io::Re
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         };
-        decoder.decode(&buf[..n], |line| answer(mode, line, &mut out, &mut answered));
+        decoder.decode(&buf[..n], |line| {
+            answer(mode, line, &mut out, &mut answered)
+        });
         if !out.is_empty() {
             output.write_all(&out)?;
             output.flush()?;
@@ -189,7 +191,10 @@ mod tests {
         let (n, out) = run(Mode::Mcp, &input);
         assert_eq!(n, 5);
         assert_eq!(out[0]["result"]["protocolVersion"], "2025-11-25");
-        assert_eq!(out[0]["result"]["capabilities"]["tools"], serde_json::json!({}));
+        assert_eq!(
+            out[0]["result"]["capabilities"]["tools"],
+            serde_json::json!({})
+        );
         for i in 1..=3u64 {
             assert_eq!(out[i as usize]["id"], i);
             assert_eq!(
@@ -197,7 +202,10 @@ mod tests {
                 format!("hi \"{i}\" ü")
             );
         }
-        assert_eq!(out[4], serde_json::json!({"jsonrpc":"2.0","id":"p","result":{}}));
+        assert_eq!(
+            out[4],
+            serde_json::json!({"jsonrpc":"2.0","id":"p","result":{}})
+        );
     }
 
     #[test]
@@ -220,6 +228,9 @@ mod tests {
     fn raw_mode_writes_every_line_back() {
         let (n, out) = run(Mode::Raw, "{\"a\":1}\n\n{\"b\":2}");
         assert_eq!(n, 2);
-        assert_eq!(out, [serde_json::json!({"a":1}), serde_json::json!({"b":2})]);
+        assert_eq!(
+            out,
+            [serde_json::json!({"a":1}), serde_json::json!({"b":2})]
+        );
     }
 }

@@ -12,7 +12,7 @@
 //! flight and give calls per second. Each cell is the best of `--repeat` runs.
 //!
 //! ```text
-//! cargo run --release -p mcp-bench --bin e2e_stdio -- [--seq N] [--calls N] [--repeat N] [--multi-thread] [--only ours,rmcp,pipe,framing,server]
+//! cargo run --release -p mcp-bench --bin e2e_stdio -- [--seq N] [--calls N] [--repeat N] [--multi-thread] [--only ours,rmcp,pipe,framing,server] [--windows 1,16,256]
 //! ```
 //!
 //! The server is this very binary started as `e2e_stdio echo-server [--raw]`, so that every
@@ -40,6 +40,8 @@ struct Options {
     multi_thread: bool,
     /// Only these rows (`ours`, `rmcp`, `pipe`, `framing`, `server`); empty: all.
     only: Vec<String>,
+    /// The pipelined windows to run (a subset of `WINDOWS`, for profiling one of them).
+    windows: Vec<usize>,
 }
 
 impl Options {
@@ -55,7 +57,7 @@ struct Row {
     p99: Option<Duration>,
     /// Calls per second at each of `WINDOWS`.
     rate: [Option<f64>; 3],
-    /// CPU time of the client process per call at each of `WINDOWS`.
+    /// CPU time of the client process per call (`cpu_time`) at each of `WINDOWS`.
     cpu: [Option<Duration>; 3],
 }
 
@@ -99,7 +101,9 @@ fn main() -> ExitCode {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{e}\nusage: e2e_stdio [--seq N] [--calls N] [--repeat N] [--multi-thread] [--only ours,rmcp,pipe,framing,server]");
+            eprintln!(
+                "{e}\nusage: e2e_stdio [--seq N] [--calls N] [--repeat N] [--multi-thread] [--only ours,rmcp,pipe,framing,server] [--windows 1,16,256]"
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -114,6 +118,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         repeat: 3,
         multi_thread: false,
         only: Vec::new(),
+        windows: WINDOWS.to_vec(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -128,6 +133,15 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--calls" => o.calls = num()?,
             "--repeat" => o.repeat = num()?,
             "--multi-thread" => o.multi_thread = true,
+            "--windows" => {
+                o.windows = it
+                    .next()
+                    .ok_or("--windows needs a comma-separated list of 1, 16, 256")?
+                    .split(',')
+                    .map(|w| w.parse().ok().filter(|w| WINDOWS.contains(w)))
+                    .collect::<Option<_>>()
+                    .ok_or("--windows takes 1, 16 and 256 only")?;
+            }
             "--only" => o.only.extend(
                 it.next()
                     .ok_or("--only needs a comma-separated list of rows")?
@@ -140,7 +154,12 @@ fn parse(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
+/// The server program: this binary, or `MCP_BENCH_SERVER` (the `echo_server` binary, for
+/// profiling under valgrind, where this binary's own path is valgrind's).
 fn exe() -> String {
+    if let Some(path) = std::env::var_os("MCP_BENCH_SERVER") {
+        return path.to_string_lossy().into_owned();
+    }
     // Invariant: a running program has a path (Linux /proc/self/exe).
     std::env::current_exe()
         .expect("the benchmark's own path")
@@ -150,7 +169,9 @@ fn exe() -> String {
 
 fn run(o: &Options) {
     let rt = if o.multi_thread {
-        tokio::runtime::Builder::new_multi_thread().enable_all().build()
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
     } else {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -237,9 +258,11 @@ fn print_ratio(name: &str, a: Row, b: Row) {
 }
 
 fn print_table(rows: &[(&str, Row)]) {
-    let lat = |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.1} µs", d.as_secs_f64() * 1e6));
+    let lat =
+        |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.1} µs", d.as_secs_f64() * 1e6));
     let rate = |r: Option<f64>| r.map_or("-".into(), |r| format!("{:.0}/s", r));
-    let cpu = |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.2}", d.as_secs_f64() * 1e6));
+    let cpu =
+        |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.2}", d.as_secs_f64() * 1e6));
     println!();
     println!(
         "| client | seq p50 | seq p99 | 1 in flight | 16 in flight | 256 in flight | client CPU µs/call at 1 / 16 / 256 |"
@@ -311,13 +334,17 @@ where
     (rate, (cpu_time() - cpu) / m as u32)
 }
 
-/// CPU time used by this process so far, every thread included.
+/// CPU time used by this process so far, every thread included: the sum of the first field
+/// of `/proc/self/task/*/schedstat` (nanoseconds on a CPU). Zero where there is no `/proc`.
 fn cpu_time() -> Duration {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
-    Duration::new(
-        u64::try_from(t.tv_sec).unwrap_or(0),
-        u32::try_from(t.tv_nsec).unwrap_or(0),
-    )
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Duration::ZERO;
+    };
+    let ns: u64 = tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(ns)
 }
 
 fn check_text(text: Option<&str>) {
@@ -336,10 +363,7 @@ async fn measure_ours(o: &Options) -> Row {
     let call = || {
         let (client, args) = (&client, &args);
         async move {
-            let r = client
-                .call_tool("echo", args)
-                .await
-                .expect("echo succeeds");
+            let r = client.call_tool("echo", args).await.expect("echo succeeds");
             check_text(match r.content.first() {
                 Some(ContentBlock::Text(t)) => Some(t.text.as_str()),
                 _ => None,
@@ -349,6 +373,9 @@ async fn measure_ours(o: &Options) -> Row {
     let (p50, p99) = sequential(o.seq, call).await;
     let (mut rate, mut cpu) = ([None; 3], [None; 3]);
     for (i, k) in WINDOWS.into_iter().enumerate() {
+        if !o.windows.contains(&k) {
+            continue;
+        }
         let (r, c) = pipelined(k, o.calls, call).await;
         (rate[i], cpu[i]) = (Some(r), Some(c));
     }
@@ -396,6 +423,9 @@ async fn measure_rmcp(o: &Options) -> Row {
     let (p50, p99) = sequential(o.seq, call).await;
     let (mut rate, mut cpu) = ([None; 3], [None; 3]);
     for (i, k) in WINDOWS.into_iter().enumerate() {
+        if !o.windows.contains(&k) {
+            continue;
+        }
         let (r, c) = pipelined(k, o.calls, call).await;
         (rate[i], cpu[i]) = (Some(r), Some(c));
     }
@@ -447,6 +477,9 @@ fn measure_raw(o: &Options, mode: Mode) -> Row {
     let (p50, p99) = percentiles(samples);
     let (mut rate, mut cpu) = ([None; 3], [None; 3]);
     for (i, k) in WINDOWS.into_iter().enumerate() {
+        if !o.windows.contains(&k) {
+            continue;
+        }
         let m = o.calls;
         let cpu_start = cpu_time();
         let start = Instant::now();

@@ -3,6 +3,7 @@
 //! ```text
 //! echo_server         # an MCP server with one tool, `echo`
 //! echo_server --raw   # writes every line back, no JSON-RPC
+//! echo_server echo-server [--raw]   # the same, as e2e_stdio starts itself
 //! ```
 
 use std::process::ExitCode;
@@ -10,7 +11,13 @@ use std::process::ExitCode;
 use mcp_bench::echo::{Mode, serve};
 
 fn main() -> ExitCode {
-    let mode = match std::env::args().nth(1).as_deref() {
+    // A leading `echo-server` is accepted, so that `e2e_stdio` can run this binary with the
+    // arguments it gives itself (`MCP_BENCH_SERVER`).
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .skip_while(|a| a == "echo-server")
+        .collect();
+    let mode = match args.first().map(String::as_str) {
         None => Mode::Mcp,
         Some("--raw") => Mode::Raw,
         Some(other) => {
