@@ -4,10 +4,15 @@
 //! library only builds their inputs, so the inputs can be unit-tested. Set-up functions panic
 //! when a session does not behave as the benchmark assumes: a benchmark that measured
 //! diagnostics instead of the real path would report a false figure.
+//!
+//! The end-to-end benchmarks are binaries (`src/bin/`): `e2e_stdio` prints a table of this
+//! client against `rmcp` and two limits, all against the [`echo`] server
+//! (`cargo run --release -p mcp-bench --bin e2e_stdio`).
 
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod echo;
 pub mod setup;
 pub mod workload;
 

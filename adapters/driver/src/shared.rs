@@ -5,6 +5,7 @@
 //! core's own bounded queues), and wake the driver, which drains the core's outputs.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 use std::time::Instant;
@@ -119,9 +120,31 @@ pub(crate) struct Call {
     pub(crate) progress: Option<ProgressSink>,
 }
 
+/// Hashes request handles with one multiplication instead of SipHash: handles come from the
+/// session's own counter, never from the peer, so no one can choose colliding keys. The odd
+/// multiplier spreads consecutive handles over the buckets and into hashbrown's tag bits.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HandleHasher(u64);
+
+impl Hasher for HandleHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 pub(crate) struct State {
     pub(crate) core: Core,
-    pub(crate) calls: HashMap<RequestHandle, Call>,
+    pub(crate) calls: HashMap<RequestHandle, Call, BuildHasherDefault<HandleHasher>>,
     /// Running server-request handlers; dropping the sender cancels the handler.
     pub(crate) handlers: HashMap<InboundRequestId, oneshot::Sender<()>>,
     pub(crate) driver: Option<Waker>,
@@ -152,7 +175,7 @@ impl Shared {
             name,
             state: Mutex::new(State {
                 core,
-                calls: HashMap::new(),
+                calls: HashMap::default(),
                 handlers: HashMap::new(),
                 driver: None,
                 exit: None,

@@ -1,5 +1,7 @@
 //! Content blocks, annotations, icons and roles.
 
+use std::borrow::Cow;
+
 use serde::de::{self, DeserializeOwned};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -244,27 +246,75 @@ impl Serialize for ContentBlock {
 
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        fn known<T: DeserializeOwned, E: de::Error>(
-            mut map: Map<String, Value>,
+        deserializer.deserialize_map(BlockVisitor)
+    }
+}
+
+/// Decodes a content block in one pass when `type` is its first member (as every SDK writes
+/// it): the rest of the object goes straight into the payload's type. Otherwise the object
+/// is collected into a map first and decoded from that. (Always collecting cost a map node,
+/// a `String` and a `Value` per member and was most of the cost of a small tool result.)
+struct BlockVisitor;
+
+impl<'de> de::Visitor<'de> for BlockVisitor {
+    type Value = ContentBlock;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a content block object")
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut access: A) -> Result<ContentBlock, A::Error> {
+        fn rest<'de, T: Deserialize<'de>, A: de::MapAccess<'de>>(
+            access: A,
             wrap: fn(T) -> ContentBlock,
-        ) -> Result<ContentBlock, E> {
-            // The tag is not a field of the payload; leaving it in would put it in `extra`.
-            map.remove("type");
-            serde_json::from_value(Value::Object(map))
-                .map(wrap)
-                .map_err(E::custom)
+        ) -> Result<ContentBlock, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(access)).map(wrap)
         }
-        let map = Map::<String, Value>::deserialize(deserializer)?;
-        match map.get("type").and_then(Value::as_str) {
-            Some("text") => known(map, Self::Text),
-            Some("image") => known(map, Self::Image),
-            Some("audio") => known(map, Self::Audio),
-            Some("resource_link") => known(map, Self::ResourceLink),
-            Some("resource") => known(map, Self::Resource),
-            Some("tool_use") => known(map, Self::ToolUse),
-            Some("tool_result") => known(map, Self::ToolResult),
-            _ => Ok(Self::Unknown(map)),
+        let mut map = Map::new();
+        if let Some(key) = access.next_key::<Cow<'de, str>>()? {
+            let value: Value = access.next_value()?;
+            if key == "type" {
+                match value.as_str() {
+                    Some("text") => return rest(access, ContentBlock::Text),
+                    Some("image") => return rest(access, ContentBlock::Image),
+                    Some("audio") => return rest(access, ContentBlock::Audio),
+                    Some("resource_link") => return rest(access, ContentBlock::ResourceLink),
+                    Some("resource") => return rest(access, ContentBlock::Resource),
+                    Some("tool_use") => return rest(access, ContentBlock::ToolUse),
+                    Some("tool_result") => return rest(access, ContentBlock::ToolResult),
+                    _ => {}
+                }
+            }
+            map.insert(key.into_owned(), value);
         }
+        while let Some((key, value)) = access.next_entry::<String, Value>()? {
+            map.insert(key, value);
+        }
+        from_map(map)
+    }
+}
+
+/// The slow path: a block whose `type` is not its first member, or an unknown block.
+fn from_map<E: de::Error>(map: Map<String, Value>) -> Result<ContentBlock, E> {
+    fn known<T: DeserializeOwned, E: de::Error>(
+        mut map: Map<String, Value>,
+        wrap: fn(T) -> ContentBlock,
+    ) -> Result<ContentBlock, E> {
+        // The tag is not a field of the payload; leaving it in would put it in `extra`.
+        map.remove("type");
+        serde_json::from_value(Value::Object(map))
+            .map(wrap)
+            .map_err(E::custom)
+    }
+    match map.get("type").and_then(Value::as_str) {
+        Some("text") => known(map, ContentBlock::Text),
+        Some("image") => known(map, ContentBlock::Image),
+        Some("audio") => known(map, ContentBlock::Audio),
+        Some("resource_link") => known(map, ContentBlock::ResourceLink),
+        Some("resource") => known(map, ContentBlock::Resource),
+        Some("tool_use") => known(map, ContentBlock::ToolUse),
+        Some("tool_result") => known(map, ContentBlock::ToolResult),
+        _ => Ok(ContentBlock::Unknown(map)),
     }
 }
 
@@ -466,6 +516,56 @@ mod tests {
         }));
         assert_eq!(icon.sizes, Some(vec!["any".to_owned()]));
         assert_eq!(icon.theme.as_deref(), Some("light"));
+    }
+
+    /// The one-pass path (`type` first) and the collecting path (`type` later) decode the
+    /// same block to the same value, unknown members kept and `type` never among them.
+    #[test]
+    fn block_decodes_the_same_whatever_the_member_order() {
+        let first = r#"{"type":"text","text":"hi","x-vendor":1,"annotations":{"priority":0.5}}"#;
+        let later = r#"{"text":"hi","x-vendor":1,"type":"text","annotations":{"priority":0.5}}"#;
+        let a: ContentBlock = serde_json::from_str(first).unwrap();
+        let b: ContentBlock = serde_json::from_str(later).unwrap();
+        assert_eq!(a, b);
+        let ContentBlock::Text(t) = &a else {
+            panic!("{a:?}")
+        };
+        assert_eq!(t.text, "hi");
+        assert_eq!(t.extra.get("x-vendor"), Some(&json!(1)));
+        assert!(!t.extra.contains_key("type"));
+        // From a `Value` too (nested blocks of sampling messages are decoded that way).
+        let c: ContentBlock = serde_json::from_value(serde_json::from_str(first).unwrap()).unwrap();
+        assert_eq!(a, c);
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            serde_json::from_str::<Value>(first).unwrap()
+        );
+    }
+
+    #[test]
+    fn odd_blocks_are_unknown_or_errors() {
+        for odd in [
+            r#"{"type":"video","src":"x"}"#,
+            r#"{"src":"x","type":"video"}"#,
+            r#"{"type":5,"text":"x"}"#,
+            r#"{"text":"x"}"#,
+            r#"{}"#,
+        ] {
+            let block: ContentBlock = serde_json::from_str(odd).unwrap();
+            assert_eq!(
+                block,
+                ContentBlock::Unknown(serde_json::from_str(odd).unwrap()),
+                "{odd}"
+            );
+        }
+        for bad in [
+            r#"["text","x"]"#,
+            r#""text""#,
+            r#"{"type":"text"}"#,
+            r#"{"type":"text","text":1}"#,
+        ] {
+            assert!(serde_json::from_str::<ContentBlock>(bad).is_err(), "{bad}");
+        }
     }
 
     /// `tool_result` blocks nest; a hostile peer nesting them as deep as the JSON parser allows

@@ -1,16 +1,18 @@
 //! The typed MCP methods on [`Client`].
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
+use mcp_proto::jsonrpc;
 use mcp_proto::session::UsageError;
 use mcp_proto::types::{
-    CallTool, CallToolParams, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor,
-    GetPrompt, GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates, ListResources,
-    ListTools, LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource, ReadResourceResult,
-    Request, Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams,
-    Subscribe, Tool,
+    CallTool, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor, GetPrompt,
+    GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates, ListResources, ListTools,
+    LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource, ReadResourceResult, Request,
+    Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams, Subscribe, Tool,
 };
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::Client;
 use crate::error::Error;
@@ -102,22 +104,35 @@ impl<R: Runtime> Client<R> {
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<CallToolResult, Error> {
-        let arguments = match serde_json::to_value(arguments) {
-            Ok(serde_json::Value::Object(map)) => Some(map),
-            Ok(serde_json::Value::Null) => None,
-            Ok(_) => {
-                return Err(self.usage(UsageError::InvalidParams(
-                    "tool arguments must be a JSON object".into(),
-                )));
-            }
-            Err(e) => return Err(self.usage(UsageError::InvalidParams(e.to_string()))),
+        // Serialized once, straight to JSON: going through `serde_json::Value` and
+        // `CallToolParams` built a map node per argument and serialized everything twice.
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            arguments: Option<&'a RawValue>,
+        }
+        let invalid = |detail: String| self.usage(UsageError::InvalidParams(detail));
+        let arguments = jsonrpc::to_raw(&arguments).map_err(|e| invalid(e.to_string()))?;
+        let arguments = match arguments.get().as_bytes().first() {
+            Some(b'{') => Some(&*arguments),
+            _ if arguments.get() == "null" => None,
+            _ => return Err(invalid("tool arguments must be a JSON object".into())),
         };
-        let params = CallToolParams {
-            name: name.into(),
+        let name = name.into();
+        let params = jsonrpc::to_raw(&Wire {
+            name: &name,
             arguments,
-            ..CallToolParams::default()
-        };
-        self.request_with::<CallTool>(&params, options).await
+        })
+        .map_err(|e| invalid(e.to_string()))?;
+        let raw = self
+            .call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
+            .await?;
+        serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
+            server: self.inner.shared.name.clone(),
+            method: CallTool::METHOD.into(),
+            source,
+        })
     }
 
     /// Every resource, following every page.

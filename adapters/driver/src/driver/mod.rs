@@ -666,14 +666,18 @@ impl<R: Runtime> Future for Driver<R> {
             if progress {
                 continue;
             }
+            // An armed timer is kept while nothing is due earlier: the earliest deadline moves
+            // later with almost every request (each one's timeout starts when it is sent), and
+            // a new timer per request costs an allocation, a timer-wheel insertion and, on
+            // tokio, a wake-up of the reactor. A timer that fires before the real deadline
+            // just makes the loop look again.
             let Some(deadline) = this.next_deadline() else {
-                this.timer = None;
                 return Poll::Pending;
             };
             if this.runtime.now() >= deadline {
                 continue;
             }
-            if this.timer.as_ref().is_none_or(|(at, _)| *at != deadline) {
+            if this.timer.as_ref().is_none_or(|(at, _)| *at > deadline) {
                 this.timer = Some((deadline, this.runtime.sleep_until(deadline)));
             }
             if let Some((_, sleep)) = this.timer.as_mut()
