@@ -79,7 +79,14 @@ impl<R: Runtime> Spawned<R> {
             .stdio(command.env(k, v))
             .await
             .unwrap_or_else(|e| panic!("{label}: connect failed: {e}"));
-        let pids = tag.pids();
+        // A server that exits right after the handshake (the grandchild fault) hands over to
+        // its grandchild: look for a moment rather than once.
+        let mut pids = tag.pids();
+        let started = std::time::Instant::now();
+        while pids.is_empty() && started.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(20));
+            pids = tag.pids();
+        }
         assert!(!pids.is_empty(), "{label}: no process carries the tag");
         Spawned { client, tag, pids }
     }

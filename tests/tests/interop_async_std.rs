@@ -1,0 +1,66 @@
+//! The same interop bodies and fault-matrix rows as `interop_tokio.rs` and `fault_matrix.rs`,
+//! on the async-std adapter: one test body, both runtimes (`mcp_async_std::AsyncStdRuntime`
+//! under async-std's executor). Run with `scripts/test`; without the peers the interop tests
+//! fail naming the script, unless `MCP_SKIP_INTEROP=1`.
+
+#![cfg(target_os = "linux")]
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_async_std::AsyncStdRuntime;
+use mcp_tests::interop::{faults, python};
+use mcp_tests::peers::peers;
+
+const GUARD: Duration = Duration::from_secs(60);
+
+fn on_async_std(what: &str, body: impl Future<Output = ()>) {
+    async_std::task::block_on(async_std::future::timeout(GUARD, body))
+        .unwrap_or_else(|_| panic!("{what} hung on async-std"));
+}
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_fault_server"))
+}
+
+macro_rules! interop_tests {
+    ($module:ident: $($name:ident),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            let Some(peers) = peers() else { return };
+            on_async_std(stringify!($name), $module::$name(AsyncStdRuntime::async_std(), peers));
+        }
+    )*};
+}
+
+macro_rules! fault_rows {
+    ($($name:ident),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            on_async_std(stringify!($name), faults::$name(AsyncStdRuntime::async_std(), bin()));
+        }
+    )*};
+}
+
+interop_tests!(python:
+    python_stdio_out_of_order,
+    python_stdio_progress_floats,
+    python_stdio_errors,
+    python_stdio_close,
+);
+
+fault_rows!(
+    fault_crash_mid_request,
+    fault_garbage,
+    fault_huge_line,
+    fault_silent,
+    fault_slow,
+    fault_twice,
+    fault_unknown_ids,
+    fault_close_stdout,
+    fault_grandchild_holds_stdout,
+    fault_grandchild_stay,
+    fault_ignore_sigterm,
+    fault_stderr_flood,
+);
