@@ -14,10 +14,12 @@ use serde_json::{Map, Value};
 /// What `--help` prints after the options: the exit codes scripts can rely on.
 const AFTER_HELP: &str = "\
 Connect with `-- <command> [args]` (stdio), `--url <url>` (Streamable HTTP, legacy SSE fallback)
-or `--config <file> --server <name>` (an mcpServers JSON file).
+or `--config <file> --server <name>` (an mcpServers JSON file). With `--config <file>` alone,
+`tools --all` starts every server of the file and `call server__tool` calls a namespaced tool.
 
 Exit codes: 0 ok, 1 tool error (isError) or lint errors, 2 usage, 3 connection or handshake
-failure, 4 JSON-RPC error from the server, 5 timeout, 130 interrupted.";
+failure (`tools --all`: no server came up), 4 JSON-RPC error from the server, 5 timeout,
+130 interrupted.";
 
 /// `mcp`: a command-line client for MCP servers.
 #[derive(Debug, Parser)]
@@ -83,8 +85,9 @@ pub struct ConnectionArgs {
     /// The server's Streamable HTTP endpoint (falls back to legacy HTTP+SSE).
     #[arg(long, global = true, value_name = "URL", conflicts_with = "config")]
     pub url: Option<String>,
-    /// An mcpServers JSON file (Claude Desktop, Cursor, .mcp.json); needs --server.
-    #[arg(long, global = true, value_name = "FILE", requires = "server")]
+    /// An mcpServers JSON file (Claude Desktop, Cursor, .mcp.json); with --server for one of
+    /// its servers, without it for `tools --all` and `call server__tool`.
+    #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Which server of the --config file to start.
     #[arg(long, global = true, value_name = "NAME", requires = "config")]
@@ -134,6 +137,21 @@ pub struct ServerCommand {
     pub argv: Vec<String>,
 }
 
+/// The options of `tools`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ToolsArgs {
+    /// Start every server of --config (without --server) and list all their tools under
+    /// namespaced names (`server__tool`), with each server's status.
+    ///
+    /// (Checked when it runs, not by clap: clap does not see global options given before the
+    /// subcommand when it checks a subcommand's `requires`.)
+    #[arg(long)]
+    pub all: bool,
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerCommand,
+}
+
 /// Tool arguments: a JSON object and/or `key=value` pairs (pairs win).
 #[derive(Debug, Clone, Default, Args)]
 pub struct ToolArgs {
@@ -158,8 +176,8 @@ impl ToolArgs {
 pub enum Command {
     /// Server name, version, protocol, capabilities and instructions.
     Info(ServerCommand),
-    /// List the tools with their input schemas.
-    Tools(ServerCommand),
+    /// List the tools with their input schemas (`--all`: every server of --config).
+    Tools(ToolsArgs),
     /// Call a tool: `mcp call echo text=hi -- server…`.
     Call {
         /// The tool's name.
@@ -260,11 +278,11 @@ impl Command {
     pub fn server_command(&self) -> Option<&ServerCommand> {
         match self {
             Command::Info(s)
-            | Command::Tools(s)
             | Command::Resources(s)
             | Command::Prompts(s)
             | Command::Ping(s)
             | Command::Watch(s) => Some(s),
+            Command::Tools(t) => Some(&t.server),
             Command::Call { server, .. }
             | Command::Read { server, .. }
             | Command::Prompt { server, .. }
@@ -273,6 +291,18 @@ impl Command {
             | Command::Load { server, .. }
             | Command::Lint { server, .. } => Some(server),
             Command::Demo | Command::DemoServer => None,
+        }
+    }
+
+    /// Whether the subcommand runs every server of `--config` through the manager: `tools
+    /// --all`, or `call` with `--config` but no `--server` (the tool is then a namespaced
+    /// `server__tool` name).
+    pub fn uses_manager(&self, connection: &ConnectionArgs) -> bool {
+        let config_only = connection.config.is_some() && connection.server.is_none();
+        match self {
+            Command::Tools(t) => t.all,
+            Command::Call { server, .. } => config_only && server.argv.is_empty(),
+            _ => false,
         }
     }
 
@@ -341,6 +371,10 @@ impl Cli {
                 file: file.clone(),
                 server: server.clone(),
             }),
+            (Some(_), None) => Err(ArgError::new(
+                "--config needs --server <name> for this command (only `tools --all` and \
+                 `call server__tool` use every server of the file)",
+            )),
             _ => Err(ArgError::new(
                 "no server given: add `-- <command> [args]`, --url <url> or --config <file> --server <name> \
                  (try `mcp demo` for a server to play with)",

@@ -5,10 +5,15 @@
 //! | 0 | success |
 //! | 1 | the tool returned `isError: true`, or `lint` found errors |
 //! | 2 | usage: bad options or arguments |
-//! | 3 | connection or handshake failure (or a transport this build lacks) |
+//! | 3 | connection or handshake failure (or a transport this build lacks); for `tools --all`: no server of the config file came up |
 //! | 4 | the server answered with a JSON-RPC error, or an invalid answer |
 //! | 5 | timeout |
 //! | 130 | interrupted (Ctrl-C) |
+//!
+//! `mcp --config FILE tools --all` exits 0 when at least one server is ready or served from
+//! the tool cache, also when others failed: the list is usable, and each failed server is
+//! named with its reason in the status lines (stdout), in `servers` of `--json`, and in a
+//! warning on stderr. It exits 3 only when no server came up at all.
 
 use std::fmt;
 use std::path::PathBuf;

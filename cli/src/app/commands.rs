@@ -281,6 +281,18 @@ pub fn result_text(result: &CallToolResult, width: usize) -> String {
     text
 }
 
+/// Writes a tool result: its raw bytes (`--raw`), JSON (`--json`) or its rendering.
+pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), CliError> {
+    if out.raw {
+        let bytes = render::raw_tool_result(result).map_err(|e| CliError::Usage(e.to_string()))?;
+        out.bytes(&bytes)
+    } else if ui.json {
+        out.json(result).map(drop)
+    } else {
+        out.text(&result_text(result, ui.width)).map(drop)
+    }
+}
+
 async fn call(
     ui: &Ui,
     out: &Out,
@@ -289,14 +301,7 @@ async fn call(
     arguments: serde_json::Map<String, Value>,
 ) -> Result<Exit, CliError> {
     let result = call_tool(ui, client, tool, arguments).await?;
-    if out.raw {
-        let bytes = render::raw_tool_result(&result).map_err(|e| CliError::Usage(e.to_string()))?;
-        out.bytes(&bytes)?;
-    } else if ui.json {
-        out.json(&result)?;
-    } else {
-        out.text(&result_text(&result, ui.width))?;
-    }
+    call_result(ui, out, &result)?;
     if result.is_error == Some(true) {
         return Err(CliError::ToolFailed(error_text(&result)));
     }

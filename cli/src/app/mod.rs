@@ -10,6 +10,7 @@ pub mod connect;
 pub mod demo;
 pub mod elicit;
 pub mod load;
+pub mod many;
 pub mod output;
 pub mod trace;
 pub mod ui;
@@ -37,6 +38,9 @@ async fn interrupted() {
 pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
     let ui = Ui::new(cli);
     let out = Out::new(cli);
+    if cli.command.uses_manager(&cli.connection) {
+        return with_interrupt(&ui, many::run(cli, &ui, &out)).await;
+    }
     let connecting = async {
         match &cli.command {
             Command::Demo => demo::connect(cli, &ui).await,

@@ -57,10 +57,9 @@ fn config_and_server_go_together() {
             server: "fs".into()
         }
     );
-    assert_eq!(
-        parse_err(&["--config", "mcp.json", "info"]),
-        ErrorKind::MissingRequiredArgument
-    );
+    let no_server = parse(&["--config", "mcp.json", "info"]);
+    assert!(no_server.target().unwrap_err().0.contains("needs --server"));
+    assert!(!no_server.command.uses_manager(&no_server.connection));
     assert_eq!(
         parse_err(&["--server", "fs", "info"]),
         ErrorKind::MissingRequiredArgument
@@ -71,6 +70,18 @@ fn config_and_server_go_together() {
         ]),
         ErrorKind::ArgumentConflict
     );
+}
+
+#[test]
+fn config_without_server_uses_the_manager_for_tools_all_and_call() {
+    let all = parse(&["--config", "mcp.json", "tools", "--all"]);
+    assert!(all.command.uses_manager(&all.connection));
+    let call = parse(&["--config", "mcp.json", "call", "fs__read", "path=x"]);
+    assert!(call.command.uses_manager(&call.connection));
+    let one = parse(&["--config", "mcp.json", "--server", "fs", "call", "read"]);
+    assert!(!one.command.uses_manager(&one.connection));
+    let plain = parse(&["--config", "mcp.json", "--server", "fs", "tools"]);
+    assert!(!plain.command.uses_manager(&plain.connection));
 }
 
 #[test]

@@ -1,0 +1,182 @@
+//! `mcp --config FILE tools --all` and `call server__tool`: every server of a config file
+//! through the manager, with the built binary's demo server twice and one failing server.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// A fresh directory for this test's config file and cache.
+fn dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-cli-many-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Two demo servers (`demo_a`, `demo-b`) and one whose program does not exist.
+fn config(dir: &std::path::Path) -> PathBuf {
+    let path = dir.join("servers.json");
+    let config = serde_json::json!({ "mcpServers": {
+        "demo_a": { "command": MCP, "args": ["demo-server"] },
+        "demo-b": { "command": MCP, "args": ["demo-server"] },
+        "broken": { "command": "/nonexistent" }
+    }});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+fn mcp(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .env("COLUMNS", "100")
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn tools_all_lists_every_server_and_reports_the_failing_one() {
+    let d = dir("list");
+    let cfg = config(&d);
+    let p = cfg.to_str().unwrap();
+    let o = mcp(&d, &["--config", p, "tools", "--all"]);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "stdout:\n{out}\nstderr:\n{err}");
+    assert!(out.starts_with("NAME"), "{out}");
+    assert!(out.contains("demo_a__echo"), "{out}");
+    assert!(out.contains("demo-b__echo"), "{out}");
+    assert!(out.contains("Returns the text it is given."), "{out}");
+    assert!(out.contains("  demo_a: ready (6 tools)"), "{out}");
+    assert!(out.contains("  demo-b: ready (6 tools)"), "{out}");
+    assert!(out.contains("  broken: failed: "), "{out}");
+    assert!(err.contains("server \"broken\" failed"), "{err}");
+
+    let o = mcp(&d, &["--config", p, "tools", "--all", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let tools = v["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 12, "{v:#}");
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 12, "namespaced names are distinct: {names:?}");
+    let echo_a = tools.iter().find(|t| t["name"] == "demo_a__echo").unwrap();
+    assert_eq!(echo_a["server"], "demo_a");
+    assert_eq!(echo_a["serverToolName"], "echo");
+    assert_eq!(echo_a["fromCache"], false);
+    assert!(echo_a["inputSchema"].is_object());
+    let servers = v["servers"].as_array().unwrap();
+    let mut status: Vec<(&str, &str)> = servers
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["status"].as_str().unwrap()))
+        .collect();
+    status.sort_unstable();
+    assert_eq!(
+        status,
+        [
+            ("broken", "failed"),
+            ("demo-b", "ready"),
+            ("demo_a", "ready")
+        ]
+    );
+    let broken = servers.iter().find(|s| s["name"] == "broken").unwrap();
+    assert!(
+        broken["reason"]
+            .as_str()
+            .unwrap()
+            .contains("could not start"),
+        "{v:#}"
+    );
+    assert_eq!(broken["tools"], 0);
+}
+
+#[test]
+fn all_servers_failing_exits_3() {
+    let d = dir("fail");
+    let path = d.join("servers.json");
+    std::fs::write(
+        &path,
+        r#"{"mcpServers": {"broken": {"command": "/nonexistent"}}}"#,
+    )
+    .unwrap();
+    let o = mcp(&d, &["--config", path.to_str().unwrap(), "tools", "--all"]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("  broken: failed: "));
+    assert!(text(&o.stderr).contains("no server of the config file came up"));
+}
+
+#[test]
+fn call_routes_a_namespaced_name_to_its_server() {
+    let d = dir("call");
+    let cfg = config(&d);
+    let p = cfg.to_str().unwrap();
+    let o = mcp(&d, &["--config", p, "call", "demo_a__echo", "text=hi"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).trim(), "hi");
+    let o = mcp(
+        &d,
+        &["--config", p, "call", "demo-b__add", "a=2", "b=3", "--json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["structuredContent"]["sum"], 5.0, "{v:#}");
+    // A server's own name is not a namespaced name.
+    let o = mcp(&d, &["--config", p, "call", "echo", "text=hi"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("demo_a__echo"),
+        "{}",
+        text(&o.stderr)
+    );
+    // With --server the file's single server is used, by its own tool name, as before.
+    let o = mcp(
+        &d,
+        &[
+            "--config", p, "--server", "demo-b", "call", "echo", "text=yo",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).trim(), "yo");
+}
+
+#[test]
+fn config_without_server_is_a_usage_error_for_other_commands() {
+    let d = dir("usage");
+    let cfg = config(&d);
+    let o = mcp(&d, &["--config", cfg.to_str().unwrap(), "ping"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("needs --server"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn all_needs_config_alone() {
+    let d = dir("alone");
+    let cfg = config(&d);
+    let p = cfg.to_str().unwrap();
+    let o = mcp(&d, &["tools", "--all", "--", MCP, "demo-server"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("add --config"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = mcp(&d, &["--config", p, "--server", "demo_a", "tools", "--all"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("drop --server"),
+        "{}",
+        text(&o.stderr)
+    );
+}
