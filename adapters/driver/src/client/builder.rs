@@ -309,8 +309,10 @@ impl<R: Runtime> ClientBuilder<R> {
 
     /// How the protocol era is chosen (default: the session's, `initialize` only). Over stdio,
     /// [`EraPolicy::Auto`] works with servers that answer the `server/discover` probe (with a
-    /// result or an error) or stay silent until the probe timeout; this driver does not yet
-    /// respawn a server that exits on the probe.
+    /// result or an error), stay silent until the probe timeout, or exit on the probe (the
+    /// driver then starts the same command again and goes straight to `initialize`). Over
+    /// [`over`](Self::over) a stream that ends on the probe cannot be reopened: the
+    /// connection fails.
     #[must_use]
     pub fn era_policy(mut self, policy: EraPolicy) -> Self {
         self.era_policy = Some(policy);
@@ -462,6 +464,8 @@ impl<R: Runtime> ClientBuilder<R> {
             writer: Some(pipes.stdin),
             status: None,
             schedule: None,
+            spec,
+            tail: self.stderr_tail,
         }));
         let bound = self.shutdown.stdin_grace + self.shutdown.term_grace;
         let core = self.lines_core(&runtime);
