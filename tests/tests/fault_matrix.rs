@@ -41,4 +41,6 @@ fault_rows!(
     fault_grandchild_stay,
     fault_ignore_sigterm,
     fault_stderr_flood,
+    fault_strict_handshake_auto,
+    fault_echo_auto,
 );

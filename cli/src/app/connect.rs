@@ -93,14 +93,12 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
 
 /// The era policy for `--era` on this transport.
 ///
-/// `auto` over stdio is `initialize` for now: the driver does not yet respawn a server that
-/// exits on the `server/discover` probe (the core's `StdioAction::Respawn`), so a probe would
-/// turn every server that exits early into a wait for the handshake timeout.
-pub fn era_policy(era: Era, stdio: bool, connect_timeout: Option<Duration>) -> EraPolicy {
+/// `auto` probes on every transport (a stdio server that exits on the probe is started
+/// again by the driver); `stdio` is kept for transport-specific rules.
+pub fn era_policy(era: Era, _stdio: bool, connect_timeout: Option<Duration>) -> EraPolicy {
     match era {
         Era::Legacy => EraPolicy::Initialize,
         Era::Modern => EraPolicy::Discover,
-        Era::Auto if stdio => EraPolicy::Initialize,
         Era::Auto => EraPolicy::Auto {
             probe_timeout: connect_timeout.map_or(PROBE_TIMEOUT, |t| t.min(PROBE_TIMEOUT)),
         },

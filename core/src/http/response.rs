@@ -489,7 +489,7 @@ impl Connection {
                 self.session.handle_message(now, &body);
                 let still_waiting = match x.purpose {
                     Purpose::Initialize => self.session.state() == SessionState::Handshaking,
-                    Purpose::Request(h) => self.session.is_pending(h),
+                    Purpose::Request(h) => self.session.awaits_reply(h),
                     _ => false,
                 };
                 if still_waiting {
@@ -598,7 +598,7 @@ impl Connection {
         stream.exchange = None;
         let origin = stream.origin;
         let wanted = match origin {
-            Origin::Post(Some(h)) => self.session.is_pending(h),
+            Origin::Post(Some(h)) => self.session.awaits_reply(h),
             Origin::Post(None) => self.session.state() == SessionState::Handshaking,
             Origin::Listen => !self.session.is_closed(),
             Origin::Legacy => {

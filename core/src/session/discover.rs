@@ -209,7 +209,10 @@ impl Session {
         init.map_or(VersionVerdict::None, VersionVerdict::Initialize)
     }
 
-    /// -32022 on the discover: try again at `version` with a fresh wire id, bounded.
+    /// -32022 on the discover: try again at `version` with a fresh wire id, bounded. A list
+    /// that names the version just sent gets one more try at it (the spec says to retry with
+    /// a listed version; the rejection may have been about the request, not the version);
+    /// the same rejection twice closes.
     fn rediscover(&mut self, version: ProtocolVersion) {
         let Mode::Discover {
             version: v,
@@ -220,7 +223,8 @@ impl Session {
         else {
             return;
         };
-        if *attempts >= MAX_DISCOVER_ATTEMPTS || tried.contains(&version) {
+        if *attempts >= MAX_DISCOVER_ATTEMPTS || tried.iter().filter(|t| **t == version).count() > 1
+        {
             let list = tried
                 .iter()
                 .map(|v| v.as_str())

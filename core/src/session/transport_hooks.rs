@@ -16,6 +16,17 @@ impl Session {
         self.pending.get(handle).is_some()
     }
 
+    /// Whether `handle` is pending and its last sending still waits for an answer: false
+    /// once a reply started a multi-round step (the request waits for the host's input, or
+    /// is queued to be sent again under a new wire id). A transport uses it to tell an
+    /// exchange that ended without its answer from one that was answered.
+    #[must_use]
+    pub fn awaits_reply(&self, handle: RequestHandle) -> bool {
+        self.pending
+            .get(handle)
+            .is_some_and(|p| matches!(p.stage, Stage::Sent))
+    }
+
     /// The method of a pending request.
     #[must_use]
     pub fn pending_method(&self, handle: RequestHandle) -> Option<&str> {

@@ -6,12 +6,15 @@
 //! Every scenario is a short script over the public `mcp_tokio::Client` API: no scenario gets a
 //! protocol behaviour of its own; what a scenario needs, the library does for every user.
 //!
+//! `MCP_CONFORMANCE_WIRE=1` writes a wire trace to stderr (kept by the harness per scenario).
+//!
 //! Exit status: 0 when the script ran to its end, 1 with a message on stderr otherwise.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_proto::manager::config::{HttpConfig, ServerConfig, TransportConfig};
+use mcp_proto::session::EraPolicy;
 use mcp_proto::types::ElicitParams;
 use serde_json::{Value, json};
 
@@ -66,10 +69,75 @@ async fn accept_with_defaults(params: Value) -> Result<Value, mcp_proto::jsonrpc
     Ok(json!({"action": "accept", "content": params.default_content()}))
 }
 
+/// The `toolCalls` of `MCP_CONFORMANCE_CONTEXT` (`[{name, arguments}]`), in order.
+fn context_tool_calls() -> Vec<(String, Value)> {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    context["toolCalls"]
+        .as_array()
+        .map(|calls| {
+            calls
+                .iter()
+                .filter_map(|c| {
+                    let name = c["name"].as_str()?.to_owned();
+                    Some((name, c.get("arguments").cloned().unwrap_or(json!({}))))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Placeholder arguments for a tool's required properties, as a test host fills a form.
+fn arguments_for(schema: &serde_json::Map<String, Value>) -> Value {
+    let mut args = serde_json::Map::new();
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        let kind = schema
+            .get("properties")
+            .and_then(|p| p.get(name))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str);
+        let value = match kind {
+            Some("integer" | "number") => json!(1),
+            Some("boolean") => json!(true),
+            Some("object") => json!({}),
+            Some("array") => json!([]),
+            Some("null") => Value::Null,
+            _ => json!("x"),
+        };
+        args.insert(name.to_owned(), value);
+    }
+    Value::Object(args)
+}
+
+/// The era policy of a host that knows which revision the suite tests: Auto (probe with
+/// `server/discover`, fall back to `initialize`) for 2026-07-28 and later, `initialize` only
+/// for the earlier revisions, whose scenarios count every request they see.
+fn era_policy() -> EraPolicy {
+    match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION") {
+        Ok(v) if v.as_str() >= "2026-07-28" => EraPolicy::Auto {
+            probe_timeout: Duration::from_secs(5),
+        },
+        _ => EraPolicy::Initialize,
+    }
+}
+
 async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let builder = Client::builder()
+    let mut builder = Client::builder()
         .name("conformance")
-        .elicitation_handler(accept_with_defaults);
+        .era_policy(era_policy());
+    if std::env::var_os("MCP_CONFORMANCE_WIRE").is_some() {
+        // The harness keeps the client's stderr per scenario: a wire trace for diagnosis.
+        builder = builder.on_wire(|dir, bytes| {
+            eprintln!(
+                "wire {dir:?}: {}",
+                String::from_utf8_lossy(bytes).trim_end()
+            );
+        });
+    }
+    let builder = builder.elicitation_handler(accept_with_defaults);
     let client = builder.connect(config(url)).await?;
     match scenario {
         "initialize" => {}
@@ -88,6 +156,45 @@ async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn std::error::Error>
         }
         "sse-retry" => {
             client.call_tool("test_reconnection", json!({})).await?;
+        }
+        "http-custom-headers" => {
+            // The calls to make come in the context; the headers are the library's business.
+            client.list_tools().await?;
+            for call in context_tool_calls() {
+                client.call_tool(call.0, call.1).await?;
+            }
+        }
+        "http-invalid-tool-headers" => {
+            // Call everything the list offers: tools with invalid `x-mcp-header` annotations
+            // must already be gone from it.
+            for tool in client.list_tools().await? {
+                let args = arguments_for(&tool.input_schema);
+                client.call_tool(&tool.name, args).await?;
+            }
+        }
+        "json-schema-2020-12-preservation" => {
+            let tools = client.list_tools().await?;
+            let focal = tools
+                .iter()
+                .find(|t| t.name == "json_schema_2020_12_tool")
+                .ok_or("no json_schema_2020_12_tool in the list")?;
+            client
+                .call_tool("json_schema_echo", json!({"schema": focal.input_schema}))
+                .await?;
+        }
+        "sep-2322-client-request-state" => {
+            client.list_tools().await?;
+            // An unrelated call runs while the first multi-round call waits for its input.
+            let (echo, unrelated) = tokio::join!(
+                client.call_tool("test_mrtr_echo_state", json!({})),
+                client.call_tool("test_mrtr_unrelated", json!({})),
+            );
+            echo?;
+            unrelated?;
+            client.call_tool("test_mrtr_no_state", json!({})).await?;
+            client
+                .call_tool("test_mrtr_no_result_type", json!({}))
+                .await?;
         }
         _ => {
             // Any other scenario: the generic script of a host, list what the server offers

@@ -54,6 +54,8 @@ MODES:
                            Tool {stay}: the same, after answering.
     ignore_sigterm         Set SIGTERM to SIG_IGN at start, and keep running after stdin EOF
                            (implies --stay). Tool: ignore SIGTERM from now on.
+    strict_handshake       Like the oldest servers: any request before initialize makes it
+                           write a last stderr line and exit(1) without answering.
     stderr_flood <MiB>     Right after the initialize answer, write MiB mebibytes (default 8) of
                            lines to stderr, blocking while nobody reads them, then answer
                            normally. Tool {mib}: the same, then this answer.
@@ -89,6 +91,7 @@ enum Mode {
     Grandchild { stay: bool },
     IgnoreSigterm,
     StderrFlood(usize),
+    StrictHandshake,
 }
 
 struct Options {
@@ -138,6 +141,7 @@ fn parse_args() -> Result<Options, String> {
             },
         },
         "ignore_sigterm" => Mode::IgnoreSigterm,
+        "strict_handshake" => Mode::StrictHandshake,
         "stderr_flood" => Mode::StderrFlood(usize::try_from(num(8)?).map_err(|e| e.to_string())?),
         other => return Err(format!("unknown mode {other:?} (see --help)")),
     };
@@ -161,6 +165,8 @@ struct Server {
     /// Ids named by `notifications/cancelled`, as JSON text.
     cancelled: Mutex<HashSet<String>>,
     unknown_counter: Mutex<u64>,
+    /// `initialize` was answered (for `strict_handshake`).
+    initialized: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -535,7 +541,20 @@ fn after_initialize(server: &Server) {
 fn handle_request(server: &Arc<Server>, id: Id, method: &str, params: Option<&Value>) {
     let null = Value::Null;
     let params = params.unwrap_or(&null);
+    if method != "initialize"
+        && server.mode == Mode::StrictHandshake
+        && !server.initialized.load(std::sync::atomic::Ordering::SeqCst)
+    {
+        server.log_event(&format!("strict_handshake: {method} before initialize"));
+        eprintln!(
+            "fault_server: strict_handshake: {method} before initialize, exiting with status 1"
+        );
+        std::process::exit(1);
+    }
     if method == "initialize" {
+        server
+            .initialized
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         let version = params
             .get("protocolVersion")
             .and_then(Value::as_str)
@@ -635,6 +654,7 @@ fn main() {
         log,
         cancelled: Mutex::new(HashSet::new()),
         unknown_counter: Mutex::new(0),
+        initialized: std::sync::atomic::AtomicBool::new(false),
     });
     server.log_event(&format!(
         "start pid {} mode {:?}",

@@ -473,3 +473,68 @@ pub async fn fault_stderr_flood<R: Runtime>(rt: R, bin: PathBuf) {
     }
     f.finish(&rt).await;
 }
+
+/// The `start pid N` events of the log, in order.
+fn started_pids<R: Runtime>(f: &Fault<R>) -> Vec<u32> {
+    f.log_lines()
+        .iter()
+        .filter_map(|l| l.strip_prefix("# start pid "))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse().ok())
+        .collect()
+}
+
+/// Auto over stdio against a server that exits on the `server/discover` probe (the oldest
+/// servers do): the driver starts it again and the `initialize` era is chosen at once, long
+/// before the probe timeout; the first process is gone, calls work.
+pub async fn fault_strict_handshake_auto<R: Runtime>(rt: R, bin: PathBuf) {
+    use mcp_driver::mcp_proto::session::{Era, EraPolicy};
+    let started = Instant::now();
+    let builder = ClientBuilder::new().era_policy(EraPolicy::Auto {
+        probe_timeout: Duration::from_secs(10),
+    });
+    let f = Fault::start_with(&rt, &bin, &["strict_handshake"], builder).await;
+    let took = started.elapsed();
+    let c = client(&f);
+    assert_eq!(c.era(), Era::Initialize);
+    assert!(took < Duration::from_secs(3), "handshake took {took:?}");
+    let pids = started_pids(&f);
+    assert_eq!(pids.len(), 2, "{:?}", f.log_lines());
+    assert!(
+        f.log_lines()
+            .iter()
+            .any(|l| l == "# strict_handshake: server/discover before initialize"),
+        "{:?}",
+        f.log_lines()
+    );
+    assert!(pid_gone(pids[0]), "the first process {} is left", pids[0]);
+    let r = c
+        .call_tool("echo", json!({"message": "again"}))
+        .await
+        .expect("call");
+    assert_eq!(text(&r), "again");
+    // The respawned process's stderr is what errors carry, not the first one's.
+    f.finish(&rt).await;
+}
+
+/// Auto over stdio against a server that answers the probe with -32601: the `initialize`
+/// era at once, one process, no respawn.
+pub async fn fault_echo_auto<R: Runtime>(rt: R, bin: PathBuf) {
+    use mcp_driver::mcp_proto::session::{Era, EraPolicy};
+    let started = Instant::now();
+    let builder = ClientBuilder::new().era_policy(EraPolicy::Auto {
+        probe_timeout: Duration::from_secs(10),
+    });
+    let f = Fault::start_with(&rt, &bin, &["echo"], builder).await;
+    let took = started.elapsed();
+    assert_eq!(client(&f).era(), Era::Initialize);
+    assert!(took < Duration::from_secs(2), "handshake took {took:?}");
+    assert_eq!(started_pids(&f).len(), 1, "{:?}", f.log_lines());
+    let methods: Vec<String> = f
+        .received()
+        .iter()
+        .filter_map(|m| m.get("method")?.as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(methods.first().map(String::as_str), Some("server/discover"));
+    assert!(methods.iter().any(|m| m == "initialize"), "{methods:?}");
+    f.finish(&rt).await;
+}

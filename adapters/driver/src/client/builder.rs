@@ -307,10 +307,20 @@ impl<R: Runtime> ClientBuilder<R> {
         self
     }
 
-    /// How the protocol era is chosen (default: the session's, `initialize` only). Over stdio,
+    /// How the protocol era is chosen (default: [`EraPolicy::Initialize`]). Over stdio,
     /// [`EraPolicy::Auto`] works with servers that answer the `server/discover` probe (with a
-    /// result or an error) or stay silent until the probe timeout; this driver does not yet
-    /// respawn a server that exits on the probe.
+    /// result or an error), stay silent until the probe timeout, or exit on the probe (the
+    /// driver then starts the same command again and goes straight to `initialize`). Over
+    /// [`over`](Self::over) a stream that ends on the probe cannot be reopened: the
+    /// connection fails.
+    ///
+    /// Auto is not the default because it costs legacy servers that do not answer the probe
+    /// promptly: one that ignores unknown requests before `initialize` costs the whole
+    /// `probe_timeout` on every connect (the driver's scripted test servers went from ~1 s to
+    /// ~70 s for their suite), and an HTTP server that answers the probe with a 5xx fails the
+    /// connection, since the spec forbids falling back on 5xx. Servers that answer with an
+    /// error (server-everything, the Python SDK 1.x, both -32601 / -32602) fall back at once;
+    /// choose Auto for those, or when the server is known to be 2026-07-28.
     #[must_use]
     pub fn era_policy(mut self, policy: EraPolicy) -> Self {
         self.era_policy = Some(policy);
@@ -462,6 +472,8 @@ impl<R: Runtime> ClientBuilder<R> {
             writer: Some(pipes.stdin),
             status: None,
             schedule: None,
+            spec,
+            tail: self.stderr_tail,
         }));
         let bound = self.shutdown.stdin_grace + self.shutdown.term_grace;
         let core = self.lines_core(&runtime);

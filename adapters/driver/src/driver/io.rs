@@ -42,6 +42,9 @@ pub(crate) struct StdioIo<R: Runtime> {
     pub(crate) status: Option<ExitStatus>,
     /// Set once the shutdown began (the session is closed and the output flushed).
     pub(crate) schedule: Option<ShutdownSchedule>,
+    /// What to start again when the core asks for a respawn (the Auto era probe).
+    pub(crate) spec: crate::process::StdioCommand,
+    pub(crate) tail: crate::process::StderrTailConfig,
 }
 
 impl<R: Runtime> Transport<R> {

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::{Either, select};
 use mcp_proto::jsonrpc::{self, ErrorObject};
 use mcp_proto::session::{CloseReason, Event, RequestError};
+use mcp_proto::stdio::StdioAction;
 #[cfg(unix)]
 use mcp_proto::stdio::shutdown::{ShutdownAction, ShutdownConfig, ShutdownSchedule};
 use tokio::sync::oneshot;
@@ -281,12 +282,78 @@ impl<R: Runtime> Driver<R> {
         tracing::debug!(server = self.server(), "transport ended: {detail}");
         let mut state = self.shared.lock();
         state.exit = exit;
-        match &mut state.core {
-            Core::Lines(c) => c.handle_eof(now, Some(detail)),
+        let respawn = match &mut state.core {
+            Core::Lines(c) => {
+                c.handle_eof(now, Some(detail.clone()));
+                matches!(c.poll_action(), Some(StdioAction::Respawn))
+            }
             #[cfg(feature = "http")]
-            Core::Http(c) => c.session_mut().handle_transport_closed(now, Some(detail)),
+            Core::Http(c) => {
+                c.session_mut()
+                    .handle_transport_closed(now, Some(detail.clone()));
+                false
+            }
+        };
+        drop(state);
+        if respawn {
+            self.respawn(now, detail);
         }
         true
+    }
+
+    /// Executes [`StdioAction::Respawn`]: the server exited on the era probe, so the old
+    /// child is killed and reaped (its drop does both, as at the end of a shutdown), the same
+    /// command is started again, and the core is told to resume on the new pipes.
+    fn respawn(&mut self, now: Instant, detail: String) {
+        let outcome = match &mut self.io {
+            #[cfg(unix)]
+            Transport::Stdio(s) => {
+                match crate::process::StdioChild::spawn(
+                    &self.runtime,
+                    &s.spec,
+                    self.shared.name.clone(),
+                    s.tail,
+                ) {
+                    Ok((child, pipes)) => {
+                        tracing::debug!(
+                            server = &*self.shared.name,
+                            "the server exited on the era probe ({detail}); started it again"
+                        );
+                        s.child = child;
+                        s.reader = Some(pipes.stdout);
+                        s.writer = Some(pipes.stdin);
+                        s.status = None;
+                        Ok(())
+                    }
+                    Err(e) => Err(format!(
+                        "{detail}; starting it again after the era probe failed: {e}"
+                    )),
+                }
+            }
+            // A caller's stream cannot be reopened.
+            _ => Err(detail),
+        };
+        let mut guard = self.shared.lock();
+        let state = &mut *guard;
+        let Core::Lines(c) = &mut state.core else {
+            return;
+        };
+        match outcome {
+            Ok(()) => {
+                // Whatever was half-written belonged to the old process.
+                self.out.clear();
+                self.out_pos = 0;
+                self.needs_flush = false;
+                self.ending = None;
+                self.stdout_eof = false;
+                state.exit = None;
+                c.handle_respawned(now);
+            }
+            Err(detail) => {
+                c.handle_respawned(now);
+                c.session_mut().handle_transport_closed(now, Some(detail));
+            }
+        }
     }
 
     fn handle_timeouts(&mut self, now: Instant) -> bool {

@@ -318,3 +318,63 @@ fn unauthorized_forbidden_and_server_errors_never_fall_back() {
         );
     }
 }
+
+/// An `input_required` reply answers its exchange: the request waits for the host's input
+/// (no "no response" failure, no re-issue), then the retry goes out with the input, under a
+/// new id; over JSON and over an SSE stream that ends after the reply.
+#[test]
+fn an_input_required_reply_is_an_answer_not_a_lost_exchange() {
+    for sse in [false, true] {
+        let caps = crate::types::ClientCapabilities {
+            elicitation: Some(Default::default()),
+            ..Default::default()
+        };
+        let mut h = H::modern_with(auto().with_capabilities(caps));
+        let probe = h.next();
+        let b = body(&probe);
+        let reply = json!({"jsonrpc": "2.0", "id": b["id"], "result": serde_json::from_str::<Value>(DISCOVER).unwrap()});
+        h.reply_json(probe.id, &reply);
+        h.events.clear();
+        let call = h.send("tools/call", json!({"name": "confirm"}));
+        let x = h.next();
+        let first = body(&x)["id"].clone();
+        let input = json!({"jsonrpc": "2.0", "id": first, "result": {
+            "resultType": "input_required",
+            "inputRequests": {"ok": {"method": "elicitation/create", "params": {
+                "message": "sure?", "requestedSchema": {"type": "object", "properties": {}}}}},
+            "requestState": "s1"}});
+        if sse {
+            h.head(x.id, 200, &[("content-type", "text/event-stream")]);
+            h.chunk(
+                x.id,
+                format!("event: message\ndata: {input}\n\n").as_bytes(),
+            );
+            h.end(x.id);
+        } else {
+            h.reply_json(x.id, &input);
+        }
+        h.no_exchange();
+        assert!(h.completions(call).is_empty(), "sse {sse}: failed early");
+        let id = h
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::Session(SessionEvent::ServerRequest { id, .. }) => Some(*id),
+                _ => None,
+            })
+            .expect("the input request reaches the host");
+        let accepted = crate::jsonrpc::to_raw(&json!({"action": "accept", "content": {}})).unwrap();
+        h.conn
+            .session_mut()
+            .respond(h.now, id, Ok(accepted))
+            .unwrap();
+        h.drain();
+        let retry = h.next();
+        let rb = body(&retry);
+        assert_ne!(rb["id"], first);
+        assert_eq!(rb["params"]["requestState"], "s1");
+        assert_eq!(rb["params"]["inputResponses"]["ok"]["action"], "accept");
+        h.reply_json(retry.id, &answer(&retry, json!({"content": []})));
+        assert!(h.completions(call)[0].is_ok(), "sse {sse}");
+    }
+}

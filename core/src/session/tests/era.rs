@@ -318,11 +318,19 @@ fn unsupported_version_with_a_supported_list_retries_at_a_listed_version() {
     h.answer_discover_error(json!({"code": -32022, "message": "Unsupported", "data": {"supported": ["2025-11-25"], "requested": "2026-07-28"}}));
     assert_eq!(h.sent_methods(), ["server/discover", "initialize"]);
     assert_eq!(h.sent[1].1["params"]["protocolVersion"], "2025-11-25");
-    // A list naming our version again: one more discover would be the same; bounded, it
-    // closes instead of looping.
+    // A list naming our version again: one more discover at it, with a new id; the same
+    // rejection twice closes instead of looping.
     let mut h = Harness::new(config().with_era_policy(EraPolicy::Discover));
     h.answer_discover_error(error_of(UNSUPPORTED));
-    assert_eq!(h.sent_methods(), ["server/discover"]);
+    assert_eq!(h.sent_methods(), ["server/discover", "server/discover"]);
+    assert_ne!(h.sent[0].1["id"], h.sent[1].1["id"]);
+    assert_eq!(
+        h.sent[1].1["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert!(!matches!(h.events.last(), Some(Event::Closed { .. })));
+    h.answer_discover_error(error_of(UNSUPPORTED));
+    assert_eq!(h.sent_methods(), ["server/discover", "server/discover"]);
     assert!(matches!(
         h.events.last(),
         Some(Event::Closed {
