@@ -40,6 +40,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+#[cfg(feature = "http")]
+mod http;
+#[cfg(feature = "http")]
+mod hyper_io;
 mod runtime;
 
 pub use mcp_driver;

@@ -135,6 +135,16 @@ impl Runtime for AsyncStdRuntime {
             }),
         })
     }
+
+    /// hyper 1 (HTTP/1.1) over smol's TCP with rustls (ring, the system's roots plus any
+    /// configured CA); one connection per exchange, its task spawned with this runtime.
+    #[cfg(feature = "http")]
+    fn http_client(
+        &self,
+        config: &mcp_driver::http::HttpClientConfig,
+    ) -> io::Result<Arc<dyn mcp_driver::http::HttpClient>> {
+        crate::http::client(self.clone(), config)
+    }
 }
 
 type StatusFuture = Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send>>;
