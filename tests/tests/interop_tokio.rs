@@ -1,17 +1,68 @@
 //! The interop bodies (`mcp_tests::interop::{everything, python}`) on tokio, against the real
-//! peers of `scripts/install-peers` over stdio. Run with `scripts/test`; without the peers
-//! every test fails naming the script, unless `MCP_SKIP_INTEROP=1` (then each says it skipped).
+//! peers of `scripts/install-peers`: server-everything over stdio, Streamable HTTP and legacy
+//! HTTP+SSE (one module per body, one test per transport: `everything_roots::legacy`), the
+//! Python server over stdio. Run with `scripts/test`; without the peers every test fails
+//! naming the script, unless `MCP_SKIP_INTEROP=1` (then each says it skipped). The HTTP tests
+//! start server-everything's HTTP modes, which bind every interface: they also need
+//! `MCP_NETNS=1` (inside `scripts/netns-run`).
 
 #![cfg(target_os = "linux")]
 
 use std::time::Duration;
 
-use mcp_tests::interop::{everything, python};
-use mcp_tests::peers::peers;
+use mcp_tests::interop::{Transport, everything, python};
+use mcp_tests::peers::{peers, require_netns};
 use mcp_tokio::TokioRuntime;
 
 /// No test may take longer than this (server-everything starts in about a second).
 const GUARD: Duration = Duration::from_secs(60);
+
+/// The peers, and for an HTTP transport the namespace; `None` when skipping.
+fn setup(transport: Transport) -> Option<mcp_tests::peers::Peers> {
+    let peers = peers()?;
+    if transport.is_http() && !require_netns() {
+        return None;
+    }
+    Some(peers)
+}
+
+macro_rules! everything_tests {
+    ($($name:ident: $($transport:ident = $variant:ident),+;)*) => {$(
+        mod $name {
+            use super::*;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $transport() {
+                    let Some(peers) = setup(Transport::$variant) else { return };
+                    tokio::time::timeout(
+                        GUARD,
+                        everything::$name(TokioRuntime::current(), peers, Transport::$variant),
+                    )
+                    .await
+                    .expect(concat!(stringify!($name), " over ", stringify!($transport), " hung"));
+                }
+            )+
+        }
+    )*};
+}
+
+everything_tests! {
+    everything_handshake: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse,
+        legacy_via_auto = LegacyViaAuto;
+    everything_lists: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_tool_calls: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_progress: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_logging: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_sampling: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse,
+        legacy_via_auto = LegacyViaAuto;
+    everything_elicitation: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_roots: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_resources: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_prompts: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_completion: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_cancel: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_close: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+}
 
 macro_rules! interop_tests {
     ($module:ident: $($name:ident),* $(,)?) => {$(
@@ -24,22 +75,6 @@ macro_rules! interop_tests {
         }
     )*};
 }
-
-interop_tests!(everything:
-    everything_stdio_handshake,
-    everything_stdio_lists,
-    everything_stdio_tool_calls,
-    everything_stdio_progress,
-    everything_stdio_logging,
-    everything_stdio_sampling,
-    everything_stdio_elicitation,
-    everything_stdio_roots,
-    everything_stdio_resources,
-    everything_stdio_prompts,
-    everything_stdio_completion,
-    everything_stdio_cancel,
-    everything_stdio_close,
-);
 
 interop_tests!(python:
     python_stdio_out_of_order,

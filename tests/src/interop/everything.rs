@@ -1,5 +1,14 @@
-//! Against `@modelcontextprotocol/server-everything` over stdio (behaviour and tool names in
-//! `tests/peers/README.md` and `tests/peers/everything-tools.json`).
+//! Against `@modelcontextprotocol/server-everything` over stdio, Streamable HTTP and legacy
+//! HTTP+SSE (behaviour and tool names in `tests/peers/README.md` and
+//! `tests/peers/everything-tools.json`). Every body takes the [`Transport`]; the HTTP ones
+//! start the server's `streamableHttp` / `sse` mode on a free port, which binds every
+//! interface: the caller runs them only inside the loopback-only namespace
+//! ([`crate::peers::require_netns`]).
+//!
+//! Over HTTP the server-to-client requests (`roots/list`, `sampling/createMessage`,
+//! `elicitation/create`) arrive on the SSE stream of the pending POST (sampling, elicitation,
+//! Streamable HTTP), on the GET listener (`roots/list` after `initialized`, Streamable HTTP)
+//! or on the one GET stream (legacy); the handlers' answers go back as POSTs.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,10 +21,13 @@ use mcp_driver::mcp_proto::types::{CompleteParams, ContentBlock, LoggingLevel, R
 use mcp_driver::process::StdioCommand;
 use mcp_driver::{
     CallOptions, ClientBuilder, Error, HandlerFuture, Progress, Root, RootsHandler, Runtime,
+    WireDirection,
 };
 use serde_json::{Value, json};
 
-use super::{Spawned, bounded, eventually, params_of, sleep, text, within};
+use mcp_driver::mcp_proto::http::TransportMode;
+
+use super::{Spawned, Transport, bounded, eventually, params_of, sleep, text, within};
 use crate::peers::Peers;
 
 /// How long `close()` may take for server-everything (graces 1 s + 1 s, plus margin).
@@ -93,17 +105,35 @@ fn command(peers: &Peers) -> StdioCommand {
         .args(["stdio"])
 }
 
-async fn start<R: Runtime>(rt: &R, peers: &Peers) -> (Spawned<R>, Seen) {
+/// Starts server-everything over `transport` with `builder`.
+async fn start_with<R: Runtime>(
+    rt: &R,
+    builder: ClientBuilder<R>,
+    peers: &Peers,
+    transport: Transport,
+) -> Spawned<R> {
+    let (mode_arg, path, mode) = match transport {
+        Transport::Stdio => {
+            return Spawned::start(rt, builder, "everything", command(peers)).await;
+        }
+        Transport::StreamableHttp => ("streamableHttp", "/mcp", TransportMode::Streamable),
+        Transport::LegacySse => ("sse", "/sse", TransportMode::Legacy),
+        Transport::LegacyViaAuto => ("sse", "/sse", TransportMode::Auto),
+    };
+    let mut program = peers.everything.clone();
+    program.push(mode_arg.to_owned());
+    let port = crate::peers::free_port();
+    Spawned::start_http(rt, builder, "everything", &program, port, path, mode).await
+}
+
+async fn start<R: Runtime>(rt: &R, peers: &Peers, transport: Transport) -> (Spawned<R>, Seen) {
     let (builder, seen) = full_builder();
-    (
-        Spawned::start(rt, builder, "everything", command(peers)).await,
-        seen,
-    )
+    (start_with(rt, builder, peers, transport).await, seen)
 }
 
 /// The handshake: server info, instructions, capabilities, version; ping.
-pub async fn everything_stdio_handshake<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_handshake<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let c = &s.client;
     assert_eq!(c.server_info().name, "mcp-servers/everything");
     assert!(
@@ -152,8 +182,8 @@ async fn raw_pages<R: Runtime>(
 /// Every list, following every page: the typed lists agree with a raw page-by-page walk.
 /// (server-everything 2026.8.31 returns everything in one page; paging over several pages is
 /// covered by the fake-server suite.)
-pub async fn everything_stdio_lists<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_lists<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let c = &s.client;
     // The capability-dependent tools are registered after `initialized`: wait for them.
     let mut tools = Vec::new();
@@ -217,8 +247,8 @@ pub async fn everything_stdio_lists<R: Runtime>(rt: R, peers: Peers) {
 }
 
 /// Tool calls: echo, get-sum, an image, structured content, and a tool error result.
-pub async fn everything_stdio_tool_calls<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_tool_calls<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let c = &s.client;
     let r = c
         .call_tool("echo", json!({"message": "hello interop"}))
@@ -256,8 +286,8 @@ pub async fn everything_stdio_tool_calls<R: Runtime>(rt: R, peers: Peers) {
 }
 
 /// A long-running tool reports progress (increasing, with the total) before its result.
-pub async fn everything_stdio_progress<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_progress<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
     let sink = seen.clone();
     let options = CallOptions::new()
@@ -283,8 +313,8 @@ pub async fn everything_stdio_progress<R: Runtime>(rt: R, peers: Peers) {
 }
 
 /// `logging/setLevel` and `notifications/message` from simulated logging.
-pub async fn everything_stdio_logging<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_logging<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let c = &s.client;
     let mut notes = c.notifications();
     c.set_log_level(LoggingLevel::Debug)
@@ -296,22 +326,32 @@ pub async fn everything_stdio_logging<R: Runtime>(rt: R, peers: Peers) {
         .expect("toggle");
     assert!(text(&r).starts_with("Started"), "{}", text(&r));
     // One message is sent at once (random level, all levels let through), then every 5 s.
-    let message = bounded(&rt, Duration::from_secs(8), "a log message", async {
-        loop {
-            let n = notes.recv().await.expect("stream open").expect("no lag");
-            if n.kind() == NotificationKind::LogMessage {
-                return params_of(&n);
+    // Other log messages may come first (over Streamable HTTP, "Roots updated" from the
+    // server's `roots/list` round arrives on the GET listener after the level is set): the
+    // simulated ones are recognised by their text.
+    let message = bounded(
+        &rt,
+        Duration::from_secs(8),
+        "a simulated log message",
+        async {
+            loop {
+                let n = notes.recv().await.expect("stream open").expect("no lag");
+                let p = params_of(&n);
+                if n.kind() == NotificationKind::LogMessage
+                    && p["data"]
+                        .as_str()
+                        .is_some_and(|d| d.contains("-level message"))
+                {
+                    return p;
+                }
             }
-        }
-    })
+        },
+    )
     .await;
     assert!(message["level"].is_string(), "{message}");
-    assert!(
-        message["data"]
-            .as_str()
-            .is_some_and(|d| d.contains("message")),
-        "{message}"
-    );
+    // Over HTTP the server names the session it logs for; over stdio there is none.
+    let data = message["data"].as_str().unwrap_or_default();
+    assert_eq!(data.contains("SessionId"), transport.is_http(), "{message}");
     let r = c
         .call_tool("toggle-simulated-logging", ())
         .await
@@ -321,8 +361,8 @@ pub async fn everything_stdio_logging<R: Runtime>(rt: R, peers: Peers) {
 }
 
 /// The server's `sampling/createMessage` is answered by the registered handler.
-pub async fn everything_stdio_sampling<R: Runtime>(rt: R, peers: Peers) {
-    let (s, seen) = start(&rt, &peers).await;
+pub async fn everything_sampling<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, seen) = start(&rt, &peers, transport).await;
     let r = s
         .client
         .call_tool(
@@ -346,8 +386,8 @@ pub async fn everything_stdio_sampling<R: Runtime>(rt: R, peers: Peers) {
 }
 
 /// The server's `elicitation/create` is answered by the registered handler.
-pub async fn everything_stdio_elicitation<R: Runtime>(rt: R, peers: Peers) {
-    let (s, seen) = start(&rt, &peers).await;
+pub async fn everything_elicitation<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, seen) = start(&rt, &peers, transport).await;
     let r = s
         .client
         .call_tool("trigger-elicitation-request", ())
@@ -364,8 +404,8 @@ pub async fn everything_stdio_elicitation<R: Runtime>(rt: R, peers: Peers) {
 
 /// `roots/list`, sent by the server after `initialized`, is answered by the roots handler;
 /// `get-roots-list` shows the roots the server got.
-pub async fn everything_stdio_roots<R: Runtime>(rt: R, peers: Peers) {
-    let (s, seen) = start(&rt, &peers).await;
+pub async fn everything_roots<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, seen) = start(&rt, &peers, transport).await;
     let calls = seen.roots.calls.clone();
     assert!(
         eventually(&rt, || calls.load(Ordering::SeqCst) >= 1).await,
@@ -387,8 +427,8 @@ pub async fn everything_stdio_roots<R: Runtime>(rt: R, peers: Peers) {
 
 /// Reading text, blob and static resources; subscribing: updates arrive, and dropping the
 /// subscription sends `resources/unsubscribe` (the server acknowledges it in a log message).
-pub async fn everything_stdio_resources<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_resources<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let c = &s.client;
     let uri = "demo://resource/dynamic/text/1";
     let r = c.read_resource(uri).await.expect("read text");
@@ -459,8 +499,8 @@ pub async fn everything_stdio_resources<R: Runtime>(rt: R, peers: Peers) {
 }
 
 /// Prompts: one without arguments, one with.
-pub async fn everything_stdio_prompts<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_prompts<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let c = &s.client;
     let r = c
         .get_prompt("simple-prompt", BTreeMap::new())
@@ -479,8 +519,8 @@ pub async fn everything_stdio_prompts<R: Runtime>(rt: R, peers: Peers) {
 }
 
 /// Completion of a prompt argument, with and without context.
-pub async fn everything_stdio_completion<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_completion<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let c = &s.client;
     let params = |v: Value| -> CompleteParams { serde_json::from_value(v).expect("params") };
     let r = c
@@ -504,29 +544,48 @@ pub async fn everything_stdio_completion<R: Runtime>(rt: R, peers: Peers) {
 }
 
 /// Cancelling a running call by dropping its future: the client returns at once, the server
-/// gets `notifications/cancelled` for it (seen on the wire through a `tee` in front of the
-/// server), and the connection keeps working.
-pub async fn everything_stdio_cancel<R: Runtime>(rt: R, peers: Peers) {
+/// gets `notifications/cancelled` for it, and the connection keeps working. Over stdio the
+/// notification is seen on the wire through a `tee` in front of the server; over HTTP through
+/// the builder's wire tap (the request bodies as POSTed, which the server acknowledged: a
+/// refused POST would surface as a connection error).
+pub async fn everything_cancel<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
     let unique = crate::peers::ProcessTag::new("cancel").env().1;
     let log = std::env::temp_dir().join(format!("mcp-interop-{unique}.jsonl"));
     let _ = std::fs::remove_file(&log);
-    let log_s = log.to_str().expect("utf-8 temp path").to_owned();
-    let mut args = vec![
-        "-c".to_owned(),
-        r#"log="$1"; shift; tee -a "$log" | "$@""#.to_owned(),
-        "sh".to_owned(),
-        log_s,
-    ];
-    args.extend(peers.everything.iter().cloned());
-    args.push("stdio".into());
     let (builder, _) = full_builder();
-    let s = Spawned::start(
-        &rt,
-        builder,
-        "everything",
-        StdioCommand::new("sh").args(args),
-    )
-    .await;
+    let s = if transport == Transport::Stdio {
+        let log_s = log.to_str().expect("utf-8 temp path").to_owned();
+        let mut args = vec![
+            "-c".to_owned(),
+            r#"log="$1"; shift; tee -a "$log" | "$@""#.to_owned(),
+            "sh".to_owned(),
+            log_s,
+        ];
+        args.extend(peers.everything.iter().cloned());
+        args.push("stdio".into());
+        Spawned::start(
+            &rt,
+            builder,
+            "everything",
+            StdioCommand::new("sh").args(args),
+        )
+        .await
+    } else {
+        let sink = log.clone();
+        let builder = builder.on_wire(move |direction, bytes| {
+            if direction == WireDirection::Sent {
+                use std::io::Write as _;
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&sink)
+                    .expect("open the wire log");
+                f.write_all(bytes).expect("write the wire log");
+                f.write_all(b"\n").expect("write the wire log");
+            }
+        });
+        start_with(&rt, builder, &peers, transport).await
+    };
     let c = &s.client;
 
     let (options, mut progress) = CallOptions::new().no_timeout().progress_watch();
@@ -580,8 +639,8 @@ pub async fn everything_stdio_cancel<R: Runtime>(rt: R, peers: Peers) {
 
 /// Close: bounded, calls fail afterwards with `Closed`, the process is gone, close is
 /// idempotent.
-pub async fn everything_stdio_close<R: Runtime>(rt: R, peers: Peers) {
-    let (s, _) = start(&rt, &peers).await;
+pub async fn everything_close<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (s, _) = start(&rt, &peers, transport).await;
     let c = s.client.clone();
     c.ping().await.expect("ping");
     let took = s.finish(&rt, CLOSE_BOUND).await;

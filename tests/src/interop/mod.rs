@@ -20,7 +20,7 @@ use mcp_driver::process::StdioCommand;
 use mcp_driver::{Client, ClientBuilder, ConnectionState, Runtime};
 use serde_json::Value;
 
-use crate::peers::{ProcessTag, assert_gone};
+use crate::peers::{PeerProcess, ProcessTag, assert_gone};
 
 pub use mcp_driver::testing::suite::{eventually, sleep};
 
@@ -49,7 +49,43 @@ pub async fn bounded<R: Runtime, T>(
     }
 }
 
-/// A stdio server started for one test: its client and the pids of every process it had.
+/// How a test reaches its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// The client spawns the server and talks over its stdin and stdout.
+    Stdio,
+    /// The test starts the server's HTTP mode; the client uses Streamable HTTP
+    /// (`TransportMode::Streamable`).
+    StreamableHttp,
+    /// The test starts the server's legacy HTTP+SSE mode; the client uses
+    /// `TransportMode::Legacy`.
+    LegacySse,
+    /// The legacy HTTP+SSE server, reached with `TransportMode::Auto`: the initialize POST is
+    /// refused and the client falls back to legacy.
+    LegacyViaAuto,
+}
+
+impl Transport {
+    /// Whether the server is an HTTP server the test starts itself.
+    #[must_use]
+    pub fn is_http(self) -> bool {
+        !matches!(self, Transport::Stdio)
+    }
+
+    /// Whether the connection is legacy HTTP+SSE.
+    #[must_use]
+    pub fn is_legacy(self) -> bool {
+        matches!(self, Transport::LegacySse | Transport::LegacyViaAuto)
+    }
+}
+
+/// How long an HTTP peer may take to accept connections (node starts in about a second).
+pub const PORT_BOUND: Duration = Duration::from_secs(20);
+
+/// A server started for one test: its client, the pids of every process it had, and for an
+/// HTTP server the process the test started (killed with its group in
+/// [`finish`](Self::finish), or on drop when the test fails).
 pub struct Spawned<R: Runtime> {
     /// The connected client.
     pub client: Client<R>,
@@ -57,6 +93,9 @@ pub struct Spawned<R: Runtime> {
     pub tag: ProcessTag,
     /// Every process carrying the tag right after the handshake.
     pub pids: Vec<u32>,
+    /// The HTTP server process, in its own process group (`None` over stdio: the client owns
+    /// the child).
+    pub server: Option<PeerProcess>,
 }
 
 impl<R: Runtime> Spawned<R> {
@@ -88,7 +127,66 @@ impl<R: Runtime> Spawned<R> {
             pids = tag.pids();
         }
         assert!(!pids.is_empty(), "{label}: no process carries the tag");
-        Spawned { client, tag, pids }
+        Spawned {
+            client,
+            tag,
+            pids,
+            server: None,
+        }
+    }
+
+    /// Starts `program args...` (an HTTP server listening on the port it finds in `PORT`) in
+    /// its own process group with a fresh [`ProcessTag`], waits for 127.0.0.1:`port`, and
+    /// connects to `http://127.0.0.1:{port}{path}` through `builder` with `mode`.
+    ///
+    /// Only inside the loopback-only namespace (see [`crate::peers::require_netns`]) when the
+    /// server binds every interface.
+    ///
+    /// # Panics
+    ///
+    /// When the server does not start, does not listen within [`PORT_BOUND`], or the
+    /// connection fails.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn start_http(
+        rt: &R,
+        builder: ClientBuilder<R>,
+        label: &str,
+        program: &[String],
+        port: u16,
+        path: &str,
+        mode: mcp_driver::mcp_proto::http::TransportMode,
+    ) -> Self {
+        let tag = ProcessTag::new(label);
+        let (k, v) = tag.env();
+        let port_s = port.to_string();
+        let args: Vec<&str> = program[1..].iter().map(String::as_str).collect();
+        let mut server = PeerProcess::spawn(&program[0], &args, &[(&k, &v), ("PORT", &port_s)])
+            .unwrap_or_else(|e| panic!("{label}: spawn {program:?}: {e}"));
+        assert!(
+            crate::peers::wait_for_port(port, PORT_BOUND),
+            "{label}: nothing listens on 127.0.0.1:{port} after {PORT_BOUND:?} (running: {})",
+            server.is_running()
+        );
+        let url = format!("http://127.0.0.1:{port}{path}");
+        let client = builder
+            .runtime(rt.clone())
+            .name(label)
+            .http_transport(mode)
+            .http(&url)
+            .await
+            .unwrap_or_else(|e| panic!("{label}: connect to {url} ({mode:?}) failed: {e}"));
+        let pids = tag.pids();
+        assert!(
+            pids.contains(&server.id()),
+            "{label}: the server {} does not carry the tag ({pids:?})",
+            server.id()
+        );
+        Spawned {
+            client,
+            tag,
+            pids,
+            server: Some(server),
+        }
     }
 
     /// Records processes that appeared later (a grandchild).
@@ -100,8 +198,9 @@ impl<R: Runtime> Spawned<R> {
         }
     }
 
-    /// Closes the client within `bound`, checks that it reports itself closed, and that every
-    /// recorded process is gone. Returns how long `close()` took.
+    /// Closes the client within `bound`, checks that it reports itself closed, kills an HTTP
+    /// server (with its process group), and checks that every recorded process is gone.
+    /// Returns how long `close()` took.
     ///
     /// # Panics
     ///
@@ -116,6 +215,8 @@ impl<R: Runtime> Spawned<R> {
             "after close(): {:?}",
             self.client.state()
         );
+        // An HTTP server outlives its sessions: the test ends it (SIGKILL to the group, reaped).
+        drop(self.server.take());
         assert_gone(&self.pids, GONE_BOUND, self.client.server_name());
         took
     }
