@@ -135,6 +135,15 @@ pub enum Error {
         #[source]
         source: HttpStatusError,
     },
+    /// OAuth authorization for the server failed (discovery, registration, the user's
+    /// authorization, or the token request); the message names the step and never a secret.
+    #[error("server {server:?}: authorization failed: {message}")]
+    Auth {
+        /// The server.
+        server: Arc<str>,
+        /// What went wrong.
+        message: String,
+    },
     /// The connection's configuration cannot be used (an invalid URL, a root certificate that
     /// is not PEM). Nothing was sent.
     #[error("server {server:?}: invalid configuration: {message}")]
@@ -180,6 +189,7 @@ impl Error {
             | Error::Pagination { server, .. }
             | Error::Http { server, .. }
             | Error::Config { server, .. }
+            | Error::Auth { server, .. }
             | Error::Unsupported { server, .. } => server,
         }
     }

@@ -25,6 +25,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+#[cfg(feature = "http")]
+pub mod auth;
 mod client;
 mod driver;
 mod error;

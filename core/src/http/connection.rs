@@ -248,6 +248,17 @@ impl Connection {
         &self.config
     }
 
+    /// Replaces the `Authorization` header of every later exchange to the server's origin
+    /// (`Some("Bearer <token>")`), or removes it (`None`): what an OAuth adapter calls after
+    /// it obtained or refreshed a token. Exchanges already asked for keep the header they had.
+    pub fn set_authorization(&mut self, value: Option<String>) {
+        let h = &mut self.config.extra_headers;
+        h.remove(super::headers::AUTHORIZATION);
+        if let Some(v) = value {
+            h.insert(super::headers::AUTHORIZATION, v);
+        }
+    }
+
     /// Whether the connection is over ([`HttpEvent::Finished`] was emitted).
     #[must_use]
     pub fn is_finished(&self) -> bool {

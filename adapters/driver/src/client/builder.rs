@@ -163,6 +163,7 @@ struct HttpOptions {
     headers: Vec<(String, String)>,
     client: crate::http::HttpClientConfig,
     close_timeout: Option<Duration>,
+    auth: Option<crate::auth::AuthProvider>,
 }
 
 /// Where [`ClientBuilder`] hands out the phase of a connection it started.
@@ -391,6 +392,16 @@ impl<R: Runtime> ClientBuilder<R> {
         self
     }
 
+    /// OAuth 2.1 for the HTTP server: every request carries the provider's bearer token, a
+    /// 401 runs the authorization and retries once, a 403 `insufficient_scope` steps up (see
+    /// [`crate::auth`]). Without it a 401 is an error ([`Error::http_status`]).
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn auth(mut self, provider: crate::auth::AuthProvider) -> Self {
+        self.http.auth = Some(provider);
+        self
+    }
+
     /// Connects to a configured server (from `mcpServers` JSON, say). The config's
     /// `startupTimeout` and `timeout` apply unless set on the builder; an HTTP config's `type`
     /// chooses the transport and its `headers` are sent (see [`header`](Self::header)).
@@ -477,7 +488,16 @@ impl<R: Runtime> ClientBuilder<R> {
         }));
         let bound = self.shutdown.stdin_grace + self.shutdown.term_grace;
         let core = self.lines_core(&runtime);
-        self.start(runtime, name, core, io, bound).await
+        self.start(
+            runtime,
+            name,
+            core,
+            io,
+            bound,
+            #[cfg(feature = "http")]
+            None,
+        )
+        .await
     }
 
     /// Connects to the MCP server at `url` over HTTP (Streamable HTTP, or legacy HTTP+SSE as
@@ -491,6 +511,7 @@ impl<R: Runtime> ClientBuilder<R> {
     /// the challenge: see [`Error::http_status`]).
     #[cfg(feature = "http")]
     pub async fn http(self, url: &str) -> Result<Client<R>, Error> {
+        use mcp_proto::http::headers::AUTHORIZATION;
         use mcp_proto::http::{Connection, ConnectionConfig};
         let parsed = url::Url::parse(url);
         let fallback = parsed
@@ -527,18 +548,62 @@ impl<R: Runtime> ClientBuilder<R> {
                 },
                 _ => config_error(e.to_string()),
             })?;
-        let mut config = ConnectionConfig::new(url);
-        config.mode = self.http.mode;
-        for (n, v) in &self.http.headers {
-            config.extra_headers.append(n.clone(), v.clone());
+        let auth = self.http.auth.clone().map(|p| {
+            Arc::new(crate::auth::AuthSession::new(
+                p,
+                client.clone(),
+                url.clone(),
+                runtime.clone(),
+            ))
+        });
+        let mut authorization = auth.as_ref().and_then(|a| a.stored_header());
+        // The second attempt runs only after an authorization produced a new token.
+        for attempt in 0..2 {
+            let mut config = ConnectionConfig::new(url.clone());
+            config.mode = self.http.mode;
+            for (n, v) in &self.http.headers {
+                config.extra_headers.append(n.clone(), v.clone());
+            }
+            if let Some(h) = &authorization {
+                config.extra_headers.insert(AUTHORIZATION, h.clone());
+            }
+            if let Some(t) = self.http.close_timeout {
+                config.close_timeout = t;
+            }
+            let bound = config.close_timeout;
+            let conn = Connection::new(config, self.session_config(), runtime.now());
+            let io = Transport::Http(crate::driver::HttpIo::new(
+                client.clone(),
+                self.wire.clone(),
+            ));
+            let result = self
+                .start(
+                    runtime.clone(),
+                    name.clone(),
+                    Core::Http(conn),
+                    io,
+                    bound,
+                    auth.clone(),
+                )
+                .await;
+            let (Err(e), Some(a), 0) = (&result, &auth, attempt) else {
+                return result;
+            };
+            let Some(status) = e.http_status().filter(|s| matches!(s.status, 401 | 403)) else {
+                return result;
+            };
+            match a.recover(status, authorization.as_deref()).await {
+                Ok(Some(h)) => authorization = Some(h),
+                Ok(None) => return result,
+                Err(message) => {
+                    return Err(Error::Auth {
+                        server: name,
+                        message,
+                    });
+                }
+            }
         }
-        if let Some(t) = self.http.close_timeout {
-            config.close_timeout = t;
-        }
-        let bound = config.close_timeout;
-        let conn = Connection::new(config, self.session_config(), runtime.now());
-        let io = Transport::Http(crate::driver::HttpIo::new(client, self.wire.clone()));
-        self.start(runtime, name, Core::Http(conn), io, bound).await
+        unreachable!("the loop returns on its second attempt")
     }
 
     /// Runs the protocol over any byte stream: `reader` is what the server writes, `writer`
@@ -561,7 +626,16 @@ impl<R: Runtime> ClientBuilder<R> {
             writer: Some(writer),
         });
         let core = self.lines_core(&runtime);
-        self.start(runtime, name, core, io, Duration::ZERO).await
+        self.start(
+            runtime,
+            name,
+            core,
+            io,
+            Duration::ZERO,
+            #[cfg(feature = "http")]
+            None,
+        )
+        .await
     }
 
     fn server_name(&self, fallback: &str) -> Arc<str> {
@@ -602,12 +676,13 @@ impl<R: Runtime> ClientBuilder<R> {
 
     /// Spawns the driver and waits for the handshake.
     async fn start(
-        self,
+        &self,
         runtime: R,
         name: Arc<str>,
         core: Core,
         io: Transport<R>,
         graces: Duration,
+        #[cfg(feature = "http")] auth: Option<Arc<crate::auth::AuthSession<R>>>,
     ) -> Result<Client<R>, Error> {
         let shared = Shared::new(name.clone(), core, self.notification_capacity);
         let mut phase = shared.phase.subscribe();
@@ -680,6 +755,8 @@ impl<R: Runtime> ClientBuilder<R> {
                 runtime,
                 server,
                 close_bound: graces + crate::driver::FLUSH_GRACE * 2 + CLOSE_MARGIN,
+                #[cfg(feature = "http")]
+                auth,
             }),
         })
     }

@@ -55,6 +55,9 @@ pub(crate) struct Inner<R: Runtime> {
     pub(crate) server: ServerInfo,
     /// How long `close()` waits at most.
     pub(crate) close_bound: Duration,
+    /// The OAuth state of an HTTP connection with an [`AuthProvider`](crate::auth::AuthProvider).
+    #[cfg(feature = "http")]
+    pub(crate) auth: Option<Arc<crate::auth::AuthSession<R>>>,
 }
 
 impl<R: Runtime> Drop for Inner<R> {
@@ -276,6 +279,66 @@ impl<R: Runtime> Client<R> {
 
     /// The one path every request takes.
     async fn call(
+        &self,
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+    ) -> Result<Box<RawValue>, Error> {
+        #[cfg(feature = "http")]
+        if let Some(auth) = &self.inner.auth {
+            if let Some(h) = auth.before_request().await {
+                self.set_authorization(h);
+            }
+            let sent = self.authorization();
+            let result = self
+                .call_once(method.clone(), params.clone(), options.clone())
+                .await;
+            let Some(status) = result
+                .as_ref()
+                .err()
+                .and_then(Error::http_status)
+                .filter(|s| matches!(s.status, 401 | 403))
+            else {
+                return result;
+            };
+            return match auth.recover(status, sent.as_deref()).await {
+                Ok(Some(h)) => {
+                    self.set_authorization(h);
+                    self.call_once(method, params, options).await
+                }
+                Ok(None) => result,
+                Err(message) => Err(Error::Auth {
+                    server: self.inner.shared.name.clone(),
+                    message,
+                }),
+            };
+        }
+        self.call_once(method, params, options).await
+    }
+
+    /// The `Authorization` header later HTTP exchanges carry.
+    #[cfg(feature = "http")]
+    fn authorization(&self) -> Option<String> {
+        let state = self.inner.shared.lock();
+        match &state.core {
+            crate::shared::Core::Http(c) => c
+                .config()
+                .extra_headers
+                .get(mcp_proto::http::headers::AUTHORIZATION)
+                .map(str::to_owned),
+            _ => None,
+        }
+    }
+
+    #[cfg(feature = "http")]
+    fn set_authorization(&self, header: String) {
+        let mut state = self.inner.shared.lock();
+        if let crate::shared::Core::Http(c) = &mut state.core {
+            c.set_authorization(Some(header));
+        }
+    }
+
+    async fn call_once(
         &self,
         method: Cow<'static, str>,
         params: Option<Box<RawValue>>,

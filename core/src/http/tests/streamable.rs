@@ -710,3 +710,24 @@ fn the_one_shot_helper_gives_up_at_its_deadline() {
     assert!(shot.is_done(), "no session id: nothing to DELETE");
     let _ = LAST_EVENT_ID;
 }
+
+#[test]
+fn set_authorization_replaces_the_header_of_later_exchanges() {
+    let mut config = ConnectionConfig::new(url());
+    config.extra_headers.insert("authorization", "Bearer old");
+    let mut h = H::with(config);
+    h.handshake("2025-06-18", Some("s"));
+    h.conn.set_authorization(Some("Bearer new".into()));
+    let t = h.send("tools/list", json!({}));
+    let x = h.next();
+    assert_eq!(
+        x.headers.get_all("authorization").collect::<Vec<_>>(),
+        ["Bearer new"]
+    );
+    h.reply_json(x.id, &answer(&x, json!({"tools": []})));
+    assert!(h.result(t).is_object());
+    h.conn.set_authorization(None);
+    let _ = h.send("tools/list", json!({}));
+    let y = h.next();
+    assert!(!y.headers.contains("authorization"));
+}

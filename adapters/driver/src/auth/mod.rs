@@ -1,0 +1,158 @@
+//! OAuth 2.1 for HTTP servers: the [`AuthProvider`] a [`ClientBuilder`](crate::ClientBuilder)
+//! takes with [`auth`](crate::ClientBuilder::auth).
+//!
+//! The decisions are the core's ([`mcp_proto::auth::AuthFlow`]); this module performs them.
+//! With a provider, every request to the MCP server carries `Authorization: Bearer <token>`
+//! (a stored token, if the [`TokenStore`] has a fresh one). When the server answers 401, the
+//! client runs the flow (its HTTP requests go through the runtime's
+//! [`HttpClient`](crate::http::HttpClient), following no redirect), stores the tokens and
+//! retries the request once. A token about to expire is refreshed before a request, and a 401
+//! on a later request refreshes (or re-authorizes) once. A 403 `insufficient_scope` asks for
+//! the union of the scopes (a step-up), within the flow's cap.
+//!
+//! How the user authorizes is an [`Authorizer`]: [`Headless`] GETs the authorization URL
+//! without following redirects and takes the `Location` (for tests, services, and servers that
+//! authorize without a person); an application opens a browser and listens for the redirect.
+//! [`AuthProvider::client_credentials`] needs no user at all.
+//!
+//! Tokens never go into a URL, a log line or a `Debug` output.
+
+mod run;
+mod session;
+mod store;
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcp_proto::auth::{ClientRegistration, Grant};
+use url::Url;
+
+use crate::http::HttpClient;
+
+pub(crate) use session::AuthSession;
+pub use store::{FileTokenStore, MemoryTokenStore, StoredToken, TokenKey, TokenStore};
+
+/// The future of an [`Authorizer`]: the URL the user's browser was redirected to (with `code`
+/// and `state`), or why there is none.
+pub type AuthorizeFuture = Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
+
+/// How the user authorizes: given the authorization URL, produce the redirect URL.
+pub trait Authorizer: Send + Sync {
+    /// Sends the user to `url` and resolves with the redirect (an absolute URL at the
+    /// provider's redirect URI). `http` is the connection's HTTP client, for headless use.
+    fn authorize(&self, url: Url, http: Arc<dyn HttpClient>) -> AuthorizeFuture;
+}
+
+/// Follows the authorization URL without a person: one GET, no redirect followed, and the
+/// response's `Location` is the redirect. Works with authorization servers that approve at
+/// once (test servers, the conformance suite, some enterprise setups).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Headless;
+
+impl Authorizer for Headless {
+    fn authorize(&self, url: Url, http: Arc<dyn HttpClient>) -> AuthorizeFuture {
+        Box::pin(run::headless_authorize(url, http))
+    }
+}
+
+/// The OAuth configuration of a client: how it identifies itself, which grant, where tokens
+/// are kept and how the user authorizes. Cheap to clone (shared parts are `Arc`s).
+#[derive(Clone)]
+pub struct AuthProvider {
+    pub(crate) registration: ClientRegistration,
+    pub(crate) grant: Grant,
+    pub(crate) redirect_uri: Url,
+    pub(crate) scopes: Option<Vec<String>>,
+    pub(crate) store: Arc<dyn TokenStore>,
+    pub(crate) authorizer: Arc<dyn Authorizer>,
+}
+
+impl fmt::Debug for AuthProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthProvider")
+            .field("registration", &self.registration)
+            .field("grant", &self.grant)
+            .field("redirect_uri", &self.redirect_uri.as_str())
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The redirect URI of [`AuthProvider::new`]: a loopback URL, as native clients register.
+pub const DEFAULT_REDIRECT_URI: &str = "http://127.0.0.1/callback";
+
+impl AuthProvider {
+    /// Authorization code with PKCE, identified by `registration` (pre-registered, metadata
+    /// document, dynamic registration, in that order), the [`Headless`] authorizer, an
+    /// in-memory token store and [`DEFAULT_REDIRECT_URI`].
+    #[must_use]
+    pub fn new(registration: ClientRegistration) -> Self {
+        Self {
+            registration,
+            grant: Grant::AuthorizationCode,
+            // Invariant: the constant is a valid absolute URL.
+            redirect_uri: Url::parse(DEFAULT_REDIRECT_URI).expect("valid constant URL"),
+            scopes: None,
+            store: Arc::new(MemoryTokenStore::new()),
+            authorizer: Arc::new(Headless),
+        }
+    }
+
+    /// The client credentials grant (machine to machine) instead: `registration` must hold
+    /// pre-registered credentials with a secret (`client_secret_basic`/`_post`) or a private
+    /// key (`private_key_jwt`, needs the `jwt` feature).
+    #[must_use]
+    pub fn client_credentials(mut self) -> Self {
+        self.grant = Grant::ClientCredentials;
+        self
+    }
+
+    /// The redirect URI, exactly as registered (e.g. the loopback listener's URL).
+    #[must_use]
+    pub fn redirect_uri(mut self, uri: Url) -> Self {
+        self.redirect_uri = uri;
+        self
+    }
+
+    /// Scopes to ask for instead of the challenge's or the server metadata's.
+    #[must_use]
+    pub fn scopes(mut self, scopes: Vec<String>) -> Self {
+        self.scopes = Some(scopes);
+        self
+    }
+
+    /// Where tokens are kept (default: in memory).
+    #[must_use]
+    pub fn store(mut self, store: Arc<dyn TokenStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// How the user authorizes (default: [`Headless`]).
+    #[must_use]
+    pub fn authorizer(mut self, authorizer: Arc<dyn Authorizer>) -> Self {
+        self.authorizer = authorizer;
+        self
+    }
+
+    /// The store key of this client's token for `mcp_url`.
+    #[must_use]
+    pub fn token_key(&self, mcp_url: &str) -> TokenKey {
+        let r = &self.registration;
+        let client = r
+            .pre_registered
+            .as_ref()
+            .map(|c| c.client_id.clone())
+            .or_else(|| r.metadata_document.as_ref().map(|u| u.to_string()))
+            .unwrap_or_else(|| "dynamic".to_owned());
+        TokenKey::new(mcp_url, client)
+    }
+
+    /// The token store.
+    #[must_use]
+    pub fn token_store(&self) -> &Arc<dyn TokenStore> {
+        &self.store
+    }
+}

@@ -1,0 +1,218 @@
+//! The authorization state of one connection: the token in use, the flow that got it, and the
+//! reactions to 401, 403 and expiry.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use mcp_proto::auth::{AuthConfig, AuthFlow, Grant, Tokens};
+use mcp_proto::http::error::HttpStatusError;
+use url::Url;
+
+use super::store::{StoredToken, unix_now};
+use super::{AuthProvider, run};
+use crate::Runtime;
+use crate::http::HttpClient;
+
+/// Refresh this long before the stated expiry, so a request does not race it.
+const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
+
+struct State {
+    flow: Option<AuthFlow>,
+    tokens: Option<Tokens>,
+}
+
+/// What the client's request path asks of the authorization; one per connection.
+pub(crate) struct AuthSession<R: Runtime> {
+    provider: AuthProvider,
+    http: Arc<dyn HttpClient>,
+    url: Url,
+    runtime: R,
+    /// An async lock: one flow at a time; concurrent requests that hit a 401 wait for it and
+    /// then use its token.
+    state: tokio::sync::Mutex<State>,
+}
+
+impl<R: Runtime> AuthSession<R> {
+    pub(crate) fn new(
+        provider: AuthProvider,
+        http: Arc<dyn HttpClient>,
+        url: Url,
+        runtime: R,
+    ) -> Self {
+        Self {
+            provider,
+            http,
+            url,
+            runtime,
+            state: tokio::sync::Mutex::new(State {
+                flow: None,
+                tokens: None,
+            }),
+        }
+    }
+
+    fn key(&self) -> super::TokenKey {
+        self.provider.token_key(self.url.as_str())
+    }
+
+    /// The header to start with: a stored token that has not expired.
+    pub(crate) fn stored_header(&self) -> Option<String> {
+        match self.provider.store.load(&self.key()) {
+            Ok(Some(t)) if !t.is_expired(EXPIRY_MARGIN.as_secs()) => {
+                tracing::debug!("using a stored token");
+                Some(format!("Bearer {}", t.access_token.expose()))
+            }
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, "the token store could not be read");
+                None
+            }
+        }
+    }
+
+    fn keep(&self, state: &mut State, tokens: Tokens) -> String {
+        let now = self.runtime.now();
+        let stored = StoredToken {
+            access_token: tokens.access_token.clone(),
+            refresh_token: tokens.refresh_token.clone(),
+            expires_at: tokens
+                .expires_at
+                .map(|at| unix_now().saturating_add(at.saturating_duration_since(now).as_secs())),
+            scope: tokens.scope.clone(),
+        };
+        if let Err(e) = self.provider.store.save(&self.key(), &stored) {
+            tracing::warn!(error = %e, "the token could not be stored");
+        }
+        let header = tokens.authorization_header();
+        state.tokens = Some(tokens);
+        header
+    }
+
+    fn config(&self) -> AuthConfig {
+        let mut c = AuthConfig::new(
+            self.url.clone(),
+            self.provider.redirect_uri.clone(),
+            self.provider.registration.clone(),
+        );
+        c.grant = self.provider.grant;
+        c.scopes.clone_from(&self.provider.scopes);
+        c.unix_time = Some(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        );
+        c
+    }
+
+    async fn drive(&self, flow: &mut AuthFlow) -> Result<Tokens, String> {
+        let limit = self.config().max_body;
+        run::drive(
+            &self.runtime,
+            &self.http,
+            &self.provider.authorizer,
+            flow,
+            limit,
+        )
+        .await
+    }
+
+    /// A fresh flow from the server's challenge, run to the end.
+    async fn authorize(
+        &self,
+        state: &mut State,
+        error: &HttpStatusError,
+    ) -> Result<String, String> {
+        let secrets = run::fresh_secrets()?;
+        let mut flow = AuthFlow::new(self.config(), error.bearer(), secrets, self.runtime.now())
+            .map_err(|e| e.to_string())?;
+        let result = self.drive(&mut flow).await;
+        state.flow = Some(flow);
+        Ok(self.keep(state, result?))
+    }
+
+    /// Refreshes if the flow can; `None` when it has no refresh token or the refresh failed.
+    async fn try_refresh(&self, state: &mut State) -> Option<String> {
+        let flow = state.flow.as_mut()?;
+        flow.refresh(self.runtime.now()).ok()?;
+        match self.drive(flow).await {
+            Ok(t) => {
+                tracing::debug!("token refreshed");
+                Some(self.keep(state, t))
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "refresh refused");
+                None
+            }
+        }
+    }
+
+    /// Before a request: a refreshed header when the token in use is about to expire.
+    pub(crate) async fn before_request(&self) -> Option<String> {
+        let mut state = self.state.lock().await;
+        let expiring = state
+            .tokens
+            .as_ref()
+            .is_some_and(|t| t.is_expired(self.runtime.now(), EXPIRY_MARGIN));
+        if !expiring {
+            return None;
+        }
+        self.try_refresh(&mut state).await
+    }
+
+    /// After a 401 or 403: the header to retry with, `Ok(None)` when the status is not an
+    /// authorization matter, `Err` when authorization failed. `sent` is the header the failed
+    /// request carried: when another request already replaced it, that one is used as is.
+    pub(crate) async fn recover(
+        &self,
+        error: &HttpStatusError,
+        sent: Option<&str>,
+    ) -> Result<Option<String>, String> {
+        let mut state = self.state.lock().await;
+        let current = state.tokens.as_ref().map(Tokens::authorization_header);
+        if current.is_some() && current.as_deref() != sent {
+            return Ok(current);
+        }
+        match error.status {
+            401 => {
+                if let Some(h) = self.try_refresh(&mut state).await {
+                    return Ok(Some(h));
+                }
+                if self.provider.grant == Grant::AuthorizationCode
+                    && let Some(flow) = state.flow.as_mut()
+                    && flow
+                        .reauthorize(self.runtime.now(), run::fresh_secrets()?)
+                        .is_ok()
+                {
+                    let t = self.drive(flow).await?;
+                    return Ok(Some(self.keep(&mut state, t)));
+                }
+                self.authorize(&mut state, error).await.map(Some)
+            }
+            403 => {
+                if error.bearer().and_then(|b| b.error()) != Some("insufficient_scope") {
+                    return Ok(None);
+                }
+                let Some(flow) = state.flow.as_mut().filter(|f| f.is_done()) else {
+                    // A stored token without a flow: authorize afresh for the challenge.
+                    return self.authorize(&mut state, error).await.map(Some);
+                };
+                let stepped = flow
+                    .handle_forbidden(self.runtime.now(), error.bearer(), run::fresh_secrets()?)
+                    .map_err(|e| e.to_string())?;
+                if !stepped {
+                    // The cap: the flow emitted its failure.
+                    let reason = std::iter::from_fn(|| flow.poll_event())
+                        .find_map(|e| match e {
+                            mcp_proto::auth::AuthEvent::Failed(e) => Some(e.to_string()),
+                            _ => None,
+                        })
+                        .unwrap_or_else(|| "step-up refused".into());
+                    return Err(reason);
+                }
+                let t = self.drive(flow).await?;
+                Ok(Some(self.keep(&mut state, t)))
+            }
+            _ => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! Where tokens live between runs: the [`TokenStore`] trait, an in-memory store and a
+//! JSON file store (mode 0600), one entry per (MCP server URL, client id).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mcp_proto::auth::SecretString;
+use serde::{Deserialize, Serialize};
+
+/// Which entry of a store: the MCP server's URL and the client id the token was issued to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct TokenKey {
+    /// The MCP server URL, as configured.
+    pub mcp_url: String,
+    /// The client id (a pre-registered id, a Client ID Metadata Document URL, or `dynamic`).
+    pub client_id: String,
+}
+
+impl TokenKey {
+    /// The key of `client_id`'s token for `mcp_url`.
+    pub fn new(mcp_url: impl Into<String>, client_id: impl Into<String>) -> Self {
+        Self {
+            mcp_url: mcp_url.into(),
+            client_id: client_id.into(),
+        }
+    }
+}
+
+/// A token as stored: wall-clock expiry, so that it survives the process. `Debug` redacts.
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct StoredToken {
+    /// The access token.
+    pub access_token: SecretString,
+    /// The refresh token, if one was issued.
+    pub refresh_token: Option<SecretString>,
+    /// When the access token expires, in seconds since the UNIX epoch (`None`: unknown).
+    pub expires_at: Option<u64>,
+    /// The granted scopes, space-separated, when the server said.
+    pub scope: Option<String>,
+}
+
+impl StoredToken {
+    /// A token without refresh token, expiry or scope.
+    pub fn new(access_token: impl Into<SecretString>) -> Self {
+        Self {
+            access_token: access_token.into(),
+            refresh_token: None,
+            expires_at: None,
+            scope: None,
+        }
+    }
+
+    /// Whether it has expired by now (or will within `margin_secs`).
+    #[must_use]
+    pub fn is_expired(&self, margin_secs: u64) -> bool {
+        self.expires_at
+            .is_some_and(|at| unix_now().saturating_add(margin_secs) >= at)
+    }
+}
+
+impl fmt::Debug for StoredToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoredToken")
+            .field("access_token", &"<redacted>")
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("expires_at", &self.expires_at)
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+/// Seconds since the UNIX epoch (0 on a clock before 1970).
+pub(crate) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Keeps tokens per (MCP URL, client id). Implementations must not log token values.
+pub trait TokenStore: Send + Sync {
+    /// The token stored under `key`, if any.
+    ///
+    /// # Errors
+    ///
+    /// The store could not be read (a file store's file is unreadable or not valid JSON).
+    fn load(&self, key: &TokenKey) -> io::Result<Option<StoredToken>>;
+    /// Stores `token` under `key`, replacing what was there.
+    ///
+    /// # Errors
+    ///
+    /// The store could not be written.
+    fn save(&self, key: &TokenKey, token: &StoredToken) -> io::Result<()>;
+    /// Removes every entry for `mcp_url` (whatever the client id); how many there were.
+    ///
+    /// # Errors
+    ///
+    /// The store could not be written.
+    fn remove_url(&self, mcp_url: &str) -> io::Result<usize>;
+}
+
+/// Tokens in memory, for one process (the default store).
+#[derive(Debug, Default)]
+pub struct MemoryTokenStore {
+    entries: Mutex<HashMap<TokenKey, StoredToken>>,
+}
+
+impl MemoryTokenStore {
+    /// An empty store.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl TokenStore for MemoryTokenStore {
+    fn load(&self, key: &TokenKey) -> io::Result<Option<StoredToken>> {
+        let map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(map.get(key).cloned())
+    }
+
+    fn save(&self, key: &TokenKey, token: &StoredToken) -> io::Result<()> {
+        let mut map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        map.insert(key.clone(), token.clone());
+        Ok(())
+    }
+
+    fn remove_url(&self, mcp_url: &str) -> io::Result<usize> {
+        let mut map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let before = map.len();
+        map.retain(|k, _| k.mcp_url != mcp_url);
+        Ok(before - map.len())
+    }
+}
+
+#[derive(Serialize, Deserialize, Default)]
+struct FileContents {
+    #[serde(default)]
+    entries: Vec<FileEntry>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct FileEntry {
+    mcp_url: String,
+    client_id: String,
+    access_token: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refresh_token: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expires_at: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scope: Option<String>,
+}
+
+/// Tokens in one JSON file, readable only by its owner: the file is written with mode 0600
+/// (through a temporary file in the same directory and a rename, so a crash never leaves half
+/// a file), its directory created with mode 0700. A missing file is an empty store.
+#[derive(Debug)]
+pub struct FileTokenStore {
+    path: PathBuf,
+    /// Serialises read-modify-write cycles within the process.
+    lock: Mutex<()>,
+}
+
+impl FileTokenStore {
+    /// The store in `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            lock: Mutex::new(()),
+        }
+    }
+
+    /// The default location: `$XDG_CONFIG_HOME/mcp-rs/tokens.json`, else
+    /// `~/.config/mcp-rs/tokens.json`; `None` when neither variable is set.
+    #[must_use]
+    pub fn default_path() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(|h| Path::new(&h).join(".config"))
+            })?;
+        Some(base.join("mcp-rs").join("tokens.json"))
+    }
+
+    /// Where the file is.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&self) -> io::Result<FileContents> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(FileContents::default()),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn write(&self, contents: &FileContents) -> io::Result<()> {
+        use std::io::Write as _;
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        create_private_dir(dir)?;
+        let tmp = dir.join(format!(
+            ".{}.tmp{}",
+            self.path
+                .file_name()
+                .map_or("tokens".into(), |n| n.to_string_lossy()),
+            std::process::id()
+        ));
+        let bytes = serde_json::to_vec_pretty(contents).map_err(io::Error::other)?;
+        let mut f = open_private(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, &self.path)
+    }
+}
+
+#[cfg(unix)]
+fn open_private(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    // `mode` applies only on creation: a leftover file keeps its mode unless reset.
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(f)
+}
+
+#[cfg(not(unix))]
+fn open_private(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::File::create(path)
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    if dir.as_os_str().is_empty() || dir.exists() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+impl TokenStore for FileTokenStore {
+    fn load(&self, key: &TokenKey) -> io::Result<Option<StoredToken>> {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let contents = self.read()?;
+        Ok(contents
+            .entries
+            .into_iter()
+            .find(|e| e.mcp_url == key.mcp_url && e.client_id == key.client_id)
+            .map(|e| StoredToken {
+                access_token: e.access_token.into(),
+                refresh_token: e.refresh_token.map(Into::into),
+                expires_at: e.expires_at,
+                scope: e.scope,
+            }))
+    }
+
+    fn save(&self, key: &TokenKey, token: &StoredToken) -> io::Result<()> {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut contents = self.read()?;
+        contents
+            .entries
+            .retain(|e| !(e.mcp_url == key.mcp_url && e.client_id == key.client_id));
+        contents.entries.push(FileEntry {
+            mcp_url: key.mcp_url.clone(),
+            client_id: key.client_id.clone(),
+            access_token: token.access_token.expose().to_owned(),
+            refresh_token: token.refresh_token.as_ref().map(|t| t.expose().to_owned()),
+            expires_at: token.expires_at,
+            scope: token.scope.clone(),
+        });
+        self.write(&contents)
+    }
+
+    fn remove_url(&self, mcp_url: &str) -> io::Result<usize> {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut contents = self.read()?;
+        let before = contents.entries.len();
+        contents.entries.retain(|e| e.mcp_url != mcp_url);
+        let removed = before - contents.entries.len();
+        if removed > 0 {
+            self.write(&contents)?;
+        }
+        Ok(removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("mcp-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn file_store_round_trips_one_entry_per_key_with_mode_0600() {
+        let dir = temp_dir("rt");
+        let store = FileTokenStore::new(dir.join("sub").join("tokens.json"));
+        let a = TokenKey::new("http://127.0.0.1:1/mcp", "client-a");
+        let b = TokenKey::new("http://127.0.0.1:1/mcp", "client-b");
+        assert_eq!(store.load(&a).unwrap(), None);
+        let mut t = StoredToken::new("tok-1");
+        t.refresh_token = Some("ref-1".into());
+        t.expires_at = Some(unix_now() + 3600);
+        store.save(&a, &t).unwrap();
+        store.save(&a, &StoredToken::new("tok-2")).unwrap();
+        store.save(&b, &StoredToken::new("tok-b")).unwrap();
+        let again = FileTokenStore::new(store.path());
+        assert_eq!(
+            again.load(&a).unwrap().unwrap().access_token.expose(),
+            "tok-2"
+        );
+        assert_eq!(
+            again.load(&b).unwrap().unwrap().access_token.expose(),
+            "tok-b"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = std::fs::metadata(store.path())
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        assert_eq!(store.remove_url("http://127.0.0.1:1/mcp").unwrap(), 2);
+        assert_eq!(store.load(&a).unwrap(), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn stored_token_debug_redacts_and_expiry_uses_the_wall_clock() {
+        let mut t = StoredToken::new("very-secret");
+        t.refresh_token = Some("also-secret".into());
+        let d = format!("{t:?}");
+        assert!(!d.contains("secret"), "{d}");
+        assert!(!t.is_expired(0));
+        t.expires_at = Some(unix_now() + 10);
+        assert!(!t.is_expired(0));
+        assert!(t.is_expired(60));
+    }
+
+    #[test]
+    fn a_corrupt_file_is_an_error_not_an_empty_store() {
+        let dir = temp_dir("bad");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tokens.json");
+        std::fs::write(&path, b"{not json").unwrap();
+        let store = FileTokenStore::new(&path);
+        let key = TokenKey::new("u", "c");
+        assert_eq!(
+            store.load(&key).unwrap_err().kind(),
+            io::ErrorKind::InvalidData
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
