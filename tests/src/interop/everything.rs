@@ -638,13 +638,28 @@ pub async fn everything_cancel<R: Runtime>(rt: R, peers: Peers, transport: Trans
 }
 
 /// Close: bounded, calls fail afterwards with `Closed`, the process is gone, close is
-/// idempotent.
+/// idempotent. Over stdio server-everything exits by itself once stdin is closed; over HTTP
+/// `close()` ends the session (a `DELETE` over Streamable HTTP, dropping the GET stream over
+/// legacy) while the server keeps running (checked), and the test then kills it.
 pub async fn everything_close<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
-    let (s, _) = start(&rt, &peers, transport).await;
+    let (mut s, _) = start(&rt, &peers, transport).await;
     let c = s.client.clone();
     c.ping().await.expect("ping");
-    let took = s.finish(&rt, CLOSE_BOUND).await;
-    // Nothing pending and stdin closed: server-everything exits by itself, before SIGTERM.
+    let took = if let Some(server) = s.server.as_mut() {
+        let started = Instant::now();
+        bounded(&rt, CLOSE_BOUND, "close() over HTTP", c.close()).await;
+        let took = started.elapsed();
+        assert!(
+            server.is_running(),
+            "closing a session ended the HTTP server"
+        );
+        s.finish(&rt, CLOSE_BOUND).await;
+        took
+    } else {
+        s.finish(&rt, CLOSE_BOUND).await
+    };
+    // Nothing pending: stdin closed and server-everything exits by itself, before SIGTERM;
+    // over HTTP the DELETE is answered at once.
     assert!(
         took < Duration::from_secs(1) + Duration::from_millis(500),
         "{took:?}"
