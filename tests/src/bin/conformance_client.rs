@@ -124,6 +124,51 @@ fn era_policy() -> EraPolicy {
     }
 }
 
+/// The metadata document URL the suite's authorization servers accept as a `client_id`.
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth setup of an `auth/*` scenario, as a host would configure it: a Client ID
+/// Metadata Document and Dynamic Client Registration, plus the pre-registered credentials of
+/// `MCP_CONFORMANCE_CONTEXT` when it has them; the client credentials grant for the
+/// `client-credentials-*` scenarios. Authorization is headless.
+fn auth_provider(scenario: &str) -> Result<mcp_driver::auth::AuthProvider, String> {
+    use mcp_proto::auth::{
+        ClientCredentials, ClientMetadata, ClientRegistration, JwtAlgorithm, PrivateKey,
+    };
+    let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        Ok(s) => serde_json::from_str(&s).map_err(|e| format!("MCP_CONFORMANCE_CONTEXT: {e}"))?,
+        Err(_) => Value::Null,
+    };
+    let text = |k: &str| context.get(k).and_then(Value::as_str).map(str::to_owned);
+    let cimd = url::Url::parse(CIMD_URL).map_err(|e| e.to_string())?;
+    let mut registration = ClientRegistration::metadata_document(cimd)
+        .with_dynamic(ClientMetadata::new("mcp-rs conformance client"));
+    if let Some(id) = text("client_id") {
+        let credentials = if let Some(pem) = text("private_key_pem") {
+            let alg = text("signing_algorithm").unwrap_or_else(|| "ES256".into());
+            let algorithm = JwtAlgorithm::parse(&alg).ok_or(format!("unknown algorithm {alg}"))?;
+            ClientCredentials::with_private_key(
+                id,
+                PrivateKey {
+                    pem: pem.into(),
+                    algorithm,
+                },
+            )
+        } else if let Some(secret) = text("client_secret") {
+            ClientCredentials::with_secret(id, secret)
+        } else {
+            ClientCredentials::public(id)
+        };
+        registration.pre_registered = Some(credentials);
+    }
+    let provider = mcp_driver::auth::AuthProvider::new(registration);
+    Ok(if scenario.starts_with("auth/client-credentials") {
+        provider.client_credentials()
+    } else {
+        provider
+    })
+}
+
 async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = Client::builder()
         .name("conformance")
@@ -137,7 +182,10 @@ async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn std::error::Error>
             );
         });
     }
-    let builder = builder.elicitation_handler(accept_with_defaults);
+    builder = builder.elicitation_handler(accept_with_defaults);
+    if scenario.starts_with("auth/") {
+        builder = builder.auth(auth_provider(scenario)?);
+    }
     let client = builder.connect(config(url)).await?;
     match scenario {
         "initialize" => {}
@@ -195,6 +243,14 @@ async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn std::error::Error>
             client
                 .call_tool("test_mrtr_no_result_type", json!({}))
                 .await?;
+        }
+        s if s.starts_with("auth/") => {
+            // What a host does once authorized: list the tools and call one (an operation may
+            // need more scopes than listing: the step-up scenarios answer it with 403).
+            let tools = client.list_tools().await?;
+            if let Some(tool) = tools.first() {
+                client.call_tool(tool.name.as_str(), json!({})).await?;
+            }
         }
         _ => {
             // Any other scenario: the generic script of a host, list what the server offers
