@@ -197,9 +197,11 @@ fn verbose_trace_shows_every_message_with_secrets_masked() {
         .unwrap();
     let err = stderr(&o);
     assert!(err.contains("(env: API_TOKEN=***)"), "{err}");
-    // `--era auto` (the default) probes with server/discover first; the demo server is of
-    // the initialize era, so `initialize` follows.
-    assert!(err.contains(r#""method":"server/discover""#), "{err}");
+    // `--era auto` (the default) probes first; the demo server is legacy and refuses it.
+    assert!(
+        err.contains(r#"-> {"id":0,"jsonrpc":"2.0","method":"server/discover""#),
+        "{err}"
+    );
     assert!(
         err.contains(r#"-> {"id":1,"jsonrpc":"2.0","method":"initialize""#),
         "{err}"

@@ -25,6 +25,12 @@ pub struct Peers {
     pub python: String,
     /// `tests/peers/py_server.py`.
     pub py_server: PathBuf,
+    /// The Python with PyPI `mcp` 2.x (2026-07-28), for `tests/peers/py2_server.py`.
+    pub python2: String,
+    /// Node 22, for `tests/peers/ts2_server.cjs`.
+    pub node22: String,
+    /// The `node_modules` holding npm `@modelcontextprotocol/server` 2.x.
+    pub ts2_node_modules: PathBuf,
 }
 
 const SKIP_VAR: &str = "MCP_SKIP_INTEROP";
@@ -51,16 +57,30 @@ pub fn peers() -> Option<Peers> {
         get("MCP_PEER_EVERYTHING"),
         get("MCP_PEER_PYTHON"),
         get("MCP_PEER_PY_SERVER"),
+        get("MCP_PEER_PYTHON2"),
+        get("MCP_PEER_NODE22"),
+        get("MCP_PEER_TS2_NODE_MODULES"),
     ) {
-        (Some(everything), Some(python), Some(py_server)) => Some(Peers {
+        (
+            Some(everything),
+            Some(python),
+            Some(py_server),
+            Some(python2),
+            Some(node22),
+            Some(ts2),
+        ) => Some(Peers {
             everything: everything.split_whitespace().map(str::to_owned).collect(),
             python,
             py_server: py_server.into(),
+            python2,
+            node22,
+            ts2_node_modules: ts2.into(),
         }),
         _ if skipping("the interop peers are not installed") => None,
         _ => panic!(
             "the interop peers are not set up (MCP_PEER_EVERYTHING, MCP_PEER_PYTHON, \
-             MCP_PEER_PY_SERVER missing): run the tests with `scripts/test` (it installs the \
+             MCP_PEER_PY_SERVER, MCP_PEER_PYTHON2, MCP_PEER_NODE22, MCP_PEER_TS2_NODE_MODULES \
+             missing): run the tests with `scripts/test` (it installs the \
              peers and sources .peers/env.sh), or set {SKIP_VAR}=1 to skip the interop tests"
         ),
     }

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use mcp_tests::interop::{Transport, everything, python};
+use mcp_tests::interop::{Transport, era, everything, python};
 use mcp_tests::peers::{peers, require_netns};
 use mcp_tokio::TokioRuntime;
 
@@ -81,4 +81,13 @@ interop_tests!(python:
     python_stdio_progress_floats,
     python_stdio_errors,
     python_stdio_close,
+);
+
+interop_tests!(era:
+    era_python2_stdio_auto,
+    era_python2_http_auto,
+    era_ts2_stdio_auto,
+    era_ts2_http_auto,
+    era_everything_stdio_auto,
+    era_everything_http_auto,
 );

@@ -8,6 +8,7 @@
 //! `fault_server` binary. Every body ends by closing its client and checking, in `/proc`, that
 //! every process of its server is gone.
 
+pub mod era;
 pub mod everything;
 pub mod faults;
 pub mod python;
