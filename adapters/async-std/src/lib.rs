@@ -34,8 +34,18 @@
 //! [`Client::stdio`](mcp_driver::Client::stdio) without a runtime argument uses
 //! [`AsyncStdRuntime::default`].
 //!
-//! No tokio runtime or reactor is involved: the driver uses tokio's `sync` primitives only,
-//! which need no runtime.
+//! # HTTP
+//!
+//! With the `http` feature (on by default), [`AsyncStdRuntime`] implements
+//! [`Runtime::http_client`](mcp_driver::Runtime::http_client) with hyper 1 (HTTP/1.1 only)
+//! over smol's TCP (async-io) and futures-rustls (rustls with the ring provider, the system's
+//! roots plus any configured CA): no redirects, no retries, a connect timeout (30 s unless
+//! configured), response bodies streamed as they arrive. Each exchange opens its own
+//! connection and closes it when its body ends or is dropped; there is no pool and no proxy
+//! support (the tokio adapter's reqwest reads proxies from the environment; this one does not).
+//!
+//! No tokio runtime or reactor is involved: the driver and hyper use tokio's `sync`
+//! primitives only, which need no runtime.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
