@@ -63,6 +63,15 @@ pub fn serve(mode: Mode, mut input: impl Read, mut output: impl Write) -> io::Re
     Ok(answered)
 }
 
+/// Answers one JSON-RPC message (the body of an HTTP POST) into `out`, as [`serve`] answers
+/// one line in [`Mode::Mcp`]: the answer ends in `\n`; nothing is written for notifications,
+/// responses and garbage. Returns whether a request was answered.
+pub fn answer_message(text: &str, out: &mut Vec<u8>) -> bool {
+    let mut answered = 0;
+    answer(Mode::Mcp, Line::Message(text), out, &mut answered);
+    answered > 0
+}
+
 fn answer(mode: Mode, line: Line<'_>, out: &mut Vec<u8>, answered: &mut u64) {
     let Line::Message(text) = line else {
         return;

@@ -7,12 +7,15 @@
 //!
 //! The end-to-end benchmarks are binaries (`src/bin/`): `e2e_stdio` prints a table of this
 //! client against `rmcp` and two limits, all against the [`echo`] server
-//! (`cargo run --release -p mcp-bench --bin e2e_stdio`).
+//! (`cargo run --release -p mcp-bench --bin e2e_stdio`); `e2e_http` the same over Streamable
+//! HTTP against [`echo_http`] (`cargo run --release -p mcp-bench --bin e2e_http`).
 
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod e2e;
 pub mod echo;
+pub mod echo_http;
 pub mod setup;
 pub mod workload;
 

@@ -18,20 +18,19 @@
 //! The server is this very binary started as `e2e_stdio echo-server [--raw]`, so that every
 //! row talks to the same code.
 
-use std::future::Future;
 use std::io::{Read, Write};
 use std::process::{Command, ExitCode, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use futures_util::StreamExt as _;
-use futures_util::stream::FuturesUnordered;
+use mcp_bench::e2e::{
+    Row, WINDOWS, cpu_time, percentiles, pipelined, print_ratio, print_table, sequential,
+};
 use mcp_bench::echo::{self, Mode};
 use mcp_tokio::mcp_driver::process::StdioCommand;
 use mcp_tokio::mcp_proto::session::ProtocolVersion;
 use mcp_tokio::mcp_proto::types::ContentBlock;
 
 const MESSAGE: &str = "hello from the end-to-end benchmark";
-const WINDOWS: [usize; 3] = [1, 16, 256];
 
 struct Options {
     seq: usize,
@@ -47,37 +46,6 @@ struct Options {
 impl Options {
     fn wants(&self, row: &str) -> bool {
         self.only.is_empty() || self.only.iter().any(|r| r == row)
-    }
-}
-
-/// One row of the table.
-#[derive(Clone, Copy, Default)]
-struct Row {
-    p50: Option<Duration>,
-    p99: Option<Duration>,
-    /// Calls per second at each of `WINDOWS`.
-    rate: [Option<f64>; 3],
-    /// CPU time of the client process per call (`cpu_time`) at each of `WINDOWS`.
-    cpu: [Option<Duration>; 3],
-}
-
-impl Row {
-    /// Keeps the best of two measurements, cell by cell.
-    fn best(self, other: Row) -> Row {
-        let min = |a: Option<Duration>, b: Option<Duration>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let max = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
-        Row {
-            p50: min(self.p50, other.p50),
-            p99: min(self.p99, other.p99),
-            rate: [0, 1, 2].map(|i| max(self.rate[i], other.rate[i])),
-            cpu: [0, 1, 2].map(|i| min(self.cpu[i], other.cpu[i])),
-        }
     }
 }
 
@@ -237,114 +205,6 @@ fn run(o: &Options) {
     print_ratio("rmcp / server-bound", rmcp, bound);
     print_ratio("ours / framing-only", ours, framing);
     print_ratio("ours / pipe limit", ours, pipe);
-}
-
-/// `a / b` cell by cell: above 1 is `a` slower for latencies, faster for throughput.
-fn print_ratio(name: &str, a: Row, b: Row) {
-    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
-        _ => "-".into(),
-    };
-    let secs = |d: Option<Duration>| d.map(|d| d.as_secs_f64());
-    println!(
-        "| {name} | {} | {} | {} | {} | {} | {} |",
-        ratio(secs(a.p50), secs(b.p50)),
-        ratio(secs(a.p99), secs(b.p99)),
-        ratio(a.rate[0], b.rate[0]),
-        ratio(a.rate[1], b.rate[1]),
-        ratio(a.rate[2], b.rate[2]),
-        ratio(secs(a.cpu[2]), secs(b.cpu[2])),
-    );
-}
-
-fn print_table(rows: &[(&str, Row)]) {
-    let lat =
-        |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.1} µs", d.as_secs_f64() * 1e6));
-    let rate = |r: Option<f64>| r.map_or("-".into(), |r| format!("{:.0}/s", r));
-    let cpu =
-        |d: Option<Duration>| d.map_or("-".into(), |d| format!("{:.2}", d.as_secs_f64() * 1e6));
-    println!();
-    println!(
-        "| client | seq p50 | seq p99 | 1 in flight | 16 in flight | 256 in flight | client CPU µs/call at 1 / 16 / 256 |"
-    );
-    println!("|---|---|---|---|---|---|---|");
-    for (name, row) in rows {
-        println!(
-            "| {name} | {} | {} | {} | {} | {} | {} / {} / {} |",
-            lat(row.p50),
-            lat(row.p99),
-            rate(row.rate[0]),
-            rate(row.rate[1]),
-            rate(row.rate[2]),
-            cpu(row.cpu[0]),
-            cpu(row.cpu[1]),
-            cpu(row.cpu[2]),
-        );
-    }
-}
-
-fn percentiles(mut samples: Vec<Duration>) -> (Option<Duration>, Option<Duration>) {
-    samples.sort_unstable();
-    let at = |q: f64| {
-        let i = ((samples.len() as f64 - 1.0) * q).round() as usize;
-        samples.get(i).copied()
-    };
-    (at(0.50), at(0.99))
-}
-
-/// Sequential round trips: `n` calls after a warm-up, one at a time.
-async fn sequential<F, Fut>(n: usize, mut call: F) -> (Option<Duration>, Option<Duration>)
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = ()>,
-{
-    for _ in 0..(n / 10).max(100) {
-        call().await;
-    }
-    let mut samples = Vec::with_capacity(n);
-    for _ in 0..n {
-        let t = Instant::now();
-        call().await;
-        samples.push(t.elapsed());
-    }
-    percentiles(samples)
-}
-
-/// `m` calls with at most `k` in flight; calls per second.
-async fn pipelined<F, Fut>(k: usize, m: usize, mut call: F) -> (f64, Duration)
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = ()>,
-{
-    let cpu = cpu_time();
-    let start = Instant::now();
-    let mut running = FuturesUnordered::new();
-    let mut issued = 0;
-    while issued < k.min(m) {
-        running.push(call());
-        issued += 1;
-    }
-    while running.next().await.is_some() {
-        if issued < m {
-            running.push(call());
-            issued += 1;
-        }
-    }
-    let rate = m as f64 / start.elapsed().as_secs_f64();
-    (rate, (cpu_time() - cpu) / m as u32)
-}
-
-/// CPU time used by this process so far, every thread included: the sum of the first field
-/// of `/proc/self/task/*/schedstat` (nanoseconds on a CPU). Zero where there is no `/proc`.
-fn cpu_time() -> Duration {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return Duration::ZERO;
-    };
-    let ns: u64 = tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Duration::from_nanos(ns)
 }
 
 fn check_text(text: Option<&str>) {
