@@ -15,9 +15,20 @@ use mcp_tests::peers::peers;
 
 const GUARD: Duration = Duration::from_secs(60);
 
-fn on_async_std(what: &str, body: impl Future<Output = ()>) {
-    async_std::task::block_on(async_std::future::timeout(GUARD, body))
-        .unwrap_or_else(|_| panic!("{what} hung on async-std"));
+/// Runs `body` under async-std's `block_on`, bounded by [`GUARD`]. The body is boxed and run
+/// on a thread with a roomy stack: the interop futures are large in debug builds, and
+/// `block_on` keeps a future on the stack of the test thread.
+fn on_async_std(what: &str, body: impl Future<Output = ()> + Send + 'static) {
+    let what = what.to_owned();
+    std::thread::Builder::new()
+        .stack_size(32 * 1024 * 1024)
+        .spawn(move || {
+            async_std::task::block_on(async_std::future::timeout(GUARD, Box::pin(body)))
+                .unwrap_or_else(|_| panic!("{what} hung on async-std"));
+        })
+        .expect("spawn the test thread")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
 }
 
 fn bin() -> PathBuf {
