@@ -5,7 +5,7 @@
 //! With a provider, every request to the MCP server carries `Authorization: Bearer <token>`
 //! (a stored token, if the [`TokenStore`] has a fresh one). When the server answers 401, the
 //! client runs the flow (its HTTP requests go through the runtime's
-//! [`HttpClient`](crate::http::HttpClient), following no redirect), stores the tokens and
+//! [`HttpClient`], following no redirect), stores the tokens and
 //! retries the request once. A token about to expire is refreshed before a request, and a 401
 //! on a later request refreshes (or re-authorizes) once. A 403 `insufficient_scope` asks for
 //! the union of the scopes (a step-up), within the flow's cap.
