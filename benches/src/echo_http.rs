@@ -1,4 +1,4 @@
-//! The echo server's Streamable HTTP mode: the answers of [`echo`](crate::echo), one JSON-RPC
+//! The echo server's Streamable HTTP mode: the answers of [`echo`], one JSON-RPC
 //! message per `POST /mcp`, over HTTP/1.1 keep-alive connections (hyper), on one thread.
 //!
 //! Just enough of Streamable HTTP for a client to connect: a request gets `200` with an
