@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_async_std::AsyncStdRuntime;
-use mcp_tests::interop::{faults, python};
-use mcp_tests::peers::peers;
+use mcp_tests::interop::{Transport, everything, faults, python};
+use mcp_tests::peers::{peers, require_netns};
 
 const GUARD: Duration = Duration::from_secs(60);
 
@@ -33,6 +33,49 @@ fn on_async_std(what: &str, body: impl Future<Output = ()> + Send + 'static) {
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_fault_server"))
+}
+
+/// The peers, and for an HTTP transport the namespace; `None` when skipping.
+fn setup(transport: Transport) -> Option<mcp_tests::peers::Peers> {
+    let peers = peers()?;
+    if transport.is_http() && !require_netns() {
+        return None;
+    }
+    Some(peers)
+}
+
+macro_rules! everything_tests {
+    ($($name:ident: $($transport:ident = $variant:ident),+;)*) => {$(
+        mod $name {
+            use super::*;
+            $(
+                #[test]
+                fn $transport() {
+                    let Some(peers) = setup(Transport::$variant) else { return };
+                    on_async_std(
+                        concat!(stringify!($name), " over ", stringify!($transport)),
+                        everything::$name(AsyncStdRuntime::async_std(), peers, Transport::$variant),
+                    );
+                }
+            )+
+        }
+    )*};
+}
+
+everything_tests! {
+    everything_handshake: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_lists: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_tool_calls: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_progress: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_logging: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_sampling: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_elicitation: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_roots: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_resources: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_prompts: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_completion: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_cancel: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
+    everything_close: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
 }
 
 macro_rules! interop_tests {

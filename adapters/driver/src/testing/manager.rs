@@ -393,39 +393,48 @@ pub async fn disconnect_while_connecting<R: Runtime>(rt: R, script: &Path, dir: 
 /// With one connect slot, a server that hangs in its handshake holds it: the next server is
 /// not even spawned until the first is disconnected (also a disconnect while waiting).
 pub async fn connects_are_bounded<R: Runtime>(rt: R, script: &Path, dir: &Path) {
-    let stuck_pid = dir.join("stuck.pid");
-    let next_pid = dir.join("next.pid");
+    // Two servers whose handshake never finishes, one connect slot: whichever takes the slot
+    // first (the order is the scheduler's), the other must not be spawned until it is freed.
+    let pid_files = [dir.join("a.pid"), dir.join("b.pid")];
     let arg = |p: &Path| p.to_str().expect("UTF-8").to_owned();
-    let (stuck_arg, next_arg) = (arg(&stuck_pid), arg(&next_pid));
+    let (a_arg, b_arg) = (arg(&pid_files[0]), arg(&pid_files[1]));
     let manager = builder(&rt, dir)
         .max_concurrent_connects(1)
         .startup_deadline(Duration::from_millis(300))
         .add(fixture(
-            "stuck",
+            "a",
             script,
-            &["--delay-init", "30", "--pid-file", &stuck_arg],
+            &["--delay-init", "30", "--pid-file", &a_arg],
         ))
-        .add(fixture("next", script, &["--pid-file", &next_arg]))
+        .add(fixture(
+            "b",
+            script,
+            &["--delay-init", "30", "--pid-file", &b_arg],
+        ))
         .build();
     let summary = manager.start().await;
-    assert_eq!(summary.pending, ["stuck", "next"], "{summary:?}");
+    let mut pending = summary.pending.clone();
+    pending.sort();
+    assert_eq!(pending, ["a", "b"], "{summary:?}");
     let end = rt.now() + Duration::from_secs(5);
-    while !stuck_pid.exists() {
-        assert!(rt.now() < end, "the stuck server never started");
+    while !pid_files.iter().any(|p| p.exists()) {
+        assert!(rt.now() < end, "no server was ever spawned");
         sleep(&rt, Duration::from_millis(20)).await;
     }
     sleep(&rt, Duration::from_millis(300)).await;
-    assert!(
-        !next_pid.exists(),
-        "a second server was spawned beside the first"
+    let spawned: Vec<bool> = pid_files.iter().map(|p| p.exists()).collect();
+    assert_eq!(
+        spawned.iter().filter(|&&s| s).count(),
+        1,
+        "a second server was spawned beside the first: {spawned:?}"
     );
-    assert_eq!(status_of(&manager, "next"), ServerStatus::Connecting);
-    manager.disconnect("stuck").await.expect("known server");
-    wait_status(&rt, &manager, "next", Duration::from_secs(10), |s| {
-        *s == ServerStatus::Ready
-    })
-    .await;
-    assert!(next_pid.exists());
+    let (first, second) = if spawned[0] { ("a", 1) } else { ("b", 0) };
+    manager.disconnect(first).await.expect("known server");
+    let end = rt.now() + Duration::from_secs(10);
+    while !pid_files[second].exists() {
+        assert!(rt.now() < end, "the freed slot was never used");
+        sleep(&rt, Duration::from_millis(20)).await;
+    }
     manager.shutdown().await;
 }
 
