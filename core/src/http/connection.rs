@@ -11,6 +11,7 @@ use super::exchange::{
     StreamId, Transport, TransportMode,
 };
 use super::headers::HeaderList;
+use super::ready_hold::ReadyHold;
 use super::streams::{Origin, Stream};
 use crate::session::{
     self, MessageKind, RequestError, RequestHandle, RequestOptions, Session, SessionConfig,
@@ -146,6 +147,8 @@ pub struct Connection {
     close_deadline: Option<Instant>,
     delete: Option<ExchangeId>,
     want_listener: bool,
+    /// `Ready` and the events after it, held until the listener settles (`await_listener`).
+    ready_hold: Option<ReadyHold>,
     /// 2026-07-28: the `x-mcp-header` bindings of the tools seen in `tools/list`.
     pub(crate) tool_headers: super::modern::ToolHeaders,
     /// 2026-07-28: `tools/list` requests whose results are filtered.
@@ -199,6 +202,7 @@ impl Connection {
             close_deadline: None,
             delete: None,
             want_listener: false,
+            ready_hold: None,
             tool_headers: super::modern::ToolHeaders::default(),
             tool_lists: HashSet::new(),
             header_retried: HashSet::new(),
@@ -334,7 +338,8 @@ impl Connection {
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) next has work: the session's deadlines,
-    /// exchange deadlines, reconnections and delayed retries.
+    /// exchange deadlines, reconnections, delayed retries and the end of a wait for the
+    /// listener ([`ConnectionConfig::await_listener`]).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.phase == Phase::Finished {
@@ -343,11 +348,13 @@ impl Connection {
         let exchanges = self.exchanges.values().filter_map(|x| x.deadline);
         let streams = self.streams.values().filter_map(|s| s.reconnect_at);
         let delayed = self.delayed.iter().map(|(at, _)| *at);
+        let hold = self.ready_hold.as_ref().map(|h| h.until);
         exchanges
             .chain(streams)
             .chain(delayed)
             .chain(self.session.poll_timeout())
             .chain(self.close_deadline)
+            .chain(hold)
             .min()
     }
 
@@ -357,6 +364,9 @@ impl Connection {
         self.now = self.now.max(now);
         self.session.handle_timeout(now);
         self.pump(now);
+        if self.ready_hold.as_ref().is_some_and(|h| now >= h.until) {
+            self.release_ready();
+        }
         let due: Vec<ExchangeId> = self
             .exchanges
             .iter()
@@ -423,6 +433,10 @@ impl Connection {
         self.start_posts(now);
         if std::mem::take(&mut self.want_listener) {
             self.open_listener(now);
+        }
+        if self.listener.is_none() {
+            // No listener could be opened (no stream slot): nothing to wait for.
+            self.release_ready();
         }
     }
 
@@ -541,13 +555,41 @@ impl Connection {
                 }
             }
             session::Event::Closed { .. } => {
+                self.release_ready();
                 self.events.push_back(Event::Session(ev));
                 self.begin_shutdown(now);
                 return;
             }
             _ => {}
         }
-        self.events.push_back(Event::Session(ev));
+        self.deliver(now, ev);
+    }
+
+    /// Queues a session event for the host: behind the [`ReadyHold`] while one is on, and
+    /// starting one at `Ready` when the host asked to wait for the listener it is about to open.
+    fn deliver(&mut self, now: Instant, ev: session::Event) {
+        let ready = matches!(ev, session::Event::Ready { .. });
+        let ev = Event::Session(ev);
+        if let Some(hold) = &mut self.ready_hold {
+            hold.events.push_back(ev);
+        } else if ready
+            && self.want_listener
+            && self.config.listen
+            && self.listener.is_none()
+            && let Some(wait) = self.config.await_listener
+        {
+            self.ready_hold = Some(ReadyHold::new(ev, saturating_add(now, wait)));
+        } else {
+            self.events.push_back(ev);
+        }
+    }
+
+    /// Hands the held events to the host, in order: the listener settled, the wait ran out,
+    /// or the connection is going away.
+    pub(crate) fn release_ready(&mut self) {
+        if let Some(hold) = self.ready_hold.take() {
+            self.events.extend(hold.events);
+        }
     }
 
     fn on_ready(&mut self, now: Instant) {
@@ -694,6 +736,17 @@ impl Connection {
     }
 
     pub(crate) fn emit(&mut self, ev: HttpEvent) {
+        if matches!(
+            ev,
+            HttpEvent::ListenerOpened
+                | HttpEvent::ListenerUnavailable { .. }
+                | HttpEvent::ExchangeFailed {
+                    purpose: Purpose::Listen,
+                    ..
+                }
+        ) {
+            self.release_ready();
+        }
         self.events.push_back(Event::Http(ev));
     }
 
@@ -742,6 +795,7 @@ impl Connection {
         self.phase = Phase::Finished;
         self.close_deadline = None;
         self.delete = None;
+        self.release_ready();
         self.emit(HttpEvent::Finished);
     }
 

@@ -211,6 +211,13 @@ pub struct ConnectionConfig {
     pub max_streams: usize,
     /// Whether to open the GET listener after initialization.
     pub listen: bool,
+    /// When set, the session's `Ready` event (and every session event after it) is held back
+    /// until the GET listener is open or refused, for at most this long. Set it when the
+    /// server-initiated messages that follow the first requests must not be missed: a server
+    /// sends them on the listener only if it is already open. Costs one round trip before
+    /// `Ready`. `None` (the default): `Ready` at once, the listener opens beside the first
+    /// requests.
+    pub await_listener: Option<Duration>,
     /// Seed of the reconnection jitter (0: no jitter, exact delays).
     pub jitter_seed: u64,
 }
@@ -239,6 +246,7 @@ impl ConnectionConfig {
             max_queued_posts: 1024,
             max_streams: 64,
             listen: true,
+            await_listener: None,
             jitter_seed: 0,
         }
     }

@@ -25,6 +25,7 @@ mod issue;
 pub mod modern;
 pub mod oneshot;
 pub mod origin;
+mod ready_hold;
 mod response;
 pub mod retry_after;
 mod streams;

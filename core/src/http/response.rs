@@ -567,6 +567,11 @@ impl Connection {
             return self.stream_dropped(now, sid);
         }
         if matches!(x.purpose, Purpose::Listen | Purpose::Resume(_)) {
+            if x.purpose == Purpose::Listen {
+                // It failed before opening: whoever waits for it waits no longer (it is
+                // retried in the background).
+                self.release_ready();
+            }
             let sid = self.stream_of(id);
             self.exchanges.remove(&id);
             if let Some(sid) = sid {

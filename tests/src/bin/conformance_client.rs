@@ -170,9 +170,14 @@ fn auth_provider(scenario: &str) -> Result<mcp_driver::auth::AuthProvider, Strin
 }
 
 async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn std::error::Error>> {
+    // The listener is open before the scenario's first request, so a server that answers on
+    // it (sse-retry does, for a request pending when the GET arrives) never races that
+    // request: without this, a GET delayed on a loaded machine took the tool's answer and no
+    // reconnection with `retry` happened.
     let mut builder = Client::builder()
         .name("conformance")
-        .era_policy(era_policy());
+        .era_policy(era_policy())
+        .await_listener(Duration::from_secs(2));
     if std::env::var_os("MCP_CONFORMANCE_WIRE").is_some() {
         // The harness keeps the client's stderr per scenario: a wire trace for diagnosis.
         builder = builder.on_wire(|dir, bytes| {

@@ -163,6 +163,7 @@ struct HttpOptions {
     headers: Vec<(String, String)>,
     client: crate::http::HttpClientConfig,
     close_timeout: Option<Duration>,
+    await_listener: Option<Duration>,
     auth: Option<crate::auth::AuthProvider>,
 }
 
@@ -392,6 +393,18 @@ impl<R: Runtime> ClientBuilder<R> {
         self
     }
 
+    /// Over Streamable HTTP: the connection is ready (`connect` returns) only once the GET
+    /// listener for server-initiated messages is open, refused or failed, waiting at most
+    /// `wait`. Use it when messages the server sends on the listener about the first
+    /// requests must not be missed (a server sends them there only if the listener is
+    /// already open). Costs about one round trip at connect; off by default.
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn await_listener(mut self, wait: Duration) -> Self {
+        self.http.await_listener = Some(wait);
+        self
+    }
+
     /// OAuth 2.1 for the HTTP server: every request carries the provider's bearer token, a
     /// 401 runs the authorization and retries once, a 403 `insufficient_scope` steps up (see
     /// [`crate::auth`]). Without it a 401 is an error ([`Error::http_status`]).
@@ -570,6 +583,7 @@ impl<R: Runtime> ClientBuilder<R> {
             if let Some(t) = self.http.close_timeout {
                 config.close_timeout = t;
             }
+            config.await_listener = self.http.await_listener;
             let bound = config.close_timeout;
             let conn = Connection::new(config, self.session_config(), runtime.now());
             let io = Transport::Http(crate::driver::HttpIo::new(

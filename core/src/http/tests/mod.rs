@@ -14,6 +14,7 @@ mod harness;
 mod legacy;
 mod modern;
 mod props;
+mod ready_hold;
 mod resume;
 mod streamable;
 
