@@ -18,6 +18,8 @@ pub mod http_server;
 pub mod http_suite;
 pub mod manager;
 mod pipe;
+#[cfg(target_os = "linux")]
+pub mod process;
 pub mod suite;
 
 use std::collections::HashMap;

@@ -1,0 +1,77 @@
+//! Stdio children on tokio: process groups (drop, SIGTERM, SIGKILL, reaping), pipes and
+//! environment. The bodies are `mcp_driver::testing::process`'s, shared with every runtime;
+//! what is tokio's own (dropping a child outside the runtime) is written here.
+
+#![cfg(target_os = "linux")]
+
+use futures_util::io::BufReader;
+use mcp_driver::testing::process::{
+    self as checks, WITH_GRANDCHILD, eventually, is_dead, is_reaped, proc_state, read_line,
+    spawn_sh,
+};
+use mcp_tokio::TokioRuntime;
+
+macro_rules! on_tokio {
+    ($($name:ident),* $(,)?) => {$(
+        #[tokio::test]
+        async fn $name() {
+            checks::$name(TokioRuntime::current()).await;
+        }
+    )*};
+}
+
+on_tokio!(
+    dropping_the_child_kills_the_group_and_reaps_it,
+    dropping_the_guard_and_raw_child_kills_the_group,
+    kill_on_drop_alone_misses_the_grandchild,
+    sigterm_to_the_group_reaches_the_grandchild,
+    a_child_that_ignores_sigterm_dies_by_sigkill,
+    a_normal_exit_is_reaped_and_the_empty_group_is_gone,
+    the_raw_child_reports_no_pid_after_reaping,
+    ten_mib_of_stderr_is_drained_and_only_the_tail_is_kept,
+    env_is_merged_over_the_parents,
+    clear_env_leaves_only_the_given_entries,
+    stdin_and_stdout_carry_bytes_and_closing_stdin_ends_a_cat,
+);
+
+#[tokio::test]
+async fn a_missing_program_is_not_found() {
+    checks::a_missing_program_is_not_found(&TokioRuntime::current());
+}
+
+#[tokio::test]
+async fn cwd_is_applied() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mcp-tokio-cwd-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    checks::cwd_is_applied(TokioRuntime::current(), &dir).await;
+}
+
+#[test]
+fn dropping_outside_the_runtime_does_not_panic_and_still_reaps() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (child, grandchild, pipes) = rt.block_on(async {
+        let tokio = TokioRuntime::current();
+        let (child, pipes) = spawn_sh(&tokio, WITH_GRANDCHILD);
+        let mut stdout = BufReader::new(pipes.stdout);
+        let grandchild: u32 = read_line(&tokio, &mut stdout).await.parse().unwrap();
+        (child, grandchild, stdout)
+    });
+    let pid = child.id();
+    // A plain thread, not a runtime worker: `Runtime::spawn` must not panic here.
+    std::thread::spawn(move || drop(child))
+        .join()
+        .expect("drop panicked");
+    drop(pipes);
+    rt.block_on(async {
+        let tokio = TokioRuntime::current();
+        assert!(eventually(&tokio, || is_dead(grandchild)).await);
+        assert!(
+            eventually(&tokio, || is_reaped(pid)).await,
+            "state {:?}",
+            proc_state(pid)
+        );
+    });
+}
