@@ -4,7 +4,6 @@
 use url::Url;
 
 use super::error::AuthError;
-use super::metadata::issuer_eq;
 use super::pkce::code_challenge_s256;
 
 /// The parameters of one authorization request.
@@ -65,7 +64,7 @@ pub struct RedirectExpectations<'a> {
 ///
 /// The checks, in order: the URL is the redirect URI; `state` matches
 /// ([`AuthError::StateMismatch`] otherwise, also on error responses, so a forged error cannot
-/// end a flow); `iss` equals the issuer whenever present, and is present when the server
+/// end a flow); `iss` equals the issuer (exactly, as strings) whenever present, and is present when the server
 /// advertises it (RFC 9207, required by MCP 2026-07-28); then an `error` parameter becomes
 /// [`AuthError::AuthorizationDenied`]; else `code` is returned.
 pub fn parse_redirect(
@@ -104,7 +103,8 @@ pub fn parse_redirect(
         return Err(AuthError::StateMismatch);
     }
     match &iss {
-        Some(i) if !issuer_eq(i, expect.issuer) => {
+        // RFC 9207 §2.4: simple string comparison, no normalization of either side.
+        Some(i) if i != expect.issuer => {
             return Err(AuthError::IssuerParameterMismatch {
                 expected: expect.issuer.to_owned(),
                 found: iss,
@@ -259,6 +259,22 @@ mod tests {
         ));
         // auth/iss-not-advertised
         assert_eq!(parse_redirect(missing, &expect(&r, false)), Ok("c".into()));
+        // auth/iss-normalized: simple string comparison, no URL normalization (RFC 9207 §2.4).
+        for variant in [
+            "https%3A%2F%2Fas.example.com%2F",
+            "https%3A%2F%2FAS.example.com",
+            "HTTPS%3A%2F%2Fas.example.com",
+            "https%3A%2F%2Fas.example.com%3A443",
+        ] {
+            let redirect = format!("http://127.0.0.1:7777/callback?code=c&state=st&iss={variant}");
+            assert!(
+                matches!(
+                    parse_redirect(&redirect, &expect(&r, true)),
+                    Err(AuthError::IssuerParameterMismatch { .. })
+                ),
+                "{variant}"
+            );
+        }
     }
 
     proptest::proptest! {

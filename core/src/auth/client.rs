@@ -108,9 +108,53 @@ impl fmt::Debug for ClientCredentials {
     }
 }
 
+/// The OpenID Connect `application_type` of a registration (OIDC Dynamic Client Registration
+/// 1.0 §2; MCP requires clients to send one, SEP-837): a server that gets none assumes `web`,
+/// which forbids the loopback redirect URIs of command-line and desktop clients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApplicationType {
+    /// A client on the user's device: loopback or private-use-scheme redirect URIs.
+    Native,
+    /// A web application: https redirect URIs on a public host.
+    Web,
+}
+
+impl ApplicationType {
+    /// The registration value.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplicationType::Native => "native",
+            ApplicationType::Web => "web",
+        }
+    }
+
+    /// The type a redirect URI implies: `native` for a loopback host (`localhost`,
+    /// `127.0.0.1`, `[::1]`) or a scheme other than http(s) (a private-use scheme, or a URI
+    /// that does not parse), `web` for an http(s) URI on any other host.
+    #[must_use]
+    pub fn for_redirect_uri(redirect_uri: &str) -> Self {
+        let Ok(url) = Url::parse(redirect_uri) else {
+            return ApplicationType::Native;
+        };
+        if !matches!(url.scheme(), "http" | "https") {
+            return ApplicationType::Native;
+        }
+        match url.host() {
+            Some(url::Host::Domain(d)) if d.eq_ignore_ascii_case("localhost") => {
+                ApplicationType::Native
+            }
+            Some(url::Host::Ipv4(ip)) if ip.is_loopback() => ApplicationType::Native,
+            Some(url::Host::Ipv6(ip)) if ip.is_loopback() => ApplicationType::Native,
+            _ => ApplicationType::Web,
+        }
+    }
+}
+
 /// What the client says about itself in a Dynamic Client Registration request (RFC 7591 §2).
-/// The flow adds `redirect_uris`, `grant_types`, `response_types`, `token_endpoint_auth_method`
-/// and `scope` itself.
+/// The flow adds `redirect_uris`, `grant_types`, `response_types`, `token_endpoint_auth_method`,
+/// `application_type` (unless set here) and `scope` itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ClientMetadata {
@@ -122,6 +166,9 @@ pub struct ClientMetadata {
     pub software_id: Option<String>,
     /// `software_version`.
     pub software_version: Option<String>,
+    /// `application_type`; `None`: the one the redirect URI implies
+    /// ([`ApplicationType::for_redirect_uri`]).
+    pub application_type: Option<ApplicationType>,
 }
 
 impl ClientMetadata {
@@ -132,6 +179,7 @@ impl ClientMetadata {
             client_uri: None,
             software_id: None,
             software_version: None,
+            application_type: None,
         }
     }
 }
@@ -316,6 +364,10 @@ pub fn registration_body(
         "grant_types": grant_types,
         "response_types": ["code"],
         "token_endpoint_auth_method": method.as_str(),
+        "application_type": metadata
+            .application_type
+            .unwrap_or_else(|| ApplicationType::for_redirect_uri(redirect_uri))
+            .as_str(),
     });
     let extra = [
         ("client_uri", metadata.client_uri.as_deref()),

@@ -77,6 +77,9 @@ pub struct AuthFlow {
     prm: Option<ProtectedResourceMetadata>,
     asm: Option<AuthorizationServerMetadata>,
     client: Option<(ClientCredentials, Option<String>)>,
+    /// After [`rediscover`](AuthFlow::rediscover): the client identity and the issuer it
+    /// belongs to, reused only if discovery finds that same authorization server again.
+    carried: Option<((ClientCredentials, Option<String>), String)>,
     resource: String,
     scopes: Vec<String>,
     tokens: Option<Tokens>,
@@ -152,6 +155,7 @@ impl AuthFlow {
             prm: None,
             asm: None,
             client: None,
+            carried: None,
             scopes: Vec::new(),
             tokens: None,
             authorizations: 0,
@@ -460,6 +464,46 @@ impl AuthFlow {
         };
         self.authorizations = 0;
         self.begin_authorization(now);
+        Ok(())
+    }
+
+    /// Authorizes again from the start of discovery, after a 401 that a refresh could not
+    /// cure: the protected resource metadata is fetched again (from `challenge`'s
+    /// `resource_metadata` when it has one), since the server may have moved to another
+    /// authorization server (SEP-2352). The client identity is kept only if discovery finds
+    /// the same authorization server; at a new one the client registers again, and the old
+    /// one's credentials are never presented there. Fresh `secrets`; the step-up count resets.
+    /// Needs a flow that finished (done or failed) with the authorization code grant.
+    pub fn rediscover(
+        &mut self,
+        now: Instant,
+        challenge: Option<BearerChallenge<'_>>,
+        secrets: Secrets,
+    ) -> Result<(), AuthUsageError> {
+        if !matches!(self.phase, Phase::Done | Phase::Failed)
+            || self.config.grant != Grant::AuthorizationCode
+        {
+            return Err(AuthUsageError::WrongState);
+        }
+        validate_secrets(&secrets)?;
+        self.secrets = Secrets {
+            jwt_id: self.secrets.jwt_id.take(),
+            ..secrets
+        };
+        self.authorizations = 0;
+        self.carried = match (self.client.take(), self.asm.take()) {
+            (Some(client), Some(asm)) => Some((client, asm.issuer)),
+            _ => None,
+        };
+        self.prm = None;
+        if let Some(scopes) = challenge.and_then(|c| c.scope()) {
+            self.challenge_scopes = Some(scopes.into_iter().map(str::to_owned).collect());
+        }
+        let candidates = protected_resource_metadata_urls(
+            &self.config.mcp_url,
+            challenge.and_then(|c| c.resource_metadata()),
+        );
+        self.next_prm(now, candidates, 0);
         Ok(())
     }
 

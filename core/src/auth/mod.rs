@@ -40,7 +40,10 @@ pub mod token;
 #[cfg(test)]
 mod tests;
 
-pub use client::{ClientCredentials, ClientMetadata, ClientRegistration, JwtAlgorithm, PrivateKey};
+pub use client::{
+    ApplicationType, ClientCredentials, ClientMetadata, ClientRegistration, JwtAlgorithm,
+    PrivateKey,
+};
 pub use config::{AuthConfig, AuthEvent, AuthHttpRequest, AuthRequestId, Grant, Secrets};
 pub use error::{AuthError, AuthPurpose, AuthUsageError};
 pub use flow::AuthFlow;

@@ -177,10 +177,12 @@ impl<R: Runtime> AuthSession<R> {
                 if let Some(h) = self.try_refresh(&mut state).await {
                     return Ok(Some(h));
                 }
+                // Discovery again, not just a new authorization: the server may have moved to
+                // another authorization server (then the client registers there anew).
                 if self.provider.grant == Grant::AuthorizationCode
                     && let Some(flow) = state.flow.as_mut()
                     && flow
-                        .reauthorize(self.runtime.now(), run::fresh_secrets()?)
+                        .rediscover(self.runtime.now(), error.bearer(), run::fresh_secrets()?)
                         .is_ok()
                 {
                     let t = self.drive(flow).await?;

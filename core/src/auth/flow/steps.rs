@@ -13,7 +13,7 @@ use super::super::config::Grant;
 use super::super::error::{AuthError, AuthPurpose};
 use super::super::metadata::{
     AuthorizationServerMetadata, ProtectedResourceMetadata, authorization_server_metadata_urls,
-    canonical_resource, is_secure_endpoint, legacy_authorization_server_metadata_url,
+    canonical_resource, is_secure_endpoint, issuer_eq, legacy_authorization_server_metadata_url,
     resource_matches,
 };
 use super::super::scope::{scope_param, select_scopes};
@@ -139,8 +139,19 @@ impl AuthFlow {
                 }
             }
         }
+        let carried = self
+            .carried
+            .take()
+            .filter(|(_, issuer)| issuer_eq(issuer, &asm.issuer));
         self.asm = Some(asm);
         let reg = &self.config.client;
+        if let Some((client, _)) = carried
+            && reg.pre_registered.is_none()
+        {
+            // Rediscovery found the same authorization server: its client id still holds.
+            self.client = Some(client);
+            return self.start_authorization(now);
+        }
         if let Some(c) = &reg.pre_registered {
             self.client = Some((c.clone(), None));
             return match self.config.grant {

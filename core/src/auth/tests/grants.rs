@@ -410,3 +410,83 @@ fn nothing_secret_in_debug_output() {
         }
     }
 }
+
+#[test]
+fn rediscover_at_the_same_server_keeps_the_client() {
+    let mut s = standard(config(dcr()), None);
+    s.drive();
+    s.redirect_back("");
+    let registrations = |s: &Script| s.urls().iter().filter(|u| u.ends_with("/register")).count();
+    assert_eq!(registrations(&s), 1);
+    s.flow
+        .rediscover(s.now, None, Secrets::new("w".repeat(43), "s9"))
+        .unwrap();
+    s.drive();
+    // Discovery again (PRM, AS metadata), no second registration, a new authorization.
+    assert_eq!(s.urls().iter().filter(|u| *u == PRM_PATH).count(), 2);
+    assert_eq!(registrations(&s), 1);
+    assert_eq!(s.authorize_urls().len(), 2);
+    let second = s.authorize_urls()[1].clone();
+    assert_eq!(param(&second, "client_id").as_deref(), Some("dyn-client"));
+    assert_eq!(param(&second, "state").as_deref(), Some("s9"));
+    s.redirect_back("");
+    assert_eq!(s.tokens().len(), 2);
+}
+
+#[test]
+fn rediscover_at_a_new_server_registers_there() {
+    // auth/authorization-server-migration (SEP-2352): the resource moved to another server.
+    const AS2: &str = "http://localhost:5000";
+    let mut s = standard(config(dcr()), None);
+    s.drive();
+    s.redirect_back("");
+    s.routes[0].2 = json!({"resource": MCP, "authorization_servers": [AS2]});
+    let asm2 = with(
+        asm_doc(),
+        json!({
+            "issuer": AS2,
+            "authorization_endpoint": format!("{AS2}/authorize"),
+            "token_endpoint": format!("{AS2}/token"),
+            "registration_endpoint": format!("{AS2}/register"),
+        }),
+    );
+    s.routes.push((
+        format!("{AS2}/.well-known/oauth-authorization-server"),
+        200,
+        asm2,
+    ));
+    s.routes.push((
+        format!("{AS2}/register"),
+        201,
+        json!({"client_id": "client-2"}),
+    ));
+    s.routes.push((format!("{AS2}/token"), 200, token_doc()));
+    s.flow
+        .rediscover(s.now, None, Secrets::new("w".repeat(43), "s9"))
+        .unwrap();
+    s.drive();
+    assert!(
+        s.urls().contains(&format!("{AS2}/register")),
+        "{:?}",
+        s.urls()
+    );
+    let second = s.authorize_urls()[1].clone();
+    assert!(second.as_str().starts_with(AS2), "{second}");
+    assert_eq!(param(&second, "client_id").as_deref(), Some("client-2"));
+    s.redirect_back("");
+    assert_eq!(
+        s.last(AuthPurpose::Token).url.as_str(),
+        format!("{AS2}/token")
+    );
+    assert!(!body_str(s.last(AuthPurpose::Token)).contains("dyn-client"));
+}
+
+#[test]
+fn rediscover_needs_a_finished_flow() {
+    let mut s = standard(config(dcr()), None);
+    assert_eq!(
+        s.flow
+            .rediscover(s.now, None, Secrets::new("w".repeat(43), "s9")),
+        Err(AuthUsageError::WrongState)
+    );
+}

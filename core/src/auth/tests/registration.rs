@@ -110,6 +110,7 @@ fn dynamic_registration_request_and_event() {
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
+            "application_type": "native",
         })
     );
     assert!(
@@ -118,6 +119,49 @@ fn dynamic_registration_request_and_event() {
         )
     );
     assert_eq!(s.flow.client().unwrap().client_id, "dyn-client");
+}
+
+#[test]
+fn application_type_follows_the_redirect_uri_unless_set() {
+    use crate::auth::ApplicationType::{self, Native, Web};
+    for (uri, expected) in [
+        ("http://127.0.0.1:33418/callback", Native),
+        ("http://localhost/cb", Native),
+        ("http://LOCALHOST:8080/cb", Native),
+        ("http://[::1]:9/cb", Native),
+        ("http://127.5.6.7/cb", Native),
+        ("com.example.app:/oauth2redirect", Native),
+        ("not a uri", Native),
+        ("https://app.example.com/callback", Web),
+        ("http://192.168.1.2/cb", Web),
+    ] {
+        assert_eq!(ApplicationType::for_redirect_uri(uri), expected, "{uri}");
+    }
+    let body = |metadata: &ClientMetadata, uri: &str| -> Value {
+        let bytes = crate::auth::client::registration_body(
+            metadata,
+            uri,
+            &["authorization_code"],
+            crate::auth::client::TokenEndpointAuthMethod::None,
+            None,
+        );
+        serde_json::from_slice(&bytes).unwrap()
+    };
+    let mut metadata = ClientMetadata::new("c");
+    assert_eq!(
+        body(&metadata, "https://app.example.com/cb")["application_type"],
+        "web"
+    );
+    metadata.application_type = Some(Native);
+    assert_eq!(
+        body(&metadata, "https://app.example.com/cb")["application_type"],
+        "native"
+    );
+    metadata.application_type = Some(Web);
+    assert_eq!(
+        body(&metadata, "http://127.0.0.1/cb")["application_type"],
+        "web"
+    );
 }
 
 #[test]
