@@ -375,6 +375,13 @@ impl Connection {
                     ));
                     self.fail_reply(now, x.purpose, error);
                 } else {
+                    // Grow by doubling, but never past the limit: the capacity is what the body
+                    // costs, and plain doubling could reach almost twice the limit.
+                    let needed = buf.len() + chunk.len();
+                    if needed > buf.capacity() {
+                        let target = buf.capacity().saturating_mul(2).clamp(needed, max_body);
+                        buf.reserve_exact(target - buf.len());
+                    }
                     buf.extend_from_slice(chunk);
                 }
             }
