@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::Write as _;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -106,7 +106,7 @@ struct State {
     sessions: Mutex<HashSet<String>>,
     next_session: AtomicU32,
     /// Whether `expire_session` already expired one.
-    expired: Mutex<bool>,
+    expired: AtomicBool,
     /// Each SSE reply stream's events (framed, without the blank line), by stream key; the
     /// event at index `i` has id `<key>-<i+1>`.
     streams: Mutex<HashMap<String, Vec<String>>>,
@@ -125,7 +125,7 @@ pub fn run(mode: HttpMode, log: Option<File>) -> ! {
         log: log.clone(),
         sessions: Mutex::new(HashSet::new()),
         next_session: AtomicU32::new(1),
-        expired: Mutex::new(false),
+        expired: AtomicBool::new(false),
         streams: Mutex::new(HashMap::new()),
         next_stream: AtomicU32::new(1),
     });
@@ -283,7 +283,7 @@ fn tool_call(state: &Arc<State>, request: &Value, session: &str) -> ScriptedRepl
     let log = state.log.clone();
     let id = request["id"].to_string();
     match state.mode {
-        HttpMode::ExpireSession if !std::mem::replace(&mut *lock(&state.expired), true) => {
+        HttpMode::ExpireSession if !state.expired.swap(true, Ordering::SeqCst) => {
             lock(&state.sessions).remove(session);
             log.event(&format!("session {session} expired at request {id}"));
             ScriptedReply::status(404)
