@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_async_std::AsyncStdRuntime;
-use mcp_tests::interop::{Transport, everything, faults, python};
+use mcp_tests::interop::{Transport, everything, faults, faults_http, python};
 use mcp_tests::peers::{peers, require_netns};
 
 const GUARD: Duration = Duration::from_secs(60);
@@ -89,10 +89,10 @@ macro_rules! interop_tests {
 }
 
 macro_rules! fault_rows {
-    ($($name:ident),* $(,)?) => {$(
+    ($module:ident: $($name:ident),* $(,)?) => {$(
         #[test]
         fn $name() {
-            on_async_std(stringify!($name), faults::$name(AsyncStdRuntime::async_std(), bin()));
+            on_async_std(stringify!($name), $module::$name(AsyncStdRuntime::async_std(), bin()));
         }
     )*};
 }
@@ -104,7 +104,7 @@ interop_tests!(python:
     python_stdio_close,
 );
 
-fault_rows!(
+fault_rows!(faults:
     fault_crash_mid_request,
     fault_garbage,
     fault_huge_line,
@@ -117,4 +117,14 @@ fault_rows!(
     fault_grandchild_stay,
     fault_ignore_sigterm,
     fault_stderr_flood,
+);
+
+fault_rows!(faults_http:
+    fault_http_session_expired,
+    fault_http_status_500,
+    fault_http_sse_drop,
+    fault_http_sse_replay,
+    fault_http_silent_stream,
+    fault_http_huge_body,
+    fault_http_huge_error,
 );

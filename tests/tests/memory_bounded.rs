@@ -206,3 +206,109 @@ fn a_1_gib_stream_of_garbage_lines_keeps_heap_bounded() {
     c.answer(id);
     assert_eq!(c.seen.completed, [(handle, true)]);
 }
+
+/// The peak heap of the whole test process while a real client (tokio with reqwest, or
+/// async-std with hyper) reads a 1 GiB JSON answer from `fault_server --http huge_body`: the
+/// core cuts it at the body limit, so the peak stays near that limit on either adapter, and
+/// the call fails with `Error::InvalidResponse`.
+#[cfg(target_os = "linux")]
+mod http_body {
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use mcp_driver::{CallOptions, Error, Runtime};
+    use mcp_tests::interop::faults_http::HttpFault;
+    use serde_json::json;
+
+    use super::{ALLOC, MIB, SERIAL};
+
+    /// Headroom over the body limit (the core caps the body buffer's capacity at the limit):
+    /// the driver holds the body chunks of one round (at most 16, `CHUNKS_PER_ROUND`) copied
+    /// out of the HTTP library, whose reads go up to about 400 KiB each (hyper's buffer), and
+    /// the library keeps its own buffers. Measured here: 4.1 to 7.1 MiB above the baseline in all.
+    const HTTP_MARGIN: usize = 8 * MIB;
+
+    fn bin() -> PathBuf {
+        PathBuf::from(env!("CARGO_BIN_EXE_fault_server"))
+    }
+
+    async fn huge_body_heap<R: Runtime>(rt: R, what: &str) {
+        let limit = mcp_driver::mcp_proto::http::ConnectionConfig::new(
+            url::Url::parse("http://127.0.0.1/").expect("a valid URL"),
+        )
+        .max_body;
+        let f = HttpFault::start(&rt, &bin(), &["huge_body", "1024"]).await;
+        let c = f.client();
+        // Connection set-up (pools, TLS roots, the first exchange) is not what is measured.
+        c.ping().await.expect("ping");
+        ALLOC.reset_peak();
+        let r = c
+            .call_tool_with(
+                "echo",
+                json!({"message": "big"}),
+                CallOptions::new().timeout(Duration::from_secs(30)),
+            )
+            .await;
+        let live = ALLOC.peak_above_baseline();
+        let moves = ALLOC.peak_with_moves_above_baseline();
+        eprintln!(
+            "{what}: 1 GiB body cut at {} MiB: peak heap {:.1} MiB live, {:.1} MiB counting \
+             realloc moves",
+            limit / MIB,
+            live as f64 / MIB as f64,
+            moves as f64 / MIB as f64
+        );
+        assert!(
+            matches!(r, Err(Error::InvalidResponse { .. })),
+            "{what}: {r:?}"
+        );
+        assert!(
+            live < limit + HTTP_MARGIN,
+            "{what}: peak live heap {} bytes over the baseline, limit {limit}",
+            live
+        );
+        assert!(
+            moves < limit * 3 / 2 + HTTP_MARGIN,
+            "{what}: peak heap counting moves {moves} bytes"
+        );
+        f.finish(&rt).await;
+    }
+
+    #[test]
+    fn a_1_gib_http_body_is_cut_with_heap_bounded_on_tokio() {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        rt.block_on(async {
+            let body = huge_body_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)");
+            tokio::time::timeout(Duration::from_secs(60), body)
+                .await
+                .expect("hung on tokio");
+        });
+    }
+
+    #[test]
+    fn a_1_gib_http_body_is_cut_with_heap_bounded_on_async_std() {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let body = huge_body_heap(
+            mcp_async_std::AsyncStdRuntime::async_std(),
+            "async-std (hyper)",
+        );
+        // A roomy stack: debug-build futures are large (see interop_async_std.rs).
+        std::thread::Builder::new()
+            .stack_size(32 * MIB)
+            .spawn(move || {
+                async_std::task::block_on(async_std::future::timeout(
+                    Duration::from_secs(60),
+                    Box::pin(body),
+                ))
+                .expect("hung on async-std");
+            })
+            .expect("spawn the test thread")
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+    }
+}

@@ -135,6 +135,18 @@ pub enum Error {
         #[source]
         source: HttpStatusError,
     },
+    /// The reply carrying the request could not be used: larger than the body limit (the
+    /// rest was not read), not JSON, or of an unexpected content type. Only this request
+    /// failed: the connection goes on ([`Error::is_connection_lost`] is false).
+    #[error("server {server:?}: {method}: invalid response: {detail}")]
+    InvalidResponse {
+        /// The server.
+        server: Arc<str>,
+        /// The request's method.
+        method: String,
+        /// What was wrong with the reply.
+        detail: String,
+    },
     /// OAuth authorization for the server failed (discovery, registration, the user's
     /// authorization, or the token request); the message names the step and never a secret.
     #[error("server {server:?}: authorization failed: {message}")]
@@ -188,6 +200,7 @@ impl Error {
             | Error::Decode { server, .. }
             | Error::Pagination { server, .. }
             | Error::Http { server, .. }
+            | Error::InvalidResponse { server, .. }
             | Error::Config { server, .. }
             | Error::Auth { server, .. }
             | Error::Unsupported { server, .. } => server,

@@ -45,9 +45,11 @@ pub(crate) enum Body {
     Json(Vec<u8>),
     /// An SSE body of this stream.
     Sse(StreamId),
-    /// A body nobody needs (202 "Accepted", a DELETE answer).
-    Ignore,
-    /// The body of a failed response, kept up to the excerpt limit.
+    /// A body nobody needs (202 "Accepted", a DELETE answer): bytes read so far, cut off at
+    /// `max_body`.
+    Ignore(usize),
+    /// The body of a failed response, kept up to the excerpt limit; the exchange ends as soon
+    /// as the excerpt is full (nothing after it is read).
     Error {
         status: u16,
         headers: HeaderList,

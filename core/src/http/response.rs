@@ -125,7 +125,7 @@ impl Connection {
         let content = ContentType::from_headers(&headers);
         if x.method == Method::Post && self.legacy_endpoint.is_some() {
             // Legacy answers come on the SSE stream; the POST says 202 "Accepted" or so.
-            return self.set_read(id, Body::Ignore);
+            return self.set_read(id, Body::Ignore(0));
         }
         match purpose {
             Purpose::Initialize => {
@@ -150,7 +150,7 @@ impl Connection {
                 }
                 self.read_reply(now, id, content, Origin::Post(Some(h)));
             }
-            Purpose::Message(_) => self.set_read(id, Body::Ignore),
+            Purpose::Message(_) => self.set_read(id, Body::Ignore(0)),
             Purpose::Listen | Purpose::Resume(_) | Purpose::LegacyConnect => {
                 if content != Some(ContentType::EventStream) {
                     let message = "the stream is not text/event-stream".to_owned();
@@ -348,10 +348,23 @@ impl Connection {
             return;
         };
         match &mut x.read {
-            Body::Head | Body::Ignore => {}
+            Body::Head => {}
+            Body::Ignore(read) => {
+                // Nobody reads it, so a huge one costs no memory, but it must not keep the
+                // exchange (and its connection) busy for ever: cut it off at the JSON limit.
+                *read = read.saturating_add(chunk.len());
+                if *read > max_body {
+                    self.on_end(now, id);
+                }
+            }
             Body::Error { excerpt, .. } => {
                 let room = MAX_BODY_EXCERPT.saturating_sub(excerpt.len());
                 excerpt.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                // The rest of the body is never looked at: the failure is complete now, however
+                // much more the server would send.
+                if excerpt.len() >= MAX_BODY_EXCERPT {
+                    self.on_end(now, id);
+                }
             }
             Body::Json(buf) => {
                 if buf.len().saturating_add(chunk.len()) > max_body {
@@ -362,6 +375,13 @@ impl Connection {
                     ));
                     self.fail_reply(now, x.purpose, error);
                 } else {
+                    // Grow by doubling, but never past the limit: the capacity is what the body
+                    // costs, and plain doubling could reach almost twice the limit.
+                    let needed = buf.len() + chunk.len();
+                    if needed > buf.capacity() {
+                        let target = buf.capacity().saturating_mul(2).clamp(needed, max_body);
+                        buf.reserve_exact(target - buf.len());
+                    }
                     buf.extend_from_slice(chunk);
                 }
             }
@@ -475,7 +495,7 @@ impl Connection {
                 self.exchanges.remove(&id);
                 self.stream_dropped(now, sid);
             }
-            Body::Head | Body::Ignore => {
+            Body::Head | Body::Ignore(_) => {
                 let x = self.take(id);
                 if x.purpose == Purpose::Delete {
                     self.delete_done(id);

@@ -11,6 +11,7 @@
 pub mod era;
 pub mod everything;
 pub mod faults;
+pub mod faults_http;
 pub mod python;
 
 use std::future::Future;

@@ -440,6 +440,11 @@ impl<R: Runtime> Client<R> {
                 method: method.into(),
                 source,
             },
+            RequestError::InvalidResponse(detail) => Error::InvalidResponse {
+                server,
+                method: method.into(),
+                detail,
+            },
             other => Error::Closed {
                 server,
                 reason: CloseReason::TransportClosed {

@@ -1,9 +1,10 @@
 //! [`ScriptedHttpServer`]: a tiny HTTP/1.1 server on 127.0.0.1 for deterministic HTTP tests.
 //!
 //! Plain std threads and a `TcpListener`, so it runs under any async runtime. Every request is
-//! recorded and handed to the test's script, which returns the reply: a full body, or an SSE
-//! body written in chunked encoding event by event (optionally held open). Each connection
-//! serves one exchange (`Connection: close`).
+//! recorded and handed to the test's script, which returns the reply: a full body, a body
+//! generated while it is written (of any length, never held in memory), or an SSE body written
+//! in chunked encoding event by event, then ended, held open (with or without keep-alive
+//! comments) or broken off. Each connection serves one exchange (`Connection: close`).
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -66,17 +67,58 @@ pub struct ScriptedReply {
     status: u16,
     headers: Vec<(String, String)>,
     body: ReplyBody,
+    report: Option<Report>,
 }
 
 #[derive(Clone, Debug)]
 enum ReplyBody {
     Full(Vec<u8>),
+    /// `prefix`, then `fill` bytes up to `len` bytes in all, made while writing.
+    Generated {
+        prefix: Vec<u8>,
+        fill: u8,
+        len: u64,
+    },
     /// SSE events (each already framed, blank line included), with a pause before each.
     Sse {
         events: Vec<String>,
         pause: Duration,
-        hold: bool,
+        end: SseEnd,
     },
+}
+
+/// What an SSE reply does after its events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SseEnd {
+    /// Ends the chunked body.
+    Finish,
+    /// Stays open with a keep-alive comment every 50 ms.
+    Hold,
+    /// Stays open sending nothing.
+    Silent,
+    /// Closes the connection without ending the chunked body.
+    Break,
+}
+
+/// How the writing of one reply went, for [`ScriptedReply::on_done`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReplyOutcome {
+    /// Body bytes written (for SSE: the events' bytes, without chunk framing or keep-alives).
+    pub body_bytes: u64,
+    /// Whether the client went away before the reply was complete (a write failed, or the
+    /// client closed a held stream).
+    pub hung_up: bool,
+}
+
+/// The callback of [`ScriptedReply::on_done`].
+#[derive(Clone)]
+struct Report(Arc<dyn Fn(ReplyOutcome) + Send + Sync>);
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Report")
+    }
 }
 
 impl ScriptedReply {
@@ -87,6 +129,7 @@ impl ScriptedReply {
             status,
             headers: Vec::new(),
             body: ReplyBody::Full(Vec::new()),
+            report: None,
         }
     }
 
@@ -123,8 +166,9 @@ impl ScriptedReply {
             body: ReplyBody::Sse {
                 events,
                 pause: Duration::ZERO,
-                hold: false,
+                end: SseEnd::Finish,
             },
+            report: None,
         }
     }
 
@@ -157,13 +201,52 @@ impl ScriptedReply {
         self
     }
 
-    /// An SSE reply stays open after its events, until the client goes away or the server
-    /// is dropped.
+    /// An SSE reply stays open after its events, with a keep-alive comment every 50 ms,
+    /// until the client goes away or the server is dropped.
     #[must_use]
-    pub fn held_open(mut self) -> Self {
-        if let ReplyBody::Sse { hold, .. } = &mut self.body {
-            *hold = true;
+    pub fn held_open(self) -> Self {
+        self.sse_end(SseEnd::Hold)
+    }
+
+    /// An SSE reply stays open after its events sending nothing at all (not even keep-alive
+    /// comments), until the client closes the connection or the server is dropped.
+    #[must_use]
+    pub fn held_silent(self) -> Self {
+        self.sse_end(SseEnd::Silent)
+    }
+
+    /// An SSE reply breaks off after its events: the connection is closed without the end of
+    /// the chunked body, so the client sees the stream fail rather than end.
+    #[must_use]
+    pub fn broken_off(self) -> Self {
+        self.sse_end(SseEnd::Break)
+    }
+
+    fn sse_end(mut self, to: SseEnd) -> Self {
+        if let ReplyBody::Sse { end, .. } = &mut self.body {
+            *end = to;
         }
+        self
+    }
+
+    /// Replaces the body with `len` bytes made while they are written: `prefix` (cut at `len`),
+    /// then `fill` bytes, in 64 KiB writes. The body is never held in memory, so `len` may be
+    /// far larger than the machine's memory; writing stops when the client goes away.
+    #[must_use]
+    pub fn with_generated_body(mut self, prefix: &[u8], fill: u8, len: u64) -> Self {
+        self.body = ReplyBody::Generated {
+            prefix: prefix.to_vec(),
+            fill,
+            len,
+        };
+        self
+    }
+
+    /// Calls `report` (on the connection's thread) once the reply is written, or given up
+    /// because the client went away: how many body bytes went out, and whether it hung up.
+    #[must_use]
+    pub fn on_done(mut self, report: impl Fn(ReplyOutcome) + Send + Sync + 'static) -> Self {
+        self.report = Some(Report(Arc::new(report)));
         self
     }
 }
@@ -301,13 +384,28 @@ fn serve(
         .unwrap_or_else(PoisonError::into_inner)
         .push(request.clone());
     let reply = script(&request);
-    let _ = write_reply(stream, &reply, stop);
+    write_reply(stream, &reply, stop);
 }
 
-fn write_reply(
+/// Writes `reply` and reports how it went (to its `on_done` callback, if any).
+fn write_reply(stream: TcpStream, reply: &ScriptedReply, stop: &AtomicBool) {
+    let mut written = 0;
+    let result = write_body(stream, reply, stop, &mut written);
+    if let Some(Report(report)) = &reply.report {
+        report(ReplyOutcome {
+            body_bytes: written,
+            hung_up: result.is_err(),
+        });
+    }
+}
+
+/// The head and body of `reply`; `Err` when the client went away first. `written` counts the
+/// body bytes sent.
+fn write_body(
     mut stream: TcpStream,
     reply: &ScriptedReply,
     stop: &AtomicBool,
+    written: &mut u64,
 ) -> std::io::Result<()> {
     let mut head = format!(
         "HTTP/1.1 {} Scripted\r\nconnection: close\r\n",
@@ -321,12 +419,25 @@ fn write_reply(
             head.push_str(&format!("content-length: {}\r\n\r\n", body.len()));
             stream.write_all(head.as_bytes())?;
             stream.write_all(body)?;
+            *written = body.len() as u64;
         }
-        ReplyBody::Sse {
-            events,
-            pause,
-            hold,
-        } => {
+        ReplyBody::Generated { prefix, fill, len } => {
+            head.push_str(&format!("content-length: {len}\r\n\r\n"));
+            stream.write_all(head.as_bytes())?;
+            let prefix = &prefix[..prefix
+                .len()
+                .min(usize::try_from(*len).unwrap_or(usize::MAX))];
+            stream.write_all(prefix)?;
+            *written = prefix.len() as u64;
+            let block = vec![*fill; 64 * 1024];
+            while *written < *len {
+                let n =
+                    usize::try_from(*len - *written).map_or(block.len(), |r| r.min(block.len()));
+                stream.write_all(&block[..n])?;
+                *written += n as u64;
+            }
+        }
+        ReplyBody::Sse { events, pause, end } => {
             head.push_str("transfer-encoding: chunked\r\ncache-control: no-cache\r\n\r\n");
             stream.write_all(head.as_bytes())?;
             stream.flush()?;
@@ -336,21 +447,60 @@ fn write_reply(
                 }
                 write!(stream, "{:x}\r\n{e}\r\n", e.len())?;
                 stream.flush()?;
+                *written += e.len() as u64;
             }
-            if *hold {
-                // Until the client hangs up (a write fails) or the server is dropped.
-                while !stop.load(Ordering::SeqCst) {
-                    thread::sleep(Duration::from_millis(50));
-                    write!(
-                        stream,
-                        "{:x}\r\n: keep-alive\n\n\r\n",
-                        ": keep-alive\n\n".len()
-                    )?;
-                    stream.flush()?;
+            match end {
+                SseEnd::Finish => {}
+                SseEnd::Hold => {
+                    // Until the client hangs up (a write fails) or the server is dropped.
+                    while !stop.load(Ordering::SeqCst) {
+                        thread::sleep(Duration::from_millis(50));
+                        write!(
+                            stream,
+                            "{:x}\r\n: keep-alive\n\n\r\n",
+                            ": keep-alive\n\n".len()
+                        )?;
+                        stream.flush()?;
+                    }
+                }
+                SseEnd::Silent => return wait_for_hang_up(&stream, stop),
+                SseEnd::Break => {
+                    // The client sees the end of the stream at once; the chunked
+                    // body stays unterminated.
+                    let _ = stream.shutdown(std::net::Shutdown::Write);
+                    return Ok(());
                 }
             }
             stream.write_all(b"0\r\n\r\n")?;
         }
     }
     stream.flush()
+}
+
+/// Waits, writing nothing, until the client closes the connection (`Err`) or the server is
+/// dropped (`Ok`).
+fn wait_for_hang_up(mut stream: &TcpStream, stop: &AtomicBool) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_millis(50)))?;
+    let mut buf = [0u8; 512];
+    while !stop.load(Ordering::SeqCst) {
+        match stream.read(&mut buf) {
+            Ok(0) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::ConnectionAborted,
+                    "the client closed the connection",
+                ));
+            }
+            // Whatever else the client sends on this connection is not read as a request.
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }

@@ -12,6 +12,7 @@ use crate::types::Implementation;
 
 mod harness;
 mod legacy;
+mod limits;
 mod modern;
 mod props;
 mod ready_hold;

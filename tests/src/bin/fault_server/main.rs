@@ -1,8 +1,11 @@
-//! A stdio MCP server that misbehaves on command, for the fault-matrix tests.
+//! An MCP server that misbehaves on command, for the fault-matrix tests: over stdio, or over
+//! Streamable HTTP with `--http` (module [`http`]).
 //!
 //! The handshake is always normal; the fault applies after it (whole-process mode) or to one
 //! request (a `tools/call` whose tool name is the fault). See `HELP` for every mode, and
 //! `tests/README.md`.
+
+mod http;
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -18,10 +21,11 @@ use mcp_proto::jsonrpc::{self, ErrorObject, Id, Message};
 use serde_json::{Value, json};
 
 const HELP: &str = "\
-fault_server: a stdio MCP server that misbehaves on command (for tests).
+fault_server: an MCP server that misbehaves on command (for tests), over stdio or HTTP.
 
 USAGE:
     fault_server [--stay] [--log PATH] <MODE> [ARG]
+    fault_server --http [--log PATH] <HTTP MODE> [ARG]
     fault_server --help
 
 The handshake (initialize / notifications/initialized) is always answered normally; the mode
@@ -74,6 +78,7 @@ OPTIONS:
 
 Requests other than initialize, ping, tools/list and tools/call get a -32601 error.
 At stdin EOF the server exits 0 (unless --stay or ignore_sigterm).
+
 ";
 
 /// The whole-process fault, from the command line.
@@ -98,26 +103,38 @@ struct Options {
     mode: Mode,
     stay: bool,
     log: Option<String>,
+    /// `--http`: the HTTP mode to serve instead.
+    http: Option<http::HttpMode>,
 }
 
 fn parse_args() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let mut stay = false;
+    let mut http = false;
     let mut log = std::env::var("FAULT_LOG").ok();
     let mut positional = Vec::new();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--help" | "-h" => {
-                print!("{HELP}");
+                print!("{HELP}{}", http::HELP_HTTP);
                 std::process::exit(0);
             }
             "--stay" => stay = true,
+            "--http" => http = true,
             "--log" => log = Some(args.next().ok_or("--log needs a path")?),
             _ => positional.push(a),
         }
     }
     let name = positional.first().map_or("echo", String::as_str);
     let arg = positional.get(1).map(String::as_str);
+    if http {
+        return Ok(Options {
+            mode: Mode::Echo,
+            stay: false,
+            log,
+            http: Some(http::HttpMode::parse(name, arg)?),
+        });
+    }
     let num = |default: u64| -> Result<u64, String> {
         arg.map_or(Ok(default), |a| {
             a.parse().map_err(|_| format!("{name}: not a number: {a}"))
@@ -149,6 +166,7 @@ fn parse_args() -> Result<Options, String> {
         mode,
         stay: stay || mode == Mode::IgnoreSigterm,
         log,
+        http: None,
     })
 }
 
@@ -647,8 +665,12 @@ fn main() {
     let log = options.log.as_deref().map(|path| {
         let file = File::options().create(true).append(true).open(path);
         // A test that asks for a log and cannot get one must fail loudly.
-        Mutex::new(file.unwrap_or_else(|e| panic!("FAULT_LOG {path}: {e}")))
+        file.unwrap_or_else(|e| panic!("FAULT_LOG {path}: {e}"))
     });
+    if let Some(mode) = options.http {
+        http::run(mode, log);
+    }
+    let log = log.map(Mutex::new);
     let server = Arc::new(Server {
         mode: options.mode,
         log,
