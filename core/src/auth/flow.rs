@@ -18,7 +18,10 @@ use crate::http::challenge::BearerChallenge;
 use crate::http::headers::HeaderList;
 use crate::time::Instant;
 
+mod resume;
 mod steps;
+
+pub use resume::SavedAuthorization;
 
 #[derive(Debug)]
 enum Phase {
@@ -85,6 +88,8 @@ pub struct AuthFlow {
     outbox: VecDeque<AuthHttpRequest>,
     events: VecDeque<AuthEvent>,
     next_id: u64,
+    /// Rebuilt by [`AuthFlow::resume`]: it can refresh, not authorize.
+    resumed: bool,
 }
 
 const FORM: &str = "application/x-www-form-urlencoded";
@@ -159,6 +164,7 @@ impl AuthFlow {
             outbox: VecDeque::new(),
             events: VecDeque::new(),
             next_id: 0,
+            resumed: false,
         };
         flow.next_prm(now, candidates, 0);
         Ok(flow)
@@ -376,7 +382,10 @@ impl AuthFlow {
         challenge: Option<BearerChallenge<'_>>,
         secrets: Secrets,
     ) -> Result<bool, AuthUsageError> {
-        if !matches!(self.phase, Phase::Done) || self.config.grant != Grant::AuthorizationCode {
+        if !matches!(self.phase, Phase::Done)
+            || self.config.grant != Grant::AuthorizationCode
+            || self.resumed
+        {
             return Err(AuthUsageError::WrongState);
         }
         validate_secrets(&secrets)?;
@@ -448,6 +457,7 @@ impl AuthFlow {
     pub fn reauthorize(&mut self, now: Instant, secrets: Secrets) -> Result<(), AuthUsageError> {
         let ready = self.client.is_some() && self.asm.is_some() && self.tokens.is_some();
         if !ready
+            || self.resumed
             || !matches!(self.phase, Phase::Done | Phase::Failed)
             || self.config.grant != Grant::AuthorizationCode
         {

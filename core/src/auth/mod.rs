@@ -43,6 +43,6 @@ mod tests;
 pub use client::{ClientCredentials, ClientMetadata, ClientRegistration, JwtAlgorithm, PrivateKey};
 pub use config::{AuthConfig, AuthEvent, AuthHttpRequest, AuthRequestId, Grant, Secrets};
 pub use error::{AuthError, AuthPurpose, AuthUsageError};
-pub use flow::AuthFlow;
+pub use flow::{AuthFlow, SavedAuthorization};
 pub use secret::SecretString;
 pub use token::Tokens;
