@@ -41,6 +41,27 @@ pub struct SavedAuthorization {
     pub resource: String,
 }
 
+impl SavedAuthorization {
+    /// A saved authorization with no secret, no method and no method list (set the public
+    /// fields for those): for rebuilding one from a host's store.
+    pub fn new(
+        issuer: impl Into<String>,
+        token_endpoint: impl Into<String>,
+        client_id: impl Into<String>,
+        resource: impl Into<String>,
+    ) -> Self {
+        Self {
+            issuer: issuer.into(),
+            token_endpoint: token_endpoint.into(),
+            token_endpoint_auth_methods_supported: None,
+            client_id: client_id.into(),
+            client_secret: None,
+            token_endpoint_auth_method: None,
+            resource: resource.into(),
+        }
+    }
+}
+
 impl fmt::Debug for SavedAuthorization {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SavedAuthorization")
