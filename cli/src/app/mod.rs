@@ -5,6 +5,7 @@
 //! subcommand (a call in flight is cancelled at the server with `notifications/cancelled`),
 //! closes the server cleanly and exits with status 130.
 
+pub mod auth;
 pub mod commands;
 pub mod connect;
 pub mod demo;
@@ -38,6 +39,18 @@ async fn interrupted() {
 pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
     let ui = Ui::new(cli);
     let out = Out::new(cli);
+    match &cli.command {
+        Command::Login {
+            no_browser,
+            scopes,
+            wait,
+        } => {
+            let login = auth::login(cli, &ui, &out, *no_browser, scopes, *wait);
+            return with_interrupt(&ui, login).await;
+        }
+        Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
+        _ => {}
+    }
     if cli.command.uses_manager(&cli.connection) {
         return with_interrupt(&ui, many::run(cli, &ui, &out)).await;
     }

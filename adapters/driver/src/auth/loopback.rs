@@ -129,9 +129,13 @@ fn serve(
             return Err("nobody waits for the redirect".into());
         }
         if Instant::now() >= deadline {
+            let within = if timeout.subsec_millis() == 0 {
+                format!("{}s", timeout.as_secs())
+            } else {
+                format!("{}ms", timeout.as_millis())
+            };
             return Err(format!(
-                "no authorization redirect reached http://127.0.0.1:{port}{CALLBACK_PATH} within {}s",
-                timeout.as_secs_f64().ceil()
+                "no authorization redirect reached http://127.0.0.1:{port}{CALLBACK_PATH} within {within}"
             ));
         }
         match listener.accept() {

@@ -281,7 +281,25 @@ fn mcp(out: &mut TcpStream, state: &OAuthState, base: &str, req: &Request) -> st
             state.tool_calls.fetch_add(1, Ordering::SeqCst);
             json!({"content": [{"type": "text", "text": "ok"}]})
         }
-        _ => json!({}),
+        "ping" => json!({}),
+        // As the 2025 SDKs answer a request before `initialize` (the 2026 probe included).
+        "server/discover" => {
+            let error = json!({"code": -32000, "message": "Bad Request: Server not initialized"});
+            return json_response(
+                out,
+                400,
+                &json!({"jsonrpc": "2.0", "id": null, "error": error}),
+            );
+        }
+        // Everything else (`server/discover` of a 2026 probe included) is unknown here.
+        other => {
+            let error = json!({"code": -32601, "message": format!("method not found: {other}")});
+            return json_response(
+                out,
+                200,
+                &json!({"jsonrpc": "2.0", "id": id, "error": error}),
+            );
+        }
     };
     json_response(
         out,
