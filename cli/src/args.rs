@@ -281,7 +281,7 @@ pub enum Command {
     /// `mcp login --url https://host/mcp`.
     ///
     /// Opens the authorization page with `xdg-open` (`open` on macOS, or the command in
-    /// $MCP_BROWSER) and waits for the redirect on http://127.0.0.1:<port>/callback; when no
+    /// $MCP_BROWSER) and waits for the redirect on `http://127.0.0.1:<port>/callback`; when no
     /// browser can be opened, or with --no-browser, it prints the URL to open. The tokens go
     /// to the token file (see --token-store), never to the terminal. Logging in again
     /// replaces the server's tokens.

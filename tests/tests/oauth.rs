@@ -167,7 +167,9 @@ async fn stored_only_never_starts_an_authorization() {
     )
     .await
     .expect("hung");
-    let err = result.err().expect("a 401 without tokens fails");
+    let Err(err) = result else {
+        panic!("a 401 without tokens fails")
+    };
     assert_eq!(err.http_status().map(|s| s.status), Some(401), "{err}");
     let s = &server.state;
     assert_eq!(s.registrations.load(SeqCst), 0);

@@ -279,3 +279,36 @@ fn report_removed(ui: &Ui, out: &Out, path: &Path, removed: &[String]) -> Result
     }
     out.text(&text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_explicit_authorization_header_or_no_file_means_no_stored_token() {
+        let file = Some(PathBuf::from("/nonexistent/tokens.json"));
+        assert!(stored_provider_at(file.clone(), &[]).is_some());
+        let header = [("AUTHORIZATION".to_owned(), "Bearer mine".to_owned())];
+        assert!(stored_provider_at(file, &header).is_none());
+        assert!(stored_provider_at(None, &[]).is_none());
+    }
+
+    #[test]
+    fn login_writes_through_but_never_reads_a_stored_token() {
+        let dir = std::env::temp_dir().join(format!("mcp-cli-fresh-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("tokens.json");
+        let fresh = FreshLogin {
+            inner: FileTokenStore::new(&path),
+            saved: AtomicBool::new(false),
+        };
+        let key = TokenKey::new("https://h/mcp", "dynamic");
+        fresh.save(&key, &StoredToken::new("t")).unwrap();
+        assert!(fresh.saved.load(Ordering::SeqCst));
+        assert_eq!(fresh.load(&key).unwrap(), None, "login always authorizes");
+        let file = FileTokenStore::new(&path);
+        assert!(file.load(&key).unwrap().is_some());
+        assert_eq!(fresh.keys().unwrap(), [key]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -4,6 +4,11 @@
 //! and always closes the connection (`close().await`) at the end. Ctrl-C drops the running
 //! subcommand (a call in flight is cancelled at the server with `notifications/cancelled`),
 //! closes the server cleanly and exits with status 130.
+//!
+//! `login` and `logout` run without a connected client ([`auth`]): `login` runs the OAuth
+//! flow in the browser and stores the tokens, `logout` removes them. Every HTTP connection
+//! ([`connect`], [`many`]) sends the stored token and refreshes it, and never opens a browser
+//! by itself.
 
 pub mod auth;
 pub mod commands;
