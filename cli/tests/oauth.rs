@@ -175,6 +175,23 @@ fn login_stores_a_private_token_later_commands_use_it_and_logout_removes_it() {
     assert_eq!(server.state.unauthorized.load(SeqCst), refused);
     assert_eq!(server.state.tool_calls.load(SeqCst), 1);
 
+    // A refused (revoked) access token is refreshed too, after the 401, still without a
+    // browser.
+    server.revoke_access_tokens();
+    let (refreshed, refused) = (
+        server.state.refresh_grants.load(SeqCst),
+        server.state.unauthorized.load(SeqCst),
+    );
+    let call = env.run(&["--timeout", "20s", "tools", "--url", &url]);
+    assert_eq!(call.status.code(), Some(0), "{:?}", text(&call));
+    assert!(
+        server.state.unauthorized.load(SeqCst) > refused,
+        "the revoked token was refused"
+    );
+    assert!(server.state.refresh_grants.load(SeqCst) > refreshed);
+    assert_eq!(server.state.authorizations.load(SeqCst), 1);
+    assert_eq!(env.browser_visits().len(), 1);
+
     let logout = env.run(&["logout", "--url", &url]);
     let (out, err) = text(&logout);
     assert_eq!(logout.status.code(), Some(0), "{out}\n{err}");

@@ -5,8 +5,8 @@
 //! subcommand (a call in flight is cancelled at the server with `notifications/cancelled`),
 //! closes the server cleanly and exits with status 130.
 //!
-//! `login` and `logout` run without a connected client ([`auth`]): `login` runs the OAuth
-//! flow in the browser and stores the tokens, `logout` removes them. Every HTTP connection
+//! `login` and `logout` take their own path ([`auth`]): `login` connects with a browser
+//! authorization and stores the tokens, `logout` removes them without connecting. Every HTTP connection
 //! ([`connect`], [`many`]) sends the stored token and refreshes it, and never opens a browser
 //! by itself.
 

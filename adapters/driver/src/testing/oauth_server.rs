@@ -72,6 +72,16 @@ impl OAuthServer {
     pub fn mcp_url(&self) -> String {
         format!("{}/mcp", self.base)
     }
+
+    /// Forgets every access token issued so far (refresh tokens stay valid), as a server
+    /// restart or a revocation would: the next request with one of them gets a 401.
+    pub fn revoke_access_tokens(&self) {
+        self.state
+            .issued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
 }
 
 struct Request {
