@@ -486,9 +486,15 @@ impl Connection {
                 let Body::Json(body) = x.read else {
                     return;
                 };
+                let handshake = self.session.handshake_wire();
                 self.session.handle_message(now, &body);
                 let still_waiting = match x.purpose {
-                    Purpose::Initialize => self.session.state() == SessionState::Handshaking,
+                    // A handshake answered with a re-issue (the fallback after a probe's
+                    // JSON-RPC error, a version retry) waits on the new request's exchange.
+                    Purpose::Initialize => {
+                        self.session.state() == SessionState::Handshaking
+                            && self.session.handshake_wire() == handshake
+                    }
                     Purpose::Request(h) => self.session.awaits_reply(h),
                     _ => false,
                 };
