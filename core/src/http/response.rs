@@ -202,8 +202,11 @@ impl Connection {
                     self.aborts.push_back(id);
                     return self.fail_exchange(now, id, "too many open streams".to_owned());
                 };
+                let handshake =
+                    (origin == Origin::Post(None)).then(|| self.session.handshake_wire());
                 if let Some(s) = self.streams.get_mut(&sid) {
                     s.attach(id, self.config.max_event);
+                    s.handshake_wire = handshake;
                 }
                 self.set_read(id, Body::Sse(sid));
             }
@@ -605,7 +608,12 @@ impl Connection {
         let origin = stream.origin;
         let wanted = match origin {
             Origin::Post(Some(h)) => self.session.awaits_reply(h),
-            Origin::Post(None) => self.session.state() == SessionState::Handshaking,
+            Origin::Post(None) => {
+                self.session.state() == SessionState::Handshaking
+                    && stream
+                        .handshake_wire
+                        .is_none_or(|w| w == self.session.handshake_wire())
+            }
             Origin::Listen => !self.session.is_closed(),
             Origin::Legacy => {
                 self.streams.remove(&sid);
