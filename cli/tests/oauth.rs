@@ -382,3 +382,25 @@ fn logout_all_names_every_server_it_removes() {
         serde_json::json!([])
     );
 }
+
+#[test]
+fn login_reports_a_token_file_it_cannot_write() {
+    let server = OAuthServer::start(3600);
+    let env = Env::new("corrupt");
+    std::fs::create_dir_all(env.store.parent().unwrap()).unwrap();
+    std::fs::write(&env.store, b"{not json").unwrap();
+    let out = env.run(&["login", "--url", &server.mcp_url()]);
+    let (stdout, err) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{err}");
+    assert!(
+        err.contains(&format!("error: {}", env.store.display())),
+        "{err}"
+    );
+    assert!(!stdout.contains("logged in"), "{stdout}");
+    assert_no_token(&out);
+    assert_eq!(
+        std::fs::read(&env.store).unwrap(),
+        b"{not json",
+        "left as it was"
+    );
+}

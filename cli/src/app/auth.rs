@@ -23,8 +23,8 @@
 //!   shows message bodies, and masks header values in its `connecting:` line).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_proto::auth::{ClientMetadata, ClientRegistration};
@@ -104,10 +104,21 @@ pub fn has_stored_token(provider: &AuthProvider, url: &str) -> bool {
 }
 
 /// The store `login` writes through: it loads nothing (so the flow runs even when a token is
-/// stored) and remembers whether a token was saved.
+/// stored) and remembers whether a token was saved, or why it could not be.
 struct FreshLogin {
     inner: FileTokenStore,
     saved: AtomicBool,
+    failed: Mutex<Option<String>>,
+}
+
+impl FreshLogin {
+    fn new(path: &Path) -> Self {
+        Self {
+            inner: FileTokenStore::new(path),
+            saved: AtomicBool::new(false),
+            failed: Mutex::new(None),
+        }
+    }
 }
 
 impl TokenStore for FreshLogin {
@@ -116,7 +127,10 @@ impl TokenStore for FreshLogin {
     }
 
     fn save(&self, key: &TokenKey, token: &StoredToken) -> std::io::Result<()> {
-        self.inner.save(key, token)?;
+        if let Err(e) = self.inner.save(key, token) {
+            *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+            return Err(e);
+        }
         self.saved.store(true, Ordering::SeqCst);
         Ok(())
     }
@@ -192,10 +206,7 @@ pub async fn login(
     };
     let redirect_uri = listener.redirect_uri();
     let authorizer = BrowserAuthorizer::new(listener, opener, show_notice(ui));
-    let store = Arc::new(FreshLogin {
-        inner: FileTokenStore::new(&path),
-        saved: AtomicBool::new(false),
-    });
+    let store = Arc::new(FreshLogin::new(&path));
     let mut provider = AuthProvider::new(registration())
         .redirect_uri(redirect_uri)
         .authorizer(Arc::new(authorizer))
@@ -207,6 +218,14 @@ pub async fn login(
         connect::connect_with(cli, ui, config, ElicitMode::Decline, Some(provider)).await?;
     let server = client.server_info().name.clone();
     client.close().await;
+    if let Some(reason) = store
+        .failed
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+    {
+        return Err(CliError::File { path, reason });
+    }
     let saved = store.saved.load(Ordering::SeqCst);
     if ui.json {
         return out.json(&json!({
@@ -298,17 +317,18 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("mcp-cli-fresh-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let path = dir.join("tokens.json");
-        let fresh = FreshLogin {
-            inner: FileTokenStore::new(&path),
-            saved: AtomicBool::new(false),
-        };
+        let fresh = FreshLogin::new(&path);
         let key = TokenKey::new("https://h/mcp", "dynamic");
         fresh.save(&key, &StoredToken::new("t")).unwrap();
         assert!(fresh.saved.load(Ordering::SeqCst));
         assert_eq!(fresh.load(&key).unwrap(), None, "login always authorizes");
         let file = FileTokenStore::new(&path);
         assert!(file.load(&key).unwrap().is_some());
-        assert_eq!(fresh.keys().unwrap(), [key]);
+        assert_eq!(fresh.keys().unwrap(), [key.clone()]);
+        assert!(fresh.failed.lock().unwrap().is_none());
+        std::fs::write(&path, b"{not json").unwrap();
+        assert!(fresh.save(&key, &StoredToken::new("t")).is_err());
+        assert!(fresh.failed.lock().unwrap().is_some(), "login reports it");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
