@@ -193,3 +193,76 @@ fn open(opener: &BrowserOpener, url: Url, redirect_uri: Url, notice: &NoticeFn) 
         tracing::debug!(error = %e, "cannot watch the browser command");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+
+    fn collect() -> (NoticeFn, Arc<Mutex<Vec<BrowserNotice>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        let notice: NoticeFn = Arc::new(move |n| s.lock().unwrap().push(n));
+        (notice, seen)
+    }
+
+    fn urls() -> (Url, Url) {
+        (
+            Url::parse("http://127.0.0.1:1/authorize?state=s").unwrap(),
+            Url::parse("http://127.0.0.1:2/callback").unwrap(),
+        )
+    }
+
+    #[test]
+    fn print_shows_the_url_and_a_missing_browser_says_why() {
+        let (notice, seen) = collect();
+        let (url, redirect) = urls();
+        open(
+            &BrowserOpener::Print,
+            url.clone(),
+            redirect.clone(),
+            &notice,
+        );
+        let missing = BrowserOpener::Command(vec!["/nonexistent/mcp-browser".into()]);
+        open(&missing, url.clone(), redirect, &notice);
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen[0], BrowserNotice::OpenYourself { url: url.clone() });
+        match &seen[1] {
+            BrowserNotice::OpenFailed { url: u, reason } => {
+                assert_eq!(u, &url);
+                assert!(
+                    reason.contains("cannot run `/nonexistent/mcp-browser`"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_browser_command_gets_the_url_and_its_failure_is_reported() {
+        let (notice, seen) = collect();
+        let (url, redirect) = urls();
+        let failing = BrowserOpener::Command(vec!["sh".into(), "-c".into(), "exit 3".into()]);
+        open(&failing, url.clone(), redirect.clone(), &notice);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while seen.lock().unwrap().len() < 2 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let seen = seen.lock().unwrap();
+        assert_eq!(
+            seen[0],
+            BrowserNotice::Opening {
+                url: url.clone(),
+                redirect_uri: redirect
+            }
+        );
+        assert!(
+            matches!(&seen[1], BrowserNotice::OpenFailed { reason, .. } if reason.contains("exit status: 3")),
+            "{seen:?}"
+        );
+        assert_eq!(BrowserOpener::Print.argv(), None);
+        assert_eq!(BrowserOpener::Command(Vec::new()).argv(), None);
+    }
+}
