@@ -324,7 +324,7 @@ mod tests {
         assert_eq!(fresh.load(&key).unwrap(), None, "login always authorizes");
         let file = FileTokenStore::new(&path);
         assert!(file.load(&key).unwrap().is_some());
-        assert_eq!(fresh.keys().unwrap(), [key.clone()]);
+        assert_eq!(fresh.keys().unwrap(), std::slice::from_ref(&key));
         assert!(fresh.failed.lock().unwrap().is_none());
         std::fs::write(&path, b"{not json").unwrap();
         assert!(fresh.save(&key, &StoredToken::new("t")).is_err());
