@@ -17,9 +17,15 @@ Connect with `-- <command> [args]` (stdio), `--url <url>` (Streamable HTTP, lega
 or `--config <file> --server <name>` (an mcpServers JSON file). With `--config <file>` alone,
 `tools --all` starts every server of the file and `call server__tool` calls a namespaced tool.
 
+OAuth: `mcp login --url <url>` authorizes in a browser and stores the tokens (default
+$XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json, mode 0600; override with
+--token-store or $MCP_TOKEN_STORE). Every HTTP connection then sends the stored token and
+refreshes it when it expires; without a usable token a server's 401 exits with code 3 and
+a hint to log in (no browser is opened unasked). `mcp logout` removes stored tokens.
+
 Exit codes: 0 ok, 1 tool error (isError) or lint errors, 2 usage, 3 connection or handshake
-failure (`tools --all`: no server came up), 4 JSON-RPC error from the server, 5 timeout,
-130 interrupted.";
+failure, authorization needed or failed (`tools --all`: no server came up), 4 JSON-RPC error
+from the server, 5 timeout, 130 interrupted.";
 
 /// `mcp`: a command-line client for MCP servers.
 #[derive(Debug, Parser)]
@@ -107,6 +113,10 @@ pub struct ConnectionArgs {
     /// Which protocol era to speak.
     #[arg(long, global = true, value_enum, default_value_t = Era::Auto)]
     pub era: Era,
+    /// The OAuth token file (default: $MCP_TOKEN_STORE, else
+    /// $XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub token_store: Option<PathBuf>,
 }
 
 /// Output options; all are global.
@@ -267,6 +277,31 @@ pub enum Command {
         #[command(flatten)]
         server: ServerCommand,
     },
+    /// Authorize with an OAuth-protected HTTP server in the browser and store the tokens:
+    /// `mcp login --url https://host/mcp`.
+    ///
+    /// Opens the authorization page with `xdg-open` (`open` on macOS, or the command in
+    /// $MCP_BROWSER) and waits for the redirect on `http://127.0.0.1:<port>/callback`; when no
+    /// browser can be opened, or with --no-browser, it prints the URL to open. The tokens go
+    /// to the token file (see --token-store), never to the terminal. Logging in again
+    /// replaces the server's tokens.
+    Login {
+        /// Print the authorization URL instead of opening a browser.
+        #[arg(long)]
+        no_browser: bool,
+        /// A scope to ask for instead of the server's (repeatable).
+        #[arg(long = "scope", value_name = "SCOPE")]
+        scopes: Vec<String>,
+        /// How long to wait for the browser's redirect.
+        #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "5m")]
+        wait: Duration,
+    },
+    /// Remove stored OAuth tokens: of the --url server, or with --all every one.
+    Logout {
+        /// Remove every stored token.
+        #[arg(long)]
+        all: bool,
+    },
     /// Run a guided tour against the built-in demo server.
     Demo,
     /// Run the built-in demo server on stdin/stdout.
@@ -290,7 +325,10 @@ impl Command {
             | Command::LogLevel { server, .. }
             | Command::Load { server, .. }
             | Command::Lint { server, .. } => Some(server),
-            Command::Demo | Command::DemoServer => None,
+            Command::Login { .. }
+            | Command::Logout { .. }
+            | Command::Demo
+            | Command::DemoServer => None,
         }
     }
 
@@ -309,7 +347,7 @@ impl Command {
     /// Whether the subcommand talks to a server given on the command line.
     pub fn needs_server(&self) -> bool {
         match self {
-            Command::Demo | Command::DemoServer => false,
+            Command::Demo | Command::DemoServer | Command::Logout { .. } => false,
             Command::Lint { file, .. } => file.is_none(),
             _ => true,
         }

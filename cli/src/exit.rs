@@ -5,7 +5,7 @@
 //! | 0 | success |
 //! | 1 | the tool returned `isError: true`, or `lint` found errors |
 //! | 2 | usage: bad options or arguments |
-//! | 3 | connection or handshake failure (or a transport this build lacks); for `tools --all`: no server of the config file came up |
+//! | 3 | connection or handshake failure (or a transport this build lacks), authorization needed (`mcp login`) or failed; for `tools --all`: no server of the config file came up |
 //! | 4 | the server answered with a JSON-RPC error, or an invalid answer |
 //! | 5 | timeout |
 //! | 130 | interrupted (Ctrl-C) |
@@ -130,6 +130,18 @@ pub enum CliError {
     /// This build cannot do what was asked (an HTTP server before HTTP support landed).
     #[error("{0}")]
     Unsupported(String),
+    /// The server wants an OAuth token and none is stored, or the stored one was refused and
+    /// could not be refreshed. `mcp` never opens a browser unasked: the hint says to log in.
+    #[error("{url} needs authorization{}", if *.refused { " (the stored token was refused)" } else { "" })]
+    LoginRequired {
+        /// The server's URL (or its name in a config file).
+        url: String,
+        /// Whether a stored token was sent and refused.
+        refused: bool,
+    },
+    /// `mcp login` could not get a token.
+    #[error("OAuth: {0}")]
+    AuthFailed(String),
     /// A local file could not be read or written.
     #[error("{}: {reason}", path.display())]
     File {
@@ -148,7 +160,9 @@ impl CliError {
             CliError::Spawn { .. }
             | CliError::Connect { .. }
             | CliError::Handshake(_)
-            | CliError::Closed(_) => Exit::Connection,
+            | CliError::Closed(_)
+            | CliError::LoginRequired { .. }
+            | CliError::AuthFailed(_) => Exit::Connection,
             CliError::Remote { .. } | CliError::Invalid(_) => Exit::Remote,
             CliError::Unsupported(_) => Exit::Connection,
             CliError::Timeout { .. } => Exit::Timeout,
@@ -188,6 +202,15 @@ impl CliError {
             CliError::ToolFailed(_) => "the tool ran and said it failed: check its arguments with `mcp tools`".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
+            CliError::LoginRequired { url, .. } if url.contains("://") => {
+                format!("run: mcp login --url {url}")
+            }
+            CliError::LoginRequired { .. } => "run: mcp login --url <the server's URL>".into(),
+            CliError::AuthFailed(_) => {
+                "check the URL; without a browser on this machine use --no-browser and open the \
+                 printed URL elsewhere (the redirect must reach this machine's 127.0.0.1)"
+                    .into()
+            }
             CliError::Invalid(_) => "the server may not follow the MCP spec; run with -v to see what it sent".into(),
             CliError::Unsupported(_) => "connect to a stdio server instead (`-- <command> [args]`), or use a build with HTTP support".into(),
         })
@@ -270,13 +293,18 @@ mod tests {
             },
             CliError::Invalid("tools/list: bad".into()),
             CliError::Unsupported("HTTP".into()),
+            CliError::LoginRequired {
+                url: "http://127.0.0.1:9/mcp".into(),
+                refused: false,
+            },
+            CliError::AuthFailed("denied".into()),
         ]
     }
 
     #[test]
     fn documented_codes() {
         let codes: Vec<u8> = all().iter().map(|e| e.exit().code()).collect();
-        assert_eq!(codes, [2, 3, 3, 3, 3, 4, 5, 130, 1, 1, 2, 4, 3]);
+        assert_eq!(codes, [2, 3, 3, 3, 3, 4, 5, 130, 1, 1, 2, 4, 3, 3, 3]);
         assert_eq!(Exit::Ok.code(), 0);
     }
 
@@ -320,5 +348,13 @@ mod tests {
         };
         assert_eq!(odd.hint(), None);
         assert_eq!(CliError::Interrupted.report(), "error: interrupted\n");
+        let e = CliError::LoginRequired {
+            url: "https://h/mcp".into(),
+            refused: false,
+        };
+        assert_eq!(
+            e.report(),
+            "error: https://h/mcp needs authorization\nhint: run: mcp login --url https://h/mcp\n"
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! The binary lives in `main.rs`; this library holds the pieces it is made of, so tests can
 //! use them directly:
 //!
-//! - [`app`]: connecting with `mcp_tokio::Client` and running each subcommand;
+//! - [`app`]: connecting with `mcp_tokio::Client` and running each subcommand, and OAuth
+//!   (`login`, `logout`, stored tokens: [`app::auth`]);
 //! - [`args`]: the clap command tree and the parsers for `key=value` arguments, headers,
 //!   environment pairs and durations;
 //! - [`demo_server`]: the server behind `mcp demo-server`;

@@ -8,5 +8,5 @@
 pub mod counting_alloc;
 #[cfg(target_os = "linux")]
 pub mod interop;
-pub mod oauth_server;
+pub use mcp_driver::testing::oauth_server;
 pub mod peers;

@@ -108,3 +108,72 @@ async fn a_stored_token_is_reused_from_the_file_store() {
     assert!(text.contains(&server.mcp_url()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn temp_store(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("mcp-oauth-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("tokens.json");
+    (dir, path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_client_refreshes_an_expired_stored_token_without_authorizing() {
+    // Tokens live 5 s, inside the 30 s margin: the second client finds an expired token and
+    // refreshes it with the stored refresh token and grant (as a new process would).
+    let server = OAuthServer::start(5);
+    let (dir, path) = temp_store("refresh");
+    tokio::time::timeout(GUARD, async {
+        let store: Arc<dyn TokenStore> = Arc::new(FileTokenStore::new(&path));
+        let first = connect(&server.mcp_url(), provider().store(store)).await;
+        first.close().await;
+        assert_eq!(server.state.refresh_grants.load(SeqCst), 0);
+        let unauthorized = server.state.unauthorized.load(SeqCst);
+        let store: Arc<dyn TokenStore> = Arc::new(FileTokenStore::new(&path));
+        let second = connect(&server.mcp_url(), provider().store(store).stored_only()).await;
+        second.call_tool("echo", json!({})).await.unwrap();
+        second.close().await;
+        assert_eq!(
+            server.state.unauthorized.load(SeqCst),
+            unauthorized,
+            "the refreshed token was sent from the start"
+        );
+    })
+    .await
+    .expect("hung");
+    let s = &server.state;
+    assert_eq!(s.authorizations.load(SeqCst), 1);
+    assert_eq!(s.registrations.load(SeqCst), 1);
+    assert!(s.refresh_grants.load(SeqCst) >= 1);
+    assert!(!s.token_in_url.load(SeqCst));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let last = format!(
+        "access-{}",
+        s.code_grants.load(SeqCst) + s.refresh_grants.load(SeqCst)
+    );
+    assert!(text.contains(&last), "the refreshed token is stored");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_only_never_starts_an_authorization() {
+    let server = OAuthServer::start(3600);
+    let (dir, path) = temp_store("stored-only");
+    let store: Arc<dyn TokenStore> = Arc::new(FileTokenStore::new(&path));
+    let result = tokio::time::timeout(
+        GUARD,
+        mcp_tokio::Client::builder()
+            .auth(provider().store(store).stored_only())
+            .http(&server.mcp_url()),
+    )
+    .await
+    .expect("hung");
+    let Err(err) = result else {
+        panic!("a 401 without tokens fails")
+    };
+    assert_eq!(err.http_status().map(|s| s.status), Some(401), "{err}");
+    let s = &server.state;
+    assert_eq!(s.registrations.load(SeqCst), 0);
+    assert_eq!(s.authorizations.load(SeqCst), 0);
+    assert!(!path.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

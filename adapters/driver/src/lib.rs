@@ -17,7 +17,7 @@
 //! - Server notifications: [`Client::notifications`], bounded, reporting [`Lagged`].
 //! - Server requests: [`RootsHandler`], [`SamplingHandler`], [`ElicitationHandler`] on the
 //!   [`ClientBuilder`]; exactly what is registered is declared.
-//! - With the `testing` feature: [`testing::FakeServer`], a scripted in-process server.
+//! - With the `testing` feature: `testing::FakeServer`, a scripted in-process server.
 //!
 //! This crate depends on no runtime: only `futures-io`, `futures-util` and tokio's
 //! runtime-independent `sync` primitives.

@@ -113,9 +113,11 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
             let tools = client.list_tools().await.map_err(call_error)?;
             lint_report(ui, &out, &tools)
         }
-        Command::Demo | Command::DemoServer => Err(CliError::Usage(
-            "this subcommand does not connect to a server".into(),
-        )),
+        Command::Demo | Command::DemoServer | Command::Login { .. } | Command::Logout { .. } => {
+            Err(CliError::Usage(
+                "this subcommand does not run on a connected client".into(),
+            ))
+        }
     }
 }
 

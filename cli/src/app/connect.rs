@@ -111,15 +111,34 @@ pub async fn connect(cli: &Cli, ui: &Ui, elicit: ElicitMode) -> Result<Client, C
     connect_to(cli, ui, config, elicit).await
 }
 
-/// Connects to an already resolved config (the demo uses this).
+/// Connects to an already resolved config (the demo uses this). An HTTP server gets the
+/// stored OAuth tokens ([`super::auth::stored_provider`]).
 pub async fn connect_to(
     cli: &Cli,
     ui: &Ui,
     config: ServerConfig,
     elicit: ElicitMode,
 ) -> Result<Client, CliError> {
+    let auth = match &config.transport {
+        TransportConfig::Http(h) => super::auth::stored_provider(cli, &h.headers),
+        _ => None,
+    };
+    connect_with(cli, ui, config, elicit, auth).await
+}
+
+/// Connects to `config` with `auth` for an HTTP server (`login` passes its browser flow).
+pub async fn connect_with(
+    cli: &Cli,
+    ui: &Ui,
+    config: ServerConfig,
+    elicit: ElicitMode,
+    auth: Option<mcp_tokio::mcp_driver::auth::AuthProvider>,
+) -> Result<Client, CliError> {
     let c = &cli.connection;
     let what = describe(&config);
+    let had_token = auth
+        .as_ref()
+        .is_some_and(|a| super::auth::has_stored_token(a, &what));
     if ui.verbose > 0 {
         ui.note(&format!("connecting: {}", describe_verbose(&config)));
     }
@@ -140,10 +159,20 @@ pub async fn connect_to(
     if ui.verbose > 0 {
         builder = builder.on_wire(trace::tap(ui));
     }
-    let client = builder
-        .connect(config)
-        .await
-        .map_err(|e| connect_error(e, &what, c.connect_timeout))?;
+    if let Some(auth) = auth {
+        if ui.verbose > 0 && had_token {
+            ui.note("using the stored OAuth token (value masked)");
+        }
+        builder = builder.auth(auth);
+    }
+    let client =
+        builder
+            .connect(config)
+            .await
+            .map_err(|e| match login_required(&e, &what, had_token) {
+                Some(login) => login,
+                None => connect_error(e, &what, c.connect_timeout),
+            })?;
     if ui.verbose > 0 {
         let info = client.server_info();
         ui.note(&format!(
@@ -186,6 +215,18 @@ fn describe_verbose(config: &ServerConfig) -> String {
         }
         _ => config.name.clone(),
     }
+}
+
+/// A 401 (or a 403 `insufficient_scope`) that only logging in can fix.
+fn login_required(e: &Error, url: &str, refused: bool) -> Option<CliError> {
+    let status = e.http_status()?;
+    let insufficient = || status.bearer().and_then(|b| b.error()) == Some("insufficient_scope");
+    (status.status == 401 || (status.status == 403 && insufficient())).then(|| {
+        CliError::LoginRequired {
+            url: url.to_owned(),
+            refused,
+        }
+    })
 }
 
 /// Maps a failure to connect.
@@ -234,6 +275,9 @@ fn exited_detail(status: &str, stderr: &[String]) -> String {
 
 /// Maps the failure of a request.
 pub fn call_error(e: Error) -> CliError {
+    if let Some(login) = login_required(&e, e.server(), true) {
+        return login;
+    }
     match e {
         Error::Remote {
             method,
@@ -267,6 +311,7 @@ pub fn call_error(e: Error) -> CliError {
         Error::Unsupported { what, .. } => {
             CliError::Unsupported(format!("{what} is not supported by this build"))
         }
+        Error::Auth { message, .. } => CliError::AuthFailed(message),
         Error::Spawn {
             command, source, ..
         } => CliError::Spawn {

@@ -89,6 +89,8 @@ pub fn server_configs(cli: &Cli) -> Result<Vec<ServerConfig>, CliError> {
 pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
     let servers = server_configs(cli)?;
     let c = cli.connection.clone();
+    // Every HTTP server uses its stored OAuth token (one file for all; keyed by URL).
+    let token_store = super::auth::token_store_path(cli);
     let mut builder = Manager::builder(TokioRuntime::current())
         .startup_deadline(c.connect_timeout.unwrap_or(DEFAULT_STARTUP_DEADLINE))
         .client_builder(move |config| {
@@ -104,6 +106,11 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             }
             if let Some(t) = c.connect_timeout {
                 b = b.handshake_timeout(Some(t));
+            }
+            if let TransportConfig::Http(h) = &config.transport
+                && let Some(auth) = super::auth::stored_provider_at(token_store.clone(), &h.headers)
+            {
+                b = b.auth(auth);
             }
             b
         })

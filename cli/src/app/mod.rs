@@ -4,7 +4,13 @@
 //! and always closes the connection (`close().await`) at the end. Ctrl-C drops the running
 //! subcommand (a call in flight is cancelled at the server with `notifications/cancelled`),
 //! closes the server cleanly and exits with status 130.
+//!
+//! `login` and `logout` take their own path ([`auth`]): `login` connects with a browser
+//! authorization and stores the tokens, `logout` removes them without connecting. Every HTTP connection
+//! ([`connect`], [`many`]) sends the stored token and refreshes it, and never opens a browser
+//! by itself.
 
+pub mod auth;
 pub mod commands;
 pub mod connect;
 pub mod demo;
@@ -38,6 +44,18 @@ async fn interrupted() {
 pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
     let ui = Ui::new(cli);
     let out = Out::new(cli);
+    match &cli.command {
+        Command::Login {
+            no_browser,
+            scopes,
+            wait,
+        } => {
+            let login = auth::login(cli, &ui, &out, *no_browser, scopes, *wait);
+            return with_interrupt(&ui, login).await;
+        }
+        Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
+        _ => {}
+    }
     if cli.command.uses_manager(&cli.connection) {
         return with_interrupt(&ui, many::run(cli, &ui, &out)).await;
     }

@@ -1,3 +1,4 @@
+use std::path::Path;
 use std::time::Duration;
 
 use clap::Parser;
@@ -378,4 +379,60 @@ fn durations() {
 fn clap_definition_is_consistent() {
     use clap::CommandFactory;
     Cli::command().debug_assert();
+}
+
+#[test]
+fn login_and_logout() {
+    let cli = parse(&[
+        "login",
+        "--url",
+        "https://h/mcp",
+        "--scope",
+        "a",
+        "--scope",
+        "b",
+    ]);
+    match &cli.command {
+        Command::Login {
+            no_browser,
+            scopes,
+            wait,
+        } => {
+            assert!(!no_browser);
+            assert_eq!(scopes, &["a", "b"]);
+            assert_eq!(*wait, Duration::from_secs(300));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        cli.target().unwrap(),
+        Target::Http {
+            url: "https://h/mcp".into()
+        }
+    );
+    assert!(cli.command.needs_server());
+    let cli = parse(&[
+        "--token-store",
+        "/t.json",
+        "login",
+        "--no-browser",
+        "--wait",
+        "10s",
+    ]);
+    assert_eq!(
+        cli.connection.token_store.as_deref(),
+        Some(Path::new("/t.json"))
+    );
+    assert!(matches!(
+        cli.command,
+        Command::Login { no_browser: true, wait, .. } if wait == Duration::from_secs(10)
+    ));
+    let cli = parse(&["logout", "--all"]);
+    assert!(matches!(cli.command, Command::Logout { all: true }));
+    assert!(!cli.command.needs_server());
+    assert!(cli.command.server_command().is_none());
+    assert_eq!(
+        parse_err(&["login", "--", "srv"]),
+        ErrorKind::UnknownArgument
+    );
 }

@@ -194,4 +194,8 @@ pub enum AuthUsageError {
     /// The flow has no refresh token.
     #[error("no refresh token")]
     NoRefreshToken,
+    /// A [`SavedAuthorization`](super::SavedAuthorization) whose token endpoint is not an
+    /// https (or loopback http) URL.
+    #[error("the saved authorization's token endpoint must be an https (or loopback http) URL")]
+    BadSavedAuthorization,
 }

@@ -18,7 +18,10 @@ use crate::http::challenge::BearerChallenge;
 use crate::http::headers::HeaderList;
 use crate::time::Instant;
 
+mod resume;
 mod steps;
+
+pub use resume::SavedAuthorization;
 
 #[derive(Debug)]
 enum Phase {
@@ -88,6 +91,8 @@ pub struct AuthFlow {
     outbox: VecDeque<AuthHttpRequest>,
     events: VecDeque<AuthEvent>,
     next_id: u64,
+    /// Rebuilt by [`AuthFlow::resume`]: it can refresh, not authorize.
+    resumed: bool,
 }
 
 const FORM: &str = "application/x-www-form-urlencoded";
@@ -163,6 +168,7 @@ impl AuthFlow {
             outbox: VecDeque::new(),
             events: VecDeque::new(),
             next_id: 0,
+            resumed: false,
         };
         flow.next_prm(now, candidates, 0);
         Ok(flow)
@@ -380,7 +386,10 @@ impl AuthFlow {
         challenge: Option<BearerChallenge<'_>>,
         secrets: Secrets,
     ) -> Result<bool, AuthUsageError> {
-        if !matches!(self.phase, Phase::Done) || self.config.grant != Grant::AuthorizationCode {
+        if !matches!(self.phase, Phase::Done)
+            || self.config.grant != Grant::AuthorizationCode
+            || self.resumed
+        {
             return Err(AuthUsageError::WrongState);
         }
         validate_secrets(&secrets)?;
@@ -452,6 +461,7 @@ impl AuthFlow {
     pub fn reauthorize(&mut self, now: Instant, secrets: Secrets) -> Result<(), AuthUsageError> {
         let ready = self.client.is_some() && self.asm.is_some() && self.tokens.is_some();
         if !ready
+            || self.resumed
             || !matches!(self.phase, Phase::Done | Phase::Failed)
             || self.config.grant != Grant::AuthorizationCode
         {
@@ -473,14 +483,16 @@ impl AuthFlow {
     /// authorization server (SEP-2352). The client identity is kept only if discovery finds
     /// the same authorization server; at a new one the client registers again, and the old
     /// one's credentials are never presented there. Fresh `secrets`; the step-up count resets.
-    /// Needs a flow that finished (done or failed) with the authorization code grant.
+    /// Needs a flow that finished (done or failed) with the authorization code grant, and was
+    /// not [resumed](AuthFlow::resume) (that one can only refresh).
     pub fn rediscover(
         &mut self,
         now: Instant,
         challenge: Option<BearerChallenge<'_>>,
         secrets: Secrets,
     ) -> Result<(), AuthUsageError> {
-        if !matches!(self.phase, Phase::Done | Phase::Failed)
+        if self.resumed
+            || !matches!(self.phase, Phase::Done | Phase::Failed)
             || self.config.grant != Grant::AuthorizationCode
         {
             return Err(AuthUsageError::WrongState);

@@ -46,6 +46,6 @@ pub use client::{
 };
 pub use config::{AuthConfig, AuthEvent, AuthHttpRequest, AuthRequestId, Grant, Secrets};
 pub use error::{AuthError, AuthPurpose, AuthUsageError};
-pub use flow::AuthFlow;
+pub use flow::{AuthFlow, SavedAuthorization};
 pub use secret::SecretString;
 pub use token::Tokens;

@@ -29,6 +29,18 @@ pub struct Tokens {
 }
 
 impl Tokens {
+    /// Tokens with just an access token (no expiry, refresh token or scope; set the public
+    /// fields for those): for rebuilding stored tokens, e.g. for
+    /// [`AuthFlow::resume`](super::AuthFlow::resume).
+    pub fn new(access_token: impl Into<SecretString>) -> Self {
+        Self {
+            access_token: access_token.into(),
+            expires_at: None,
+            refresh_token: None,
+            scope: None,
+        }
+    }
+
     /// The value of the `Authorization` header for every request to the MCP server:
     /// `Bearer <token>`. The token never goes into a URL.
     #[must_use]

@@ -202,8 +202,11 @@ impl Connection {
                     self.aborts.push_back(id);
                     return self.fail_exchange(now, id, "too many open streams".to_owned());
                 };
+                let handshake =
+                    (origin == Origin::Post(None)).then(|| self.session.handshake_wire());
                 if let Some(s) = self.streams.get_mut(&sid) {
                     s.attach(id, self.config.max_event);
+                    s.handshake_wire = handshake;
                 }
                 self.set_read(id, Body::Sse(sid));
             }
@@ -506,9 +509,15 @@ impl Connection {
                 let Body::Json(body) = x.read else {
                     return;
                 };
+                let handshake = self.session.handshake_wire();
                 self.session.handle_message(now, &body);
                 let still_waiting = match x.purpose {
-                    Purpose::Initialize => self.session.state() == SessionState::Handshaking,
+                    // A handshake answered with a re-issue (the fallback after a probe's
+                    // JSON-RPC error, a version retry) waits on the new request's exchange.
+                    Purpose::Initialize => {
+                        self.session.state() == SessionState::Handshaking
+                            && self.session.handshake_wire() == handshake
+                    }
                     Purpose::Request(h) => self.session.awaits_reply(h),
                     _ => false,
                 };
@@ -624,7 +633,12 @@ impl Connection {
         let origin = stream.origin;
         let wanted = match origin {
             Origin::Post(Some(h)) => self.session.awaits_reply(h),
-            Origin::Post(None) => self.session.state() == SessionState::Handshaking,
+            Origin::Post(None) => {
+                self.session.state() == SessionState::Handshaking
+                    && stream
+                        .handshake_wire
+                        .is_none_or(|w| w == self.session.handshake_wire())
+            }
             Origin::Listen => !self.session.is_closed(),
             Origin::Legacy => {
                 self.streams.remove(&sid);

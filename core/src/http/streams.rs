@@ -46,6 +46,9 @@ pub(crate) struct Stream {
     pub(crate) reconnect_at: Option<Instant>,
     /// The session generation the stream belongs to.
     pub(crate) generation: u32,
+    /// For the reply to a handshake request: that request's wire id (a re-issued handshake
+    /// waits on another stream).
+    pub(crate) handshake_wire: Option<u64>,
 }
 
 impl Stream {
@@ -76,6 +79,7 @@ impl Stream {
             exchange: None,
             reconnect_at: None,
             generation,
+            handshake_wire: None,
         }
     }
 

@@ -105,6 +105,13 @@ impl Session {
             && matches!(self.mode, Mode::Discover { fallback: true, .. })
     }
 
+    /// The wire id of the current handshake request (`server/discover` or `initialize`): it
+    /// changes whenever the handshake is re-issued (a fallback, a version retry, a re-probe),
+    /// so a transport can tell an answered exchange from the one still awaited.
+    pub(crate) fn handshake_wire(&self) -> u64 {
+        self.handshake_wire
+    }
+
     pub(super) fn discover_params(&self) -> Box<RawValue> {
         // Invariant: `{}` is an object, so the splice cannot fail.
         let empty = RawValue::from_string("{}".to_owned()).expect("{} is JSON");

@@ -10,13 +10,22 @@
 //! on a later request refreshes (or re-authorizes) once. A 403 `insufficient_scope` asks for
 //! the union of the scopes (a step-up), within the flow's cap.
 //!
-//! How the user authorizes is an [`Authorizer`]: [`Headless`] GETs the authorization URL
-//! without following redirects and takes the `Location` (for tests, services, and servers that
-//! authorize without a person); an application opens a browser and listens for the redirect.
-//! [`AuthProvider::client_credentials`] needs no user at all.
+//! How the user authorizes is an [`Authorizer`]: [`BrowserAuthorizer`] opens the
+//! authorization URL in a browser ([`BrowserOpener`]: `xdg-open` / `open`, a command of your
+//! own, or showing the URL) and takes the redirect on a [`LoopbackListener`]
+//! (`http://127.0.0.1:<port>/callback`), for a person at a desktop; [`Headless`] GETs the
+//! authorization URL without following redirects and takes the `Location` (for tests,
+//! services, and servers that authorize without a person).
+//! [`AuthProvider::client_credentials`] needs no user at all, and
+//! [`AuthProvider::stored_only`] never authorizes: it uses and refreshes what the store holds.
+//!
+//! Stored tokens carry what a refresh needs ([`mcp_proto::auth::SavedAuthorization`]), so a
+//! token stored by one process is refreshed by the next one without discovery or a user.
 //!
 //! Tokens never go into a URL, a log line or a `Debug` output.
 
+mod browser;
+mod loopback;
 mod run;
 mod session;
 mod store;
@@ -31,6 +40,8 @@ use url::Url;
 
 use crate::http::HttpClient;
 
+pub use browser::{BROWSER_ENV, BrowserAuthorizer, BrowserNotice, BrowserOpener, NoticeFn};
+pub use loopback::{CALLBACK_PATH, DEFAULT_LOOPBACK_TIMEOUT, LoopbackListener};
 pub(crate) use session::AuthSession;
 pub use store::{FileTokenStore, MemoryTokenStore, StoredToken, TokenKey, TokenStore};
 
@@ -67,6 +78,8 @@ pub struct AuthProvider {
     pub(crate) scopes: Option<Vec<String>>,
     pub(crate) store: Arc<dyn TokenStore>,
     pub(crate) authorizer: Arc<dyn Authorizer>,
+    /// Whether a 401 (or 403 step-up) may start an authorization.
+    pub(crate) authorize: bool,
 }
 
 impl fmt::Debug for AuthProvider {
@@ -76,6 +89,7 @@ impl fmt::Debug for AuthProvider {
             .field("grant", &self.grant)
             .field("redirect_uri", &self.redirect_uri.as_str())
             .field("scopes", &self.scopes)
+            .field("authorize", &self.authorize)
             .finish_non_exhaustive()
     }
 }
@@ -97,7 +111,20 @@ impl AuthProvider {
             scopes: None,
             store: Arc::new(MemoryTokenStore::new()),
             authorizer: Arc::new(Headless),
+            authorize: true,
         }
+    }
+
+    /// Uses only what the [`TokenStore`] holds: a stored token is sent, and refreshed with its
+    /// stored refresh token when it expires or the server refuses it (also in a process that
+    /// did not obtain it), but no authorization is ever started. A 401 with no usable token
+    /// stays the connection's or request's error ([`Error::http_status`](crate::Error::http_status)
+    /// says 401), so that a script is never surprised by a browser; run the flow separately
+    /// (for instance `mcp login`) to fill the store.
+    #[must_use]
+    pub fn stored_only(mut self) -> Self {
+        self.authorize = false;
+        self
     }
 
     /// The client credentials grant (machine to machine) instead: `registration` must hold
@@ -137,7 +164,8 @@ impl AuthProvider {
         self
     }
 
-    /// The store key of this client's token for `mcp_url`.
+    /// The store key of this client's token for `mcp_url`: its canonical resource URL (see
+    /// [`TokenKey::for_server`]; a URL that does not parse is taken as it is) and the client id.
     #[must_use]
     pub fn token_key(&self, mcp_url: &str) -> TokenKey {
         let r = &self.registration;
@@ -147,7 +175,10 @@ impl AuthProvider {
             .map(|c| c.client_id.clone())
             .or_else(|| r.metadata_document.as_ref().map(|u| u.to_string()))
             .unwrap_or_else(|| "dynamic".to_owned());
-        TokenKey::new(mcp_url, client)
+        match Url::parse(mcp_url) {
+            Ok(url) => TokenKey::for_server(&url, client),
+            Err(_) => TokenKey::new(mcp_url, client),
+        }
     }
 
     /// The token store.

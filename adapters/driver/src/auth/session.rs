@@ -55,14 +55,9 @@ impl<R: Runtime> AuthSession<R> {
         self.provider.token_key(self.url.as_str())
     }
 
-    /// The header to start with: a stored token that has not expired.
-    pub(crate) fn stored_header(&self) -> Option<String> {
+    fn load(&self) -> Option<StoredToken> {
         match self.provider.store.load(&self.key()) {
-            Ok(Some(t)) if !t.is_expired(EXPIRY_MARGIN.as_secs()) => {
-                tracing::debug!("using a stored token");
-                Some(format!("Bearer {}", t.access_token.expose()))
-            }
-            Ok(_) => None,
+            Ok(t) => t,
             Err(e) => {
                 tracing::warn!(error = %e, "the token store could not be read");
                 None
@@ -70,16 +65,55 @@ impl<R: Runtime> AuthSession<R> {
         }
     }
 
+    /// A stored token as the flow's [`Tokens`], its wall-clock expiry turned into an instant.
+    fn tokens_of(&self, stored: &StoredToken) -> Tokens {
+        let mut t = Tokens::new(stored.access_token.clone());
+        t.refresh_token.clone_from(&stored.refresh_token);
+        t.scope.clone_from(&stored.scope);
+        let now = self.runtime.now();
+        t.expires_at = stored.expires_at.map(|at| {
+            let left = Duration::from_secs(at.saturating_sub(unix_now()));
+            mcp_proto::time::saturating_add(now, left)
+        });
+        t
+    }
+
+    /// Adopts a stored token: its tokens become the ones in use and, when it carries a saved
+    /// grant, a resumed flow can refresh it.
+    fn adopt(&self, state: &mut State, stored: &StoredToken) {
+        let tokens = self.tokens_of(stored);
+        state.flow = stored.grant.clone().and_then(|grant| {
+            AuthFlow::resume(self.config(), grant, tokens.clone(), self.runtime.now())
+                .map_err(|e| tracing::warn!(error = %e, "the stored grant cannot be used"))
+                .ok()
+        });
+        state.tokens = Some(tokens);
+    }
+
+    /// The header to start with: a stored token that has not expired, else one refreshed
+    /// with the stored refresh token and grant (a new process refreshes what an earlier one
+    /// stored), else `None`.
+    pub(crate) async fn initial_header(&self) -> Option<String> {
+        let stored = self.load()?;
+        let mut state = self.state.lock().await;
+        self.adopt(&mut state, &stored);
+        if !stored.is_expired(EXPIRY_MARGIN.as_secs()) {
+            tracing::debug!("using a stored token");
+            return state.tokens.as_ref().map(Tokens::authorization_header);
+        }
+        tracing::debug!("the stored token has expired: refreshing it");
+        self.try_refresh(&mut state).await
+    }
+
     fn keep(&self, state: &mut State, tokens: Tokens) -> String {
         let now = self.runtime.now();
-        let stored = StoredToken {
-            access_token: tokens.access_token.clone(),
-            refresh_token: tokens.refresh_token.clone(),
-            expires_at: tokens
-                .expires_at
-                .map(|at| unix_now().saturating_add(at.saturating_duration_since(now).as_secs())),
-            scope: tokens.scope.clone(),
-        };
+        let mut stored = StoredToken::new(tokens.access_token.clone());
+        stored.refresh_token.clone_from(&tokens.refresh_token);
+        stored.expires_at = tokens
+            .expires_at
+            .map(|at| unix_now().saturating_add(at.saturating_duration_since(now).as_secs()));
+        stored.scope.clone_from(&tokens.scope);
+        stored.grant = state.flow.as_ref().and_then(AuthFlow::saved);
         if let Err(e) = self.provider.store.save(&self.key(), &stored) {
             tracing::warn!(error = %e, "the token could not be stored");
         }
@@ -132,6 +166,13 @@ impl<R: Runtime> AuthSession<R> {
 
     /// Refreshes if the flow can; `None` when it has no refresh token or the refresh failed.
     async fn try_refresh(&self, state: &mut State) -> Option<String> {
+        if state.flow.is_none()
+            && let Some(stored) = self.load()
+        {
+            // A token stored by another process (or before this flow): refresh it with its
+            // saved grant rather than authorizing again.
+            self.adopt(state, &stored);
+        }
         let flow = state.flow.as_mut()?;
         flow.refresh(self.runtime.now()).ok()?;
         match self.drive(flow).await {
@@ -177,6 +218,10 @@ impl<R: Runtime> AuthSession<R> {
                 if let Some(h) = self.try_refresh(&mut state).await {
                     return Ok(Some(h));
                 }
+                if !self.provider.authorize {
+                    tracing::debug!("no usable token, and authorizing is not allowed");
+                    return Ok(None);
+                }
                 // Discovery again, not just a new authorization: the server may have moved to
                 // another authorization server (then the client registers there anew).
                 if self.provider.grant == Grant::AuthorizationCode
@@ -191,11 +236,18 @@ impl<R: Runtime> AuthSession<R> {
                 self.authorize(&mut state, error).await.map(Some)
             }
             403 => {
-                if error.bearer().and_then(|b| b.error()) != Some("insufficient_scope") {
+                if error.bearer().and_then(|b| b.error()) != Some("insufficient_scope")
+                    || !self.provider.authorize
+                {
                     return Ok(None);
                 }
-                let Some(flow) = state.flow.as_mut().filter(|f| f.is_done()) else {
-                    // A stored token without a flow: authorize afresh for the challenge.
+                let Some(flow) = state
+                    .flow
+                    .as_mut()
+                    .filter(|f| f.is_done() && !f.is_resumed())
+                else {
+                    // A stored token without a flow that can authorize: afresh, for the
+                    // challenge.
                     return self.authorize(&mut state, error).await.map(Some);
                 };
                 let stepped = flow

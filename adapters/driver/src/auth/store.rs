@@ -1,5 +1,7 @@
 //! Where tokens live between runs: the [`TokenStore`] trait, an in-memory store and a
-//! JSON file store (mode 0600), one entry per (MCP server URL, client id).
+//! JSON file store (mode 0600), one entry per (MCP server's canonical resource URL, client id).
+//! An entry keeps what a later process needs to refresh the token
+//! ([`SavedAuthorization`]) next to it.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -8,21 +10,32 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp_proto::auth::SecretString;
+use mcp_proto::auth::{SavedAuthorization, SecretString};
 use serde::{Deserialize, Serialize};
 
 /// Which entry of a store: the MCP server's URL and the client id the token was issued to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct TokenKey {
-    /// The MCP server URL, as configured.
+    /// The MCP server's canonical resource URL ([`TokenKey::for_server`] makes it from the
+    /// configured URL, so `HTTPS://Host:443/mcp/` and `https://host/mcp` share an entry).
     pub mcp_url: String,
     /// The client id (a pre-registered id, a Client ID Metadata Document URL, or `dynamic`).
     pub client_id: String,
 }
 
 impl TokenKey {
-    /// The key of `client_id`'s token for `mcp_url`.
+    /// The key of `client_id`'s token for the server at `url`, under its canonical resource
+    /// URL (RFC 8707: lower-case scheme and host, no default port, fragment, query or
+    /// trailing slash).
+    pub fn for_server(url: &url::Url, client_id: impl Into<String>) -> Self {
+        Self::new(
+            mcp_proto::auth::metadata::canonical_resource(url),
+            client_id,
+        )
+    }
+
+    /// The key of `client_id`'s token for `mcp_url`, taken as it is.
     pub fn new(mcp_url: impl Into<String>, client_id: impl Into<String>) -> Self {
         Self {
             mcp_url: mcp_url.into(),
@@ -43,6 +56,9 @@ pub struct StoredToken {
     pub expires_at: Option<u64>,
     /// The granted scopes, space-separated, when the server said.
     pub scope: Option<String>,
+    /// What a later process needs to refresh the token (token endpoint, client), when the
+    /// token came from an authorization flow.
+    pub grant: Option<SavedAuthorization>,
 }
 
 impl StoredToken {
@@ -53,6 +69,7 @@ impl StoredToken {
             refresh_token: None,
             expires_at: None,
             scope: None,
+            grant: None,
         }
     }
 
@@ -74,6 +91,7 @@ impl fmt::Debug for StoredToken {
             )
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field("grant", &self.grant)
             .finish()
     }
 }
@@ -105,6 +123,18 @@ pub trait TokenStore: Send + Sync {
     ///
     /// The store could not be written.
     fn remove_url(&self, mcp_url: &str) -> io::Result<usize>;
+    /// The keys of every entry, in storage order (for `logout --all` and listings). The
+    /// default says the store cannot list itself.
+    ///
+    /// # Errors
+    ///
+    /// The store could not be read, or cannot list its entries.
+    fn keys(&self) -> io::Result<Vec<TokenKey>> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this token store cannot list its entries",
+        ))
+    }
 }
 
 /// Tokens in memory, for one process (the default store).
@@ -139,6 +169,11 @@ impl TokenStore for MemoryTokenStore {
         map.retain(|k, _| k.mcp_url != mcp_url);
         Ok(before - map.len())
     }
+
+    fn keys(&self) -> io::Result<Vec<TokenKey>> {
+        let map = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(map.keys().cloned().collect())
+    }
 }
 
 #[derive(Serialize, Deserialize, Default)]
@@ -158,6 +193,48 @@ struct FileEntry {
     expires_at: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scope: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    grant: Option<FileGrant>,
+}
+
+/// [`SavedAuthorization`] as the file keeps it.
+#[derive(Serialize, Deserialize)]
+struct FileGrant {
+    issuer: String,
+    token_endpoint: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_secret: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    token_endpoint_auth_method: Option<String>,
+    resource: String,
+}
+
+impl From<&SavedAuthorization> for FileGrant {
+    fn from(g: &SavedAuthorization) -> Self {
+        Self {
+            issuer: g.issuer.clone(),
+            token_endpoint: g.token_endpoint.clone(),
+            token_endpoint_auth_methods_supported: g.token_endpoint_auth_methods_supported.clone(),
+            client_id: g.client_id.clone(),
+            client_secret: g.client_secret.as_ref().map(|s| s.expose().to_owned()),
+            token_endpoint_auth_method: g.token_endpoint_auth_method.clone(),
+            resource: g.resource.clone(),
+        }
+    }
+}
+
+impl From<FileGrant> for SavedAuthorization {
+    fn from(g: FileGrant) -> Self {
+        let mut saved =
+            SavedAuthorization::new(g.issuer, g.token_endpoint, g.client_id, g.resource);
+        saved.token_endpoint_auth_methods_supported = g.token_endpoint_auth_methods_supported;
+        saved.client_secret = g.client_secret.map(Into::into);
+        saved.token_endpoint_auth_method = g.token_endpoint_auth_method;
+        saved
+    }
 }
 
 /// Tokens in one JSON file, readable only by its owner: the file is written with mode 0600
@@ -278,6 +355,7 @@ impl TokenStore for FileTokenStore {
                 refresh_token: e.refresh_token.map(Into::into),
                 expires_at: e.expires_at,
                 scope: e.scope,
+                grant: e.grant.map(Into::into),
             }))
     }
 
@@ -294,6 +372,7 @@ impl TokenStore for FileTokenStore {
             refresh_token: token.refresh_token.as_ref().map(|t| t.expose().to_owned()),
             expires_at: token.expires_at,
             scope: token.scope.clone(),
+            grant: token.grant.as_ref().map(Into::into),
         });
         self.write(&contents)
     }
@@ -308,6 +387,16 @@ impl TokenStore for FileTokenStore {
             self.write(&contents)?;
         }
         Ok(removed)
+    }
+
+    fn keys(&self) -> io::Result<Vec<TokenKey>> {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(self
+            .read()?
+            .entries
+            .into_iter()
+            .map(|e| TokenKey::new(e.mcp_url, e.client_id))
+            .collect())
     }
 }
 
@@ -332,13 +421,16 @@ mod tests {
         t.refresh_token = Some("ref-1".into());
         t.expires_at = Some(unix_now() + 3600);
         store.save(&a, &t).unwrap();
-        store.save(&a, &StoredToken::new("tok-2")).unwrap();
+        let mut t2 = StoredToken::new("tok-2");
+        let mut grant = SavedAuthorization::new("http://as", "http://as/token", "dyn", "http://r");
+        grant.client_secret = Some("cs".into());
+        t2.grant = Some(grant);
+        store.save(&a, &t2).unwrap();
         store.save(&b, &StoredToken::new("tok-b")).unwrap();
         let again = FileTokenStore::new(store.path());
-        assert_eq!(
-            again.load(&a).unwrap().unwrap().access_token.expose(),
-            "tok-2"
-        );
+        let loaded = again.load(&a).unwrap().unwrap();
+        assert_eq!(loaded, t2, "the grant survives the file");
+        assert_eq!(again.keys().unwrap(), [a.clone(), b.clone()]);
         assert_eq!(
             again.load(&b).unwrap().unwrap().access_token.expose(),
             "tok-b"

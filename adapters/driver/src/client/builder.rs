@@ -569,7 +569,10 @@ impl<R: Runtime> ClientBuilder<R> {
                 runtime.clone(),
             ))
         });
-        let mut authorization = auth.as_ref().and_then(|a| a.stored_header());
+        let mut authorization = match &auth {
+            Some(a) => a.initial_header().await,
+            None => None,
+        };
         // The second attempt runs only after an authorization produced a new token.
         for attempt in 0..2 {
             let mut config = ConnectionConfig::new(url.clone());

@@ -17,6 +17,7 @@ pub mod http_server;
 #[cfg(feature = "http")]
 pub mod http_suite;
 pub mod manager;
+pub mod oauth_server;
 mod pipe;
 #[cfg(target_os = "linux")]
 pub mod process;

@@ -5,6 +5,7 @@
 mod discovery;
 mod grants;
 mod registration;
+mod resume;
 mod scopes;
 
 use serde_json::{Value, json};

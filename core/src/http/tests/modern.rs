@@ -275,6 +275,56 @@ fn refused_probes_with_an_empty_or_legacy_body_fall_back_to_initialize() {
 }
 
 #[test]
+fn a_method_not_found_answer_to_the_probe_falls_back_on_a_new_exchange() {
+    // A server that answers the probe with 200 and a JSON-RPC -32601: the fallback's
+    // `initialize` goes out, and the probe's finished exchange is not taken for it.
+    let mut h = H::modern_with(auto());
+    let probe = h.next();
+    let refusal = json!({"jsonrpc": "2.0", "id": body(&probe)["id"],
+                         "error": {"code": -32601, "message": "Method not found"}});
+    h.reply(
+        probe.id,
+        200,
+        &[("content-type", "application/json")],
+        refusal.to_string().as_bytes(),
+    );
+    let init = h.next();
+    assert_eq!(body(&init)["method"], "initialize");
+    let reply =
+        json!({"jsonrpc": "2.0", "id": body(&init)["id"], "result": init_result("2025-11-25")});
+    h.reply(
+        init.id,
+        200,
+        &[("content-type", "application/json")],
+        reply.to_string().as_bytes(),
+    );
+    assert_eq!(h.ready_era(), Some(session::Era::Initialize));
+}
+
+#[test]
+fn a_method_not_found_event_on_the_probe_stream_falls_back_too() {
+    let mut h = H::modern_with(auto());
+    let probe = h.next();
+    let refusal = json!({"jsonrpc": "2.0", "id": body(&probe)["id"],
+                         "error": {"code": -32601, "message": "Method not found"}});
+    h.reply(
+        probe.id,
+        200,
+        &[("content-type", "text/event-stream")],
+        format!("data: {refusal}\n\n").as_bytes(),
+    );
+    let init = h.next();
+    assert_eq!(body(&init)["method"], "initialize");
+    assert!(
+        !h.events
+            .iter()
+            .any(|e| matches!(e, Event::Session(SessionEvent::Closed { .. }))),
+        "{:?}",
+        h.events
+    );
+}
+
+#[test]
 fn a_refused_initialize_after_the_fallback_goes_on_to_legacy_sse() {
     let mut h = H::modern_with(auto());
     let probe = h.next();

@@ -72,6 +72,16 @@ impl OAuthServer {
     pub fn mcp_url(&self) -> String {
         format!("{}/mcp", self.base)
     }
+
+    /// Forgets every access token issued so far (refresh tokens stay valid), as a server
+    /// restart or a revocation would: the next request with one of them gets a 401.
+    pub fn revoke_access_tokens(&self) {
+        self.state
+            .issued
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
 }
 
 struct Request {
@@ -281,7 +291,25 @@ fn mcp(out: &mut TcpStream, state: &OAuthState, base: &str, req: &Request) -> st
             state.tool_calls.fetch_add(1, Ordering::SeqCst);
             json!({"content": [{"type": "text", "text": "ok"}]})
         }
-        _ => json!({}),
+        "ping" => json!({}),
+        // As the 2025 SDKs answer a request before `initialize` (the 2026 probe included).
+        "server/discover" => {
+            let error = json!({"code": -32000, "message": "Bad Request: Server not initialized"});
+            return json_response(
+                out,
+                400,
+                &json!({"jsonrpc": "2.0", "id": null, "error": error}),
+            );
+        }
+        // Everything else (`server/discover` of a 2026 probe included) is unknown here.
+        other => {
+            let error = json!({"code": -32601, "message": format!("method not found: {other}")});
+            return json_response(
+                out,
+                200,
+                &json!({"jsonrpc": "2.0", "id": id, "error": error}),
+            );
+        }
     };
     json_response(
         out,
