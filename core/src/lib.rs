@@ -127,6 +127,7 @@ pub mod jsonrpc;
 pub mod manager;
 pub mod session;
 pub mod stdio;
+pub mod task;
 pub mod time;
 pub mod types;
 

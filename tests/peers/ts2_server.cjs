@@ -6,7 +6,10 @@
 // The SDK is loaded from MCP_PEER_TS2_NODE_MODULES (set by scripts/install-peers).
 // Tools: `add {a, b}` (the sum as text), `echo {message}`, and `confirm {}`, which answers
 // `input_required` with an elicitation until the retry carries the answer, then returns
-// `confirmed: <name>`.
+// `confirmed: <name>`. For `subscriptions/listen`: `touch {uri}` publishes
+// `notifications/resources/updated` for `uri` and `change_tools {}` publishes
+// `notifications/tools/list_changed` (over stdio through the pinned instance, which the SDK's
+// listen router stamps onto the open listens; over HTTP through the handler's `notify`).
 'use strict';
 
 const path = require('node:path');
@@ -21,8 +24,32 @@ const peerRequire = createRequire(path.join(modules, 'noop.js'));
 const sdk = peerRequire('@modelcontextprotocol/server');
 const { z } = peerRequire('zod');
 
+// The HTTP handler's publish facade, once created (stdio publishes through the instance).
+let httpNotify = null;
+
 function build() {
-    const server = new sdk.McpServer({ name: 'ts2-peer', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const server = new sdk.McpServer(
+        { name: 'ts2-peer', version: '1.0.0' },
+        { capabilities: { tools: { listChanged: true }, resources: { subscribe: true } } }
+    );
+    server.registerTool(
+        'touch',
+        { description: 'Publishes an update of a resource', inputSchema: z.object({ uri: z.string() }) },
+        async ({ uri }) => {
+            if (httpNotify) httpNotify.resourceUpdated(uri);
+            else await server.server.sendResourceUpdated({ uri });
+            return { content: [{ type: 'text', text: 'touched' }] };
+        }
+    );
+    server.registerTool(
+        'change_tools',
+        { description: 'Publishes a tools list change', inputSchema: z.object({}) },
+        async () => {
+            if (httpNotify) httpNotify.toolsChanged();
+            else server.sendToolListChanged();
+            return { content: [{ type: 'text', text: 'changed' }] };
+        }
+    );
     server.registerTool(
         'add',
         { description: 'Adds two numbers', inputSchema: z.object({ a: z.number(), b: z.number() }) },
@@ -59,7 +86,9 @@ if (mode === 'stdio') {
     const port = Number(process.argv[3]);
     const http = require('node:http');
     const { toNodeHandler } = peerRequire('@modelcontextprotocol/node');
-    const handle = toNodeHandler(sdk.createMcpHandler(build));
+    const handler = sdk.createMcpHandler(build);
+    httpNotify = handler.notify;
+    const handle = toNodeHandler(handler);
     http.createServer((req, res) => {
         if (!req.url || !req.url.startsWith('/mcp')) {
             res.writeHead(404).end();

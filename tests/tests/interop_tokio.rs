@@ -86,6 +86,10 @@ interop_tests!(python:
 interop_tests!(era:
     era_python2_stdio_auto,
     era_python2_http_auto,
+    era_python2_stdio_listen,
+    era_python2_http_listen,
+    era_ts2_stdio_listen,
+    era_ts2_http_listen,
     era_ts2_stdio_auto,
     era_ts2_http_auto,
     era_everything_stdio_auto,

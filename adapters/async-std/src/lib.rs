@@ -69,3 +69,10 @@ pub type Client = mcp_driver::Client<AsyncStdRuntime>;
 
 /// The connection options on async-std or smol. See [`mcp_driver::ClientBuilder`].
 pub type ClientBuilder = mcp_driver::ClientBuilder<AsyncStdRuntime>;
+
+/// A task the server made of a `tools/call` (tasks extension). See [`mcp_driver::TaskHandle`].
+pub type TaskHandle = mcp_driver::TaskHandle<AsyncStdRuntime>;
+
+/// What [`Client::call_tool_task`](mcp_driver::Client::call_tool_task) gives. See
+/// [`mcp_driver::ToolCall`].
+pub type ToolCall = mcp_driver::ToolCall<AsyncStdRuntime>;

@@ -103,6 +103,12 @@ fake_tests!(
     close_fails_pending,
     subscribe_and_unsubscribe,
     stdio_spawn_error,
+    listen_routes_and_ends,
+    listen_refused_unacknowledged_closed,
+    listen_in_the_initialize_era,
+    task_is_awaited_transparently,
+    task_handle_cancel_fail_and_drop,
+    task_without_the_extension_is_refused,
 );
 
 stdio_tests!(

@@ -156,6 +156,18 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// The task the server made of a request (tasks extension, 2026-07-28) can no longer be
+    /// followed: `tasks/get` failed or answered something unusable, or the task outlived its
+    /// `ttlMs` without finishing.
+    #[error("server {server:?}: task {task_id:?}: {detail}")]
+    Task {
+        /// The server.
+        server: Arc<str>,
+        /// The task.
+        task_id: String,
+        /// What happened.
+        detail: String,
+    },
     /// The connection's configuration cannot be used (an invalid URL, a root certificate that
     /// is not PEM). Nothing was sent.
     #[error("server {server:?}: invalid configuration: {message}")]
@@ -203,6 +215,7 @@ impl Error {
             | Error::InvalidResponse { server, .. }
             | Error::Config { server, .. }
             | Error::Auth { server, .. }
+            | Error::Task { server, .. }
             | Error::Unsupported { server, .. } => server,
         }
     }

@@ -107,6 +107,8 @@ pub(crate) struct Handlers {
     pub(crate) roots: Option<Arc<dyn RootsHandler>>,
     pub(crate) sampling: Option<Arc<dyn SamplingHandler>>,
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    /// Whether the tasks extension (2026-07-28) is declared.
+    pub(crate) tasks: bool,
 }
 
 impl Handlers {
@@ -121,6 +123,15 @@ impl Handlers {
         }
         if self.elicitation.is_some() {
             caps.elicitation = Some(Default::default());
+        }
+        if self.tasks {
+            let mut extensions = serde_json::Map::new();
+            extensions.insert(
+                mcp_proto::types::v2026::TASKS_EXTENSION.into(),
+                Value::Object(Map::new()),
+            );
+            caps.extra
+                .insert("extensions".into(), Value::Object(extensions));
         }
         caps
     }

@@ -14,7 +14,9 @@
 //!   logging, `ping`), [`Client::request`] for any typed method, [`Client::request_raw`] and
 //!   [`Client::notify`] untyped; per-call [`CallOptions`]; dropping a call's future cancels it
 //!   at the server.
-//! - Server notifications: [`Client::notifications`], bounded, reporting [`Lagged`].
+//! - Server notifications: [`Client::notifications`], bounded, reporting [`Lagged`];
+//!   subscriptions ([`Client::subscribe`], [`Client::listen`]) as a [`Subscription`] stream in
+//!   both protocol eras (`subscriptions/listen` in 2026-07-28).
 //! - Server requests: [`RootsHandler`], [`SamplingHandler`], [`ElicitationHandler`] on the
 //!   [`ClientBuilder`]; exactly what is registered is declared.
 //! - With the `testing` feature: `testing::FakeServer`, a scripted in-process server.
@@ -39,16 +41,20 @@ mod options;
 pub mod process;
 pub mod runtime;
 mod shared;
+mod subscription;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use client::{Client, ClientBuilder, ConnectionState, IntoStdioCommand, MAX_PAGES};
+pub use client::{
+    Client, ClientBuilder, ConnectionState, IntoStdioCommand, MAX_PAGES, TaskHandle, ToolCall,
+};
 pub use error::Error;
 pub use handler::{
     ElicitationHandler, HandlerFuture, Root, RootsHandler, SamplingHandler, StaticRoots,
 };
 pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
 pub use mcp_proto;
-pub use notify::{Lagged, Notifications, Subscription};
+pub use notify::{Lagged, Notifications};
 pub use options::{CallOptions, Progress, ProgressWatch, WireDirection};
 pub use runtime::{BoxFuture, ChildParts, ChildProcess, Runtime};
+pub use subscription::Subscription;

@@ -14,6 +14,7 @@ use mcp_proto::session::{
     CloseReason, Event, InboundRequestId, RequestError, RequestHandle, ServerNotification, Session,
 };
 use mcp_proto::stdio::StdioConnection;
+use mcp_proto::types::v2026::ListenFilter;
 use serde_json::value::RawValue;
 use tokio::sync::{broadcast, oneshot, watch};
 
@@ -120,6 +121,15 @@ pub(crate) struct Call {
     pub(crate) progress: Option<ProgressSink>,
 }
 
+/// The delivery end of one `subscriptions/listen` (2026-07-28), owned by the driver's state
+/// while the listen is pending; removed (which ends its stream) when it completes.
+pub(crate) struct ListenSink {
+    /// The first acknowledgement goes here (the caller of `listen` waits for it).
+    pub(crate) acknowledged: Option<oneshot::Sender<ListenFilter>>,
+    /// The subscription's own bounded stream.
+    pub(crate) tx: broadcast::Sender<ServerNotification>,
+}
+
 /// Hashes request handles with one multiplication instead of SipHash: handles come from the
 /// session's own counter, never from the peer, so no one can choose colliding keys. The odd
 /// multiplier spreads consecutive handles over the buckets and into hashbrown's tag bits.
@@ -145,6 +155,8 @@ impl Hasher for HandleHasher {
 pub(crate) struct State {
     pub(crate) core: Core,
     pub(crate) calls: HashMap<RequestHandle, Call, BuildHasherDefault<HandleHasher>>,
+    /// Open listens (each also has its completion in `calls`).
+    pub(crate) listens: HashMap<RequestHandle, ListenSink, BuildHasherDefault<HandleHasher>>,
     /// Running server-request handlers; dropping the sender cancels the handler.
     pub(crate) handlers: HashMap<InboundRequestId, oneshot::Sender<()>>,
     pub(crate) driver: Option<Waker>,
@@ -163,6 +175,8 @@ pub(crate) struct Shared {
     pub(crate) name: Arc<str>,
     pub(crate) state: Mutex<State>,
     pub(crate) phase: watch::Sender<Phase>,
+    /// How many notifications a stream holds before a slow reader lags.
+    pub(crate) notification_capacity: usize,
     /// `None` once the session closed, which ends every notification stream.
     notifications: Mutex<Option<broadcast::Sender<ServerNotification>>>,
 }
@@ -176,11 +190,13 @@ impl Shared {
             state: Mutex::new(State {
                 core,
                 calls: HashMap::default(),
+                listens: HashMap::default(),
                 handlers: HashMap::new(),
                 driver: None,
                 exit: None,
             }),
             phase,
+            notification_capacity: notification_capacity.max(1),
             notifications: Mutex::new(Some(notifications)),
         })
     }

@@ -61,3 +61,10 @@ pub type Client = mcp_driver::Client<TokioRuntime>;
 
 /// The connection options on tokio. See [`mcp_driver::ClientBuilder`].
 pub type ClientBuilder = mcp_driver::ClientBuilder<TokioRuntime>;
+
+/// A task the server made of a `tools/call` (tasks extension). See [`mcp_driver::TaskHandle`].
+pub type TaskHandle = mcp_driver::TaskHandle<TokioRuntime>;
+
+/// What [`Client::call_tool_task`](mcp_driver::Client::call_tool_task) gives. See
+/// [`mcp_driver::ToolCall`].
+pub type ToolCall = mcp_driver::ToolCall<TokioRuntime>;

@@ -54,6 +54,54 @@ fake_tests!(
     stdio_spawn_error,
 );
 
+/// Subscriptions in both eras (`mcp_driver::testing::listen_suite`).
+mod listen {
+    use super::GUARD;
+    use mcp_driver::testing::listen_suite;
+    use mcp_tokio::TokioRuntime;
+
+    macro_rules! listen_tests {
+        ($($name:ident),* $(,)?) => {$(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                tokio::time::timeout(GUARD, listen_suite::$name(TokioRuntime::current()))
+                    .await
+                    .expect(concat!(stringify!($name), " hung"));
+            }
+        )*};
+    }
+
+    listen_tests!(
+        listen_routes_and_ends,
+        listen_refused_unacknowledged_closed,
+        listen_in_the_initialize_era,
+    );
+}
+
+/// The tasks extension (`mcp_driver::testing::task_suite`).
+mod tasks {
+    use super::GUARD;
+    use mcp_driver::testing::task_suite;
+    use mcp_tokio::TokioRuntime;
+
+    macro_rules! task_tests {
+        ($($name:ident),* $(,)?) => {$(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                tokio::time::timeout(GUARD, task_suite::$name(TokioRuntime::current()))
+                    .await
+                    .expect(concat!(stringify!($name), " hung"));
+            }
+        )*};
+    }
+
+    task_tests!(
+        task_is_awaited_transparently,
+        task_handle_cancel_fail_and_drop,
+        task_without_the_extension_is_refused,
+    );
+}
+
 stdio_tests!(
     stdio_paging_call_banner,
     stdio_crash_mid_request,

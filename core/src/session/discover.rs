@@ -388,6 +388,11 @@ impl Session {
                         Some(m) if discover && REMOVED_METHODS.contains(&m.as_str()) => {
                             self.complete(handle, Err(RequestError::NotInEra { method: m }));
                         }
+                        Some(m)
+                            if !discover && super::listen::DISCOVER_ONLY.contains(&m.as_str()) =>
+                        {
+                            self.complete(handle, Err(RequestError::NotInEra { method: m }));
+                        }
                         _ => self.queue_request(now, handle),
                     }
                 }

@@ -159,18 +159,14 @@ impl Session {
                 }
                 let notification = ServerNotification { method, params };
                 let listen = if self.discover_mode() {
-                    subscription_of(notification.params.as_deref())
-                        .and_then(|w| self.pending.by_wire(w))
+                    self.listen_of(notification.params.as_deref())
                 } else {
                     None
                 };
-                self.events.push_back(match listen {
-                    Some(handle) => Event::Subscription {
-                        handle,
-                        notification,
-                    },
-                    None => Event::Notification(notification),
-                });
+                match listen {
+                    Some(handle) => self.route_to_listen(handle, notification),
+                    None => self.events.push_back(Event::Notification(notification)),
+                }
             }
         }
     }
@@ -206,24 +202,4 @@ impl Session {
 fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {
     let raw = params.map_or("null", RawValue::get);
     serde_json::from_str(raw).map_err(|e| e.to_string())
-}
-
-/// `_meta["io.modelcontextprotocol/subscriptionId"]` of a notification, as one of this
-/// client's wire ids (a number, or a string of digits from a server that stringifies ids).
-fn subscription_of(params: Option<&RawValue>) -> Option<u64> {
-    #[derive(Deserialize)]
-    struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<Meta>,
-    }
-    #[derive(Deserialize)]
-    struct Meta {
-        #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
-        id: Option<Id>,
-    }
-    let p: Params = serde_json::from_str(params?.get()).ok()?;
-    match p.meta?.id? {
-        Id::String(s) => s.parse().ok(),
-        id => id.as_u64(),
-    }
 }

@@ -65,8 +65,18 @@ pub enum Event {
     Subscription {
         /// The listen request.
         handle: RequestHandle,
-        /// The notification (`notifications/subscriptions/acknowledged` first).
+        /// The notification (the acknowledgement comes as
+        /// [`Event::SubscriptionAcknowledged`] instead).
         notification: ServerNotification,
+    },
+    /// The server acknowledged a `subscriptions/listen` (2026-07-28): from now on it has no
+    /// deadline. `honoured` is the part of the request the server will deliver (it may be
+    /// less than asked). Comes again after an HTTP re-issue of the listen.
+    SubscriptionAcknowledged {
+        /// The listen request.
+        handle: RequestHandle,
+        /// What the server honours (empty when the acknowledgement was unreadable).
+        honoured: crate::types::v2026::ListenFilter,
     },
     /// Something odd from the peer that did not stop the session.
     Diagnostic(Diagnostic),

@@ -24,6 +24,7 @@ mod error;
 mod event;
 mod handshake;
 mod inbound;
+mod listen;
 mod meta;
 mod mrtr;
 mod pending;
@@ -448,6 +449,9 @@ impl Session {
                 method: method.into_owned(),
                 era: Era::Discover,
             });
+        }
+        if self.lacks_discover_method(&method) {
+            return Err(listen::not_in_initialize_era(&method));
         }
         if self.config.era_policy != config::EraPolicy::Initialize
             && !envelope::takes_envelope(params.as_deref())

@@ -252,7 +252,18 @@ impl Session {
         params: Option<&RawValue>,
     ) -> Result<Box<RawValue>, String> {
         let Some(round) = self.modern.rounds.get(&handle).filter(|r| r.retry) else {
-            return self.envelope_with(params, &[("inputResponses", None), ("requestState", None)]);
+            // The round fields of a multi-round method go only on its retry; other methods
+            // (`tasks/update`, whose own payload is `inputResponses`) keep their params.
+            let multi_round = self
+                .pending
+                .get(handle)
+                .is_some_and(|p| MULTI_ROUND.contains(&&*p.method));
+            let strip: &[(&str, Option<&RawValue>)] = if multi_round {
+                &[("inputResponses", None), ("requestState", None)]
+            } else {
+                &[]
+            };
+            return self.envelope_with(params, strip);
         };
         let mut responses = String::from("{");
         for (i, (key, value)) in round.answers.iter().enumerate() {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use mcp_driver::mcp_proto::jsonrpc::ErrorObject;
 use mcp_driver::mcp_proto::session::{Era, EraPolicy};
+use mcp_driver::mcp_proto::types::v2026::ListenFilter;
 use mcp_driver::process::StdioCommand;
 use mcp_driver::{Client, ClientBuilder, Runtime};
 use serde_json::{Value, json};
@@ -141,6 +142,167 @@ pub async fn era_python2_http_auto<R: Runtime>(rt: R, peers: Peers) {
     let (program, args) = py2_command(&peers, &["http", &port.to_string()]);
     let _server = http_peer(&program, &args, port, &[]);
     modern_http(rt, "py2-http", format!("http://127.0.0.1:{port}/mcp")).await;
+}
+
+/// Subscriptions against a 2026-07-28 SDK: two listens at once, each acknowledged with what it
+/// asked for and fed only its own notifications (the peer's `touch` and `change_tools` tools
+/// publish). With `python`, the PyPI peer's `listens` / `end_listens` tools also show that
+/// dropping one ends it at the server, and that the server ending the other gracefully ends
+/// its stream with `close` reporting a clean end; otherwise the other is closed by the client.
+async fn check_listen<R: Runtime>(rt: &R, client: &Client<R>, label: &str, python: bool) {
+    let wait = Duration::from_secs(10);
+    let call = |tool: &'static str, args: Value| async move {
+        let r = client.call_tool(tool, args).await;
+        text(&r.unwrap_or_else(|e| panic!("{label}: {tool}: {e}")))
+    };
+    let mut watched = bounded(rt, wait, "subscribe", client.subscribe("file:///watched"))
+        .await
+        .unwrap_or_else(|e| panic!("{label}: subscribe: {e}"));
+    assert_eq!(
+        watched
+            .honoured()
+            .and_then(|h| h.resource_subscriptions.clone()),
+        Some(vec!["file:///watched".to_owned()]),
+        "{label}"
+    );
+    let filter = ListenFilter {
+        tools_list_changed: Some(true),
+        ..ListenFilter::default()
+    };
+    let mut tools = bounded(rt, wait, "listen", client.listen(filter))
+        .await
+        .unwrap_or_else(|e| panic!("{label}: listen: {e}"));
+    if python {
+        assert_eq!(call("listens", json!({})).await, "2", "{label}");
+    }
+    call("touch", json!({"uri": "file:///other"})).await;
+    call("touch", json!({"uri": "file:///watched"})).await;
+    let update = bounded(rt, wait, "a resource update", watched.recv())
+        .await
+        .expect("stream open")
+        .expect("no lag");
+    assert_eq!(
+        update.resource_uri().as_deref(),
+        Some("file:///watched"),
+        "{label}"
+    );
+    call("change_tools", json!({})).await;
+    let change = bounded(rt, wait, "a list change", tools.recv())
+        .await
+        .expect("stream open")
+        .expect("no lag");
+    assert_eq!(change.method, "notifications/tools/list_changed", "{label}");
+    drop(watched);
+    if !python {
+        // Still served after the other one was dropped.
+        call("change_tools", json!({})).await;
+        let change = bounded(rt, wait, "a second list change", tools.recv())
+            .await
+            .expect("stream open")
+            .expect("no lag");
+        assert_eq!(change.method, "notifications/tools/list_changed", "{label}");
+        tools
+            .close()
+            .await
+            .unwrap_or_else(|e| panic!("{label}: closed by the client: {e}"));
+        return;
+    }
+    let mut open = String::new();
+    for _ in 0..100 {
+        open = call("listens", json!({})).await;
+        if open == "1" {
+            break;
+        }
+        super::sleep(rt, Duration::from_millis(50)).await;
+    }
+    assert_eq!(open, "1", "{label}: the dropped listen ended at the server");
+    call("end_listens", json!({})).await;
+    assert!(
+        bounded(rt, wait, "the end of the stream", tools.recv())
+            .await
+            .is_none(),
+        "{label}"
+    );
+    tools
+        .close()
+        .await
+        .unwrap_or_else(|e| panic!("{label}: ended cleanly: {e}"));
+}
+
+/// PyPI `mcp` 2.x over stdio: subscriptions are `subscriptions/listen` streams.
+pub async fn era_python2_stdio_listen<R: Runtime>(rt: R, peers: Peers) {
+    let (program, args) = py2_command(&peers, &["stdio"]);
+    let spawned = Spawned::start(
+        &rt,
+        builder(&rt),
+        "py2-stdio-listen",
+        StdioCommand::new(program).args(args),
+    )
+    .await;
+    check_listen(&rt, &spawned.client, "py2-stdio-listen", true).await;
+    spawned.finish(&rt, CLOSE_BOUND).await;
+}
+
+/// PyPI `mcp` 2.x over streamable HTTP (127.0.0.1, stateless): each listen is its own POST
+/// whose SSE stream carries its notifications; dropping it closes that stream.
+pub async fn era_python2_http_listen<R: Runtime>(rt: R, peers: Peers) {
+    let port = free_port();
+    let (program, args) = py2_command(&peers, &["http", &port.to_string()]);
+    let _server = http_peer(&program, &args, port, &[]);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let client = bounded(
+        &rt,
+        Duration::from_secs(20),
+        "connect",
+        builder(&rt).name("py2-http-listen").http(&url),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("py2-http-listen: connect failed: {e}"));
+    check_listen(&rt, &client, "py2-http-listen", true).await;
+    bounded(&rt, CLOSE_BOUND, "close()", client.close()).await;
+}
+
+/// npm `@modelcontextprotocol/server` 2.x over stdio (`serveStdio` and its listen router).
+pub async fn era_ts2_stdio_listen<R: Runtime>(rt: R, peers: Peers) {
+    let (program, args) = ts2_command(&peers, &["stdio"]);
+    let spawned = Spawned::start(
+        &rt,
+        builder(&rt),
+        "ts2-stdio-listen",
+        StdioCommand::new(program).args(args),
+    )
+    .await;
+    check_listen(&rt, &spawned.client, "ts2-stdio-listen", false).await;
+    spawned.finish(&rt, CLOSE_BOUND).await;
+}
+
+/// npm `@modelcontextprotocol/server` 2.x over HTTP (`createMcpHandler` on 127.0.0.1): each
+/// listen is an SSE stream.
+pub async fn era_ts2_http_listen<R: Runtime>(rt: R, peers: Peers) {
+    let port = free_port();
+    let (program, args) = ts2_command(&peers, &["http", &port.to_string()]);
+    let modules = peers
+        .ts2_node_modules
+        .to_str()
+        .expect("utf-8 path")
+        .to_owned();
+    let _server = http_peer(
+        &program,
+        &args,
+        port,
+        &[("MCP_PEER_TS2_NODE_MODULES", modules.as_str())],
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let client = bounded(
+        &rt,
+        Duration::from_secs(20),
+        "connect",
+        builder(&rt).name("ts2-http-listen").http(&url),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("ts2-http-listen: connect failed: {e}"));
+    check_listen(&rt, &client, "ts2-http-listen", false).await;
+    bounded(&rt, CLOSE_BOUND, "close()", client.close()).await;
 }
 
 /// npm `@modelcontextprotocol/server` 2.x over stdio (`serveStdio`): the discover era.

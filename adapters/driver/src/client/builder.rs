@@ -309,6 +309,16 @@ impl<R: Runtime> ClientBuilder<R> {
         self
     }
 
+    /// Declares the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): a server
+    /// that offers it may then answer `tools/call` with a task. [`Client::call_tool`] waits for
+    /// a task's result transparently (polling `tasks/get`, answering its input requests with
+    /// the handlers); [`Client::call_tool_task`] hands out the [`TaskHandle`](crate::TaskHandle).
+    #[must_use]
+    pub fn tasks(mut self, enabled: bool) -> Self {
+        self.handlers.tasks = enabled;
+        self
+    }
+
     /// How the protocol era is chosen (default: [`EraPolicy::Initialize`]). Over stdio,
     /// [`EraPolicy::Auto`] works with servers that answer the `server/discover` probe (with a
     /// result or an error), stay silent until the probe timeout, or exit on the probe (the
@@ -772,6 +782,7 @@ impl<R: Runtime> ClientBuilder<R> {
                 runtime,
                 server,
                 close_bound: graces + crate::driver::FLUSH_GRACE * 2 + CLOSE_MARGIN,
+                handlers: self.handlers.clone(),
                 #[cfg(feature = "http")]
                 auth,
             }),

@@ -9,14 +9,13 @@ use mcp_proto::types::{
     CallTool, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor, GetPrompt,
     GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates, ListResources, ListTools,
     LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource, ReadResourceResult, Request,
-    Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams, Subscribe, Tool,
+    Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams, Tool,
 };
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::Client;
 use crate::error::Error;
-use crate::notify::Subscription;
 use crate::options::CallOptions;
 use crate::runtime::Runtime;
 
@@ -93,17 +92,36 @@ impl<R: Runtime> Client<R> {
             .await
     }
 
-    /// [`call_tool`](Self::call_tool) with per-call options (timeout, progress).
+    /// [`call_tool`](Self::call_tool) with per-call options (timeout, progress). With the
+    /// tasks extension declared ([`ClientBuilder::tasks`](crate::ClientBuilder::tasks)), a
+    /// task the server makes of the call is awaited transparently (see
+    /// [`TaskHandle::wait`](crate::TaskHandle::wait)); dropping the future then also asks
+    /// the server to cancel the task.
     ///
     /// # Errors
     ///
-    /// See [`call_tool`](Self::call_tool).
+    /// See [`call_tool`](Self::call_tool); [`Error::Task`] when a task can no longer be
+    /// followed.
     pub async fn call_tool_with(
         &self,
         name: impl Into<String>,
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<CallToolResult, Error> {
+        let raw = self.call_tool_raw(name.into(), arguments, options).await?;
+        match self.task_of(&raw)? {
+            Some(task) => task.wait_cancelling_on_drop().await,
+            None => self.decode_tool_result(&raw),
+        }
+    }
+
+    /// Sends `tools/call` and returns the raw result.
+    pub(crate) async fn call_tool_raw(
+        &self,
+        name: String,
+        arguments: impl Serialize,
+        options: CallOptions,
+    ) -> Result<Box<RawValue>, Error> {
         // Serialized once, straight to JSON: going through `serde_json::Value` and
         // `CallToolParams` built a map node per argument and serialized everything twice.
         #[derive(Serialize)]
@@ -119,15 +137,17 @@ impl<R: Runtime> Client<R> {
             _ if arguments.get() == "null" => None,
             _ => return Err(invalid("tool arguments must be a JSON object".into())),
         };
-        let name = name.into();
         let params = jsonrpc::to_raw(&Wire {
             name: &name,
             arguments,
         })
         .map_err(|e| invalid(e.to_string()))?;
-        let raw = self
-            .call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
-            .await?;
+        self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
+            .await
+    }
+
+    /// Decodes a `tools/call` result.
+    pub(crate) fn decode_tool_result(&self, raw: &RawValue) -> Result<CallToolResult, Error> {
         serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
             server: self.inner.shared.name.clone(),
             method: CallTool::METHOD.into(),
@@ -165,26 +185,6 @@ impl<R: Runtime> Client<R> {
     pub async fn read_resource(&self, uri: impl Into<String>) -> Result<ReadResourceResult, Error> {
         self.request::<ReadResource>(&ResourceRequestParams::new(uri))
             .await
-    }
-
-    /// Subscribes to a resource: the stream yields its `notifications/resources/updated`.
-    /// Dropping the stream sends `resources/unsubscribe`.
-    ///
-    /// # Errors
-    ///
-    /// See [`Error`] (the server's refusal of `resources/subscribe`).
-    pub async fn subscribe(&self, uri: impl Into<String>) -> Result<Subscription, Error> {
-        let uri = uri.into();
-        // Listen first, so that no update sent right after the answer is missed.
-        let notifications = self.notifications();
-        self.request::<Subscribe>(&ResourceRequestParams::new(uri.clone()))
-            .await?;
-        Ok(Subscription::new(
-            uri,
-            notifications,
-            self.inner.shared.clone(),
-            self.now_fn(),
-        ))
     }
 
     /// Every prompt, following every page.

@@ -1,9 +1,12 @@
 //! The [`Client`] handle: a cheap-clone front end to one connection's driver task.
 
 mod builder;
+mod listen;
 mod methods;
+mod tasks;
 
 pub use methods::MAX_PAGES;
+pub use tasks::{TaskHandle, ToolCall};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -55,6 +58,8 @@ pub(crate) struct Inner<R: Runtime> {
     pub(crate) server: ServerInfo,
     /// How long `close()` waits at most.
     pub(crate) close_bound: Duration,
+    /// The host's handlers (they also answer a task's input requests).
+    pub(crate) handlers: crate::handler::Handlers,
     /// The OAuth state of an HTTP connection with an [`AuthProvider`](crate::auth::AuthProvider).
     #[cfg(feature = "http")]
     pub(crate) auth: Option<Arc<crate::auth::AuthSession<R>>>,
@@ -415,48 +420,53 @@ impl<R: Runtime> Client<R> {
     }
 
     fn request_error(&self, method: &str, e: RequestError) -> Error {
-        let server = self.inner.shared.name.clone();
-        match e {
-            RequestError::Remote(obj) => Error::Remote {
-                server,
-                method: method.into(),
-                code: obj.code,
-                message: obj.message,
-                data: obj.data,
-            },
-            RequestError::Timeout { after, total } => Error::Timeout {
-                server,
-                method: method.into(),
-                after,
-                total,
-            },
-            RequestError::Cancelled { .. } => Error::Cancelled {
-                server,
-                method: method.into(),
-            },
-            RequestError::Closed(reason) => self.closed_error(reason),
-            RequestError::Http(source) => Error::Http {
-                server,
-                method: method.into(),
-                source,
-            },
-            RequestError::InvalidResponse(detail) => Error::InvalidResponse {
-                server,
-                method: method.into(),
-                detail,
-            },
-            other => Error::Closed {
-                server,
-                reason: CloseReason::TransportClosed {
-                    detail: Some(other.to_string()),
-                },
-            },
-        }
+        request_error(&self.inner.shared, method, e)
     }
 
     pub(crate) fn now_fn(&self) -> Arc<dyn Fn() -> Instant + Send + Sync> {
         let runtime = self.inner.runtime.clone();
         Arc::new(move || runtime.now())
+    }
+}
+
+/// A request's failure as an error of the client API.
+pub(crate) fn request_error(shared: &Shared, method: &str, e: RequestError) -> Error {
+    let server = shared.name.clone();
+    match e {
+        RequestError::Remote(obj) => Error::Remote {
+            server,
+            method: method.into(),
+            code: obj.code,
+            message: obj.message,
+            data: obj.data,
+        },
+        RequestError::Timeout { after, total } => Error::Timeout {
+            server,
+            method: method.into(),
+            after,
+            total,
+        },
+        RequestError::Cancelled { .. } => Error::Cancelled {
+            server,
+            method: method.into(),
+        },
+        RequestError::Closed(reason) => closed_error(shared, reason),
+        RequestError::Http(source) => Error::Http {
+            server,
+            method: method.into(),
+            source,
+        },
+        RequestError::InvalidResponse(detail) => Error::InvalidResponse {
+            server,
+            method: method.into(),
+            detail,
+        },
+        other => Error::Closed {
+            server,
+            reason: CloseReason::TransportClosed {
+                detail: Some(other.to_string()),
+            },
+        },
     }
 }
 

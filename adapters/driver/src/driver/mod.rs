@@ -12,6 +12,7 @@
 //! `TooManyInFlight` instead of unbounded growth. Reading is polled independently of writing,
 //! so a slow writer never stops responses from being read.
 
+mod dispatch;
 #[cfg(feature = "http")]
 mod http;
 mod io;
@@ -22,13 +23,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures_util::future::{Either, select};
-use mcp_proto::jsonrpc::{self, ErrorObject};
-use mcp_proto::session::{CloseReason, Event, RequestError};
+use mcp_proto::session::CloseReason;
 use mcp_proto::stdio::StdioAction;
 #[cfg(unix)]
 use mcp_proto::stdio::shutdown::{ShutdownAction, ShutdownConfig, ShutdownSchedule};
-use tokio::sync::oneshot;
 
 #[cfg(feature = "http")]
 pub(crate) use http::{HttpIo, trace_http_event};
@@ -38,7 +36,6 @@ pub(crate) use io::{BoxRead, BoxWrite, StreamIo, Transport};
 
 use crate::error::ExitInfo;
 use crate::handler::Handlers;
-use crate::options::Progress;
 use crate::runtime::{BoxFuture, Runtime};
 use crate::shared::{Core, Phase, Shared};
 
@@ -436,140 +433,6 @@ impl<R: Runtime> Driver<R> {
 
     fn writes_pending(&self) -> bool {
         self.out_pos < self.out.len() || self.needs_flush
-    }
-
-    /// Drains the core's events and delivers them: results to callers, progress to sinks,
-    /// notifications to streams, server requests to handlers.
-    fn dispatch_events(&mut self) -> bool {
-        enum Delivery {
-            Result(
-                oneshot::Sender<Result<Box<serde_json::value::RawValue>, RequestError>>,
-                Result<Box<serde_json::value::RawValue>, RequestError>,
-            ),
-            Progress(crate::options::ProgressSink, Progress),
-            Notification(mcp_proto::session::ServerNotification),
-            EndNotifications,
-        }
-        let mut deliveries = Vec::new();
-        let mut any = false;
-        {
-            let mut state = self.shared.lock();
-            while let Some(event) = state.core.poll_event(&self.shared.name) {
-                any = true;
-                match event {
-                    Event::Completed { handle, result } => {
-                        if let Some(call) = state.calls.remove(&handle) {
-                            // Delivered in order, so progress callbacks run before the result.
-                            deliveries.push(Delivery::Result(call.tx, result));
-                        }
-                    }
-                    Event::Progress {
-                        handle,
-                        progress,
-                        total,
-                        message,
-                    } => {
-                        if let Some(sink) =
-                            state.calls.get(&handle).and_then(|c| c.progress.clone())
-                        {
-                            deliveries.push(Delivery::Progress(
-                                sink,
-                                Progress {
-                                    progress,
-                                    total,
-                                    message,
-                                },
-                            ));
-                        }
-                    }
-                    Event::ServerRequest { id, method, params } => {
-                        let params = params
-                            .and_then(|p| serde_json::from_str(p.get()).ok())
-                            .unwrap_or(serde_json::Value::Null);
-                        match self.options.handlers.dispatch(&method, params) {
-                            Some(fut) => {
-                                let (abort_tx, abort_rx) = oneshot::channel::<()>();
-                                state.handlers.insert(id, abort_tx);
-                                tracing::debug!(server = &*self.shared.name, %id, method, "server request");
-                                let shared = self.shared.clone();
-                                let runtime = self.runtime.clone();
-                                self.runtime.spawn(Box::pin(async move {
-                                    let result = match select(fut, abort_rx).await {
-                                        Either::Left((r, _)) => r,
-                                        // The server cancelled it, or the session closed.
-                                        Either::Right(_) => return,
-                                    };
-                                    let result = result.and_then(|v| {
-                                        jsonrpc::to_raw(&v).map_err(|e| {
-                                            ErrorObject::new(
-                                                ErrorObject::INTERNAL_ERROR,
-                                                e.to_string(),
-                                            )
-                                        })
-                                    });
-                                    let mut state = shared.lock();
-                                    state.handlers.remove(&id);
-                                    let now = runtime.now();
-                                    // A race with the server's cancel or the close: nothing to send.
-                                    let _ = state.core.session_mut().respond(now, id, result);
-                                    state.wake_driver();
-                                }));
-                            }
-                            None => {
-                                // Declared (the core let it through) but no handler takes it.
-                                let now = self.runtime.now();
-                                let _ = state.core.session_mut().respond(
-                                    now,
-                                    id,
-                                    Err(ErrorObject::method_not_found(&method)),
-                                );
-                            }
-                        }
-                    }
-                    Event::ServerRequestCancelled { id, reason } => {
-                        tracing::debug!(server = &*self.shared.name, %id, reason, "server cancelled its request");
-                        state.handlers.remove(&id);
-                    }
-                    Event::Notification(n) => deliveries.push(Delivery::Notification(n)),
-                    Event::Diagnostic(d) => {
-                        tracing::warn!(server = &*self.shared.name, "{d}");
-                    }
-                    Event::Ready { version, .. } => {
-                        tracing::debug!(server = &*self.shared.name, %version, "ready");
-                        self.shared.phase.send_replace(Phase::Ready);
-                    }
-                    Event::Closed { reason } => {
-                        tracing::debug!(server = &*self.shared.name, %reason, "session closed");
-                        state.handlers.clear();
-                        // At once, so that a call made after the results below sees why.
-                        self.shared.phase.send_replace(Phase::Closed(reason));
-                        // Ends every notification stream (after what is queued for them).
-                        deliveries.push(Delivery::EndNotifications);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        for d in deliveries {
-            match d {
-                // The caller may have gone away at this very moment: fine.
-                Delivery::Result(tx, result) => drop(tx.send(result)),
-                Delivery::Progress(sink, p) => sink.deliver(p),
-                Delivery::Notification(n) => {
-                    tracing::debug!(
-                        server = &*self.shared.name,
-                        method = n.method,
-                        "notification"
-                    );
-                    // No subscriber is fine; a lagging one is told by its own receiver.
-                    if let Some(tx) = &*self.shared.notifications() {
-                        let _ = tx.send(n);
-                    }
-                }
-                Delivery::EndNotifications => drop(self.shared.notifications().take()),
-            }
-        }
-        any
     }
 
     /// After the session closed: flush, then shut the transport down. Returns whether the

@@ -16,12 +16,14 @@
 pub mod http_server;
 #[cfg(feature = "http")]
 pub mod http_suite;
+pub mod listen_suite;
 pub mod manager;
 pub mod oauth_server;
 mod pipe;
 #[cfg(target_os = "linux")]
 pub mod process;
 pub mod suite;
+pub mod task_suite;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

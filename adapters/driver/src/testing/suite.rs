@@ -15,6 +15,13 @@ use futures_util::future::{Either, select};
 use serde_json::{Value, json};
 
 use super::FakeServer;
+pub use super::listen_suite::{
+    listen_in_the_initialize_era, listen_refused_unacknowledged_closed, listen_routes_and_ends,
+};
+pub use super::task_suite::{
+    task_handle_cancel_fail_and_drop, task_is_awaited_transparently,
+    task_without_the_extension_is_refused,
+};
 use crate::{CallOptions, Client, ClientBuilder, Error, Root, Runtime, StaticRoots};
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::{CloseReason, ProtocolVersion};

@@ -428,3 +428,78 @@ fn an_input_required_reply_is_an_answer_not_a_lost_exchange() {
         assert!(h.completions(call)[0].is_ok(), "sse {sse}");
     }
 }
+
+/// A listen over HTTP: its notifications come on its POST's stream and are routed to it; a
+/// broken stream is re-issued once with a new id (acknowledged again, still routed to the same
+/// handle); cancel closes the stream and sends no `notifications/cancelled`.
+#[test]
+fn a_listen_stream_is_reissued_once_when_broken_and_cancel_closes_it() {
+    use crate::types::v2026::ListenFilter;
+    let mut h = H::modern();
+    let filter = ListenFilter {
+        tools_list_changed: Some(true),
+        ..ListenFilter::default()
+    };
+    let l = h
+        .conn
+        .session_mut()
+        .listen(h.now, &filter, session::Deadline::SessionDefault)
+        .unwrap();
+    h.drain();
+    let on_stream = |id: &Value, method: &str| {
+        json!({"jsonrpc": "2.0", "method": method,
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": id}, "notifications": {"toolsListChanged": true}}})
+    };
+    let routed = |h: &H| {
+        h.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Session(SessionEvent::SubscriptionAcknowledged { handle, .. }) => {
+                    Some((*handle, "ack".to_owned()))
+                }
+                Event::Session(SessionEvent::Subscription {
+                    handle,
+                    notification,
+                }) => Some((*handle, notification.method.clone())),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let x = h.next();
+    assert_eq!(header(&x, "mcp-method"), Some("subscriptions/listen"));
+    let first = body(&x)["id"].clone();
+    h.head(x.id, 200, &[("content-type", "text/event-stream")]);
+    let ack = on_stream(&first, "notifications/subscriptions/acknowledged");
+    h.chunk(x.id, &sse(&[("message", None, &ack)]));
+    h.end(x.id);
+    let again = h.next();
+    let second = body(&again)["id"].clone();
+    assert_ne!(second, first);
+    assert_eq!(body(&again)["method"], "subscriptions/listen");
+    h.head(again.id, 200, &[("content-type", "text/event-stream")]);
+    let ack = on_stream(&second, "notifications/subscriptions/acknowledged");
+    let changed = on_stream(&second, "notifications/tools/list_changed");
+    h.chunk(
+        again.id,
+        &sse(&[("message", None, &ack), ("message", None, &changed)]),
+    );
+    assert_eq!(
+        routed(&h),
+        [
+            (l, "ack".to_owned()),
+            (l, "ack".to_owned()),
+            (l, "notifications/tools/list_changed".to_owned())
+        ]
+    );
+    assert!(h.notifications().is_empty(), "{:?}", h.notifications());
+    assert!(h.completions(l).is_empty());
+    h.aborts.clear();
+    h.conn.session_mut().cancel(h.now, l, None).unwrap();
+    h.drain();
+    assert!(h.aborts.contains(&again.id));
+    h.no_exchange();
+    assert!(matches!(
+        h.completions(l)[..],
+        [Err(RequestError::Cancelled { .. })]
+    ));
+}

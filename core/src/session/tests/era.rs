@@ -520,6 +520,10 @@ fn listen_notifications_are_routed_by_subscription_id() {
         .events
         .iter()
         .map(|e| match e {
+            Event::SubscriptionAcknowledged { handle, honoured } => {
+                assert_eq!(honoured.tools_list_changed, Some(true));
+                (Some(*handle), "acknowledged".to_owned())
+            }
             Event::Subscription {
                 handle,
                 notification,
@@ -531,10 +535,7 @@ fn listen_notifications_are_routed_by_subscription_id() {
     assert_eq!(
         routed,
         [
-            (
-                Some(listen),
-                "notifications/subscriptions/acknowledged".to_owned()
-            ),
+            (Some(listen), "acknowledged".to_owned()),
             (Some(listen), "notifications/tools/list_changed".to_owned()),
             (Some(other), "notifications/prompts/list_changed".to_owned()),
             (None, "notifications/tools/list_changed".to_owned()),

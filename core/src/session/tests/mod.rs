@@ -7,6 +7,7 @@ use crate::types::{ClientCapabilities, ElicitationCapability, RootsCapability};
 
 mod era;
 mod harness;
+mod listen;
 mod mrtr;
 mod scenarios;
 

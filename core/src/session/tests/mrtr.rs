@@ -274,3 +274,31 @@ fn undeclared_capabilities_in_input_requests_fail_the_request() {
         [Err(RequestError::InvalidResult(_))]
     ));
 }
+
+/// The round fields belong to multi-round methods: a caller's `inputResponses` on a
+/// `tools/call` is dropped (they go only on a retry), but `tasks/update`, whose own payload is
+/// `inputResponses`, keeps it.
+#[test]
+fn round_fields_are_stripped_only_from_multi_round_methods() {
+    let mut h = Harness::modern(auto());
+    let answers = json!({"k": {"action": "accept"}});
+    h.send(
+        "tools/call",
+        json!({"name": "x", "inputResponses": answers, "requestState": "s"}),
+        RequestOptions::new(),
+    );
+    let call = &h.sent.last().unwrap().1["params"];
+    assert!(call.get("inputResponses").is_none() && call.get("requestState").is_none());
+    h.send(
+        "tasks/update",
+        json!({"taskId": "t1", "inputResponses": answers}),
+        RequestOptions::new(),
+    );
+    let update = &h.sent.last().unwrap().1["params"];
+    assert_eq!(update["inputResponses"], answers);
+    assert_eq!(update["taskId"], "t1");
+    assert_eq!(
+        update["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+}

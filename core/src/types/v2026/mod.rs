@@ -156,7 +156,7 @@ pub struct InputRequiredResult {
 }
 
 /// A JSON object as its members in order (the retry answers keys in the server's order).
-fn ordered_map<'de, D, T>(d: D) -> Result<Option<Vec<(String, T)>>, D::Error>
+pub(crate) fn ordered_map<'de, D, T>(d: D) -> Result<Option<Vec<(String, T)>>, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Deserialize<'de>,

@@ -1,0 +1,179 @@
+//! Delivery of the core's events: results to callers, progress to sinks, notifications to
+//! streams (subscriptions to their own), server requests to handlers.
+
+use futures_util::future::{Either, select};
+use mcp_proto::jsonrpc::{self, ErrorObject};
+use mcp_proto::session::{Event, RequestError, ServerNotification};
+use mcp_proto::types::v2026::ListenFilter;
+use tokio::sync::{broadcast, oneshot};
+
+use super::Driver;
+use crate::options::Progress;
+use crate::runtime::Runtime;
+use crate::shared::{ListenSink, Phase};
+
+impl<R: Runtime> Driver<R> {
+    /// Drains the core's events and delivers them: results to callers, progress to sinks,
+    /// notifications to streams, server requests to handlers.
+    pub(super) fn dispatch_events(&mut self) -> bool {
+        enum Delivery {
+            Result(
+                oneshot::Sender<Result<Box<serde_json::value::RawValue>, RequestError>>,
+                Result<Box<serde_json::value::RawValue>, RequestError>,
+            ),
+            Progress(crate::options::ProgressSink, Progress),
+            Notification(ServerNotification),
+            EndNotifications,
+            Acknowledged(oneshot::Sender<ListenFilter>, ListenFilter),
+            Listen(broadcast::Sender<ServerNotification>, ServerNotification),
+            /// Dropped in order: the stream ends after what was delivered to it.
+            EndListen(ListenSink),
+        }
+        let mut deliveries = Vec::new();
+        let mut any = false;
+        {
+            let mut state = self.shared.lock();
+            while let Some(event) = state.core.poll_event(&self.shared.name) {
+                any = true;
+                match event {
+                    Event::Completed { handle, result } => {
+                        if let Some(call) = state.calls.remove(&handle) {
+                            // Delivered in order, so progress callbacks run before the result.
+                            deliveries.push(Delivery::Result(call.tx, result));
+                        }
+                        // After the result: a subscription whose stream ended finds out why.
+                        if let Some(sink) = state.listens.remove(&handle) {
+                            deliveries.push(Delivery::EndListen(sink));
+                        }
+                    }
+                    Event::Progress {
+                        handle,
+                        progress,
+                        total,
+                        message,
+                    } => {
+                        if let Some(sink) =
+                            state.calls.get(&handle).and_then(|c| c.progress.clone())
+                        {
+                            deliveries.push(Delivery::Progress(
+                                sink,
+                                Progress {
+                                    progress,
+                                    total,
+                                    message,
+                                },
+                            ));
+                        }
+                    }
+                    Event::ServerRequest { id, method, params } => {
+                        let params = params
+                            .and_then(|p| serde_json::from_str(p.get()).ok())
+                            .unwrap_or(serde_json::Value::Null);
+                        match self.options.handlers.dispatch(&method, params) {
+                            Some(fut) => {
+                                let (abort_tx, abort_rx) = oneshot::channel::<()>();
+                                state.handlers.insert(id, abort_tx);
+                                tracing::debug!(server = &*self.shared.name, %id, method, "server request");
+                                let shared = self.shared.clone();
+                                let runtime = self.runtime.clone();
+                                self.runtime.spawn(Box::pin(async move {
+                                    let result = match select(fut, abort_rx).await {
+                                        Either::Left((r, _)) => r,
+                                        // The server cancelled it, or the session closed.
+                                        Either::Right(_) => return,
+                                    };
+                                    let result = result.and_then(|v| {
+                                        jsonrpc::to_raw(&v).map_err(|e| {
+                                            ErrorObject::new(
+                                                ErrorObject::INTERNAL_ERROR,
+                                                e.to_string(),
+                                            )
+                                        })
+                                    });
+                                    let mut state = shared.lock();
+                                    state.handlers.remove(&id);
+                                    let now = runtime.now();
+                                    // A race with the server's cancel or the close: nothing to send.
+                                    let _ = state.core.session_mut().respond(now, id, result);
+                                    state.wake_driver();
+                                }));
+                            }
+                            None => {
+                                // Declared (the core let it through) but no handler takes it.
+                                let now = self.runtime.now();
+                                let _ = state.core.session_mut().respond(
+                                    now,
+                                    id,
+                                    Err(ErrorObject::method_not_found(&method)),
+                                );
+                            }
+                        }
+                    }
+                    Event::ServerRequestCancelled { id, reason } => {
+                        tracing::debug!(server = &*self.shared.name, %id, reason, "server cancelled its request");
+                        state.handlers.remove(&id);
+                    }
+                    Event::Notification(n) => deliveries.push(Delivery::Notification(n)),
+                    Event::SubscriptionAcknowledged { handle, honoured } => {
+                        if let Some(tx) = state
+                            .listens
+                            .get_mut(&handle)
+                            .and_then(|s| s.acknowledged.take())
+                        {
+                            deliveries.push(Delivery::Acknowledged(tx, honoured));
+                        }
+                    }
+                    Event::Subscription {
+                        handle,
+                        notification,
+                    } => {
+                        if let Some(sink) = state.listens.get(&handle) {
+                            deliveries.push(Delivery::Listen(sink.tx.clone(), notification));
+                        }
+                    }
+                    Event::Diagnostic(d) => {
+                        tracing::warn!(server = &*self.shared.name, "{d}");
+                    }
+                    Event::Ready { version, .. } => {
+                        tracing::debug!(server = &*self.shared.name, %version, "ready");
+                        self.shared.phase.send_replace(Phase::Ready);
+                    }
+                    Event::Closed { reason } => {
+                        tracing::debug!(server = &*self.shared.name, %reason, "session closed");
+                        state.handlers.clear();
+                        // At once, so that a call made after the results below sees why.
+                        self.shared.phase.send_replace(Phase::Closed(reason));
+                        // Ends every notification stream (after what is queued for them).
+                        deliveries.push(Delivery::EndNotifications);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for d in deliveries {
+            match d {
+                // The caller may have gone away at this very moment: fine.
+                Delivery::Result(tx, result) => drop(tx.send(result)),
+                Delivery::Progress(sink, p) => sink.deliver(p),
+                Delivery::Notification(n) => {
+                    tracing::debug!(
+                        server = &*self.shared.name,
+                        method = n.method,
+                        "notification"
+                    );
+                    // No subscriber is fine; a lagging one is told by its own receiver.
+                    if let Some(tx) = &*self.shared.notifications() {
+                        let _ = tx.send(n);
+                    }
+                }
+                Delivery::EndNotifications => drop(self.shared.notifications().take()),
+                // The caller may have stopped waiting: fine.
+                Delivery::Acknowledged(tx, honoured) => drop(tx.send(honoured)),
+                // A subscription whose stream was dropped has no receiver: fine.
+                Delivery::Listen(tx, n) => drop(tx.send(n)),
+                Delivery::EndListen(sink) => drop(sink),
+            }
+        }
+        any
+    }
+}

@@ -1,0 +1,246 @@
+//! [`Subscription`]: the stream of one subscription, in either era.
+
+use std::fmt;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use futures_util::stream::{Stream, StreamExt as _};
+use mcp_proto::session::{RequestError, RequestHandle, RequestOptions, ServerNotification};
+use mcp_proto::types::v2026::ListenFilter;
+use mcp_proto::types::{Request as _, ResourceRequestParams, Unsubscribe};
+use serde_json::value::RawValue;
+use tokio::sync::oneshot;
+
+use crate::error::Error;
+use crate::notify::{Lagged, Notifications};
+use crate::shared::Shared;
+
+/// What ends the subscription.
+enum Kind {
+    /// Initialize era: `resources/subscribe` was sent for each URI of the filter; the stream
+    /// is the connection's notifications, filtered locally; the end sends
+    /// `resources/unsubscribe` for each.
+    Local,
+    /// 2026-07-28: one pending `subscriptions/listen`; the stream is its own (the server
+    /// filters); `done` receives its one completion (attached once acknowledged).
+    Listen {
+        handle: RequestHandle,
+        done: Option<oneshot::Receiver<Result<Box<RawValue>, RequestError>>>,
+    },
+    /// Ended: nothing left to send.
+    Ended,
+}
+
+/// The notifications of one subscription, from [`Client::subscribe`](crate::Client::subscribe)
+/// or [`Client::listen`](crate::Client::listen): resource updates for its URIs and the list
+/// changes it asked for.
+///
+/// The same type in both protocol eras. In the 2026-07-28 era it is a `subscriptions/listen`
+/// request that lives as long as this value: the server filters and tags its notifications,
+/// and they reach this stream only. In the initialize era it is `resources/subscribe` per URI,
+/// and the connection's notifications are filtered locally with the same rule
+/// ([`ServerNotification::matches`]).
+///
+/// The stream ends when the server ends the subscription, when the connection closes, or
+/// after [`close`](Self::close); [`close`](Self::close) then says why. Dropping it ends the
+/// subscription too (2026-07-28: over stdio the server is sent `notifications/cancelled`,
+/// over HTTP the stream is closed; initialize era: `resources/unsubscribe`). An open
+/// subscription has no deadline. Bounded like [`Notifications`]: a reader that falls behind
+/// gets one `Err(Lagged(n))` and continues with the newest.
+pub struct Subscription {
+    filter: ListenFilter,
+    honoured: Option<ListenFilter>,
+    stream: Notifications,
+    kind: Kind,
+    shared: Arc<Shared>,
+    now: Arc<dyn Fn() -> Instant + Send + Sync>,
+}
+
+impl fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Subscription")
+            .field("filter", &self.filter)
+            .field("honoured", &self.honoured)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Subscription {
+    /// An initialize-era subscription over the connection's notifications; `filter` lists
+    /// the URIs subscribed so far (each is unsubscribed at the end).
+    pub(crate) fn local(
+        filter: ListenFilter,
+        stream: Notifications,
+        shared: Arc<Shared>,
+        now: Arc<dyn Fn() -> Instant + Send + Sync>,
+    ) -> Self {
+        Subscription {
+            filter,
+            honoured: None,
+            stream,
+            kind: Kind::Local,
+            shared,
+            now,
+        }
+    }
+
+    /// A pending listen whose notifications go to `stream`; dropping it from now on ends it.
+    pub(crate) fn listen(
+        filter: ListenFilter,
+        handle: RequestHandle,
+        stream: Notifications,
+        shared: Arc<Shared>,
+        now: Arc<dyn Fn() -> Instant + Send + Sync>,
+    ) -> Self {
+        Subscription {
+            filter,
+            honoured: None,
+            stream,
+            kind: Kind::Listen { handle, done: None },
+            shared,
+            now,
+        }
+    }
+
+    pub(crate) fn filter_mut(&mut self) -> &mut ListenFilter {
+        &mut self.filter
+    }
+
+    /// The listen was acknowledged: what the server honours, and where its completion goes.
+    pub(crate) fn acknowledged(
+        &mut self,
+        honoured: ListenFilter,
+        done: oneshot::Receiver<Result<Box<RawValue>, RequestError>>,
+    ) {
+        self.honoured = Some(honoured);
+        if let Kind::Listen { done: slot, .. } = &mut self.kind {
+            *slot = Some(done);
+        }
+    }
+
+    /// The listen completed cleanly before it was acknowledged: nothing is left to end.
+    pub(crate) fn ended(&mut self) {
+        self.kind = Kind::Ended;
+    }
+
+    /// What was asked for.
+    #[must_use]
+    pub fn filter(&self) -> &ListenFilter {
+        &self.filter
+    }
+
+    /// What the server said it will deliver (its acknowledgement, 2026-07-28); `None` in the
+    /// initialize era, where a successful `resources/subscribe` is the only acknowledgement.
+    #[must_use]
+    pub fn honoured(&self) -> Option<&ListenFilter> {
+        self.honoured.as_ref()
+    }
+
+    /// The first subscribed URI (the one given to [`Client::subscribe`](crate::Client::subscribe)).
+    #[must_use]
+    pub fn uri(&self) -> Option<&str> {
+        self.filter
+            .resource_subscriptions
+            .as_ref()
+            .and_then(|u| u.first())
+            .map(String::as_str)
+    }
+
+    /// The next notification; `None` once the subscription ended (and from then on).
+    pub async fn recv(&mut self) -> Option<Result<ServerNotification, Lagged>> {
+        self.next().await
+    }
+
+    /// Ends the subscription (if it is still open) and says how it ended: `Ok` when this call
+    /// ended it or the server ended it cleanly, the error when it failed (the connection
+    /// closed, the server refused or lost it). Call it after the stream ended to learn why.
+    ///
+    /// # Errors
+    ///
+    /// As described; never for an initialize-era subscription.
+    pub async fn close(mut self) -> Result<(), Error> {
+        let ended = match &mut self.kind {
+            Kind::Listen {
+                done: Some(done), ..
+            } => done.try_recv().ok(),
+            _ => None,
+        };
+        match ended {
+            Some(result) => {
+                self.kind = Kind::Ended;
+                result.map(drop).map_err(|e| {
+                    crate::client::request_error(&self.shared, "subscriptions/listen", e)
+                })
+            }
+            // Still open: `drop` ends it.
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the subscription now: the listen is cancelled (unless it already completed), or
+    /// each URI unsubscribed. Nobody waits for an answer.
+    fn end(&mut self) {
+        let kind = std::mem::replace(&mut self.kind, Kind::Ended);
+        let now = (self.now)();
+        let mut state = self.shared.lock();
+        match kind {
+            Kind::Ended => return,
+            Kind::Listen { handle, .. } => {
+                state.listens.remove(&handle);
+                if state.calls.remove(&handle).is_none() {
+                    return;
+                }
+                tracing::debug!(server = &*self.shared.name, %handle, "subscription dropped: ending the listen");
+                // Already finished is a harmless race.
+                let _ = state.core.session_mut().cancel(
+                    now,
+                    handle,
+                    Some("the client ended the subscription".into()),
+                );
+            }
+            Kind::Local => {
+                for uri in self.filter.resource_subscriptions.iter().flatten() {
+                    let params = ResourceRequestParams::new(uri.clone());
+                    // Fire and forget: the driver ignores completions it has no call for. A
+                    // closed session refuses, which is fine: nothing to unsubscribe from.
+                    match state.core.session_mut().request::<Unsubscribe>(
+                        now,
+                        &params,
+                        RequestOptions::new(),
+                    ) {
+                        Ok(handle) => {
+                            tracing::debug!(server = &*self.shared.name, %handle, %uri, method = Unsubscribe::METHOD, "unsubscribing");
+                        }
+                        Err(e) => {
+                            tracing::debug!(server = &*self.shared.name, %uri, error = %e, "not unsubscribing");
+                        }
+                    }
+                }
+            }
+        }
+        state.wake_driver();
+    }
+}
+
+impl Stream for Subscription {
+    type Item = Result<ServerNotification, Lagged>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            let item = std::task::ready!(self.stream.poll_next_unpin(cx));
+            match (&self.kind, item) {
+                // The server filters a listen; a local subscription filters here.
+                (Kind::Local, Some(Ok(n))) if !n.matches(&self.filter) => {}
+                (_, item) => return Poll::Ready(item),
+            }
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
