@@ -24,6 +24,44 @@ pub enum Grant {
     /// Client credentials (machine to machine): a pre-registered confidential client gets a
     /// token directly, with `client_secret_basic`/`_post` or `private_key_jwt`.
     ClientCredentials,
+    /// Enterprise-managed authorization (SEP-990, the Identity Assertion JWT Authorization
+    /// Grant): the user's ID token from the enterprise identity provider is exchanged there
+    /// (RFC 8693) for an ID-JAG, which a pre-registered client presents to the MCP server's
+    /// authorization server as a JWT bearer grant (RFC 7523). No browser. Needs
+    /// [`AuthConfig::identity_assertion`].
+    IdentityAssertion,
+}
+
+/// The enterprise identity provider of [`Grant::IdentityAssertion`]: where the flow trades the
+/// user's ID token for an Identity Assertion JWT Authorization Grant (ID-JAG). `Debug` redacts
+/// the token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IdentityAssertion {
+    /// The identity provider's token endpoint (https, or http on a loopback host).
+    pub token_endpoint: Url,
+    /// The OpenID Connect ID token the host got when the user signed in at the identity
+    /// provider.
+    pub id_token: SecretString,
+    /// How the client authenticates at the identity provider: `client_secret_basic` when the
+    /// credentials hold a secret, else the `client_id` form field.
+    pub client: super::client::ClientCredentials,
+}
+
+impl IdentityAssertion {
+    /// The identity provider at `token_endpoint`, the user's `id_token`, and the client's
+    /// credentials there.
+    pub fn new(
+        token_endpoint: Url,
+        id_token: impl Into<SecretString>,
+        client: super::client::ClientCredentials,
+    ) -> Self {
+        Self {
+            token_endpoint,
+            id_token: id_token.into(),
+            client,
+        }
+    }
 }
 
 /// How an [`AuthFlow`](super::AuthFlow) behaves. Build with [`AuthConfig::new`] and adjust the public fields.
@@ -38,6 +76,8 @@ pub struct AuthConfig {
     pub client: ClientRegistration,
     /// The grant to perform.
     pub grant: Grant,
+    /// The identity provider for [`Grant::IdentityAssertion`]; ignored by the other grants.
+    pub identity_assertion: Option<IdentityAssertion>,
     /// Scopes the host insists on, instead of the challenge's or the metadata's.
     pub scopes: Option<Vec<String>>,
     /// Ask for a refresh token (`offline_access`, `refresh_token` grant) where the server
@@ -70,6 +110,7 @@ impl AuthConfig {
             redirect_uri,
             client,
             grant: Grant::AuthorizationCode,
+            identity_assertion: None,
             scopes: None,
             want_refresh_token: true,
             protocol_version: None,

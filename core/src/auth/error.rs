@@ -17,6 +17,11 @@ pub enum AuthPurpose {
     Refresh,
     /// A client credentials token request.
     ClientCredentials,
+    /// The token exchange at the enterprise identity provider (RFC 8693) that yields an
+    /// ID-JAG ([`Grant::IdentityAssertion`](super::Grant::IdentityAssertion)).
+    TokenExchange,
+    /// The JWT bearer grant (RFC 7523) that trades the ID-JAG for an access token.
+    JwtBearer,
     /// Waiting for the user (the authorization redirect), not an HTTP exchange.
     Authorization,
 }
@@ -188,6 +193,14 @@ pub enum AuthUsageError {
     /// The client credentials grant needs a pre-registered client.
     #[error("the client credentials grant needs a pre-registered client")]
     ClientCredentialsNeedPreRegistration,
+    /// The identity assertion grant needs a pre-registered client and
+    /// [`AuthConfig::identity_assertion`](super::AuthConfig::identity_assertion) with an
+    /// https (or loopback http) token endpoint.
+    #[error(
+        "the identity assertion grant needs a pre-registered client and an identity provider \
+         with an https (or loopback http) token endpoint"
+    )]
+    IdentityAssertionIncomplete,
     /// The command needs a finished flow (tokens in hand), or one with a refresh token.
     #[error("the flow is not in a state that allows this command")]
     WrongState,

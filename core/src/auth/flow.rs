@@ -8,8 +8,8 @@ use super::client::{ClientCredentials, is_metadata_document_url, parse_registrat
 use super::config::{AuthConfig, AuthEvent, AuthHttpRequest, AuthRequestId, Grant, Secrets};
 use super::error::{AuthError, AuthPurpose, AuthUsageError};
 use super::metadata::{
-    AuthorizationServerMetadata, ProtectedResourceMetadata, canonical_resource, issuer_eq,
-    protected_resource_metadata_urls,
+    AuthorizationServerMetadata, ProtectedResourceMetadata, canonical_resource, is_secure_endpoint,
+    issuer_eq, protected_resource_metadata_urls,
 };
 use super::pkce::is_valid_verifier;
 use super::scope::union;
@@ -18,6 +18,7 @@ use crate::http::challenge::BearerChallenge;
 use crate::http::headers::HeaderList;
 use crate::time::Instant;
 
+mod identity_assertion;
 mod resume;
 mod steps;
 
@@ -42,6 +43,10 @@ enum Phase {
     Exchanging,
     Refreshing,
     ClientCredentials,
+    /// At the identity provider: trading the ID token for an ID-JAG.
+    TokenExchange,
+    /// At the authorization server: trading the ID-JAG for tokens.
+    JwtBearer,
     Done,
     Failed,
 }
@@ -137,6 +142,15 @@ impl AuthFlow {
         let pre = config.client.pre_registered.as_ref();
         if config.grant == Grant::ClientCredentials && pre.is_none() {
             return Err(AuthUsageError::ClientCredentialsNeedPreRegistration);
+        }
+        if config.grant == Grant::IdentityAssertion
+            && (pre.is_none()
+                || !config
+                    .identity_assertion
+                    .as_ref()
+                    .is_some_and(|i| is_secure_endpoint(&i.token_endpoint)))
+        {
+            return Err(AuthUsageError::IdentityAssertionIncomplete);
         }
         if pre.is_some_and(|c| c.private_key.is_some()) {
             if cfg!(not(feature = "jwt")) {
@@ -302,7 +316,8 @@ impl AuthFlow {
                     Err(reason) => self.invalid(AuthPurpose::Registration, reason),
                 }
             }
-            Phase::Exchanging | Phase::Refreshing | Phase::ClientCredentials => {
+            Phase::TokenExchange => self.on_token_exchange(now, status, body),
+            Phase::Exchanging | Phase::Refreshing | Phase::ClientCredentials | Phase::JwtBearer => {
                 if !ok {
                     return self.endpoint_error(p.purpose, status, body);
                 }

@@ -44,7 +44,9 @@ pub use client::{
     ApplicationType, ClientCredentials, ClientMetadata, ClientRegistration, JwtAlgorithm,
     PrivateKey,
 };
-pub use config::{AuthConfig, AuthEvent, AuthHttpRequest, AuthRequestId, Grant, Secrets};
+pub use config::{
+    AuthConfig, AuthEvent, AuthHttpRequest, AuthRequestId, Grant, IdentityAssertion, Secrets,
+};
 pub use error::{AuthError, AuthPurpose, AuthUsageError};
 pub use flow::{AuthFlow, SavedAuthorization};
 pub use secret::SecretString;

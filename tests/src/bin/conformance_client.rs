@@ -130,10 +130,12 @@ const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
 /// The OAuth setup of an `auth/*` scenario, as a host would configure it: a Client ID
 /// Metadata Document and Dynamic Client Registration, plus the pre-registered credentials of
 /// `MCP_CONFORMANCE_CONTEXT` when it has them; the client credentials grant for the
-/// `client-credentials-*` scenarios. Authorization is headless.
+/// `client-credentials-*` scenarios; the identity assertion grant when the context names an
+/// identity provider (`cross-app-access-*`). Authorization is headless.
 fn auth_provider(scenario: &str) -> Result<mcp_driver::auth::AuthProvider, String> {
     use mcp_proto::auth::{
-        ClientCredentials, ClientMetadata, ClientRegistration, JwtAlgorithm, PrivateKey,
+        ClientCredentials, ClientMetadata, ClientRegistration, IdentityAssertion, JwtAlgorithm,
+        PrivateKey,
     };
     let context: Value = match std::env::var("MCP_CONFORMANCE_CONTEXT") {
         Ok(s) => serde_json::from_str(&s).map_err(|e| format!("MCP_CONFORMANCE_CONTEXT: {e}"))?,
@@ -164,6 +166,15 @@ fn auth_provider(scenario: &str) -> Result<mcp_driver::auth::AuthProvider, Strin
     let provider = mcp_driver::auth::AuthProvider::new(registration);
     Ok(if scenario.starts_with("auth/client-credentials") {
         provider.client_credentials()
+    } else if let (Some(endpoint), Some(id_token)) =
+        (text("idp_token_endpoint"), text("idp_id_token"))
+    {
+        // Enterprise-managed authorization (cross-app-access): the context carries the ID
+        // token the user got at the identity provider and that provider's token endpoint.
+        let endpoint =
+            url::Url::parse(&endpoint).map_err(|e| format!("idp_token_endpoint: {e}"))?;
+        let idp_client = ClientCredentials::public(text("idp_client_id").unwrap_or_default());
+        provider.identity_assertion(IdentityAssertion::new(endpoint, id_token, idp_client))
     } else {
         provider
     })

@@ -35,7 +35,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use mcp_proto::auth::{ClientRegistration, Grant};
+use mcp_proto::auth::{ClientRegistration, Grant, IdentityAssertion};
 use url::Url;
 
 use crate::http::HttpClient;
@@ -74,6 +74,7 @@ impl Authorizer for Headless {
 pub struct AuthProvider {
     pub(crate) registration: ClientRegistration,
     pub(crate) grant: Grant,
+    pub(crate) identity_assertion: Option<IdentityAssertion>,
     pub(crate) redirect_uri: Url,
     pub(crate) scopes: Option<Vec<String>>,
     pub(crate) store: Arc<dyn TokenStore>,
@@ -106,6 +107,7 @@ impl AuthProvider {
         Self {
             registration,
             grant: Grant::AuthorizationCode,
+            identity_assertion: None,
             // Invariant: the constant is a valid absolute URL.
             redirect_uri: Url::parse(DEFAULT_REDIRECT_URI).expect("valid constant URL"),
             scopes: None,
@@ -133,6 +135,18 @@ impl AuthProvider {
     #[must_use]
     pub fn client_credentials(mut self) -> Self {
         self.grant = Grant::ClientCredentials;
+        self
+    }
+
+    /// Enterprise-managed authorization (SEP-990) instead: the user's ID token from the
+    /// enterprise identity provider `idp` is exchanged there for an identity assertion grant,
+    /// which `registration`'s pre-registered client trades for an access token at the MCP
+    /// server's authorization server. No browser; when the token runs out without a refresh
+    /// token, a new ID token is needed (build a new provider).
+    #[must_use]
+    pub fn identity_assertion(mut self, idp: IdentityAssertion) -> Self {
+        self.grant = Grant::IdentityAssertion;
+        self.identity_assertion = Some(idp);
         self
     }
 

@@ -129,6 +129,8 @@ impl<R: Runtime> AuthSession<R> {
             self.provider.registration.clone(),
         );
         c.grant = self.provider.grant;
+        c.identity_assertion
+            .clone_from(&self.provider.identity_assertion);
         c.scopes.clone_from(&self.provider.scopes);
         c.unix_time = Some(
             SystemTime::now()

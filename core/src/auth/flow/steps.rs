@@ -157,6 +157,7 @@ impl AuthFlow {
             return match self.config.grant {
                 Grant::AuthorizationCode => self.start_authorization(now),
                 Grant::ClientCredentials => self.client_credentials(now),
+                Grant::IdentityAssertion => self.token_exchange(now),
             };
         }
         let asm = self

@@ -4,6 +4,7 @@
 
 mod discovery;
 mod grants;
+mod identity_assertion;
 mod registration;
 mod resume;
 mod scopes;
