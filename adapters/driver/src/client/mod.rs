@@ -1,6 +1,7 @@
 //! The [`Client`] handle: a cheap-clone front end to one connection's driver task.
 
 mod builder;
+mod command_line;
 mod listen;
 mod methods;
 mod tasks;

@@ -332,6 +332,9 @@ impl<R: Runtime> Driver<R> {
         };
         let mut guard = self.shared.lock();
         let state = &mut *guard;
+        // Only a line transport asks to respawn; without the `http` feature no other core
+        // exists and the pattern cannot fail.
+        #[cfg_attr(not(feature = "http"), allow(irrefutable_let_patterns))]
         let Core::Lines(c) = &mut state.core else {
             return;
         };
