@@ -5,6 +5,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_proto::framing::lines::LineDecoder;
 use mcp_proto::manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::session::{EraPolicy, ProtocolVersion, SessionConfig};
 use mcp_proto::stdio::StdioConnection;
@@ -56,6 +57,7 @@ pub struct ClientBuilder<R: Runtime> {
     stderr_lines: usize,
     clear_env: bool,
     notification_capacity: usize,
+    max_message: Option<usize>,
     era_policy: Option<EraPolicy>,
     wire: Option<WireTap>,
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
@@ -117,6 +119,7 @@ impl<R: Runtime> ClientBuilder<R> {
             stderr_lines: 20,
             clear_env: false,
             notification_capacity: 1024,
+            max_message: None,
             era_policy: None,
             wire: None,
             phase_slot: None,
@@ -263,6 +266,18 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn notification_capacity(mut self, capacity: usize) -> Self {
         self.notification_capacity = capacity.max(1);
+        self
+    }
+
+    /// The largest message accepted from the server, in bytes: a stdio line, an HTTP JSON
+    /// body, an SSE event (defaults: 16 MiB, 4 MiB and 16 MiB). Bigger ones are never
+    /// buffered whole, and the connection goes on: a line or SSE event is skipped with a
+    /// diagnostic (a call it would have answered then ends by its timeout); a JSON body fails
+    /// its call at once with [`Error::InvalidResponse`](crate::Error::InvalidResponse). Raise
+    /// it for servers that return large resources; lower it to bound memory per connection.
+    #[must_use]
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message = Some(bytes);
         self
     }
 
@@ -507,6 +522,10 @@ impl<R: Runtime> ClientBuilder<R> {
                 config.close_timeout = t;
             }
             config.await_listener = self.http.await_listener;
+            if let Some(n) = self.max_message {
+                config.max_body = n;
+                config.max_event = n;
+            }
             let bound = config.close_timeout;
             let conn = Connection::new(config, self.session_config(), runtime.now());
             let io = Transport::Http(crate::driver::HttpIo::new(
@@ -608,7 +627,15 @@ impl<R: Runtime> ClientBuilder<R> {
     }
 
     fn lines_core(&self, runtime: &R) -> Core {
-        Core::Lines(StdioConnection::new(self.session_config(), runtime.now()))
+        let decoder = match self.max_message {
+            Some(n) => LineDecoder::with_max_line_len(n),
+            None => LineDecoder::new(),
+        };
+        Core::Lines(StdioConnection::with_decoder(
+            self.session_config(),
+            decoder,
+            runtime.now(),
+        ))
     }
 
     /// Spawns the driver and waits for the handshake.

@@ -411,6 +411,28 @@ pub async fn garbage_is_skipped<R: Runtime>(rt: R) {
     client.ping().await.expect("ping after garbage");
 }
 
+/// `max_message_size`: a line over the limit is dropped (the call it answered times out, as
+/// its answer never came), the connection goes on, and one at the limit is taken.
+pub async fn max_message_size_bounds_lines<R: Runtime>(rt: R) {
+    const LIMIT: usize = 4096;
+    let (server, client) = connect_fake(&rt, ClientBuilder::new().max_message_size(LIMIT)).await;
+    server.on_request("tools/call", |p| {
+        let n = p["arguments"]["n"].as_u64().unwrap_or(0) as usize;
+        Ok(json!({"content": [{"type": "text", "text": "x".repeat(n)}]}))
+    });
+    let short = CallOptions::new().timeout(Duration::from_millis(300));
+    let r = client
+        .call_tool_with("big", json!({"n": 2 * LIMIT}), short.clone())
+        .await;
+    assert!(matches!(r, Err(Error::Timeout { .. })), "{r:?}");
+    // The envelope around the text is under 100 bytes: this answer fits.
+    let r = client
+        .call_tool_with("fits", json!({"n": LIMIT - 100}), short)
+        .await
+        .expect("an answer under the limit");
+    assert!(matches!(&r.content[0], ContentBlock::Text(t) if t.text.len() == LIMIT - 100));
+}
+
 /// The end of the stream fails pending calls once, `closed()` reports it, later calls fail.
 pub async fn eof_fails_pending<R: Runtime>(rt: R) {
     let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
