@@ -54,5 +54,6 @@ fault_rows!(faults_http:
     fault_http_sse_replay,
     fault_http_silent_stream,
     fault_http_huge_body,
+    fault_http_huge_event,
     fault_http_huge_error,
 );

@@ -1,5 +1,6 @@
 //! Peak heap while a server sends a 64 MiB line, and 1 GiB of garbage lines, through
-//! `StdioConnection::handle_bytes`: bounded by the line limit, and the connection survives.
+//! `StdioConnection::handle_bytes`: bounded by the line limit, and the connection survives;
+//! and through a real client over HTTP, a 1 GiB JSON body and a 64 MiB SSE event.
 //!
 //! A test binary of its own: the counting allocator sees every allocation of the process, so
 //! the tests here take a lock to run one at a time.
@@ -133,13 +134,18 @@ fn a_64_mib_line_is_dropped_with_heap_bounded_by_the_line_limit() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut c = Client::ready();
     let (handle, id) = c.request();
-    let chunk = vec![b'a'; 64 * 1024];
+    // Not a power of two: plain `Vec` doubling from 100 kB chunks would reserve 25.6 MB for a
+    // line the limit stops at 16 MiB; the decoder caps its growth at the limit.
+    let chunk = vec![b'a'; 100_000];
     let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":\"");
 
     ALLOC.reset_peak();
     c.feed(head.as_bytes());
-    for _ in 0..(64 * MIB / chunk.len()) {
-        c.feed(&chunk);
+    let mut fed = 0;
+    while fed < 64 * MIB {
+        let n = chunk.len().min(64 * MIB - fed);
+        c.feed(&chunk[..n]);
+        fed += n;
     }
     c.feed(b"\"}\n");
     check_peaks("64 MiB line");
@@ -285,6 +291,62 @@ mod http_body {
         rt.block_on(async {
             let body = huge_body_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)");
             tokio::time::timeout(Duration::from_secs(60), body)
+                .await
+                .expect("hung on tokio");
+        });
+    }
+
+    /// A 64 MiB SSE event before the answer (`fault_server --http huge_event 64`): the
+    /// decoder drops it at the event limit (16 MiB), so the peak stays near that limit, and
+    /// the answer after it arrives.
+    async fn huge_event_heap<R: Runtime>(rt: R, what: &str) {
+        let limit = mcp_driver::mcp_proto::http::ConnectionConfig::new(
+            url::Url::parse("http://127.0.0.1/").expect("a valid URL"),
+        )
+        .max_event;
+        let f = HttpFault::start(&rt, &bin(), &["huge_event", "64"]).await;
+        let c = f.client();
+        c.ping().await.expect("ping");
+        ALLOC.reset_peak();
+        let r = c
+            .call_tool_with(
+                "echo",
+                json!({"message": "after"}),
+                CallOptions::new().timeout(Duration::from_secs(30)),
+            )
+            .await;
+        let live = ALLOC.peak_above_baseline();
+        let moves = ALLOC.peak_with_moves_above_baseline();
+        eprintln!(
+            "{what}: 64 MiB SSE event dropped at {} MiB: peak heap {:.1} MiB live, {:.1} MiB \
+             counting realloc moves",
+            limit / MIB,
+            live as f64 / MIB as f64,
+            moves as f64 / MIB as f64
+        );
+        assert!(r.is_ok(), "{what}: the answer after the event: {r:?}");
+        assert!(
+            live < limit + HTTP_MARGIN,
+            "{what}: peak live heap {live} bytes over the baseline, limit {limit}"
+        );
+        assert!(
+            moves < limit * 3 / 2 + HTTP_MARGIN,
+            "{what}: peak heap counting moves {moves} bytes"
+        );
+        f.finish(&rt).await;
+    }
+
+    #[test]
+    fn a_64_mib_sse_event_is_dropped_with_heap_bounded_on_tokio() {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        rt.block_on(async {
+            let run = huge_event_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)");
+            tokio::time::timeout(Duration::from_secs(60), run)
                 .await
                 .expect("hung on tokio");
         });

@@ -165,7 +165,7 @@ impl LineDecoder {
             let last = head.last().or(self.buf.last()).copied();
             if fits(total, last, self.max) {
                 // Bounded by the limit (+ 1) thanks to the `fits` check just above.
-                self.buf.extend_from_slice(head);
+                super::extend_within(&mut self.buf, head, self.max.saturating_add(1));
                 emit_line(&self.buf, self.max, &mut sink);
             } else {
                 // Do not copy what will be dropped anyway.
@@ -213,7 +213,7 @@ impl LineDecoder {
         }
         let total = self.buf.len().saturating_add(bytes.len());
         if fits(total, bytes.last().copied(), self.max) {
-            self.buf.extend_from_slice(bytes);
+            super::extend_within(&mut self.buf, bytes, self.max.saturating_add(1));
         } else {
             self.discarding = Some(total);
             self.buf.clear();

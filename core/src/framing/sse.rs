@@ -252,7 +252,9 @@ impl SseDecoder {
         if bytes.len() > self.limit.saturating_sub(held) {
             self.start_discarding();
         } else {
-            self.line.extend_from_slice(bytes);
+            // The line's share of the limit is what the data and event type leave.
+            let room = self.limit - self.data.len() - self.event_type.len();
+            super::extend_within(&mut self.line, bytes, room);
         }
     }
 

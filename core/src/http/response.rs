@@ -380,12 +380,7 @@ impl Connection {
                 } else {
                     // Grow by doubling, but never past the limit: the capacity is what the body
                     // costs, and plain doubling could reach almost twice the limit.
-                    let needed = buf.len() + chunk.len();
-                    if needed > buf.capacity() {
-                        let target = buf.capacity().saturating_mul(2).clamp(needed, max_body);
-                        buf.reserve_exact(target - buf.len());
-                    }
-                    buf.extend_from_slice(chunk);
+                    crate::framing::extend_within(buf, chunk, max_body);
                 }
             }
             Body::Sse(sid) => {

@@ -490,6 +490,37 @@ pub async fn fault_http_huge_body<R: Runtime>(rt: R, bin: PathBuf) {
     f.finish(&rt).await;
 }
 
+/// An SSE reply whose first event is 64 MiB (four times the default 16 MiB event limit) and
+/// whose second event is the answer: the decoder drops the huge event without buffering it
+/// whole, reads on, and the call gets its answer; the stream is read to its end (the server
+/// sees no hang-up) and the connection carries on. Heap: `tests/memory_bounded.rs`.
+pub async fn fault_http_huge_event<R: Runtime>(rt: R, bin: PathBuf) {
+    let f = HttpFault::start(&rt, &bin, &["huge_event", "64"]).await;
+    let c = f.client();
+    let started = Instant::now();
+    let r = bounded(
+        &rt,
+        Duration::from_secs(60),
+        "a call answered after a 64 MiB event",
+        c.call_tool_with(
+            "echo",
+            json!({"message": "after the huge event"}),
+            CallOptions::new().timeout(Duration::from_secs(60)),
+        ),
+    )
+    .await
+    .expect("the answer after the oversize event");
+    let took = started.elapsed();
+    assert_eq!(text(&r), "after the huge event");
+    let done = f.wait_event(&rt, "huge event for request ").await;
+    eprintln!("fault_http_huge_event: {took:?}, server: {done}");
+    assert!(done.ends_with("client hung up: false"), "{done}");
+    assert!(number_before(&done, "bytes written") > 64 << 20, "{done}");
+    c.ping().await.expect("ping after the huge event");
+    assert_eq!(c.state(), ConnectionState::Ready);
+    f.finish(&rt).await;
+}
+
 /// A 1 GiB 500 body: the call fails with `Error::Http` (500) as soon as the 2 KiB excerpt is
 /// full, without reading the rest; later requests succeed.
 pub async fn fault_http_huge_error<R: Runtime>(rt: R, bin: PathBuf) {

@@ -73,11 +73,13 @@ pub struct ScriptedReply {
 #[derive(Clone, Debug)]
 enum ReplyBody {
     Full(Vec<u8>),
-    /// `prefix`, then `fill` bytes up to `len` bytes in all, made while writing.
+    /// `prefix`, then `fill` bytes up to `len` bytes in all, made while writing, then
+    /// `suffix`.
     Generated {
         prefix: Vec<u8>,
         fill: u8,
         len: u64,
+        suffix: Vec<u8>,
     },
     /// SSE events (each already framed, blank line included), with a pause before each.
     Sse {
@@ -238,6 +240,26 @@ impl ScriptedReply {
             prefix: prefix.to_vec(),
             fill,
             len,
+            suffix: Vec::new(),
+        };
+        self
+    }
+
+    /// As [`with_generated_body`](Self::with_generated_body), then `suffix` (which the
+    /// `content-length` counts too): a huge SSE event followed by ordinary ones, say.
+    #[must_use]
+    pub fn with_generated_body_then(
+        mut self,
+        prefix: &[u8],
+        fill: u8,
+        len: u64,
+        suffix: &[u8],
+    ) -> Self {
+        self.body = ReplyBody::Generated {
+            prefix: prefix.to_vec(),
+            fill,
+            len,
+            suffix: suffix.to_vec(),
         };
         self
     }
@@ -421,8 +443,14 @@ fn write_body(
             stream.write_all(body)?;
             *written = body.len() as u64;
         }
-        ReplyBody::Generated { prefix, fill, len } => {
-            head.push_str(&format!("content-length: {len}\r\n\r\n"));
+        ReplyBody::Generated {
+            prefix,
+            fill,
+            len,
+            suffix,
+        } => {
+            let total = len + suffix.len() as u64;
+            head.push_str(&format!("content-length: {total}\r\n\r\n"));
             stream.write_all(head.as_bytes())?;
             let prefix = &prefix[..prefix
                 .len()
@@ -436,6 +464,8 @@ fn write_body(
                 stream.write_all(&block[..n])?;
                 *written += n as u64;
             }
+            stream.write_all(suffix)?;
+            *written += suffix.len() as u64;
         }
         ReplyBody::Sse { events, pause, end } => {
             head.push_str("transfer-encoding: chunked\r\ncache-control: no-cache\r\n\r\n");

@@ -42,6 +42,9 @@ HTTP MODES (fault_server --http [--log PATH] <MODE> [ARG]):
                            made while written (never in memory); the log says how much was
                            written before the client hung up.
     huge_error <MiB>       The same as a 500 text/plain body.
+    huge_event <MiB>       tools/call gets 200 text/event-stream: first one SSE event of MiB
+                           mebibytes (a log notification whose data never ends before the
+                           limit; made while written), then the real answer as a second event.
 ";
 
 /// The fault applied to `tools/call`.
@@ -55,6 +58,7 @@ pub enum HttpMode {
     SilentStream,
     HugeBody(u64),
     HugeError(u64),
+    HugeEvent(u64),
 }
 
 impl HttpMode {
@@ -74,6 +78,7 @@ impl HttpMode {
             "silent_stream" => HttpMode::SilentStream,
             "huge_body" => HttpMode::HugeBody(mib()?),
             "huge_error" => HttpMode::HugeError(mib()?),
+            "huge_event" => HttpMode::HugeEvent(mib()?),
             other => return Err(format!("unknown HTTP mode {other:?} (see --help)")),
         })
     }
@@ -309,6 +314,15 @@ fn tool_call(state: &Arc<State>, request: &Value, session: &str) -> ScriptedRepl
                 .with_header("content-type", "application/json")
                 .with_generated_body(prefix.as_bytes(), b'a', mib << 20)
                 .on_done(move |o| huge_done(&log, "body", &id, o))
+        }
+        HttpMode::HugeEvent(mib) => {
+            let (_, answer) = run_tool(request);
+            let prefix = r#"data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":""#;
+            let suffix = format!("\"}}}}\n\nid: {id}\ndata: {answer}\n\n");
+            ScriptedReply::status(200)
+                .with_header("content-type", "text/event-stream")
+                .with_generated_body_then(prefix.as_bytes(), b'a', mib << 20, suffix.as_bytes())
+                .on_done(move |o| huge_done(&log, "event", &id, o))
         }
         HttpMode::HugeError(mib) => ScriptedReply::status(500)
             .with_header("content-type", "text/plain")
