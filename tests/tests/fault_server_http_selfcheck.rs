@@ -394,6 +394,36 @@ fn huge_body_is_one_gib_made_while_written() {
 }
 
 #[test]
+fn huge_event_is_one_big_event_then_the_answer() {
+    let s = Server::spawn(&["huge_event", "2"]);
+    let session = s.initialize();
+    let (head, body) = s.call(&session, 7, "echo", json!({"message": "hi"}), false);
+    assert_eq!(head.status, 200);
+    assert_eq!(head.get("content-type"), Some("text/event-stream"));
+    assert_eq!(
+        head.get("content-length").and_then(|n| n.parse().ok()),
+        Some(body.len())
+    );
+    let events: Vec<&str> = body.split("\n\n").filter(|e| !e.is_empty()).collect();
+    assert_eq!(events.len(), 2, "{}", &body[body.len() - 200..]);
+    assert!(events[0].starts_with(r#"data: {"jsonrpc":"2.0","method":"notifications/message""#));
+    assert!(events[0].len() > 2 << 20);
+    let note: Value = serde_json::from_str(&events[0]["data: ".len()..]).expect("event 1 is JSON");
+    assert!(
+        note["params"]["data"]
+            .as_str()
+            .expect("text")
+            .bytes()
+            .all(|b| b == b'a')
+    );
+    let (id_line, data) = events[1].split_once('\n').expect("two lines");
+    assert_eq!(id_line, "id: 7");
+    let answer: Value = serde_json::from_str(data.strip_prefix("data: ").expect("data")).unwrap();
+    assert_eq!(answer["id"], 7);
+    assert_eq!(answer["result"]["content"][0]["text"], "hi");
+}
+
+#[test]
 fn help_lists_the_http_modes() {
     let out = Command::new(BIN)
         .arg("--help")
@@ -409,6 +439,7 @@ fn help_lists_the_http_modes() {
         "silent_stream",
         "huge_body <MiB>",
         "huge_error <MiB>",
+        "huge_event <MiB>",
     ] {
         assert!(help.contains(mode), "{mode} missing from --help");
     }
