@@ -1,11 +1,13 @@
 //! Routing of decoded peer messages: responses to pending requests, server requests to the
 //! host (or refused), notifications to events.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Diagnostic, Event, Queued, RequestError, ServerNotification, Session, SessionState};
-use crate::jsonrpc::{ErrorObject, Id, Message, empty_object};
+use crate::jsonrpc::{ErrorObject, Id, MessageRef, empty_object};
 use crate::time::Instant;
 use crate::types::ClientCapabilities;
 
@@ -47,28 +49,30 @@ struct CancelledParams {
 }
 
 impl Session {
-    pub(super) fn handle_decoded(&mut self, now: Instant, msg: Message) {
+    /// Routes one message borrowed from the input: only what an event keeps is copied.
+    pub(super) fn handle_decoded(&mut self, now: Instant, msg: MessageRef<'_>) {
         match msg {
-            Message::Response { id, result } => self.handle_answer(now, id, Ok(result)),
-            Message::Error {
+            MessageRef::Response { id, result } => self.handle_answer(now, id, Ok(result)),
+            MessageRef::Error {
                 id: Some(id),
                 error,
             } => self.handle_answer(now, id, Err(error)),
-            Message::Error { id: None, error } => {
+            MessageRef::Error { id: None, error } => {
                 self.report(Diagnostic::UncorrelatedError(error));
             }
-            Message::Request { id, method, params } => {
-                self.handle_server_request(now, id, method, params);
+            MessageRef::Request { id, method, params } => {
+                self.handle_server_request(now, id, method.into_owned(), params.map(to_owned));
             }
-            Message::Notification { method, params } => {
+            MessageRef::Notification { method, params } => {
                 self.handle_notification(now, method, params);
             }
         }
     }
 
-    fn handle_answer(&mut self, now: Instant, id: Id, answer: Result<Box<RawValue>, ErrorObject>) {
+    fn handle_answer(&mut self, now: Instant, id: Id, answer: Result<&RawValue, ErrorObject>) {
         let wire = id.as_u64();
         if self.state == SessionState::Handshaking && wire == Some(self.handshake_wire) {
+            let answer = answer.map(to_owned);
             return if self.discover_mode() {
                 self.finish_discover(now, answer)
             } else {
@@ -77,8 +81,13 @@ impl Session {
         }
         let handle = wire.and_then(|w| self.pending.by_wire(w));
         match handle {
-            Some(handle) if self.discover_mode() => self.modern_answer(handle, answer),
-            Some(handle) => self.complete(handle, answer.map_err(RequestError::Remote)),
+            Some(handle) if self.discover_mode() => {
+                self.modern_answer(handle, answer.map(to_owned));
+            }
+            // The one copy of the result: the event outlives the input.
+            Some(handle) => {
+                self.complete(handle, answer.map(to_owned).map_err(RequestError::Remote))
+            }
             // Ids below the counter were ours: that request finished already.
             None if wire.is_some_and(|w| w < self.next_id) => {
                 self.report(Diagnostic::StaleResponse { id });
@@ -132,13 +141,22 @@ impl Session {
             .push_back(Event::ServerRequest { id, method, params });
     }
 
-    fn handle_notification(&mut self, now: Instant, method: String, params: Option<Box<RawValue>>) {
-        match method.as_str() {
-            "notifications/progress" => match parse::<ProgressParams>(params.as_deref()) {
+    fn handle_notification(
+        &mut self,
+        now: Instant,
+        method: Cow<'_, str>,
+        params: Option<&RawValue>,
+    ) {
+        match &*method {
+            // Parsed from the borrowed params: no copy of them, no owned method.
+            "notifications/progress" => match parse::<ProgressParams>(params) {
                 Ok(p) => self.handle_progress(now, p),
-                Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
+                Err(detail) => self.report(Diagnostic::InvalidNotification {
+                    method: method.into_owned(),
+                    detail,
+                }),
             },
-            "notifications/cancelled" => match parse::<CancelledParams>(params.as_deref()) {
+            "notifications/cancelled" => match parse::<CancelledParams>(params) {
                 Ok(p) => {
                     // Unknown or finished ids are ignored, as the spec allows.
                     if let Some((id, inbound)) = self.inbound.remove_wire(&p.request_id) {
@@ -151,13 +169,19 @@ impl Session {
                         });
                     }
                 }
-                Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
+                Err(detail) => self.report(Diagnostic::InvalidNotification {
+                    method: method.into_owned(),
+                    detail,
+                }),
             },
             _ => {
                 if self.discover_mode() {
-                    self.cache.invalidate(&method, params.as_deref());
+                    self.cache.invalidate(&method, params);
                 }
-                let notification = ServerNotification { method, params };
+                let notification = ServerNotification {
+                    method: method.into_owned(),
+                    params: params.map(to_owned),
+                };
                 let listen = if self.discover_mode() {
                     self.listen_of(notification.params.as_deref())
                 } else {
@@ -197,6 +221,10 @@ impl Session {
             message: p.message,
         });
     }
+}
+
+fn to_owned(raw: &RawValue) -> Box<RawValue> {
+    raw.to_owned()
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {

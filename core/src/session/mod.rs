@@ -328,7 +328,7 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        self.handle_decoded_input(now, jsonrpc::decode(bytes));
+        self.handle_decoded_input(now, jsonrpc::decode_ref(bytes));
     }
 
     /// [`handle_message`](Self::handle_message) for input already known to be UTF-8 (a line
@@ -338,18 +338,18 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        self.handle_decoded_input(now, jsonrpc::decode_str(text));
+        self.handle_decoded_input(now, jsonrpc::decode_ref_str(text));
     }
 
     fn handle_decoded_input(
         &mut self,
         now: Instant,
-        decoded: Result<jsonrpc::Decoded, jsonrpc::DecodeError>,
+        decoded: Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
     ) {
         self.clock_now = self.clock_now.max(now);
         match decoded {
-            Ok(jsonrpc::Decoded::Single(msg)) => self.handle_decoded(now, msg),
-            Ok(jsonrpc::Decoded::Batch(items)) => {
+            Ok(jsonrpc::DecodedRef::Single(msg)) => self.handle_decoded(now, msg),
+            Ok(jsonrpc::DecodedRef::Batch(items)) => {
                 for item in items {
                     match item {
                         Ok(msg) => self.handle_decoded(now, msg),
@@ -361,7 +361,7 @@ impl Session {
                 }
             }
             Err(e) => self.report_decode_error(e),
-            #[allow(unreachable_patterns)] // `Decoded` is non_exhaustive for other crates only
+            #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
             Ok(_) => {}
         }
     }
