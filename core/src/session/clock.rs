@@ -1,11 +1,12 @@
-//! The session's "active" clock and the ordered index of request deadlines.
+//! The session's "active" clock and the index of request deadlines.
 //!
 //! Request deadlines are kept in active time: time since the session started, minus the time
 //! spent with deadlines paused (while the host answers an elicitation or a sampling request on
 //! the user's behalf, the requests that wait on it must not time out). Pausing therefore costs
 //! nothing per request: the whole index shifts at once.
 
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use super::RequestHandle;
 use crate::time::{Duration, Instant, saturating_add};
@@ -80,39 +81,101 @@ impl ActiveClock {
     }
 }
 
-/// Request deadlines in active time, ordered: O(log n) insert, remove and earliest.
+/// Request deadlines in active time: a min-heap with lazy deletion.
+///
+/// Insert and pop are O(log n); a removal only counts the entry as stale, then drops stale
+/// entries from the top, so [`earliest`](Self::earliest) is always a live deadline. Entries
+/// stay small (two `u64`s, times as nanoseconds of active time). Which entries are live is
+/// the pending table's knowledge, passed in as `live(at, handle)`: a request whose armed
+/// deadline is `at`. When stale entries outnumber live ones the heap is rebuilt from the live
+/// ones, so cancelled requests cannot make it grow without bound (at most about twice the
+/// live entries, plus [`COMPACT_MIN`]).
+///
+/// Callers guarantee that a handle never has two entries with the same `at` at once (a
+/// re-armed deadline that did not move is left alone), so a stale entry is never mistaken for
+/// a live one.
 #[derive(Debug, Default)]
 pub(crate) struct DeadlineIndex {
-    set: BTreeSet<(Duration, RequestHandle)>,
+    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    stale: usize,
 }
 
+/// Below this many entries the heap is never compacted (rebuilding costs more than it saves).
+const COMPACT_MIN: usize = 64;
+
 impl DeadlineIndex {
-    pub(crate) fn insert(&mut self, at: Duration, handle: RequestHandle) {
-        self.set.insert((at, handle));
+    /// Arms `handle` at active time `at` (nanoseconds).
+    pub(crate) fn insert(&mut self, at: u64, handle: RequestHandle) {
+        self.heap.push(Reverse((at, handle.0)));
     }
 
-    pub(crate) fn remove(&mut self, at: Duration, handle: RequestHandle) {
-        self.set.remove(&(at, handle));
+    /// Disarms an entry that was inserted and not popped; call after the pending table stopped
+    /// naming it (`live(at, handle)` is false from now on).
+    pub(crate) fn remove(&mut self, live: impl Fn(u64, RequestHandle) -> bool) {
+        self.stale += 1;
+        self.settle(&live);
+        if self.stale > self.heap.len() / 2 && self.heap.len() >= COMPACT_MIN {
+            self.heap
+                .retain(|&Reverse((at, handle))| live(at, RequestHandle(handle)));
+            self.stale = 0;
+        }
     }
 
-    pub(crate) fn earliest(&self) -> Option<Duration> {
-        self.set.first().map(|&(at, _)| at)
+    /// The earliest live deadline (active time, nanoseconds).
+    pub(crate) fn earliest(&self) -> Option<u64> {
+        self.heap.peek().map(|&Reverse((at, _))| at)
     }
 
-    /// Removes and returns the earliest deadline if it is due at active time `now`.
-    pub(crate) fn pop_due(&mut self, now: Duration) -> Option<RequestHandle> {
-        match self.set.first() {
-            Some(&(at, handle)) if at <= now => {
-                self.set.pop_first();
-                Some(handle)
+    /// Removes and returns the earliest live deadline's handle if it is due at active time
+    /// `now`. The caller then disarms that request in its table.
+    pub(crate) fn pop_due(
+        &mut self,
+        now: u64,
+        live: impl Fn(u64, RequestHandle) -> bool,
+    ) -> Option<RequestHandle> {
+        while let Some(&Reverse((at, handle))) = self.heap.peek() {
+            if at > now {
+                return None;
             }
-            _ => None,
+            self.heap.pop();
+            let handle = RequestHandle(handle);
+            if live(at, handle) {
+                // The popped entry is the caller's to disarm; skip stale ones behind it so
+                // `earliest` stays live.
+                self.settle(&|a, h| h != handle && live(a, h));
+                return Some(handle);
+            }
+            self.stale = self.stale.saturating_sub(1);
+        }
+        None
+    }
+
+    /// Drops stale entries from the top.
+    fn settle(&mut self, live: &impl Fn(u64, RequestHandle) -> bool) {
+        while let Some(&Reverse((at, handle))) = self.heap.peek() {
+            if live(at, RequestHandle(handle)) {
+                break;
+            }
+            self.heap.pop();
+            self.stale = self.stale.saturating_sub(1);
         }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.set.clear();
+        self.heap.clear();
+        self.stale = 0;
     }
+
+    /// Entries held, live and stale (for tests of the bound).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.heap.len()
+    }
+}
+
+/// A duration as nanoseconds, saturating at `u64::MAX` (about 584 years).
+pub(crate) fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -144,5 +207,43 @@ mod tests {
         let t0 = Instant::now() + Duration::from_secs(10);
         let c = ActiveClock::new(t0);
         assert_eq!(c.active(t0 - Duration::from_secs(5)), Duration::ZERO);
+    }
+
+    #[test]
+    fn deadline_heap_stays_bounded_and_its_top_live() {
+        use std::cell::RefCell;
+        use std::collections::HashMap;
+        // handle -> armed deadline: the pending table's part.
+        let armed = RefCell::new(HashMap::new());
+        let live = |at: u64, h: RequestHandle| armed.borrow().get(&h.0) == Some(&at);
+        let mut index = DeadlineIndex::default();
+        for n in 0..10_000u64 {
+            armed.borrow_mut().insert(n, 1_000 + n);
+            index.insert(1_000 + n, RequestHandle(n));
+            // Cancel all but every tenth: the heap must not keep them all.
+            if n % 10 != 0 {
+                armed.borrow_mut().remove(&n);
+                index.remove(live);
+            }
+            let live_count = armed.borrow().len();
+            assert!(index.len() <= 2 * live_count + COMPACT_MIN, "{n}");
+            assert_eq!(
+                index.earliest(),
+                Some(1_000),
+                "the top is the live handle 0"
+            );
+        }
+        // Cancelling the earliest moves the top to the next live deadline at once.
+        armed.borrow_mut().remove(&0);
+        index.remove(live);
+        assert_eq!(index.earliest(), Some(1_010));
+        // Pops come in deadline order, live entries only, each once.
+        let mut popped = Vec::new();
+        while let Some(h) = index.pop_due(1_100, live) {
+            armed.borrow_mut().remove(&h.0);
+            popped.push(h.0);
+        }
+        assert_eq!(popped, (1..=10).map(|k| k * 10).collect::<Vec<_>>());
+        assert_eq!(index.earliest(), Some(1_110));
     }
 }

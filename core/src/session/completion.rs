@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
+use super::clock::nanos;
 use super::pending::{Pending, Stage};
 use super::{
     CloseReason, Diagnostic, Event, Queued, RequestError, RequestHandle, Session, SessionState,
@@ -25,7 +26,7 @@ impl Session {
         let deadline = deadline_for(p, active);
         p.deadline = deadline;
         if let Some((at, _)) = deadline {
-            self.deadlines.insert(at, handle);
+            self.deadlines.insert(nanos(at), handle);
         }
         self.outbound.push_back(Queued::Request(handle));
     }
@@ -49,8 +50,8 @@ impl Session {
         let Some(p) = self.pending.remove(handle) else {
             return;
         };
-        if let Some((at, _)) = p.deadline {
-            self.deadlines.remove(at, handle);
+        if p.deadline.is_some() {
+            self.disarmed();
         }
         self.forget_modern(handle);
         if p.stage == Stage::Sent {
@@ -71,11 +72,36 @@ impl Session {
         let Some(p) = self.pending.remove(handle) else {
             return;
         };
-        if let Some((at, _)) = p.deadline {
-            self.deadlines.remove(at, handle);
+        if p.deadline.is_some() {
+            self.disarmed();
         }
         self.forget_modern(handle);
         self.events.push_back(Event::Completed { handle, result });
+    }
+
+    /// Tells the deadline index that one armed request stopped naming its entry (removed
+    /// from the table, or its `deadline` taken).
+    pub(super) fn disarmed(&mut self) {
+        let pending = &self.pending;
+        self.deadlines.remove(|at, h| pending.is_armed(at, h));
+    }
+
+    /// Re-arms `handle`'s deadline (progress reset it): the index is touched only when the
+    /// deadline moved, so a handle never holds two entries with the same instant.
+    pub(super) fn rearm(&mut self, handle: RequestHandle, deadline: Option<(Duration, bool)>) {
+        let Some(p) = self.pending.get_mut(handle) else {
+            return;
+        };
+        let old = std::mem::replace(&mut p.deadline, deadline);
+        if old.map(|(at, _)| at) == deadline.map(|(at, _)| at) {
+            return;
+        }
+        if old.is_some() {
+            self.disarmed();
+        }
+        if let Some((at, _)) = deadline {
+            self.deadlines.insert(nanos(at), handle);
+        }
     }
 
     pub(super) fn close_with(&mut self, reason: CloseReason) {

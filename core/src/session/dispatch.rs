@@ -202,17 +202,10 @@ impl Session {
             return self.report(Diagnostic::UnknownProgress);
         };
         // Invariant: the filter above saw the entry.
-        let entry = self.pending.get_mut(handle).expect("entry checked above");
+        let entry = self.pending.get(handle).expect("entry checked above");
         if entry.max_total.is_some() && entry.stage == super::Stage::Sent {
-            let active = self.clock.active(now);
-            if let Some((at, _)) = entry.deadline.take() {
-                self.deadlines.remove(at, handle);
-            }
-            let deadline = super::deadline_for(entry, active);
-            entry.deadline = deadline;
-            if let Some((at, _)) = deadline {
-                self.deadlines.insert(at, handle);
-            }
+            let deadline = super::deadline_for(entry, self.clock.active(now));
+            self.rearm(handle, deadline);
         }
         self.events.push_back(Event::Progress {
             handle,

@@ -107,8 +107,8 @@ impl Session {
         if let Some(p) = self.pending.get_mut(handle) {
             p.timeout = None;
             p.max_total = None;
-            if let Some((at, _)) = p.deadline.take() {
-                self.deadlines.remove(at, handle);
+            if p.deadline.take().is_some() {
+                self.disarmed();
             }
         }
         #[derive(Deserialize)]

@@ -387,8 +387,15 @@ impl Session {
             self.close_with(CloseReason::HandshakeTimeout { after });
             return;
         }
-        let active = self.clock.active(now);
-        while let Some(handle) = self.deadlines.pop_due(active) {
+        let active = clock::nanos(self.clock.active(now));
+        loop {
+            let pending = &self.pending;
+            let Some(handle) = self
+                .deadlines
+                .pop_due(active, |at, h| pending.is_armed(at, h))
+            else {
+                break;
+            };
             let Some(p) = self.pending.get_mut(handle) else {
                 continue;
             };
@@ -711,7 +718,7 @@ impl Session {
         let request = self
             .deadlines
             .earliest()
-            .and_then(|at| self.clock.instant_of(at));
+            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
         match (handshake, request) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -100,6 +100,15 @@ impl PendingRequests {
         self.entries.get_mut(&handle)
     }
 
+    /// Whether `handle`'s armed deadline is `at` (active nanoseconds): the deadline index's
+    /// test of which entries are live.
+    pub(crate) fn is_armed(&self, at: u64, handle: RequestHandle) -> bool {
+        self.entries
+            .get(&handle)
+            .and_then(|p| p.deadline)
+            .is_some_and(|(d, _)| super::clock::nanos(d) == at)
+    }
+
     /// The request currently sent with wire id `wire`, if any.
     pub(crate) fn by_wire(&self, wire: u64) -> Option<RequestHandle> {
         if let Some(&h) = self.aliases.get(&wire) {
