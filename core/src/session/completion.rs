@@ -12,7 +12,8 @@ use super::{
 };
 use super::{meta, mrtr};
 use crate::jsonrpc;
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
+use std::num::NonZeroU64;
 
 impl Session {
     /// Puts a pending request in the outbound queue and arms its deadline.
@@ -22,11 +23,14 @@ impl Session {
             return;
         };
         p.stage = Stage::Queued;
-        p.sent_at = active;
+        let active = nanos(active);
+        if let Some(total) = &mut p.total {
+            total.sent_at = active;
+        }
         let deadline = deadline_for(p, active);
-        p.deadline = deadline;
+        p.set_armed(deadline);
         if let Some((at, _)) = deadline {
-            self.deadlines.insert(nanos(at), handle);
+            self.deadlines.insert(at.get(), handle);
         }
         self.outbound.push_back(Queued::Request(handle));
     }
@@ -88,19 +92,20 @@ impl Session {
 
     /// Re-arms `handle`'s deadline (progress reset it): the index is touched only when the
     /// deadline moved, so a handle never holds two entries with the same instant.
-    pub(super) fn rearm(&mut self, handle: RequestHandle, deadline: Option<(Duration, bool)>) {
+    pub(super) fn rearm(&mut self, handle: RequestHandle, deadline: Option<(NonZeroU64, bool)>) {
         let Some(p) = self.pending.get_mut(handle) else {
             return;
         };
-        let old = std::mem::replace(&mut p.deadline, deadline);
-        if old.map(|(at, _)| at) == deadline.map(|(at, _)| at) {
+        let old = p.deadline;
+        p.set_armed(deadline);
+        if old == p.deadline {
             return;
         }
         if old.is_some() {
             self.disarmed();
         }
         if let Some((at, _)) = deadline {
-            self.deadlines.insert(nanos(at), handle);
+            self.deadlines.insert(at.get(), handle);
         }
     }
 
@@ -137,11 +142,11 @@ impl Session {
     }
 }
 
-/// The deadline a request gets when sent at active time `now`: its timeout, capped by the
-/// maximum total time when progress resets it.
-pub(super) fn deadline_for(p: &Pending, now: Duration) -> Option<(Duration, bool)> {
-    let per_attempt = p.timeout.map(|t| now.saturating_add(t));
-    let total = p.max_total.map(|t| p.sent_at.saturating_add(t));
+/// The deadline a request gets when sent at active time `now` (nanoseconds): its timeout,
+/// capped by the maximum total time when progress resets it.
+pub(super) fn deadline_for(p: &Pending, now: u64) -> Option<(NonZeroU64, bool)> {
+    let per_attempt = p.timeout.map(|t| t.saturating_add(now));
+    let total = p.total.as_ref().map(|t| t.max.saturating_add(t.sent_at));
     match (per_attempt, total) {
         (Some(a), Some(t)) if t <= a => Some((t, true)),
         (Some(a), _) => Some((a, false)),

@@ -203,8 +203,9 @@ impl Session {
         };
         // Invariant: the filter above saw the entry.
         let entry = self.pending.get(handle).expect("entry checked above");
-        if entry.max_total.is_some() && entry.stage == super::Stage::Sent {
-            let deadline = super::deadline_for(entry, self.clock.active(now));
+        if entry.total.is_some() && entry.stage == super::Stage::Sent {
+            let active = super::clock::nanos(self.clock.active(now));
+            let deadline = super::deadline_for(entry, active);
             self.rearm(handle, deadline);
         }
         self.events.push_back(Event::Progress {

@@ -106,8 +106,10 @@ impl Session {
         // Acknowledged: from now on the subscription has no deadline (nor on a re-issue).
         if let Some(p) = self.pending.get_mut(handle) {
             p.timeout = None;
-            p.max_total = None;
-            if p.deadline.take().is_some() {
+            p.total = None;
+            let armed = p.armed().is_some();
+            p.set_armed(None);
+            if armed {
                 self.disarmed();
             }
         }

@@ -45,7 +45,7 @@ use clock::{ActiveClock, DeadlineIndex};
 use completion::deadline_for;
 use discover::Mode;
 use inbound::{InboundRequests, Reply};
-use pending::{Pending, PendingRequests, Stage};
+use pending::{Pending, PendingRequests, Stage, TotalLimit};
 
 /// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
 /// id under the same handle. Every handle completes exactly once ([`Event::Completed`]).
@@ -400,12 +400,14 @@ impl Session {
                 continue;
             };
             // The index entry is gone already; forget it so `complete` does not remove it again.
-            let (_, total) = p.deadline.take().unwrap_or_default();
+            let total = p.armed().is_some_and(|(_, total)| total);
+            p.set_armed(None);
             let after = if total {
-                p.max_total.unwrap_or_default()
+                p.total.as_ref().map(|t| t.max)
             } else {
-                p.timeout.unwrap_or_default()
+                p.timeout
             };
+            let after = after.map_or(Duration::ZERO, |n| Duration::from_nanos(n.get()));
             self.finish(
                 handle,
                 Err(RequestError::Timeout { after, total }),
@@ -509,12 +511,15 @@ impl Session {
                 method,
                 params,
                 wire: handle.0,
-                stage: Stage::Waiting,
-                timeout,
-                max_total: options.max_total,
-                progress: options.progress,
-                sent_at: Duration::ZERO,
+                timeout: timeout.and_then(pending::nonzero_nanos),
                 deadline: None,
+                total: options
+                    .max_total
+                    .and_then(pending::nonzero_nanos)
+                    .map(|max| Box::new(TotalLimit { max, sent_at: 0 })),
+                stage: Stage::Waiting,
+                progress: options.progress,
+                deadline_is_total: false,
             },
         );
         if waits {
