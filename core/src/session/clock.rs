@@ -6,7 +6,7 @@
 //! nothing per request: the whole index shifts at once.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::RequestHandle;
 use crate::time::{Duration, Instant, saturating_add};
@@ -81,32 +81,40 @@ impl ActiveClock {
     }
 }
 
-/// Request deadlines in active time: a min-heap with lazy deletion.
+/// Request deadlines in active time: a sorted run plus a min-heap, with lazy deletion.
 ///
-/// Insert and pop are O(log n); a removal only counts the entry as stale, then drops stale
-/// entries from the top, so [`earliest`](Self::earliest) is always a live deadline. Entries
-/// stay small (two `u64`s, times as nanoseconds of active time). Which entries are live is
-/// the pending table's knowledge, passed in as `live(at, handle)`: a request whose armed
-/// deadline is `at`. When stale entries outnumber live ones the heap is rebuilt from the live
-/// ones, so cancelled requests cannot make it grow without bound (at most about twice the
-/// live entries, plus [`COMPACT_MIN`]).
+/// Most deadlines arrive in order (one timeout for every request, active time never goes
+/// back), so an entry not earlier than the last one is appended to `run`, a queue sorted by
+/// construction: O(1) insert and pop. Any other entry goes to `heap`: O(log n). The earliest
+/// entry is the smaller of the two fronts. A removal only counts the entry as stale, then
+/// drops stale entries from the front, so [`earliest`](Self::earliest) is always a live
+/// deadline. Entries are two `u64`s (times as nanoseconds of active time). Which entries are
+/// live is the pending table's knowledge, passed in as `live(at, handle)`: a request whose
+/// armed deadline is `at`. When stale entries outnumber live ones both parts are rebuilt from
+/// the live ones, so cancelled requests cannot make the index grow without bound (at most
+/// about twice the live entries, plus [`COMPACT_MIN`]).
 ///
 /// Callers guarantee that a handle never has two entries with the same `at` at once (a
 /// re-armed deadline that did not move is left alone), so a stale entry is never mistaken for
 /// a live one.
 #[derive(Debug, Default)]
 pub(crate) struct DeadlineIndex {
+    run: VecDeque<(u64, u64)>,
     heap: BinaryHeap<Reverse<(u64, u64)>>,
     stale: usize,
 }
 
-/// Below this many entries the heap is never compacted (rebuilding costs more than it saves).
+/// Below this many entries the index is never compacted (rebuilding costs more than it saves).
 const COMPACT_MIN: usize = 64;
 
 impl DeadlineIndex {
     /// Arms `handle` at active time `at` (nanoseconds).
     pub(crate) fn insert(&mut self, at: u64, handle: RequestHandle) {
-        self.heap.push(Reverse((at, handle.0)));
+        if self.run.back().is_none_or(|&(last, _)| at >= last) {
+            self.run.push_back((at, handle.0));
+        } else {
+            self.heap.push(Reverse((at, handle.0)));
+        }
     }
 
     /// Disarms an entry that was inserted and not popped; call after the pending table stopped
@@ -114,7 +122,9 @@ impl DeadlineIndex {
     pub(crate) fn remove(&mut self, live: impl Fn(u64, RequestHandle) -> bool) {
         self.stale += 1;
         self.settle(&live);
-        if self.stale > self.heap.len() / 2 && self.heap.len() >= COMPACT_MIN {
+        if self.stale > self.len() / 2 && self.len() >= COMPACT_MIN {
+            self.run
+                .retain(|&(at, handle)| live(at, RequestHandle(handle)));
             self.heap
                 .retain(|&Reverse((at, handle))| live(at, RequestHandle(handle)));
             self.stale = 0;
@@ -123,7 +133,7 @@ impl DeadlineIndex {
 
     /// The earliest live deadline (active time, nanoseconds).
     pub(crate) fn earliest(&self) -> Option<u64> {
-        self.heap.peek().map(|&Reverse((at, _))| at)
+        self.front().map(|(at, _)| at)
     }
 
     /// Removes and returns the earliest live deadline's handle if it is due at active time
@@ -133,11 +143,11 @@ impl DeadlineIndex {
         now: u64,
         live: impl Fn(u64, RequestHandle) -> bool,
     ) -> Option<RequestHandle> {
-        while let Some(&Reverse((at, handle))) = self.heap.peek() {
+        while let Some((at, handle)) = self.front() {
             if at > now {
                 return None;
             }
-            self.heap.pop();
+            self.pop_front();
             let handle = RequestHandle(handle);
             if live(at, handle) {
                 // The popped entry is the caller's to disarm; skip stale ones behind it so
@@ -150,26 +160,50 @@ impl DeadlineIndex {
         None
     }
 
-    /// Drops stale entries from the top.
+    /// The earliest entry, live or stale (the run wins ties).
+    fn front(&self) -> Option<(u64, u64)> {
+        match (self.run.front(), self.heap.peek()) {
+            (Some(&r), Some(&Reverse(h))) => Some(if h.0 < r.0 { h } else { r }),
+            (Some(&r), None) => Some(r),
+            (None, Some(&Reverse(h))) => Some(h),
+            (None, None) => None,
+        }
+    }
+
+    /// Drops the entry [`front`](Self::front) returns.
+    fn pop_front(&mut self) {
+        let from_heap = match (self.run.front(), self.heap.peek()) {
+            (Some(r), Some(Reverse(h))) => h.0 < r.0,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if from_heap {
+            self.heap.pop();
+        } else {
+            self.run.pop_front();
+        }
+    }
+
+    /// Drops stale entries from the front.
     fn settle(&mut self, live: &impl Fn(u64, RequestHandle) -> bool) {
-        while let Some(&Reverse((at, handle))) = self.heap.peek() {
+        while let Some((at, handle)) = self.front() {
             if live(at, RequestHandle(handle)) {
                 break;
             }
-            self.heap.pop();
+            self.pop_front();
             self.stale = self.stale.saturating_sub(1);
         }
     }
 
     pub(crate) fn clear(&mut self) {
+        self.run.clear();
         self.heap.clear();
         self.stale = 0;
     }
 
-    /// Entries held, live and stale (for tests of the bound).
-    #[cfg(test)]
+    /// Entries held, live and stale.
     pub(crate) fn len(&self) -> usize {
-        self.heap.len()
+        self.run.len() + self.heap.len()
     }
 }
 
@@ -245,5 +279,17 @@ mod tests {
         }
         assert_eq!(popped, (1..=10).map(|k| k * 10).collect::<Vec<_>>());
         assert_eq!(index.earliest(), Some(1_110));
+        // Out-of-order deadlines (a shorter timeout after a longer one) come out in order.
+        for (h, at) in [(50_000, 900), (50_001, 500), (50_002, 700)] {
+            armed.borrow_mut().insert(h, at);
+            index.insert(at, RequestHandle(h));
+        }
+        assert_eq!(index.earliest(), Some(500));
+        let mut popped = Vec::new();
+        while let Some(h) = index.pop_due(1_200, live) {
+            armed.borrow_mut().remove(&h.0);
+            popped.push(h.0);
+        }
+        assert_eq!(popped[..4], [50_001, 50_002, 50_000, 110]);
     }
 }
