@@ -195,6 +195,35 @@ impl Session {
         }
     }
 
+    /// The fast path for a progress notification in the canonical compact form the SDKs
+    /// write (`{"jsonrpc":"2.0","method":"notifications/progress","params":{..}}`, members in
+    /// that order, no whitespace): the params are parsed straight into their fields and the
+    /// envelope is not parsed at all. Returns `false`, having done nothing, for any other
+    /// input, including params that do not parse: the general path then handles it exactly
+    /// as it would have (the same event or diagnostic).
+    ///
+    /// Why this is the same message: the prefix is a valid start of an object whose only
+    /// members so far are those two; `from_str` succeeds only if what sits between it and the
+    /// final `}` is exactly one JSON value (whitespace around it allowed); so the text is an
+    /// object with exactly the members `jsonrpc`, `method` and `params`: a notification.
+    pub(super) fn canonical_progress(&mut self, now: Instant, text: &str) -> bool {
+        const PREFIX: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
+        let Some(params) = text
+            .strip_prefix(PREFIX)
+            .and_then(|rest| rest.strip_suffix('}'))
+        else {
+            return false;
+        };
+        match serde_json::from_str::<ProgressParams>(params) {
+            Ok(p) => {
+                self.clock_now = self.clock_now.max(now);
+                self.handle_progress(now, p);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     fn handle_progress(&mut self, now: Instant, p: ProgressParams) {
         let handle = p.progress_token.as_u64().map(super::RequestHandle);
         let Some(handle) = handle.filter(|h| self.pending.get(*h).is_some_and(|e| e.progress))

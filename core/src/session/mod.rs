@@ -338,6 +338,11 @@ impl Session {
         if self.is_closed() {
             return;
         }
+        // One byte first (inline): responses and requests have `"id"` where the canonical
+        // progress notification has `"method"`, and should not pay for a call.
+        if text.as_bytes().get(18) == Some(&b'm') && self.canonical_progress(now, text) {
+            return;
+        }
         self.handle_decoded_input(now, jsonrpc::decode_ref_str(text));
     }
 
