@@ -224,6 +224,41 @@ impl Session {
         }
     }
 
+    /// The fast path for a response in the canonical compact form
+    /// (`{"jsonrpc":"2.0","id":<integer>,"result":<value>}`, members in that order, no
+    /// whitespace, the id digits only): the envelope's members are not parsed, the result is
+    /// checked to be one JSON value and routed as [`handle_answer`](Self::handle_answer)
+    /// would route it. Returns `false`, having done nothing, for anything else (another order,
+    /// whitespace, a string, negative, fractional or over-long id, a result that is not
+    /// exactly one value): the general path then handles it exactly as before.
+    pub(super) fn canonical_response(&mut self, now: Instant, text: &str) -> bool {
+        let Some(rest) = text.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else {
+            return false;
+        };
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (id, rest) = rest.split_at(digits);
+        // JSON integers have no leading zeros; `parse` refuses overflow and the empty string.
+        if id.len() > 1 && id.starts_with('0') {
+            return false;
+        }
+        let Ok(id) = id.parse::<u64>() else {
+            return false;
+        };
+        let Some(result) = rest
+            .strip_prefix(r#","result":"#)
+            .and_then(|r| r.strip_suffix('}'))
+        else {
+            return false;
+        };
+        // One JSON value and nothing else (the envelope parse would have checked the same).
+        let Ok(result) = serde_json::from_str::<&RawValue>(result) else {
+            return false;
+        };
+        self.clock_now = self.clock_now.max(now);
+        self.handle_answer(now, Id::from(id), Ok(result));
+        true
+    }
+
     fn handle_progress(&mut self, now: Instant, p: ProgressParams) {
         let handle = p.progress_token.as_u64().map(super::RequestHandle);
         let Some(handle) = handle.filter(|h| self.pending.get(*h).is_some_and(|e| e.progress))

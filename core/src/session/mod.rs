@@ -340,8 +340,10 @@ impl Session {
         }
         // One byte first (inline): responses and requests have `"id"` where the canonical
         // progress notification has `"method"`, and should not pay for a call.
-        if text.as_bytes().get(18) == Some(&b'm') && self.canonical_progress(now, text) {
-            return;
+        match text.as_bytes().get(18) {
+            Some(b'm') if self.canonical_progress(now, text) => return,
+            Some(b'i') if self.canonical_response(now, text) => return,
+            _ => {}
         }
         self.handle_decoded_input(now, jsonrpc::decode_ref_str(text));
     }

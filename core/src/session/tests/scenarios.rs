@@ -300,52 +300,6 @@ fn progress_is_routed_and_resets_the_deadline_under_a_maximum() {
 }
 
 #[test]
-fn canonical_progress_fast_path_behaves_like_the_general_path() {
-    let opts = RequestOptions::new()
-        .timeout(10 * S)
-        .reset_timeout_on_progress(25 * S);
-    let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
-    let run = |fast: bool| {
-        let mut h = Harness::ready(config(), "2025-11-25");
-        let r = h.send("tools/call", json!({"name": "long"}), opts);
-        let token = h.sent.last().unwrap().1["params"]["_meta"]["progressToken"].clone();
-        let inputs = [
-            format!(
-                r#"{canonical}{{"progressToken":{token},"progress":1,"total":2,"message":"m"}}}}"#
-            ),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":"x"}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1,"progress":2}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"id":5}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"x":1}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}} "#),
-            format!(r#"{canonical}{{"progressToken":"nope","progress":1}}}}"#),
-            format!(r#"{canonical}5}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":3}}  }}"#),
-        ];
-        for (n, text) in inputs.iter().enumerate() {
-            h.advance(S);
-            if fast {
-                h.session.handle_message_str(h.now, text);
-            } else {
-                // The byte path never takes the fast path.
-                h.session.handle_message(h.now, text.as_bytes());
-            }
-            h.drain();
-            h.events.push(Event::Diagnostic(Diagnostic::NotJson {
-                excerpt: format!("marker {n}"),
-            }));
-        }
-        h.advance(30 * S);
-        let sent: Vec<_> = h.sent.iter().map(|(_, v)| v.clone()).collect();
-        (format!("{:?}", h.events), sent, h.completions(r).len())
-    };
-    let (fast, general) = (run(true), run(false));
-    assert_eq!(fast, general);
-    assert!(fast.0.contains("Progress"), "{}", fast.0);
-}
-
-#[test]
 fn progress_for_an_unknown_token_is_a_diagnostic() {
     let mut h = Harness::ready(config(), "2025-11-25");
     h.server(json!({"jsonrpc": "2.0", "method": "notifications/progress",
