@@ -190,6 +190,95 @@ pub enum Message {
     },
 }
 
+/// One decoded JSON-RPC message borrowing from the input: [`Message`] before anything is
+/// copied. Payloads are raw slices of the input; the method is borrowed unless it held JSON
+/// escapes. Decode with [`decode_ref_str`] when the message is routed (and then dropped, or
+/// copied in part) before the input goes away; [`into_owned`](Self::into_owned) gives the
+/// [`Message`] that [`decode_one`] returns.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum MessageRef<'a> {
+    /// A request: it must be answered with the same id.
+    Request {
+        /// The peer's id, echoed verbatim in the response.
+        id: Id,
+        /// The method name.
+        method: Cow<'a, str>,
+        /// The raw params, if present.
+        params: Option<&'a RawValue>,
+    },
+    /// A notification: no id, never answered.
+    Notification {
+        /// The method name.
+        method: Cow<'a, str>,
+        /// The raw params, if present.
+        params: Option<&'a RawValue>,
+    },
+    /// A successful response.
+    Response {
+        /// The id of the request it answers.
+        id: Id,
+        /// The raw result.
+        result: &'a RawValue,
+    },
+    /// An error response (`id` is `None` when the peer could not read the request's id).
+    Error {
+        /// The id of the request it answers, if known.
+        id: Option<Id>,
+        /// The error.
+        error: ErrorObject,
+    },
+}
+
+impl MessageRef<'_> {
+    /// Copies what the message borrows.
+    #[must_use]
+    pub fn into_owned(self) -> Message {
+        match self {
+            MessageRef::Request { id, method, params } => Message::Request {
+                id,
+                method: method.into_owned(),
+                params: params.map(to_owned_raw),
+            },
+            MessageRef::Notification { method, params } => Message::Notification {
+                method: method.into_owned(),
+                params: params.map(to_owned_raw),
+            },
+            MessageRef::Response { id, result } => Message::Response {
+                id,
+                result: to_owned_raw(result),
+            },
+            MessageRef::Error { id, error } => Message::Error { id, error },
+        }
+    }
+}
+
+/// [`Decoded`] borrowing from the input (see [`MessageRef`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DecodedRef<'a> {
+    /// One message.
+    Single(MessageRef<'a>),
+    /// A JSON array of messages, each decoded on its own.
+    Batch(Vec<Result<MessageRef<'a>, DecodeError>>),
+}
+
+impl DecodedRef<'_> {
+    /// Copies what the messages borrow.
+    #[must_use]
+    pub fn into_owned(self) -> Decoded {
+        match self {
+            DecodedRef::Single(m) => Decoded::Single(m.into_owned()),
+            DecodedRef::Batch(items) => Decoded::Batch(
+                items
+                    .into_iter()
+                    .map(|item| item.map(MessageRef::into_owned))
+                    .collect(),
+            ),
+        }
+    }
+}
+
 /// The result of decoding one framed input: a single message or a batch.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -276,22 +365,37 @@ where
 ///
 /// Never panics. A JSON array is a batch: its elements are decoded one by one.
 pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
-    decode_input(Input::Bytes(bytes))
+    decode_input(Input::Bytes(bytes)).map(DecodedRef::into_owned)
 }
 
 /// [`decode`] for input already known to be UTF-8 (a stdio line, an SSE event's data): the
 /// same result, without checking the UTF-8 a second time.
 pub fn decode_str(text: &str) -> Result<Decoded, DecodeError> {
+    decode_input(Input::Text(text)).map(DecodedRef::into_owned)
+}
+
+/// [`decode`] without copying: the messages borrow their payloads from `bytes`.
+pub fn decode_ref(bytes: &[u8]) -> Result<DecodedRef<'_>, DecodeError> {
+    decode_input(Input::Bytes(bytes))
+}
+
+/// [`decode_str`] without copying: the messages borrow their payloads from `text`.
+pub fn decode_ref_str(text: &str) -> Result<DecodedRef<'_>, DecodeError> {
     decode_input(Input::Text(text))
 }
 
 /// Decodes exactly one message (no batch).
 pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
-    decode_one_input(Input::Bytes(bytes))
+    decode_one_input(Input::Bytes(bytes)).map(MessageRef::into_owned)
 }
 
 /// [`decode_one`] for input already known to be UTF-8.
 pub fn decode_one_str(text: &str) -> Result<Message, DecodeError> {
+    decode_one_input(Input::Text(text)).map(MessageRef::into_owned)
+}
+
+/// [`decode_one_str`] without copying: the message borrows its payload from `text`.
+pub fn decode_one_ref_str(text: &str) -> Result<MessageRef<'_>, DecodeError> {
     decode_one_input(Input::Text(text))
 }
 
@@ -319,7 +423,7 @@ impl<'a> Input<'a> {
     }
 }
 
-fn decode_input(input: Input<'_>) -> Result<Decoded, DecodeError> {
+fn decode_input(input: Input<'_>) -> Result<DecodedRef<'_>, DecodeError> {
     let bytes = input.bytes();
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
@@ -333,17 +437,17 @@ fn decode_input(input: Input<'_>) -> Result<Decoded, DecodeError> {
                 excerpt: excerpt(bytes),
             });
         }
-        return Ok(Decoded::Batch(
+        return Ok(DecodedRef::Batch(
             items
                 .into_iter()
                 .map(|raw| decode_one_input(Input::Text(raw.get())))
                 .collect(),
         ));
     }
-    decode_one_input(input).map(Decoded::Single)
+    decode_one_input(input).map(DecodedRef::Single)
 }
 
-fn decode_one_input(input: Input<'_>) -> Result<Message, DecodeError> {
+fn decode_one_input(input: Input<'_>) -> Result<MessageRef<'_>, DecodeError> {
     let env: Envelope<'_> = match input.parse() {
         Ok(env) => env,
         Err(e) => {
@@ -365,34 +469,30 @@ fn decode_one_input(input: Input<'_>) -> Result<Message, DecodeError> {
     })
 }
 
-fn classify(env: Envelope<'_>) -> Result<Message, &'static str> {
+fn classify(env: Envelope<'_>) -> Result<MessageRef<'_>, &'static str> {
     if let Some(v) = &env.jsonrpc {
         // Lenient on absence, strict on a wrong value: another protocol is not ours.
         if v != "2.0" {
             return Err("jsonrpc is not \"2.0\"");
         }
     }
-    let params = env.params.map(to_owned_raw);
+    let params = env.params;
     if let Some(method) = env.method {
-        let method = method.into_owned();
         return match env.id {
-            None => Ok(Message::Notification { method, params }),
-            Some(Some(id)) => Ok(Message::Request { id, method, params }),
+            None => Ok(MessageRef::Notification { method, params }),
+            Some(Some(id)) => Ok(MessageRef::Request { id, method, params }),
             Some(None) => Err("request with a null id"),
         };
     }
     if let Some(error) = env.error {
         let error = error.ok_or("error member is null")?;
-        return Ok(Message::Error {
+        return Ok(MessageRef::Error {
             id: env.id.flatten(),
             error,
         });
     }
     match (env.id, env.result) {
-        (Some(Some(id)), Some(result)) => Ok(Message::Response {
-            id,
-            result: to_owned_raw(result),
-        }),
+        (Some(Some(id)), Some(result)) => Ok(MessageRef::Response { id, result }),
         (_, Some(_)) => Err("response without an id"),
         _ => Err("neither a request, a notification nor a response"),
     }
@@ -629,9 +729,16 @@ mod tests {
             let a = format!("{:?}", decode(input.as_bytes()));
             let b = format!("{:?}", decode_str(input));
             assert_eq!(a, b, "{input}");
+            let c = format!("{:?}", decode_ref_str(input).map(DecodedRef::into_owned));
+            assert_eq!(a, c, "{input}");
             let a = format!("{:?}", decode_one(input.as_bytes()));
             let b = format!("{:?}", decode_one_str(input));
             assert_eq!(a, b, "{input}");
+            let c = format!(
+                "{:?}",
+                decode_one_ref_str(input).map(MessageRef::into_owned)
+            );
+            assert_eq!(a, c, "{input}");
         }
     }
 

@@ -1,11 +1,12 @@
-//! The session's "active" clock and the ordered index of request deadlines.
+//! The session's "active" clock and the index of request deadlines.
 //!
 //! Request deadlines are kept in active time: time since the session started, minus the time
 //! spent with deadlines paused (while the host answers an elicitation or a sampling request on
 //! the user's behalf, the requests that wait on it must not time out). Pausing therefore costs
 //! nothing per request: the whole index shifts at once.
 
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::RequestHandle;
 use crate::time::{Duration, Instant, saturating_add};
@@ -80,39 +81,135 @@ impl ActiveClock {
     }
 }
 
-/// Request deadlines in active time, ordered: O(log n) insert, remove and earliest.
+/// Request deadlines in active time: a sorted run plus a min-heap, with lazy deletion.
+///
+/// Most deadlines arrive in order (one timeout for every request, active time never goes
+/// back), so an entry not earlier than the last one is appended to `run`, a queue sorted by
+/// construction: O(1) insert and pop. Any other entry goes to `heap`: O(log n). The earliest
+/// entry is the smaller of the two fronts. A removal only counts the entry as stale, then
+/// drops stale entries from the front, so [`earliest`](Self::earliest) is always a live
+/// deadline. Entries are two `u64`s (times as nanoseconds of active time). Which entries are
+/// live is the pending table's knowledge, passed in as `live(at, handle)`: a request whose
+/// armed deadline is `at`. When stale entries outnumber live ones both parts are rebuilt from
+/// the live ones, so cancelled requests cannot make the index grow without bound (at most
+/// about twice the live entries, plus [`COMPACT_MIN`]).
+///
+/// Callers guarantee that a handle never has two entries with the same `at` at once (a
+/// re-armed deadline that did not move is left alone), so a stale entry is never mistaken for
+/// a live one.
 #[derive(Debug, Default)]
 pub(crate) struct DeadlineIndex {
-    set: BTreeSet<(Duration, RequestHandle)>,
+    run: VecDeque<(u64, u64)>,
+    heap: BinaryHeap<Reverse<(u64, u64)>>,
+    stale: usize,
 }
 
+/// Below this many entries the index is never compacted (rebuilding costs more than it saves).
+const COMPACT_MIN: usize = 64;
+
 impl DeadlineIndex {
-    pub(crate) fn insert(&mut self, at: Duration, handle: RequestHandle) {
-        self.set.insert((at, handle));
+    /// Arms `handle` at active time `at` (nanoseconds).
+    pub(crate) fn insert(&mut self, at: u64, handle: RequestHandle) {
+        if self.run.back().is_none_or(|&(last, _)| at >= last) {
+            self.run.push_back((at, handle.0));
+        } else {
+            self.heap.push(Reverse((at, handle.0)));
+        }
     }
 
-    pub(crate) fn remove(&mut self, at: Duration, handle: RequestHandle) {
-        self.set.remove(&(at, handle));
+    /// Disarms an entry that was inserted and not popped; call after the pending table stopped
+    /// naming it (`live(at, handle)` is false from now on).
+    pub(crate) fn remove(&mut self, live: impl Fn(u64, RequestHandle) -> bool) {
+        self.stale += 1;
+        self.settle(&live);
+        if self.stale > self.len() / 2 && self.len() >= COMPACT_MIN {
+            self.run
+                .retain(|&(at, handle)| live(at, RequestHandle(handle)));
+            self.heap
+                .retain(|&Reverse((at, handle))| live(at, RequestHandle(handle)));
+            self.stale = 0;
+        }
     }
 
-    pub(crate) fn earliest(&self) -> Option<Duration> {
-        self.set.first().map(|&(at, _)| at)
+    /// The earliest live deadline (active time, nanoseconds).
+    pub(crate) fn earliest(&self) -> Option<u64> {
+        self.front().map(|(at, _)| at)
     }
 
-    /// Removes and returns the earliest deadline if it is due at active time `now`.
-    pub(crate) fn pop_due(&mut self, now: Duration) -> Option<RequestHandle> {
-        match self.set.first() {
-            Some(&(at, handle)) if at <= now => {
-                self.set.pop_first();
-                Some(handle)
+    /// Removes and returns the earliest live deadline's handle if it is due at active time
+    /// `now`. The caller then disarms that request in its table.
+    pub(crate) fn pop_due(
+        &mut self,
+        now: u64,
+        live: impl Fn(u64, RequestHandle) -> bool,
+    ) -> Option<RequestHandle> {
+        while let Some((at, handle)) = self.front() {
+            if at > now {
+                return None;
             }
-            _ => None,
+            self.pop_front();
+            let handle = RequestHandle(handle);
+            if live(at, handle) {
+                // The popped entry is the caller's to disarm; skip stale ones behind it so
+                // `earliest` stays live.
+                self.settle(&|a, h| h != handle && live(a, h));
+                return Some(handle);
+            }
+            self.stale = self.stale.saturating_sub(1);
+        }
+        None
+    }
+
+    /// The earliest entry, live or stale (the run wins ties).
+    fn front(&self) -> Option<(u64, u64)> {
+        match (self.run.front(), self.heap.peek()) {
+            (Some(&r), Some(&Reverse(h))) => Some(if h.0 < r.0 { h } else { r }),
+            (Some(&r), None) => Some(r),
+            (None, Some(&Reverse(h))) => Some(h),
+            (None, None) => None,
+        }
+    }
+
+    /// Drops the entry [`front`](Self::front) returns.
+    fn pop_front(&mut self) {
+        let from_heap = match (self.run.front(), self.heap.peek()) {
+            (Some(r), Some(Reverse(h))) => h.0 < r.0,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if from_heap {
+            self.heap.pop();
+        } else {
+            self.run.pop_front();
+        }
+    }
+
+    /// Drops stale entries from the front.
+    fn settle(&mut self, live: &impl Fn(u64, RequestHandle) -> bool) {
+        while let Some((at, handle)) = self.front() {
+            if live(at, RequestHandle(handle)) {
+                break;
+            }
+            self.pop_front();
+            self.stale = self.stale.saturating_sub(1);
         }
     }
 
     pub(crate) fn clear(&mut self) {
-        self.set.clear();
+        self.run.clear();
+        self.heap.clear();
+        self.stale = 0;
     }
+
+    /// Entries held, live and stale.
+    pub(crate) fn len(&self) -> usize {
+        self.run.len() + self.heap.len()
+    }
+}
+
+/// A duration as nanoseconds, saturating at `u64::MAX` (about 584 years).
+pub(crate) fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -144,5 +241,55 @@ mod tests {
         let t0 = Instant::now() + Duration::from_secs(10);
         let c = ActiveClock::new(t0);
         assert_eq!(c.active(t0 - Duration::from_secs(5)), Duration::ZERO);
+    }
+
+    #[test]
+    fn deadline_heap_stays_bounded_and_its_top_live() {
+        use std::cell::RefCell;
+        use std::collections::HashMap;
+        // handle -> armed deadline: the pending table's part.
+        let armed = RefCell::new(HashMap::new());
+        let live = |at: u64, h: RequestHandle| armed.borrow().get(&h.0) == Some(&at);
+        let mut index = DeadlineIndex::default();
+        for n in 0..10_000u64 {
+            armed.borrow_mut().insert(n, 1_000 + n);
+            index.insert(1_000 + n, RequestHandle(n));
+            // Cancel all but every tenth: the heap must not keep them all.
+            if n % 10 != 0 {
+                armed.borrow_mut().remove(&n);
+                index.remove(live);
+            }
+            let live_count = armed.borrow().len();
+            assert!(index.len() <= 2 * live_count + COMPACT_MIN, "{n}");
+            assert_eq!(
+                index.earliest(),
+                Some(1_000),
+                "the top is the live handle 0"
+            );
+        }
+        // Cancelling the earliest moves the top to the next live deadline at once.
+        armed.borrow_mut().remove(&0);
+        index.remove(live);
+        assert_eq!(index.earliest(), Some(1_010));
+        // Pops come in deadline order, live entries only, each once.
+        let mut popped = Vec::new();
+        while let Some(h) = index.pop_due(1_100, live) {
+            armed.borrow_mut().remove(&h.0);
+            popped.push(h.0);
+        }
+        assert_eq!(popped, (1..=10).map(|k| k * 10).collect::<Vec<_>>());
+        assert_eq!(index.earliest(), Some(1_110));
+        // Out-of-order deadlines (a shorter timeout after a longer one) come out in order.
+        for (h, at) in [(50_000, 900), (50_001, 500), (50_002, 700)] {
+            armed.borrow_mut().insert(h, at);
+            index.insert(at, RequestHandle(h));
+        }
+        assert_eq!(index.earliest(), Some(500));
+        let mut popped = Vec::new();
+        while let Some(h) = index.pop_due(1_200, live) {
+            armed.borrow_mut().remove(&h.0);
+            popped.push(h.0);
+        }
+        assert_eq!(popped[..4], [50_001, 50_002, 50_000, 110]);
     }
 }

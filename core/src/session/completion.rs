@@ -5,13 +5,15 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
+use super::clock::nanos;
 use super::pending::{Pending, Stage};
 use super::{
     CloseReason, Diagnostic, Event, Queued, RequestError, RequestHandle, Session, SessionState,
 };
 use super::{meta, mrtr};
 use crate::jsonrpc;
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
+use std::num::NonZeroU64;
 
 impl Session {
     /// Puts a pending request in the outbound queue and arms its deadline.
@@ -21,11 +23,14 @@ impl Session {
             return;
         };
         p.stage = Stage::Queued;
-        p.sent_at = active;
+        let active = nanos(active);
+        if let Some(total) = &mut p.total {
+            total.sent_at = active;
+        }
         let deadline = deadline_for(p, active);
-        p.deadline = deadline;
+        p.set_armed(deadline);
         if let Some((at, _)) = deadline {
-            self.deadlines.insert(at, handle);
+            self.deadlines.insert(at.get(), handle);
         }
         self.outbound.push_back(Queued::Request(handle));
     }
@@ -49,8 +54,8 @@ impl Session {
         let Some(p) = self.pending.remove(handle) else {
             return;
         };
-        if let Some((at, _)) = p.deadline {
-            self.deadlines.remove(at, handle);
+        if p.deadline.is_some() {
+            self.disarmed();
         }
         self.forget_modern(handle);
         if p.stage == Stage::Sent {
@@ -71,11 +76,37 @@ impl Session {
         let Some(p) = self.pending.remove(handle) else {
             return;
         };
-        if let Some((at, _)) = p.deadline {
-            self.deadlines.remove(at, handle);
+        if p.deadline.is_some() {
+            self.disarmed();
         }
         self.forget_modern(handle);
         self.events.push_back(Event::Completed { handle, result });
+    }
+
+    /// Tells the deadline index that one armed request stopped naming its entry (removed
+    /// from the table, or its `deadline` taken).
+    pub(super) fn disarmed(&mut self) {
+        let pending = &self.pending;
+        self.deadlines.remove(|at, h| pending.is_armed(at, h));
+    }
+
+    /// Re-arms `handle`'s deadline (progress reset it): the index is touched only when the
+    /// deadline moved, so a handle never holds two entries with the same instant.
+    pub(super) fn rearm(&mut self, handle: RequestHandle, deadline: Option<(NonZeroU64, bool)>) {
+        let Some(p) = self.pending.get_mut(handle) else {
+            return;
+        };
+        let old = p.deadline;
+        p.set_armed(deadline);
+        if old == p.deadline {
+            return;
+        }
+        if old.is_some() {
+            self.disarmed();
+        }
+        if let Some((at, _)) = deadline {
+            self.deadlines.insert(at.get(), handle);
+        }
     }
 
     pub(super) fn close_with(&mut self, reason: CloseReason) {
@@ -111,11 +142,11 @@ impl Session {
     }
 }
 
-/// The deadline a request gets when sent at active time `now`: its timeout, capped by the
-/// maximum total time when progress resets it.
-pub(super) fn deadline_for(p: &Pending, now: Duration) -> Option<(Duration, bool)> {
-    let per_attempt = p.timeout.map(|t| now.saturating_add(t));
-    let total = p.max_total.map(|t| p.sent_at.saturating_add(t));
+/// The deadline a request gets when sent at active time `now` (nanoseconds): its timeout,
+/// capped by the maximum total time when progress resets it.
+pub(super) fn deadline_for(p: &Pending, now: u64) -> Option<(NonZeroU64, bool)> {
+    let per_attempt = p.timeout.map(|t| t.saturating_add(now));
+    let total = p.total.as_ref().map(|t| t.max.saturating_add(t.sent_at));
     match (per_attempt, total) {
         (Some(a), Some(t)) if t <= a => Some((t, true)),
         (Some(a), _) => Some((a, false)),

@@ -1,11 +1,13 @@
 //! Routing of decoded peer messages: responses to pending requests, server requests to the
 //! host (or refused), notifications to events.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Diagnostic, Event, Queued, RequestError, ServerNotification, Session, SessionState};
-use crate::jsonrpc::{ErrorObject, Id, Message, empty_object};
+use crate::jsonrpc::{ErrorObject, Id, MessageRef, empty_object};
 use crate::time::Instant;
 use crate::types::ClientCapabilities;
 
@@ -47,28 +49,30 @@ struct CancelledParams {
 }
 
 impl Session {
-    pub(super) fn handle_decoded(&mut self, now: Instant, msg: Message) {
+    /// Routes one message borrowed from the input: only what an event keeps is copied.
+    pub(super) fn handle_decoded(&mut self, now: Instant, msg: MessageRef<'_>) {
         match msg {
-            Message::Response { id, result } => self.handle_answer(now, id, Ok(result)),
-            Message::Error {
+            MessageRef::Response { id, result } => self.handle_answer(now, id, Ok(result)),
+            MessageRef::Error {
                 id: Some(id),
                 error,
             } => self.handle_answer(now, id, Err(error)),
-            Message::Error { id: None, error } => {
+            MessageRef::Error { id: None, error } => {
                 self.report(Diagnostic::UncorrelatedError(error));
             }
-            Message::Request { id, method, params } => {
-                self.handle_server_request(now, id, method, params);
+            MessageRef::Request { id, method, params } => {
+                self.handle_server_request(now, id, method.into_owned(), params.map(to_owned));
             }
-            Message::Notification { method, params } => {
+            MessageRef::Notification { method, params } => {
                 self.handle_notification(now, method, params);
             }
         }
     }
 
-    fn handle_answer(&mut self, now: Instant, id: Id, answer: Result<Box<RawValue>, ErrorObject>) {
+    fn handle_answer(&mut self, now: Instant, id: Id, answer: Result<&RawValue, ErrorObject>) {
         let wire = id.as_u64();
         if self.state == SessionState::Handshaking && wire == Some(self.handshake_wire) {
+            let answer = answer.map(to_owned);
             return if self.discover_mode() {
                 self.finish_discover(now, answer)
             } else {
@@ -77,8 +81,13 @@ impl Session {
         }
         let handle = wire.and_then(|w| self.pending.by_wire(w));
         match handle {
-            Some(handle) if self.discover_mode() => self.modern_answer(handle, answer),
-            Some(handle) => self.complete(handle, answer.map_err(RequestError::Remote)),
+            Some(handle) if self.discover_mode() => {
+                self.modern_answer(handle, answer.map(to_owned));
+            }
+            // The one copy of the result: the event outlives the input.
+            Some(handle) => {
+                self.complete(handle, answer.map(to_owned).map_err(RequestError::Remote))
+            }
             // Ids below the counter were ours: that request finished already.
             None if wire.is_some_and(|w| w < self.next_id) => {
                 self.report(Diagnostic::StaleResponse { id });
@@ -132,13 +141,22 @@ impl Session {
             .push_back(Event::ServerRequest { id, method, params });
     }
 
-    fn handle_notification(&mut self, now: Instant, method: String, params: Option<Box<RawValue>>) {
-        match method.as_str() {
-            "notifications/progress" => match parse::<ProgressParams>(params.as_deref()) {
+    fn handle_notification(
+        &mut self,
+        now: Instant,
+        method: Cow<'_, str>,
+        params: Option<&RawValue>,
+    ) {
+        match &*method {
+            // Parsed from the borrowed params: no copy of them, no owned method.
+            "notifications/progress" => match parse::<ProgressParams>(params) {
                 Ok(p) => self.handle_progress(now, p),
-                Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
+                Err(detail) => self.report(Diagnostic::InvalidNotification {
+                    method: method.into_owned(),
+                    detail,
+                }),
             },
-            "notifications/cancelled" => match parse::<CancelledParams>(params.as_deref()) {
+            "notifications/cancelled" => match parse::<CancelledParams>(params) {
                 Ok(p) => {
                     // Unknown or finished ids are ignored, as the spec allows.
                     if let Some((id, inbound)) = self.inbound.remove_wire(&p.request_id) {
@@ -151,13 +169,19 @@ impl Session {
                         });
                     }
                 }
-                Err(detail) => self.report(Diagnostic::InvalidNotification { method, detail }),
+                Err(detail) => self.report(Diagnostic::InvalidNotification {
+                    method: method.into_owned(),
+                    detail,
+                }),
             },
             _ => {
                 if self.discover_mode() {
-                    self.cache.invalidate(&method, params.as_deref());
+                    self.cache.invalidate(&method, params);
                 }
-                let notification = ServerNotification { method, params };
+                let notification = ServerNotification {
+                    method: method.into_owned(),
+                    params: params.map(to_owned),
+                };
                 let listen = if self.discover_mode() {
                     self.listen_of(notification.params.as_deref())
                 } else {
@@ -171,6 +195,70 @@ impl Session {
         }
     }
 
+    /// The fast path for a progress notification in the canonical compact form the SDKs
+    /// write (`{"jsonrpc":"2.0","method":"notifications/progress","params":{..}}`, members in
+    /// that order, no whitespace): the params are parsed straight into their fields and the
+    /// envelope is not parsed at all. Returns `false`, having done nothing, for any other
+    /// input, including params that do not parse: the general path then handles it exactly
+    /// as it would have (the same event or diagnostic).
+    ///
+    /// Why this is the same message: the prefix is a valid start of an object whose only
+    /// members so far are those two; `from_str` succeeds only if what sits between it and the
+    /// final `}` is exactly one JSON value (whitespace around it allowed); so the text is an
+    /// object with exactly the members `jsonrpc`, `method` and `params`: a notification.
+    pub(super) fn canonical_progress(&mut self, now: Instant, text: &str) -> bool {
+        const PREFIX: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
+        let Some(params) = text
+            .strip_prefix(PREFIX)
+            .and_then(|rest| rest.strip_suffix('}'))
+        else {
+            return false;
+        };
+        match serde_json::from_str::<ProgressParams>(params) {
+            Ok(p) => {
+                self.clock_now = self.clock_now.max(now);
+                self.handle_progress(now, p);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The fast path for a response in the canonical compact form
+    /// (`{"jsonrpc":"2.0","id":<integer>,"result":<value>}`, members in that order, no
+    /// whitespace, the id digits only): the envelope's members are not parsed, the result is
+    /// checked to be one JSON value and routed as [`handle_answer`](Self::handle_answer)
+    /// would route it. Returns `false`, having done nothing, for anything else (another order,
+    /// whitespace, a string, negative, fractional or over-long id, a result that is not
+    /// exactly one value): the general path then handles it exactly as before.
+    pub(super) fn canonical_response(&mut self, now: Instant, text: &str) -> bool {
+        let Some(rest) = text.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else {
+            return false;
+        };
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (id, rest) = rest.split_at(digits);
+        // JSON integers have no leading zeros; `parse` refuses overflow and the empty string.
+        if id.len() > 1 && id.starts_with('0') {
+            return false;
+        }
+        let Ok(id) = id.parse::<u64>() else {
+            return false;
+        };
+        let Some(result) = rest
+            .strip_prefix(r#","result":"#)
+            .and_then(|r| r.strip_suffix('}'))
+        else {
+            return false;
+        };
+        // One JSON value and nothing else (the envelope parse would have checked the same).
+        let Ok(result) = serde_json::from_str::<&RawValue>(result) else {
+            return false;
+        };
+        self.clock_now = self.clock_now.max(now);
+        self.handle_answer(now, Id::from(id), Ok(result));
+        true
+    }
+
     fn handle_progress(&mut self, now: Instant, p: ProgressParams) {
         let handle = p.progress_token.as_u64().map(super::RequestHandle);
         let Some(handle) = handle.filter(|h| self.pending.get(*h).is_some_and(|e| e.progress))
@@ -178,17 +266,11 @@ impl Session {
             return self.report(Diagnostic::UnknownProgress);
         };
         // Invariant: the filter above saw the entry.
-        let entry = self.pending.get_mut(handle).expect("entry checked above");
-        if entry.max_total.is_some() && entry.stage == super::Stage::Sent {
-            let active = self.clock.active(now);
-            if let Some((at, _)) = entry.deadline.take() {
-                self.deadlines.remove(at, handle);
-            }
+        let entry = self.pending.get(handle).expect("entry checked above");
+        if entry.total.is_some() && entry.stage == super::Stage::Sent {
+            let active = super::clock::nanos(self.clock.active(now));
             let deadline = super::deadline_for(entry, active);
-            entry.deadline = deadline;
-            if let Some((at, _)) = deadline {
-                self.deadlines.insert(at, handle);
-            }
+            self.rearm(handle, deadline);
         }
         self.events.push_back(Event::Progress {
             handle,
@@ -197,6 +279,10 @@ impl Session {
             message: p.message,
         });
     }
+}
+
+fn to_owned(raw: &RawValue) -> Box<RawValue> {
+    raw.to_owned()
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {

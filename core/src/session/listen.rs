@@ -106,9 +106,11 @@ impl Session {
         // Acknowledged: from now on the subscription has no deadline (nor on a re-issue).
         if let Some(p) = self.pending.get_mut(handle) {
             p.timeout = None;
-            p.max_total = None;
-            if let Some((at, _)) = p.deadline.take() {
-                self.deadlines.remove(at, handle);
+            p.total = None;
+            let armed = p.armed().is_some();
+            p.set_armed(None);
+            if armed {
+                self.disarmed();
             }
         }
         #[derive(Deserialize)]

@@ -45,7 +45,7 @@ use clock::{ActiveClock, DeadlineIndex};
 use completion::deadline_for;
 use discover::Mode;
 use inbound::{InboundRequests, Reply};
-use pending::{Pending, PendingRequests, Stage};
+use pending::{Pending, PendingRequests, Stage, TotalLimit};
 
 /// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
 /// id under the same handle. Every handle completes exactly once ([`Event::Completed`]).
@@ -328,7 +328,7 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        self.handle_decoded_input(now, jsonrpc::decode(bytes));
+        self.handle_decoded_input(now, jsonrpc::decode_ref(bytes));
     }
 
     /// [`handle_message`](Self::handle_message) for input already known to be UTF-8 (a line
@@ -338,18 +338,25 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        self.handle_decoded_input(now, jsonrpc::decode_str(text));
+        // One byte first (inline): responses and requests have `"id"` where the canonical
+        // progress notification has `"method"`, and should not pay for a call.
+        match text.as_bytes().get(18) {
+            Some(b'm') if self.canonical_progress(now, text) => return,
+            Some(b'i') if self.canonical_response(now, text) => return,
+            _ => {}
+        }
+        self.handle_decoded_input(now, jsonrpc::decode_ref_str(text));
     }
 
     fn handle_decoded_input(
         &mut self,
         now: Instant,
-        decoded: Result<jsonrpc::Decoded, jsonrpc::DecodeError>,
+        decoded: Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
     ) {
         self.clock_now = self.clock_now.max(now);
         match decoded {
-            Ok(jsonrpc::Decoded::Single(msg)) => self.handle_decoded(now, msg),
-            Ok(jsonrpc::Decoded::Batch(items)) => {
+            Ok(jsonrpc::DecodedRef::Single(msg)) => self.handle_decoded(now, msg),
+            Ok(jsonrpc::DecodedRef::Batch(items)) => {
                 for item in items {
                     match item {
                         Ok(msg) => self.handle_decoded(now, msg),
@@ -361,7 +368,7 @@ impl Session {
                 }
             }
             Err(e) => self.report_decode_error(e),
-            #[allow(unreachable_patterns)] // `Decoded` is non_exhaustive for other crates only
+            #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
             Ok(_) => {}
         }
     }
@@ -387,18 +394,27 @@ impl Session {
             self.close_with(CloseReason::HandshakeTimeout { after });
             return;
         }
-        let active = self.clock.active(now);
-        while let Some(handle) = self.deadlines.pop_due(active) {
+        let active = clock::nanos(self.clock.active(now));
+        loop {
+            let pending = &self.pending;
+            let Some(handle) = self
+                .deadlines
+                .pop_due(active, |at, h| pending.is_armed(at, h))
+            else {
+                break;
+            };
             let Some(p) = self.pending.get_mut(handle) else {
                 continue;
             };
             // The index entry is gone already; forget it so `complete` does not remove it again.
-            let (_, total) = p.deadline.take().unwrap_or_default();
+            let total = p.armed().is_some_and(|(_, total)| total);
+            p.set_armed(None);
             let after = if total {
-                p.max_total.unwrap_or_default()
+                p.total.as_ref().map(|t| t.max)
             } else {
-                p.timeout.unwrap_or_default()
+                p.timeout
             };
+            let after = after.map_or(Duration::ZERO, |n| Duration::from_nanos(n.get()));
             self.finish(
                 handle,
                 Err(RequestError::Timeout { after, total }),
@@ -502,12 +518,15 @@ impl Session {
                 method,
                 params,
                 wire: handle.0,
-                stage: Stage::Waiting,
-                timeout,
-                max_total: options.max_total,
-                progress: options.progress,
-                sent_at: Duration::ZERO,
+                timeout: timeout.and_then(pending::nonzero_nanos),
                 deadline: None,
+                total: options
+                    .max_total
+                    .and_then(pending::nonzero_nanos)
+                    .map(|max| Box::new(TotalLimit { max, sent_at: 0 })),
+                stage: Stage::Waiting,
+                progress: options.progress,
+                deadline_is_total: false,
             },
         );
         if waits {
@@ -711,7 +730,7 @@ impl Session {
         let request = self
             .deadlines
             .earliest()
-            .and_then(|at| self.clock.instant_of(at));
+            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
         match (handshake, request) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

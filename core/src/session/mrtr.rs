@@ -289,6 +289,11 @@ impl Session {
 
     /// A request completed: drop its rounds and tell the host to stop on open input requests.
     pub(super) fn forget_modern(&mut self, handle: RequestHandle) {
+        // Both maps are empty unless a discover-era request is mid-round or retried: skip
+        // hashing the handle twice per completion.
+        if self.modern.rounds.is_empty() && self.modern.version_retries.is_empty() {
+            return;
+        }
         self.modern.version_retries.remove(&handle);
         let Some(round) = self.modern.rounds.remove(&handle) else {
             return;

@@ -8,11 +8,11 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::num::NonZeroU64;
 
 use serde_json::value::RawValue;
 
 use super::RequestHandle;
-use crate::time::Duration;
 
 /// Where a request is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,13 @@ pub(crate) enum Stage {
     Sent,
 }
 
-/// One pending request.
+/// One pending request: 80 bytes (checked by a test), since a table of them is most of the
+/// core's memory per request in flight.
+///
+/// Times are nanoseconds of the session's active time ([`ActiveClock`](super::clock::ActiveClock)):
+/// `u64` instead of `Duration` (16 bytes), and never zero (a zero timeout is refused, so a
+/// deadline is at least 1 ns after the epoch), which lets `Option` use the zero niche. The
+/// rarely used total limit lives out of line.
 #[derive(Debug)]
 pub(crate) struct Pending {
     pub(crate) method: Cow<'static, str>,
@@ -33,16 +39,43 @@ pub(crate) struct Pending {
     pub(crate) params: Option<Box<RawValue>>,
     /// The wire id it was last sent with.
     pub(crate) wire: u64,
-    pub(crate) stage: Stage,
-    /// The timeout per attempt (restarted by progress when `max_total` is set).
-    pub(crate) timeout: Option<Duration>,
+    /// The timeout per attempt, nanoseconds (restarted by progress when `total` is set).
+    pub(crate) timeout: Option<NonZeroU64>,
+    /// The deadline armed in the index (active nanoseconds).
+    pub(crate) deadline: Option<NonZeroU64>,
     /// The maximum total time when progress resets the timeout.
-    pub(crate) max_total: Option<Duration>,
+    pub(crate) total: Option<Box<TotalLimit>>,
+    pub(crate) stage: Stage,
     pub(crate) progress: bool,
-    /// Active time at which it was sent.
-    pub(crate) sent_at: Duration,
-    /// The deadline armed in the index (active time), and whether it is the total limit.
-    pub(crate) deadline: Option<(Duration, bool)>,
+    /// Whether the armed deadline is the total limit (not the per-attempt timeout).
+    pub(crate) deadline_is_total: bool,
+}
+
+/// The limit of a request whose timeout progress resets.
+#[derive(Debug)]
+pub(crate) struct TotalLimit {
+    /// The maximum total time, nanoseconds.
+    pub(crate) max: NonZeroU64,
+    /// Active time at which the request was sent, nanoseconds.
+    pub(crate) sent_at: u64,
+}
+
+impl Pending {
+    /// The armed deadline and whether it is the total limit.
+    pub(crate) fn armed(&self) -> Option<(NonZeroU64, bool)> {
+        self.deadline.map(|at| (at, self.deadline_is_total))
+    }
+
+    /// Records the deadline armed in the index.
+    pub(crate) fn set_armed(&mut self, deadline: Option<(NonZeroU64, bool)>) {
+        self.deadline = deadline.map(|(at, _)| at);
+        self.deadline_is_total = deadline.is_some_and(|(_, total)| total);
+    }
+}
+
+/// Nanoseconds of a nonzero duration (saturating at about 584 years); `None` for zero.
+pub(crate) fn nonzero_nanos(d: crate::time::Duration) -> Option<NonZeroU64> {
+    NonZeroU64::new(super::clock::nanos(d))
 }
 
 /// Hashes the session's own counter values (handles, wire ids) with one multiplication.
@@ -98,6 +131,15 @@ impl PendingRequests {
 
     pub(crate) fn get_mut(&mut self, handle: RequestHandle) -> Option<&mut Pending> {
         self.entries.get_mut(&handle)
+    }
+
+    /// Whether `handle`'s armed deadline is `at` (active nanoseconds): the deadline index's
+    /// test of which entries are live.
+    pub(crate) fn is_armed(&self, at: u64, handle: RequestHandle) -> bool {
+        self.entries
+            .get(&handle)
+            .and_then(|p| p.deadline)
+            .is_some_and(|d| d.get() == at)
     }
 
     /// The request currently sent with wire id `wire`, if any.
@@ -170,6 +212,11 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_stays_small() {
+        assert!(std::mem::size_of::<Pending>() <= 80);
+    }
+
+    #[test]
     fn table_behaviour_is_unchanged() {
         let mut t = PendingRequests::default();
         for n in 1..=1000 {
@@ -179,12 +226,12 @@ mod tests {
                     method: Cow::Borrowed("m"),
                     params: None,
                     wire: n,
-                    stage: Stage::Sent,
                     timeout: None,
-                    max_total: None,
-                    progress: false,
-                    sent_at: Duration::ZERO,
                     deadline: None,
+                    total: None,
+                    stage: Stage::Sent,
+                    progress: false,
+                    deadline_is_total: false,
                 },
             );
         }

@@ -1,0 +1,102 @@
+//! The canonical-form fast paths of `Session::handle_message_str` against the general path:
+//! the same inputs through both must give the same events, transmits and completions.
+
+use serde_json::json;
+
+use super::*;
+
+const S: Duration = Duration::from_secs(1);
+
+#[test]
+fn canonical_progress_fast_path_behaves_like_the_general_path() {
+    let opts = RequestOptions::new()
+        .timeout(10 * S)
+        .reset_timeout_on_progress(25 * S);
+    let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
+    let run = |fast: bool| {
+        let mut h = Harness::ready(config(), "2025-11-25");
+        let r = h.send("tools/call", json!({"name": "long"}), opts);
+        let token = h.sent.last().unwrap().1["params"]["_meta"]["progressToken"].clone();
+        let inputs = [
+            format!(
+                r#"{canonical}{{"progressToken":{token},"progress":1,"total":2,"message":"m"}}}}"#
+            ),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":"x"}}}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1,"progress":2}}}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"id":5}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"x":1}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}} "#),
+            format!(r#"{canonical}{{"progressToken":"nope","progress":1}}}}"#),
+            format!(r#"{canonical}5}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}}}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":3}}  }}"#),
+        ];
+        for (n, text) in inputs.iter().enumerate() {
+            h.advance(S);
+            if fast {
+                h.session.handle_message_str(h.now, text);
+            } else {
+                // The byte path never takes the fast path.
+                h.session.handle_message(h.now, text.as_bytes());
+            }
+            h.drain();
+            h.events.push(Event::Diagnostic(Diagnostic::NotJson {
+                excerpt: format!("marker {n}"),
+            }));
+        }
+        h.advance(30 * S);
+        let sent: Vec<_> = h.sent.iter().map(|(_, v)| v.clone()).collect();
+        (format!("{:?}", h.events), sent, h.completions(r).len())
+    };
+    let (fast, general) = (run(true), run(false));
+    assert_eq!(fast, general);
+    assert!(fast.0.contains("Progress"), "{}", fast.0);
+}
+
+#[test]
+fn canonical_response_fast_path_behaves_like_the_general_path() {
+    let run = |fast: bool| {
+        let mut h = Harness::ready(config(), "2025-11-25");
+        let handles: Vec<_> = (0..4)
+            .map(|_| h.send("tools/list", json!({}), RequestOptions::new()))
+            .collect();
+        let ids: Vec<_> = handles.iter().map(|r| h.wire_id(*r)).collect();
+        let head = r#"{"jsonrpc":"2.0","id":"#;
+        let inputs = [
+            format!(
+                r#"{head}{},"result":{{"a":[1,"é
+"]}}}}"#,
+                ids[0]
+            ),
+            format!(r#"{head}0{},"result":{{}}}}"#, ids[1]),
+            format!(r#"{head}{},"result":{{}},"x":1}}"#, ids[1]),
+            format!(r#"{head}{},"result":{{}}}}}}"#, ids[1]),
+            format!(r#"{head}{},"result":{{}} }}"#, ids[1]),
+            format!(r#"{head}{}.0,"result":{{}}}}"#, ids[1]),
+            format!(r#"{head}{},"result":}}"#, ids[1]),
+            format!(r#"{head}18446744073709551616,"result":{{}}}}"#),
+            format!(r#"{head}-1,"result":{{}}}}"#),
+            format!(r#"{head}"x","result":{{}}}}"#),
+            format!(r#"{head}{},"result":null}}"#, ids[0]),
+            format!(r#"{head}99999,"result":1}}"#),
+            format!(r#"{head}{},"result":[1,2]}}"#, ids[2]),
+            format!(r#"{head}{},"error":{{"code":1,"message":"m"}}}}"#, ids[3]),
+        ];
+        for (n, text) in inputs.iter().enumerate() {
+            if fast {
+                h.session.handle_message_str(h.now, text);
+            } else {
+                // The byte path never takes the fast path.
+                h.session.handle_message(h.now, text.as_bytes());
+            }
+            h.drain();
+            h.events.push(Event::Diagnostic(Diagnostic::NotJson {
+                excerpt: format!("marker {n}"),
+            }));
+        }
+        format!("{:?}", h.events)
+    };
+    let (fast, general) = (run(true), run(false));
+    assert_eq!(fast, general);
+    assert_eq!(fast.matches("Completed").count(), 4, "{fast}");
+}
