@@ -1,7 +1,7 @@
 //! [`Connection`]: a [`Session`] carried over Streamable HTTP or legacy HTTP+SSE, as a sans-IO
 //! state machine that asks for HTTP exchanges and is told how they went.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::value::RawValue;
 use url::Url;
@@ -14,7 +14,8 @@ use super::headers::HeaderList;
 use super::ready_hold::ReadyHold;
 use super::streams::{Origin, Stream};
 use crate::session::{
-    self, MessageKind, RequestError, RequestHandle, RequestOptions, Session, SessionConfig,
+    self, CounterMap, CounterSet, MessageKind, RequestError, RequestHandle, RequestOptions,
+    Session, SessionConfig,
 };
 use crate::time::{Instant, saturating_add};
 
@@ -142,8 +143,8 @@ pub struct Connection {
     pub(crate) ready_exchanges: VecDeque<HttpRequest>,
     pub(crate) aborts: VecDeque<ExchangeId>,
     pub(crate) events: VecDeque<Event>,
-    tracked: HashMap<RequestHandle, Tracked>,
-    pub(crate) internal: HashMap<RequestHandle, String>,
+    tracked: CounterMap<RequestHandle, Tracked>,
+    pub(crate) internal: CounterMap<RequestHandle, String>,
     log_level: Option<Box<RawValue>>,
     subscriptions: Vec<String>,
     close_deadline: Option<Instant>,
@@ -154,13 +155,13 @@ pub struct Connection {
     /// 2026-07-28: the `x-mcp-header` bindings of the tools seen in `tools/list`.
     pub(crate) tool_headers: super::modern::ToolHeaders,
     /// 2026-07-28: `tools/list` requests whose results are filtered.
-    pub(crate) tool_lists: HashSet<RequestHandle>,
+    pub(crate) tool_lists: CounterSet<RequestHandle>,
     /// 2026-07-28: `tools/call`s already retried after -32020.
-    pub(crate) header_retried: HashSet<RequestHandle>,
+    pub(crate) header_retried: CounterSet<RequestHandle>,
     /// 2026-07-28: re-fetches of `tools/list` and the call to re-send after each.
     pub(crate) header_refetch: Vec<(RequestHandle, RequestHandle)>,
     /// 2026-07-28: requests re-issued after their stream broke.
-    pub(crate) reissued: HashSet<RequestHandle>,
+    pub(crate) reissued: CounterSet<RequestHandle>,
 }
 
 impl Connection {
@@ -197,8 +198,8 @@ impl Connection {
             ready_exchanges: VecDeque::new(),
             aborts: VecDeque::new(),
             events: VecDeque::new(),
-            tracked: HashMap::new(),
-            internal: HashMap::new(),
+            tracked: CounterMap::default(),
+            internal: CounterMap::default(),
             log_level: None,
             subscriptions: Vec::new(),
             close_deadline: None,
@@ -206,10 +207,10 @@ impl Connection {
             want_listener: false,
             ready_hold: None,
             tool_headers: super::modern::ToolHeaders::default(),
-            tool_lists: HashSet::new(),
-            header_retried: HashSet::new(),
+            tool_lists: CounterSet::default(),
+            header_retried: CounterSet::default(),
             header_refetch: Vec::new(),
-            reissued: HashSet::new(),
+            reissued: CounterSet::default(),
         };
         if legacy {
             c.start_legacy(now);

@@ -28,6 +28,7 @@ mod listen;
 mod meta;
 mod mrtr;
 mod pending;
+pub(crate) use pending::{CounterMap, CounterSet};
 mod transport_hooks;
 
 #[cfg(test)]

@@ -109,6 +109,9 @@ impl Hasher for CounterHasher {
 /// A map keyed by the session's counter values.
 pub(crate) type CounterMap<K, V> = HashMap<K, V, BuildHasherDefault<CounterHasher>>;
 
+/// A set of the session's counter values.
+pub(crate) type CounterSet<K> = std::collections::HashSet<K, BuildHasherDefault<CounterHasher>>;
+
 #[derive(Debug, Default)]
 pub(crate) struct PendingRequests {
     entries: CounterMap<RequestHandle, Pending>,
