@@ -72,6 +72,8 @@ pub(crate) struct Exchange {
     pub(crate) hops: u8,
     pub(crate) retries: u8,
     pub(crate) read: Body,
+    /// The POST of `notifications/initialized`: no request POST starts while it is open.
+    pub(crate) initialized: bool,
 }
 
 /// A message waiting for a POST slot, or an exchange waiting to be re-issued (429 / 503).
@@ -80,6 +82,8 @@ pub(crate) struct QueuedPost {
     pub(crate) body: Vec<u8>,
     pub(crate) purpose: Purpose,
     pub(crate) retries: u8,
+    /// It is `notifications/initialized` (see [`Exchange::initialized`]).
+    pub(crate) initialized: bool,
 }
 
 /// What the connection remembers of a request to restore it after a reset.
@@ -475,10 +479,12 @@ impl Connection {
             self.fail_purpose(now, purpose, None, message);
             return;
         }
+        let initialized = out.method.as_deref() == Some("notifications/initialized");
         self.posts.push_back(QueuedPost {
             body,
             purpose,
             retries: 0,
+            initialized,
         });
     }
 
@@ -783,6 +789,7 @@ impl Connection {
                 hops: 0,
                 retries: 0,
                 read: Body::Head,
+                initialized: false,
             });
             self.delete = Some(id);
             self.close_deadline = Some(saturating_add(now, self.config.close_timeout));

@@ -24,16 +24,24 @@ impl Connection {
                 return;
             };
             let init = front.purpose == Purpose::Initialize;
-            let open_posts = self
-                .exchanges
-                .values()
-                .filter(|x| x.method == Method::Post)
-                .count();
+            let (mut open_posts, mut initialized_open) = (0, false);
+            for x in self.exchanges.values().filter(|x| x.method == Method::Post) {
+                open_posts += 1;
+                // Its status is enough: servers answer it once they have handled it.
+                initialized_open |= x.initialized && matches!(x.read, Body::Head);
+            }
+            // Handshake order across separate POSTs: a server registers what depends on the
+            // client's capabilities when it handles `notifications/initialized` (server-everything
+            // adds its sampling and elicitation tools then), so a request POSTed beside it
+            // could overtake it and find them missing. Requests wait for its answer's head.
+            let held_by_initialized =
+                initialized_open && matches!(front.purpose, Purpose::Request(_));
             let allowed = match self.phase {
                 Phase::Probing => init && open_posts == 0,
                 Phase::Up(_) => {
                     open_posts < self.config.max_concurrent_posts
                         && (init || self.session.state() != SessionState::Handshaking)
+                        && !held_by_initialized
                 }
                 _ => false,
             };
@@ -85,6 +93,7 @@ impl Connection {
             hops: 0,
             retries: post.retries,
             read: Body::Head,
+            initialized: post.initialized,
         });
     }
 
@@ -107,6 +116,7 @@ impl Connection {
             hops: 0,
             retries: 0,
             read: Body::Head,
+            initialized: false,
         });
         if let Some(s) = self.streams.get_mut(&sid) {
             s.attach(id, self.config.max_event);
@@ -131,6 +141,7 @@ impl Connection {
             hops: 0,
             retries: 0,
             read: Body::Head,
+            initialized: false,
         });
         if let Some(s) = self.streams.get_mut(&sid) {
             s.attach(id, self.config.max_event);

@@ -110,6 +110,7 @@ impl Connection {
                     body: x.body,
                     purpose: x.purpose,
                     retries: x.retries + 1,
+                    initialized: x.initialized,
                 },
             ));
             return;
@@ -257,6 +258,7 @@ impl Connection {
                     body: x.body,
                     purpose: Purpose::Initialize,
                     retries: 0,
+                    initialized: false,
                 });
                 self.start_legacy(now);
             }

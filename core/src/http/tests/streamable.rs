@@ -471,6 +471,10 @@ fn a_second_404_in_a_row_does_not_loop() {
         ],
         reply.to_string().as_bytes(),
     );
+    // The re-sent request waits for the new session's `initialized` to be answered.
+    let initialized = h.next();
+    assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
+    h.reply(initialized.id, 202, &[], b"");
     h.drain();
     let again = h
         .out
@@ -730,4 +734,44 @@ fn set_authorization_replaces_the_header_of_later_exchanges() {
     let _ = h.send("tools/list", json!({}));
     let y = h.next();
     assert!(!y.headers.contains("authorization"));
+}
+
+#[test]
+fn requests_wait_for_the_initialized_post_to_be_answered() {
+    // A request queued during the handshake must not overtake `notifications/initialized`
+    // on another connection: the server registers capability-dependent tools when it
+    // handles that notification.
+    let mut h = H::new();
+    let t = h.send("tools/call", json!({"name": "trigger-sampling-request"}));
+    let init = h.next();
+    assert_eq!(init.purpose, Purpose::Initialize);
+    let reply =
+        json!({"jsonrpc": "2.0", "id": body(&init)["id"], "result": init_result("2025-06-18")});
+    h.reply(
+        init.id,
+        200,
+        &[
+            ("content-type", "application/json"),
+            ("mcp-session-id", "s"),
+        ],
+        reply.to_string().as_bytes(),
+    );
+    let initialized = h.next();
+    assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
+    // The listener may open beside it; the request may not.
+    h.drain();
+    assert!(
+        h.out.iter().all(|x| x.purpose != Purpose::Request(t)),
+        "the request was posted before initialized was answered: {:?}",
+        h.out
+    );
+    h.head(initialized.id, 202, &[]);
+    h.drain();
+    let call = h
+        .out
+        .iter()
+        .find(|x| x.purpose == Purpose::Request(t))
+        .cloned()
+        .expect("the request goes once initialized has its status");
+    assert_eq!(body_of(&call)["method"], "tools/call");
 }
