@@ -238,73 +238,16 @@ mod http_body {
         PathBuf::from(env!("CARGO_BIN_EXE_fault_server"))
     }
 
-    async fn huge_body_heap<R: Runtime>(rt: R, what: &str) {
-        let limit = mcp_driver::mcp_proto::http::ConnectionConfig::new(
-            url::Url::parse("http://127.0.0.1/").expect("a valid URL"),
-        )
-        .max_body;
-        let f = HttpFault::start(&rt, &bin(), &["huge_body", "1024"]).await;
-        let c = f.client();
-        // Connection set-up (pools, TLS roots, the first exchange) is not what is measured.
-        c.ping().await.expect("ping");
-        ALLOC.reset_peak();
-        let r = c
-            .call_tool_with(
-                "echo",
-                json!({"message": "big"}),
-                CallOptions::new().timeout(Duration::from_secs(30)),
-            )
-            .await;
-        let live = ALLOC.peak_above_baseline();
-        let moves = ALLOC.peak_with_moves_above_baseline();
-        eprintln!(
-            "{what}: 1 GiB body cut at {} MiB: peak heap {:.1} MiB live, {:.1} MiB counting \
-             realloc moves",
-            limit / MIB,
-            live as f64 / MIB as f64,
-            moves as f64 / MIB as f64
-        );
-        assert!(
-            matches!(r, Err(Error::InvalidResponse { .. })),
-            "{what}: {r:?}"
-        );
-        assert!(
-            live < limit + HTTP_MARGIN,
-            "{what}: peak live heap {} bytes over the baseline, limit {limit}",
-            live
-        );
-        assert!(
-            moves < limit * 3 / 2 + HTTP_MARGIN,
-            "{what}: peak heap counting moves {moves} bytes"
-        );
-        f.finish(&rt).await;
-    }
-
-    #[test]
-    fn a_1_gib_http_body_is_cut_with_heap_bounded_on_tokio() {
-        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a tokio runtime");
-        rt.block_on(async {
-            let body = huge_body_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)");
-            tokio::time::timeout(Duration::from_secs(60), body)
-                .await
-                .expect("hung on tokio");
-        });
-    }
-
-    /// A 64 MiB SSE event before the answer (`fault_server --http huge_event 64`): the
-    /// decoder drops it at the event limit (16 MiB), so the peak stays near that limit, and
-    /// the answer after it arrives.
-    async fn huge_event_heap<R: Runtime>(rt: R, what: &str) {
-        let limit = mcp_driver::mcp_proto::http::ConnectionConfig::new(
-            url::Url::parse("http://127.0.0.1/").expect("a valid URL"),
-        )
-        .max_event;
-        let f = HttpFault::start(&rt, &bin(), &["huge_event", "64"]).await;
+    /// Starts `fault_server --http <mode>`, then measures the peak heap of one `echo` call
+    /// (after a ping: connection set-up, pools and TLS roots are not what is measured),
+    /// checks it against `limit` plus the headroom, and returns the call's outcome.
+    async fn call_heap<R: Runtime>(
+        rt: R,
+        mode: &[&str],
+        limit: usize,
+        what: &str,
+    ) -> Result<mcp_driver::mcp_proto::types::CallToolResult, Error> {
+        let f = HttpFault::start(&rt, &bin(), mode).await;
         let c = f.client();
         c.ping().await.expect("ping");
         ALLOC.reset_peak();
@@ -318,13 +261,11 @@ mod http_body {
         let live = ALLOC.peak_above_baseline();
         let moves = ALLOC.peak_with_moves_above_baseline();
         eprintln!(
-            "{what}: 64 MiB SSE event dropped at {} MiB: peak heap {:.1} MiB live, {:.1} MiB \
-             counting realloc moves",
+            "{what}, limit {} MiB: peak heap {:.1} MiB live, {:.1} MiB counting realloc moves",
             limit / MIB,
             live as f64 / MIB as f64,
             moves as f64 / MIB as f64
         );
-        assert!(r.is_ok(), "{what}: the answer after the event: {r:?}");
         assert!(
             live < limit + HTTP_MARGIN,
             "{what}: peak live heap {live} bytes over the baseline, limit {limit}"
@@ -334,10 +275,36 @@ mod http_body {
             "{what}: peak heap counting moves {moves} bytes"
         );
         f.finish(&rt).await;
+        r
     }
 
-    #[test]
-    fn a_64_mib_sse_event_is_dropped_with_heap_bounded_on_tokio() {
+    fn defaults() -> mcp_driver::mcp_proto::http::ConnectionConfig {
+        mcp_driver::mcp_proto::http::ConnectionConfig::new(
+            url::Url::parse("http://127.0.0.1/").expect("a valid URL"),
+        )
+    }
+
+    /// A 1 GiB JSON answer: cut at the body limit, the call fails with `InvalidResponse`.
+    async fn huge_body_heap<R: Runtime>(rt: R, what: &str) {
+        let what = format!("{what}: 1 GiB body");
+        let r = call_heap(rt, &["huge_body", "1024"], defaults().max_body, &what).await;
+        assert!(
+            matches!(r, Err(Error::InvalidResponse { .. })),
+            "{what}: {r:?}"
+        );
+    }
+
+    /// A 64 MiB SSE event before the answer (`fault_server --http huge_event 64`): the
+    /// decoder drops it at the event limit (16 MiB), so the peak stays near that limit, and
+    /// the answer after it arrives.
+    async fn huge_event_heap<R: Runtime>(rt: R, what: &str) {
+        let what = format!("{what}: 64 MiB SSE event");
+        let r = call_heap(rt, &["huge_event", "64"], defaults().max_event, &what).await;
+        assert!(r.is_ok(), "{what}: the answer after the event: {r:?}");
+    }
+
+    /// Runs `f` on a fresh two-thread tokio runtime, one test at a time.
+    fn on_tokio<F: std::future::Future<Output = ()>>(f: impl FnOnce() -> F) {
         let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -345,11 +312,20 @@ mod http_body {
             .build()
             .expect("a tokio runtime");
         rt.block_on(async {
-            let run = huge_event_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)");
-            tokio::time::timeout(Duration::from_secs(60), run)
+            tokio::time::timeout(Duration::from_secs(60), f())
                 .await
                 .expect("hung on tokio");
         });
+    }
+
+    #[test]
+    fn a_1_gib_http_body_is_cut_with_heap_bounded_on_tokio() {
+        on_tokio(|| huge_body_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)"));
+    }
+
+    #[test]
+    fn a_64_mib_sse_event_is_dropped_with_heap_bounded_on_tokio() {
+        on_tokio(|| huge_event_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)"));
     }
 
     #[test]

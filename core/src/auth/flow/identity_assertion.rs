@@ -9,6 +9,7 @@ use super::super::client::{TokenEndpointAuthMethod, apply_client_auth};
 use super::super::error::{AuthError, AuthPurpose};
 use super::super::scope::scope_param;
 use super::super::secret::SecretString;
+use super::steps::form_body;
 use super::{AuthFlow, FORM, JSON, Phase};
 use crate::http::Method;
 use crate::http::headers::{ACCEPT, CONTENT_TYPE, HeaderList};
@@ -56,11 +57,7 @@ impl AuthFlow {
             TokenEndpointAuthMethod::None
         };
         apply_client_auth(method, &idp.client, None, &mut form, &mut headers);
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
-            .finish()
-            .into_bytes();
-        let url = idp.token_endpoint.clone();
+        let (url, body) = (idp.token_endpoint.clone(), form_body(&form));
         self.phase = Phase::TokenExchange;
         self.send(
             now,

@@ -300,11 +300,7 @@ impl AuthFlow {
         headers.insert(CONTENT_TYPE, FORM);
         headers.insert(ACCEPT, JSON);
         apply_client_auth(method, client, assertion.as_ref(), &mut form, &mut headers);
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
-            .finish()
-            .into_bytes();
-        self.send(now, Method::Post, url, headers, body, purpose);
+        self.send(now, Method::Post, url, headers, form_body(&form), purpose);
     }
 
     #[cfg(feature = "jwt")]
@@ -405,4 +401,12 @@ impl AuthFlow {
         self.outbox.clear();
         self.events.push_back(AuthEvent::Failed(e));
     }
+}
+
+/// `form` as an `application/x-www-form-urlencoded` body.
+pub(super) fn form_body(form: &[(&'static str, String)]) -> Vec<u8> {
+    url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
+        .finish()
+        .into_bytes()
 }

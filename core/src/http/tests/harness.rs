@@ -79,7 +79,24 @@ impl H {
         let init = self.next();
         assert_eq!(init.method, Method::Post);
         assert_eq!(init.purpose, Purpose::Initialize);
-        let body = body(&init);
+        self.answer_initialize(&init, version, session_id);
+        let initialized = self.next();
+        assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
+        self.reply(initialized.id, 202, &[], b"");
+        let listen = self.next();
+        assert_eq!(listen.purpose, Purpose::Listen);
+        self.reply(listen.id, 405, &[], b"");
+    }
+
+    /// Answers the `initialize` POST `init` with a JSON result at `version`, and
+    /// `session_id` as `Mcp-Session-Id`.
+    pub(super) fn answer_initialize(
+        &mut self,
+        init: &HttpRequest,
+        version: &str,
+        session_id: Option<&str>,
+    ) {
+        let body = body(init);
         assert_eq!(body["method"], "initialize");
         let mut headers = vec![("content-type", "application/json")];
         if let Some(s) = session_id {
@@ -87,12 +104,6 @@ impl H {
         }
         let reply = json!({"jsonrpc": "2.0", "id": body["id"], "result": init_result(version)});
         self.reply(init.id, 200, &headers, reply.to_string().as_bytes());
-        let initialized = self.next();
-        assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
-        self.reply(initialized.id, 202, &[], b"");
-        let listen = self.next();
-        assert_eq!(listen.purpose, Purpose::Listen);
-        self.reply(listen.id, 405, &[], b"");
     }
 
     pub(super) fn drain(&mut self) {

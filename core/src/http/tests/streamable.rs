@@ -460,17 +460,7 @@ fn a_second_404_in_a_row_does_not_loop() {
     let x = h.next();
     h.reply(x.id, 404, &[], b"");
     let init = h.next();
-    let reply =
-        json!({"jsonrpc": "2.0", "id": body(&init)["id"], "result": init_result("2025-06-18")});
-    h.reply(
-        init.id,
-        200,
-        &[
-            ("content-type", "application/json"),
-            ("mcp-session-id", "new"),
-        ],
-        reply.to_string().as_bytes(),
-    );
+    h.answer_initialize(&init, "2025-06-18", Some("new"));
     // The re-sent request waits for the new session's `initialized` to be answered.
     let initialized = h.next();
     assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
@@ -745,17 +735,7 @@ fn requests_wait_for_the_initialized_post_to_be_answered() {
     let t = h.send("tools/call", json!({"name": "trigger-sampling-request"}));
     let init = h.next();
     assert_eq!(init.purpose, Purpose::Initialize);
-    let reply =
-        json!({"jsonrpc": "2.0", "id": body(&init)["id"], "result": init_result("2025-06-18")});
-    h.reply(
-        init.id,
-        200,
-        &[
-            ("content-type", "application/json"),
-            ("mcp-session-id", "s"),
-        ],
-        reply.to_string().as_bytes(),
-    );
+    h.answer_initialize(&init, "2025-06-18", Some("s"));
     let initialized = h.next();
     assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
     // The listener may open beside it; the request may not.
