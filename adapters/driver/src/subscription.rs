@@ -76,14 +76,7 @@ impl Subscription {
         shared: Arc<Shared>,
         now: Arc<dyn Fn() -> Instant + Send + Sync>,
     ) -> Self {
-        Subscription {
-            filter,
-            honoured: None,
-            stream,
-            kind: Kind::Local,
-            shared,
-            now,
-        }
+        Self::with_kind(filter, Kind::Local, stream, shared, now)
     }
 
     /// A pending listen whose notifications go to `stream`; dropping it from now on ends it.
@@ -94,11 +87,22 @@ impl Subscription {
         shared: Arc<Shared>,
         now: Arc<dyn Fn() -> Instant + Send + Sync>,
     ) -> Self {
+        let kind = Kind::Listen { handle, done: None };
+        Self::with_kind(filter, kind, stream, shared, now)
+    }
+
+    fn with_kind(
+        filter: ListenFilter,
+        kind: Kind,
+        stream: Notifications,
+        shared: Arc<Shared>,
+        now: Arc<dyn Fn() -> Instant + Send + Sync>,
+    ) -> Self {
         Subscription {
             filter,
             honoured: None,
             stream,
-            kind: Kind::Listen { handle, done: None },
+            kind,
             shared,
             now,
         }
