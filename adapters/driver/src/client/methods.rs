@@ -110,7 +110,8 @@ impl<R: Runtime> Client<R> {
     ) -> Result<CallToolResult, Error> {
         let raw = self.call_tool_raw(name.into(), arguments, options).await?;
         match self.task_of(&raw)? {
-            Some(task) => task.wait_cancelling_on_drop().await,
+            // Boxed: polling a task is rare and its future large (see `call`).
+            Some(task) => Box::pin(task.wait_cancelling_on_drop()).await,
             None => self.decode_tool_result(&raw),
         }
     }

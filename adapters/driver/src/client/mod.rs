@@ -290,36 +290,55 @@ impl<R: Runtime> Client<R> {
         params: Option<Box<RawValue>>,
         options: CallOptions,
     ) -> Result<Box<RawValue>, Error> {
+        // Boxed: the authorization futures (a token refresh is an HTTP exchange of its own)
+        // are kilobytes, and an inline branch would make every request's future that large
+        // (5.8 KB for `call_tool`), to be moved on every push into a `FuturesUnordered`.
         #[cfg(feature = "http")]
-        if let Some(auth) = &self.inner.auth {
-            if let Some(h) = auth.before_request().await {
-                self.set_authorization(h);
-            }
-            let sent = self.authorization();
-            let result = self
-                .call_once(method.clone(), params.clone(), options.clone())
-                .await;
-            let Some(status) = result
-                .as_ref()
-                .err()
-                .and_then(Error::http_status)
-                .filter(|s| matches!(s.status, 401 | 403))
-            else {
-                return result;
-            };
-            return match auth.recover(status, sent.as_deref()).await {
-                Ok(Some(h)) => {
-                    self.set_authorization(h);
-                    self.call_once(method, params, options).await
-                }
-                Ok(None) => result,
-                Err(message) => Err(Error::Auth {
-                    server: self.inner.shared.name.clone(),
-                    message,
-                }),
-            };
+        if self.inner.auth.is_some() {
+            return Box::pin(self.call_authorized(method, params, options)).await;
         }
         self.call_once(method, params, options).await
+    }
+
+    /// [`call`](Self::call) with an [`AuthProvider`](crate::auth::AuthProvider): the
+    /// `Authorization` header before the request, one retry after a 401 or 403 it recovers
+    /// from.
+    #[cfg(feature = "http")]
+    async fn call_authorized(
+        &self,
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+        options: CallOptions,
+    ) -> Result<Box<RawValue>, Error> {
+        let Some(auth) = &self.inner.auth else {
+            return self.call_once(method, params, options).await;
+        };
+        if let Some(h) = auth.before_request().await {
+            self.set_authorization(h);
+        }
+        let sent = self.authorization();
+        let result = self
+            .call_once(method.clone(), params.clone(), options.clone())
+            .await;
+        let Some(status) = result
+            .as_ref()
+            .err()
+            .and_then(Error::http_status)
+            .filter(|s| matches!(s.status, 401 | 403))
+        else {
+            return result;
+        };
+        match auth.recover(status, sent.as_deref()).await {
+            Ok(Some(h)) => {
+                self.set_authorization(h);
+                self.call_once(method, params, options).await
+            }
+            Ok(None) => result,
+            Err(message) => Err(Error::Auth {
+                server: self.inner.shared.name.clone(),
+                message,
+            }),
+        }
     }
 
     /// The `Authorization` header later HTTP exchanges carry.

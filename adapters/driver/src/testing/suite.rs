@@ -168,10 +168,13 @@ pub async fn call_tool<R: Runtime>(rt: R) {
             "isError": false
         }))
     });
-    let r = client
-        .call_tool("add", json!({"x": 7}))
-        .await
-        .expect("call");
+    // A request's future is moved on every push into a `FuturesUnordered` or a `Box`: it
+    // stays small because the authorization path and task polling are boxed out of it
+    // (an inline authorization branch made it 5.8 KB).
+    let call = client.call_tool("add", json!({"x": 7}));
+    let size = std::mem::size_of_val(&call);
+    assert!(size <= 1536, "the call_tool future is {size} bytes");
+    let r = call.await.expect("call");
     assert_eq!(r.structured_content, Some(json!({"sum": 3})));
     assert_eq!(r.content.len(), 3);
     assert!(matches!(&r.content[0], ContentBlock::Text(t) if t.text == "7"));
