@@ -1,7 +1,5 @@
 //! Content blocks, annotations, icons and roles.
 
-use std::borrow::Cow;
-
 use serde::de::{self, DeserializeOwned};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -55,7 +53,7 @@ pub struct Annotations {
 }
 
 /// Text content (`"type": "text"`).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
     /// The text.
@@ -70,6 +68,10 @@ pub struct TextContent {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+deserialize_with_extra!(TextContent, "text content",
+    required { text: "text" }
+    optional { annotations: "annotations", meta: "_meta" });
 
 /// Image or audio content (`"type": "image"` / `"type": "audio"`): base64 data and its MIME type.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -271,26 +273,144 @@ impl<'de> de::Visitor<'de> for BlockVisitor {
             T::deserialize(de::value::MapAccessDeserializer::new(access)).map(wrap)
         }
         let mut map = Map::new();
-        if let Some(key) = access.next_key::<Cow<'de, str>>()? {
-            let value: Value = access.next_value()?;
-            if key == "type" {
-                match value.as_str() {
-                    Some("text") => return rest(access, ContentBlock::Text),
-                    Some("image") => return rest(access, ContentBlock::Image),
-                    Some("audio") => return rest(access, ContentBlock::Audio),
-                    Some("resource_link") => return rest(access, ContentBlock::ResourceLink),
-                    Some("resource") => return rest(access, ContentBlock::Resource),
-                    Some("tool_use") => return rest(access, ContentBlock::ToolUse),
-                    Some("tool_result") => return rest(access, ContentBlock::ToolResult),
-                    _ => {}
-                }
-            }
-            map.insert(key.into_owned(), value);
+        if let Some(key) = access.next_key::<BlockKey>()? {
+            let (key, value) = match key {
+                BlockKey::Type => match access.next_value::<BlockTag>()? {
+                    BlockTag::Text => return rest(access, ContentBlock::Text),
+                    BlockTag::Image => return rest(access, ContentBlock::Image),
+                    BlockTag::Audio => return rest(access, ContentBlock::Audio),
+                    BlockTag::ResourceLink => return rest(access, ContentBlock::ResourceLink),
+                    BlockTag::Resource => return rest(access, ContentBlock::Resource),
+                    BlockTag::ToolUse => return rest(access, ContentBlock::ToolUse),
+                    BlockTag::ToolResult => return rest(access, ContentBlock::ToolResult),
+                    BlockTag::Other(value) => ("type".to_owned(), value),
+                },
+                BlockKey::Other(key) => (key, access.next_value()?),
+            };
+            map.insert(key, value);
         }
         while let Some((key, value)) = access.next_entry::<String, Value>()? {
             map.insert(key, value);
         }
         from_map(map)
+    }
+}
+
+/// Decodes a list of content blocks growing from one element, not serde's four: a block is
+/// about 300 bytes, so four are past the allocator's fast path for small sizes, and most
+/// lists (a tool's answer, a prompt message) hold one or two.
+pub(crate) struct BlockList;
+
+impl<'de> de::DeserializeSeed<'de> for BlockList {
+    type Value = Vec<ContentBlock>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> de::Visitor<'de> for BlockList {
+    type Value = Vec<ContentBlock>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a list of content blocks")
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut blocks = Vec::new();
+        while let Some(block) = seq.next_element()? {
+            if blocks.len() == blocks.capacity() {
+                // Doubling from one: 1, 2, 4, ... (amortized O(1) as with `push`).
+                blocks.reserve_exact(blocks.capacity().max(1));
+            }
+            blocks.push(block);
+        }
+        Ok(blocks)
+    }
+}
+
+/// The first member name of a content block: `type` is matched without allocating.
+enum BlockKey {
+    Type,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for BlockKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl de::Visitor<'_> for KeyVisitor {
+            type Value = BlockKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<BlockKey, E> {
+                Ok(match v {
+                    "type" => BlockKey::Type,
+                    _ => BlockKey::Other(v.to_owned()),
+                })
+            }
+        }
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+/// The value of a leading `type` member: a known block type, matched without allocating, or
+/// any other value (an unknown type, or not a string at all), kept for `Unknown`.
+enum BlockTag {
+    Text,
+    Image,
+    Audio,
+    ResourceLink,
+    Resource,
+    ToolUse,
+    ToolResult,
+    Other(Value),
+}
+
+impl<'de> Deserialize<'de> for BlockTag {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TagVisitor;
+        impl<'de> de::Visitor<'de> for TagVisitor {
+            type Value = BlockTag;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<BlockTag, E> {
+                Ok(match v {
+                    "text" => BlockTag::Text,
+                    "image" => BlockTag::Image,
+                    "audio" => BlockTag::Audio,
+                    "resource_link" => BlockTag::ResourceLink,
+                    "resource" => BlockTag::Resource,
+                    "tool_use" => BlockTag::ToolUse,
+                    "tool_result" => BlockTag::ToolResult,
+                    _ => BlockTag::Other(Value::String(v.to_owned())),
+                })
+            }
+            // Anything but a string: the block is `Unknown`, its `type` kept as it came.
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<BlockTag, E> {
+                Ok(BlockTag::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<BlockTag, E> {
+                Ok(BlockTag::Other(Value::from(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<BlockTag, E> {
+                Ok(BlockTag::Other(Value::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<BlockTag, E> {
+                Ok(BlockTag::Other(Value::from(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<BlockTag, E> {
+                Ok(BlockTag::Other(Value::Null))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<BlockTag, A::Error> {
+                Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(BlockTag::Other)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<BlockTag, A::Error> {
+                Value::deserialize(de::value::MapAccessDeserializer::new(map)).map(BlockTag::Other)
+            }
+        }
+        deserializer.deserialize_any(TagVisitor)
     }
 }
 

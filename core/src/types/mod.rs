@@ -79,6 +79,9 @@ macro_rules! open_string_enum {
     };
 }
 
+#[macro_use]
+mod one_pass;
+
 mod client_features;
 mod common;
 mod completion;

@@ -139,7 +139,7 @@ impl CallToolParams {
 /// The result of `tools/call`.
 ///
 /// A tool's own failure is reported here with `is_error: Some(true)`, not as a JSON-RPC error.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {
     /// Unstructured result.
@@ -157,6 +157,10 @@ pub struct CallToolResult {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+deserialize_with_extra!(CallToolResult, "a tools/call result",
+    required { content: "content" via crate::types::content::BlockList }
+    optional { structured_content: "structuredContent", is_error: "isError", meta: "_meta" });
 
 /// `tools/list`: one page of the server's tools.
 #[non_exhaustive]
