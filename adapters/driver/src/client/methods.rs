@@ -126,23 +126,48 @@ impl<R: Runtime> Client<R> {
         // Serialized once, straight to JSON: going through `serde_json::Value` and
         // `CallToolParams` built a map node per argument and serialized everything twice.
         #[derive(Serialize)]
-        struct Wire<'a> {
+        struct Wire<'a, T: ?Sized> {
             name: &'a str,
             #[serde(skip_serializing_if = "Option::is_none")]
-            arguments: Option<&'a RawValue>,
+            arguments: Option<&'a T>,
         }
         let invalid = |detail: String| self.usage(UsageError::InvalidParams(detail));
-        let arguments = jsonrpc::to_raw(&arguments).map_err(|e| invalid(e.to_string()))?;
-        let arguments = match arguments.get().as_bytes().first() {
-            Some(b'{') => Some(&*arguments),
-            _ if arguments.get() == "null" => None,
-            _ => return Err(invalid("tool arguments must be a JSON object".into())),
+        let serialize = |wire: Result<Box<RawValue>, serde_json::Error>| {
+            wire.map_err(|e| invalid(e.to_string()))
         };
-        let params = jsonrpc::to_raw(&Wire {
-            name: &name,
-            arguments,
-        })
-        .map_err(|e| invalid(e.to_string()))?;
+        let not_an_object = || invalid("tool arguments must be a JSON object".into());
+        // serde_json escapes only control characters, `"` and `\`: for a name without them
+        // the arguments start at a known offset of the output, so they are written into the
+        // params directly (one buffer) and checked there.
+        let plain = name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        let params = if plain {
+            let params = serialize(jsonrpc::to_raw(&Wire {
+                name: &name,
+                arguments: Some(&arguments),
+            }))?;
+            let at = r#"{"name":""#.len() + name.len() + r#"","arguments":"#.len();
+            match params.get().as_bytes().get(at) {
+                Some(b'{') => params,
+                _ if params.get().get(at..) == Some("null}") => {
+                    serialize(jsonrpc::to_raw(&Wire::<()> {
+                        name: &name,
+                        arguments: None,
+                    }))?
+                }
+                _ => return Err(not_an_object()),
+            }
+        } else {
+            let arguments = serialize(jsonrpc::to_raw(&arguments))?;
+            let arguments = match arguments.get().as_bytes().first() {
+                Some(b'{') => Some(&*arguments),
+                _ if arguments.get() == "null" => None,
+                _ => return Err(not_an_object()),
+            };
+            serialize(jsonrpc::to_raw(&Wire {
+                name: &name,
+                arguments,
+            }))?
+        };
         self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
             .await
     }

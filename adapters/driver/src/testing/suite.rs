@@ -191,6 +191,20 @@ pub async fn call_tool<R: Runtime>(rt: R) {
         client.call_tool("x", json!([1])).await,
         Err(Error::Usage { .. })
     ));
+    assert!(matches!(
+        client.call_tool("x", "text").await,
+        Err(Error::Usage { .. })
+    ));
+    // A name that JSON escapes takes the other serialization path: the same rules.
+    let r = client
+        .call_tool("tab\tand \"quote\"", json!({"x": 8}))
+        .await
+        .expect("call with an escaped name");
+    assert!(matches!(&r.content[0], ContentBlock::Text(t) if t.text == "8"));
+    assert!(matches!(
+        client.call_tool("a\"b", json!([1])).await,
+        Err(Error::Usage { .. })
+    ));
 }
 
 fn request_id_of(cancelled: &Value) -> &Value {
