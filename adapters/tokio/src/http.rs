@@ -1,21 +1,175 @@
-//! [`HttpClient`] with reqwest: rustls with the system's roots (plus any configured CA),
-//! proxies from the environment, no redirects, a connect timeout only, streaming bodies.
+//! [`HttpClient`] for tokio. Plain `http://` exchanges that no proxy applies to go straight to
+//! hyper-util's pooled HTTP/1.1 client; HTTPS and proxied exchanges go through reqwest
+//! (rustls with the system's roots plus any configured CA, proxies from the environment).
+//! Both follow no redirect, have a connect timeout only and stream bodies.
+//!
+//! Why two: reqwest's layers around hyper (redirect and retry towers, header re-validation,
+//! the URL parsed again twice per request) were about 40% of the client's CPU per call to a
+//! local server (BENCHMARKS.md), where most MCP HTTP servers run; TLS and proxy tunnels are
+//! where reqwest earns its place.
 
 use std::io;
 use std::sync::Arc;
 
+use bytes::Bytes;
 use futures_util::{StreamExt as _, TryStreamExt as _};
+use http_body_util::{BodyExt as _, Full};
+use hyper_util::client::legacy::Client as PooledClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::proxy::matcher::Matcher;
+use hyper_util::rt::TokioExecutor;
 use mcp_driver::http::{HttpClient, HttpClientConfig, HttpFuture, HttpRequestParts, HttpResponse};
 use mcp_driver::mcp_proto::http::headers::HeaderList;
 use mcp_driver::mcp_proto::http::{ExchangeFailure, FailureKind, Method};
 
+/// The HTTP client of one connection: both inner clients pool their connections.
+pub(crate) struct TokioHttpClient {
+    /// Plain HTTP with no proxy.
+    plain: PooledClient<HttpConnector, Full<Bytes>>,
+    /// The proxies of the environment, read once as reqwest reads them (`HTTP_PROXY`,
+    /// `ALL_PROXY`, `NO_PROXY`, ...): a URL they intercept is left to reqwest.
+    proxies: Matcher,
+    user_agent: Option<String>,
+    /// HTTPS and proxied exchanges.
+    reqwest: ReqwestClient,
+}
+
+impl TokioHttpClient {
+    fn new(config: &HttpClientConfig) -> io::Result<Self> {
+        let mut connector = HttpConnector::new();
+        // Small writes (a request head, then its body) must not wait for Nagle; reqwest
+        // sets the same.
+        connector.set_nodelay(true);
+        connector.set_connect_timeout(config.connect_timeout);
+        let plain = PooledClient::builder(TokioExecutor::new()).build(connector);
+        Ok(Self {
+            plain,
+            proxies: Matcher::from_system(),
+            user_agent: config.user_agent.clone(),
+            reqwest: ReqwestClient::new(config)?,
+        })
+    }
+
+    /// The target as hyper's URI when the exchange takes the plain path.
+    fn plain_target(&self, request: &HttpRequestParts) -> Option<hyper::Uri> {
+        if request.url.scheme() != "http" {
+            return None;
+        }
+        let uri: hyper::Uri = request.url.as_str().parse().ok()?;
+        self.proxies.intercept(&uri).is_none().then_some(uri)
+    }
+
+    fn send_plain(&self, uri: hyper::Uri, request: HttpRequestParts) -> HttpFuture {
+        let other = |m: String| ExchangeFailure::new(FailureKind::Other, m);
+        let method = match request.method {
+            Method::Get => hyper::Method::GET,
+            Method::Post => hyper::Method::POST,
+            Method::Delete => hyper::Method::DELETE,
+            m => {
+                let failure = other(format!("unsupported method {m:?}"));
+                return Box::pin(async move { Err(failure) });
+            }
+        };
+        // `Host` comes from the URI (hyper-util sets it); the target is sent in origin form.
+        let mut builder = hyper::Request::builder().method(method).uri(uri);
+        let mut has_user_agent = false;
+        for (name, value) in request.headers.iter() {
+            has_user_agent |= name.eq_ignore_ascii_case("user-agent");
+            builder = builder.header(name, value);
+        }
+        if let (false, Some(ua)) = (has_user_agent, &self.user_agent) {
+            builder = builder.header("user-agent", ua.as_str());
+        }
+        // The message names the failing part only: header values may be credentials.
+        let sent = builder
+            .body(Full::new(Bytes::from(request.body)))
+            .map(|r| self.plain.request(r))
+            .map_err(|_| other("a request header is not valid HTTP".to_owned()));
+        Box::pin(async move {
+            let response = sent?.await.map_err(pooled_failure)?;
+            let status = response.status().as_u16();
+            let headers = header_list(response.headers());
+            let body = response
+                .into_body()
+                .into_data_stream()
+                .map_ok(Vec::from)
+                .map_err(hyper_failure)
+                .boxed();
+            Ok(HttpResponse::new(status, headers, body))
+        })
+    }
+}
+
+impl HttpClient for TokioHttpClient {
+    fn send(&self, request: HttpRequestParts) -> HttpFuture {
+        match self.plain_target(&request) {
+            Some(uri) => self.send_plain(uri, request),
+            None => self.reqwest.send(request),
+        }
+    }
+}
+
+/// Response headers for the core. Values that are not visible ASCII are dropped: no header
+/// the core reads needs them.
+fn header_list(map: &hyper::HeaderMap) -> HeaderList {
+    let mut headers = HeaderList::new();
+    for (name, value) in map {
+        if let Ok(v) = value.to_str() {
+            headers.append(name.as_str(), v);
+        }
+    }
+    headers
+}
+
+/// The pooled client's error as the core's failure kind, with its source chain.
+fn pooled_failure(e: hyper_util::client::legacy::Error) -> ExchangeFailure {
+    if e.is_connect() {
+        return ExchangeFailure::new(FailureKind::Connect, error_chain(&e));
+    }
+    let source = std::error::Error::source(&e);
+    match source.and_then(|s| s.downcast_ref::<hyper::Error>()) {
+        Some(h) => ExchangeFailure::new(hyper_kind(h), error_chain(&e)),
+        None => ExchangeFailure::new(FailureKind::Other, error_chain(&e)),
+    }
+}
+
+/// hyper's error (a response body's) as the core's failure kind.
+fn hyper_failure(e: hyper::Error) -> ExchangeFailure {
+    ExchangeFailure::new(hyper_kind(&e), error_chain(&e))
+}
+
+fn hyper_kind(e: &hyper::Error) -> FailureKind {
+    if e.is_parse() || e.is_user() {
+        FailureKind::Other
+    } else if e.is_timeout() {
+        FailureKind::Timeout
+    } else {
+        // Closed, canceled, incomplete message, body write or read errors: the connection
+        // went away mid-exchange.
+        FailureKind::Reset
+    }
+}
+
+/// An error and its sources ("connection refused", "invalid peer certificate"); never a
+/// header value.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
+}
+
 /// A reqwest client shared by the exchanges of one connection (it pools their connections).
-pub(crate) struct ReqwestClient {
+struct ReqwestClient {
     client: reqwest::Client,
 }
 
 impl ReqwestClient {
-    pub(crate) fn new(config: &HttpClientConfig) -> io::Result<Self> {
+    fn new(config: &HttpClientConfig) -> io::Result<Self> {
         let mut builder = reqwest::Client::builder()
             // The core follows same-origin redirects itself and never carries credentials
             // elsewhere, so the library must not follow any.
@@ -73,14 +227,7 @@ impl HttpClient for ReqwestClient {
         Box::pin(async move {
             let response = send.await.map_err(failure)?;
             let status = response.status().as_u16();
-            let mut headers = HeaderList::new();
-            for (name, value) in response.headers() {
-                // Values that are not visible ASCII are dropped: no header the core reads
-                // needs them.
-                if let Ok(v) = value.to_str() {
-                    headers.append(name.as_str(), v);
-                }
-            }
+            let headers = header_list(response.headers());
             let body = response
                 .bytes_stream()
                 .map_ok(Vec::from)
@@ -102,21 +249,12 @@ fn failure(e: reqwest::Error) -> ExchangeFailure {
     } else {
         FailureKind::Other
     };
-    // The source chain carries the useful part ("connection refused", "invalid peer
-    // certificate").
-    let mut message = e.to_string();
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
-    ExchangeFailure::new(kind, message)
+    ExchangeFailure::new(kind, error_chain(&e))
 }
 
 /// The client behind [`Runtime::http_client`](mcp_driver::Runtime::http_client). Its futures
 /// and body streams must be polled on a tokio runtime (the driver task always is: it is
 /// spawned with [`TokioRuntime`](crate::TokioRuntime)).
 pub(crate) fn client(config: &HttpClientConfig) -> io::Result<Arc<dyn HttpClient>> {
-    Ok(Arc::new(ReqwestClient::new(config)?))
+    Ok(Arc::new(TokioHttpClient::new(config)?))
 }
