@@ -19,13 +19,16 @@
 //! With the `http` feature (on by default), [`Client::http`] and HTTP entries of
 //! [`Client::connect`] speak Streamable HTTP, or the legacy HTTP+SSE transport of 2024-11-05
 //! ([`ClientBuilder::http_transport`]: `Auto` tries Streamable HTTP and falls back to legacy
-//! when the initialize POST gets 400, 404 or 405). The exchanges run on `reqwest`:
+//! when the initialize POST gets 400, 404 or 405). Plain `http://` exchanges that no proxy
+//! applies to run on hyper-util's pooled HTTP/1.1 client (the common local server, at about
+//! 30% less CPU per call than through reqwest); HTTPS and proxied ones on `reqwest`:
 //!
 //! - TLS is rustls (ring) with the system's root certificates, plus any CA given with
 //!   [`ClientBuilder::root_certificate_pem`]; no native-tls, no OpenSSL.
-//! - Proxies come from the environment (`HTTP_PROXY`, `HTTPS_PROXY`, `NO_PROXY`).
-//! - reqwest follows no redirect: the core follows same-origin 307/308 only and never carries
-//!   credentials or custom headers to another origin.
+//! - Proxies come from the environment (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`,
+//!   `NO_PROXY`), for plain HTTP as well.
+//! - Neither client follows a redirect: the core follows same-origin 307/308 only and never
+//!   carries credentials or custom headers to another origin.
 //! - Only a connect timeout ([`ClientBuilder::connect_timeout`]); no whole-request timeout,
 //!   which would cut SSE streams. Requests keep the session's deadlines, other exchanges the
 //!   core's (30 s), the closing `DELETE` its close timeout ([`ClientBuilder::close_timeout`]).
@@ -38,8 +41,8 @@
 //! - A 401 or 403 is a typed error carrying the parsed `WWW-Authenticate` challenge
 //!   ([`Error::http_status`]).
 //!
-//! Without the feature (`default-features = false`) neither reqwest nor rustls is built, and
-//! HTTP configs return [`Error::Unsupported`].
+//! Without the feature (`default-features = false`) neither hyper, reqwest nor rustls is
+//! built, and HTTP configs return [`Error::Unsupported`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]

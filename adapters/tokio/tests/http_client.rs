@@ -26,7 +26,9 @@ fn mcp_server() -> ScriptedHttpServer {
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "scripted", "version": "1"}
             }),
-            Some("tools/list") => json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}),
+            Some("tools/list") => {
+                json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
+            }
             Some(m) if m.starts_with("notifications/") => return ScriptedReply::status(202),
             _ if r.method == "DELETE" => return ScriptedReply::status(200),
             _ => return ScriptedReply::status(500),
