@@ -85,7 +85,7 @@ impl<R: Runtime> Client<R> {
     /// See [`Error`]. A tool's own failure is `Ok` with `is_error: Some(true)`.
     pub async fn call_tool(
         &self,
-        name: impl Into<String>,
+        name: impl AsRef<str>,
         arguments: impl Serialize,
     ) -> Result<CallToolResult, Error> {
         self.call_tool_with(name, arguments, CallOptions::new())
@@ -104,11 +104,13 @@ impl<R: Runtime> Client<R> {
     /// followed.
     pub async fn call_tool_with(
         &self,
-        name: impl Into<String>,
+        name: impl AsRef<str>,
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<CallToolResult, Error> {
-        let raw = self.call_tool_raw(name.into(), arguments, options).await?;
+        let raw = self
+            .call_tool_raw(name.as_ref(), arguments, options)
+            .await?;
         match self.task_of(&raw)? {
             // Boxed: polling a task is rare and its future large (see `call`).
             Some(task) => Box::pin(task.wait_cancelling_on_drop()).await,
@@ -119,7 +121,7 @@ impl<R: Runtime> Client<R> {
     /// Sends `tools/call` and returns the raw result.
     pub(crate) async fn call_tool_raw(
         &self,
-        name: String,
+        name: &str,
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<Box<RawValue>, Error> {
@@ -142,7 +144,7 @@ impl<R: Runtime> Client<R> {
         let plain = name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
         let params = if plain {
             let params = serialize(jsonrpc::to_raw(&Wire {
-                name: &name,
+                name,
                 arguments: Some(&arguments),
             }))?;
             let at = r#"{"name":""#.len() + name.len() + r#"","arguments":"#.len();
@@ -150,7 +152,7 @@ impl<R: Runtime> Client<R> {
                 Some(b'{') => params,
                 _ if params.get().get(at..) == Some("null}") => {
                     serialize(jsonrpc::to_raw(&Wire::<()> {
-                        name: &name,
+                        name,
                         arguments: None,
                     }))?
                 }
@@ -163,10 +165,7 @@ impl<R: Runtime> Client<R> {
                 _ if arguments.get() == "null" => None,
                 _ => return Err(not_an_object()),
             };
-            serialize(jsonrpc::to_raw(&Wire {
-                name: &name,
-                arguments,
-            }))?
+            serialize(jsonrpc::to_raw(&Wire { name, arguments }))?
         };
         self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
             .await

@@ -59,11 +59,13 @@ impl<R: Runtime> Client<R> {
     /// See [`call_tool`](Self::call_tool).
     pub async fn call_tool_task(
         &self,
-        name: impl Into<String>,
+        name: impl AsRef<str>,
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<ToolCall<R>, Error> {
-        let raw = self.call_tool_raw(name.into(), arguments, options).await?;
+        let raw = self
+            .call_tool_raw(name.as_ref(), arguments, options)
+            .await?;
         match self.task_of(&raw)? {
             Some(task) => Ok(ToolCall::Task(task)),
             None => self.decode_tool_result(&raw).map(ToolCall::Complete),
