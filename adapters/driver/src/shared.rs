@@ -117,8 +117,92 @@ impl Phase {
 
 /// A request a handle is waiting for.
 pub(crate) struct Call {
-    pub(crate) tx: oneshot::Sender<Result<Box<RawValue>, RequestError>>,
+    pub(crate) reply: Reply,
     pub(crate) progress: Option<ProgressSink>,
+}
+
+/// A request's outcome, as the driver delivers it.
+pub(crate) type Outcome = Result<Box<RawValue>, RequestError>;
+
+/// Where the driver delivers a request's outcome.
+pub(crate) enum Reply {
+    /// Left in the entry for the caller's future ([`OutcomeSlot`]) to take; the entry stays
+    /// until then. (A `oneshot` per request cost an allocation and its atomics on every call.)
+    Slot {
+        outcome: Option<Outcome>,
+        waker: Option<Waker>,
+    },
+    /// Sent on a channel: a listen's completion, which its `Subscription` receives.
+    Channel(oneshot::Sender<Outcome>),
+}
+
+impl Call {
+    /// A call whose outcome its caller's future takes from the entry.
+    pub(crate) fn slot(progress: Option<ProgressSink>) -> Self {
+        Self {
+            reply: Reply::Slot {
+                outcome: None,
+                waker: None,
+            },
+            progress,
+        }
+    }
+
+    /// Whether the outcome is in the entry, not yet taken.
+    pub(crate) fn is_completed(&self) -> bool {
+        matches!(
+            self.reply,
+            Reply::Slot {
+                outcome: Some(_),
+                ..
+            }
+        )
+    }
+}
+
+/// The outcome of the call `handle`, once the driver left it in the call's entry.
+///
+/// Resolves to `None` if the entry is gone without an outcome, which only a driver that
+/// stopped without closing the session could cause (it always completes every call).
+pub(crate) struct OutcomeSlot<'a> {
+    pub(crate) shared: &'a Shared,
+    pub(crate) handle: RequestHandle,
+}
+
+impl std::future::Future for OutcomeSlot<'_> {
+    type Output = Option<Outcome>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Outcome>> {
+        use std::task::Poll;
+        let mut state = self.shared.lock();
+        let Some(call) = state.calls.get_mut(&self.handle) else {
+            return Poll::Ready(None);
+        };
+        match &mut call.reply {
+            Reply::Slot {
+                outcome: None,
+                waker,
+            } => {
+                if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    *waker = Some(cx.waker().clone());
+                }
+                Poll::Pending
+            }
+            Reply::Slot {
+                outcome: Some(_), ..
+            } => match state.calls.remove(&self.handle) {
+                Some(Call {
+                    reply: Reply::Slot { outcome, .. },
+                    ..
+                }) => Poll::Ready(outcome),
+                _ => Poll::Ready(None),
+            },
+            Reply::Channel(_) => Poll::Ready(None),
+        }
+    }
 }
 
 /// The delivery end of one `subscriptions/listen` (2026-07-28), owned by the driver's state

@@ -10,7 +10,7 @@ use super::Client;
 use crate::error::Error;
 use crate::notify::Notifications;
 use crate::runtime::Runtime;
-use crate::shared::{Call, ListenSink};
+use crate::shared::{Call, ListenSink, Reply};
 use crate::subscription::Subscription;
 
 const LISTEN: &str = "subscriptions/listen";
@@ -83,7 +83,7 @@ impl<R: Runtime> Client<R> {
             state.calls.insert(
                 handle,
                 Call {
-                    tx: done_tx,
+                    reply: Reply::Channel(done_tx),
                     progress: None,
                 },
             );

@@ -20,7 +20,7 @@ use mcp_proto::session::{
 use mcp_proto::types::{Implementation, Request, ServerCapabilities};
 use serde::Serialize;
 use serde_json::value::RawValue;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 use tracing::Instrument as _;
 
 pub(crate) use builder::PhaseSlot;
@@ -30,7 +30,7 @@ use crate::error::Error;
 use crate::notify::Notifications;
 use crate::options::CallOptions;
 use crate::runtime::Runtime;
-use crate::shared::{Call, Phase, Shared};
+use crate::shared::{Call, OutcomeSlot, Phase, Shared};
 
 /// Where a connection is in its life, from [`Client::state`].
 #[derive(Debug, Clone, PartialEq)]
@@ -369,7 +369,6 @@ impl<R: Runtime> Client<R> {
         params: Option<Box<RawValue>>,
         options: CallOptions,
     ) -> Result<Box<RawValue>, Error> {
-        let (tx, rx) = oneshot::channel();
         let handle = {
             let now = self.inner.runtime.now();
             let mut state = self.inner.shared.lock();
@@ -386,13 +385,7 @@ impl<R: Runtime> Client<R> {
                     return Err(self.usage(e));
                 }
             };
-            state.calls.insert(
-                handle,
-                Call {
-                    tx,
-                    progress: options.progress,
-                },
-            );
+            state.calls.insert(handle, Call::slot(options.progress));
             state.wake_driver();
             handle
         };
@@ -407,13 +400,17 @@ impl<R: Runtime> Client<R> {
             handle,
             armed: true,
         };
-        let result = rx.instrument(span).await;
+        let outcome = OutcomeSlot {
+            shared: &self.inner.shared,
+            handle,
+        };
+        let result = outcome.instrument(span).await;
         guard.armed = false;
         match result {
-            Ok(Ok(raw)) => Ok(raw),
-            Ok(Err(e)) => Err(self.request_error(&method, e)),
+            Some(Ok(raw)) => Ok(raw),
+            Some(Err(e)) => Err(self.request_error(&method, e)),
             // The driver went away without completing: it only does so once closed.
-            Err(_) => Err(self.closed_error(CloseReason::TransportClosed { detail: None })),
+            None => Err(self.closed_error(CloseReason::TransportClosed { detail: None })),
         }
     }
 
@@ -527,7 +524,12 @@ impl<R: Runtime> Drop for CancelOnDrop<'_, R> {
         }
         let now = self.inner.runtime.now();
         let mut state = self.inner.shared.lock();
-        if state.calls.remove(&self.handle).is_some() {
+        // A call whose outcome arrived but was not taken is over: nothing to cancel.
+        if state
+            .calls
+            .remove(&self.handle)
+            .is_some_and(|c| !c.is_completed())
+        {
             tracing::debug!(
                 server = &*self.inner.shared.name,
                 handle = self.handle.get(),

@@ -1,26 +1,27 @@
 //! Delivery of the core's events: results to callers, progress to sinks, notifications to
 //! streams (subscriptions to their own), server requests to handlers.
 
+use std::task::Waker;
+
 use futures_util::future::{Either, select};
 use mcp_proto::jsonrpc::{self, ErrorObject};
-use mcp_proto::session::{Event, RequestError, ServerNotification};
+use mcp_proto::session::{Event, ServerNotification};
 use mcp_proto::types::v2026::ListenFilter;
 use tokio::sync::{broadcast, oneshot};
 
 use super::Driver;
 use crate::options::Progress;
 use crate::runtime::Runtime;
-use crate::shared::{ListenSink, Phase};
+use crate::shared::{Call, ListenSink, Outcome, Phase, Reply};
 
 impl<R: Runtime> Driver<R> {
     /// Drains the core's events and delivers them: results to callers, progress to sinks,
     /// notifications to streams, server requests to handlers.
     pub(super) fn dispatch_events(&mut self) -> bool {
         enum Delivery {
-            Result(
-                oneshot::Sender<Result<Box<serde_json::value::RawValue>, RequestError>>,
-                Result<Box<serde_json::value::RawValue>, RequestError>,
-            ),
+            Result(oneshot::Sender<Outcome>, Outcome),
+            /// A call's outcome is in its entry: wake its caller.
+            Wake(Waker),
             Progress(crate::options::ProgressSink, Progress),
             Notification(ServerNotification),
             EndNotifications,
@@ -37,9 +38,24 @@ impl<R: Runtime> Driver<R> {
                 any = true;
                 match event {
                     Event::Completed { handle, result } => {
-                        if let Some(call) = state.calls.remove(&handle) {
-                            // Delivered in order, so progress callbacks run before the result.
-                            deliveries.push(Delivery::Result(call.tx, result));
+                        // Delivered in order, so progress callbacks run before the result.
+                        match state.calls.get_mut(&handle).map(|c| &mut c.reply) {
+                            Some(Reply::Slot { outcome, waker }) => {
+                                *outcome = Some(result);
+                                if let Some(w) = waker.take() {
+                                    deliveries.push(Delivery::Wake(w));
+                                }
+                            }
+                            Some(Reply::Channel(_)) => {
+                                if let Some(Call {
+                                    reply: Reply::Channel(tx),
+                                    ..
+                                }) = state.calls.remove(&handle)
+                                {
+                                    deliveries.push(Delivery::Result(tx, result));
+                                }
+                            }
+                            None => {}
                         }
                         // After the result: a subscription whose stream ended finds out why.
                         if let Some(sink) = state.listens.remove(&handle) {
@@ -154,6 +170,7 @@ impl<R: Runtime> Driver<R> {
             match d {
                 // The caller may have gone away at this very moment: fine.
                 Delivery::Result(tx, result) => drop(tx.send(result)),
+                Delivery::Wake(w) => w.wake(),
                 Delivery::Progress(sink, p) => sink.deliver(p),
                 Delivery::Notification(n) => {
                     tracing::debug!(

@@ -252,6 +252,22 @@ pub async fn cancel_on_drop<R: Runtime>(rt: R) {
         .expect("cancelled");
     let call = &server.received_method("tools/call")[0];
     assert_eq!(request_id_of(&cancelled), &call["id"]);
+    // A call whose answer arrived is over, even if its future is dropped before it takes the
+    // answer: no `notifications/cancelled` for it.
+    {
+        let call = std::pin::pin!(client.call_tool("answered", ()));
+        let seen = std::pin::pin!(server.recv_method("tools/call"));
+        let (request, call) = match select(call, seen).await {
+            Either::Left((r, _)) => panic!("the call finished unanswered: {r:?}"),
+            Either::Right((req, call)) => (req.expect("sent"), call),
+        };
+        server.respond(&request, json!({"content": []}));
+        // The ping's answer comes after the call's: once it is in, so is the call's.
+        client.ping().await.expect("ping");
+        drop(call);
+    }
+    client.ping().await.expect("ping");
+    assert_eq!(server.received_method("notifications/cancelled").len(), 1);
 }
 
 /// Progress reaches the callback and the watch; the token is sent.
