@@ -9,7 +9,7 @@
 //! where reqwest earns its place.
 
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use bytes::Bytes;
 use futures_util::{StreamExt as _, TryStreamExt as _};
@@ -30,8 +30,12 @@ pub(crate) struct TokioHttpClient {
     /// `ALL_PROXY`, `NO_PROXY`, ...): a URL they intercept is left to reqwest.
     proxies: Matcher,
     user_agent: Option<String>,
-    /// HTTPS and proxied exchanges.
-    reqwest: ReqwestClient,
+    /// HTTPS and proxied exchanges, built on first use: loading the system's root
+    /// certificates costs milliseconds, wasted on a connection to a local plain-HTTP server.
+    reqwest: OnceLock<Result<ReqwestClient, String>>,
+    /// What `reqwest` is built from, until then. Set up (custom root certificates parsed)
+    /// when this client is made, so that a bad certificate fails the connect call.
+    reqwest_builder: Mutex<Option<reqwest::ClientBuilder>>,
 }
 
 impl TokioHttpClient {
@@ -46,8 +50,29 @@ impl TokioHttpClient {
             plain,
             proxies: Matcher::from_system(),
             user_agent: config.user_agent.clone(),
-            reqwest: ReqwestClient::new(config)?,
+            reqwest: OnceLock::new(),
+            reqwest_builder: Mutex::new(Some(ReqwestClient::builder(config)?)),
         })
+    }
+
+    /// The reqwest client, built on the first call.
+    fn reqwest(&self) -> Result<&ReqwestClient, ExchangeFailure> {
+        self.reqwest
+            .get_or_init(|| {
+                let builder = self
+                    .reqwest_builder
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                // `get_or_init` runs this once, so the builder is there.
+                let builder = builder.ok_or("the HTTP client was already set up")?;
+                builder
+                    .build()
+                    .map(|client| ReqwestClient { client })
+                    .map_err(|e| format!("could not set up the HTTP client: {e}"))
+            })
+            .as_ref()
+            .map_err(|m| ExchangeFailure::new(FailureKind::Other, m.clone()))
     }
 
     /// The target as hyper's URI when the exchange takes the plain path.
@@ -104,7 +129,10 @@ impl HttpClient for TokioHttpClient {
     fn send(&self, request: HttpRequestParts) -> HttpFuture {
         match self.plain_target(&request) {
             Some(uri) => self.send_plain(uri, request),
-            None => self.reqwest.send(request),
+            None => match self.reqwest() {
+                Ok(client) => client.send(request),
+                Err(failure) => Box::pin(async move { Err(failure) }),
+            },
         }
     }
 }
@@ -169,7 +197,8 @@ struct ReqwestClient {
 }
 
 impl ReqwestClient {
-    fn new(config: &HttpClientConfig) -> io::Result<Self> {
+    /// The client's settings; an error for a custom root certificate that holds none.
+    fn builder(config: &HttpClientConfig) -> io::Result<reqwest::ClientBuilder> {
         let mut builder = reqwest::Client::builder()
             // The core follows same-origin redirects itself and never carries credentials
             // elsewhere, so the library must not follow any.
@@ -196,10 +225,7 @@ impl ReqwestClient {
                 builder = builder.add_root_certificate(cert);
             }
         }
-        let client = builder
-            .build()
-            .map_err(|e| io::Error::other(format!("could not set up the HTTP client: {e}")))?;
-        Ok(Self { client })
+        Ok(builder)
     }
 }
 

@@ -104,3 +104,78 @@ fn a_proxy_from_the_environment_carries_plain_http() {
         assert_eq!(r.header("host"), Some("mcp.invalid"));
     }
 }
+
+mod exchanges {
+    use std::io::Write as _;
+    use std::net::TcpListener;
+
+    use mcp_driver::Runtime as _;
+    use mcp_driver::http::{HttpClientConfig, HttpRequestParts};
+    use mcp_driver::mcp_proto::http::headers::HeaderList;
+    use mcp_driver::mcp_proto::http::{FailureKind, Method};
+    use mcp_tokio::TokioRuntime;
+
+    fn get(url: &str) -> HttpRequestParts {
+        HttpRequestParts::new(
+            Method::Get,
+            url.parse().expect("url"),
+            HeaderList::new(),
+            Vec::new(),
+        )
+    }
+
+    #[tokio::test]
+    async fn refused_connection_is_a_connect_failure() {
+        // A port that was just free: nothing listens on it.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .expect("bind")
+            .local_addr()
+            .expect("addr")
+            .port();
+        let client = TokioRuntime::current()
+            .http_client(&HttpClientConfig::new())
+            .expect("client");
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let failure = client.send(get(&url)).await.expect_err("nothing listens");
+        assert_eq!(failure.kind, FailureKind::Connect, "{}", failure.message);
+    }
+
+    #[tokio::test]
+    async fn https_to_a_plain_server_fails_to_connect() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().expect("accept");
+            let _ = socket.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        });
+        // The HTTPS client is built on this first use.
+        let client = TokioRuntime::current()
+            .http_client(&HttpClientConfig::new())
+            .expect("client");
+        let url = format!("https://127.0.0.1:{port}/mcp");
+        let failure = client.send(get(&url)).await.expect_err("no TLS peer");
+        // reqwest reports a failed TLS handshake as a connect error.
+        assert!(
+            matches!(failure.kind, FailureKind::Connect | FailureKind::Tls),
+            "{:?}: {}",
+            failure.kind,
+            failure.message
+        );
+    }
+
+    #[test]
+    fn root_certificate_that_is_not_pem_is_invalid_input() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let _enter = rt.enter();
+        let mut config = HttpClientConfig::new();
+        config.root_certificates = vec![b"not a certificate".to_vec()];
+        let error = TokioRuntime::current()
+            .http_client(&config)
+            .err()
+            .expect("a non-PEM root must be refused when the client is made");
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+    }
+}
