@@ -96,22 +96,43 @@ impl TokioHttpClient {
             }
         };
         // `Host` comes from the URI (hyper-util sets it); the target is sent in origin form.
-        let mut builder = hyper::Request::builder().method(method).uri(uri);
+        // The parts are set in place: `http::request::Builder` moves itself (a few hundred
+        // bytes) through every `header` call.
+        let mut r = hyper::Request::new(Full::new(Bytes::from(request.body)));
+        *r.method_mut() = method;
+        *r.uri_mut() = uri;
+        let headers = r.headers_mut();
         let mut has_user_agent = false;
         for (name, value) in request.headers.iter() {
             has_user_agent |= name.eq_ignore_ascii_case("user-agent");
-            builder = builder.header(name, value);
+            match (
+                hyper::header::HeaderName::from_bytes(name.as_bytes()),
+                hyper::header::HeaderValue::from_str(value),
+            ) {
+                (Ok(name), Ok(value)) => {
+                    headers.append(name, value);
+                }
+                // The message names the failing part only: header values may be credentials.
+                _ => {
+                    let failure = other(format!("the request header {name:?} is not valid HTTP"));
+                    return Box::pin(async move { Err(failure) });
+                }
+            }
         }
         if let (false, Some(ua)) = (has_user_agent, &self.user_agent) {
-            builder = builder.header("user-agent", ua.as_str());
+            match hyper::header::HeaderValue::from_str(ua) {
+                Ok(v) => {
+                    headers.insert(hyper::header::USER_AGENT, v);
+                }
+                Err(_) => {
+                    let failure = other("the User-Agent is not valid HTTP".to_owned());
+                    return Box::pin(async move { Err(failure) });
+                }
+            }
         }
-        // The message names the failing part only: header values may be credentials.
-        let sent = builder
-            .body(Full::new(Bytes::from(request.body)))
-            .map(|r| self.plain.request(r))
-            .map_err(|_| other("a request header is not valid HTTP".to_owned()));
+        let sent = self.plain.request(r);
         Box::pin(async move {
-            let response = sent?.await.map_err(pooled_failure)?;
+            let response = sent.await.map_err(pooled_failure)?;
             let status = response.status().as_u16();
             let headers = header_list(response.headers());
             let body = response

@@ -19,17 +19,22 @@ const ACCEPT_SSE: &str = "text/event-stream";
 impl Connection {
     /// Starts queued POSTs while the transport and the POST limit allow.
     pub(crate) fn start_posts(&mut self, now: Instant) {
+        if self.posts.is_empty() {
+            return;
+        }
+        // Counted once a call, not once a queued POST: with many requests waiting for a POST
+        // slot, counting each time was a scan of every exchange per POST started.
+        let (mut open_posts, mut initialized_open) = (0, false);
+        for x in self.exchanges.values().filter(|x| x.method == Method::Post) {
+            open_posts += 1;
+            // Its status is enough: servers answer it once they have handled it.
+            initialized_open |= x.initialized && matches!(x.read, Body::Head);
+        }
         loop {
             let Some(front) = self.posts.front() else {
                 return;
             };
             let init = front.purpose == Purpose::Initialize;
-            let (mut open_posts, mut initialized_open) = (0, false);
-            for x in self.exchanges.values().filter(|x| x.method == Method::Post) {
-                open_posts += 1;
-                // Its status is enough: servers answer it once they have handled it.
-                initialized_open |= x.initialized && matches!(x.read, Body::Head);
-            }
             // Handshake order across separate POSTs: a server registers what depends on the
             // client's capabilities when it handles `notifications/initialized` (server-everything
             // adds its sampling and elicitation tools then), so a request POSTed beside it
@@ -64,6 +69,10 @@ impl Connection {
             let Some(post) = self.posts.pop_front() else {
                 return;
             };
+            // Open from here on. (If it failed at once the count is one too high, which only
+            // holds the rest back until the next call counts again.)
+            open_posts += 1;
+            initialized_open |= post.initialized;
             self.issue_post(now, post);
         }
     }
