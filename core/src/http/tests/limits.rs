@@ -1,5 +1,6 @@
-//! Bodies a server never stops sending: each one is cut off at its limit (the exchange is
-//! aborted, nothing after the limit is read) and the request resolves at once.
+//! Limits. Bodies a server never stops sending: each one is cut off at its limit (the
+//! exchange is aborted, nothing after the limit is read) and the request resolves at once.
+//! POSTs beyond the concurrency cap wait for a slot, in order.
 
 use serde_json::json;
 
@@ -72,4 +73,40 @@ fn ignored_body_is_cut_off_at_the_body_limit() {
     let answer = answer(&y, json!({}));
     h.reply_json(y.id, &answer);
     assert_eq!(h.result(u), json!({}));
+}
+
+#[test]
+fn posts_beyond_the_concurrency_cap_wait_for_a_slot_in_order() {
+    let mut config = ConnectionConfig::new(url());
+    config.max_concurrent_posts = 2;
+    let mut h = H::with(config);
+    h.handshake("2025-06-18", Some("s"));
+    let handles: Vec<_> = (0..5)
+        .map(|i| h.send("tools/call", json!({"name": format!("t{i}")})))
+        .collect();
+    // Two POSTs at once (the listener was refused, so no GET holds a slot).
+    let a = h.next();
+    let b = h.next();
+    h.no_exchange();
+    assert_eq!(body_of(&a)["params"]["name"], "t0");
+    assert_eq!(body_of(&b)["params"]["name"], "t1");
+    // Each answer frees one slot, taken by the next request in order.
+    let mut open = vec![a, b];
+    for next in 2..5 {
+        let done = open.remove(0);
+        let result = answer(&done, json!({"content": []}));
+        h.reply_json(done.id, &result);
+        let x = h.next();
+        h.no_exchange();
+        assert_eq!(body_of(&x)["params"]["name"], format!("t{next}"));
+        open.push(x);
+    }
+    for x in open {
+        let result = answer(&x, json!({"content": []}));
+        h.reply_json(x.id, &result);
+    }
+    h.no_exchange();
+    for t in handles {
+        assert_eq!(h.result(t), json!({"content": []}));
+    }
 }
