@@ -320,12 +320,12 @@ mod http_body {
 
     #[test]
     fn a_1_gib_http_body_is_cut_with_heap_bounded_on_tokio() {
-        on_tokio(|| huge_body_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)"));
+        on_tokio(|| huge_body_heap(mcp_tokio::TokioRuntime::current(), "tokio (hyper-util)"));
     }
 
     #[test]
     fn a_64_mib_sse_event_is_dropped_with_heap_bounded_on_tokio() {
-        on_tokio(|| huge_event_heap(mcp_tokio::TokioRuntime::current(), "tokio (reqwest)"));
+        on_tokio(|| huge_event_heap(mcp_tokio::TokioRuntime::current(), "tokio (hyper-util)"));
     }
 
     #[test]
