@@ -7,6 +7,26 @@ use super::*;
 
 const S: Duration = Duration::from_secs(1);
 
+/// Feeds `inputs` one at a time through the text path (which may take a fast path) or the
+/// byte path (which never does), `step` apart, with a marker event after each so that the
+/// events of both runs line up input by input.
+fn feed(h: &mut Harness, inputs: &[String], fast: bool, step: Option<Duration>) {
+    for (n, text) in inputs.iter().enumerate() {
+        if let Some(step) = step {
+            h.advance(step);
+        }
+        if fast {
+            h.session.handle_message_str(h.now, text);
+        } else {
+            h.session.handle_message(h.now, text.as_bytes());
+        }
+        h.drain();
+        h.events.push(Event::Diagnostic(Diagnostic::NotJson {
+            excerpt: format!("marker {n}"),
+        }));
+    }
+}
+
 #[test]
 fn canonical_progress_fast_path_behaves_like_the_general_path() {
     let opts = RequestOptions::new()
@@ -31,19 +51,7 @@ fn canonical_progress_fast_path_behaves_like_the_general_path() {
             format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}}}}"#),
             format!(r#"{canonical}{{"progressToken":{token},"progress":3}}  }}"#),
         ];
-        for (n, text) in inputs.iter().enumerate() {
-            h.advance(S);
-            if fast {
-                h.session.handle_message_str(h.now, text);
-            } else {
-                // The byte path never takes the fast path.
-                h.session.handle_message(h.now, text.as_bytes());
-            }
-            h.drain();
-            h.events.push(Event::Diagnostic(Diagnostic::NotJson {
-                excerpt: format!("marker {n}"),
-            }));
-        }
+        feed(&mut h, &inputs, fast, Some(S));
         h.advance(30 * S);
         let sent: Vec<_> = h.sent.iter().map(|(_, v)| v.clone()).collect();
         (format!("{:?}", h.events), sent, h.completions(r).len())
@@ -82,18 +90,7 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
             format!(r#"{head}{},"result":[1,2]}}"#, ids[2]),
             format!(r#"{head}{},"error":{{"code":1,"message":"m"}}}}"#, ids[3]),
         ];
-        for (n, text) in inputs.iter().enumerate() {
-            if fast {
-                h.session.handle_message_str(h.now, text);
-            } else {
-                // The byte path never takes the fast path.
-                h.session.handle_message(h.now, text.as_bytes());
-            }
-            h.drain();
-            h.events.push(Event::Diagnostic(Diagnostic::NotJson {
-                excerpt: format!("marker {n}"),
-            }));
-        }
+        feed(&mut h, &inputs, fast, None);
         format!("{:?}", h.events)
     };
     let (fast, general) = (run(true), run(false));
