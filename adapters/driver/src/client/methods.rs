@@ -133,39 +133,27 @@ impl<R: Runtime> Client<R> {
             #[serde(skip_serializing_if = "Option::is_none")]
             arguments: Option<&'a T>,
         }
-        let invalid = |detail: String| self.usage(UsageError::InvalidParams(detail));
-        let serialize = |wire: Result<Box<RawValue>, serde_json::Error>| {
-            wire.map_err(|e| invalid(e.to_string()))
-        };
-        let not_an_object = || invalid("tool arguments must be a JSON object".into());
-        // serde_json escapes only control characters, `"` and `\`: for a name without them
-        // the arguments start at a known offset of the output, so they are written into the
-        // params directly (one buffer) and checked there.
-        let plain = name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
-        let params = if plain {
-            let params = serialize(jsonrpc::to_raw(&Wire {
+        let invalid = |e: serde_json::Error| self.usage(UsageError::InvalidParams(e.to_string()));
+        let params = jsonrpc::to_raw(&Wire {
+            name,
+            arguments: Some(&arguments),
+        })
+        .map_err(invalid)?;
+        // The arguments follow the first `,"arguments":` of the output: inside the escaped
+        // name every `"` is preceded by a backslash, so the name cannot contain that text.
+        const MEMBER: &str = r#","arguments":"#;
+        let at = params.get().find(MEMBER).map(|i| i + MEMBER.len());
+        let params = match at.and_then(|at| params.get().get(at..)) {
+            Some(rest) if rest.starts_with('{') => params,
+            Some("null}") => jsonrpc::to_raw(&Wire::<()> {
                 name,
-                arguments: Some(&arguments),
-            }))?;
-            let at = r#"{"name":""#.len() + name.len() + r#"","arguments":"#.len();
-            match params.get().as_bytes().get(at) {
-                Some(b'{') => params,
-                _ if params.get().get(at..) == Some("null}") => {
-                    serialize(jsonrpc::to_raw(&Wire::<()> {
-                        name,
-                        arguments: None,
-                    }))?
-                }
-                _ => return Err(not_an_object()),
+                arguments: None,
+            })
+            .map_err(invalid)?,
+            _ => {
+                let detail = "tool arguments must be a JSON object".to_owned();
+                return Err(self.usage(UsageError::InvalidParams(detail)));
             }
-        } else {
-            let arguments = serialize(jsonrpc::to_raw(&arguments))?;
-            let arguments = match arguments.get().as_bytes().first() {
-                Some(b'{') => Some(&*arguments),
-                _ if arguments.get() == "null" => None,
-                _ => return Err(not_an_object()),
-            };
-            serialize(jsonrpc::to_raw(&Wire { name, arguments }))?
         };
         self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
             .await

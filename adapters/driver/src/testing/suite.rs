@@ -205,6 +205,11 @@ pub async fn call_tool<R: Runtime>(rt: R) {
         client.call_tool("a\"b", json!([1])).await,
         Err(Error::Usage { .. })
     ));
+    // A name that spells the member itself does not fool the check of the arguments.
+    assert!(matches!(
+        client.call_tool(r#"x","arguments":{"#, json!([1])).await,
+        Err(Error::Usage { .. })
+    ));
 }
 
 fn request_id_of(cancelled: &Value) -> &Value {
