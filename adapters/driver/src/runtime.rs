@@ -47,6 +47,18 @@ pub trait Runtime: Clone + Send + Sync + 'static {
     /// implementations need no reset method.
     fn sleep_until(&self, deadline: Instant) -> BoxFuture;
 
+    /// A future that lets the runtime's other tasks run once, then completes.
+    ///
+    /// Exists so the driver can hand the thread to callers between slices of a large batch
+    /// of answers (their follow-up requests then reach the server while the rest is decoded).
+    /// The default wakes the task at once, which is enough on runtimes that queue a task
+    /// woken during its own poll behind the others. Runtimes that run a self-woken task again
+    /// before anything else (tokio's current-thread scheduler runs up to 61 queued tasks
+    /// before it polls `block_on`'s future) should return their own cooperative yield.
+    fn yield_now(&self) -> BoxFuture {
+        Box::pin(YieldOnce(false))
+    }
+
     /// The current time, as the core's `now` argument.
     ///
     /// Exists so tests can substitute a virtual clock that agrees with [`Runtime::sleep_until`].
@@ -168,5 +180,21 @@ impl fmt::Debug for dyn ChildProcess {
         f.debug_struct("ChildProcess")
             .field("pid", &self.id())
             .finish()
+    }
+}
+
+/// [`Runtime::yield_now`]'s default: pending once (with an immediate wake), then ready.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 }

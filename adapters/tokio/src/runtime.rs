@@ -64,6 +64,12 @@ impl Runtime for TokioRuntime {
         Box::pin(tokio::time::sleep_until(deadline.into()))
     }
 
+    fn yield_now(&self) -> BoxFuture {
+        // tokio defers this wake until the scheduler has looked at the rest of its work,
+        // `block_on`'s future included.
+        Box::pin(tokio::task::yield_now())
+    }
+
     fn try_current() -> Option<Self> {
         TokioRuntime::try_current()
     }

@@ -124,3 +124,64 @@ async fn ambient_runtime_constructor() {
         .await
         .expect("close hung");
 }
+
+/// A batch of answers that arrives in one read reaches its callers a slice at a time: on a
+/// current-thread runtime the caller of the first answer runs (and could issue its next
+/// request) while the last answers of the batch are still undecoded, and every call still
+/// gets its own answer exactly once.
+#[tokio::test]
+async fn a_batch_of_answers_reaches_callers_a_slice_at_a_time() {
+    use mcp_driver::testing::FakeServer;
+    use mcp_tokio::mcp_proto::types::{CallToolResult, ContentBlock};
+    use serde_json::json;
+    use std::future::Future;
+    use std::task::Poll;
+
+    /// Polls `f` once with the test's own waker.
+    async fn poll_once<F: Future + Unpin>(f: &mut F) -> Poll<F::Output> {
+        std::future::poll_fn(|cx| Poll::Ready(std::pin::Pin::new(&mut *f).poll(cx))).await
+    }
+
+    const N: usize = 256;
+    tokio::time::timeout(GUARD, async {
+        let rt = TokioRuntime::current();
+        let (server, io) = FakeServer::start(&rt);
+        let client = mcp_tokio::ClientBuilder::new()
+            .runtime(rt)
+            .over(io.reader, io.writer)
+            .await
+            .expect("connect");
+        let mut calls: Vec<_> = (0..N)
+            .map(|i| Box::pin(client.call_tool("echo", json!({ "i": i }))))
+            .collect();
+        for c in &mut calls {
+            assert!(poll_once(c).await.is_pending());
+        }
+        let mut answers = Vec::with_capacity(N);
+        for _ in 0..N {
+            let r = server.recv_method("tools/call").await.expect("a request");
+            let text = r["params"]["arguments"]["i"].to_string();
+            let answer = json!({"jsonrpc": "2.0", "id": r["id"], "result": {
+                "content": [{"type": "text", "text": text}]
+            }});
+            answers.push(answer.to_string());
+        }
+        // ~25 KB in one write: the driver reads it whole.
+        server.send_line(&answers.join("\n"));
+        let text = |r: CallToolResult| match r.content.first() {
+            Some(ContentBlock::Text(t)) => t.text.clone(),
+            other => panic!("not a text block: {other:?}"),
+        };
+        assert_eq!(text(calls[0].as_mut().await.expect("call 0")), "0");
+        assert!(
+            poll_once(&mut calls[N - 1]).await.is_pending(),
+            "the whole batch was decoded before the first caller ran"
+        );
+        for (i, c) in calls.iter_mut().enumerate().skip(1) {
+            assert_eq!(text(c.as_mut().await.expect("a call")), i.to_string());
+        }
+        client.close().await;
+    })
+    .await
+    .expect("hung");
+}
