@@ -507,7 +507,7 @@ pub fn encode_request(out: &mut Vec<u8>, id: &Id, method: &str, params: Option<&
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     write_json(out, id);
     out.extend_from_slice(br#","method":"#);
-    write_json(out, method);
+    write_json_str(out, method);
     if let Some(p) = params {
         out.extend_from_slice(br#","params":"#);
         out.extend_from_slice(p.get().as_bytes());
@@ -518,7 +518,7 @@ pub fn encode_request(out: &mut Vec<u8>, id: &Id, method: &str, params: Option<&
 /// Appends a compact JSON-RPC notification to `out`.
 pub fn encode_notification(out: &mut Vec<u8>, method: &str, params: Option<&RawValue>) {
     out.extend_from_slice(br#"{"jsonrpc":"2.0","method":"#);
-    write_json(out, method);
+    write_json_str(out, method);
     if let Some(p) = params {
         out.extend_from_slice(br#","params":"#);
         out.extend_from_slice(p.get().as_bytes());
@@ -547,6 +547,19 @@ pub fn encode_error(out: &mut Vec<u8>, id: Option<&Id>, error: &ErrorObject) {
     out.push(b'}');
 }
 
+/// Appends `s` as a JSON string. Method names need no escaping; they are copied between
+/// quotes instead of going through `serde_json`'s escaper byte by byte.
+fn write_json_str(out: &mut Vec<u8>, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        write_json(out, s);
+    }
+}
+
 fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     // Invariant: ids, strings and `ErrorObject` (whose `data` is already valid JSON) always
     // serialize, and writing into a `Vec` cannot fail.
@@ -573,6 +586,24 @@ mod tests {
         match decode(s.as_bytes()).unwrap() {
             Decoded::Single(m) => m,
             other => panic!("expected single, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn method_names_are_written_as_serde_json_writes_them() {
+        for s in [
+            "tools/call",
+            "",
+            "a\"b",
+            "back\\slash",
+            "tab\tnew\nline\u{1}",
+            "del\u{7f}",
+            "é/日本/😀",
+            "/",
+        ] {
+            let mut ours = Vec::new();
+            write_json_str(&mut ours, s);
+            assert_eq!(ours, serde_json::to_vec(s).unwrap(), "{s:?}");
         }
     }
 
