@@ -139,11 +139,17 @@ impl<R: Runtime> Client<R> {
             arguments: Some(&arguments),
         })
         .map_err(invalid)?;
-        // The arguments follow the first `,"arguments":` of the output: inside the escaped
-        // name every `"` is preceded by a backslash, so the name cannot contain that text.
-        const MEMBER: &str = r#","arguments":"#;
-        let at = params.get().find(MEMBER).map(|i| i + MEMBER.len());
-        let params = match at.and_then(|at| params.get().get(at..)) {
+        // The output is `{"name":` + the name as a JSON string + `,"arguments":` + the
+        // arguments + `}`: where the arguments start follows from the escaped name's length
+        // (the name itself when nothing in it needs escaping, as `serde_json` escapes only
+        // quotes, backslashes and control characters).
+        let escaped = if name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+            name.len() + 2
+        } else {
+            serde_json::to_string(name).map_err(invalid)?.len()
+        };
+        let at = r#"{"name":"#.len() + escaped + r#","arguments":"#.len();
+        let params = match params.get().get(at..) {
             Some(rest) if rest.starts_with('{') => params,
             Some("null}") => jsonrpc::to_raw(&Wire::<()> {
                 name,

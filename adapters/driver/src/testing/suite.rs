@@ -205,6 +205,16 @@ pub async fn call_tool<R: Runtime>(rt: R) {
         client.call_tool("a\"b", json!([1])).await,
         Err(Error::Usage { .. })
     ));
+    // A control character is escaped as six characters (`\u0001`).
+    let r = client
+        .call_tool("ctl\u{1}", json!({"x": 9}))
+        .await
+        .expect("call with a control character in the name");
+    assert!(matches!(&r.content[0], ContentBlock::Text(t) if t.text == "9"));
+    assert!(matches!(
+        client.call_tool("ctl\u{1}", json!("nine")).await,
+        Err(Error::Usage { .. })
+    ));
     // A name that spells the member itself does not fool the check of the arguments.
     assert!(matches!(
         client.call_tool(r#"x","arguments":{"#, json!([1])).await,
