@@ -245,6 +245,10 @@ fn emit_line<F: FnMut(Line<'_>)>(line: &[u8], max: usize, sink: &mut F) {
     if content.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
         return;
     }
+    if let Ok(text) = simdutf8::basic::from_utf8(content) {
+        return sink(Line::Message(text));
+    }
+    // Invalid (rare): std's check says where the valid part ends.
     match std::str::from_utf8(content) {
         Ok(text) => sink(Line::Message(text)),
         Err(e) => sink(Line::InvalidUtf8 {
