@@ -1,6 +1,7 @@
 //! Runs one class's stream through the stdio path a few times, for a profiler:
 //! `valgrind --tool=callgrind target/release/examples/profile_decode result_200B 3`;
-//! with `BASELINE=borrowed` or `BASELINE=value` it runs that baseline instead.
+//! with `BASELINE=borrowed` or `BASELINE=value` it runs that baseline instead; with
+//! `ORDER=jsonrpc-last` every message has its `jsonrpc` member last (the core's general path).
 //! `benches/callgrind_ratios.sh` turns this into instruction-count ratios per class.
 
 use mcp_bench::setup;
@@ -15,7 +16,11 @@ fn main() {
         .into_iter()
         .find(|c| c.name() == name)
         .unwrap_or_else(|| panic!("unknown class {name}"));
-    let s = stream(class);
+    let s = match std::env::var("ORDER").as_deref() {
+        Ok("jsonrpc-last") => stream(class).jsonrpc_last(),
+        Ok("") | Err(_) => stream(class),
+        Ok(other) => panic!("unknown ORDER {other}"),
+    };
     let bytes = s.ndjson();
     let now = Instant::now();
     let mut seen = 0;

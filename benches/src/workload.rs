@@ -116,6 +116,21 @@ impl Stream {
         out
     }
 
+    /// The same messages with the `jsonrpc` member moved to the end
+    /// (`{"id":1,"result":{...},"jsonrpc":"2.0"}`): valid JSON-RPC in a member order that the
+    /// core's canonical fast paths do not take, to measure its general path.
+    #[must_use]
+    pub fn jsonrpc_last(mut self) -> Stream {
+        const HEAD: &str = r#"{"jsonrpc":"2.0","#;
+        for m in &mut self.messages {
+            // Invariant: the builder writes every message in the canonical compact form.
+            let rest = m.strip_prefix(HEAD).expect("a canonical message");
+            let body = rest.strip_suffix('}').expect("an object");
+            *m = format!(r#"{{{body},"jsonrpc":"2.0"}}"#);
+        }
+        self
+    }
+
     /// Total bytes of the messages (line endings not counted).
     pub fn total_len(&self) -> usize {
         self.messages.iter().map(String::len).sum()
@@ -268,6 +283,21 @@ pub fn stream(class: Class) -> Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jsonrpc_last_moves_only_the_member() {
+        let canonical = stream(Class::Mixed);
+        let moved = stream(Class::Mixed).jsonrpc_last();
+        assert_eq!(canonical.messages.len(), moved.messages.len());
+        for (a, b) in canonical.messages.iter().zip(&moved.messages) {
+            assert!(b.ends_with(r#","jsonrpc":"2.0"}"#), "{b}");
+            let (a, b): (serde_json::Value, serde_json::Value) = (
+                serde_json::from_str(a).unwrap(),
+                serde_json::from_str(b).unwrap(),
+            );
+            assert_eq!(a, b);
+        }
+    }
 
     #[test]
     fn every_message_is_valid_json_rpc_of_about_the_target_size() {
