@@ -330,12 +330,12 @@ pub fn excerpt(bytes: &[u8]) -> String {
 // The envelope: every member optional, classified by `classify`.
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "borrowed_str")]
     jsonrpc: Option<Cow<'a, str>>,
     // Outer `None`: no `id` member; `Some(None)`: `"id": null`.
     #[serde(default, deserialize_with = "present")]
     id: Option<Option<Id>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "borrowed_str")]
     method: Option<Cow<'a, str>>,
     #[serde(default, borrow, deserialize_with = "present_raw")]
     params: Option<&'a RawValue>,
@@ -343,6 +343,17 @@ struct Envelope<'a> {
     result: Option<&'a RawValue>,
     #[serde(default, deserialize_with = "present")]
     error: Option<Option<ErrorObject>>,
+}
+
+/// A string member borrowed from the input when it has no escapes. (`#[serde(borrow)]` borrows
+/// a `Cow<str>` field, but not one inside an `Option`: that one was always copied.)
+fn borrowed_str<'de, D>(d: D) -> Result<Option<Cow<'de, str>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
+    Ok(Option::<Borrowed<'de>>::deserialize(d)?.map(|b| b.0))
 }
 
 fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
@@ -587,6 +598,26 @@ mod tests {
             Decoded::Single(m) => m,
             other => panic!("expected single, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn method_names_are_borrowed_unless_escaped() {
+        let method_of = |s: &'static str| match decode_one_ref_str(s).unwrap() {
+            MessageRef::Request { method, .. } => method,
+            m => panic!("{m:?}"),
+        };
+        assert!(matches!(
+            method_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
+            Cow::Borrowed("ping")
+        ));
+        let escaped = method_of(r#"{"jsonrpc":"2\u002e0","id":1,"method":"p\u0069ng"}"#);
+        assert!(
+            matches!(escaped, Cow::Owned(ref m) if m == "ping"),
+            "{escaped:?}"
+        );
+        assert!(decode_one_ref_str(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#).is_err());
+        assert!(decode_one_ref_str(r#"{"jsonrpc":2,"id":1,"method":"ping"}"#).is_err());
+        assert!(decode_one_ref_str(r#"{"jsonrpc":null,"id":1,"method":"ping"}"#).is_ok());
     }
 
     #[test]
