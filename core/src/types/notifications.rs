@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::{Notification, NotificationParams};
 
 /// A progress token: the caller's choice of string or integer, echoed in progress notifications.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 #[non_exhaustive]
 pub enum ProgressToken {
@@ -14,6 +14,35 @@ pub enum ProgressToken {
     Number(i64),
     /// A string token.
     String(String),
+}
+
+// What `#[serde(untagged)]` accepted (an integer that fits `i64`, or a string), decoded
+// without buffering the value first: every progress notification carries a token.
+impl<'de> Deserialize<'de> for ProgressToken {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct TokenVisitor;
+        impl serde::de::Visitor<'_> for TokenVisitor {
+            type Value = ProgressToken;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a progress token (an integer or a string)")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ProgressToken, E> {
+                Ok(ProgressToken::Number(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ProgressToken, E> {
+                i64::try_from(v)
+                    .map(ProgressToken::Number)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ProgressToken, E> {
+                Ok(ProgressToken::String(v.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<ProgressToken, E> {
+                Ok(ProgressToken::String(v))
+            }
+        }
+        d.deserialize_any(TokenVisitor)
+    }
 }
 
 /// A JSON-RPC request id as it appears inside MCP payloads (`notifications/cancelled`).
@@ -28,7 +57,7 @@ pub enum RequestId {
 }
 
 /// The `params` of `notifications/progress`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProgressParams {
     /// The token from the request's `_meta.progressToken`.
@@ -48,6 +77,10 @@ pub struct ProgressParams {
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
+
+deserialize_with_extra!(ProgressParams, "progress params",
+    required { progress_token: "progressToken", progress: "progress" }
+    optional { total: "total", message: "message", meta: "_meta" });
 
 /// `notifications/progress`: progress of a long-running request, either direction.
 #[non_exhaustive]

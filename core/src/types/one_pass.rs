@@ -220,6 +220,69 @@ mod tests {
         }
     }
 
+    /// What the derive made of progress params (an untagged token, `flatten` for the rest).
+    #[derive(Deserialize, Debug, PartialEq)]
+    #[serde(untagged)]
+    enum DerivedToken {
+        Number(i64),
+        String(String),
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct DerivedProgress {
+        progress_token: DerivedToken,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+        #[serde(rename = "_meta")]
+        meta: Option<Map<String, Value>>,
+        #[serde(flatten)]
+        extra: Map<String, Value>,
+    }
+
+    #[test]
+    fn progress_params_decode_as_the_derive_did() {
+        use crate::types::{ProgressParams, ProgressToken};
+        let inputs = [
+            r#"{"progressToken":1,"progress":0.5}"#,
+            r#"{"progressToken":"t-1","progress":2,"total":10,"message":"half","_meta":{"k":1}}"#,
+            r#"{"progress":1,"progressToken":-7,"x":[1],"total":null,"message":null}"#,
+            r#"{"progressToken":9223372036854775807,"progress":1}"#,
+            r#"{"progressToken":9223372036854775808,"progress":1}"#,
+            r#"{"progressToken":1.5,"progress":1}"#,
+            r#"{"progressToken":null,"progress":1}"#,
+            r#"{"progressToken":[1],"progress":1}"#,
+            r#"{"progressToken":"a\u00e9","progress":1}"#,
+            r#"{"progressToken":1}"#,
+            r#"{"progress":1}"#,
+            r#"{"progressToken":1,"progress":"1"}"#,
+            r#"{"progressToken":1,"progressToken":2,"progress":1}"#,
+            r#"{"progressToken":1,"progress":1,"message":3}"#,
+            r#"[1,1]"#,
+        ];
+        for input in inputs {
+            let ours = serde_json::from_str::<ProgressParams>(input);
+            let derived = serde_json::from_str::<DerivedProgress>(input);
+            match (ours, derived) {
+                (Ok(o), Ok(d)) => {
+                    let token = match o.progress_token {
+                        ProgressToken::Number(n) => DerivedToken::Number(n),
+                        ProgressToken::String(s) => DerivedToken::String(s),
+                    };
+                    assert_eq!(token, d.progress_token, "{input}");
+                    assert_eq!(o.progress, d.progress, "{input}");
+                    assert_eq!(o.total, d.total, "{input}");
+                    assert_eq!(o.message, d.message, "{input}");
+                    assert_eq!(o.meta, d.meta, "{input}");
+                    assert_eq!(o.extra, d.extra, "{input}");
+                }
+                (Err(_), Err(_)) => {}
+                (o, d) => panic!("{input}: ours {o:?}, derived {:?}", d.map(|_| ())),
+            }
+        }
+    }
+
     #[test]
     fn blocks_keep_an_unknown_or_odd_type_whole() {
         let blocks: Vec<ContentBlock> = serde_json::from_value(json!([
