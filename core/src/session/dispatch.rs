@@ -2,6 +2,9 @@
 //! host (or refused), notifications to events.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use memchr::memmem;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -38,6 +41,64 @@ struct ProgressParams {
     total: Option<f64>,
     #[serde(default)]
     message: Option<String>,
+}
+
+/// A progress notification in any member order and spacing, decoded in one pass (the
+/// general path's shortcut, [`Session::any_order_progress`]). `id`, `result` and `error` are
+/// only noted when present: a message with any of them is left to the general path.
+#[derive(Deserialize)]
+struct AnyOrderProgress<'a> {
+    // Borrowed: a name or version with escapes fails here and takes the general path.
+    #[serde(default)]
+    jsonrpc: Option<&'a str>,
+    method: &'a str,
+    params: ProgressParams,
+    #[serde(default, deserialize_with = "present")]
+    id: bool,
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+}
+
+/// Lines longer than this are not tried by the progress shortcut (they take the general path,
+/// correctly, only without it): a progress notification is a few hundred bytes, and searching
+/// every long result for the method name would cost more than the shortcut saves.
+const PROGRESS_SHORTCUT_MAX: usize = 4096;
+
+/// Whether `text` may be a progress notification worth the shortcut: short, not starting with
+/// a member that only responses (and requests) have, and naming `"notifications/progress"`
+/// (a vectorized search). The gate of [`Session::any_order_progress`], so that responses pay
+/// almost nothing for it.
+pub(super) fn mentions_progress(text: &str) -> bool {
+    static FINDER: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(br#""notifications/progress""#));
+    if text.len() > PROGRESS_SHORTCUT_MAX {
+        return false;
+    }
+    // The first member's name, past JSON whitespace (the one-byte test first: compact lines).
+    let bytes = text.as_bytes();
+    let name = match bytes {
+        [b'{', b'"', rest @ ..] => rest,
+        _ => {
+            let json_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+            let at = bytes
+                .iter()
+                .position(|b| !json_ws(b))
+                .unwrap_or(bytes.len());
+            let rest = bytes[at..].strip_prefix(b"{").unwrap_or_default();
+            let at = rest.iter().position(|b| !json_ws(b)).unwrap_or(rest.len());
+            rest[at..].strip_prefix(b"\"").unwrap_or_default()
+        }
+    };
+    if name.starts_with(b"id\"") || name.starts_with(b"result\"") || name.starts_with(b"error\"") {
+        return false;
+    }
+    FINDER.find(bytes).is_some()
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(d).map(|_| true)
 }
 
 #[derive(Deserialize)]
@@ -221,6 +282,28 @@ impl Session {
                 true
             }
             Err(_) => false,
+        }
+    }
+
+    /// The general path's shortcut for a progress notification in another member order or
+    /// with whitespace: the line is decoded in one pass into the notification with typed
+    /// params, where the general path skips the params as a raw value and then parses them
+    /// again. Returns `false`, having done nothing, unless the line is exactly what the general
+    /// path would route as progress (`jsonrpc` absent or "2.0", `method`
+    /// "notifications/progress", no `id`, `result` or `error`, params that parse): anything
+    /// else, including a params error to report, goes the general way.
+    pub(super) fn any_order_progress(&mut self, now: Instant, text: &str) -> bool {
+        match serde_json::from_str::<AnyOrderProgress<'_>>(text) {
+            Ok(n)
+                if n.jsonrpc.is_none_or(|v| v == "2.0")
+                    && n.method == "notifications/progress"
+                    && !(n.id || n.result || n.error) =>
+            {
+                self.clock_now = self.clock_now.max(now);
+                self.handle_progress(now, n.params);
+                true
+            }
+            _ => false,
         }
     }
 

@@ -346,6 +346,9 @@ impl Session {
             Some(b'i') if self.canonical_response(now, text) => return,
             _ => {}
         }
+        if dispatch::mentions_progress(text) && self.any_order_progress(now, text) {
+            return;
+        }
         self.handle_decoded_input(now, jsonrpc::decode_ref_str(text));
     }
 

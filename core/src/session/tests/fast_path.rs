@@ -97,3 +97,51 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
     assert_eq!(fast, general);
     assert_eq!(fast.matches("Completed").count(), 4, "{fast}");
 }
+
+#[test]
+fn any_order_progress_shortcut_behaves_like_the_general_path() {
+    let opts = RequestOptions::new()
+        .timeout(10 * S)
+        .reset_timeout_on_progress(25 * S);
+    let run = |fast: bool| {
+        let mut h = Harness::ready(config(), "2025-11-25");
+        let r = h.send("tools/call", json!({"name": "long"}), opts);
+        let t = h.sent.last().unwrap().1["params"]["_meta"]["progressToken"].clone();
+        let p = format!(r#"{{"progressToken":{t},"progress":1,"total":2,"message":"m"}}"#);
+        let long = "x".repeat(5000);
+        let inputs = [
+            // Routed as progress by the shortcut.
+            format!(r#"{{"method":"notifications/progress","params":{p},"jsonrpc":"2.0"}}"#),
+            format!(r#"{{"params":{p},"method":"notifications/progress","jsonrpc":"2.0"}}"#),
+            format!(
+                r#" {{ "jsonrpc" : "2.0" ,	"method": "notifications/progress", "params": {p} }} "#
+            ),
+            format!(r#"{{"method":"notifications/progress","params":{p}}}"#),
+            format!(r#"{{"method":"notifications/progress","params":{p},"x":[1,{{}}]}}"#),
+            format!(r#"{{"method":"notifications/progress","jsonrpc":null,"params":{p}}}"#),
+            // Left to the general path (and handled there as before).
+            format!(r#"{{"method":"notifications/progress","params":{p},"id":7}}"#),
+            format!(r#"{{"id":7,"method":"notifications/progress","params":{p}}}"#),
+            format!(r#"{{"method":"notifications/progress","params":{p},"result":{{}}}}"#),
+            format!(r#"{{"method":"notifications/progress","params":{p},"error":5}}"#),
+            format!(r#"{{"method":"notifications/progress","params":{p},"jsonrpc":"1.0"}}"#),
+            format!(r#"{{"method":"notifications/progr\u0065ss","params":{p}}}"#),
+            format!(r#"{{"method":"notifications/progress","params":{{"progressToken":{t}}}}}"#),
+            format!(r#"{{"method":"notifications/progress","method":"x","params":{p}}}"#),
+            format!(r#"{{"method":"notifications/progress","params":null}}"#),
+            format!(r#"{{"method":"notifications/progress","params":{p},"pad":"{long}"}}"#),
+            format!(
+                r#"{{"method":"notifications/message","params":{{"level":"info","data":"\"notifications/progress\""}}}}"#
+            ),
+            format!(r#"[{{"method":"notifications/progress","params":{p}}}]"#),
+            format!(r#"{{"method":"notifications/progress","params":{p}"#),
+        ];
+        feed(&mut h, &inputs, fast, Some(S));
+        h.advance(30 * S);
+        let sent: Vec<_> = h.sent.iter().map(|(_, v)| v.clone()).collect();
+        (format!("{:?}", h.events), sent, h.completions(r).len())
+    };
+    let (fast, general) = (run(true), run(false));
+    assert_eq!(fast, general);
+    assert!(fast.0.matches("Progress").count() >= 6, "{}", fast.0);
+}
