@@ -128,11 +128,9 @@ fn any_order_progress_shortcut_behaves_like_the_general_path() {
             format!(r#"{{"method":"notifications/progr\u0065ss","params":{p}}}"#),
             format!(r#"{{"method":"notifications/progress","params":{{"progressToken":{t}}}}}"#),
             format!(r#"{{"method":"notifications/progress","method":"x","params":{p}}}"#),
-            format!(r#"{{"method":"notifications/progress","params":null}}"#),
+            r#"{"method":"notifications/progress","params":null}"#.to_owned(),
             format!(r#"{{"method":"notifications/progress","params":{p},"pad":"{long}"}}"#),
-            format!(
-                r#"{{"method":"notifications/message","params":{{"level":"info","data":"\"notifications/progress\""}}}}"#
-            ),
+            r#"{"method":"notifications/message","params":{"level":"info","data":"\"notifications/progress\""}}"#.to_owned(),
             format!(r#"[{{"method":"notifications/progress","params":{p}}}]"#),
             format!(r#"{{"method":"notifications/progress","params":{p}"#),
         ];
