@@ -27,17 +27,30 @@ fn feed(h: &mut Harness, inputs: &[String], fast: bool, step: Option<Duration>) 
     }
 }
 
-#[test]
-fn canonical_progress_fast_path_behaves_like_the_general_path() {
+/// Progress inputs, built from the token of one long call that asked for progress, through
+/// the text path (`fast`) or the byte path: the events, what was sent (a timeout's
+/// cancellation) and how many times the call completed.
+fn progress_run(
+    fast: bool,
+    inputs: impl Fn(&serde_json::Value) -> Vec<String>,
+) -> (String, Vec<serde_json::Value>, usize) {
     let opts = RequestOptions::new()
         .timeout(10 * S)
         .reset_timeout_on_progress(25 * S);
+    let mut h = Harness::ready(config(), "2025-11-25");
+    let r = h.send("tools/call", json!({"name": "long"}), opts);
+    let token = h.sent.last().unwrap().1["params"]["_meta"]["progressToken"].clone();
+    feed(&mut h, &inputs(&token), fast, Some(S));
+    h.advance(30 * S);
+    let sent = h.sent.iter().map(|(_, v)| v.clone()).collect();
+    (format!("{:?}", h.events), sent, h.completions(r).len())
+}
+
+#[test]
+fn canonical_progress_fast_path_behaves_like_the_general_path() {
     let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
-    let run = |fast: bool| {
-        let mut h = Harness::ready(config(), "2025-11-25");
-        let r = h.send("tools/call", json!({"name": "long"}), opts);
-        let token = h.sent.last().unwrap().1["params"]["_meta"]["progressToken"].clone();
-        let inputs = [
+    let inputs = |token: &serde_json::Value| {
+        vec![
             format!(
                 r#"{canonical}{{"progressToken":{token},"progress":1,"total":2,"message":"m"}}}}"#
             ),
@@ -50,13 +63,9 @@ fn canonical_progress_fast_path_behaves_like_the_general_path() {
             format!(r#"{canonical}5}}"#),
             format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}}}}"#),
             format!(r#"{canonical}{{"progressToken":{token},"progress":3}}  }}"#),
-        ];
-        feed(&mut h, &inputs, fast, Some(S));
-        h.advance(30 * S);
-        let sent: Vec<_> = h.sent.iter().map(|(_, v)| v.clone()).collect();
-        (format!("{:?}", h.events), sent, h.completions(r).len())
+        ]
     };
-    let (fast, general) = (run(true), run(false));
+    let (fast, general) = (progress_run(true, inputs), progress_run(false, inputs));
     assert_eq!(fast, general);
     assert!(fast.0.contains("Progress"), "{}", fast.0);
 }
@@ -100,16 +109,10 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
 
 #[test]
 fn any_order_progress_shortcut_behaves_like_the_general_path() {
-    let opts = RequestOptions::new()
-        .timeout(10 * S)
-        .reset_timeout_on_progress(25 * S);
-    let run = |fast: bool| {
-        let mut h = Harness::ready(config(), "2025-11-25");
-        let r = h.send("tools/call", json!({"name": "long"}), opts);
-        let t = h.sent.last().unwrap().1["params"]["_meta"]["progressToken"].clone();
+    let inputs = |t: &serde_json::Value| {
         let p = format!(r#"{{"progressToken":{t},"progress":1,"total":2,"message":"m"}}"#);
         let long = "x".repeat(5000);
-        let inputs = [
+        vec![
             // Routed as progress by the shortcut.
             format!(r#"{{"method":"notifications/progress","params":{p},"jsonrpc":"2.0"}}"#),
             format!(r#"{{"params":{p},"method":"notifications/progress","jsonrpc":"2.0"}}"#),
@@ -133,13 +136,9 @@ fn any_order_progress_shortcut_behaves_like_the_general_path() {
             r#"{"method":"notifications/message","params":{"level":"info","data":"\"notifications/progress\""}}"#.to_owned(),
             format!(r#"[{{"method":"notifications/progress","params":{p}}}]"#),
             format!(r#"{{"method":"notifications/progress","params":{p}"#),
-        ];
-        feed(&mut h, &inputs, fast, Some(S));
-        h.advance(30 * S);
-        let sent: Vec<_> = h.sent.iter().map(|(_, v)| v.clone()).collect();
-        (format!("{:?}", h.events), sent, h.completions(r).len())
+        ]
     };
-    let (fast, general) = (run(true), run(false));
+    let (fast, general) = (progress_run(true, inputs), progress_run(false, inputs));
     assert_eq!(fast, general);
     assert!(fast.0.matches("Progress").count() >= 6, "{}", fast.0);
 }
