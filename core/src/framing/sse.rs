@@ -293,7 +293,7 @@ impl SseDecoder {
         // never produces NUL, so these checks equal the spec's checks on decoded text.
         match name {
             b"data" => {
-                let value = String::from_utf8_lossy(value);
+                let value = lossy_utf8(value);
                 let held = self.data.len() + self.event_type.len();
                 if value.len() >= self.limit.saturating_sub(held) {
                     // The joining `\n` counts too, hence `>=`.
@@ -304,7 +304,7 @@ impl SseDecoder {
                 }
             }
             b"event" => {
-                let value = String::from_utf8_lossy(value);
+                let value = lossy_utf8(value);
                 if value.len() > self.limit.saturating_sub(self.data.len()) {
                     self.start_discarding();
                 } else {
@@ -313,7 +313,7 @@ impl SseDecoder {
                 }
             }
             b"id" if !value.contains(&0) => {
-                self.pending_id = Some(String::from_utf8_lossy(value).into_owned());
+                self.pending_id = Some(lossy_utf8(value).into_owned());
             }
             b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
                 let ms = value.iter().fold(0u64, |acc, &d| {
@@ -361,6 +361,14 @@ impl SseDecoder {
         self.pending_id = None;
         self.discarding = false;
         self.event_len = 0;
+    }
+}
+
+/// `String::from_utf8_lossy`, with valid input (nearly always) checked by SIMD first.
+fn lossy_utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 
