@@ -178,10 +178,19 @@ pub fn session_ops(data: &[u8]) {
             5 => {
                 if let Some((h, _, _)) = m.pick_wire(ops.byte()).cloned() {
                     let progress = ops.byte();
-                    let line = format!(
-                        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":{progress}}}}}"#,
-                        h.get()
-                    );
+                    let params =
+                        format!(r#"{{"progressToken":{},"progress":{progress}}}"#, h.get());
+                    // The canonical form (its fast path) or `jsonrpc` last (the any-order
+                    // shortcut of the general path).
+                    let line = if ops.byte().is_multiple_of(2) {
+                        format!(
+                            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{params}}}"#
+                        )
+                    } else {
+                        format!(
+                            r#"{{"method":"notifications/progress","params":{params},"jsonrpc":"2.0"}}"#
+                        )
+                    };
                     m.feed(line.as_bytes(), 0);
                 }
             }
