@@ -140,15 +140,8 @@ impl<R: Runtime> Client<R> {
         })
         .map_err(invalid)?;
         // The output is `{"name":` + the name as a JSON string + `,"arguments":` + the
-        // arguments + `}`: where the arguments start follows from the escaped name's length
-        // (the name itself when nothing in it needs escaping, as `serde_json` escapes only
-        // quotes, backslashes and control characters).
-        let escaped = if name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-            name.len() + 2
-        } else {
-            serde_json::to_string(name).map_err(invalid)?.len()
-        };
-        let at = r#"{"name":"#.len() + escaped + r#","arguments":"#.len();
+        // arguments + `}`: where the arguments start follows from the escaped name's length.
+        let at = r#"{"name":"#.len() + jsonrpc::json_string_len(name) + r#","arguments":"#.len();
         let params = match params.get().get(at..) {
             Some(rest) if rest.starts_with('{') => params,
             Some("null}") => jsonrpc::to_raw(&Wire::<()> {
