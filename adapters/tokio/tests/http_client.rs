@@ -57,7 +57,9 @@ async fn plain_http_sends_origin_form_host_and_user_agent() {
         .expect("no hang");
     assert_eq!(n, 1);
     let requests = server.requests();
-    assert!(requests.len() >= 4, "{requests:?}");
+    // initialize, initialized, tools/list; the GET stream opens concurrently and may not
+    // have been sent before the close (it was missing once on a loaded machine).
+    assert!(requests.len() >= 3, "{requests:?}");
     let host = url
         .trim_start_matches("http://")
         .split('/')
@@ -97,7 +99,9 @@ fn a_proxy_from_the_environment_carries_plain_http() {
         .expect("the child test runs");
     assert!(status.success(), "the client in the child failed");
     let requests = proxy.requests();
-    assert!(requests.len() >= 4, "{requests:?}");
+    // initialize, initialized, tools/list; the GET stream opens concurrently and may not
+    // have been sent before the close (it was missing once on a loaded machine).
+    assert!(requests.len() >= 3, "{requests:?}");
     for r in &requests {
         // Absolute form: the request went to the proxy, naming the real target.
         assert_eq!(r.path, "http://mcp.invalid/mcp", "{r:?}");
