@@ -103,7 +103,7 @@
 //!             Event::Ready { version, .. } => assert_eq!(version.as_str(), "2025-11-25"),
 //!             Event::Completed { handle, result } if handle == call => {
 //!                 let raw = result.expect("the call succeeds");
-//!                 let result: CallToolResult = serde_json::from_str(raw.get()).unwrap();
+//!                 let result: CallToolResult = raw.decode().unwrap(); // checks the text
 //!                 answer = result.content[0].as_text().map(str::to_owned);
 //!             }
 //!             _ => {}
@@ -131,5 +131,5 @@ pub mod task;
 pub mod time;
 pub mod types;
 
-pub use session::{Event, RequestHandle, RequestOptions, Session, SessionConfig};
+pub use session::{Event, RawResult, RequestHandle, RequestOptions, Session, SessionConfig};
 pub use stdio::StdioConnection;

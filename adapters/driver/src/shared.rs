@@ -10,12 +10,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 use std::time::Instant;
 
+use mcp_proto::RawResult;
 use mcp_proto::session::{
     CloseReason, Event, InboundRequestId, RequestError, RequestHandle, ServerNotification, Session,
 };
 use mcp_proto::stdio::StdioConnection;
 use mcp_proto::types::v2026::ListenFilter;
-use serde_json::value::RawValue;
 use tokio::sync::{broadcast, oneshot, watch};
 
 use crate::error::ExitInfo;
@@ -122,7 +122,7 @@ pub(crate) struct Call {
 }
 
 /// A request's outcome, as the driver delivers it.
-pub(crate) type Outcome = Result<Box<RawValue>, RequestError>;
+pub(crate) type Outcome = Result<RawResult, RequestError>;
 
 /// Where the driver delivers a request's outcome.
 pub(crate) enum Reply {

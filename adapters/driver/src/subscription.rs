@@ -7,10 +7,10 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use futures_util::stream::{Stream, StreamExt as _};
+use mcp_proto::RawResult;
 use mcp_proto::session::{RequestError, RequestHandle, RequestOptions, ServerNotification};
 use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{Request as _, ResourceRequestParams, Unsubscribe};
-use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
 use crate::error::Error;
@@ -27,7 +27,7 @@ enum Kind {
     /// filters); `done` receives its one completion (attached once acknowledged).
     Listen {
         handle: RequestHandle,
-        done: Option<oneshot::Receiver<Result<Box<RawValue>, RequestError>>>,
+        done: Option<oneshot::Receiver<Result<RawResult, RequestError>>>,
     },
     /// Ended: nothing left to send.
     Ended,
@@ -116,7 +116,7 @@ impl Subscription {
     pub(crate) fn acknowledged(
         &mut self,
         honoured: ListenFilter,
-        done: oneshot::Receiver<Result<Box<RawValue>, RequestError>>,
+        done: oneshot::Receiver<Result<RawResult, RequestError>>,
     ) {
         self.honoured = Some(honoured);
         if let Kind::Listen { done: slot, .. } = &mut self.kind {

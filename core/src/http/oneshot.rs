@@ -11,12 +11,12 @@ use super::exchange::{
 };
 use super::headers::HeaderList;
 use crate::session::{
-    self, RequestError, RequestHandle, RequestOptions, SessionConfig, UsageError,
+    self, RawResult, RequestError, RequestHandle, RequestOptions, SessionConfig, UsageError,
 };
 use crate::time::{Duration, Instant, saturating_add};
 
 /// The result of the call: the raw result, or why there is none.
-pub type Outcome = Result<Box<RawValue>, RequestError>;
+pub type Outcome = Result<RawResult, RequestError>;
 
 /// A single request over a fresh [`Connection`]: `initialize`, the call, then `DELETE` of the
 /// session, all within `timeout` (plus the connection's `close_timeout` for the DELETE).

@@ -163,7 +163,7 @@ impl Session {
         let Some(hit) = key_of(method, params).and_then(|k| self.cache.fresh(&k, now)) else {
             return false;
         };
-        let result = Ok(hit.to_owned());
+        let result = Ok(hit.into());
         self.events
             .push_back(super::Event::Completed { handle, result });
         true

@@ -3,12 +3,11 @@
 
 use std::borrow::Cow;
 
-use serde_json::value::RawValue;
-
 use super::clock::nanos;
 use super::pending::{Pending, Stage};
 use super::{
-    CloseReason, Diagnostic, Event, Queued, RequestError, RequestHandle, Session, SessionState,
+    CloseReason, Diagnostic, Event, Queued, RawResult, RequestError, RequestHandle, Session,
+    SessionState,
 };
 use super::{meta, mrtr};
 use crate::jsonrpc;
@@ -39,7 +38,7 @@ impl Session {
     pub(super) fn finish(
         &mut self,
         handle: RequestHandle,
-        result: Result<Box<RawValue>, RequestError>,
+        result: Result<RawResult, RequestError>,
         notice: Option<&str>,
     ) {
         self.finish_with_notice(handle, result, notice.map(str::to_owned));
@@ -48,7 +47,7 @@ impl Session {
     pub(super) fn finish_with_notice(
         &mut self,
         handle: RequestHandle,
-        result: Result<Box<RawValue>, RequestError>,
+        result: Result<RawResult, RequestError>,
         reason: Option<String>,
     ) {
         let Some(p) = self.pending.remove(handle) else {
@@ -71,7 +70,7 @@ impl Session {
     pub(super) fn complete(
         &mut self,
         handle: RequestHandle,
-        result: Result<Box<RawValue>, RequestError>,
+        result: Result<RawResult, RequestError>,
     ) {
         let Some(p) = self.pending.remove(handle) else {
             return;

@@ -9,7 +9,9 @@ use memchr::memmem;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Diagnostic, Event, Queued, RequestError, ServerNotification, Session, SessionState};
+use super::{
+    Diagnostic, Event, Queued, RawResult, RequestError, ServerNotification, Session, SessionState,
+};
 use crate::jsonrpc::{ErrorObject, Id, MessageRef, empty_object};
 use crate::time::Instant;
 use crate::types::ClientCapabilities;
@@ -146,9 +148,10 @@ impl Session {
                 self.modern_answer(handle, answer.map(to_owned));
             }
             // The one copy of the result: the event outlives the input.
-            Some(handle) => {
-                self.complete(handle, answer.map(to_owned).map_err(RequestError::Remote))
-            }
+            Some(handle) => self.complete(
+                handle,
+                answer.map(RawResult::from).map_err(RequestError::Remote),
+            ),
             // Ids below the counter were ours: that request finished already.
             None if wire.is_some_and(|w| w < self.next_id) => {
                 self.report(Diagnostic::StaleResponse { id });
@@ -333,7 +336,21 @@ impl Session {
         else {
             return false;
         };
-        // One JSON value and nothing else (the envelope parse would have checked the same).
+        let handshake = self.state == SessionState::Handshaking && id == self.handshake_wire;
+        if !handshake && !self.discover_mode() && container_spans(result) {
+            // An ordinary request's answer: the result goes out as located, checked when the
+            // caller reads it (see `RawResult`). Where the text is not JSON after all, the
+            // request completes and that read fails (the general path would report the line
+            // as not JSON and leave the request to its timeout).
+            let Some(handle) = self.pending.by_wire(id) else {
+                return false;
+            };
+            self.clock_now = self.clock_now.max(now);
+            self.complete(handle, Ok(RawResult::unchecked(result)));
+            return true;
+        }
+        // The handshake's and the discover era's answers are read here at once: one JSON
+        // value and nothing else (the envelope parse would have checked the same).
         let Ok(result) = serde_json::from_str::<&RawValue>(result) else {
             return false;
         };
@@ -364,6 +381,47 @@ impl Session {
     }
 }
 
+/// Whether `text` is one object or array from its first byte to its last: the bracket that
+/// opens it closes at the end, strings skipped. Not a validation (`{"a" 1}` passes): it tells
+/// apart a result that ends the envelope from one followed by more members (`{},"x":1`),
+/// which for valid JSON is all the fast path needs to know; anything else is `false`.
+fn container_spans(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if !matches!(bytes.first(), Some(b'{' | b'[')) {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1 == bytes.len();
+                }
+            }
+            b'"' => {
+                // To the closing quote: an escape's next byte is never the end.
+                loop {
+                    let rest = bytes.get(i + 1..).unwrap_or_default();
+                    let Some(at) = memchr::memchr2(b'"', b'\\', rest) else {
+                        return false;
+                    };
+                    i += 1 + at;
+                    if bytes[i] == b'"' {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 fn to_owned(raw: &RawValue) -> Box<RawValue> {
     raw.to_owned()
 }
@@ -371,4 +429,74 @@ fn to_owned(raw: &RawValue) -> Box<RawValue> {
 fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {
     let raw = params.map_or("null", RawValue::get);
     serde_json::from_str(raw).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::container_spans;
+
+    /// Values whose strings hold the characters the scan must skip: quotes, backslashes,
+    /// brackets, control characters (escaped by serde_json) and non-ASCII.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<i64>().prop_map(Value::from),
+            r#"[a\\"{}\[\]:,\n\té]{0,6}"#.prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(r#"[a"\\}\]]{1,4}"#, inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// One serialized object or array spans its text; the same followed by more members
+        /// (the envelope's, when the result is not last) does not; a scalar never does.
+        #[test]
+        fn container_spans_tells_a_whole_value_from_one_followed_by_more(
+            v in json_value(),
+            pretty in any::<bool>(),
+            tail in r#"[,"x:1\]}\\ ]{1,6}"#,
+        ) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&v).unwrap()
+            } else {
+                serde_json::to_string(&v).unwrap()
+            };
+            let container = v.is_object() || v.is_array();
+            prop_assert_eq!(container_spans(&text), container);
+            let followed = format!("{text}{tail}");
+            prop_assert!(!container_spans(&followed), "{}", followed);
+            // Every cut of it is refused too, and nothing panics.
+            for cut in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
+                prop_assert!(!container_spans(&text[..cut]), "{}", &text[..cut]);
+            }
+        }
+    }
+
+    #[test]
+    fn container_spans_edge_cases() {
+        for (text, spans) in [
+            ("{}", true),
+            ("[]", true),
+            (r#"{"a":"\\"}"#, true),
+            (r#"{"a":"\"}"}"#, true),
+            (r#"{"a":"\"#, false),
+            (r#"{"a":"\\"#, false),
+            ("{} ", false),
+            (" {}", false),
+            ("{}}", false),
+            ("", false),
+            ("null", false),
+            (r#""{}""#, false),
+        ] {
+            assert_eq!(container_spans(text), spans, "{text}");
+        }
+    }
 }

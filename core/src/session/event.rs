@@ -5,7 +5,7 @@ use std::fmt;
 use serde_json::value::RawValue;
 
 use super::config::{Era, ProtocolVersion};
-use super::{InboundRequestId, RequestHandle};
+use super::{InboundRequestId, RawResult, RequestHandle};
 use crate::jsonrpc::{ErrorObject, Id};
 use crate::time::Duration;
 
@@ -25,8 +25,9 @@ pub enum Event {
     Completed {
         /// The request.
         handle: RequestHandle,
-        /// Its raw result, or why there is none.
-        result: Result<Box<RawValue>, RequestError>,
+        /// Its result's JSON text (checked when read: see [`RawResult`]), or why there is
+        /// none.
+        result: Result<RawResult, RequestError>,
     },
     /// `notifications/progress` for a request that asked for progress.
     Progress {

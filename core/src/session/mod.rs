@@ -28,6 +28,7 @@ mod listen;
 mod meta;
 mod mrtr;
 mod pending;
+mod raw_result;
 pub(crate) use pending::{CounterMap, CounterSet};
 mod transport_hooks;
 
@@ -41,6 +42,7 @@ pub use error::UsageError;
 pub use event::{
     CloseReason, Diagnostic, Event, NotificationKind, RequestError, ServerNotification,
 };
+pub use raw_result::RawResult;
 
 use clock::{ActiveClock, DeadlineIndex};
 use completion::deadline_for;

@@ -76,9 +76,9 @@ impl Session {
                 {
                     self.cache.store(key, self.clock_now, &raw);
                 }
-                self.complete(handle, Ok(raw));
+                self.complete(handle, Ok(raw.into()));
             }
-            ResultType::Task if self.tasks_negotiated() => self.complete(handle, Ok(raw)),
+            ResultType::Task if self.tasks_negotiated() => self.complete(handle, Ok(raw.into())),
             ResultType::InputRequired
                 if self
                     .pending

@@ -116,10 +116,7 @@ impl<R: Runtime> Client<R> {
     fn unacknowledged(
         &self,
         mut sub: Subscription,
-        result: Result<
-            Result<Box<serde_json::value::RawValue>, RequestError>,
-            oneshot::error::RecvError,
-        >,
+        result: Result<Result<mcp_proto::RawResult, RequestError>, oneshot::error::RecvError>,
     ) -> Result<Subscription, Error> {
         match result {
             Ok(Ok(_)) => {

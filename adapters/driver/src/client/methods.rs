@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
+use mcp_proto::RawResult;
 use mcp_proto::jsonrpc;
 use mcp_proto::session::UsageError;
 use mcp_proto::types::{
@@ -12,7 +13,6 @@ use mcp_proto::types::{
     Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams, Tool,
 };
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use super::Client;
 use crate::error::Error;
@@ -124,7 +124,7 @@ impl<R: Runtime> Client<R> {
         name: &str,
         arguments: impl Serialize,
         options: CallOptions,
-    ) -> Result<Box<RawValue>, Error> {
+    ) -> Result<RawResult, Error> {
         // Serialized once, straight to JSON: going through `serde_json::Value` and
         // `CallToolParams` built a map node per argument and serialized everything twice.
         #[derive(Serialize)]
@@ -159,8 +159,8 @@ impl<R: Runtime> Client<R> {
     }
 
     /// Decodes a `tools/call` result.
-    pub(crate) fn decode_tool_result(&self, raw: &RawValue) -> Result<CallToolResult, Error> {
-        serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
+    pub(crate) fn decode_tool_result(&self, raw: &RawResult) -> Result<CallToolResult, Error> {
+        raw.decode().map_err(|source| Error::Decode {
             server: self.inner.shared.name.clone(),
             method: CallTool::METHOD.into(),
             source,

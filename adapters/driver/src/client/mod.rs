@@ -14,6 +14,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mcp_proto::RawResult;
 use mcp_proto::session::{
     CloseReason, Era, ProtocolVersion, RequestError, RequestHandle, UsageError,
 };
@@ -231,7 +232,7 @@ impl<R: Runtime> Client<R> {
     ) -> Result<Q::Result, Error> {
         let params = self.raw_params(params)?;
         let raw = self.call(Cow::Borrowed(Q::METHOD), params, options).await?;
-        serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
+        raw.decode().map_err(|source| Error::Decode {
             server: self.inner.shared.name.clone(),
             method: Q::METHOD.into(),
             source,
@@ -249,7 +250,14 @@ impl<R: Runtime> Client<R> {
         params: Option<Box<RawValue>>,
         options: CallOptions,
     ) -> Result<Box<RawValue>, Error> {
-        self.call(method.into(), params, options).await
+        let method = method.into();
+        let raw = self.call(method.clone(), params, options).await?;
+        // Checked here: the session may hand over a result it located but did not parse.
+        raw.into_raw().map_err(|source| Error::Decode {
+            server: self.inner.shared.name.clone(),
+            method: method.into_owned(),
+            source,
+        })
     }
 
     /// Sends a notification. `params` serializes to the params object (`()` or `None`: no
@@ -289,7 +297,7 @@ impl<R: Runtime> Client<R> {
         method: Cow<'static, str>,
         params: Option<Box<RawValue>>,
         options: CallOptions,
-    ) -> Result<Box<RawValue>, Error> {
+    ) -> Result<RawResult, Error> {
         // Boxed: the authorization futures (a token refresh is an HTTP exchange of its own)
         // are kilobytes, and an inline branch would make every request's future that large
         // (5.8 KB for `call_tool`), to be moved on every push into a `FuturesUnordered`.
@@ -309,7 +317,7 @@ impl<R: Runtime> Client<R> {
         method: Cow<'static, str>,
         params: Option<Box<RawValue>>,
         options: CallOptions,
-    ) -> Result<Box<RawValue>, Error> {
+    ) -> Result<RawResult, Error> {
         let Some(auth) = &self.inner.auth else {
             return self.call_once(method, params, options).await;
         };
@@ -368,7 +376,7 @@ impl<R: Runtime> Client<R> {
         method: Cow<'static, str>,
         params: Option<Box<RawValue>>,
         options: CallOptions,
-    ) -> Result<Box<RawValue>, Error> {
+    ) -> Result<RawResult, Error> {
         let handle = {
             let now = self.inner.runtime.now();
             let mut state = self.inner.shared.lock();

@@ -5,13 +5,13 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use mcp_proto::RawResult;
 use mcp_proto::jsonrpc::{self, ErrorObject};
 use mcp_proto::task::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, TaskPolicy, TaskPoller, TaskStep};
-use mcp_proto::types::CallToolResult;
 use mcp_proto::types::TaskStatus;
 use mcp_proto::types::v2026::ResultType;
+use mcp_proto::types::{CallTool, CallToolResult, Request as _};
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use super::Client;
 use crate::error::Error;
@@ -73,8 +73,16 @@ impl<R: Runtime> Client<R> {
     }
 
     /// The task a result announces, when the extension is declared and it is one.
-    pub(crate) fn task_of(&self, raw: &RawValue) -> Result<Option<TaskHandle<R>>, Error> {
-        if !self.inner.handlers.tasks || ResultType::of(raw) != ResultType::Task {
+    pub(crate) fn task_of(&self, raw: &RawResult) -> Result<Option<TaskHandle<R>>, Error> {
+        if !self.inner.handlers.tasks {
+            return Ok(None);
+        }
+        let raw = raw.to_raw().map_err(|source| Error::Decode {
+            server: self.inner.shared.name.clone(),
+            method: CallTool::METHOD.into(),
+            source,
+        })?;
+        if ResultType::of(raw) != ResultType::Task {
             return Ok(None);
         }
         let now = self.inner.runtime.now();
@@ -124,7 +132,7 @@ impl<R: Runtime> TaskHandle<R> {
             match step {
                 TaskStep::Working { .. } => {}
                 TaskStep::Input { requests } => self.answer(requests).await?,
-                TaskStep::Completed(raw) => return self.client.decode_tool_result(&raw),
+                TaskStep::Completed(raw) => return self.client.decode_tool_result(&raw.into()),
                 TaskStep::Failed(e) => return Err(self.remote(e)),
                 TaskStep::Cancelled { .. } => {
                     return Err(Error::Cancelled {

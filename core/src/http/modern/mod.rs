@@ -25,6 +25,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::jsonrpc::{self, ErrorObject};
+use crate::session::RawResult;
 use crate::types::v2026;
 
 /// `Mcp-Method`.
@@ -187,7 +188,7 @@ pub struct ToolHeaders {
 pub struct ObservedList {
     /// The result to hand to the host: the raw result unchanged when every tool was valid,
     /// else rewritten without the invalid tools.
-    pub result: Box<RawValue>,
+    pub result: RawResult,
     /// The tools dropped, with why.
     pub dropped: Vec<(String, String)>,
 }
@@ -196,8 +197,8 @@ impl ToolHeaders {
     /// Remembers the bindings of the tools of one `tools/list` page and removes the tools
     /// with invalid annotations from the result. A result that is not a tool list is returned
     /// unchanged.
-    pub fn observe_list(&mut self, raw: Box<RawValue>) -> ObservedList {
-        let Ok(mut value) = serde_json::from_str::<Map<String, Value>>(raw.get()) else {
+    pub fn observe_list(&mut self, raw: RawResult) -> ObservedList {
+        let Ok(mut value) = raw.decode::<Map<String, Value>>() else {
             return ObservedList {
                 result: raw,
                 dropped: Vec::new(),
@@ -234,7 +235,7 @@ impl ToolHeaders {
                 dropped,
             };
         }
-        let result = jsonrpc::to_raw(&value).unwrap_or(raw);
+        let result = jsonrpc::to_raw(&value).map_or(raw, RawResult::from);
         ObservedList { result, dropped }
     }
 

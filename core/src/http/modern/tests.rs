@@ -6,8 +6,8 @@ fn schema(v: Value) -> Map<String, Value> {
     v.as_object().unwrap().clone()
 }
 
-fn raw(v: &Value) -> Box<RawValue> {
-    serde_json::value::to_raw_value(v).unwrap()
+fn raw(v: &Value) -> RawResult {
+    serde_json::value::to_raw_value(v).unwrap().into()
 }
 
 #[test]
@@ -97,7 +97,7 @@ fn tools_with_invalid_annotations_are_dropped_from_the_list() {
     assert_eq!(th.bindings("good").unwrap().len(), 1);
     // Nothing to drop: the raw bytes are kept exactly.
     let text = r#"{"tools":[{"name":"plain","inputSchema":{"type" : "object"}}]}"#;
-    let seen = th.observe_list(RawValue::from_string(text.to_owned()).unwrap());
+    let seen = th.observe_list(RawValue::from_string(text.to_owned()).unwrap().into());
     assert_eq!(seen.result.get(), text);
 }
 
@@ -108,7 +108,7 @@ fn the_example_tool_list_has_nothing_to_drop() {
     );
     let mut th = ToolHeaders::default();
     let text = text.trim_end();
-    let seen = th.observe_list(RawValue::from_string(text.to_owned()).unwrap());
+    let seen = th.observe_list(RawValue::from_string(text.to_owned()).unwrap().into());
     assert!(seen.dropped.is_empty());
     assert_eq!(seen.result.get(), text);
     assert_eq!(th.bindings("get_weather"), Some(&[][..]));

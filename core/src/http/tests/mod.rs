@@ -1,12 +1,11 @@
 //! Deterministic HTTP connection scenarios: a virtual clock and a scripted server, one
 //! scenario per test, plus a proptest over arbitrary response sequences.
 
-use serde_json::value::RawValue;
 use url::Url;
 
 use super::*;
 use crate::http::headers::HeaderList;
-use crate::session::{self, RequestError, RequestHandle, RequestOptions, SessionConfig};
+use crate::session::{self, RawResult, RequestError, RequestHandle, RequestOptions, SessionConfig};
 use crate::time::{Duration, Instant};
 use crate::types::Implementation;
 

@@ -80,12 +80,22 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
         let ids: Vec<_> = handles.iter().map(|r| h.wire_id(*r)).collect();
         let head = r#"{"jsonrpc":"2.0","id":"#;
         let inputs = [
+            format!(r#"{head}0{},"result":{{}}}}"#, ids[1]),
+            // Brackets and quotes inside strings; a member after the result; not JSON at all
+            // (nothing the fast path takes).
             format!(
-                r#"{head}{},"result":{{"a":[1,"é
-"]}}}}"#,
+                r#"{head}{},"result":{{"s":"}}\"{{]","t":[{{"u":"\\"}}]}},"x":[]}}"#,
                 ids[0]
             ),
-            format!(r#"{head}0{},"result":{{}}}}"#, ids[1]),
+            format!(r#"{head}{},"result":[{{}}],"error":null}}"#, ids[0]),
+            format!(r#"{head}{},"result":{{"s":"\"}}"#, ids[0]),
+            format!(r#"{head}{},"result":{{"s":"\}}"#, ids[0]),
+            format!(r#"{head}{},"result":{{"s":"}}"#, ids[0]),
+            format!(r#"{head}{},"result":[[]]]}}"#, ids[0]),
+            format!(
+                r#"{head}{},"result":{{"s":"}}\"{{]","t":[{{"u":"\\"}}]}}}}"#,
+                ids[0]
+            ),
             format!(r#"{head}{},"result":{{}},"x":1}}"#, ids[1]),
             format!(r#"{head}{},"result":{{}}}}}}"#, ids[1]),
             format!(r#"{head}{},"result":{{}} }}"#, ids[1]),
@@ -105,6 +115,34 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
     let (fast, general) = (run(true), run(false));
     assert_eq!(fast, general);
     assert_eq!(fast.matches("Completed").count(), 4, "{fast}");
+    assert!(fast.contains(r#"RawResult("{\"s\":\"}\\\"{]\""#), "{fast}");
+}
+
+/// The one difference: a canonical answer whose result brackets close at the end but whose
+/// text is not JSON completes its request, and reading the result fails; the general path
+/// reports the line as not JSON and leaves the request to its timeout.
+#[test]
+fn canonical_response_with_a_result_that_is_not_json_completes_with_unreadable_text() {
+    let mut h = Harness::ready(config(), "2025-11-25");
+    let r = h.send("tools/call", json!({"name": "t"}), RequestOptions::new());
+    let id = h.wire_id(r);
+    for result in ["{\"a\":[1,\"\n\"]}", r#"{"a" 1}"#, "[1,]"] {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+        h.session.handle_message_str(h.now, &line);
+        h.drain();
+    }
+    let c = h.completions(r);
+    assert_eq!(c.len(), 1, "{:?}", h.events);
+    let Ok(raw) = c[0] else { panic!("{:?}", c[0]) };
+    assert_eq!(raw.get(), "{\"a\":[1,\"\n\"]}");
+    assert!(raw.decode::<serde_json::Value>().is_err());
+    assert!(raw.to_raw().is_err());
+    // The later lines (the request finished) go the general path: not JSON.
+    let not_json = h
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Diagnostic(Diagnostic::NotJson { .. })));
+    assert_eq!(not_json.count(), 2, "{:?}", h.events);
 }
 
 #[test]

@@ -118,7 +118,7 @@ impl Harness {
     pub(super) fn completions(
         &self,
         handle: RequestHandle,
-    ) -> Vec<&Result<Box<RawValue>, RequestError>> {
+    ) -> Vec<&Result<RawResult, RequestError>> {
         self.events
             .iter()
             .filter_map(|e| match e {
