@@ -272,23 +272,23 @@ impl<'de> de::Visitor<'de> for BlockVisitor {
         ) -> Result<ContentBlock, A::Error> {
             T::deserialize(de::value::MapAccessDeserializer::new(access)).map(wrap)
         }
+        let first = match access.next_key::<BlockKey>()? {
+            Some(BlockKey::Type) => match access.next_value::<BlockTag>()? {
+                BlockTag::Text => return rest(access, ContentBlock::Text),
+                BlockTag::Image => return rest(access, ContentBlock::Image),
+                BlockTag::Audio => return rest(access, ContentBlock::Audio),
+                BlockTag::ResourceLink => return rest(access, ContentBlock::ResourceLink),
+                BlockTag::Resource => return rest(access, ContentBlock::Resource),
+                BlockTag::ToolUse => return rest(access, ContentBlock::ToolUse),
+                BlockTag::ToolResult => return rest(access, ContentBlock::ToolResult),
+                BlockTag::Other(value) => Some(("type".to_owned(), value)),
+            },
+            Some(BlockKey::Other(key)) => Some((key, access.next_value()?)),
+            None => None,
+        };
+        // Made only off the one-pass path: even an empty map costs its drop there.
         let mut map = Map::new();
-        if let Some(key) = access.next_key::<BlockKey>()? {
-            let (key, value) = match key {
-                BlockKey::Type => match access.next_value::<BlockTag>()? {
-                    BlockTag::Text => return rest(access, ContentBlock::Text),
-                    BlockTag::Image => return rest(access, ContentBlock::Image),
-                    BlockTag::Audio => return rest(access, ContentBlock::Audio),
-                    BlockTag::ResourceLink => return rest(access, ContentBlock::ResourceLink),
-                    BlockTag::Resource => return rest(access, ContentBlock::Resource),
-                    BlockTag::ToolUse => return rest(access, ContentBlock::ToolUse),
-                    BlockTag::ToolResult => return rest(access, ContentBlock::ToolResult),
-                    BlockTag::Other(value) => ("type".to_owned(), value),
-                },
-                BlockKey::Other(key) => (key, access.next_value()?),
-            };
-            map.insert(key, value);
-        }
+        map.extend(first);
         while let Some((key, value)) = access.next_entry::<String, Value>()? {
             map.insert(key, value);
         }
