@@ -1,9 +1,11 @@
 //! [`HttpClient`] with hyper 1 (HTTP/1.1) over smol's TCP and futures-rustls: no tokio
 //! runtime, no redirects, no retries, a connect timeout only, streaming bodies.
 //!
-//! Each exchange opens its own connection (TCP, then TLS for `https`), and closes it when the
-//! response body ends or is dropped: there is no pool. MCP's HTTP exchanges are few and long
-//! (a POST per request, one GET stream), so the cost is a handshake per request.
+//! Connections (TCP, then TLS for `https`) are kept alive and reused: an exchange takes an
+//! idle connection to the same origin from the client's pool ([`crate::http_pool`]) or opens
+//! a new one, and its response body gives the connection back when read to the end. A pooled
+//! connection that closed before the request was written is replaced by a new one, the
+//! request sent again (it never reached the server).
 
 use std::io;
 use std::net::SocketAddr;
@@ -26,6 +28,7 @@ use smol::net::TcpStream;
 use url::{Host, Url};
 
 use crate::AsyncStdRuntime;
+use crate::http_pool::{AbortOnDrop, Connection, Origin, Pool, PooledBody, origin_of};
 use crate::hyper_io::HyperIo;
 
 /// The connect timeout (TCP and TLS) when the configuration sets none.
@@ -41,16 +44,7 @@ struct HyperClient {
     tls: TlsConnector,
     connect_timeout: Duration,
     user_agent: Option<String>,
-}
-
-/// Aborts the connection task when dropped: with the send future before the head, or with
-/// the body stream after it.
-struct AbortOnDrop(AbortHandle);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+    pool: Pool,
 }
 
 pub(crate) fn client(
@@ -92,6 +86,7 @@ pub(crate) fn client(
         tls: TlsConnector::from(Arc::new(tls)),
         connect_timeout: config.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
         user_agent: config.user_agent.clone(),
+        pool: Pool::default(),
     }))
 }
 
@@ -101,52 +96,83 @@ impl HttpClient for HyperClient {
         let rt = self.rt.clone();
         let tls = self.tls.clone();
         let timeout = self.connect_timeout;
+        let pool = self.pool.clone();
         Box::pin(async move {
-            let (url, request) = head?;
-            let connect = async {
-                smol::future::or(connect(&url, &tls), async {
-                    smol::Timer::after(timeout).await;
-                    Err(ExchangeFailure::new(
-                        FailureKind::Timeout,
-                        format!("connecting took longer than {timeout:?}"),
-                    ))
-                })
-                .await
-            };
-            let stream = connect.await?;
-            let (mut sender, connection) =
-                hyper::client::conn::http1::handshake(HyperIo::new(stream))
-                    .await
-                    .map_err(hyper_failure)?;
-            let (handle, registration) = AbortHandle::new_pair();
-            let guard = AbortOnDrop(handle);
-            rt.spawn(Box::pin(async move {
-                // The connection's own error reaches the exchange through `send_request` or
-                // the body; nothing to report here.
-                let _ = Abortable::new(connection, registration).await;
-            }));
-            let response = sender.send_request(request).await.map_err(hyper_failure)?;
-            let status = response.status().as_u16();
-            let mut headers = HeaderList::new();
-            for (name, value) in response.headers() {
-                // Values that are not visible ASCII are dropped: no header the core reads
-                // needs them.
-                if let Ok(v) = value.to_str() {
-                    headers.append(name.as_str(), v);
+            let (url, mut request) = head?;
+            let origin = origin_of(&url);
+            while let Some(mut connection) = pool.take(&origin).await {
+                match connection.sender.try_send_request(request).await {
+                    Ok(response) => return Ok(respond(response, pool, origin, connection)),
+                    Err(mut e) => match e.take_message() {
+                        // Never written: the connection closed meanwhile; try another.
+                        Some(unsent) => request = unsent,
+                        None => return Err(hyper_failure(e.into_error())),
+                    },
                 }
             }
-            let body = BodyStream::new(response.into_body())
-                .map_err(hyper_failure)
-                .try_filter_map(|frame| future::ready(Ok(frame.into_data().ok().map(Vec::from))))
-                .map(move |chunk| {
-                    // The body owns the connection: dropping it aborts the exchange.
-                    let _owner = &guard;
-                    chunk
-                })
-                .boxed();
-            Ok(HttpResponse::new(status, headers, body))
+            let mut connection = open(&url, &tls, timeout, &rt).await?;
+            let response = connection
+                .sender
+                .send_request(request)
+                .await
+                .map_err(hyper_failure)?;
+            Ok(respond(response, pool, origin, connection))
         })
     }
+}
+
+/// A new connection to `url`'s origin (TCP, TLS for `https`, the HTTP/1.1 handshake), its
+/// task spawned on `rt`, all within `timeout`.
+async fn open(
+    url: &Url,
+    tls: &TlsConnector,
+    timeout: Duration,
+    rt: &AsyncStdRuntime,
+) -> Result<Connection, ExchangeFailure> {
+    let stream = smol::future::or(connect(url, tls), async {
+        smol::Timer::after(timeout).await;
+        Err(ExchangeFailure::new(
+            FailureKind::Timeout,
+            format!("connecting took longer than {timeout:?}"),
+        ))
+    })
+    .await?;
+    let (sender, connection) = hyper::client::conn::http1::handshake(HyperIo::new(stream))
+        .await
+        .map_err(hyper_failure)?;
+    let (handle, registration) = AbortHandle::new_pair();
+    rt.spawn(Box::pin(async move {
+        // The connection's own error reaches the exchange through `send_request` or the
+        // body; nothing to report here.
+        let _ = Abortable::new(connection, registration).await;
+    }));
+    Ok(Connection {
+        sender,
+        _guard: AbortOnDrop(handle),
+    })
+}
+
+/// The response as the driver takes it; its body owns `connection` (see [`PooledBody`]).
+fn respond(
+    response: hyper::Response<hyper::body::Incoming>,
+    pool: Pool,
+    origin: Origin,
+    connection: Connection,
+) -> HttpResponse {
+    let status = response.status().as_u16();
+    let mut headers = HeaderList::new();
+    for (name, value) in response.headers() {
+        // Values that are not visible ASCII are dropped: no header the core reads needs them.
+        if let Ok(v) = value.to_str() {
+            headers.append(name.as_str(), v);
+        }
+    }
+    let body = BodyStream::new(response.into_body())
+        .map_err(hyper_failure)
+        .try_filter_map(|frame| future::ready(Ok(frame.into_data().ok().map(Vec::from))))
+        .boxed();
+    let body = PooledBody::new(body, pool, origin, connection).boxed();
+    HttpResponse::new(status, headers, body)
 }
 
 /// The request as hyper sends it (origin-form target, `Host`, `User-Agent`), and its URL.

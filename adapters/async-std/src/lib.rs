@@ -39,9 +39,11 @@
 //! With the `http` feature (on by default), [`AsyncStdRuntime`] implements
 //! [`Runtime::http_client`](mcp_driver::Runtime::http_client) with hyper 1 (HTTP/1.1 only)
 //! over smol's TCP (async-io) and futures-rustls (rustls with the ring provider, the system's
-//! roots plus any configured CA): no redirects, no retries, a connect timeout (30 s unless
-//! configured), response bodies streamed as they arrive. Each exchange opens its own
-//! connection and closes it when its body ends or is dropped; there is no pool and no proxy
+//! roots plus any configured CA): no redirects, no retries (but a request never written to a
+//! pooled connection the server had closed goes out on a new one), a connect timeout (30 s unless
+//! configured), response bodies streamed as they arrive. Connections are kept alive and
+//! reused per origin (a response read to its end returns its connection to the client's pool;
+//! at most 8 idle per origin, each for at most 30 s); there is no proxy
 //! support (the tokio adapter's reqwest reads proxies from the environment; this one does not).
 //!
 //! No tokio runtime or reactor is involved: the driver and hyper use tokio's `sync`
@@ -52,6 +54,8 @@
 
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_pool;
 #[cfg(feature = "http")]
 mod hyper_io;
 mod runtime;

@@ -137,7 +137,8 @@ impl Runtime for AsyncStdRuntime {
     }
 
     /// hyper 1 (HTTP/1.1) over smol's TCP with rustls (ring, the system's roots plus any
-    /// configured CA); one connection per exchange, its task spawned with this runtime.
+    /// configured CA); kept-alive connections reused per origin, their tasks spawned with
+    /// this runtime.
     #[cfg(feature = "http")]
     fn http_client(
         &self,
