@@ -2,6 +2,7 @@
 //! (`mcp_bench::echo_http`, this binary started as `e2e_http echo-server`):
 //!
 //! - (a) this client (`mcp_tokio::Client` over HTTP, initialize era pinned to 2025-11-25),
+//!   and (a') the same on the async-std adapter (`mcp_async_std`, under `smol::block_on`),
 //! - (b) the official Rust SDK's client (`rmcp`, `StreamableHttpClientTransport` with reqwest,
 //!   its default config: at most 16 POSTs in progress), and (b') the same with
 //!   `max_concurrent_requests(256)`,
@@ -9,7 +10,7 @@
 //!   time on each of `k` keep-alive connections, bodies counted, not parsed as MCP).
 //!
 //! ```text
-//! cargo run --release -p mcp-bench --bin e2e_http -- [--seq N] [--calls N] [--repeat N] [--only ours,rmcp,rmcp256,load]
+//! cargo run --release -p mcp-bench --bin e2e_http -- [--seq N] [--calls N] [--repeat N] [--only ours,async-std,rmcp,rmcp256,load]
 //! ```
 
 use std::io::{BufRead, BufReader};
@@ -67,7 +68,7 @@ fn main() -> ExitCode {
         };
         if ok.is_none() {
             eprintln!(
-                "bad argument {a:?}\nusage: e2e_http [--seq N] [--calls N] [--repeat N] [--only ours,rmcp,rmcp256,load]"
+                "bad argument {a:?}\nusage: e2e_http [--seq N] [--calls N] [--repeat N] [--only ours,async-std,rmcp,rmcp256,load]"
             );
             return ExitCode::FAILURE;
         }
@@ -150,11 +151,15 @@ fn run(o: &Options) {
         "e2e_http: {} sequential calls, {} pipelined calls per window, best of {}, current-thread runtime, server on 127.0.0.1:{}",
         o.seq, o.calls, o.repeat, server.port
     );
-    let (mut ours, mut rmcp, mut rmcp256, mut load) = Default::default();
+    let (mut ours, mut async_std, mut rmcp, mut rmcp256, mut load) = Default::default();
     for round in 0..o.repeat {
         eprintln!("round {}/{}", round + 1, o.repeat);
         if o.wants("ours") {
             ours = Row::best(ours, rt.block_on(measure_ours(o, &server.url)));
+        }
+        if o.wants("async-std") {
+            let row = smol::block_on(measure_async_std(o, &server.url));
+            async_std = Row::best(async_std, row);
         }
         if o.wants("rmcp") {
             rmcp = Row::best(rmcp, rt.block_on(measure_rmcp(o, &server.url, None)));
@@ -171,6 +176,7 @@ fn run(o: &Options) {
     }
     print_table(&[
         ("(a) mcp-tokio (this client)", ours),
+        ("(a') mcp-async-std (this client, smol)", async_std),
         ("(b) rmcp 3.11, defaults (16 POSTs)", rmcp),
         ("(b') rmcp 3.11, max_concurrent_requests 256", rmcp256),
         ("(c) server-bound (load generator)", load),
@@ -181,6 +187,7 @@ fn run(o: &Options) {
     );
     println!("|---|---|---|---|---|---|---|");
     print_ratio("ours / rmcp", ours, rmcp);
+    print_ratio("ours on async-std / rmcp", async_std, rmcp);
     print_ratio("ours / rmcp (256 POSTs)", ours, rmcp256);
     print_ratio("ours / server-bound", ours, load);
     print_ratio("rmcp / server-bound", rmcp, load);
@@ -196,6 +203,23 @@ async fn measure_ours(o: &Options, url: &str) -> Row {
         .http(url)
         .await
         .expect("this client connects to the echo server");
+    measure_client(o, client).await
+}
+
+/// This client on the async-std adapter (hyper over smol's TCP, its own connection pool),
+/// run under `smol::block_on`.
+async fn measure_async_std(o: &Options, url: &str) -> Row {
+    let client = mcp_async_std::ClientBuilder::new()
+        .runtime(mcp_async_std::SmolRuntime::smol())
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .http(url)
+        .await
+        .expect("this client connects to the echo server");
+    measure_client(o, client).await
+}
+
+/// Sequential latency and pipelined throughput of one connected client, then its close.
+async fn measure_client<R: mcp_driver::Runtime>(o: &Options, client: mcp_driver::Client<R>) -> Row {
     assert_eq!(client.protocol_version(), ProtocolVersion::V2025_11_25);
     let args = serde_json::json!({ "message": MESSAGE });
     let call = || {
