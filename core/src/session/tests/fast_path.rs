@@ -180,3 +180,61 @@ fn any_order_progress_shortcut_behaves_like_the_general_path() {
     assert_eq!(fast, general);
     assert!(fast.0.matches("Progress").count() >= 6, "{}", fast.0);
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// Values whose strings hold what the result scan must skip: quotes, backslashes,
+    /// brackets, braces, control characters (escaped) and non-ASCII.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            r#"[a\\"{}\[\]:,\n\té]{0,24}"#.prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(r#"[a"\\}\]]{1,4}"#, inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Any canonical answer that is valid JSON (the result any value, with or without a
+        /// member after it) is routed by the text path exactly as by the byte path.
+        #[test]
+        fn valid_canonical_answers_route_as_the_general_path_does(
+            result in json_value(),
+            after in proptest::option::of(json_value()),
+            pretty in any::<bool>(),
+        ) {
+            let text = |v: &Value| if pretty {
+                serde_json::to_string_pretty(v).unwrap()
+            } else {
+                serde_json::to_string(v).unwrap()
+            };
+            let run = |fast: bool| {
+                let mut h = Harness::ready(config(), "2025-11-25");
+                let r = h.send("tools/call", json!({"name": "t"}), RequestOptions::new());
+                let id = h.wire_id(r);
+                let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}"#, text(&result));
+                if let Some(after) = &after {
+                    line.push_str(&format!(r#","x":{}"#, text(after)));
+                }
+                line.push('}');
+                feed(&mut h, &[line], fast, None);
+                let completed = h.completions(r).len();
+                (format!("{:?}", h.events), completed)
+            };
+            let (fast, general) = (run(true), run(false));
+            prop_assert_eq!(&fast, &general);
+            prop_assert_eq!(fast.1, 1);
+        }
+    }
+}
