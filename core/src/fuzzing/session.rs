@@ -52,7 +52,15 @@ impl Model {
         }
         while let Some(e) = self.conn.session_mut().poll_event() {
             match e {
-                Event::Completed { handle, .. } => {
+                Event::Completed { handle, result } => {
+                    if let Ok(raw) = &result {
+                        // A result may be located but not parsed (checked when read): reading
+                        // it, whatever it holds, gives a value or an error.
+                        let _ = raw.decode::<serde_json::Value>();
+                        if let Ok(checked) = raw.to_raw() {
+                            assert_eq!(checked.get(), raw.get().trim(), "{raw:?}");
+                        }
+                    }
                     let done = self
                         .issued
                         .get_mut(&handle)
