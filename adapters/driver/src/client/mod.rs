@@ -243,7 +243,7 @@ impl<R: Runtime> Client<R> {
     ///
     /// # Errors
     ///
-    /// See [`Error`].
+    /// See [`Error`]; [`Error::Decode`] when the result is not exactly one JSON value.
     pub async fn request_raw(
         &self,
         method: impl Into<Cow<'static, str>>,
