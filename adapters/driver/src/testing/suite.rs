@@ -459,6 +459,41 @@ pub async fn garbage_is_skipped<R: Runtime>(rt: R) {
     client.ping().await.expect("ping after garbage");
 }
 
+/// An answer in the canonical form whose result is not JSON: the session hands the result
+/// over unparsed and the read fails, so the call ends at once with [`Error::Decode`] (typed
+/// or raw), not at its timeout; the connection goes on.
+pub async fn unreadable_result_is_a_decode_error<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    let answer_badly = |server: &FakeServer, request: &Value| {
+        let id = &request["id"];
+        server.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content" []}}}}"#
+        ));
+    };
+    let options = CallOptions::new().timeout(Duration::from_secs(20));
+    let call = client.call_tool_with("t", json!({}), options.clone());
+    let answer = async {
+        let request = server.recv_method("tools/call").await.expect("the call");
+        answer_badly(&server, &request);
+    };
+    let (result, ()) = futures_util::future::join(call, answer).await;
+    assert!(
+        matches!(&result, Err(Error::Decode { method, .. }) if method == "tools/call"),
+        "{result:?}"
+    );
+    let raw = client.request_raw("x/raw", None, options);
+    let answer = async {
+        let request = server.recv_method("x/raw").await.expect("the request");
+        answer_badly(&server, &request);
+    };
+    let (result, ()) = futures_util::future::join(raw, answer).await;
+    assert!(
+        matches!(&result, Err(Error::Decode { method, .. }) if method == "x/raw"),
+        "{result:?}"
+    );
+    client.ping().await.expect("ping afterwards");
+}
+
 /// `max_message_size`: a line over the limit is dropped (the call it answered times out, as
 /// its answer never came), the connection goes on, and one at the limit is taken.
 pub async fn max_message_size_bounds_lines<R: Runtime>(rt: R) {
