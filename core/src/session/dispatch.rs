@@ -134,7 +134,7 @@ impl Session {
 
     fn handle_answer(&mut self, now: Instant, id: Id, answer: Result<&RawValue, ErrorObject>) {
         let wire = id.as_u64();
-        if self.state == SessionState::Handshaking && wire == Some(self.handshake_wire) {
+        if wire.is_some_and(|w| self.is_handshake_answer(w)) {
             let answer = answer.map(to_owned);
             return if self.discover_mode() {
                 self.finish_discover(now, answer)
@@ -158,6 +158,11 @@ impl Session {
             }
             None => self.report(Diagnostic::UnknownResponse { id }),
         }
+    }
+
+    /// Whether an answer with wire id `wire` is the handshake's (read by the session itself).
+    fn is_handshake_answer(&self, wire: u64) -> bool {
+        self.state == SessionState::Handshaking && wire == self.handshake_wire
     }
 
     fn handle_server_request(
@@ -336,8 +341,7 @@ impl Session {
         else {
             return false;
         };
-        let handshake = self.state == SessionState::Handshaking && id == self.handshake_wire;
-        if !handshake && !self.discover_mode() && container_spans(result) {
+        if !self.is_handshake_answer(id) && !self.discover_mode() && container_spans(result) {
             // An ordinary request's answer: the result goes out as located, checked when the
             // caller reads it (see `RawResult`). Where the text is not JSON after all, the
             // request completes and that read fails (the general path would report the line
@@ -451,17 +455,19 @@ fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, S
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use proptest::prelude::*;
     use serde_json::Value;
 
     use super::container_spans;
 
-    /// Values whose strings hold the characters the scan must skip: quotes, backslashes,
-    /// brackets, control characters (escaped by serde_json) and non-ASCII.
-    fn json_value() -> impl Strategy<Value = Value> {
+    /// Values whose strings hold the characters the result scan must skip: quotes,
+    /// backslashes, brackets, braces, control characters (escaped by serde_json) and
+    /// non-ASCII. Also used by the fast path's property tests.
+    pub(in crate::session) fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
             any::<i64>().prop_map(Value::from),
             r#"[a\\"{}\[\]:,\n\té]{0,40}"#.prop_map(Value::from),
         ];
@@ -514,7 +520,7 @@ mod tests {
             ("", false),
             ("null", false),
             (r#""{}""#, false),
-            // Escapes on either side of the short walk's end (16 bytes).
+            // Escapes on either side of an eight-byte step's end.
             (r#"{"a":"aaaaaaaaaaaaaaa\"b}bbbbbbbbbbbbbbbbbbb"}"#, true),
             (r#"{"a":"aaaaaaaaaaaaaaaa\"b}bbbbbbbbbbbbbbbbbbb"}"#, true),
             (r#"{"a":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"#, false),

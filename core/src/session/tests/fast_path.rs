@@ -186,24 +186,7 @@ mod properties {
     use serde_json::{Value, json};
 
     use super::*;
-
-    /// Values whose strings hold what the result scan must skip: quotes, backslashes,
-    /// brackets, braces, control characters (escaped) and non-ASCII.
-    fn json_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            r#"[a\\"{}\[\]:,\n\té]{0,24}"#.prop_map(Value::from),
-        ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::btree_map(r#"[a"\\}\]]{1,4}"#, inner, 0..4)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
+    use crate::session::dispatch::tests::json_value;
 
     proptest! {
         /// Any canonical answer that is valid JSON (the result any value, with or without a
