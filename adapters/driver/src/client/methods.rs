@@ -160,11 +160,8 @@ impl<R: Runtime> Client<R> {
 
     /// Decodes a `tools/call` result.
     pub(crate) fn decode_tool_result(&self, raw: &RawResult) -> Result<CallToolResult, Error> {
-        raw.decode().map_err(|source| Error::Decode {
-            server: self.inner.shared.name.clone(),
-            method: CallTool::METHOD.into(),
-            source,
-        })
+        raw.decode()
+            .map_err(|e| self.decode_error(CallTool::METHOD, e))
     }
 
     /// Every resource, following every page.

@@ -232,11 +232,7 @@ impl<R: Runtime> Client<R> {
     ) -> Result<Q::Result, Error> {
         let params = self.raw_params(params)?;
         let raw = self.call(Cow::Borrowed(Q::METHOD), params, options).await?;
-        raw.decode().map_err(|source| Error::Decode {
-            server: self.inner.shared.name.clone(),
-            method: Q::METHOD.into(),
-            source,
-        })
+        raw.decode().map_err(|e| self.decode_error(Q::METHOD, e))
     }
 
     /// Sends any request with raw params and returns the raw result.
@@ -253,11 +249,7 @@ impl<R: Runtime> Client<R> {
         let method = method.into();
         let raw = self.call(method.clone(), params, options).await?;
         // Checked here: the session may hand over a result it located but did not parse.
-        raw.into_raw().map_err(|source| Error::Decode {
-            server: self.inner.shared.name.clone(),
-            method: method.into_owned(),
-            source,
-        })
+        raw.into_raw().map_err(|e| self.decode_error(&method, e))
     }
 
     /// Sends a notification. `params` serializes to the params object (`()` or `None`: no
@@ -419,6 +411,15 @@ impl<R: Runtime> Client<R> {
             Some(Err(e)) => Err(self.request_error(&method, e)),
             // The driver went away without completing: it only does so once closed.
             None => Err(self.closed_error(CloseReason::TransportClosed { detail: None })),
+        }
+    }
+
+    /// The error for a result of `method` that is not JSON or not the expected shape.
+    pub(crate) fn decode_error(&self, method: &str, source: serde_json::Error) -> Error {
+        Error::Decode {
+            server: self.inner.shared.name.clone(),
+            method: method.to_owned(),
+            source,
         }
     }
 

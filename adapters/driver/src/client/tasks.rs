@@ -77,11 +77,9 @@ impl<R: Runtime> Client<R> {
         if !self.inner.handlers.tasks {
             return Ok(None);
         }
-        let raw = raw.to_raw().map_err(|source| Error::Decode {
-            server: self.inner.shared.name.clone(),
-            method: CallTool::METHOD.into(),
-            source,
-        })?;
+        let raw = raw
+            .to_raw()
+            .map_err(|e| self.decode_error(CallTool::METHOD, e))?;
         if ResultType::of(raw) != ResultType::Task {
             return Ok(None);
         }

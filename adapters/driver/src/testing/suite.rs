@@ -463,34 +463,32 @@ pub async fn garbage_is_skipped<R: Runtime>(rt: R) {
 /// over unparsed and the read fails, so the call ends at once with [`Error::Decode`] (typed
 /// or raw), not at its timeout; the connection goes on.
 pub async fn unreadable_result_is_a_decode_error<R: Runtime>(rt: R) {
+    /// Runs `call` while the server answers its `method` request with an unreadable result,
+    /// and checks that the call failed with a decode error naming `method`.
+    async fn answered_badly<T: std::fmt::Debug>(
+        server: &FakeServer,
+        method: &str,
+        call: impl Future<Output = Result<T, Error>>,
+    ) {
+        let answer = async {
+            let request = server.recv_method(method).await.expect("the request");
+            let id = &request["id"];
+            server.send_line(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content" []}}}}"#
+            ));
+        };
+        let (result, ()) = futures_util::future::join(call, answer).await;
+        assert!(
+            matches!(&result, Err(Error::Decode { method: m, .. }) if m == method),
+            "{result:?}"
+        );
+    }
     let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
-    let answer_badly = |server: &FakeServer, request: &Value| {
-        let id = &request["id"];
-        server.send_line(&format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content" []}}}}"#
-        ));
-    };
     let options = CallOptions::new().timeout(Duration::from_secs(20));
     let call = client.call_tool_with("t", json!({}), options.clone());
-    let answer = async {
-        let request = server.recv_method("tools/call").await.expect("the call");
-        answer_badly(&server, &request);
-    };
-    let (result, ()) = futures_util::future::join(call, answer).await;
-    assert!(
-        matches!(&result, Err(Error::Decode { method, .. }) if method == "tools/call"),
-        "{result:?}"
-    );
+    answered_badly(&server, "tools/call", call).await;
     let raw = client.request_raw("x/raw", None, options);
-    let answer = async {
-        let request = server.recv_method("x/raw").await.expect("the request");
-        answer_badly(&server, &request);
-    };
-    let (result, ()) = futures_util::future::join(raw, answer).await;
-    assert!(
-        matches!(&result, Err(Error::Decode { method, .. }) if method == "x/raw"),
-        "{result:?}"
-    );
+    answered_badly(&server, "x/raw", raw).await;
     client.ping().await.expect("ping afterwards");
 }
 
