@@ -14,7 +14,7 @@ use mcp_proto::session::NotificationKind;
 use mcp_proto::types::Tool;
 use tokio::sync::watch;
 
-use super::{Inner, cache_file, cause};
+use super::{Inner, State, cache_file, cause};
 use crate::client::{Client, PhaseSlot, closed_error};
 use crate::notify::Notifications;
 use crate::runtime::Runtime;
@@ -264,6 +264,9 @@ impl<R: Runtime> Supervisor<R> {
             }
         };
         let now = self.inner.runtime.now();
+        let entry = self.cache_entry(&tools);
+        // Ready and its tools in one critical section: a reader woken by another server's
+        // change must never see this server ready with no tools yet.
         let status = {
             let mut state = self.inner.lock();
             let Some(slot) = state.slot_mut(&self.name) else {
@@ -273,9 +276,11 @@ impl<R: Runtime> Supervisor<R> {
                 tracing::warn!(error = %e, "reconnect policy misuse");
             }
             slot.client = Some(client.clone());
-            slot.policy.status().clone()
+            let status = slot.policy.status().clone();
+            self.put_tools(&mut state, tools, entry.as_ref());
+            status
         };
-        self.store_tools(tools);
+        self.write_cache_file(entry.as_ref());
         self.inner.publish(&self.name, status);
         Outcome::Done((client, notes))
     }
@@ -328,25 +333,37 @@ impl<R: Runtime> Supervisor<R> {
 
     /// Makes `tools` the server's live tools, names them and writes the cache entry.
     fn store_tools(&self, tools: Vec<Tool>) {
-        let entry = cache_file::encode_tools(&tools).map(|payload| {
+        let entry = self.cache_entry(&tools);
+        self.put_tools(&mut self.inner.lock(), tools, entry.as_ref());
+        self.write_cache_file(entry.as_ref());
+    }
+
+    /// The cache entry for `tools`, if they encode.
+    fn cache_entry(&self, tools: &[Tool]) -> Option<CacheEntry> {
+        cache_file::encode_tools(tools).map(|payload| {
             CacheEntry::new(
                 &self.config,
                 cache_file::now_ms(),
                 self.inner.cache_policy,
                 payload,
             )
-        });
-        {
-            let mut state = self.inner.lock();
-            state.rename(&self.name, &tools);
-            if let Some(slot) = state.slot_mut(&self.name) {
-                slot.tools = tools;
-            }
-            if let Some(entry) = &entry {
-                state.cache.insert(entry.clone());
-            }
+        })
+    }
+
+    /// Names `tools`, makes them the slot's, and keeps `entry` in the in-memory cache.
+    fn put_tools(&self, state: &mut State<R>, tools: Vec<Tool>, entry: Option<&CacheEntry>) {
+        state.rename(&self.name, &tools);
+        if let Some(slot) = state.slot_mut(&self.name) {
+            slot.tools = tools;
         }
-        if let (Some(dir), Some(entry)) = (&self.inner.cache_dir, &entry) {
+        if let Some(entry) = entry {
+            state.cache.insert(entry.clone());
+        }
+    }
+
+    /// Writes `entry` to the cache directory, if there is one (outside the lock: file I/O).
+    fn write_cache_file(&self, entry: Option<&CacheEntry>) {
+        if let (Some(dir), Some(entry)) = (&self.inner.cache_dir, entry) {
             cache_file::store(dir, entry);
         }
     }
