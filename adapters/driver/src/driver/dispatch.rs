@@ -14,23 +14,31 @@ use crate::options::Progress;
 use crate::runtime::Runtime;
 use crate::shared::{Call, ListenSink, Outcome, Phase, Reply};
 
+/// What `dispatch_events` hands on once the state's lock is released.
+pub(super) enum Delivery {
+    Result(oneshot::Sender<Outcome>, Outcome),
+    /// A call's outcome is in its entry: wake its caller.
+    Wake(Waker),
+    Progress(crate::options::ProgressSink, Progress),
+    Notification(ServerNotification),
+    EndNotifications,
+    Acknowledged(oneshot::Sender<ListenFilter>, ListenFilter),
+    Listen(broadcast::Sender<ServerNotification>, ServerNotification),
+    /// Dropped in order: the stream ends after what was delivered to it.
+    EndListen(ListenSink),
+}
+
+/// The most deliveries whose room the driver keeps between batches: a burst past it (a
+/// flood of notifications) gives its memory back.
+const KEPT_DELIVERIES: usize = 1024;
+
 impl<R: Runtime> Driver<R> {
     /// Drains the core's events and delivers them: results to callers, progress to sinks,
     /// notifications to streams, server requests to handlers.
     pub(super) fn dispatch_events(&mut self) -> bool {
-        enum Delivery {
-            Result(oneshot::Sender<Outcome>, Outcome),
-            /// A call's outcome is in its entry: wake its caller.
-            Wake(Waker),
-            Progress(crate::options::ProgressSink, Progress),
-            Notification(ServerNotification),
-            EndNotifications,
-            Acknowledged(oneshot::Sender<ListenFilter>, ListenFilter),
-            Listen(broadcast::Sender<ServerNotification>, ServerNotification),
-            /// Dropped in order: the stream ends after what was delivered to it.
-            EndListen(ListenSink),
-        }
-        let mut deliveries = Vec::new();
+        // The room of the last batch, reused: growing a fresh list to a window's worth of
+        // results cost a handful of reallocations per read.
+        let mut deliveries = std::mem::take(&mut self.deliveries);
         let mut any = false;
         {
             let mut state = self.shared.lock();
@@ -166,7 +174,7 @@ impl<R: Runtime> Driver<R> {
                 }
             }
         }
-        for d in deliveries {
+        for d in deliveries.drain(..) {
             match d {
                 // The caller may have gone away at this very moment: fine.
                 Delivery::Result(tx, result) => drop(tx.send(result)),
@@ -190,6 +198,9 @@ impl<R: Runtime> Driver<R> {
                 Delivery::Listen(tx, n) => drop(tx.send(n)),
                 Delivery::EndListen(sink) => drop(sink),
             }
+        }
+        if deliveries.capacity() <= KEPT_DELIVERIES {
+            self.deliveries = deliveries;
         }
         any
     }

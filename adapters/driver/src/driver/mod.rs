@@ -104,6 +104,8 @@ pub(crate) struct Driver<R: Runtime> {
     timer: Option<(Instant, BoxFuture)>,
     /// A cooperative yield in progress ([`Runtime::yield_now`]).
     yielding: Option<BoxFuture>,
+    /// Room for the deliveries of one batch of events, kept between batches.
+    deliveries: Vec<dispatch::Delivery>,
     finished: bool,
 }
 
@@ -131,6 +133,7 @@ impl<R: Runtime> Driver<R> {
             flush_deadline: None,
             timer: None,
             yielding: None,
+            deliveries: Vec::new(),
             finished: false,
         }
     }
