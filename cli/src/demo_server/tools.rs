@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::types::{
-    CallToolParams, CallToolResult, ContentBlock, LoggingLevel, MediaContent, Tool, ToolAnnotations,
+    CallToolParams, CallToolResult, ContentBlock, LoggingLevel, Tool, ToolAnnotations,
 };
 use serde_json::{Map, Value, json};
 
@@ -198,11 +198,7 @@ pub(crate) fn call(
         "slow" => return Ok(slow(shared, args, progress_token, token)),
         "ask" => return Ok(ask(shared, args, token)),
         "image" => Ok(CallToolResult {
-            content: vec![ContentBlock::Image(MediaContent {
-                data: DEMO_PNG_BASE64.into(),
-                mime_type: "image/png".into(),
-                ..MediaContent::default()
-            })],
+            content: vec![ContentBlock::image(DEMO_PNG_BASE64, "image/png")],
             ..CallToolResult::default()
         }),
         "fail" => {
