@@ -137,12 +137,13 @@ pub(crate) enum Reply {
 }
 
 impl Call {
-    /// A call whose outcome its caller's future takes from the entry.
-    pub(crate) fn slot(progress: Option<ProgressSink>) -> Self {
+    /// A call whose outcome its caller's future, woken by `waker`, takes from the entry
+    /// ([`OutcomeSlot`]).
+    pub(crate) fn waiting(progress: Option<ProgressSink>, waker: Waker) -> Self {
         Self {
             reply: Reply::Slot {
                 outcome: None,
-                waker: None,
+                waker: Some(waker),
             },
             progress,
         }
@@ -167,16 +168,23 @@ impl Call {
 pub(crate) struct OutcomeSlot<'a> {
     pub(crate) shared: &'a Shared,
     pub(crate) handle: RequestHandle,
+    /// The entry was made, with the waker of the task that polls this, in the same poll as
+    /// this one's first: that poll is `Pending` without a look (an outcome stored since
+    /// then woke that waker, so this is polled again).
+    pub(crate) registered: bool,
 }
 
 impl std::future::Future for OutcomeSlot<'_> {
     type Output = Option<Outcome>;
 
     fn poll(
-        self: std::pin::Pin<&mut Self>,
+        mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Outcome>> {
         use std::task::Poll;
+        if std::mem::take(&mut self.registered) {
+            return Poll::Pending;
+        }
         let mut state = self.shared.lock();
         let Some(call) = state.calls.get_mut(&self.handle) else {
             return Poll::Ready(None);

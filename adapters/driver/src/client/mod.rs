@@ -12,6 +12,7 @@ pub use tasks::{TaskHandle, ToolCall};
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use mcp_proto::RawResult;
@@ -366,28 +367,33 @@ impl<R: Runtime> Client<R> {
     async fn call_once(
         &self,
         method: Cow<'static, str>,
-        params: Option<Box<RawValue>>,
+        mut params: Option<Box<RawValue>>,
         options: CallOptions,
     ) -> Result<RawResult, Error> {
-        let handle = {
+        // Sent from inside a poll so that the entry holds the caller's waker from the start:
+        // the first wait below then needs no second turn of the lock.
+        let mut progress = options.progress;
+        let sent = std::future::poll_fn(|cx| {
             let now = self.inner.runtime.now();
             let mut state = self.inner.shared.lock();
-            let sent =
-                state
-                    .core
-                    .session_mut()
-                    .send_request(now, method.clone(), params, options.request);
-            let handle = match sent {
-                Ok(handle) => handle,
-                Err(e) => {
-                    // `usage` may lock the state itself.
-                    drop(state);
-                    return Err(self.usage(e));
-                }
-            };
-            state.calls.insert(handle, Call::slot(options.progress));
-            state.wake_driver();
-            handle
+            let sent = state.core.session_mut().send_request(
+                now,
+                method.clone(),
+                params.take(),
+                options.request,
+            );
+            if let Ok(handle) = sent {
+                let call = Call::waiting(progress.take(), cx.waker().clone());
+                state.calls.insert(handle, call);
+                state.wake_driver();
+            }
+            Poll::Ready(sent)
+        })
+        .await;
+        let handle = match sent {
+            Ok(handle) => handle,
+            // `usage` may lock the state itself: the guard above is gone.
+            Err(e) => return Err(self.usage(e)),
         };
         let span = tracing::debug_span!(
             "mcp_request",
@@ -403,6 +409,7 @@ impl<R: Runtime> Client<R> {
         let outcome = OutcomeSlot {
             shared: &self.inner.shared,
             handle,
+            registered: true,
         };
         let result = outcome.instrument(span).await;
         guard.armed = false;
