@@ -1,7 +1,7 @@
 #!/bin/sh
 # Instruction counts (callgrind) of the stdio path against the two baselines, per class:
 # deterministic, so the ratios do not depend on the load of a shared machine.
-# Usage: benches/callgrind_ratios.sh   (needs valgrind); ORDER=jsonrpc-last benches/callgrind_ratios.sh
+# Usage: benches/callgrind_ratios.sh   (needs valgrind); ORDER=jsonrpc-last or ORDER=typescript benches/callgrind_ratios.sh
 # measures the general path (every message with its `jsonrpc` member last, see profile_decode).
 set -e
 cd "$(dirname "$0")/.."

@@ -1,7 +1,8 @@
 //! Runs one class's stream through the stdio path a few times, for a profiler:
 //! `valgrind --tool=callgrind target/release/examples/profile_decode result_200B 3`;
 //! with `BASELINE=borrowed` or `BASELINE=value` it runs that baseline instead; with
-//! `ORDER=jsonrpc-last` every message has its `jsonrpc` member last (the core's general path).
+//! `ORDER=jsonrpc-last` every message has its `jsonrpc` member last (the core's general path);
+//! with `ORDER=typescript` the members are in the order the TypeScript SDK writes them.
 //! `benches/callgrind_ratios.sh` turns this into instruction-count ratios per class.
 
 use mcp_bench::setup;
@@ -18,6 +19,7 @@ fn main() {
         .unwrap_or_else(|| panic!("unknown class {name}"));
     let s = match std::env::var("ORDER").as_deref() {
         Ok("jsonrpc-last") => stream(class).jsonrpc_last(),
+        Ok("typescript") => stream(class).typescript_order(),
         Ok("") | Err(_) => stream(class),
         Ok(other) => panic!("unknown ORDER {other}"),
     };

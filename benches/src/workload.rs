@@ -131,6 +131,29 @@ impl Stream {
         self
     }
 
+    /// The same messages in the member order the TypeScript SDK writes: a response's
+    /// `result` (or `error`) first, then `jsonrpc`, then `id`; a notification's `method` and
+    /// `params`, then `jsonrpc` (its servers build them as `{ result, jsonrpc, id }` and
+    /// `{ ...notification, jsonrpc }`).
+    pub fn typescript_order(mut self) -> Stream {
+        const HEAD: &str = r#"{"jsonrpc":"2.0","#;
+        for m in &mut self.messages {
+            // Invariant: the builder writes every message in the canonical compact form.
+            let rest = m.strip_prefix(HEAD).expect("a canonical message");
+            let body = rest.strip_suffix('}').expect("an object");
+            *m = match body.strip_prefix(r#""id":"#) {
+                Some(after_id) => {
+                    let digits = after_id.bytes().take_while(u8::is_ascii_digit).count();
+                    let (id, member) = after_id.split_at(digits);
+                    let member = member.strip_prefix(',').expect("a member after the id");
+                    format!(r#"{{{member},"jsonrpc":"2.0","id":{id}}}"#)
+                }
+                None => format!(r#"{{{body},"jsonrpc":"2.0"}}"#),
+            };
+        }
+        self
+    }
+
     /// Total bytes of the messages (line endings not counted).
     pub fn total_len(&self) -> usize {
         self.messages.iter().map(String::len).sum()
@@ -297,6 +320,29 @@ mod tests {
             );
             assert_eq!(a, b);
         }
+    }
+
+    #[test]
+    fn typescript_order_moves_only_the_members() {
+        let canonical = stream(Class::Mixed);
+        let moved = stream(Class::Mixed).typescript_order();
+        assert_eq!(canonical.messages.len(), moved.messages.len());
+        let mut responses = 0;
+        for (a, b) in canonical.messages.iter().zip(&moved.messages) {
+            if b.starts_with(r#"{"result":"#) {
+                responses += 1;
+                assert!(b.contains(r#","jsonrpc":"2.0","id":"#), "{b}");
+            } else {
+                assert!(b.starts_with(r#"{"method":"#), "{b}");
+                assert!(b.ends_with(r#","jsonrpc":"2.0"}"#), "{b}");
+            }
+            let (a, b): (serde_json::Value, serde_json::Value) = (
+                serde_json::from_str(a).unwrap(),
+                serde_json::from_str(b).unwrap(),
+            );
+            assert_eq!(a, b);
+        }
+        assert_eq!(responses, canonical.responses);
     }
 
     #[test]

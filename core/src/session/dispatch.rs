@@ -264,22 +264,33 @@ impl Session {
         }
     }
 
-    /// The fast path for a progress notification in the canonical compact form the SDKs
-    /// write (`{"jsonrpc":"2.0","method":"notifications/progress","params":{..}}`, members in
-    /// that order, no whitespace): the params are parsed straight into their fields and the
-    /// envelope is not parsed at all. Returns `false`, having done nothing, for any other
-    /// input, including params that do not parse: the general path then handles it exactly
-    /// as it would have (the same event or diagnostic).
+    /// The fast path for a progress notification in one of the compact forms the SDKs write:
+    /// `{"jsonrpc":"2.0","method":"notifications/progress","params":{..}}` (canonical) or
+    /// `{"method":"notifications/progress","params":{..},"jsonrpc":"2.0"}` (the TypeScript
+    /// SDK's), members in that order, no whitespace: the params are parsed straight into
+    /// their fields and the envelope is not parsed at all. Returns `false`, having done
+    /// nothing, for any other input, including params that do not parse: the general path
+    /// then handles it exactly as it would have (the same event or diagnostic).
     ///
     /// Why this is the same message: the prefix is a valid start of an object whose only
-    /// members so far are those two; `from_str` succeeds only if what sits between it and the
-    /// final `}` is exactly one JSON value (whitespace around it allowed); so the text is an
+    /// members so far are those before `params`; `from_str` succeeds only if what sits
+    /// between it and the suffix is exactly one JSON value (whitespace around it allowed);
+    /// the suffix closes the object, with `jsonrpc` in the second form. So the text is an
     /// object with exactly the members `jsonrpc`, `method` and `params`: a notification.
     pub(super) fn canonical_progress(&mut self, now: Instant, text: &str) -> bool {
-        const PREFIX: &str = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
-        let Some(params) = text
-            .strip_prefix(PREFIX)
-            .and_then(|rest| rest.strip_suffix('}'))
+        const FORMS: [(&str, &str); 2] = [
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#,
+                "}",
+            ),
+            (
+                r#"{"method":"notifications/progress","params":"#,
+                r#","jsonrpc":"2.0"}"#,
+            ),
+        ];
+        let Some(params) = FORMS
+            .iter()
+            .find_map(|(prefix, suffix)| text.strip_prefix(prefix)?.strip_suffix(suffix))
         else {
             return false;
         };
@@ -318,21 +329,18 @@ impl Session {
     /// The fast path for a response in the canonical compact form
     /// (`{"jsonrpc":"2.0","id":<integer>,"result":<value>}`, members in that order, no
     /// whitespace, the id digits only): the envelope's members are not parsed, the result is
-    /// checked to be one JSON value and routed as [`handle_answer`](Self::handle_answer)
-    /// would route it. Returns `false`, having done nothing, for anything else (another order,
-    /// whitespace, a string, negative, fractional or over-long id, a result that is not
-    /// exactly one value): the general path then handles it exactly as before.
+    /// located (see [`located_answer`](Self::located_answer)) and routed as
+    /// [`handle_answer`](Self::handle_answer) would route it. Returns `false`, having done
+    /// nothing, for anything else (another order, whitespace, a string, negative, fractional
+    /// or over-long id, a result that is not exactly one value): the general path then
+    /// handles it exactly as before.
     pub(super) fn canonical_response(&mut self, now: Instant, text: &str) -> bool {
         let Some(rest) = text.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else {
             return false;
         };
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         let (id, rest) = rest.split_at(digits);
-        // JSON integers have no leading zeros; `parse` refuses overflow and the empty string.
-        if id.len() > 1 && id.starts_with('0') {
-            return false;
-        }
-        let Ok(id) = id.parse::<u64>() else {
+        let Some(id) = integer_id(id) else {
             return false;
         };
         let Some(result) = rest
@@ -341,11 +349,46 @@ impl Session {
         else {
             return false;
         };
-        if !self.is_handshake_answer(id) && !self.discover_mode() && container_spans(result) {
-            // An ordinary request's answer: the result goes out as located, checked when the
-            // caller reads it (see `RawResult`). Where the text is not JSON after all, the
-            // request completes and that read fails (the general path would report the line
-            // as not JSON and leave the request to its timeout).
+        self.located_answer(now, id, result, false)
+    }
+
+    /// The fast path for a response in the compact form the TypeScript SDK writes (its
+    /// servers are most of those in use): `{"result":<object or array>,"jsonrpc":"2.0",
+    /// "id":<integer>}`, in that order. The result's end is found by its brackets, then the
+    /// rest must be exactly the other two members. Anything else returns `false`, having done
+    /// nothing, as [`canonical_response`](Self::canonical_response) does.
+    pub(super) fn result_first_response(&mut self, now: Instant, text: &str) -> bool {
+        let Some(rest) = text.strip_prefix(r#"{"result":"#) else {
+            return false;
+        };
+        let Some(end) = container_end(rest) else {
+            return false;
+        };
+        // `end` follows an ASCII bracket: a character boundary.
+        let (result, tail) = rest.split_at(end);
+        let id = tail
+            .strip_prefix(r#","jsonrpc":"2.0","id":"#)
+            .and_then(|t| t.strip_suffix('}'))
+            .and_then(integer_id);
+        match id {
+            Some(id) => self.located_answer(now, id, result, true),
+            None => false,
+        }
+    }
+
+    /// Routes the answer to the request with wire id `id` whose result is the text `result`
+    /// of a fast path. An ordinary request's answer whose result's brackets close at its end
+    /// (`spans`, or checked here) goes out as located, checked when the caller reads it (see
+    /// `RawResult`): where the text is not JSON after all, the request completes and that
+    /// read fails (the general path would report the line as not JSON and leave the request
+    /// to its timeout). The handshake's and the discover era's answers are read at once: one
+    /// JSON value and nothing else (the envelope parse would have checked the same). Returns
+    /// `false`, having done nothing, where the general path must decide.
+    fn located_answer(&mut self, now: Instant, id: u64, result: &str, spans: bool) -> bool {
+        if !self.is_handshake_answer(id)
+            && !self.discover_mode()
+            && (spans || container_spans(result))
+        {
             let Some(handle) = self.pending.by_wire(id) else {
                 return false;
             };
@@ -353,8 +396,6 @@ impl Session {
             self.complete(handle, Ok(RawResult::unchecked(result)));
             return true;
         }
-        // The handshake's and the discover era's answers are read here at once: one JSON
-        // value and nothing else (the envelope parse would have checked the same).
         let Ok(result) = serde_json::from_str::<&RawValue>(result) else {
             return false;
         };
@@ -390,9 +431,16 @@ impl Session {
 /// apart a result that ends the envelope from one followed by more members (`{},"x":1`),
 /// which for valid JSON is all the fast path needs to know; anything else is `false`.
 fn container_spans(text: &str) -> bool {
+    container_end(text) == Some(text.len())
+}
+
+/// Where the object or array that opens `text` ends: the index just past the bracket that
+/// closes the one at byte 0, strings skipped; `None` if `text` opens with no bracket or the
+/// bracket never closes. Exact for valid JSON, not a validation.
+fn container_end(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     if !matches!(bytes.first(), Some(b'{' | b'[')) {
-        return false;
+        return None;
     }
     let mut depth = 0usize;
     let mut i = 0;
@@ -402,18 +450,24 @@ fn container_spans(text: &str) -> bool {
             b'}' | b']' => {
                 depth -= 1;
                 if depth == 0 {
-                    return i + 1 == bytes.len();
+                    return Some(i + 1);
                 }
             }
-            b'"' => match string_end(bytes, i + 1) {
-                Some(end) => i = end,
-                None => return false,
-            },
+            b'"' => i = string_end(bytes, i + 1)?,
             _ => {}
         }
         i += 1;
     }
-    false
+    None
+}
+
+/// A JSON-RPC id written as a JSON integer that fits a `u64`: digits only, no leading zero.
+fn integer_id(digits: &str) -> Option<u64> {
+    let plain = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits.len() == 1 || !digits.starts_with('0'));
+    // `parse` refuses overflow (and would take a sign, refused above).
+    plain.then(|| digits.parse().ok()).flatten()
 }
 
 /// The index of the quote that closes a string whose text starts at `from`, if any: an

@@ -348,6 +348,12 @@ impl Session {
             Some(b'i') if self.canonical_response(now, text) => return,
             _ => {}
         }
+        // The TypeScript SDK's order: `result` or `method` first.
+        match text.as_bytes().get(2) {
+            Some(b'r') if self.result_first_response(now, text) => return,
+            Some(b'm') if self.canonical_progress(now, text) => return,
+            _ => {}
+        }
         if dispatch::mentions_progress(text) && self.any_order_progress(now, text) {
             return;
         }

@@ -1,4 +1,5 @@
-//! The canonical-form fast paths of `Session::handle_message_str` against the general path:
+//! The fast paths of `Session::handle_message_str` (the canonical compact form, the
+//! TypeScript SDK's member order) against the general path:
 //! the same inputs through both must give the same events, transmits and completions.
 
 use serde_json::json;
@@ -49,6 +50,10 @@ fn progress_run(
 #[test]
 fn canonical_progress_fast_path_behaves_like_the_general_path() {
     let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
+    let (ts, ts_end) = (
+        r#"{"method":"notifications/progress","params":"#,
+        r#","jsonrpc":"2.0"}"#,
+    );
     let inputs = |token: &serde_json::Value| {
         vec![
             format!(
@@ -63,11 +68,20 @@ fn canonical_progress_fast_path_behaves_like_the_general_path() {
             format!(r#"{canonical}5}}"#),
             format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}}}}"#),
             format!(r#"{canonical}{{"progressToken":{token},"progress":3}}  }}"#),
+            // The TypeScript SDK's order.
+            format!(r#"{ts}{{"progressToken":{token},"progress":4,"total":5}}{ts_end}"#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":"x"}}{ts_end}"#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":5}},"id":5{ts_end}"#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":5}},"jsonrpc":"1.0"}}"#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":5}}{ts_end} "#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":6}} {ts_end}"#),
+            format!(r#"{ts}{{"progressToken":"nope","progress":1}}{ts_end}"#),
+            format!(r#"{ts}{ts_end}"#),
         ]
     };
     let (fast, general) = (progress_run(true, inputs), progress_run(false, inputs));
     assert_eq!(fast, general);
-    assert!(fast.0.contains("Progress"), "{}", fast.0);
+    assert!(fast.0.matches("Progress").count() >= 4, "{}", fast.0);
 }
 
 #[test]
@@ -118,31 +132,83 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
     assert!(fast.contains(r#"RawResult("{\"s\":\"}\\\"{]\""#), "{fast}");
 }
 
-/// The one difference: a canonical answer whose result brackets close at the end but whose
-/// text is not JSON completes its request, and reading the result fails; the general path
-/// reports the line as not JSON and leaves the request to its timeout.
 #[test]
-fn canonical_response_with_a_result_that_is_not_json_completes_with_unreadable_text() {
-    let mut h = Harness::ready(config(), "2025-11-25");
-    let r = h.send("tools/call", json!({"name": "t"}), RequestOptions::new());
-    let id = h.wire_id(r);
-    for result in ["{\"a\":[1,\"\n\"]}", r#"{"a" 1}"#, "[1,]"] {
-        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
-        h.session.handle_message_str(h.now, &line);
-        h.drain();
+fn result_first_response_fast_path_behaves_like_the_general_path() {
+    let run = |fast: bool| {
+        let mut h = Harness::ready(config(), "2025-11-25");
+        let handles: Vec<_> = (0..4)
+            .map(|_| h.send("tools/list", json!({}), RequestOptions::new()))
+            .collect();
+        let ids: Vec<_> = handles.iter().map(|r| h.wire_id(*r)).collect();
+        let tail = r#","jsonrpc":"2.0","id":"#;
+        let inputs = [
+            // Not taken by the fast path: odd ids, more members, whitespace, scalars.
+            format!(r#"{{"result":{{}}{tail}0{}}}"#, ids[1]),
+            format!(r#"{{"result":{{}}{tail}+{}}}"#, ids[1]),
+            format!(r#"{{"result":{{}}{tail}{}.0}}"#, ids[1]),
+            format!(r#"{{"result":{{}}{tail}"{}"}}"#, ids[1]),
+            format!(r#"{{"result":{{}}{tail}18446744073709551616}}"#),
+            format!(r#"{{"result":{{}}{tail}{},"x":1}}"#, ids[1]),
+            format!(r#"{{"result":{{}},"x":1{tail}{}}}"#, ids[1]),
+            format!(r#"{{"result":{{}}{tail}{} }}"#, ids[1]),
+            format!(r#"{{"result": {{}}{tail}{}}}"#, ids[1]),
+            format!(r#"{{"result":{{}}{tail}}}"#),
+            r#"{"result":{"s":"}"#.to_owned(),
+            format!(r#"{{"result":null{tail}{}}}"#, ids[1]),
+            format!(r#"{{"result":{{}},"error":null{tail}{}}}"#, ids[1]),
+            format!(r#"{{"result":{{}},"jsonrpc":"1.0","id":{}}}"#, ids[1]),
+            format!(r#"{{"result":{{}}{tail}99999}}"#),
+            // Taken: brackets and quotes inside strings, an array result.
+            format!(
+                r#"{{"result":{{"s":"}}\"{{]","t":[{{"u":"\\"}}]}}{tail}{}}}"#,
+                ids[0]
+            ),
+            format!(r#"{{"result":[1,{{"a":[]}}]{tail}{}}}"#, ids[2]),
+            format!(r#"{{"result":{{"tools":[]}}{tail}{}}}"#, ids[3]),
+            // Answered already: the general path's diagnostic.
+            format!(r#"{{"result":{{}}{tail}{}}}"#, ids[3]),
+        ];
+        feed(&mut h, &inputs, fast, None);
+        format!("{:?}", h.events)
+    };
+    let (fast, general) = (run(true), run(false));
+    assert_eq!(fast, general);
+    assert_eq!(fast.matches("Completed").count(), 4, "{fast}");
+    assert!(fast.contains(r#"RawResult("{\"s\":\"}\\\"{]\""#), "{fast}");
+}
+
+/// The one difference: an answer on a fast path (either order) whose result brackets close
+/// where the fast path expects but whose text is not JSON completes its request, and reading
+/// the result fails; the general path reports the line as not JSON and leaves the request to
+/// its timeout. (Which also shows that both fast paths are taken.)
+#[test]
+fn fast_path_answer_with_a_result_that_is_not_json_completes_with_unreadable_text() {
+    for result_first in [false, true] {
+        let mut h = Harness::ready(config(), "2025-11-25");
+        let r = h.send("tools/call", json!({"name": "t"}), RequestOptions::new());
+        let id = h.wire_id(r);
+        for result in ["{\"a\":[1,\"\n\"]}", r#"{"a" 1}"#, "[1,]"] {
+            let line = if result_first {
+                format!(r#"{{"result":{result},"jsonrpc":"2.0","id":{id}}}"#)
+            } else {
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+            };
+            h.session.handle_message_str(h.now, &line);
+            h.drain();
+        }
+        let c = h.completions(r);
+        assert_eq!(c.len(), 1, "{:?}", h.events);
+        let Ok(raw) = c[0] else { panic!("{:?}", c[0]) };
+        assert_eq!(raw.get(), "{\"a\":[1,\"\n\"]}");
+        assert!(raw.decode::<serde_json::Value>().is_err());
+        assert!(raw.to_raw().is_err());
+        // The later lines (the request finished) go the general path: not JSON.
+        let not_json = h
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Diagnostic(Diagnostic::NotJson { .. })));
+        assert_eq!(not_json.count(), 2, "{:?}", h.events);
     }
-    let c = h.completions(r);
-    assert_eq!(c.len(), 1, "{:?}", h.events);
-    let Ok(raw) = c[0] else { panic!("{:?}", c[0]) };
-    assert_eq!(raw.get(), "{\"a\":[1,\"\n\"]}");
-    assert!(raw.decode::<serde_json::Value>().is_err());
-    assert!(raw.to_raw().is_err());
-    // The later lines (the request finished) go the general path: not JSON.
-    let not_json = h
-        .events
-        .iter()
-        .filter(|e| matches!(e, Event::Diagnostic(Diagnostic::NotJson { .. })));
-    assert_eq!(not_json.count(), 2, "{:?}", h.events);
 }
 
 #[test]
@@ -189,13 +255,15 @@ mod properties {
     use crate::session::dispatch::tests::json_value;
 
     proptest! {
-        /// Any canonical answer that is valid JSON (the result any value, with or without a
-        /// member after it) is routed by the text path exactly as by the byte path.
+        /// Any answer that is valid JSON, in the canonical order or the TypeScript SDK's
+        /// (the result any value, with or without a member after it), is routed by the text
+        /// path exactly as by the byte path.
         #[test]
         fn valid_canonical_answers_route_as_the_general_path_does(
             result in json_value(),
             after in proptest::option::of(json_value()),
             pretty in any::<bool>(),
+            result_first in any::<bool>(),
         ) {
             let text = |v: &Value| if pretty {
                 serde_json::to_string_pretty(v).unwrap()
@@ -206,11 +274,13 @@ mod properties {
                 let mut h = Harness::ready(config(), "2025-11-25");
                 let r = h.send("tools/call", json!({"name": "t"}), RequestOptions::new());
                 let id = h.wire_id(r);
-                let mut line = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}"#, text(&result));
-                if let Some(after) = &after {
-                    line.push_str(&format!(r#","x":{}"#, text(after)));
-                }
-                line.push('}');
+                let after = after.as_ref().map(|a| format!(r#","x":{}"#, text(a)));
+                let after = after.as_deref().unwrap_or("");
+                let line = if result_first {
+                    format!(r#"{{"result":{}{after},"jsonrpc":"2.0","id":{id}}}"#, text(&result))
+                } else {
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}{after}}}"#, text(&result))
+                };
                 feed(&mut h, &[line], fast, None);
                 let completed = h.completions(r).len();
                 (format!("{:?}", h.events), completed)
