@@ -59,7 +59,7 @@ fn per_request(n: usize, with_body: bool) -> f64 {
     let mut out = Vec::with_capacity(1 << 20);
     let before = LIVE.load(Relaxed);
     for _ in 0..n {
-        let body = with_body.then(|| params.clone());
+        let body = with_body.then(|| params.clone().into());
         session
             .send_request(now, "tools/call", body, RequestOptions::new())
             .expect("room in flight");

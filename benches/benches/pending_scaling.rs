@@ -61,7 +61,7 @@ impl Table {
                 .send_request(
                     self.now(),
                     "tools/call",
-                    Some(self.params.clone()),
+                    Some(self.params.clone().into()),
                     RequestOptions::new().timeout(TIMEOUT),
                 )
                 .expect("room in flight");

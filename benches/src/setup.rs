@@ -74,7 +74,7 @@ fn send_requests(s: &mut Session, now: Instant, stream: &Stream) {
         s.send_request(
             now,
             "tools/call",
-            Some(params.clone()),
+            Some(params.clone().into()),
             RequestOptions::new(),
         )
         .expect("room for every request");
@@ -83,7 +83,7 @@ fn send_requests(s: &mut Session, now: Instant, stream: &Stream) {
         s.send_request(
             now,
             "tools/call",
-            Some(params.clone()),
+            Some(params.clone().into()),
             RequestOptions::new().progress(),
         )
         .expect("room for every request");

@@ -515,13 +515,19 @@ fn to_owned_raw(raw: &RawValue) -> Box<RawValue> {
 
 /// Appends a compact JSON-RPC request to `out`.
 pub fn encode_request(out: &mut Vec<u8>, id: &Id, method: &str, params: Option<&RawValue>) {
+    encode_request_text(out, id, method, params.map(RawValue::get));
+}
+
+/// [`encode_request`] with params as JSON text the caller knows to be one JSON value (a
+/// [`RawParams`](crate::session::RawParams)'s, say).
+pub(crate) fn encode_request_text(out: &mut Vec<u8>, id: &Id, method: &str, params: Option<&str>) {
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     write_json(out, id);
     out.extend_from_slice(br#","method":"#);
     write_json_str(out, method);
     if let Some(p) = params {
         out.extend_from_slice(br#","params":"#);
-        out.extend_from_slice(p.get().as_bytes());
+        out.extend_from_slice(p.as_bytes());
     }
     out.push(b'}');
 }
@@ -578,7 +584,7 @@ pub fn json_string_len(s: &str) -> usize {
 
 /// Appends `s` as a JSON string. Method names need no escaping; they are copied between
 /// quotes instead of going through `serde_json`'s escaper byte by byte.
-fn write_json_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn write_json_str(out: &mut Vec<u8>, s: &str) {
     if needs_no_escaping(s) {
         out.reserve(s.len() + 2);
         out.push(b'"');

@@ -131,5 +131,7 @@ pub mod task;
 pub mod time;
 pub mod types;
 
-pub use session::{Event, RawResult, RequestHandle, RequestOptions, Session, SessionConfig};
+pub use session::{
+    Event, RawParams, RawResult, RequestHandle, RequestOptions, Session, SessionConfig,
+};
 pub use stdio::StdioConnection;

@@ -615,7 +615,7 @@ impl Connection {
             if let Some(level) = self.log_level.clone()
                 && let Ok(h) =
                     self.session
-                        .send_request(now, "logging/setLevel", Some(level), opts())
+                        .send_request(now, "logging/setLevel", Some(level.into()), opts())
             {
                 self.internal.insert(h, "logging/setLevel".to_owned());
                 restored += 1;
@@ -627,7 +627,7 @@ impl Connection {
                 };
                 if let Ok(h) =
                     self.session
-                        .send_request(now, "resources/subscribe", Some(raw), opts())
+                        .send_request(now, "resources/subscribe", Some(raw.into()), opts())
                 {
                     self.internal.insert(h, "resources/subscribe".to_owned());
                     restored += 1;

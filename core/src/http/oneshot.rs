@@ -56,7 +56,9 @@ impl OneShot {
         let session_config = session_config.with_handshake_timeout(Some(handshake));
         let mut conn = Connection::new(config, session_config, now);
         let opts = RequestOptions::new().timeout(timeout);
-        let handle = conn.session_mut().send_request(now, method, params, opts)?;
+        let handle = conn
+            .session_mut()
+            .send_request(now, method, params.map(Into::into), opts)?;
         let mut shot = OneShot {
             conn,
             handle,

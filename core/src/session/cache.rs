@@ -49,7 +49,7 @@ pub(crate) struct ResultCache {
 }
 
 /// The cache key of a request, when its method is cacheable.
-pub(crate) fn key_of(method: &str, params: Option<&RawValue>) -> Option<Key> {
+pub(crate) fn key_of(method: &str, params: Option<&str>) -> Option<Key> {
     #[derive(Deserialize)]
     struct P {
         #[serde(default)]
@@ -61,7 +61,7 @@ pub(crate) fn key_of(method: &str, params: Option<&RawValue>) -> Option<Key> {
         return None;
     }
     let p = params
-        .and_then(|p| serde_json::from_str::<P>(p.get()).ok())
+        .and_then(|p| serde_json::from_str::<P>(p).ok())
         .unwrap_or(P {
             cursor: None,
             uri: None,
@@ -132,7 +132,7 @@ impl ResultCache {
                 &["resources/list", "resources/templates/list"]
             }
             "notifications/resources/updated" => {
-                if let Some(key) = key_of("resources/read", params) {
+                if let Some(key) = key_of("resources/read", params.map(RawValue::get)) {
                     self.entries.remove(&key);
                 }
                 return;
@@ -155,7 +155,7 @@ impl Session {
         now: Instant,
         handle: super::RequestHandle,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<&str>,
     ) -> bool {
         if !self.config.result_cache || self.era() != Some(super::Era::Discover) {
             return false;

@@ -115,7 +115,7 @@ impl Session {
     pub(super) fn discover_params(&self) -> Box<RawValue> {
         // Invariant: `{}` is an object, so the splice cannot fail.
         let empty = RawValue::from_string("{}".to_owned()).expect("{} is JSON");
-        self.envelope(Some(&empty))
+        self.envelope(Some(empty.get()))
             .expect("an empty object takes an envelope")
     }
 

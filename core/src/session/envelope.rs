@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use super::meta;
 use super::pending::Stage;
-use super::{MessageKind, Outgoing, RequestHandle, Session, mrtr};
+use super::{MessageKind, Outgoing, RawParams, RequestHandle, Session, mrtr};
 use crate::jsonrpc;
 use crate::jsonrpc::Id;
 use crate::types::v2026::{
@@ -45,7 +45,7 @@ impl Session {
     /// the top level. Fails when params are not an object.
     pub(crate) fn envelope_with(
         &self,
-        params: Option<&RawValue>,
+        params: Option<&str>,
         top: &[(&str, Option<&RawValue>)],
     ) -> Result<Box<RawValue>, String> {
         let version = format!("\"{}\"", self.envelope_version().as_str());
@@ -77,7 +77,7 @@ impl Session {
             return None;
         }
         let modern = if self.discover_mode() {
-            match self.modern_params(handle, p.params.as_deref()) {
+            match self.modern_params(handle, p.params.as_ref().map(RawParams::get)) {
                 Ok(params) => Some(params),
                 Err(detail) => {
                     self.complete(handle, Err(mrtr::envelope_error(detail)));
@@ -90,8 +90,11 @@ impl Session {
         // Invariant: looked up just above, nothing removed it since.
         let p = self.pending.get_mut(handle).expect("pending entry");
         p.stage = Stage::Sent;
-        let params = modern.as_deref().or(p.params.as_deref());
-        jsonrpc::encode_request(buf, &Id::from(p.wire), &p.method, params);
+        let params = modern
+            .as_deref()
+            .map(RawValue::get)
+            .or(p.params.as_ref().map(RawParams::get));
+        jsonrpc::encode_request_text(buf, &Id::from(p.wire), &p.method, params);
         Some(Outgoing {
             kind: MessageKind::Request,
             request: Some(handle),
@@ -100,16 +103,16 @@ impl Session {
     }
 
     /// `params` with the envelope in `_meta`.
-    pub(crate) fn envelope(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, String> {
+    pub(crate) fn envelope(&self, params: Option<&str>) -> Result<Box<RawValue>, String> {
         self.envelope_with(params, &[])
     }
 }
 
 /// Whether raw params can take an envelope (absent, `null` or an object), checked cheaply at
 /// send time so that the splice at transmit time cannot fail.
-pub(crate) fn takes_envelope(params: Option<&RawValue>) -> bool {
+pub(crate) fn takes_envelope(params: Option<&str>) -> bool {
     params.is_none_or(|p| {
-        let s = p.get().trim_start();
+        let s = p.trim_start();
         s.starts_with('{') || s == "null"
     })
 }

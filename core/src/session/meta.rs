@@ -42,7 +42,7 @@ fn write_key(out: &mut String, key: &str) {
 
 /// Returns `params` with `_meta.progressToken` set to `token`.
 pub(crate) fn with_progress_token(
-    params: Option<&RawValue>,
+    params: Option<&str>,
     token: u64,
 ) -> Result<Box<RawValue>, String> {
     let token = token.to_string();
@@ -64,14 +64,14 @@ pub(crate) fn with_progress_token(
 ///
 /// Values are spliced as raw bytes: nothing is decoded below the top level and `_meta`.
 pub(crate) fn splice(
-    params: Option<&RawValue>,
+    params: Option<&str>,
     top: &[(&str, Option<&RawValue>)],
     meta: &[(&str, &RawValue)],
 ) -> Result<Box<RawValue>, String> {
     let members = match params {
         None => Members(Vec::new()),
-        Some(p) if p.get() == "null" => Members(Vec::new()),
-        Some(p) => serde_json::from_str::<Members<'_>>(p.get())
+        Some("null") => Members(Vec::new()),
+        Some(p) => serde_json::from_str::<Members<'_>>(p)
             .map_err(|_| "params must be a JSON object to carry members".to_owned())?,
     };
     let extra: usize = top
@@ -79,7 +79,7 @@ pub(crate) fn splice(
         .filter_map(|(k, v)| v.map(|v| k.len() + v.get().len() + 4))
         .chain(meta.iter().map(|(k, v)| k.len() + v.get().len() + 4))
         .sum();
-    let mut out = String::with_capacity(params.map_or(0, |p| p.get().len()) + extra + 12);
+    let mut out = String::with_capacity(params.map_or(0, str::len) + extra + 12);
     out.push('{');
     let mut first = true;
     let mut sep = |out: &mut String| {
@@ -172,9 +172,9 @@ pub(super) fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue>
 /// Serializes typed params; `null` (from `Option::None` or `()`) means "no params".
 pub(super) fn raw_params<T: serde::Serialize>(
     params: &T,
-) -> Result<Option<Box<RawValue>>, super::UsageError> {
-    let raw =
-        jsonrpc::to_raw(params).map_err(|e| super::UsageError::InvalidParams(e.to_string()))?;
+) -> Result<Option<super::RawParams>, super::UsageError> {
+    let raw = super::RawParams::encode(params)
+        .map_err(|e| super::UsageError::InvalidParams(e.to_string()))?;
     Ok((raw.get() != "null").then_some(raw))
 }
 
@@ -193,7 +193,7 @@ mod tests {
             r#"{"_meta":{"progressToken":7}}"#
         );
         assert_eq!(
-            with_progress_token(Some(&raw(r#"{"name":"x","arguments":{"a":[1]}}"#)), 3)
+            with_progress_token(Some(r#"{"name":"x","arguments":{"a":[1]}}"#), 3)
                 .unwrap()
                 .get(),
             r#"{"name":"x","arguments":{"a":[1]},"_meta":{"progressToken":3}}"#
@@ -203,9 +203,7 @@ mod tests {
     #[test]
     fn merges_into_existing_meta_and_replaces_token() {
         let out = with_progress_token(
-            Some(&raw(
-                r#"{"_meta":{"progressToken":"theirs","trace":"t"},"b":2}"#,
-            )),
+            Some(r#"{"_meta":{"progressToken":"theirs","trace":"t"},"b":2}"#),
             9,
         )
         .unwrap();
@@ -220,9 +218,7 @@ mod tests {
         let v = raw(r#""2026-07-28""#);
         let state = raw(r#""abc\u0041""#);
         let out = splice(
-            Some(&raw(
-                r#"{"name":"t","requestState":"old","_meta":{"x":1,"io.modelcontextprotocol/protocolVersion":"bad"},"arguments":{}}"#,
-            )),
+            Some(r#"{"name":"t","requestState":"old","_meta":{"x":1,"io.modelcontextprotocol/protocolVersion":"bad"},"arguments":{}}"#),
             &[("requestState", Some(&state)), ("inputResponses", None)],
             &[("io.modelcontextprotocol/protocolVersion", &v)],
         )
@@ -233,7 +229,7 @@ mod tests {
         );
         // No meta change asked: `_meta` bytes are kept, a removed top key disappears.
         let out = splice(
-            Some(&raw(r#"{"requestState":"s","_meta":{"a" : 1}}"#)),
+            Some(r#"{"requestState":"s","_meta":{"a" : 1}}"#),
             &[("requestState", None)],
             &[],
         )
@@ -244,7 +240,7 @@ mod tests {
 
     #[test]
     fn refuses_non_objects() {
-        assert!(with_progress_token(Some(&raw("[1,2]")), 1).is_err());
-        assert!(with_progress_token(Some(&raw(r#"{"_meta":5}"#)), 1).is_err());
+        assert!(with_progress_token(Some("[1,2]"), 1).is_err());
+        assert!(with_progress_token(Some(r#"{"_meta":5}"#), 1).is_err());
     }
 }

@@ -28,6 +28,7 @@ mod listen;
 mod meta;
 mod mrtr;
 mod pending;
+mod raw_params;
 mod raw_result;
 pub(crate) use pending::{CounterMap, CounterSet};
 mod transport_hooks;
@@ -42,6 +43,7 @@ pub use error::UsageError;
 pub use event::{
     CloseReason, Diagnostic, Event, NotificationKind, RequestError, ServerNotification,
 };
+pub use raw_params::RawParams;
 pub use raw_result::RawResult;
 
 use clock::{ActiveClock, DeadlineIndex};
@@ -448,8 +450,9 @@ impl Session {
 
     // ---- (C) commands ------------------------------------------------------------------
 
-    /// Sends a request with raw params. Before the handshake finishes it waits (except
-    /// `ping`, which the spec allows at once); its timeout starts when it is sent.
+    /// Sends a request with raw params ([`RawParams`]: serialized by the caller, or from a
+    /// `RawValue` with `.into()`). Before the handshake finishes it waits (except `ping`,
+    /// which the spec allows at once); its timeout starts when it is sent.
     ///
     /// Errors: [`UsageError::Closed`], [`UsageError::ReservedMethod`] for `initialize`,
     /// [`UsageError::ZeroTimeout`], [`UsageError::QueueFull`], [`UsageError::TooManyInFlight`],
@@ -458,7 +461,7 @@ impl Session {
         &mut self,
         now: Instant,
         method: impl Into<Cow<'static, str>>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawParams>,
         options: RequestOptions,
     ) -> Result<RequestHandle, UsageError> {
         let method = method.into();
@@ -482,7 +485,7 @@ impl Session {
             return Err(listen::not_in_initialize_era(&method));
         }
         if self.config.era_policy != config::EraPolicy::Initialize
-            && !envelope::takes_envelope(params.as_deref())
+            && !envelope::takes_envelope(params.as_ref().map(RawParams::get))
         {
             return Err(UsageError::InvalidParams(
                 "params must be a JSON object to carry the request envelope".into(),
@@ -511,14 +514,15 @@ impl Session {
             });
         }
         let handle = RequestHandle(self.next_id);
-        if self.answer_from_cache(now, handle, &method, params.as_deref()) {
+        if self.answer_from_cache(now, handle, &method, params.as_ref().map(RawParams::get)) {
             self.next_id += 1;
             return Ok(handle);
         }
         let params = if options.progress {
             Some(
-                meta::with_progress_token(params.as_deref(), handle.0)
-                    .map_err(UsageError::InvalidParams)?,
+                meta::with_progress_token(params.as_ref().map(RawParams::get), handle.0)
+                    .map_err(UsageError::InvalidParams)?
+                    .into(),
             )
         } else {
             params

@@ -72,7 +72,10 @@ impl Session {
                 if self.config.result_cache
                     && !self.modern.rounds.contains_key(&handle)
                     && let Some(p) = self.pending.get(handle)
-                    && let Some(key) = super::cache::key_of(&p.method, p.params.as_deref())
+                    && let Some(key) = super::cache::key_of(
+                        &p.method,
+                        p.params.as_ref().map(super::RawParams::get),
+                    )
                 {
                     self.cache.store(key, self.clock_now, &raw);
                 }
@@ -249,7 +252,7 @@ impl Session {
     pub(super) fn modern_params(
         &self,
         handle: RequestHandle,
-        params: Option<&RawValue>,
+        params: Option<&str>,
     ) -> Result<Box<RawValue>, String> {
         let Some(round) = self.modern.rounds.get(&handle).filter(|r| r.retry) else {
             // The round fields of a multi-round method go only on its retry; other methods

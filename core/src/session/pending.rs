@@ -10,8 +10,6 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::num::NonZeroU64;
 
-use serde_json::value::RawValue;
-
 use super::RequestHandle;
 
 /// Where a request is in its life.
@@ -36,7 +34,7 @@ pub(crate) enum Stage {
 pub(crate) struct Pending {
     pub(crate) method: Cow<'static, str>,
     /// The params as sent (progress token included), kept for re-sends.
-    pub(crate) params: Option<Box<RawValue>>,
+    pub(crate) params: Option<super::RawParams>,
     /// The wire id it was last sent with.
     pub(crate) wire: u64,
     /// The timeout per attempt, nanoseconds (restarted by progress when `total` is set).

@@ -3,15 +3,13 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
-use mcp_proto::RawResult;
-use mcp_proto::jsonrpc;
-use mcp_proto::session::UsageError;
 use mcp_proto::types::{
     CallTool, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor, GetPrompt,
     GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates, ListResources, ListTools,
     LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource, ReadResourceResult, Request,
     Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams, Tool,
 };
+use mcp_proto::{RawParams, RawResult};
 use serde::Serialize;
 
 use super::Client;
@@ -125,35 +123,9 @@ impl<R: Runtime> Client<R> {
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<RawResult, Error> {
-        // Serialized once, straight to JSON: going through `serde_json::Value` and
-        // `CallToolParams` built a map node per argument and serialized everything twice.
-        #[derive(Serialize)]
-        struct Wire<'a, T: ?Sized> {
-            name: &'a str,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            arguments: Option<&'a T>,
-        }
-        let invalid = |e: serde_json::Error| self.usage(UsageError::InvalidParams(e.to_string()));
-        let params = jsonrpc::to_raw(&Wire {
-            name,
-            arguments: Some(&arguments),
-        })
-        .map_err(invalid)?;
-        // The output is `{"name":` + the name as a JSON string + `,"arguments":` + the
-        // arguments + `}`: where the arguments start follows from the escaped name's length.
-        let at = r#"{"name":"#.len() + jsonrpc::json_string_len(name) + r#","arguments":"#.len();
-        let params = match params.get().get(at..) {
-            Some(rest) if rest.starts_with('{') => params,
-            Some("null}") => jsonrpc::to_raw(&Wire::<()> {
-                name,
-                arguments: None,
-            })
-            .map_err(invalid)?,
-            _ => {
-                let detail = "tool arguments must be a JSON object".to_owned();
-                return Err(self.usage(UsageError::InvalidParams(detail)));
-            }
-        };
+        // The arguments serialized once, straight into their place in the params (see
+        // `RawParams::tool_call`).
+        let params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
         self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
             .await
     }

@@ -15,11 +15,11 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use mcp_proto::RawResult;
 use mcp_proto::session::{
     CloseReason, Era, ProtocolVersion, RequestError, RequestHandle, UsageError,
 };
 use mcp_proto::types::{Implementation, Request, ServerCapabilities};
+use mcp_proto::{RawParams, RawResult};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
@@ -231,7 +231,9 @@ impl<R: Runtime> Client<R> {
         params: &Q::Params,
         options: CallOptions,
     ) -> Result<Q::Result, Error> {
-        let params = self.raw_params(params)?;
+        let params = RawParams::encode(params)
+            .map_err(|e| self.usage(UsageError::InvalidParams(e.to_string())))?;
+        let params = (params.get() != "null").then_some(params);
         let raw = self.call(Cow::Borrowed(Q::METHOD), params, options).await?;
         raw.decode().map_err(|e| self.decode_error(Q::METHOD, e))
     }
@@ -248,7 +250,9 @@ impl<R: Runtime> Client<R> {
         options: CallOptions,
     ) -> Result<Box<RawValue>, Error> {
         let method = method.into();
-        let raw = self.call(method.clone(), params, options).await?;
+        let raw = self
+            .call(method.clone(), params.map(Into::into), options)
+            .await?;
         // Checked here: the session may hand over a result it located but did not parse.
         raw.into_raw().map_err(|e| self.decode_error(&method, e))
     }
@@ -288,7 +292,7 @@ impl<R: Runtime> Client<R> {
     async fn call(
         &self,
         method: Cow<'static, str>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawParams>,
         options: CallOptions,
     ) -> Result<RawResult, Error> {
         // Boxed: the authorization futures (a token refresh is an HTTP exchange of its own)
@@ -308,7 +312,7 @@ impl<R: Runtime> Client<R> {
     async fn call_authorized(
         &self,
         method: Cow<'static, str>,
-        params: Option<Box<RawValue>>,
+        params: Option<RawParams>,
         options: CallOptions,
     ) -> Result<RawResult, Error> {
         let Some(auth) = &self.inner.auth else {
@@ -367,7 +371,7 @@ impl<R: Runtime> Client<R> {
     async fn call_once(
         &self,
         method: Cow<'static, str>,
-        mut params: Option<Box<RawValue>>,
+        mut params: Option<RawParams>,
         options: CallOptions,
     ) -> Result<RawResult, Error> {
         // Sent from inside a poll so that the entry holds the caller's waker from the start:

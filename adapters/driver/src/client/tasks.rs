@@ -293,7 +293,7 @@ impl Drop for CancelTaskOnDrop {
         let sent = state.core.session_mut().send_request(
             now,
             Cow::Borrowed(TASKS_CANCEL),
-            Some(params),
+            Some(params.into()),
             mcp_proto::session::RequestOptions::new(),
         );
         tracing::debug!(

@@ -187,7 +187,7 @@ impl H {
         let h = self
             .conn
             .session_mut()
-            .send_request(self.now, method, Some(raw), RequestOptions::new())
+            .send_request(self.now, method, Some(raw.into()), RequestOptions::new())
             .unwrap();
         self.drain();
         h

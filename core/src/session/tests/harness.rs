@@ -93,7 +93,7 @@ impl Harness {
         let raw = serde_json::value::to_raw_value(&params).unwrap();
         let h = self
             .session
-            .send_request(self.now, method, Some(raw), opts)
+            .send_request(self.now, method, Some(raw.into()), opts)
             .expect("send_request");
         self.drain();
         h
@@ -159,7 +159,12 @@ impl Harness {
     ) -> RequestHandle {
         let h = self
             .session
-            .send_request(self.now, method, params, RequestOptions::new())
+            .send_request(
+                self.now,
+                method,
+                params.map(Into::into),
+                RequestOptions::new(),
+            )
             .expect("send_request");
         self.drain();
         h

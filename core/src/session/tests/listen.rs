@@ -260,7 +260,7 @@ fn the_initialize_era_refuses_listen() {
         h.session.send_request(
             h.now,
             "subscriptions/listen",
-            Some(raw),
+            Some(raw.into()),
             RequestOptions::new()
         ),
         Err(UsageError::NotInEra { .. })
