@@ -84,16 +84,32 @@ fn canonical_progress_fast_path_behaves_like_the_general_path() {
     assert!(fast.0.matches("Progress").count() >= 4, "{}", fast.0);
 }
 
+/// Four `tools/list` requests, then the answers `inputs` builds from their wire ids, through
+/// the text path (`fast`, which may take a fast path) or the byte path: the events.
+fn answers_run(fast: bool, inputs: &dyn Fn(&[Value]) -> Vec<String>) -> String {
+    let mut h = Harness::ready(config(), "2025-11-25");
+    let handles: Vec<_> = (0..4)
+        .map(|_| h.send("tools/list", json!({}), RequestOptions::new()))
+        .collect();
+    let ids: Vec<_> = handles.iter().map(|r| h.wire_id(*r)).collect();
+    feed(&mut h, &inputs(&ids), fast, None);
+    format!("{:?}", h.events)
+}
+
+/// Both paths give the same events for the answers; all four requests complete, one with
+/// the result whose strings hold brackets and quotes.
+fn assert_answers_route_alike(inputs: impl Fn(&[Value]) -> Vec<String>) {
+    let (fast, general) = (answers_run(true, &inputs), answers_run(false, &inputs));
+    assert_eq!(fast, general);
+    assert_eq!(fast.matches("Completed").count(), 4, "{fast}");
+    assert!(fast.contains(r#"RawResult("{\"s\":\"}\\\"{]\""#), "{fast}");
+}
+
 #[test]
 fn canonical_response_fast_path_behaves_like_the_general_path() {
-    let run = |fast: bool| {
-        let mut h = Harness::ready(config(), "2025-11-25");
-        let handles: Vec<_> = (0..4)
-            .map(|_| h.send("tools/list", json!({}), RequestOptions::new()))
-            .collect();
-        let ids: Vec<_> = handles.iter().map(|r| h.wire_id(*r)).collect();
-        let head = r#"{"jsonrpc":"2.0","id":"#;
-        let inputs = [
+    let head = r#"{"jsonrpc":"2.0","id":"#;
+    assert_answers_route_alike(|ids| {
+        vec![
             format!(r#"{head}0{},"result":{{}}}}"#, ids[1]),
             // Brackets and quotes inside strings; a member after the result; not JSON at all
             // (nothing the fast path takes).
@@ -122,26 +138,15 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
             format!(r#"{head}99999,"result":1}}"#),
             format!(r#"{head}{},"result":[1,2]}}"#, ids[2]),
             format!(r#"{head}{},"error":{{"code":1,"message":"m"}}}}"#, ids[3]),
-        ];
-        feed(&mut h, &inputs, fast, None);
-        format!("{:?}", h.events)
-    };
-    let (fast, general) = (run(true), run(false));
-    assert_eq!(fast, general);
-    assert_eq!(fast.matches("Completed").count(), 4, "{fast}");
-    assert!(fast.contains(r#"RawResult("{\"s\":\"}\\\"{]\""#), "{fast}");
+        ]
+    });
 }
 
 #[test]
 fn result_first_response_fast_path_behaves_like_the_general_path() {
-    let run = |fast: bool| {
-        let mut h = Harness::ready(config(), "2025-11-25");
-        let handles: Vec<_> = (0..4)
-            .map(|_| h.send("tools/list", json!({}), RequestOptions::new()))
-            .collect();
-        let ids: Vec<_> = handles.iter().map(|r| h.wire_id(*r)).collect();
-        let tail = r#","jsonrpc":"2.0","id":"#;
-        let inputs = [
+    let tail = r#","jsonrpc":"2.0","id":"#;
+    assert_answers_route_alike(|ids| {
+        vec![
             // Not taken by the fast path: odd ids, more members, whitespace, scalars.
             format!(r#"{{"result":{{}}{tail}0{}}}"#, ids[1]),
             format!(r#"{{"result":{{}}{tail}+{}}}"#, ids[1]),
@@ -167,14 +172,8 @@ fn result_first_response_fast_path_behaves_like_the_general_path() {
             format!(r#"{{"result":{{"tools":[]}}{tail}{}}}"#, ids[3]),
             // Answered already: the general path's diagnostic.
             format!(r#"{{"result":{{}}{tail}{}}}"#, ids[3]),
-        ];
-        feed(&mut h, &inputs, fast, None);
-        format!("{:?}", h.events)
-    };
-    let (fast, general) = (run(true), run(false));
-    assert_eq!(fast, general);
-    assert_eq!(fast.matches("Completed").count(), 4, "{fast}");
-    assert!(fast.contains(r#"RawResult("{\"s\":\"}\\\"{]\""#), "{fast}");
+        ]
+    });
 }
 
 /// The one difference: an answer on a fast path (either order) whose result brackets close
