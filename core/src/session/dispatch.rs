@@ -470,30 +470,31 @@ fn integer_id(digits: &str) -> Option<u64> {
     plain.then(|| digits.parse().ok()).flatten()
 }
 
-/// The index of the quote that closes a string whose text starts at `from`, if any: an
-/// escape's next byte is never the end. Sixteen bytes at a time while they hold neither a
-/// quote nor a backslash (two words through the bit trick that finds a zero byte; its lowest
-/// hit is exact), so that a long text result costs well under a cycle a byte between its
-/// escapes (a call to `memchr2` per string cost more than the walk for the short keys and
-/// values of most results).
-fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
+/// The index of the quote that closes a string whose text starts at `from`, if any: the
+/// first quote after an even run of backslashes (none included). Sixteen bytes a step while
+/// they hold no quote (two words through the bit trick that finds a zero byte; its lowest
+/// hit is exact); at a quote, the backslashes just before it are counted. Backslashes alone
+/// never stop the walk, so the escaped newlines of a file read back cost nothing of their
+/// own (a call to `memchr` per string cost more than the walk for the short keys and values
+/// of most results).
+fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each byte of `x` that is a quote or a backslash, and maybe of bytes
-    // above such a one (a borrow): the lowest bit set is always exact.
-    let hits = |x: u64| {
-        let (quote, backslash) = (x ^ (ONES * 0x22), x ^ (ONES * 0x5c));
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v;
-        (zero(quote) | zero(backslash)) & HIGHS
+    // The high bit of each byte of `x` that is a quote, and maybe of bytes above one (a
+    // borrow): the lowest bit set is always exact.
+    let quotes = |x: u64| {
+        let v = x ^ (ONES * 0x22);
+        v.wrapping_sub(ONES) & !v & HIGHS
     };
+    let mut at = from;
     loop {
-        let rest = bytes.get(from..)?;
-        let at = if let Some(block) = rest.first_chunk::<16>() {
+        let rest = bytes.get(at..)?;
+        let quote = if let Some(block) = rest.first_chunk::<16>() {
             let v = u128::from_le_bytes(*block);
             // Truncation intended: the low and the high eight bytes.
-            let (low, high) = (hits(v as u64), hits((v >> 64) as u64));
+            let (low, high) = (quotes(v as u64), quotes((v >> 64) as u64));
             if low | high == 0 {
-                from += 16;
+                at += 16;
                 continue;
             }
             if low != 0 {
@@ -502,15 +503,19 @@ fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
                 8 + (high.trailing_zeros() / 8) as usize
             }
         } else {
-            rest.iter().position(|&b| b == b'"' || b == b'\\')?
+            rest.iter().position(|&b| b == b'"')?
         };
-        from += at;
-        // Invariant: `at` indexes a byte of `rest`.
-        match rest[at] {
-            b'"' => return Some(from),
-            // A backslash: the byte after it is escaped, whatever it is.
-            _ => from += 2,
+        let quote = at + quote;
+        // The string's own backslashes only: the byte before `from` is its opening quote.
+        // (Invariant: `from <= at <= quote < bytes.len()`, `quote` found in `bytes[at..]`.)
+        let before = &bytes[from..quote];
+        if before.last() != Some(&b'\\')
+            || before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0
+        {
+            return Some(quote);
         }
+        // An escaped quote: on after it.
+        at = quote + 1;
     }
 }
 
