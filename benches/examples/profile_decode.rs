@@ -1,8 +1,9 @@
 //! Runs one class's stream through the stdio path a few times, for a profiler:
 //! `valgrind --tool=callgrind target/release/examples/profile_decode result_200B 3`;
 //! with `BASELINE=borrowed` or `BASELINE=value` it runs that baseline instead; with
-//! `ORDER=jsonrpc-last` every message has its `jsonrpc` member last (the core's general path);
-//! with `ORDER=typescript` the members are in the order the TypeScript SDK writes them.
+//! `ORDER=jsonrpc-last` every message has its `jsonrpc` member last, with `ORDER=typescript`
+//! the members are in the order the TypeScript SDK writes them, with `ORDER=spaced` the
+//! envelope has a space after each colon and comma (the core's general path).
 //! `benches/callgrind_ratios.sh` turns this into instruction-count ratios per class.
 
 use mcp_bench::setup;
@@ -20,6 +21,7 @@ fn main() {
     let s = match std::env::var("ORDER").as_deref() {
         Ok("jsonrpc-last") => stream(class).jsonrpc_last(),
         Ok("typescript") => stream(class).typescript_order(),
+        Ok("spaced") => stream(class).spaced(),
         Ok("") | Err(_) => stream(class),
         Ok(other) => panic!("unknown ORDER {other}"),
     };

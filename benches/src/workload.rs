@@ -154,6 +154,34 @@ impl Stream {
         self
     }
 
+    /// The same messages with a space after each colon and comma of the envelope, as
+    /// Python's `json.dumps` writes by default: no fast path takes them (the core's general
+    /// path, as for any message with whitespace or another member).
+    pub fn spaced(mut self) -> Stream {
+        const HEAD: &str = r#"{"jsonrpc":"2.0","#;
+        for m in &mut self.messages {
+            // Invariant: the builder writes every message in the canonical compact form.
+            let rest = m.strip_prefix(HEAD).expect("a canonical message");
+            let body = rest.strip_suffix('}').expect("an object");
+            let (members, value) = match body.strip_prefix(r#""id":"#) {
+                Some(after_id) => {
+                    let digits = after_id.bytes().take_while(u8::is_ascii_digit).count();
+                    let (id, after) = after_id.split_at(digits);
+                    let value = after.strip_prefix(r#","result":"#).expect("a result");
+                    (format!(r#""id": {id}, "result": "#), value)
+                }
+                None => {
+                    let after = body.strip_prefix(r#""method":""#).expect("a method");
+                    let (method, after) = after.split_at(after.find('"').expect("its end"));
+                    let value = after.strip_prefix(r#"","params":"#).expect("params");
+                    (format!(r#""method": "{method}", "params": "#), value)
+                }
+            };
+            *m = format!(r#"{{"jsonrpc": "2.0", {members}{value}}}"#);
+        }
+        self
+    }
+
     /// Total bytes of the messages (line endings not counted).
     pub fn total_len(&self) -> usize {
         self.messages.iter().map(String::len).sum()
@@ -314,6 +342,20 @@ mod tests {
         assert_eq!(canonical.messages.len(), moved.messages.len());
         for (a, b) in canonical.messages.iter().zip(&moved.messages) {
             assert!(b.ends_with(r#","jsonrpc":"2.0"}"#), "{b}");
+            let (a, b): (serde_json::Value, serde_json::Value) = (
+                serde_json::from_str(a).unwrap(),
+                serde_json::from_str(b).unwrap(),
+            );
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn spaced_adds_only_whitespace() {
+        let canonical = stream(Class::Mixed);
+        let spaced = stream(Class::Mixed).spaced();
+        for (a, b) in canonical.messages.iter().zip(&spaced.messages) {
+            assert!(b.starts_with(r#"{"jsonrpc": "2.0", "#), "{b}");
             let (a, b): (serde_json::Value, serde_json::Value) = (
                 serde_json::from_str(a).unwrap(),
                 serde_json::from_str(b).unwrap(),

@@ -326,69 +326,32 @@ impl Session {
         }
     }
 
-    /// The fast path for a response in the canonical compact form
-    /// (`{"jsonrpc":"2.0","id":<integer>,"result":<value>}`, members in that order, no
-    /// whitespace, the id digits only): the envelope's members are not parsed, the result is
-    /// located (see [`located_answer`](Self::located_answer)) and routed as
-    /// [`handle_answer`](Self::handle_answer) would route it. Returns `false`, having done
-    /// nothing, for anything else (another order, whitespace, a string, negative, fractional
-    /// or over-long id, a result that is not exactly one value): the general path then
+    /// The fast path for a response in compact form: members exactly `"jsonrpc":"2.0"`,
+    /// `"id":<integer>` and `"result":<object or array>`, in any order (the SDKs write
+    /// `jsonrpc, id, result`; the TypeScript SDK `result, jsonrpc, id`), nothing between
+    /// them. The envelope is not parsed: the members are matched as text, the result's end
+    /// found by its brackets, and the answer routed as [`handle_answer`](Self::handle_answer)
+    /// would route it (see [`located_answer`](Self::located_answer)). Returns `false`,
+    /// having done nothing, for anything else (whitespace, another member, a member twice, a
+    /// string, negative, fractional or over-long id, a scalar result): the general path then
     /// handles it exactly as before.
-    pub(super) fn canonical_response(&mut self, now: Instant, text: &str) -> bool {
-        let Some(rest) = text.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else {
-            return false;
-        };
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let (id, rest) = rest.split_at(digits);
-        let Some(id) = integer_id(id) else {
-            return false;
-        };
-        let Some(result) = rest
-            .strip_prefix(r#","result":"#)
-            .and_then(|r| r.strip_suffix('}'))
-        else {
-            return false;
-        };
-        self.located_answer(now, id, result, false)
-    }
-
-    /// The fast path for a response in the compact form the TypeScript SDK writes (its
-    /// servers are most of those in use): `{"result":<object or array>,"jsonrpc":"2.0",
-    /// "id":<integer>}`, in that order. The result's end is found by its brackets, then the
-    /// rest must be exactly the other two members. Anything else returns `false`, having done
-    /// nothing, as [`canonical_response`](Self::canonical_response) does.
-    pub(super) fn result_first_response(&mut self, now: Instant, text: &str) -> bool {
-        let Some(rest) = text.strip_prefix(r#"{"result":"#) else {
-            return false;
-        };
-        let Some(end) = container_end(rest) else {
-            return false;
-        };
-        // `end` follows an ASCII bracket: a character boundary.
-        let (result, tail) = rest.split_at(end);
-        let id = tail
-            .strip_prefix(r#","jsonrpc":"2.0","id":"#)
-            .and_then(|t| t.strip_suffix('}'))
-            .and_then(integer_id);
-        match id {
-            Some(id) => self.located_answer(now, id, result, true),
+    pub(super) fn compact_response(&mut self, now: Instant, text: &str) -> bool {
+        match compact_response_parts(text) {
+            Some((id, result)) => self.located_answer(now, id, result),
             None => false,
         }
     }
 
     /// Routes the answer to the request with wire id `id` whose result is the text `result`
-    /// of a fast path. An ordinary request's answer whose result's brackets close at its end
-    /// (`spans`, or checked here) goes out as located, checked when the caller reads it (see
+    /// of the fast path, an object or array whose brackets close at its end. An ordinary
+    /// request's answer goes out as located, checked when the caller reads it (see
     /// `RawResult`): where the text is not JSON after all, the request completes and that
     /// read fails (the general path would report the line as not JSON and leave the request
     /// to its timeout). The handshake's and the discover era's answers are read at once: one
     /// JSON value and nothing else (the envelope parse would have checked the same). Returns
     /// `false`, having done nothing, where the general path must decide.
-    fn located_answer(&mut self, now: Instant, id: u64, result: &str, spans: bool) -> bool {
-        if !self.is_handshake_answer(id)
-            && !self.discover_mode()
-            && (spans || container_spans(result))
-        {
+    fn located_answer(&mut self, now: Instant, id: u64, result: &str) -> bool {
+        if !self.is_handshake_answer(id) && !self.discover_mode() {
             let Some(handle) = self.pending.by_wire(id) else {
                 return false;
             };
@@ -426,12 +389,41 @@ impl Session {
     }
 }
 
-/// Whether `text` is one object or array from its first byte to its last: the bracket that
-/// opens it closes at the end, strings skipped. Not a validation (`{"a" 1}` passes): it tells
-/// apart a result that ends the envelope from one followed by more members (`{},"x":1`),
-/// which for valid JSON is all the fast path needs to know; anything else is `false`.
-fn container_spans(text: &str) -> bool {
-    container_end(text) == Some(text.len())
+/// The wire id and the result's text of a compact response (see
+/// [`Session::compact_response`]), or `None`.
+fn compact_response_parts(text: &str) -> Option<(u64, &str)> {
+    let mut rest = text.strip_prefix('{')?;
+    let (mut version, mut id, mut result) = (false, None, None);
+    loop {
+        if let Some(after) = rest.strip_prefix(r#""jsonrpc":"2.0""#) {
+            if std::mem::replace(&mut version, true) {
+                return None;
+            }
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix(r#""id":"#) {
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let (digits, after) = after.split_at(digits);
+            if id.replace(integer_id(digits)?).is_some() {
+                return None;
+            }
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix(r#""result":"#) {
+            // `end` follows an ASCII bracket: a character boundary.
+            let (value, after) = after.split_at(container_end(after)?);
+            if result.replace(value).is_some() {
+                return None;
+            }
+            rest = after;
+        } else {
+            return None;
+        }
+        match rest.as_bytes() {
+            [b',', ..] => rest = &rest[1..],
+            b"}" => break,
+            _ => return None,
+        }
+    }
+    version.then_some((id?, result?))
 }
 
 /// Where the object or array that opens `text` ends: the index just past the bracket that
@@ -533,7 +525,13 @@ pub(super) mod tests {
     use proptest::prelude::*;
     use serde_json::Value;
 
-    use super::{container_spans, string_end};
+    use super::{container_end, string_end};
+
+    /// Whether `text` is one object or array from its first byte to its last: the bracket
+    /// that opens it closes at the end. Not a validation (`{"a" 1}` passes).
+    fn container_spans(text: &str) -> bool {
+        container_end(text) == Some(text.len())
+    }
 
     /// Values whose strings hold the characters the result scan must skip: quotes,
     /// backslashes, brackets, braces, control characters (escaped by serde_json) and

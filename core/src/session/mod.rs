@@ -343,16 +343,15 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        // One byte first (inline): responses and requests have `"id"` where the canonical
-        // progress notification has `"method"`, and should not pay for a call.
-        match text.as_bytes().get(18) {
-            Some(b'm') if self.canonical_progress(now, text) => return,
-            Some(b'i') if self.canonical_response(now, text) => return,
-            _ => {}
+        // One byte first (inline), so that other messages pay no call: the canonical progress
+        // notification has `"method"` where a canonical response has `"id"`; a compact
+        // response opens with one of its three members; the TypeScript SDK's progress
+        // notification with `method`.
+        if text.as_bytes().get(18) == Some(&b'm') && self.canonical_progress(now, text) {
+            return;
         }
-        // The TypeScript SDK's order: `result` or `method` first.
         match text.as_bytes().get(2) {
-            Some(b'r') if self.result_first_response(now, text) => return,
+            Some(b'j' | b'i' | b'r') if self.compact_response(now, text) => return,
             Some(b'm') if self.canonical_progress(now, text) => return,
             _ => {}
         }

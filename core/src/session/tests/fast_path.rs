@@ -1,5 +1,5 @@
-//! The fast paths of `Session::handle_message_str` (the canonical compact form, the
-//! TypeScript SDK's member order) against the general path:
+//! The fast paths of `Session::handle_message_str` (compact responses in any member order,
+//! progress in the canonical and the TypeScript SDK's order) against the general path:
 //! the same inputs through both must give the same events, transmits and completions.
 
 use serde_json::json;
@@ -176,6 +176,41 @@ fn result_first_response_fast_path_behaves_like_the_general_path() {
     });
 }
 
+#[test]
+fn other_member_orders_and_repeated_members_behave_like_the_general_path() {
+    assert_answers_route_alike(|ids| {
+        vec![
+            // Not taken: a member twice, one missing, another member, whitespace.
+            format!(
+                r#"{{"jsonrpc":"2.0","jsonrpc":"2.0","id":{},"result":{{}}}}"#,
+                ids[1]
+            ),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{},"id":{},"result":{{}}}}"#,
+                ids[1], ids[2]
+            ),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{},"result":{{}},"result":[]}}"#,
+                ids[1]
+            ),
+            format!(r#"{{"id":{},"result":{{}}}}"#, ids[1]),
+            format!(r#"{{"jsonrpc":"2.0","result":{{}}}}"#),
+            format!(r#"{{"id":{},"result":{{}},"jsonrpc":"2.0",}}"#, ids[1]),
+            format!(r#"{{"id":{},"result":{{}},"jsonrpc":"2.0"}} "#, ids[1]),
+            format!(r#"{{"id":{},"result":{{}},"jsonrpc":"2.0""#, ids[1]),
+            format!(r#"{{"id":{},"method":"x","jsonrpc":"2.0"}}"#, ids[1]),
+            // Taken: the other orders.
+            format!(
+                r#"{{"id":{},"result":{{"s":"}}\"{{]","t":[{{"u":"\\"}}]}},"jsonrpc":"2.0"}}"#,
+                ids[0]
+            ),
+            format!(r#"{{"id":{},"jsonrpc":"2.0","result":[1]}}"#, ids[1]),
+            format!(r#"{{"result":{{}},"id":{},"jsonrpc":"2.0"}}"#, ids[2]),
+            format!(r#"{{"jsonrpc":"2.0","result":{{}},"id":{}}}"#, ids[3]),
+        ]
+    });
+}
+
 /// The one difference: an answer on a fast path (either order) whose result brackets close
 /// where the fast path expects but whose text is not JSON completes its request, and reading
 /// the result fails; the general path reports the line as not JSON and leaves the request to
@@ -254,15 +289,15 @@ mod properties {
     use crate::session::dispatch::tests::json_value;
 
     proptest! {
-        /// Any answer that is valid JSON, in the canonical order or the TypeScript SDK's
-        /// (the result any value, with or without a member after it), is routed by the text
-        /// path exactly as by the byte path.
+        /// Any answer that is valid JSON, its three members in any order (the result any
+        /// value, with or without a member after it), is routed by the text path exactly as
+        /// by the byte path.
         #[test]
-        fn valid_canonical_answers_route_as_the_general_path_does(
+        fn valid_answers_in_any_member_order_route_as_the_general_path_does(
             result in json_value(),
             after in proptest::option::of(json_value()),
             pretty in any::<bool>(),
-            result_first in any::<bool>(),
+            order in Just([0usize, 1, 2]).prop_shuffle(),
         ) {
             let text = |v: &Value| if pretty {
                 serde_json::to_string_pretty(v).unwrap()
@@ -274,12 +309,13 @@ mod properties {
                 let r = h.send("tools/call", json!({"name": "t"}), RequestOptions::new());
                 let id = h.wire_id(r);
                 let after = after.as_ref().map(|a| format!(r#","x":{}"#, text(a)));
-                let after = after.as_deref().unwrap_or("");
-                let line = if result_first {
-                    format!(r#"{{"result":{}{after},"jsonrpc":"2.0","id":{id}}}"#, text(&result))
-                } else {
-                    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}{after}}}"#, text(&result))
-                };
+                let members = [
+                    r#""jsonrpc":"2.0""#.to_owned(),
+                    format!(r#""id":{id}"#),
+                    format!(r#""result":{}{}"#, text(&result), after.as_deref().unwrap_or("")),
+                ];
+                let members: Vec<&str> = order.iter().map(|&i| members[i].as_str()).collect();
+                let line = format!("{{{}}}", members.join(","));
                 feed(&mut h, &[line], fast, None);
                 let completed = h.completions(r).len();
                 (format!("{:?}", h.events), completed)
