@@ -429,6 +429,9 @@ fn compact_response_parts(text: &str) -> Option<(u64, &str)> {
 /// Where the object or array that opens `text` ends: the index just past the bracket that
 /// closes the one at byte 0, strings skipped; `None` if `text` opens with no bracket or the
 /// bracket never closes. Exact for valid JSON, not a validation.
+// Not inlined: inlined into `compact_response_parts`, its walk of a long result was compiled
+// into a loop 7% slower (instruction counts of a 256 KiB result).
+#[inline(never)]
 fn container_end(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     if !matches!(bytes.first(), Some(b'{' | b'[')) {
