@@ -7,13 +7,13 @@ use serde_json::value::RawValue;
 
 /// A request's result: the JSON text of the answer's `result` member, as the server wrote it.
 ///
-/// **When it is checked.** An answer written the way every SDK writes it
-/// (`{"jsonrpc":"2.0","id":7,"result":...}`, nothing between the members) is not parsed on
-/// arrival: the session locates the result by the envelope's fixed prefix and the line's
-/// closing brace, and the text is checked when it is read. Checking it on arrival scanned
-/// every byte of it once more just before the caller's typed decode scanned it again (about
-/// 1k of the 11k instructions a `tools/call` cost in the client). Every other answer was parsed whole on
-/// arrival, so its text is known to be one JSON value.
+/// **When it is checked.** An answer written the way the SDKs write it (the members
+/// `jsonrpc`, `id` and `result` in any order, nothing between them, the result an object or
+/// array) is not parsed on arrival: the session locates the result by its brackets and the
+/// text is checked when it is read. Checking it on arrival scanned every byte of it once more
+/// just before the caller's typed decode scanned it again (about 1k of the 11k instructions
+/// a `tools/call` cost in the client). Every other answer was parsed whole on arrival, so
+/// its text is known to be one JSON value.
 ///
 /// **Guarantees.** [`decode`](Self::decode), [`to_raw`](Self::to_raw) and
 /// [`into_raw`](Self::into_raw) fail, with serde_json's error, on text that is not exactly one
