@@ -169,15 +169,6 @@ pub(super) fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue>
     .expect("cancelled params serialize")
 }
 
-/// Serializes typed params; `null` (from `Option::None` or `()`) means "no params".
-pub(super) fn raw_params<T: serde::Serialize>(
-    params: &T,
-) -> Result<Option<super::RawParams>, super::UsageError> {
-    let raw = super::RawParams::encode(params)
-        .map_err(|e| super::UsageError::InvalidParams(e.to_string()))?;
-    Ok((raw.get() != "null").then_some(raw))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

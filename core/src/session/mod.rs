@@ -561,7 +561,7 @@ impl Session {
         params: &R::Params,
         options: RequestOptions,
     ) -> Result<RequestHandle, UsageError> {
-        let params = meta::raw_params(params)?;
+        let params = RawParams::for_request(params)?;
         self.send_request(now, R::METHOD, params, options)
     }
 

@@ -66,6 +66,17 @@ impl RawParams {
         exact(|buf| serde_json::to_writer(buf, value)).map(Self)
     }
 
+    /// A request's params from typed ones: `None` when they serialize to `null` (`None`,
+    /// `()`), which means the request has no `params` member.
+    ///
+    /// # Errors
+    ///
+    /// [`UsageError::InvalidParams`] when `params` do not serialize.
+    pub fn for_request<T: Serialize + ?Sized>(params: &T) -> Result<Option<Self>, UsageError> {
+        let raw = Self::encode(params).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
+        Ok((raw.get() != "null").then_some(raw))
+    }
+
     /// The params of `tools/call`: `{"name":<name>,"arguments":<arguments>}`, the arguments
     /// serialized once, straight into place; no `arguments` member when they serialize to
     /// `null` (`None`, `()`).
@@ -195,5 +206,13 @@ mod tests {
         let p = RawParams::from(raw);
         assert_eq!(p.get(), r#"{"a": [1, 2]}"#);
         assert_eq!(RawParams::encode(&json!([1])).unwrap().get(), "[1]");
+        assert_eq!(RawParams::for_request(&()).unwrap(), None);
+        assert_eq!(
+            RawParams::for_request(&json!({"a": 1}))
+                .unwrap()
+                .unwrap()
+                .get(),
+            r#"{"a":1}"#
+        );
     }
 }

@@ -231,9 +231,7 @@ impl<R: Runtime> Client<R> {
         params: &Q::Params,
         options: CallOptions,
     ) -> Result<Q::Result, Error> {
-        let params = RawParams::encode(params)
-            .map_err(|e| self.usage(UsageError::InvalidParams(e.to_string())))?;
-        let params = (params.get() != "null").then_some(params);
+        let params = RawParams::for_request(params).map_err(|e| self.usage(e))?;
         let raw = self.call(Cow::Borrowed(Q::METHOD), params, options).await?;
         raw.decode().map_err(|e| self.decode_error(Q::METHOD, e))
     }
