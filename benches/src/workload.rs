@@ -117,67 +117,55 @@ impl Stream {
     }
 
     /// The same messages with the `jsonrpc` member moved to the end
-    /// (`{"id":1,"result":{...},"jsonrpc":"2.0"}`): valid JSON-RPC in a member order that the
-    /// core's canonical fast paths do not take, to measure its general path.
+    /// (`{"id":1,"result":{...},"jsonrpc":"2.0"}`): a member order no SDK writes, which the
+    /// core's compact fast paths take all the same.
     #[must_use]
-    pub fn jsonrpc_last(mut self) -> Stream {
-        const HEAD: &str = r#"{"jsonrpc":"2.0","#;
-        for m in &mut self.messages {
-            // Invariant: the builder writes every message in the canonical compact form.
-            let rest = m.strip_prefix(HEAD).expect("a canonical message");
-            let body = rest.strip_suffix('}').expect("an object");
-            *m = format!(r#"{{{body},"jsonrpc":"2.0"}}"#);
-        }
-        self
+    pub fn jsonrpc_last(self) -> Stream {
+        self.rewrite(|m| match m {
+            Canonical::Response { id, result } => {
+                format!(r#"{{"id":{id},"result":{result},"jsonrpc":"2.0"}}"#)
+            }
+            Canonical::Notification { method, params } => {
+                format!(r#"{{"method":"{method}","params":{params},"jsonrpc":"2.0"}}"#)
+            }
+        })
     }
 
     /// The same messages in the member order the TypeScript SDK writes: a response's
-    /// `result` (or `error`) first, then `jsonrpc`, then `id`; a notification's `method` and
-    /// `params`, then `jsonrpc` (its servers build them as `{ result, jsonrpc, id }` and
+    /// `result` first, then `jsonrpc`, then `id`; a notification's `method` and `params`,
+    /// then `jsonrpc` (its servers build them as `{ result, jsonrpc, id }` and
     /// `{ ...notification, jsonrpc }`).
-    pub fn typescript_order(mut self) -> Stream {
-        const HEAD: &str = r#"{"jsonrpc":"2.0","#;
-        for m in &mut self.messages {
-            // Invariant: the builder writes every message in the canonical compact form.
-            let rest = m.strip_prefix(HEAD).expect("a canonical message");
-            let body = rest.strip_suffix('}').expect("an object");
-            *m = match body.strip_prefix(r#""id":"#) {
-                Some(after_id) => {
-                    let digits = after_id.bytes().take_while(u8::is_ascii_digit).count();
-                    let (id, member) = after_id.split_at(digits);
-                    let member = member.strip_prefix(',').expect("a member after the id");
-                    format!(r#"{{{member},"jsonrpc":"2.0","id":{id}}}"#)
-                }
-                None => format!(r#"{{{body},"jsonrpc":"2.0"}}"#),
-            };
-        }
-        self
+    #[must_use]
+    pub fn typescript_order(self) -> Stream {
+        self.rewrite(|m| match m {
+            Canonical::Response { id, result } => {
+                format!(r#"{{"result":{result},"jsonrpc":"2.0","id":{id}}}"#)
+            }
+            Canonical::Notification { method, params } => {
+                format!(r#"{{"method":"{method}","params":{params},"jsonrpc":"2.0"}}"#)
+            }
+        })
     }
 
     /// The same messages with a space after each colon and comma of the envelope, as
     /// Python's `json.dumps` writes by default: no fast path takes them (the core's general
     /// path, as for any message with whitespace or another member).
-    pub fn spaced(mut self) -> Stream {
-        const HEAD: &str = r#"{"jsonrpc":"2.0","#;
+    #[must_use]
+    pub fn spaced(self) -> Stream {
+        self.rewrite(|m| match m {
+            Canonical::Response { id, result } => {
+                format!(r#"{{"jsonrpc": "2.0", "id": {id}, "result": {result}}}"#)
+            }
+            Canonical::Notification { method, params } => {
+                format!(r#"{{"jsonrpc": "2.0", "method": "{method}", "params": {params}}}"#)
+            }
+        })
+    }
+
+    /// Every message rewritten from its parts.
+    fn rewrite(mut self, write: impl Fn(Canonical<'_>) -> String) -> Stream {
         for m in &mut self.messages {
-            // Invariant: the builder writes every message in the canonical compact form.
-            let rest = m.strip_prefix(HEAD).expect("a canonical message");
-            let body = rest.strip_suffix('}').expect("an object");
-            let (members, value) = match body.strip_prefix(r#""id":"#) {
-                Some(after_id) => {
-                    let digits = after_id.bytes().take_while(u8::is_ascii_digit).count();
-                    let (id, after) = after_id.split_at(digits);
-                    let value = after.strip_prefix(r#","result":"#).expect("a result");
-                    (format!(r#""id": {id}, "result": "#), value)
-                }
-                None => {
-                    let after = body.strip_prefix(r#""method":""#).expect("a method");
-                    let (method, after) = after.split_at(after.find('"').expect("its end"));
-                    let value = after.strip_prefix(r#"","params":"#).expect("params");
-                    (format!(r#""method": "{method}", "params": "#), value)
-                }
-            };
-            *m = format!(r#"{{"jsonrpc": "2.0", {members}{value}}}"#);
+            *m = write(Canonical::parse(m));
         }
         self
     }
@@ -185,6 +173,37 @@ impl Stream {
     /// Total bytes of the messages (line endings not counted).
     pub fn total_len(&self) -> usize {
         self.messages.iter().map(String::len).sum()
+    }
+}
+
+/// A message as the builder writes it, in the canonical compact form, taken apart: the
+/// text of its members' values.
+enum Canonical<'a> {
+    Response { id: &'a str, result: &'a str },
+    Notification { method: &'a str, params: &'a str },
+}
+
+impl<'a> Canonical<'a> {
+    fn parse(m: &'a str) -> Self {
+        // Invariant: the builder writes every message as `{"jsonrpc":"2.0",` + either
+        // `"id":<digits>,"result":<value>` or `"method":"<name>","params":<value>` + `}`.
+        let body = m
+            .strip_prefix(r#"{"jsonrpc":"2.0","#)
+            .and_then(|rest| rest.strip_suffix('}'))
+            .expect("a canonical message");
+        match body.strip_prefix(r#""id":"#) {
+            Some(after) => {
+                let (id, result) = after.split_once(',').expect("a member after the id");
+                let result = result.strip_prefix(r#""result":"#).expect("a result");
+                Canonical::Response { id, result }
+            }
+            None => {
+                let after = body.strip_prefix(r#""method":""#).expect("a method");
+                let (method, params) = after.split_once('"').expect("the method's end");
+                let params = params.strip_prefix(r#","params":"#).expect("params");
+                Canonical::Notification { method, params }
+            }
+        }
     }
 }
 
