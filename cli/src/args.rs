@@ -11,6 +11,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value};
 
+pub mod typed;
+
 /// What `--help` prints after the options: the exit codes scripts can rely on.
 const AFTER_HELP: &str = "\
 Connect with `-- <command> [args]` (stdio), `--url <url>` (Streamable HTTP, legacy SSE fallback)
@@ -165,19 +167,39 @@ pub struct ToolsArgs {
 /// Tool arguments: a JSON object and/or `key=value` pairs (pairs win).
 #[derive(Debug, Clone, Default, Args)]
 pub struct ToolArgs {
-    /// The arguments as one JSON object.
-    #[arg(id = "args_json", long = "args", short = 'a', value_name = "JSON")]
+    /// The arguments as one JSON object: inline, `@FILE` to read it from a file, or `-` to
+    /// read it from stdin.
+    #[arg(
+        id = "args_json",
+        long = "args",
+        short = 'a',
+        value_name = "JSON|@FILE|-"
+    )]
     pub json: Option<String>,
-    /// `key=value` pairs; a value is JSON when it parses as JSON (`n=3`, `ok=true`,
-    /// `tags=["a"]`), else a string; `a.b=1` nests.
+    /// `key=value` pairs, typed from the tool's input schema: a string property gets the
+    /// text as typed (`message=123` sends "123"), a number, integer, boolean, array or object
+    /// property gets the value parsed as JSON (`n=3`, `ok=true`, `tags=["a"]`); without
+    /// schema information a value is JSON when it parses as JSON, else a string. `a.b=1`
+    /// nests.
     #[arg(id = "tool_pairs", value_name = "KEY=VALUE")]
     pub pairs: Vec<String>,
 }
 
 impl ToolArgs {
-    /// The arguments object to send; see [`build_arguments`].
+    /// The arguments object to send without a schema; see [`build_arguments`]. `--args` may
+    /// be `@FILE` or `-` (stdin).
     pub fn to_map(&self) -> Result<Map<String, Value>, ArgError> {
-        build_arguments(self.json.as_deref(), &self.pairs)
+        self.typed(None).map_err(|e| ArgError(e.to_string()))
+    }
+
+    /// The arguments object to send, typed by the tool's input schema when there is one;
+    /// see [`typed`]. Call it before connecting with `None` to report bad syntax early
+    /// (stdin is read once and kept), and again with the schema.
+    pub fn typed(
+        &self,
+        schema: Option<&Map<String, Value>>,
+    ) -> Result<Map<String, Value>, typed::ArgumentError> {
+        typed::build_typed(self.json.as_deref(), &self.pairs, schema)
     }
 }
 
