@@ -1,23 +1,45 @@
 //! `mcp`: parses the command line and runs the subcommand.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use mcp_cli::args::{Cli, Command};
-use mcp_cli::exit::{CliError, Exit};
+use mcp_cli::exit::{CliError, Exit, print_error};
 use mcp_cli::{app, demo_server};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        // A usage error with --json anywhere on the line still gets its JSON object (clap
+        // could not parse the line, so the flag is looked for by hand; after `--` it belongs
+        // to the server command).
+        Err(e)
+            if e.use_stderr()
+                && std::env::args()
+                    .skip(1)
+                    .take_while(|a| a != "--")
+                    .any(|a| a == "--json") =>
+        {
+            let _ = e.print();
+            let rendered = e.to_string();
+            let first = rendered.lines().next().unwrap_or_default();
+            let usage = CliError::Usage(first.trim_start_matches("error: ").trim().to_owned());
+            if let Some(object) = usage.json_object() {
+                let text = serde_json::to_string_pretty(&object).unwrap_or_default();
+                // A closed pipe leaves nobody to tell.
+                let _ = writeln!(std::io::stdout(), "{text}");
+            }
+            return Exit::Usage.into();
+        }
         // clap prints help and version with status 0 and usage errors with status 2.
         Err(e) => e.exit(),
     };
     match run(&cli) {
         Ok(exit) => exit.into(),
         Err(e) => {
-            eprint!("{}", e.report());
+            print_error(&e, cli.output.json);
             e.exit().into()
         }
     }

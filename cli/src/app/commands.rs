@@ -11,9 +11,10 @@ use mcp_tokio::{CallOptions, Client};
 use serde_json::{Value, json};
 
 use super::connect::call_error;
+use super::diagnose;
 use super::output::{Out, to_json};
 use super::ui::Ui;
-use crate::args::{Cli, Command, CompletionRef, string_pairs};
+use crate::args::{Cli, Command, CompletionRef, ToolArgs, string_pairs};
 use crate::exit::{CliError, Exit};
 use crate::render::{self, Column, Table};
 use crate::{lint, load_stats::format_latency};
@@ -24,19 +25,16 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
     match &cli.command {
         Command::Info(_) => info(ui, &out, client),
         Command::Tools(_) => tools(ui, &out, client).await,
-        Command::Call { tool, args, .. } => {
-            let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
-            call(ui, &out, client, tool, arguments).await
-        }
+        Command::Call { tool, args, .. } => call(ui, &out, client, tool, args).await,
         Command::Resources(_) => resources(ui, &out, client).await,
         Command::Read { uri, .. } => read(ui, &out, client, uri).await,
         Command::Prompts(_) => prompts(ui, &out, client).await,
         Command::Prompt { name, pairs, .. } => {
             let arguments = string_pairs(pairs).map_err(|e| CliError::Usage(e.0))?;
-            let result = client
-                .get_prompt(name.clone(), arguments)
-                .await
-                .map_err(call_error)?;
+            let result = match client.get_prompt(name.clone(), arguments).await {
+                Ok(result) => result,
+                Err(e) => return Err(diagnose::prompt_failed(client, name, e).await),
+            };
             if ui.json {
                 return out.json(&result);
             }
@@ -99,7 +97,8 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
             duration,
             ..
         } => {
-            let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
+            let tools = diagnose::listed_tools(client).await;
+            let arguments = diagnose::tool_arguments(tool, args, tools.as_deref())?;
             let plan = super::load::Plan {
                 tool: tool.clone(),
                 arguments,
@@ -295,17 +294,35 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
     }
 }
 
+/// `mcp call`: lists the tools first (for the schema, the required arguments and "did you
+/// mean"; see [`diagnose`]), then calls.
 async fn call(
     ui: &Ui,
     out: &Out,
     client: &Client,
     tool: &str,
-    arguments: serde_json::Map<String, Value>,
+    args: &ToolArgs,
 ) -> Result<Exit, CliError> {
-    let result = call_tool(ui, client, tool, arguments).await?;
+    let tools = diagnose::listed_tools(client).await;
+    let arguments = diagnose::tool_arguments(tool, args, tools.as_deref())?;
+    let progress_ui = ui.clone();
+    let options = CallOptions::new().on_progress(move |p| {
+        progress_ui.progress(p.progress, p.total, p.message.as_deref());
+    });
+    let result = client
+        .call_tool_with(tool.to_owned(), Value::Object(arguments), options)
+        .await;
+    ui.clear_progress();
+    let result = result.map_err(|e| diagnose::call_failed(client, tool, tools.as_deref(), e))?;
+    let text = error_text(&result);
+    if let Some(not_found) =
+        diagnose::tool_result_not_found(client, tool, tools.as_deref(), &result, &text)
+    {
+        return Err(not_found);
+    }
     call_result(ui, out, &result)?;
     if result.is_error == Some(true) {
-        return Err(CliError::ToolFailed(error_text(&result)));
+        return Err(CliError::ToolFailed(text));
     }
     Ok(Exit::Ok)
 }
@@ -366,7 +383,10 @@ async fn resources(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError
 }
 
 async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, CliError> {
-    let result = client.read_resource(uri).await.map_err(call_error)?;
+    let result = match client.read_resource(uri).await {
+        Ok(result) => result,
+        Err(e) => return Err(diagnose::read_failed(client, uri, e).await),
+    };
     if out.raw {
         let bytes =
             render::raw_resource(&result.contents).map_err(|e| CliError::Usage(e.to_string()))?;

@@ -15,8 +15,8 @@ use mcp_tokio::{Client, ClientBuilder, Error};
 use super::elicit::{ElicitMode, Elicitor};
 use super::trace;
 use super::ui::Ui;
-use crate::args::{Cli, Era, Target};
-use crate::exit::CliError;
+use crate::args::{Cli, Command, Era, Target, string_pairs};
+use crate::exit::{CliError, NetworkFailure, strip_rpc_prefix};
 
 /// The longest the `server/discover` probe of `--era auto` waits before falling back to
 /// `initialize` (a server that ignores unknown requests costs this once).
@@ -75,6 +75,7 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
             s.env.extend(c.env.iter().cloned());
         }
         TransportConfig::Http(h) => {
+            check_url(&h.url)?;
             if !c.env.is_empty() {
                 return Err(CliError::Usage(
                     "--env applies to stdio servers; for an HTTP server use --header".into(),
@@ -89,6 +90,55 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
         _ => {}
     }
     Ok(config)
+}
+
+/// Checks an HTTP server's URL before anything connects: `http://` or `https://` with a host.
+///
+/// # Errors
+///
+/// [`CliError::InvalidUrl`] (exit 2), with the URL probably meant when the scheme is missing
+/// (`http://` for a local host, `https://` otherwise).
+pub fn check_url(url: &str) -> Result<(), CliError> {
+    let invalid = |reason: String, suggestion: Option<String>| CliError::InvalidUrl {
+        url: url.to_owned(),
+        reason,
+        suggestion,
+    };
+    if !url.contains("://") {
+        return Err(invalid(
+            "it has no http:// or https:// scheme".into(),
+            with_scheme(url),
+        ));
+    }
+    match url::Url::parse(url) {
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => Err(invalid(
+            format!(
+                "the scheme must be http:// or https://, not {}://",
+                u.scheme()
+            ),
+            None,
+        )),
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => {
+            Err(invalid("it has no host".into(), None))
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(invalid(e.to_string(), None)),
+    }
+}
+
+/// `localhost:3000/mcp` as `http://localhost:3000/mcp` (`https://` for a remote host), when
+/// that is a valid URL with a host.
+fn with_scheme(url: &str) -> Option<String> {
+    let host = url.split(['/', ':']).next().unwrap_or_default();
+    let local = host == "localhost"
+        || host.starts_with("127.")
+        || host == "0.0.0.0"
+        || url.starts_with("[::1]");
+    let candidate = format!("{}://{url}", if local { "http" } else { "https" });
+    url::Url::parse(&candidate)
+        .ok()
+        .filter(|u| u.host_str().is_some_and(|h| !h.is_empty()))
+        .map(|_| candidate)
 }
 
 /// The era policy for `--era` on this transport.
@@ -106,9 +156,32 @@ pub fn era_policy(era: Era, _stdio: bool, connect_timeout: Option<Duration>) -> 
 }
 
 /// Connects (spawning a stdio server or reaching the URL) and runs the handshake.
+/// Usage errors (the URL, the subcommand's arguments) are reported before anything is
+/// started or contacted.
 pub async fn connect(cli: &Cli, ui: &Ui, elicit: ElicitMode) -> Result<Client, CliError> {
     let config = server_config(cli)?;
+    check_arguments(cli)?;
     connect_to(cli, ui, config, elicit).await
+}
+
+/// Checks the subcommand's own arguments before connecting: the syntax of `key=value` pairs
+/// and of `--args` (reading `@FILE`, or stdin once), which the tool's schema types after
+/// connecting.
+///
+/// # Errors
+///
+/// The usage error (exit 2) of the first unusable argument.
+pub fn check_arguments(cli: &Cli) -> Result<(), CliError> {
+    match &cli.command {
+        Command::Call { tool, args, .. } | Command::Load { tool, args, .. } => args
+            .typed(None)
+            .map(drop)
+            .map_err(|e| super::diagnose::argument_error(tool, None, e)),
+        Command::Prompt { pairs, .. } => string_pairs(pairs)
+            .map(drop)
+            .map_err(|e| CliError::Usage(e.0)),
+        _ => Ok(()),
+    }
 }
 
 /// Connects to an already resolved config (the demo uses this). An HTTP server gets the
@@ -136,6 +209,7 @@ pub async fn connect_with(
 ) -> Result<Client, CliError> {
     let c = &cli.connection;
     let what = describe(&config);
+    let http = matches!(config.transport, TransportConfig::Http(_));
     let had_token = auth
         .as_ref()
         .is_some_and(|a| super::auth::has_stored_token(a, &what));
@@ -171,7 +245,7 @@ pub async fn connect_with(
             .await
             .map_err(|e| match login_required(&e, &what, had_token) {
                 Some(login) => login,
-                None => connect_error(e, &what, c.connect_timeout),
+                None => connect_error(e, &what, http, c.connect_timeout),
             })?;
     if ui.verbose > 0 {
         let info = client.server_info();
@@ -229,8 +303,8 @@ fn login_required(e: &Error, url: &str, refused: bool) -> Option<CliError> {
     })
 }
 
-/// Maps a failure to connect.
-fn connect_error(e: Error, what: &str, connect_timeout: Option<Duration>) -> CliError {
+/// Maps a failure to connect. `http` says whether `what` is an HTTP endpoint.
+fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Duration>) -> CliError {
     match e {
         Error::Spawn {
             command, source, ..
@@ -247,13 +321,41 @@ fn connect_error(e: Error, what: &str, connect_timeout: Option<Duration>) -> Cli
             after: connect_timeout.unwrap_or(after),
             connecting: true,
         },
-        Error::Handshake { reason, .. } if what.contains("://") => CliError::Connect {
+        Error::Handshake {
+            reason: CloseReason::Http(status),
+            ..
+        } => CliError::Http {
+            url: what.to_owned(),
+            what: "initialize".into(),
+            status: status.status,
+            text: status.to_string(),
+            connecting: true,
+        },
+        Error::Handshake {
+            reason:
+                CloseReason::TransportClosed {
+                    detail: Some(detail),
+                },
+            ..
+        } if http => match network_failure(&detail) {
+            Some(kind) => CliError::Network {
+                url: what.to_owned(),
+                what: "connecting".into(),
+                kind,
+                detail: client_words(&detail).to_owned(),
+            },
+            None => CliError::Connect {
+                url: what.to_owned(),
+                reason: detail,
+            },
+        },
+        Error::Handshake { reason, .. } if http => CliError::Connect {
             url: what.to_owned(),
             reason: reason.to_string(),
         },
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
         Error::Exited { status, stderr, .. } => {
-            CliError::Handshake(exited_detail(&status, &stderr))
+            CliError::Handshake(format!("the server {}", exited_detail(&status, &stderr)))
         }
         Error::Unsupported { what: detail, .. } => CliError::Unsupported(format!(
             "{detail} is not supported by this build (connecting to {what})"
@@ -262,15 +364,50 @@ fn connect_error(e: Error, what: &str, connect_timeout: Option<Duration>) -> Cli
     }
 }
 
+/// `exited with status 1; its last stderr lines: …`.
 fn exited_detail(status: &str, stderr: &[String]) -> String {
     if stderr.is_empty() {
-        format!("the server {status}")
+        status.to_owned()
     } else {
         format!(
-            "the server {status}; its last stderr lines:\n  {}",
+            "{status}; its last stderr lines:\n  {}",
             stderr.join("\n  ")
         )
     }
+}
+
+/// What kind of failure below HTTP the HTTP client described.
+///
+/// The driver hands request and connect failures over as text, `[transport error: ]<Kind>:
+/// <message>` with `Kind` the name of the core's `http::FailureKind`; the message is the HTTP
+/// client's, so refusals and name resolution are told apart by its words.
+pub fn network_failure(detail: &str) -> Option<NetworkFailure> {
+    let detail = detail.strip_prefix("transport error: ").unwrap_or(detail);
+    let (kind, message) = detail.split_once(": ")?;
+    let message = message.to_ascii_lowercase();
+    Some(match kind {
+        "Connect" if message.contains("refused") => NetworkFailure::Refused,
+        "Connect"
+            if ["dns", "lookup", "resolve", "name or service not known"]
+                .iter()
+                .any(|w| message.contains(w)) =>
+        {
+            NetworkFailure::Dns
+        }
+        "Connect" => NetworkFailure::Unreachable,
+        "Reset" => NetworkFailure::Reset,
+        "Timeout" => NetworkFailure::Timeout,
+        "Tls" => NetworkFailure::Tls,
+        "Other" => NetworkFailure::Other,
+        _ => return None,
+    })
+}
+
+/// The HTTP client's own words in a failure's detail, without the driver's `transport
+/// error: <Kind>: ` in front.
+fn client_words(detail: &str) -> &str {
+    let detail = detail.strip_prefix("transport error: ").unwrap_or(detail);
+    detail.split_once(": ").map_or(detail, |(_, words)| words)
 }
 
 /// Maps the failure of a request.
@@ -278,6 +415,7 @@ pub fn call_error(e: Error) -> CliError {
     if let Some(login) = login_required(&e, e.server(), true) {
         return login;
     }
+    let server = e.server().to_owned();
     match e {
         Error::Remote {
             method,
@@ -289,7 +427,7 @@ pub fn call_error(e: Error) -> CliError {
             method,
             error: ErrorObject {
                 data,
-                ..ErrorObject::new(code, message)
+                ..ErrorObject::new(code, strip_rpc_prefix(&message, code))
             },
         },
         Error::Timeout { method, after, .. } => CliError::Timeout {
@@ -298,13 +436,48 @@ pub fn call_error(e: Error) -> CliError {
             connecting: false,
         },
         Error::Cancelled { .. } => CliError::Interrupted,
-        Error::Exited { status, stderr, .. } => CliError::Closed(exited_detail(&status, &stderr)),
+        Error::Exited { status, stderr, .. } => CliError::Exited(exited_detail(&status, &stderr)),
+        Error::Http { method, source, .. } => CliError::Http {
+            url: server,
+            what: method,
+            status: source.status,
+            text: source.to_string(),
+            connecting: false,
+        },
+        Error::Closed {
+            reason: CloseReason::Http(source),
+            ..
+        } => CliError::Http {
+            url: server,
+            what: String::new(),
+            status: source.status,
+            text: source.to_string(),
+            connecting: false,
+        },
+        Error::Closed {
+            reason:
+                CloseReason::TransportClosed {
+                    detail: Some(detail),
+                },
+            ..
+        } if network_failure(&detail).is_some() => CliError::Network {
+            url: server,
+            what: String::new(),
+            kind: network_failure(&detail).unwrap_or(NetworkFailure::Other),
+            detail: client_words(&detail).to_owned(),
+        },
         Error::Closed { reason, .. } => CliError::Closed(reason.to_string()),
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
         Error::Usage { source, .. } => CliError::Usage(source.to_string()),
+        Error::Config { message, .. } => {
+            CliError::Usage(format!("invalid connection settings: {message}"))
+        }
         Error::Decode { method, source, .. } => CliError::Invalid(format!(
             "{method}: the server's result is malformed: {source}"
         )),
+        Error::InvalidResponse { method, detail, .. } => {
+            CliError::Invalid(format!("{method}: {detail}"))
+        }
         Error::Pagination { method, detail, .. } => {
             CliError::Invalid(format!("{method}: {detail}"))
         }
@@ -320,5 +493,70 @@ pub fn call_error(e: Error) -> CliError {
             reason: source.to_string(),
         },
         other => CliError::Closed(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_without_a_scheme_are_usage_errors_with_the_url_meant() {
+        let e = check_url("localhost:3000/mcp").unwrap_err();
+        assert_eq!(
+            e,
+            CliError::InvalidUrl {
+                url: "localhost:3000/mcp".into(),
+                reason: "it has no http:// or https:// scheme".into(),
+                suggestion: Some("http://localhost:3000/mcp".into()),
+            }
+        );
+        assert_eq!(e.exit(), crate::exit::Exit::Usage);
+        let e = check_url("example.com/mcp").unwrap_err();
+        assert!(
+            matches!(e, CliError::InvalidUrl { suggestion: Some(s), .. } if s == "https://example.com/mcp")
+        );
+        assert!(matches!(
+            check_url("ftp://h/mcp"),
+            Err(CliError::InvalidUrl {
+                suggestion: None,
+                ..
+            })
+        ));
+        assert!(check_url("http://").is_err());
+        assert!(check_url("http://127.0.0.1:3000/mcp").is_ok());
+        assert!(check_url("https://h.example/mcp?x=1").is_ok());
+    }
+
+    #[test]
+    fn network_failures_from_the_http_clients_words() {
+        let cases = [
+            (
+                "Connect: client error (Connect): tcp connect error: Connection refused (os error 111)",
+                Some(NetworkFailure::Refused),
+            ),
+            (
+                "transport error: Reset: client error (SendRequest): connection error: Connection reset by peer (os error 104)",
+                Some(NetworkFailure::Reset),
+            ),
+            (
+                "Connect: client error (Connect): dns error: failed to lookup address information",
+                Some(NetworkFailure::Dns),
+            ),
+            (
+                "Connect: client error (Connect): Network is unreachable",
+                Some(NetworkFailure::Unreachable),
+            ),
+            (
+                "transport error: Timeout: operation timed out",
+                Some(NetworkFailure::Timeout),
+            ),
+            ("Tls: invalid peer certificate", Some(NetworkFailure::Tls)),
+            ("the server exited", None),
+            ("no response received", None),
+        ];
+        for (detail, kind) in cases {
+            assert_eq!(network_failure(detail), kind, "{detail}");
+        }
     }
 }

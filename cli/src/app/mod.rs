@@ -14,6 +14,7 @@ pub mod auth;
 pub mod commands;
 pub mod connect;
 pub mod demo;
+pub mod diagnose;
 pub mod elicit;
 pub mod load;
 pub mod many;

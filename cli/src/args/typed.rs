@@ -14,7 +14,7 @@
 //! - `a.b=1` follows nested schemas (`properties`, `additionalProperties`, local `$ref`s to
 //!   `#/$defs/…` or `#/definitions/…`, and the branches of `allOf` / `anyOf` / `oneOf`);
 //! - a property the schema says nothing about, or no schema at all (the tool is not listed),
-//!   falls back to the untyped rule of [`parse_value`](super::parse_value): JSON when it parses,
+//!   falls back to the untyped rule of [`super::parse_value`]: JSON when it parses,
 //!   else the text.
 //!
 //! With a schema, it also checks what a server would refuse anyway, before anything is sent:
@@ -153,8 +153,10 @@ pub fn build_typed(
             Some(s) => {
                 s.check_known(key)?;
                 let property = s.at_path(key);
-                convert(text, property.and_then(|p| s.types(p, 0)))
-                    .map_err(|expected| invalid_type(key, text, &expected))?
+                let types = property.and_then(|p| s.types(p, 0));
+                convert(text, types).map_err(|expected| {
+                    invalid_type(key, text, &expected, types.unwrap_or_default())
+                })?
             }
         };
         insert_path(&mut map, key, value)?;
@@ -173,10 +175,20 @@ pub fn build_typed(
     Ok(map)
 }
 
-fn invalid_type(key: &str, text: &str, expected: &str) -> ArgumentError {
+fn invalid_type(key: &str, text: &str, expected: &str, types: Types) -> ArgumentError {
+    let example = [
+        (types.number || types.integer, "3"),
+        (types.boolean, "true"),
+        (types.array, "'[\"a\"]'"),
+        (types.object, "'{\"k\":1}'"),
+        (types.null, "null"),
+    ]
+    .into_iter()
+    .find_map(|(on, example)| on.then_some(example))
+    .unwrap_or("3");
     ArgumentError::Invalid(format!(
-        "argument `{key}` must be {expected} (from the tool's input schema), got {text:?}; \
-         give JSON, e.g. {key}=3, {key}=true, {key}='[\"a\"]' or {key}='{{\"k\":1}}'"
+        "argument `{key}` must be {expected} (the tool's input schema says so), got {text:?} \
+         (write it as JSON: {key}={example})"
     ))
 }
 
