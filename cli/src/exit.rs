@@ -37,7 +37,7 @@
 //! | `usage` | 2 | bad options or arguments (clap's errors too) |
 //! | `invalid_url` | 2 | `--url` (or a config entry's URL) is not an `http://` or `https://` URL with a host |
 //! | `invalid_argument` | 2 | a `key=value` or `--args` value that cannot be used or does not fit the tool's input schema, or a key a closed schema lacks (`didYouMean`) |
-//! | `missing_argument` | 2 | the tool's schema requires arguments that were not given (`missing`, `required`) |
+//! | `missing_argument` | 2 | the tool's schema requires arguments that were not given, checked before calling (`missing`, `required`); or a prompt's, when the server refused it |
 //! | `file_error` | 2 | a local file could not be read or written |
 //! | `spawn_failed` | 3 | the stdio server could not be started |
 //! | `connection_refused` | 3 | nothing accepted the TCP connection |
@@ -218,14 +218,15 @@ pub enum CliError {
         /// The closest argument names of the tool, for an unknown key.
         suggestions: Vec<String>,
     },
-    /// Required tool arguments were not given. Nothing was sent.
+    /// Required arguments of a tool (checked before calling: nothing was sent) or of a prompt
+    /// (found when the server refused it) were not given.
     #[error(
         "`{tool}`: missing required argument{} {}",
         if missing.len() == 1 { "" } else { "s" },
         backticked(missing)
     )]
     MissingArguments {
-        /// The tool.
+        /// The tool or prompt.
         tool: String,
         /// The required arguments not given.
         missing: Vec<String>,
@@ -468,7 +469,7 @@ impl CliError {
             },
             CliError::MissingArguments {
                 tool, signature, ..
-            } => format!("`{tool}` takes: {signature} (nothing was sent)"),
+            } => format!("`{tool}` takes: {signature}"),
             CliError::Spawn {
                 program,
                 not_found: true,

@@ -76,6 +76,8 @@ fn text_result(request: &RecordedRequest, text: &str, is_error: bool) -> Scripte
 ///   JSON text (so a test sees the types that were sent);
 /// - `add {a, b: number}` always answers -32602 with a TypeScript-style message that already
 ///   carries the `MCP error -32602:` prefix;
+/// - `strict {n}` answers `isError` with a -32602 text, as TypeScript servers report input
+///   validation errors;
 /// - `boom` answers HTTP 500, `ping` a -32603 with the prefix in its message;
 /// - an unlisted tool whose name starts with `py` gets a Python-style `isError` result
 ///   (`Unknown tool: …`), any other unlisted tool a TypeScript-style -32602.
@@ -100,6 +102,8 @@ fn sdk_like_server() -> ScriptedHttpServer {
                         "properties": { "a": { "type": "number" }, "b": { "type": "number" } },
                         "required": ["a", "b"] } },
                     { "name": "boom", "inputSchema": { "type": "object" } },
+                    { "name": "strict", "inputSchema": { "type": "object",
+                        "properties": { "n": {} }, "required": ["n"] } },
                 ]}),
             )),
             Some("tools/call") => {
@@ -110,6 +114,11 @@ fn sdk_like_server() -> ScriptedHttpServer {
                         -32602,
                         "MCP error -32602: Invalid arguments for tool add: b: Expected number",
                         request,
+                    ),
+                    "strict" => text_result(
+                        request,
+                        "MCP error -32602: Input validation error: n must be positive",
+                        true,
                     ),
                     "boom" => ScriptedReply::status(500)
                         .with_header("content-type", "text/plain")
@@ -215,6 +224,19 @@ fn invalid_params_lists_the_required_arguments_and_prints_the_prefix_once() {
     assert_eq!(v["error"]["code"], "invalid_params");
     assert_eq!(v["error"]["rpcCode"], -32602);
     assert_eq!(v["error"]["required"], json!(["a", "b"]));
+    // A TypeScript input validation error arrives as isError with a -32602 text.
+    let o = mcp(&["--url", &url, "call", "strict", "n=-1", "--json"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let v = json_out(&o);
+    assert_eq!(v["error"]["code"], "invalid_params");
+    assert_eq!(v["error"]["required"], json!(["n"]));
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("rejected the arguments: Input validation error: n must be positive"),
+        "{v}"
+    );
     // Any other JSON-RPC error: the code once, the server's words after it.
     let o = mcp(&["--url", &url, "ping"]);
     assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
@@ -416,6 +438,15 @@ fn a_missing_required_argument_exits_2_without_calling() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("missing required argument `message`"));
     assert_eq!(tool_calls(&server), 0, "the call was made");
+    // A prompt's required argument (the demo refuses the prompt without it).
+    let o = demo(&["prompt", "summarize"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`summarize`: missing required argument `text`"),
+        "{err}"
+    );
+    assert!(err.contains("takes: text, style?"), "{err}");
     // An unknown key of a closed schema, with the name meant.
     let o = demo(&["call", "echo", "txt=hi"]);
     assert_eq!(o.status.code(), Some(2));

@@ -31,9 +31,13 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
         Command::Prompts(_) => prompts(ui, &out, client).await,
         Command::Prompt { name, pairs, .. } => {
             let arguments = string_pairs(pairs).map_err(|e| CliError::Usage(e.0))?;
+            let given: Vec<String> = arguments.keys().cloned().collect();
             let result = match client.get_prompt(name.clone(), arguments).await {
                 Ok(result) => result,
-                Err(e) => return Err(diagnose::prompt_failed(client, name, e).await),
+                Err(e) => {
+                    let given: Vec<&str> = given.iter().map(String::as_str).collect();
+                    return Err(diagnose::prompt_failed(client, name, &given, e).await);
+                }
             };
             if ui.json {
                 return out.json(&result);
@@ -315,10 +319,9 @@ async fn call(
     ui.clear_progress();
     let result = result.map_err(|e| diagnose::call_failed(client, tool, tools.as_deref(), e))?;
     let text = error_text(&result);
-    if let Some(not_found) =
-        diagnose::tool_result_not_found(client, tool, tools.as_deref(), &result, &text)
+    if let Some(error) = diagnose::tool_result_error(client, tool, tools.as_deref(), &result, &text)
     {
-        return Err(not_found);
+        return Err(error);
     }
     call_result(ui, out, &result)?;
     if result.is_error == Some(true) {

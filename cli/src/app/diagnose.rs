@@ -5,20 +5,20 @@
 //! `mcp call` lists the tools before calling (see [`tool_arguments`]): one `tools/list` (all
 //! pages) buys the schema to type `key=value` pairs, a local check of required arguments,
 //! and the names to suggest. When the listing fails the call goes ahead untyped. A failed
-//! call is then classified ([`call_failed`], [`tool_result_not_found`]): a name the list does
+//! call is then classified ([`call_failed`], [`tool_result_error`]): a name the list does
 //! not have is `tool_not_found`, whatever error the server chose for it (a JSON-RPC error, or
 //! `isError` with "unknown tool"). `prompt` and `read` list only after a JSON-RPC error
 //! ([`prompt_failed`], [`read_failed`]), so a successful request costs nothing extra.
 
 use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::types::{CallToolResult, Prompt, Tool};
+use mcp_proto::types::{CallToolResult, Prompt, PromptArgument, Tool};
 use mcp_tokio::{Client, Error};
 use serde_json::{Map, Value};
 
 use super::connect::call_error;
 use crate::args::ToolArgs;
 use crate::args::typed::{ArgumentError, required_of, signature};
-use crate::exit::{CliError, Missing, Rejected};
+use crate::exit::{CliError, Missing, Rejected, strip_rpc_prefix};
 use crate::suggest::did_you_mean;
 
 /// The tools of the server, when it has the capability and lists them; `None` when listing
@@ -112,9 +112,11 @@ pub fn call_failed(client: &Client, tool: &str, tools: Option<&[Tool]>, e: Error
     }
 }
 
-/// A tool result with `isError` that says the tool does not exist: the name is not in the
-/// listing, or (without one) its text says "unknown tool". `None` for a real tool failure.
-pub fn tool_result_not_found(
+/// A tool result with `isError` that is really a protocol error: the tool does not exist
+/// (the name is not in the listing, or without one its text says "unknown tool"), or its text
+/// is a -32602 (`MCP error -32602: Input validation error: …`, as TypeScript servers report
+/// invalid arguments) for a listed tool. `None` for a real tool failure.
+pub fn tool_result_error(
     client: &Client,
     tool: &str,
     tools: Option<&[Tool]>,
@@ -125,18 +127,32 @@ pub fn tool_result_not_found(
         return None;
     }
     let names = tools.map(|t| t.iter().map(|t| t.name.as_str()).collect::<Vec<_>>());
-    let unlisted = names.as_ref().map(|n| !n.contains(&tool));
-    match unlisted {
-        Some(true) => Some(not_found(client, Missing::Tool, tool, Some(text), names)),
+    match tools.map(|t| t.iter().find(|t| t.name == tool)) {
+        Some(None) => Some(not_found(client, Missing::Tool, tool, Some(text), names)),
+        Some(Some(known)) => {
+            let message = strip_rpc_prefix(text, ErrorObject::INVALID_PARAMS);
+            (message.len() < text.len()).then(|| {
+                CliError::InvalidParams(Box::new(Rejected {
+                    method: "tools/call".into(),
+                    name: tool.to_owned(),
+                    message: message.to_owned(),
+                    data: None,
+                    required: required_of(&known.input_schema),
+                    signature: signature(&known.input_schema),
+                }))
+            })
+        }
         None if says_not_found(text, Missing::Tool) => {
             Some(not_found(client, Missing::Tool, tool, Some(text), None))
         }
-        _ => None,
+        None => None,
     }
 }
 
-/// Classifies a failed `prompts/get` of `name`, listing the prompts only now.
-pub async fn prompt_failed(client: &Client, name: &str, e: Error) -> CliError {
+/// Classifies a failed `prompts/get` of `name` (with the arguments `given`), listing the
+/// prompts only now. A listed prompt whose required arguments were not all given is
+/// `missing_argument`, whatever error the server chose for it.
+pub async fn prompt_failed(client: &Client, name: &str, given: &[&str], e: Error) -> CliError {
     let error = call_error(e);
     let CliError::Remote {
         method,
@@ -152,31 +168,37 @@ pub async fn prompt_failed(client: &Client, name: &str, e: Error) -> CliError {
     let names = prompts
         .as_ref()
         .map(|p| p.iter().map(|p| p.name.as_str()).collect::<Vec<_>>());
-    match prompts.as_ref().map(|p| p.iter().find(|p| p.name == name)) {
+    let listed = prompts.as_ref().map(|p| p.iter().find(|p| p.name == name));
+    let arguments = listed
+        .flatten()
+        .and_then(|p| p.arguments.as_deref())
+        .unwrap_or_default();
+    let required: Vec<String> = arguments
+        .iter()
+        .filter(|a| a.required == Some(true))
+        .map(|a| a.name.clone())
+        .collect();
+    let missing: Vec<String> = required
+        .iter()
+        .filter(|r| !given.contains(&r.as_str()))
+        .cloned()
+        .collect();
+    match listed {
         Some(None) => not_found(client, Missing::Prompt, name, Some(&remote.message), names),
-        Some(Some(prompt)) if remote.code == ErrorObject::INVALID_PARAMS => {
-            let arguments = prompt.arguments.as_deref().unwrap_or_default();
+        Some(Some(_)) if !missing.is_empty() => CliError::MissingArguments {
+            tool: name.to_owned(),
+            missing,
+            required,
+            signature: prompt_signature(arguments),
+        },
+        Some(Some(_)) if remote.code == ErrorObject::INVALID_PARAMS => {
             CliError::InvalidParams(Box::new(Rejected {
                 method: method.clone(),
                 name: name.to_owned(),
                 message: remote.message.clone(),
                 data: raw_data(remote),
-                required: arguments
-                    .iter()
-                    .filter(|a| a.required == Some(true))
-                    .map(|a| a.name.clone())
-                    .collect(),
-                signature: arguments
-                    .iter()
-                    .map(|a| {
-                        if a.required == Some(true) {
-                            a.name.clone()
-                        } else {
-                            format!("{}?", a.name)
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                required,
+                signature: prompt_signature(arguments),
             }))
         }
         None if says_not_found(&remote.message, Missing::Prompt) => {
@@ -236,6 +258,21 @@ pub async fn read_failed(client: &Client, uri: &str, e: Error) -> CliError {
     }
 }
 
+/// `text, style?`: a prompt's arguments, optional ones marked `?`.
+fn prompt_signature(arguments: &[PromptArgument]) -> String {
+    arguments
+        .iter()
+        .map(|a| {
+            if a.required == Some(true) {
+                a.name.clone()
+            } else {
+                format!("{}?", a.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn not_found(
     client: &Client,
     kind: Missing,
@@ -247,9 +284,27 @@ fn not_found(
         kind,
         name: name.to_owned(),
         server: client.server_info().name.clone(),
-        said: said.map(str::to_owned).filter(|s| !s.trim().is_empty()),
+        said: said
+            .map(|s| without_rpc_prefix(s).to_owned())
+            .filter(|s| !s.trim().is_empty()),
         suggestions: names.map(|n| did_you_mean(name, n)).unwrap_or_default(),
     }
+}
+
+/// A message without any leading `MCP error <code>: ` (the code of a not-found says nothing
+/// more to a person than the message does).
+fn without_rpc_prefix(message: &str) -> &str {
+    let mut rest = message.trim_start();
+    while let Some(tail) = rest.strip_prefix("MCP error ") {
+        let digits = tail.trim_start_matches('-');
+        let after = digits.trim_start_matches(|c: char| c.is_ascii_digit());
+        match after.strip_prefix(':') {
+            // At least one digit was there.
+            Some(text) if after.len() < digits.len() => rest = text.trim_start(),
+            _ => break,
+        }
+    }
+    rest
 }
 
 fn raw_data(error: &ErrorObject) -> Option<Value> {
@@ -327,6 +382,20 @@ mod tests {
         ));
         assert!(!says_not_found("argument `b` is required", Missing::Tool));
         assert!(!says_not_found("file not found", Missing::Tool));
+    }
+
+    #[test]
+    fn any_rpc_prefix_goes_from_a_not_found_message() {
+        assert_eq!(
+            without_rpc_prefix("MCP error -32602: Tool x not found"),
+            "Tool x not found"
+        );
+        assert_eq!(
+            without_rpc_prefix("MCP error 0: MCP error -1: gone"),
+            "gone"
+        );
+        assert_eq!(without_rpc_prefix("MCP error x: kept"), "MCP error x: kept");
+        assert_eq!(without_rpc_prefix("MCP error : kept"), "MCP error : kept");
     }
 
     #[test]

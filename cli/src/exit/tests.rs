@@ -270,7 +270,7 @@ fn missing_and_invalid_params_list_the_required_arguments() {
     assert_eq!(
         e.report(),
         "error: `add`: missing required argument `b`\n\
-         hint: `add` takes: a: number, b: number (nothing was sent)\n"
+         hint: `add` takes: a: number, b: number\n"
     );
     let e = all()
         .into_iter()
