@@ -25,9 +25,13 @@ $XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json, mode 060
 refreshes it when it expires; without a usable token a server's 401 exits with code 3 and
 a hint to log in (no browser is opened unasked). `mcp logout` removes stored tokens.
 
-Exit codes: 0 ok, 1 tool error (isError) or lint errors, 2 usage, 3 connection or handshake
-failure, authorization needed or failed (`tools --all`: no server came up), 4 JSON-RPC error
-from the server, 5 timeout, 130 interrupted.";
+Exit codes: 0 ok, 1 tool error (isError) or lint errors, 2 usage (bad options, URL or
+arguments), 3 connection or handshake failure, authorization needed or failed
+(`tools --all`: no server came up), 4 the server answered with an error (tool, prompt or
+resource not found, invalid params, an HTTP error status), 5 timeout, 130 interrupted.
+With --json an error is also one JSON object on stdout: {\"error\": {\"code\": \"tool_not_found\",
+\"exit\": 4, \"message\": …, \"hint\": …, \"didYouMean\": […]}}; `code` is stable (the README
+lists every code).";
 
 /// `mcp`: a command-line client for MCP servers.
 #[derive(Debug, Parser)]
