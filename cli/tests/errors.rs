@@ -363,6 +363,15 @@ fn a_string_parameter_gets_a_string() {
     let sent: Value =
         serde_json::from_str(json_out(&o)["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(sent, json!({ "message": "123", "count": 7, "tags": ["a"] }));
+    // `load` types its arguments the same way: every call succeeds.
+    let o = demo(&["load", "echo", "text=123", "-n", "3", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = json_out(&o);
+    assert_eq!(
+        (v["calls"].as_u64(), v["errors"].as_u64()),
+        (Some(3), Some(0)),
+        "{v}"
+    );
     // A value that is not of the schema's type is a local error.
     let o = mcp(&["--url", &url, "call", "echo", "message=x", "count=many"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
