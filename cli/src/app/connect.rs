@@ -529,6 +529,62 @@ mod tests {
     }
 
     #[test]
+    fn request_failures_by_class() {
+        use mcp_proto::http::error::HttpStatusError;
+        use mcp_proto::http::headers::HeaderList;
+        let server: std::sync::Arc<str> = "http://127.0.0.1:9/mcp".into();
+        let e = call_error(Error::Remote {
+            server: server.clone(),
+            method: "tools/call".into(),
+            code: -32602,
+            message: "MCP error -32602: Tool x not found".into(),
+            data: None,
+        });
+        assert_eq!(
+            e.to_string(),
+            "tools/call failed: MCP error -32602: Tool x not found"
+        );
+        let e = call_error(Error::Http {
+            server: server.clone(),
+            method: "tools/call".into(),
+            source: HttpStatusError::from_response(502, &HeaderList::new(), b"bad gateway"),
+        });
+        assert_eq!(
+            e.to_string(),
+            "tools/call: http://127.0.0.1:9/mcp answered HTTP 502 Bad Gateway: bad gateway"
+        );
+        assert_eq!((e.exit().code(), e.code()), (4, "http_error"));
+        let e = call_error(Error::Closed {
+            server: server.clone(),
+            reason: CloseReason::TransportClosed {
+                detail: Some(
+                    "transport error: Reset: connection error: Connection reset by peer".into(),
+                ),
+            },
+        });
+        assert_eq!(
+            e,
+            CliError::Network {
+                url: server.to_string(),
+                what: String::new(),
+                kind: NetworkFailure::Reset,
+                detail: "connection error: Connection reset by peer".into(),
+            }
+        );
+        assert!(!e.report().contains("stderr"), "{}", e.report());
+        let e = call_error(Error::Exited {
+            server: "demo".into(),
+            status: "exited with status 3".into(),
+            stderr: vec!["boom".into()],
+        });
+        assert_eq!(
+            e.to_string(),
+            "the server exited with status 3; its last stderr lines:\n  boom"
+        );
+        assert!(e.report().contains("its stderr is shown above"));
+    }
+
+    #[test]
     fn network_failures_from_the_http_clients_words() {
         let cases = [
             (
