@@ -5,7 +5,7 @@
 //! | --- | --- |
 //! | 0 | success |
 //! | 1 | the tool returned `isError: true`, or `lint` found errors |
-//! | 2 | usage: bad options or arguments (a URL without `http://` or `https://`, a `key=value` that does not fit the tool's input schema, a missing required argument); nothing was sent |
+//! | 2 | usage: bad options or arguments (a URL without `http://` or `https://`, a `key=value` that does not fit the tool's input schema, a missing required argument); nothing was sent, but for a prompt's missing argument (found when the server refused the prompt) |
 //! | 3 | connection or handshake failure (refused, reset, an HTTP error status while connecting, the server exited), a transport this build lacks, authorization needed (`mcp login`) or failed; for `tools --all`: no server of the config file came up |
 //! | 4 | the server answered with an error: a JSON-RPC error (tool, prompt or resource not found, invalid params, ...), an HTTP error status on a request, or an invalid answer |
 //! | 5 | timeout |

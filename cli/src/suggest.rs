@@ -69,6 +69,13 @@ fn rank(typed: &str, candidate: &str) -> Option<Rank> {
     if shorter >= 3 && (candidate.contains(typed) || typed.contains(candidate)) {
         return Some(Rank::Contains(typed.len().abs_diff(candidate.len())));
     }
+    // The distance is at least the difference in length, so a name much longer or shorter
+    // than the typed one cannot reach MIN_SIMILARITY: skip the quadratic distance (a server
+    // may list very long names).
+    let longer = typed.chars().count().max(candidate.chars().count());
+    if (shorter as f64) < MIN_SIMILARITY * longer as f64 {
+        return None;
+    }
     let similarity = strsim::normalized_damerau_levenshtein(typed, candidate);
     // `as` is exact here: the value is in 0..=1000 by construction.
     (similarity >= MIN_SIMILARITY).then_some(Rank::Similar(((1.0 - similarity) * 1000.0) as u32))
@@ -142,6 +149,12 @@ mod tests {
         let uris = ["demo://readme", "demo://notes/{name}", "file:///etc/hosts"];
         assert_eq!(did_you_mean("demo://readm", uris), ["demo://readme"]);
         assert_eq!(did_you_mean("demo://README", uris), ["demo://readme"]);
+    }
+
+    #[test]
+    fn very_long_names_are_skipped_cheaply() {
+        let long = "x".repeat(1 << 20);
+        assert!(did_you_mean("ecko", [long.as_str(), "echo"]) == ["echo"]);
     }
 
     #[test]

@@ -285,9 +285,20 @@ fn not_found(
         name: name.to_owned(),
         server: client.server_info().name.clone(),
         said: said
-            .map(|s| without_rpc_prefix(s).to_owned())
+            .map(|s| excerpt(without_rpc_prefix(s)))
             .filter(|s| !s.trim().is_empty()),
         suggestions: names.map(|n| did_you_mean(name, n)).unwrap_or_default(),
+    }
+}
+
+/// The most characters of a server's message repeated in a not-found error.
+const MAX_SAID: usize = 300;
+
+/// The first [`MAX_SAID`] characters of `message`, with `…` when cut.
+fn excerpt(message: &str) -> String {
+    match message.char_indices().nth(MAX_SAID) {
+        Some((cut, _)) => format!("{}…", &message[..cut]),
+        None => message.to_owned(),
     }
 }
 
@@ -382,6 +393,15 @@ mod tests {
         ));
         assert!(!says_not_found("argument `b` is required", Missing::Tool));
         assert!(!says_not_found("file not found", Missing::Tool));
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        assert_eq!(excerpt("short"), "short");
+        let long = "é".repeat(MAX_SAID + 5);
+        let cut = excerpt(&long);
+        assert_eq!(cut.chars().count(), MAX_SAID + 1);
+        assert!(cut.ends_with('…'));
     }
 
     #[test]
