@@ -29,7 +29,14 @@ from the server, 5 timeout, 130 interrupted.";
 
 /// `mcp`: a command-line client for MCP servers.
 #[derive(Debug, Parser)]
-#[command(name = "mcp", version, about = "Poke at any MCP server from a terminal", after_help = AFTER_HELP)]
+#[command(
+    name = "mcp",
+    version,
+    about = "Poke at any MCP server from a terminal",
+    after_help = AFTER_HELP,
+    // `help` is ours (see `Command::Help`): it also knows the topic `options`.
+    disable_help_subcommand = true
+)]
 pub struct Cli {
     /// How to reach the server and how long to wait.
     #[command(flatten)]
@@ -152,9 +159,8 @@ pub struct ServerCommand {
 pub struct ToolsArgs {
     /// Start every server of --config (without --server) and list all their tools under
     /// namespaced names (`server__tool`), with each server's status.
-    ///
-    /// (Checked when it runs, not by clap: clap does not see global options given before the
-    /// subcommand when it checks a subcommand's `requires`.)
+    // Checked when it runs, not by clap: clap does not see global options given before the
+    // subcommand when it checks a subcommand's `requires`.
     #[arg(long)]
     pub all: bool,
     /// The server.
@@ -306,6 +312,33 @@ pub enum Command {
     Demo,
     /// Run the built-in demo server on stdin/stdout.
     DemoServer,
+    /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
+    ///
+    /// The commands are the subcommands of `mcp` without the connection options (`tools`,
+    /// `call echo text=hi`, `read URI`, `prompt NAME k=v`, `ping`, `log-level debug`, …),
+    /// plus `help [COMMAND]` and `exit` (or Ctrl-D). Tab completes commands, tool, prompt and
+    /// argument names, and resource URIs; history is kept in $XDG_STATE_HOME/mcp-rs/history
+    /// (else ~/.local/state/mcp-rs/history). Server log messages and list changes are printed
+    /// as they arrive. Ctrl-C cancels the running command at the server and returns to the
+    /// prompt. Without a terminal, commands are read one per line from stdin.
+    Shell(ServerCommand),
+    /// Print a completion script for bash, zsh, fish, elvish or powershell.
+    ///
+    /// bash: `mcp completions bash > ~/.local/share/bash-completion/completions/mcp`;
+    /// zsh: `mcp completions zsh > ~/.zfunc/_mcp` (with `~/.zfunc` in $fpath);
+    /// fish: `mcp completions fish > ~/.config/fish/completions/mcp.fish`.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the help of `mcp`, of one command, or of the options every command takes
+    /// (`mcp help options`).
+    Help {
+        /// A command, or `options`.
+        #[arg(value_name = "COMMAND|options")]
+        topic: Option<String>,
+    },
 }
 
 impl Command {
@@ -316,7 +349,8 @@ impl Command {
             | Command::Resources(s)
             | Command::Prompts(s)
             | Command::Ping(s)
-            | Command::Watch(s) => Some(s),
+            | Command::Watch(s)
+            | Command::Shell(s) => Some(s),
             Command::Tools(t) => Some(&t.server),
             Command::Call { server, .. }
             | Command::Read { server, .. }
@@ -328,7 +362,9 @@ impl Command {
             Command::Login { .. }
             | Command::Logout { .. }
             | Command::Demo
-            | Command::DemoServer => None,
+            | Command::DemoServer
+            | Command::Completions { .. }
+            | Command::Help { .. } => None,
         }
     }
 
@@ -347,7 +383,11 @@ impl Command {
     /// Whether the subcommand talks to a server given on the command line.
     pub fn needs_server(&self) -> bool {
         match self {
-            Command::Demo | Command::DemoServer | Command::Logout { .. } => false,
+            Command::Demo
+            | Command::DemoServer
+            | Command::Logout { .. }
+            | Command::Completions { .. }
+            | Command::Help { .. } => false,
             Command::Lint { file, .. } => file.is_none(),
             _ => true,
         }
@@ -619,6 +659,8 @@ pub fn parse_reference(text: &str) -> Result<CompletionRef, String> {
         _ => Ok(reference),
     }
 }
+
+pub mod help;
 
 #[cfg(test)]
 mod tests;

@@ -3,13 +3,12 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
-use mcp_cli::args::{Cli, Command};
+use mcp_cli::args::{Cli, Command, help};
 use mcp_cli::exit::{CliError, Exit};
 use mcp_cli::{app, demo_server};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match help::parse() {
         Ok(cli) => cli,
         // clap prints help and version with status 0 and usage errors with status 2.
         Err(e) => e.exit(),
@@ -31,6 +30,18 @@ fn run(cli: &Cli) -> Result<Exit, CliError> {
         Command::Lint {
             file: Some(path), ..
         } => app::lint_file(cli, path),
+        Command::Help { topic } => {
+            let text = help::topic(topic.as_deref()).map_err(|e| CliError::Usage(e.0))?;
+            print!("{text}");
+            Ok(Exit::Ok)
+        }
+        Command::Completions { shell } => {
+            use std::io::Write as _;
+            let script = help::completion_script(*shell);
+            // A closed pipe (`mcp completions bash | head`) is not worth reporting.
+            let _ = std::io::stdout().write_all(&script);
+            Ok(Exit::Ok)
+        }
         _ => {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)
