@@ -84,10 +84,13 @@ impl LineReader {
             // A first run has no history yet; an unreadable file only costs the old lines.
             let _ = editor.load_history(path);
         }
+        // Without it (stdout not a terminal, a dumb terminal) notifications are printed as
+        // plain lines, which may land on the prompt line but lose nothing.
         let external = editor
             .create_external_printer()
-            .map_err(|e| format!("cannot print above the prompt: {e}"))?;
-        let printer = Printer::start(setup.route.clone(), Some(Box::new(external)));
+            .ok()
+            .map(|p| Box::new(p) as Box<dyn PrintAbovePrompt>);
+        let printer = Printer::start(setup.route.clone(), external);
         let saved_mode = rustix::termios::tcgetattr(std::io::stdin()).ok();
         let (go, go_rx) = std_mpsc::channel::<()>();
         let (tx, lines) = mpsc::channel(1);

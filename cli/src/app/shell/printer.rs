@@ -2,6 +2,7 @@
 //! while the editor waits for input (rustyline's external printer), through the command's
 //! [`Ui`] while a command runs (so a progress bar is redrawn below the line).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -42,11 +43,16 @@ fn lock(route: &Mutex<Route>) -> std::sync::MutexGuard<'_, Route> {
     route.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// How many lines may wait for the terminal; beyond that they are counted, not kept.
+const QUEUE: usize = 256;
+
 /// Sends notification lines to a printing thread (rustyline's printer may block until the
-/// editor takes the line, which must never hold up the runtime).
+/// editor takes the line, e.g. while it waits for a second Tab, which must never hold up the
+/// runtime). The queue is bounded: lines that do not fit are dropped and reported as a count.
 #[derive(Debug, Clone)]
 pub struct Printer {
-    lines: std_mpsc::Sender<String>,
+    lines: std_mpsc::SyncSender<String>,
+    dropped: Arc<AtomicU64>,
 }
 
 impl Printer {
@@ -55,7 +61,9 @@ impl Printer {
         route: Arc<Mutex<Route>>,
         mut above_prompt: Option<Box<dyn PrintAbovePrompt>>,
     ) -> Printer {
-        let (lines, rx) = std_mpsc::channel::<String>();
+        let (lines, rx) = std_mpsc::sync_channel::<String>(QUEUE);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let missed = dropped.clone();
         let print = move |line: String| {
             let route = lock(&route);
             if route.ui.quiet {
@@ -77,17 +85,29 @@ impl Printer {
                 // Ends when every `Printer` is dropped.
                 while let Ok(line) = rx.recv() {
                     print(line);
+                    let n = missed.swap(0, Ordering::Relaxed);
+                    if n > 0 {
+                        print(format!(
+                            "warning: {n} notifications were not shown (they came faster than the terminal took them)"
+                        ));
+                    }
                 }
             });
         if let Err(e) = spawned {
             eprintln!("warning: notifications will not be shown: {e}");
         }
-        Printer { lines }
+        Printer { lines, dropped }
     }
 
-    /// Prints one line (no newline needed).
+    /// Prints one line (no newline needed); never blocks.
     pub fn line(&self, line: String) {
-        // The thread is gone only if it could not start; the warning was printed then.
-        let _ = self.lines.send(line);
+        match self.lines.try_send(line) {
+            Ok(()) => {}
+            Err(std_mpsc::TrySendError::Full(_)) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+            // The thread is gone only if it could not start; the warning was printed then.
+            Err(std_mpsc::TrySendError::Disconnected(_)) => {}
+        }
     }
 }
