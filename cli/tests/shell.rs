@@ -386,3 +386,34 @@ fn terminal_session_ends_with_exit_3_when_the_server_dies_at_the_prompt() {
     });
     assert!(screen.lines().any(|l| l.trim() == "icanon"), "{screen}");
 }
+
+#[test]
+fn terminal_ctrl_c_during_a_question_leaves_the_next_line_to_the_prompt() {
+    let dir = temp_dir("question");
+    let script =
+        format!("{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; sleep 600");
+    let Some(tmux) = Tmux::start("question", &script, &[("XDG_STATE_HOME", &dir)]) else {
+        return;
+    };
+    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
+    // The demo's `ask` tool asks through elicitation: answered at the terminal.
+    tmux.text("call ask question=first");
+    tmux.keys(&["Enter"]);
+    tmux.wait("the question", |s| s.contains("Answer"));
+    tmux.text("Ann");
+    tmux.keys(&["Enter"]);
+    tmux.wait("the answer", |s| s.contains("The user said: Ann"));
+    // Ctrl-C while the question waits: the question is dropped with the call, and what is
+    // typed next goes to the prompt (not to the abandoned question).
+    tmux.text("call ask question=second");
+    tmux.keys(&["Enter"]);
+    tmux.wait("the second question", |s| s.matches("Answer").count() == 2);
+    tmux.keys(&["C-c"]);
+    tmux.wait("the prompt after Ctrl-C", |s| {
+        s.contains("cancelled") && prompts(s).len() == 3
+    });
+    tmux.text("ping");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait("pong", |s| s.contains("pong from mcp-demo"));
+    assert!(screen.contains("mcp-demo> ping"), "{screen}");
+}

@@ -10,6 +10,7 @@
 //! ([`connect`], [`many`]) sends the stored token and refreshes it, and never opens a browser
 //! by itself.
 
+pub mod answer;
 pub mod auth;
 pub mod commands;
 pub mod connect;

@@ -156,6 +156,8 @@ async fn run_line(
     let result = tokio::select! {
         r = work => r,
         () = interrupted() => {
+            // A question the command asked at the terminal must not take the next lines.
+            super::answer::abandon_pending();
             line_ui.clear_progress();
             line_ui.note("cancelled");
             Err(CliError::Interrupted)
