@@ -314,19 +314,30 @@ pub enum Command {
     DemoServer,
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
     ///
-    /// The commands are the subcommands of `mcp` without the connection options (`tools`,
-    /// `call echo text=hi`, `read URI`, `prompt NAME k=v`, `ping`, `log-level debug`, …),
-    /// plus `help [COMMAND]` and `exit` (or Ctrl-D). Tab completes commands, tool, prompt and
-    /// argument names, and resource URIs; history is kept in $XDG_STATE_HOME/mcp-rs/history
-    /// (else ~/.local/state/mcp-rs/history). Server log messages and list changes are printed
-    /// as they arrive. Ctrl-C cancels the running command at the server and returns to the
-    /// prompt. Without a terminal, commands are read one per line from stdin.
+    /// The commands are those of `mcp` without the connection options: `tools`,
+    /// `call echo text=hi`, `read URI`, `prompt NAME k=v`, `ping`, `log-level debug`, …, plus
+    /// `help [COMMAND]` and `exit` (or Ctrl-D). Output options go after a command
+    /// (`tools --json`).
+    ///
+    /// Tab completes commands, options, tool and prompt names, argument names (`name=`, from
+    /// the tool's input schema) and resource URIs. History is kept in
+    /// $XDG_STATE_HOME/mcp-rs/history, else ~/.local/state/mcp-rs/history ($MCP_HISTORY
+    /// overrides; empty for none); a line that starts with a space is not kept.
+    ///
+    /// Server log messages and list changes are printed as they arrive. Ctrl-C cancels the
+    /// running command at the server and returns to the prompt. When the server goes away
+    /// the shell ends with exit code 3.
+    ///
+    /// Without a terminal, commands are read one per line from stdin and the exit code is
+    /// that of the last command.
     Shell(ServerCommand),
     /// Print a completion script for bash, zsh, fish, elvish or powershell.
     ///
-    /// bash: `mcp completions bash > ~/.local/share/bash-completion/completions/mcp`;
-    /// zsh: `mcp completions zsh > ~/.zfunc/_mcp` (with `~/.zfunc` in $fpath);
-    /// fish: `mcp completions fish > ~/.config/fish/completions/mcp.fish`.
+    /// bash: `mcp completions bash > ~/.local/share/bash-completion/completions/mcp`
+    ///
+    /// zsh: `mcp completions zsh > ~/.zfunc/_mcp` (with ~/.zfunc in $fpath, before compinit)
+    ///
+    /// fish: `mcp completions fish > ~/.config/fish/completions/mcp.fish`
     Completions {
         /// The shell to complete for.
         #[arg(value_enum)]

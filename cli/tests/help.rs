@@ -139,7 +139,7 @@ fn completion_scripts_name_every_subcommand() {
 }
 
 #[test]
-fn the_bash_script_parses() {
+fn the_bash_script_parses_and_completes() {
     let script = mcp(&["completions", "bash"]).stdout;
     let bash = Command::new("bash")
         .arg("-n")
@@ -153,6 +153,15 @@ fn the_bash_script_parses() {
     bash.stdin.take().unwrap().write_all(&script).unwrap();
     let o = bash.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // And it registers a completion for `mcp`.
+    // And it registers a completion for `mcp` that completes subcommands and options.
     assert!(String::from_utf8_lossy(&script).contains("complete -F _mcp"));
+    let probe = format!(
+        "source <('{MCP}' completions bash)
+         COMP_WORDS=(mcp sh); COMP_CWORD=1; _mcp mcp sh mcp; echo \"1:${{COMPREPLY[*]}}\"
+         COMP_WORDS=(mcp call --ur); COMP_CWORD=2; _mcp mcp --ur call; echo \"2:${{COMPREPLY[*]}}\""
+    );
+    let o = Command::new("bash").args(["-c", &probe]).output().unwrap();
+    let replies = String::from_utf8_lossy(&o.stdout);
+    assert!(replies.contains("1:shell\n"), "{replies}");
+    assert!(replies.contains("2:--url\n"), "{replies}");
 }

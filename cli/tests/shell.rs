@@ -292,10 +292,31 @@ fn terminal_session_completes_calls_cancels_and_keeps_history() {
         s.contains("2 + 3 = 5") && prompts(s).len() == 4
     });
 
+    // Server log messages are shown as they arrive, on lines of their own.
+    tmux.text("log-level debug");
+    tmux.keys(&["Enter"]);
+    tmux.wait("the server's log message", |s| {
+        s.contains("[info] demo: log level set to debug") && prompts(s).len() == 5
+    });
+    tmux.text("call echo text=again");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait("a debug log of the call", |s| {
+        s.contains("[debug] tools: tools/call echo") && prompts(s).len() == 6
+    });
+    for line in screen
+        .lines()
+        .filter(|l| l.contains("[debug]") || l.contains("[info]"))
+    {
+        assert!(
+            line.starts_with('['),
+            "a log line shares a line: {line:?}\n{screen}"
+        );
+    }
+
     // Ctrl-C at the prompt clears the line and does not leave.
     tmux.text("call ec");
     tmux.keys(&["C-c"]);
-    tmux.wait("a fresh prompt", |s| prompts(s).len() == 5);
+    tmux.wait("a fresh prompt", |s| prompts(s).len() == 7);
     tmux.text("exit");
     tmux.keys(&["Enter"]);
     tmux.wait("the shell to end", |s| s.contains("shell exited with 0"));
