@@ -95,7 +95,12 @@ fn piped_status_is_the_last_commands_and_help_goes_to_stdout() {
     assert!(stdout.contains("Usage: call [OPTIONS] <TOOL>"), "{stdout}");
     // `exit` ends the shell: the ping after it never runs.
     assert!(!stdout.contains("pong"), "{stdout}");
-    let (status, _, stderr) = piped(&[], "ping -- other-server\n");
+    let (status, _, stderr) = piped(&[], "call add 2 3\nping -- other-server\n");
+    assert!(stderr.contains("expected key=value"), "{stderr}");
+    assert!(
+        stderr.contains("hint: `help call` shows its arguments"),
+        "{stderr}"
+    );
     assert_eq!(status, Some(2));
     assert!(stderr.contains("connected already"), "{stderr}");
 }

@@ -121,6 +121,12 @@ async fn read_eval_print(
             Ok(exit) => exit,
             Err(e) if client.is_closed() => return Err(e),
             Err(CliError::Interrupted) => Exit::Interrupted,
+            // The one-shot hint (`mcp <command> --help`) does not fit at the prompt.
+            Err(CliError::Usage(message)) => {
+                let name = text.split_whitespace().next().unwrap_or("COMMAND");
+                eprint!("error: {message}\nhint: `help {name}` shows its arguments\n");
+                Exit::Usage
+            }
             Err(e) => {
                 eprint!("{}", e.report());
                 e.exit()
