@@ -131,3 +131,74 @@ pub fn completion_script(shell: clap_complete::Shell) -> Vec<u8> {
     clap_complete::generate(shell, &mut command, "mcp", &mut script);
     script
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::args::Command;
+
+    fn parse(args: &[&str]) -> Cli {
+        parse_from(std::iter::once("mcp").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    }
+
+    #[test]
+    fn the_arranged_tree_accepts_what_the_derived_one_does() {
+        for args in [
+            &["--json", "--url", "http://127.0.0.1:1/mcp", "ping"][..],
+            &["ping", "--json", "--url", "http://127.0.0.1:1/mcp"],
+            &["call", "echo", "text=hi", "-q", "--", "server", "--flag"],
+            &["shell", "--timeout", "5s", "--", "server"],
+        ] {
+            let arranged = parse(args);
+            let derived = Cli::try_parse_from(std::iter::once("mcp").chain(args.iter().copied()))
+                .expect("derived parse");
+            assert_eq!(format!("{arranged:?}"), format!("{derived:?}"), "{args:?}");
+        }
+        assert!(
+            matches!(parse(&["help", "options"]).command, Command::Help { topic: Some(t) } if t == "options")
+        );
+        assert!(matches!(
+            parse(&["completions", "fish"]).command,
+            Command::Completions {
+                shell: clap_complete::Shell::Fish
+            }
+        ));
+    }
+
+    /// Whether `help` has an option line for `long` (`-v, --verbose...`, `--url <URL>`).
+    fn lists(help: &str, long: &str) -> bool {
+        help.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with('-') && l.split([' ', ',', '.', '=']).any(|w| w == long)
+        })
+    }
+
+    #[test]
+    fn every_global_option_is_in_help_options_and_in_no_subcommand_help() {
+        let options = global_options();
+        let mut root = command();
+        let globals: Vec<String> = Cli::command()
+            .get_arguments()
+            .filter(|a| a.is_global_set())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        assert!(globals.len() >= 10, "{globals:?}");
+        assert!(lists("  -v, --verbose...", "--verbose"));
+        for long in &globals {
+            assert!(lists(&options, long), "{long}: {options}");
+        }
+        for name in subcommand_names(&root) {
+            let sub = root.find_subcommand_mut(&name).expect("listed subcommand");
+            let help = sub.render_long_help().to_string();
+            for long in &globals {
+                assert!(!lists(&help, long), "{name} lists {long}:\n{help}");
+            }
+            assert!(help.contains("`mcp help options`"), "{name}");
+        }
+        assert!(topic(Some("nosuch")).is_err());
+        assert_eq!(topic(Some("options")).unwrap(), options);
+    }
+}
