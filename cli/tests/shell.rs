@@ -174,6 +174,40 @@ fn piped_ctrl_c_cancels_the_running_call_at_the_server_and_the_shell_goes_on() {
     assert!(!stdout.contains("finished 100 steps"), "{stdout}");
 }
 
+#[test]
+fn piped_shell_ends_with_exit_3_when_the_server_dies_during_a_command() {
+    if !Path::new("/proc/self/task").exists() {
+        eprintln!("SKIPPED: needs /proc to find the server process");
+        return;
+    }
+    let mut child = Command::new(MCP)
+        .args(["-v", "shell", "--", MCP, "demo-server"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp shell");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stderr = Lines::new(&mut child);
+    writeln!(stdin, "call slow steps=100 delay_ms=300").unwrap();
+    writeln!(stdin, "ping").unwrap();
+    stderr.wait_for("\"method\":\"notifications/progress\"");
+    let server = *children(child.id()).first().expect("demo server process");
+    let killed = Command::new("kill")
+        .args(["-KILL", &server.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    drop(stdin);
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    let status = child.wait().unwrap();
+    stderr.wait_for("the server closed the connection");
+    assert_eq!(status.code(), Some(3), "{}", stderr.seen);
+    // The shell ended: the line after the failed call never ran.
+    assert!(!stdout.contains("pong"), "{stdout}");
+}
+
 /// A tmux server of this test's own (its own socket, no user config), killed on drop.
 struct Tmux {
     socket: String,
