@@ -33,7 +33,8 @@ pub enum Input {
     Failed(String),
 }
 
-/// Reads lines on a thread of its own; ask with [`LineReader::next`].
+/// Reads lines on a thread of its own; ask with [`LineReader::request`], then
+/// [`LineReader::recv`].
 #[derive(Debug)]
 pub struct LineReader {
     /// Tells the editor thread to show the prompt again (`None` for stdin, read ahead).
@@ -165,13 +166,19 @@ impl LineReader {
         (reader, Printer::start(route, None))
     }
 
-    /// The next line (shows the prompt on a terminal). After `Eof` or `Failed` it keeps
-    /// answering `Eof`.
-    pub async fn next(&mut self) -> Input {
+    /// Asks for the next line: shows the prompt on a terminal. Call once per line, then
+    /// [`recv`](Self::recv).
+    pub fn request(&mut self) {
         if let Some(go) = &self.go {
             // The editor thread is gone only after Eof/Failed, which `recv` then reports.
             let _ = go.send(());
         }
+    }
+
+    /// The line asked for with [`request`](Self::request) (cancel-safe: a line that arrives
+    /// after this future is dropped is kept for the next call). After `Eof` or `Failed` it
+    /// keeps answering `Eof`.
+    pub async fn recv(&mut self) -> Input {
         self.lines.recv().await.unwrap_or(Input::Eof)
     }
 

@@ -26,9 +26,10 @@ pub mod printer;
 
 use std::sync::{Arc, RwLock};
 
-use mcp_proto::session::NotificationKind;
+use mcp_proto::session::{NotificationKind, ServerNotification};
 use mcp_proto::types::LoggingMessageParams;
-use mcp_tokio::Client;
+use mcp_tokio::{Client, Lagged, Notifications};
+
 use serde_json::Value;
 
 use super::output::Out;
@@ -40,6 +41,9 @@ use catalog::{List, SharedCatalog};
 use input::{EditorSetup, Input, LineReader};
 use line::{LineCommand, Parsed};
 use printer::{Printer, Route};
+
+/// How many notifications in a row are printed before the running command is polled again.
+const FAIRNESS: usize = 64;
 
 /// Runs the shell on a connected client until `exit`, Ctrl-D, the end of stdin or the end
 /// of the connection. The caller closes the client afterwards.
@@ -68,110 +72,185 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
             client.protocol_version()
         ));
     }
-    let notifications = tokio::spawn(show_notifications(client.clone(), printer.clone(), catalog));
-    let result = read_eval_print(cli, ui, client, &mut reader, &route, interactive).await;
-    notifications.abort();
-    result
+    let mut shell = Shell {
+        cli,
+        ui,
+        client,
+        route,
+        printer,
+        catalog,
+        notifications: Some(client.notifications()),
+        interactive,
+    };
+    shell.read_eval_print(&mut reader).await
 }
 
-/// The loop: read a line, run it, repeat.
-async fn read_eval_print(
-    cli: &Cli,
-    ui: &Ui,
-    client: &Client,
-    reader: &mut LineReader,
-    route: &Arc<std::sync::Mutex<Route>>,
+/// One shell session's state.
+struct Shell<'a> {
+    cli: &'a Cli,
+    ui: &'a Ui,
+    client: &'a Client,
+    route: Arc<std::sync::Mutex<Route>>,
+    printer: Printer,
+    catalog: SharedCatalog,
+    /// `None` once the connection has ended the stream.
+    notifications: Option<Notifications>,
     interactive: bool,
-) -> Result<Exit, CliError> {
-    let mut last = Exit::Ok;
-    loop {
-        let input = tokio::select! {
-            input = reader.next() => input,
-            reason = client.closed() => {
-                if interactive {
-                    reader.abandon_prompt();
+}
+
+impl Shell<'_> {
+    /// The loop: read a line, run it, repeat.
+    async fn read_eval_print(&mut self, reader: &mut LineReader) -> Result<Exit, CliError> {
+        let mut last = Exit::Ok;
+        let interactive = self.interactive;
+        let finished = |last| if interactive { Exit::Ok } else { last };
+        loop {
+            let text = match self.next_input(reader).await? {
+                Input::Line(text) => text,
+                Input::Interrupted => continue,
+                Input::Eof => return Ok(finished(last)),
+                Input::Failed(reason) => {
+                    return Err(CliError::Usage(format!("mcp shell: {reason}")));
                 }
-                return Err(CliError::Closed(reason.to_string()));
+            };
+            let command = match line::parse(&text) {
+                Parsed::Empty => continue,
+                Parsed::Exit => return Ok(finished(last)),
+                Parsed::Text(help) => {
+                    print!("{help}");
+                    last = Exit::Ok;
+                    continue;
+                }
+                Parsed::Invalid(message) => {
+                    eprint!("{message}");
+                    last = Exit::Usage;
+                    continue;
+                }
+                Parsed::Run(command) => command,
+            };
+            last = match self.run_line(&command).await {
+                Ok(exit) => exit,
+                Err(e) if self.client.is_closed() => return Err(e),
+                Err(CliError::Interrupted) => Exit::Interrupted,
+                // The one-shot hint (`mcp <command> --help`) does not fit at the prompt.
+                Err(CliError::Usage(message)) => {
+                    let name = text.split_whitespace().next().unwrap_or("COMMAND");
+                    eprint!("error: {message}\nhint: `help {name}` shows its arguments\n");
+                    Exit::Usage
+                }
+                Err(e) => {
+                    eprint!("{}", e.report());
+                    e.exit()
+                }
+            };
+        }
+    }
+
+    /// Waits for the next line, showing notifications meanwhile (above the prompt). Ends the
+    /// shell when the connection ends, and on Ctrl-C when reading a pipe.
+    async fn next_input(&mut self, reader: &mut LineReader) -> Result<Input, CliError> {
+        reader.request();
+        loop {
+            tokio::select! {
+                input = reader.recv() => return Ok(input),
+                Some(item) = next_notification(&mut self.notifications) => {
+                    let text = self.notification(item);
+                    self.printer.line(text);
+                }
+                reason = self.client.closed() => {
+                    if self.interactive {
+                        reader.abandon_prompt();
+                    }
+                    return Err(CliError::Closed(reason.to_string()));
+                }
+                // On a terminal the editor reads Ctrl-C as a key; this is stdin from a pipe.
+                () = interrupted(), if !self.interactive => return Err(CliError::Interrupted),
             }
-            // On a terminal the editor reads Ctrl-C as a key; this is stdin from a pipe.
-            () = interrupted(), if !interactive => return Err(CliError::Interrupted),
+        }
+    }
+
+    /// Runs one parsed line until it ends or Ctrl-C (which drops it: its calls are
+    /// cancelled). Notifications that arrive meanwhile are printed in order with its output.
+    async fn run_line(&mut self, line: &LineCommand) -> Result<Exit, CliError> {
+        let options = Cli {
+            connection: self.cli.connection.clone(),
+            output: with_defaults(&line.output, &self.cli.output),
+            command: line.command.clone(),
         };
-        let text = match input {
-            Input::Line(text) => text,
-            Input::Interrupted => continue,
-            Input::Eof => return Ok(if interactive { Exit::Ok } else { last }),
-            Input::Failed(reason) => return Err(CliError::Usage(format!("mcp shell: {reason}"))),
-        };
-        let command = match line::parse(&text) {
-            Parsed::Empty => continue,
-            Parsed::Exit => return Ok(if interactive { Exit::Ok } else { last }),
-            Parsed::Text(help) => {
-                print!("{help}");
-                last = Exit::Ok;
-                continue;
-            }
-            Parsed::Invalid(message) => {
-                eprint!("{message}");
-                last = Exit::Usage;
-                continue;
-            }
-            Parsed::Run(command) => command,
-        };
-        last = match run_line(cli, ui, client, route, &command).await {
-            Ok(exit) => exit,
-            Err(e) if client.is_closed() => return Err(e),
-            Err(CliError::Interrupted) => Exit::Interrupted,
-            // The one-shot hint (`mcp <command> --help`) does not fit at the prompt.
-            Err(CliError::Usage(message)) => {
-                let name = text.split_whitespace().next().unwrap_or("COMMAND");
-                eprint!("error: {message}\nhint: `help {name}` shows its arguments\n");
-                Exit::Usage
-            }
-            Err(e) => {
-                eprint!("{}", e.report());
-                e.exit()
+        let line_ui = Ui::new(&options);
+        let out = Out::new(&options);
+        Route::set_ui(&self.route, line_ui.clone());
+        let client = self.client;
+        let work = async {
+            match &line.command {
+                Command::Lint {
+                    file: Some(path), ..
+                } => super::lint_file(&options, path),
+                command => commands::run(command, &line_ui, &out, client).await,
             }
         };
+        tokio::pin!(work);
+        // Notifications printed in a row since the command was last polled.
+        let mut burst = 0;
+        let result = loop {
+            let starving = burst >= FAIRNESS;
+            tokio::select! {
+                // A notification that came before the answer is printed before the result.
+                biased;
+                Some(item) = next_notification(&mut self.notifications), if !starving => {
+                    burst += 1;
+                    let text = self.notification(item);
+                    line_ui.info(&text);
+                }
+                r = &mut work => break r,
+                // After a long run of notifications the command is polled too (yield_now is
+                // ready on its second poll), so a flood cannot hold its result back.
+                () = tokio::task::yield_now(), if starving => burst = 0,
+                () = interrupted() => {
+                    // A question the command asked at the terminal must not take the next lines.
+                    super::answer::abandon_pending();
+                    line_ui.clear_progress();
+                    line_ui.note("cancelled");
+                    break Err(CliError::Interrupted);
+                }
+            }
+        };
+        line_ui.clear_progress();
+        Route::set_ui(&self.route, self.ui.clone());
+        result
+    }
+
+    /// The text of one notification; a list change also refreshes completion (in the
+    /// background: the server may be slow to list).
+    fn notification(&self, item: Result<ServerNotification, Lagged>) -> String {
+        let n = match item {
+            Ok(n) => n,
+            Err(lagged) => return format!("warning: {lagged}"),
+        };
+        if let Some(list) = List::changed_by(n.kind()) {
+            let (client, catalog) = (self.client.clone(), self.catalog.clone());
+            tokio::spawn(async move { catalog::refresh(&client, &catalog, list).await });
+        }
+        let params: Option<Value> = n
+            .params
+            .as_ref()
+            .and_then(|p| serde_json::from_str(p.get()).ok());
+        notification_text(&n.method, params.as_ref())
     }
 }
 
-/// Runs one parsed line until it ends or Ctrl-C (which drops it: its calls are cancelled).
-async fn run_line(
-    cli: &Cli,
-    ui: &Ui,
-    client: &Client,
-    route: &std::sync::Mutex<Route>,
-    line: &LineCommand,
-) -> Result<Exit, CliError> {
-    let options = Cli {
-        connection: cli.connection.clone(),
-        output: with_defaults(&line.output, &cli.output),
-        command: line.command.clone(),
+/// The next notification; pending forever once the stream has ended (and then dropped).
+async fn next_notification(
+    notifications: &mut Option<Notifications>,
+) -> Option<Result<ServerNotification, Lagged>> {
+    let Some(stream) = notifications.as_mut() else {
+        return std::future::pending().await;
     };
-    let line_ui = Ui::new(&options);
-    let out = Out::new(&options);
-    Route::set_ui(route, line_ui.clone());
-    let work = async {
-        match &line.command {
-            Command::Lint {
-                file: Some(path), ..
-            } => super::lint_file(&options, path),
-            command => commands::run(command, &line_ui, &out, client).await,
-        }
-    };
-    let result = tokio::select! {
-        r = work => r,
-        () = interrupted() => {
-            // A question the command asked at the terminal must not take the next lines.
-            super::answer::abandon_pending();
-            line_ui.clear_progress();
-            line_ui.note("cancelled");
-            Err(CliError::Interrupted)
-        }
-    };
-    line_ui.clear_progress();
-    Route::set_ui(route, ui.clone());
-    result
+    let item = stream.recv().await;
+    if item.is_none() {
+        *notifications = None;
+    }
+    item
 }
 
 /// The output options of a line: as typed, and where not typed, as given to `mcp shell`.
@@ -203,29 +282,6 @@ fn prompt(client: &Client) -> String {
         name
     };
     format!("{name}> ")
-}
-
-/// Prints every notification as it arrives and refreshes completion on list changes. Ends
-/// with the connection.
-async fn show_notifications(client: Client, printer: Printer, catalog: SharedCatalog) {
-    let mut notifications = client.notifications();
-    while let Some(item) = notifications.recv().await {
-        let n = match item {
-            Ok(n) => n,
-            Err(lagged) => {
-                printer.line(format!("warning: {lagged}"));
-                continue;
-            }
-        };
-        let params: Option<Value> = n
-            .params
-            .as_ref()
-            .and_then(|p| serde_json::from_str(p.get()).ok());
-        printer.line(notification_text(&n.method, params.as_ref()));
-        if let Some(list) = List::changed_by(n.kind()) {
-            catalog::refresh(&client, &catalog, list).await;
-        }
-    }
 }
 
 /// One notification as the shell prints it.
