@@ -49,7 +49,11 @@ const FAIRNESS: usize = 64;
 /// of the connection. The caller closes the client afterwards.
 pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> {
     let catalog: SharedCatalog = Arc::new(RwLock::new(catalog::Catalog::default()));
-    catalog::load(client, &catalog).await;
+    // A server slow to list its tools must not make Ctrl-C useless before the first prompt.
+    tokio::select! {
+        () = catalog::load(client, &catalog) => {}
+        () = interrupted() => return Err(CliError::Interrupted),
+    }
     let route = Route::new(ui.clone());
     let interactive = LineReader::interactive();
     let (mut reader, printer) = if interactive {
