@@ -226,7 +226,12 @@ fn after_command(
         "call" | "load" => argument_keys(&catalog.tools, &positionals, typed),
         "prompt" if index == 0 => names(&catalog.prompts),
         "prompt" => argument_keys(&catalog.prompts, &positionals, typed),
-        "read" if index == 0 => catalog.resources.iter().map(|u| word(u)).collect(),
+        "read" if index == 0 => catalog
+            .resources
+            .iter()
+            .map(|u| word(u))
+            .chain(catalog.templates.iter().filter_map(|t| template_prefix(t)))
+            .collect(),
         "complete" if index == 0 => catalog
             .prompts
             .iter()
@@ -303,6 +308,16 @@ fn completable_arguments(catalog: &Catalog, reference: &str) -> Vec<Candidate> {
         .iter()
         .map(|v| word(v))
         .collect()
+}
+
+/// The fixed start of a URI template (`demo://notes/{name}` → `demo://notes/`), to be typed
+/// on; `None` when the template starts with a variable.
+fn template_prefix(template: &str) -> Option<Candidate> {
+    let prefix = &template[..template.find('{')?];
+    (!prefix.is_empty()).then(|| Candidate {
+        display: prefix.to_owned(),
+        replacement: prefix.to_owned(),
+    })
 }
 
 /// The variable names of an RFC 6570 template: `x://{a}/{+b}{?c,d}` → a, b, c, d.
@@ -398,6 +413,11 @@ mod tests {
         assert_eq!(shown("prompt s"), ["summarize"]);
         assert_eq!(shown("prompt summarize text=hi "), ["style="]);
         assert_eq!(shown("read demo://r"), ["demo://readme"]);
+        // A template offers its fixed start, without a space, to type the rest.
+        assert_eq!(
+            replaced("read demo://g"),
+            (5, vec!["demo://greeting/".to_owned()])
+        );
         assert_eq!(
             shown("complete "),
             ["prompt:summarize", "resource:demo://greeting/{name}{?lang}"]
