@@ -35,7 +35,14 @@ lists every code).";
 
 /// `mcp`: a command-line client for MCP servers.
 #[derive(Debug, Parser)]
-#[command(name = "mcp", version, about = "Poke at any MCP server from a terminal", after_help = AFTER_HELP)]
+#[command(
+    name = "mcp",
+    version,
+    about = "Poke at any MCP server from a terminal",
+    after_help = AFTER_HELP,
+    // `help` is ours (see `Command::Help`): it also knows the topic `options`.
+    disable_help_subcommand = true
+)]
 pub struct Cli {
     /// How to reach the server and how long to wait.
     #[command(flatten)]
@@ -158,9 +165,8 @@ pub struct ServerCommand {
 pub struct ToolsArgs {
     /// Start every server of --config (without --server) and list all their tools under
     /// namespaced names (`server__tool`), with each server's status.
-    ///
-    /// (Checked when it runs, not by clap: clap does not see global options given before the
-    /// subcommand when it checks a subcommand's `requires`.)
+    // Checked when it runs, not by clap: clap does not see global options given before the
+    // subcommand when it checks a subcommand's `requires`.
     #[arg(long)]
     pub all: bool,
     /// The server.
@@ -332,6 +338,44 @@ pub enum Command {
     Demo,
     /// Run the built-in demo server on stdin/stdout.
     DemoServer,
+    /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
+    ///
+    /// The commands are those of `mcp` without the connection options: `tools`,
+    /// `call echo text=hi`, `read URI`, `prompt NAME k=v`, `ping`, `log-level debug`, …, plus
+    /// `help [COMMAND]` and `exit` (or Ctrl-D). Output options go after a command
+    /// (`tools --json`).
+    ///
+    /// Tab completes commands, options, tool and prompt names, argument names (`name=`, from
+    /// the tool's input schema) and resource URIs. History is kept in
+    /// $XDG_STATE_HOME/mcp-rs/history, else ~/.local/state/mcp-rs/history ($MCP_HISTORY
+    /// overrides; empty for none); a line that starts with a space is not kept.
+    ///
+    /// Server log messages and list changes are printed as they arrive. Ctrl-C cancels the
+    /// running command at the server and returns to the prompt. When the server goes away
+    /// the shell ends with exit code 3.
+    ///
+    /// Without a terminal, commands are read one per line from stdin and the exit code is
+    /// that of the last command.
+    Shell(ServerCommand),
+    /// Print a completion script for bash, zsh, fish, elvish or powershell.
+    ///
+    /// bash: `mcp completions bash > ~/.local/share/bash-completion/completions/mcp`
+    ///
+    /// zsh: `mcp completions zsh > ~/.zfunc/_mcp` (with ~/.zfunc in $fpath, before compinit)
+    ///
+    /// fish: `mcp completions fish > ~/.config/fish/completions/mcp.fish`
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the help of `mcp`, of one command, or of the options every command takes
+    /// (`mcp help options`).
+    Help {
+        /// A command, or `options`.
+        #[arg(value_name = "COMMAND|options")]
+        topic: Option<String>,
+    },
 }
 
 impl Command {
@@ -342,7 +386,8 @@ impl Command {
             | Command::Resources(s)
             | Command::Prompts(s)
             | Command::Ping(s)
-            | Command::Watch(s) => Some(s),
+            | Command::Watch(s)
+            | Command::Shell(s) => Some(s),
             Command::Tools(t) => Some(&t.server),
             Command::Call { server, .. }
             | Command::Read { server, .. }
@@ -354,7 +399,9 @@ impl Command {
             Command::Login { .. }
             | Command::Logout { .. }
             | Command::Demo
-            | Command::DemoServer => None,
+            | Command::DemoServer
+            | Command::Completions { .. }
+            | Command::Help { .. } => None,
         }
     }
 
@@ -373,7 +420,11 @@ impl Command {
     /// Whether the subcommand talks to a server given on the command line.
     pub fn needs_server(&self) -> bool {
         match self {
-            Command::Demo | Command::DemoServer | Command::Logout { .. } => false,
+            Command::Demo
+            | Command::DemoServer
+            | Command::Logout { .. }
+            | Command::Completions { .. }
+            | Command::Help { .. } => false,
             Command::Lint { file, .. } => file.is_none(),
             _ => true,
         }
@@ -645,6 +696,8 @@ pub fn parse_reference(text: &str) -> Result<CompletionRef, String> {
         _ => Ok(reference),
     }
 }
+
+pub mod help;
 
 #[cfg(test)]
 mod tests;

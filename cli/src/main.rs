@@ -4,13 +4,12 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
-use mcp_cli::args::{Cli, Command};
+use mcp_cli::args::{Cli, Command, help};
 use mcp_cli::exit::{CliError, Exit, print_error};
 use mcp_cli::{app, demo_server};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match help::parse() {
         Ok(cli) => cli,
         // A usage error with --json anywhere on the line still gets its JSON object (clap
         // could not parse the line, so the flag is looked for by hand; after `--` it belongs
@@ -53,6 +52,18 @@ fn run(cli: &Cli) -> Result<Exit, CliError> {
         Command::Lint {
             file: Some(path), ..
         } => app::lint_file(cli, path),
+        Command::Help { topic } => {
+            let text = help::topic(topic.as_deref()).map_err(|e| CliError::Usage(e.0))?;
+            print!("{text}");
+            Ok(Exit::Ok)
+        }
+        Command::Completions { shell } => {
+            use std::io::Write as _;
+            let script = help::completion_script(*shell);
+            // A closed pipe (`mcp completions bash | head`) is not worth reporting.
+            let _ = std::io::stdout().write_all(&script);
+            Ok(Exit::Ok)
+        }
         _ => {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(2)

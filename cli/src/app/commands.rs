@@ -14,15 +14,20 @@ use super::connect::call_error;
 use super::diagnose;
 use super::output::{Out, to_json};
 use super::ui::Ui;
-use crate::args::{Cli, Command, CompletionRef, ToolArgs, string_pairs};
+use crate::args::{Command, CompletionRef, ToolArgs, string_pairs};
 use crate::exit::{CliError, Exit};
 use crate::render::{self, Column, Table};
 use crate::{lint, load_stats::format_latency};
 
-/// Runs one server subcommand on a connected client.
-pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> {
-    let out = Out::new(cli);
-    match &cli.command {
+/// Runs one server subcommand on a connected client, printing with `ui` and writing results
+/// to `out`.
+///
+/// Both the one-shot CLI and `mcp shell` (once per typed line, on its one session) call
+/// this; subcommands that do not run on a client (`demo`, `login`, `shell`, `help`, …) are a
+/// usage error.
+pub async fn run(command: &Command, ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
+    let out = out.clone();
+    match command {
         Command::Info(_) => info(ui, &out, client),
         Command::Tools(_) => tools(ui, &out, client).await,
         Command::Call { tool, args, .. } => call(ui, &out, client, tool, args).await,
@@ -116,11 +121,15 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
             let tools = client.list_tools().await.map_err(call_error)?;
             lint_report(ui, &out, &tools)
         }
-        Command::Demo | Command::DemoServer | Command::Login { .. } | Command::Logout { .. } => {
-            Err(CliError::Usage(
-                "this subcommand does not run on a connected client".into(),
-            ))
-        }
+        Command::Demo
+        | Command::DemoServer
+        | Command::Login { .. }
+        | Command::Logout { .. }
+        | Command::Shell(_)
+        | Command::Completions { .. }
+        | Command::Help { .. } => Err(CliError::Usage(
+            "this subcommand does not run on a connected client".into(),
+        )),
     }
 }
 

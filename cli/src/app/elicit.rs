@@ -1,7 +1,7 @@
 //! Answering `elicitation/create`: asking at the terminal, or answering automatically when
 //! no terminal is attached (so `mcp demo` never blocks), or declining.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_tokio::HandlerFuture;
@@ -216,8 +216,7 @@ fn ask(ui: &Ui, message: &str, schema: &Map<String, Value>) -> Option<Map<String
     let (props, required) = properties(schema);
     ui.note(&format!("the server asks: {message}"));
     ui.note("(press Enter to take the [default]; Ctrl-D declines)");
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    let question = super::answer::Question::start();
     let mut content = Map::new();
     for (name, prop) in props {
         let label = prop.get("title").and_then(Value::as_str).unwrap_or(&name);
@@ -248,7 +247,10 @@ fn ask(ui: &Ui, message: &str, schema: &Map<String, Value>) -> Option<Map<String
             );
             let _ = std::io::stderr().flush();
             let mut line = String::new();
-            match input.read_line(&mut line) {
+            // Abandoned when the command is cancelled (Ctrl-C in `mcp shell`): declines.
+            match question.read_stdin_line(&mut line) {
+                // Abandoned: the shell's prompt is on screen already; print nothing.
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return None,
                 Ok(0) | Err(_) => {
                     eprintln!();
                     return None;

@@ -10,6 +10,7 @@
 //! ([`connect`], [`many`]) sends the stored token and refreshes it, and never opens a browser
 //! by itself.
 
+pub mod answer;
 pub mod auth;
 pub mod commands;
 pub mod connect;
@@ -19,6 +20,7 @@ pub mod elicit;
 pub mod load;
 pub mod many;
 pub mod output;
+pub mod shell;
 pub mod trace;
 pub mod ui;
 
@@ -35,7 +37,7 @@ use output::Out;
 use ui::Ui;
 
 /// Resolves on Ctrl-C; never, when the signal cannot be watched.
-async fn interrupted() {
+pub(crate) async fn interrupted() {
     if tokio::signal::ctrl_c().await.is_err() {
         std::future::pending::<()>().await;
     }
@@ -73,14 +75,15 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         c = connecting => c?,
         () = interrupted() => return Err(CliError::Interrupted),
     };
-    let logs = (!matches!(cli.command, Command::Watch(_))).then(|| print_logs(&ui, &client));
-    let work = async {
-        match &cli.command {
-            Command::Demo => demo::tour(&ui, &out, &client).await,
-            _ => commands::run(cli, &ui, &client).await,
-        }
+    // `watch` prints every notification itself, the shell above its prompt.
+    let logs = (!matches!(cli.command, Command::Watch(_) | Command::Shell(_)))
+        .then(|| print_logs(&ui, &client));
+    let result = match &cli.command {
+        // The shell handles Ctrl-C itself: it cancels one command, not the session.
+        Command::Shell(_) => shell::run(cli, &ui, &client).await,
+        Command::Demo => with_interrupt(&ui, demo::tour(&ui, &out, &client)).await,
+        command => with_interrupt(&ui, commands::run(command, &ui, &out, &client)).await,
     };
-    let result = with_interrupt(&ui, work).await;
     client.close().await;
     if let Some(logs) = logs {
         logs.abort();
