@@ -8,7 +8,14 @@
 //! | 3 | connection or handshake failure (or a transport this build lacks), authorization needed (`mcp login`) or failed; for `tools --all`: no server of the config file came up |
 //! | 4 | the server answered with a JSON-RPC error, or an invalid answer |
 //! | 5 | timeout |
-//! | 130 | interrupted (Ctrl-C) |
+//! | 129 | stopped by SIGHUP (the terminal went away) |
+//! | 130 | interrupted (Ctrl-C, SIGINT) |
+//! | 143 | stopped by SIGTERM |
+//!
+//! SIGINT, SIGTERM and SIGHUP all run the same shutdown: the running call is cancelled at the
+//! server (`notifications/cancelled`), the connection is closed (a stdio server gets its
+//! shutdown schedule, an HTTP session its DELETE), then `mcp` exits with 128 + the signal's
+//! number, as shells report a process killed by that signal.
 //!
 //! `mcp --config FILE tools --all` exits 0 when at least one server is ready or served from
 //! the tool cache, also when others failed: the list is usable, and each failed server is
@@ -41,6 +48,10 @@ pub enum Exit {
     Timeout,
     /// 130: interrupted by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted,
+    /// 143: stopped by SIGTERM (128 + 15).
+    Terminated,
+    /// 129: stopped by SIGHUP (128 + 1).
+    HungUp,
 }
 
 impl Exit {
@@ -54,6 +65,8 @@ impl Exit {
             Exit::Remote => 4,
             Exit::Timeout => 5,
             Exit::Interrupted => 130,
+            Exit::Terminated => 143,
+            Exit::HungUp => 129,
         }
     }
 }
@@ -104,8 +117,9 @@ pub enum CliError {
         /// The error as the server sent it.
         error: ErrorObject,
     },
-    /// A request took longer than `--timeout` (or connecting than `--connect-timeout`).
-    #[error("{what} timed out after {}", format_latency(*.after))]
+    /// A request took longer than `--timeout` (or connecting than `--connect-timeout`, or a
+    /// call that kept reporting progress than `--max-time`).
+    #[error("{what} timed out after {}{}", format_latency(*.after), if *.total { " (--max-time)" } else { "" })]
     Timeout {
         /// What was waited for (`tools/call echo`, `connecting`).
         what: String,
@@ -113,10 +127,16 @@ pub enum CliError {
         after: Duration,
         /// True for the connect timeout.
         connecting: bool,
+        /// True when the total bound (`--max-time`) ended a call whose deadline progress
+        /// kept resetting.
+        total: bool,
     },
     /// Ctrl-C.
     #[error("interrupted")]
     Interrupted,
+    /// SIGTERM or SIGHUP: the same shutdown as Ctrl-C, a different exit code.
+    #[error("stopped by {}", .0.name())]
+    Stopped(StopSignal),
     /// The tool ran and reported failure (`isError: true`).
     #[error("the tool reported an error: {0}")]
     ToolFailed(String),
@@ -167,6 +187,8 @@ impl CliError {
             CliError::Unsupported(_) => Exit::Connection,
             CliError::Timeout { .. } => Exit::Timeout,
             CliError::Interrupted => Exit::Interrupted,
+            CliError::Stopped(StopSignal::Terminate) => Exit::Terminated,
+            CliError::Stopped(StopSignal::Hangup) => Exit::HungUp,
             CliError::ToolFailed(_) | CliError::LintErrors(_) => Exit::Failed,
             CliError::File { .. } => Exit::Usage,
         }
@@ -197,8 +219,11 @@ impl CliError {
             CliError::Timeout {
                 connecting: true, ..
             } => "raise --connect-timeout; a first `npx` run may need to download the server".into(),
+            CliError::Timeout { total: true, .. } => {
+                "the call kept reporting progress but ran past --max-time; raise --max-time".into()
+            }
             CliError::Timeout { .. } => "raise --timeout, or watch progress with -v".into(),
-            CliError::Interrupted => return None,
+            CliError::Interrupted | CliError::Stopped(_) => return None,
             CliError::ToolFailed(_) => "the tool ran and said it failed: check its arguments with `mcp tools`".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
@@ -251,6 +276,26 @@ fn remote_hint(code: i64) -> Option<String> {
     )
 }
 
+/// A signal other than Ctrl-C that stops `mcp` the way Ctrl-C does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StopSignal {
+    /// `SIGTERM` (`kill`, a service manager): exit 143.
+    Terminate,
+    /// `SIGHUP` (the terminal closed): exit 129.
+    Hangup,
+}
+
+impl StopSignal {
+    /// The signal's name, `SIGTERM` or `SIGHUP`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopSignal::Terminate => "SIGTERM",
+            StopSignal::Hangup => "SIGHUP",
+        }
+    }
+}
+
 impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.code())
@@ -283,8 +328,11 @@ mod tests {
                 what: "tools/call slow".into(),
                 after: Duration::from_secs(5),
                 connecting: false,
+                total: false,
             },
             CliError::Interrupted,
+            CliError::Stopped(StopSignal::Terminate),
+            CliError::Stopped(StopSignal::Hangup),
             CliError::ToolFailed("boom".into()),
             CliError::LintErrors(2),
             CliError::File {
@@ -304,14 +352,18 @@ mod tests {
     #[test]
     fn documented_codes() {
         let codes: Vec<u8> = all().iter().map(|e| e.exit().code()).collect();
-        assert_eq!(codes, [2, 3, 3, 3, 3, 4, 5, 130, 1, 1, 2, 4, 3, 3, 3]);
+        assert_eq!(
+            codes,
+            [2, 3, 3, 3, 3, 4, 5, 130, 143, 129, 1, 1, 2, 4, 3, 3, 3]
+        );
         assert_eq!(Exit::Ok.code(), 0);
     }
 
     #[test]
-    fn every_error_but_interrupt_has_a_hint() {
+    fn every_error_but_a_signal_has_a_hint() {
         for e in all() {
-            assert_eq!(e.hint().is_none(), e == CliError::Interrupted, "{e}");
+            let signal = matches!(e, CliError::Interrupted | CliError::Stopped(_));
+            assert_eq!(e.hint().is_none(), signal, "{e}");
         }
     }
 
@@ -331,8 +383,24 @@ mod tests {
             what: "tools/call slow".into(),
             after: Duration::from_millis(1500),
             connecting: false,
+            total: false,
         };
         assert_eq!(e.to_string(), "tools/call slow timed out after 1.50s");
+        let e = CliError::Timeout {
+            what: "tools/call".into(),
+            after: Duration::from_secs(600),
+            connecting: false,
+            total: true,
+        };
+        assert_eq!(
+            e.to_string(),
+            "tools/call timed out after 600.00s (--max-time)"
+        );
+        assert!(e.hint().unwrap().contains("raise --max-time"), "{e}");
+        assert_eq!(
+            CliError::Stopped(StopSignal::Terminate).report(),
+            "error: stopped by SIGTERM\n"
+        );
         let e = CliError::Remote {
             method: "tools/call".into(),
             error: ErrorObject::new(ErrorObject::INVALID_PARAMS, "unknown tool: x"),

@@ -17,7 +17,9 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(exit) => exit.into(),
         Err(e) => {
-            eprint!("{}", e.report());
+            // Not `eprint!`: after SIGHUP the terminal is gone and a failed write must not
+            // turn the exit status into a panic's.
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), e.report().as_bytes());
             e.exit().into()
         }
     }

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::connect::call_error;
 use super::output::{Out, to_json};
 use super::ui::Ui;
-use crate::args::{Cli, Command, CompletionRef, string_pairs};
+use crate::args::{Cli, Command, CompletionRef, ConnectionArgs, string_pairs};
 use crate::exit::{CliError, Exit};
 use crate::render::{self, Column, Table};
 use crate::{lint, load_stats::format_latency};
@@ -26,7 +26,7 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
         Command::Tools(_) => tools(ui, &out, client).await,
         Command::Call { tool, args, .. } => {
             let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
-            call(ui, &out, client, tool, arguments).await
+            call(ui, &out, &cli.connection, client, tool, arguments).await
         }
         Command::Resources(_) => resources(ui, &out, client).await,
         Command::Read { uri, .. } => read(ui, &out, client, uri).await,
@@ -227,15 +227,28 @@ async fn tools(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
     out.text(&tools_text(&tools, ui.width))
 }
 
-/// Calls a tool with a progress bar; `Ok` carries the whole result, `isError` included.
+/// The time limits of one tool call: `--timeout` (else the client's default) restarted by
+/// every progress update, and never more than [`ConnectionArgs::max_time`] in all, so a
+/// long job that keeps reporting progress runs to the end while a silent one still times out.
+pub fn call_options(connection: &ConnectionArgs) -> CallOptions {
+    let options = CallOptions::new().reset_timeout_on_progress(connection.max_time());
+    match connection.timeout {
+        Some(t) => options.timeout(t),
+        None => options,
+    }
+}
+
+/// Calls a tool with a progress bar and the [`call_options`] time limits; `Ok` carries the
+/// whole result, `isError` included.
 pub async fn call_tool(
     ui: &Ui,
+    connection: &ConnectionArgs,
     client: &Client,
     tool: &str,
     arguments: serde_json::Map<String, Value>,
 ) -> Result<CallToolResult, CliError> {
     let progress_ui = ui.clone();
-    let options = CallOptions::new().on_progress(move |p| {
+    let options = call_options(connection).on_progress(move |p| {
         progress_ui.progress(p.progress, p.total, p.message.as_deref());
     });
     let result = client
@@ -298,11 +311,12 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
 async fn call(
     ui: &Ui,
     out: &Out,
+    connection: &ConnectionArgs,
     client: &Client,
     tool: &str,
     arguments: serde_json::Map<String, Value>,
 ) -> Result<Exit, CliError> {
-    let result = call_tool(ui, client, tool, arguments).await?;
+    let result = call_tool(ui, connection, client, tool, arguments).await?;
     call_result(ui, out, &result)?;
     if result.is_error == Some(true) {
         return Err(CliError::ToolFailed(error_text(&result)));

@@ -246,6 +246,7 @@ fn connect_error(e: Error, what: &str, connect_timeout: Option<Duration>) -> Cli
             what: "connecting".into(),
             after: connect_timeout.unwrap_or(after),
             connecting: true,
+            total: false,
         },
         Error::Handshake { reason, .. } if what.contains("://") => CliError::Connect {
             url: what.to_owned(),
@@ -292,10 +293,16 @@ pub fn call_error(e: Error) -> CliError {
                 ..ErrorObject::new(code, message)
             },
         },
-        Error::Timeout { method, after, .. } => CliError::Timeout {
+        Error::Timeout {
+            method,
+            after,
+            total,
+            ..
+        } => CliError::Timeout {
             what: method,
             after,
             connecting: false,
+            total,
         },
         Error::Cancelled { .. } => CliError::Interrupted,
         Error::Exited { status, stderr, .. } => CliError::Closed(exited_detail(&status, &stderr)),
