@@ -168,6 +168,34 @@ fn a_call_without_progress_in_time_still_times_out() {
 }
 
 #[test]
+fn progress_restarts_the_timeout_of_a_namespaced_call_too() {
+    let dir = temp_dir("config-call");
+    let config = dir.join("servers.json");
+    let servers = json!({ "mcpServers": { "demo": { "command": MCP, "args": ["demo-server"] } } });
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let config = config.to_str().unwrap();
+    let call = |extra: &[&str]| {
+        Command::new(MCP)
+            .args(["--config", config, "--timeout", "1s"])
+            .args(extra)
+            .args(["call", "demo__slow", "steps=10", "delay_ms=300"])
+            .env("XDG_CACHE_HOME", &dir)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let o = call(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("finished 10 steps"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = call(&["--max-time", "1500ms"]);
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o.stderr));
+}
+
+#[test]
 fn help_documents_max_time_and_the_signal_exit_codes() {
     let o = Command::new(MCP).arg("--help").output().unwrap();
     let help = text(&o.stdout);
