@@ -28,10 +28,11 @@ a hint to log in (no browser is opened unasked). `mcp logout` removes stored tok
 Exit codes: 0 ok, 1 tool error (isError) or lint errors, 2 usage (bad options, URL or
 arguments), 3 connection or handshake failure, authorization needed or failed
 (`tools --all`: no server came up), 4 the server answered with an error (tool, prompt or
-resource not found, invalid params, an HTTP error status), 5 timeout, 130 interrupted.
-With --json an error is also one JSON object on stdout: {\"error\": {\"code\": \"tool_not_found\",
-\"exit\": 4, \"message\": …, \"hint\": …, \"didYouMean\": […]}}; `code` is stable (the README
-lists every code).";
+resource not found, invalid params, an HTTP error status), 5 timeout, 130 interrupted
+(Ctrl-C), 143 SIGTERM, 129 SIGHUP (each signal cancels the running call and shuts the server
+down first). With --json an error is also one JSON object on stdout: {\"error\": {\"code\":
+\"tool_not_found\", \"exit\": 4, \"message\": …, \"hint\": …, \"didYouMean\": […]}}; `code` is
+stable (the README lists every code).";
 
 /// `mcp`: a command-line client for MCP servers.
 #[derive(Debug, Parser)]
@@ -117,9 +118,14 @@ pub struct ConnectionArgs {
     /// An environment variable for a stdio server, `KEY=VALUE` (repeatable).
     #[arg(long = "env", short = 'e', global = true, value_name = "K=V", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
-    /// How long one request may take (`30s`, `500ms`, `2m`; a bare number is seconds).
+    /// How long one request may take (`30s`, `500ms`, `2m`; a bare number is seconds). A tool
+    /// call's timeout restarts at each progress update it reports (see --max-time).
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
+    /// The longest a tool call may run in all, however often it reports progress (default
+    /// 10m, or --timeout when that is longer).
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    pub max_time: Option<Duration>,
     /// How long connecting and the handshake may take.
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub connect_timeout: Option<Duration>,
@@ -130,6 +136,21 @@ pub struct ConnectionArgs {
     /// $XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json).
     #[arg(long, global = true, value_name = "FILE")]
     pub token_store: Option<PathBuf>,
+}
+
+/// A tool call's total bound when `--max-time` is not given.
+pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(600);
+
+impl ConnectionArgs {
+    /// The total bound of a tool call whose timeout progress keeps restarting: `--max-time`,
+    /// else [`DEFAULT_MAX_TIME`] or `--timeout` when that is longer (so a long `--timeout`
+    /// is never cut short by the default).
+    pub fn max_time(&self) -> Duration {
+        self.max_time.unwrap_or_else(|| {
+            self.timeout
+                .map_or(DEFAULT_MAX_TIME, |t| t.max(DEFAULT_MAX_TIME))
+        })
+    }
 }
 
 /// Output options; all are global.

@@ -9,7 +9,14 @@
 //! | 3 | connection or handshake failure (refused, reset, an HTTP error status while connecting, the server exited), a transport this build lacks, authorization needed (`mcp login`) or failed; for `tools --all`: no server of the config file came up |
 //! | 4 | the server answered with an error: a JSON-RPC error (tool, prompt or resource not found, invalid params, ...), an HTTP error status on a request, or an invalid answer |
 //! | 5 | timeout |
-//! | 130 | interrupted (Ctrl-C) |
+//! | 129 | stopped by SIGHUP (the terminal went away) |
+//! | 130 | interrupted (Ctrl-C, SIGINT) |
+//! | 143 | stopped by SIGTERM |
+//!
+//! SIGINT, SIGTERM and SIGHUP all run the same shutdown: the running call is cancelled at the
+//! server (`notifications/cancelled`), the connection is closed (a stdio server gets its
+//! shutdown schedule, an HTTP session its DELETE), then `mcp` exits with 128 + the signal's
+//! number, as shells report a process killed by that signal.
 //!
 //! `mcp --config FILE tools --all` exits 0 when at least one server is ready or served from
 //! the tool cache, also when others failed: the list is usable, and each failed server is
@@ -63,6 +70,7 @@
 //! | `timeout` | 5 | a request (or an HTTP exchange) took too long |
 //! | `connect_timeout` | 5 | connecting took longer than `--connect-timeout` |
 //! | `interrupted` | 130 | Ctrl-C |
+//! | `stopped` | 143 / 129 | SIGTERM / SIGHUP |
 //! | `tool_error` | 1 | the tool's result has `isError: true` |
 //! | `lint_errors` | 1 | `lint` found errors |
 //!
@@ -95,6 +103,10 @@ pub enum Exit {
     Timeout,
     /// 130: interrupted by Ctrl-C (128 + SIGINT, as shells report it).
     Interrupted,
+    /// 143: stopped by SIGTERM (128 + 15).
+    Terminated,
+    /// 129: stopped by SIGHUP (128 + 1).
+    HungUp,
 }
 
 impl Exit {
@@ -108,6 +120,8 @@ impl Exit {
             Exit::Remote => 4,
             Exit::Timeout => 5,
             Exit::Interrupted => 130,
+            Exit::Terminated => 143,
+            Exit::HungUp => 129,
         }
     }
 }
@@ -115,6 +129,26 @@ impl Exit {
 impl From<Exit> for std::process::ExitCode {
     fn from(exit: Exit) -> Self {
         std::process::ExitCode::from(exit.code())
+    }
+}
+
+/// A signal other than Ctrl-C that stops `mcp` the way Ctrl-C does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StopSignal {
+    /// `SIGTERM` (`kill`, a service manager): exit 143.
+    Terminate,
+    /// `SIGHUP` (the terminal closed): exit 129.
+    Hangup,
+}
+
+impl StopSignal {
+    /// The signal's name, `SIGTERM` or `SIGHUP`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopSignal::Terminate => "SIGTERM",
+            StopSignal::Hangup => "SIGHUP",
+        }
     }
 }
 
@@ -321,8 +355,9 @@ pub enum CliError {
     /// The server rejected the arguments of a tool or prompt it lists (-32602).
     #[error("{} `{}`: the server rejected the arguments: {}", .0.method, .0.name, .0.message)]
     InvalidParams(Box<Rejected>),
-    /// A request took longer than `--timeout` (or connecting than `--connect-timeout`).
-    #[error("{what} timed out after {}", format_latency(*.after))]
+    /// A request took longer than `--timeout` (or connecting than `--connect-timeout`, or a
+    /// call that kept reporting progress than `--max-time`).
+    #[error("{what} timed out after {}{}", format_latency(*.after), if *.total { " (--max-time)" } else { "" })]
     Timeout {
         /// What was waited for (`tools/call echo`, `connecting`).
         what: String,
@@ -330,10 +365,16 @@ pub enum CliError {
         after: Duration,
         /// True for the connect timeout.
         connecting: bool,
+        /// True when the total bound (`--max-time`) ended a call whose deadline progress
+        /// kept resetting.
+        total: bool,
     },
     /// Ctrl-C.
     #[error("interrupted")]
     Interrupted,
+    /// SIGTERM or SIGHUP: the same shutdown as Ctrl-C, a different exit code.
+    #[error("stopped by {}", .0.name())]
+    Stopped(StopSignal),
     /// The tool ran and reported failure (`isError: true`).
     #[error("the tool reported an error: {0}")]
     ToolFailed(String),
@@ -444,6 +485,8 @@ impl CliError {
             | CliError::Invalid(_) => Exit::Remote,
             CliError::Timeout { .. } => Exit::Timeout,
             CliError::Interrupted => Exit::Interrupted,
+            CliError::Stopped(StopSignal::Terminate) => Exit::Terminated,
+            CliError::Stopped(StopSignal::Hangup) => Exit::HungUp,
             CliError::ToolFailed(_) | CliError::LintErrors(_) => Exit::Failed,
         }
     }
@@ -524,8 +567,11 @@ impl CliError {
             CliError::Timeout {
                 connecting: true, ..
             } => "raise --connect-timeout; a first `npx` run may need to download the server".into(),
+            CliError::Timeout { total: true, .. } => {
+                "the call kept reporting progress but ran past --max-time; raise --max-time".into()
+            }
             CliError::Timeout { .. } => "raise --timeout, or watch progress with -v".into(),
-            CliError::Interrupted => return None,
+            CliError::Interrupted | CliError::Stopped(_) => return None,
             CliError::ToolFailed(_) => "the tool ran and said it failed: check its arguments with `mcp tools`".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),

@@ -430,13 +430,14 @@ fn connection_failures_and_timeouts() {
         .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("hint:"));
+    // No progress within the timeout (progress restarts it).
     let o = demo(&[
         "--timeout",
         "200ms",
         "call",
         "slow",
-        "steps=5",
-        "delay_ms=200",
+        "steps=2",
+        "delay_ms=2000",
     ]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     let o = demo(&["--era", "modern", "info"]);

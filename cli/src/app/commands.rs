@@ -14,7 +14,7 @@ use super::connect::call_error;
 use super::diagnose;
 use super::output::{Out, to_json};
 use super::ui::Ui;
-use crate::args::{Command, CompletionRef, ToolArgs, string_pairs};
+use crate::args::{Command, CompletionRef, ConnectionArgs, ToolArgs, string_pairs};
 use crate::exit::{CliError, Exit};
 use crate::render::{self, Column, Table};
 use crate::{lint, load_stats::format_latency};
@@ -25,12 +25,18 @@ use crate::{lint, load_stats::format_latency};
 /// Both the one-shot CLI and `mcp shell` (once per typed line, on its one session) call
 /// this; subcommands that do not run on a client (`demo`, `login`, `shell`, `help`, …) are a
 /// usage error.
-pub async fn run(command: &Command, ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
+pub async fn run(
+    command: &Command,
+    connection: &ConnectionArgs,
+    ui: &Ui,
+    out: &Out,
+    client: &Client,
+) -> Result<Exit, CliError> {
     let out = out.clone();
     match command {
         Command::Info(_) => info(ui, &out, client),
         Command::Tools(_) => tools(ui, &out, client).await,
-        Command::Call { tool, args, .. } => call(ui, &out, client, tool, args).await,
+        Command::Call { tool, args, .. } => call(ui, &out, connection, client, tool, args).await,
         Command::Resources(_) => resources(ui, &out, client).await,
         Command::Read { uri, .. } => read(ui, &out, client, uri).await,
         Command::Prompts(_) => prompts(ui, &out, client).await,
@@ -239,22 +245,15 @@ async fn tools(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
     out.text(&tools_text(&tools, ui.width))
 }
 
-/// Calls a tool with a progress bar; `Ok` carries the whole result, `isError` included.
-pub async fn call_tool(
-    ui: &Ui,
-    client: &Client,
-    tool: &str,
-    arguments: serde_json::Map<String, Value>,
-) -> Result<CallToolResult, CliError> {
-    let progress_ui = ui.clone();
-    let options = CallOptions::new().on_progress(move |p| {
-        progress_ui.progress(p.progress, p.total, p.message.as_deref());
-    });
-    let result = client
-        .call_tool_with(tool.to_owned(), Value::Object(arguments), options)
-        .await;
-    ui.clear_progress();
-    result.map_err(call_error)
+/// The time limits of one tool call: `--timeout` (else the client's default) restarted by
+/// every progress update, and never more than [`ConnectionArgs::max_time`] in all, so a
+/// long job that keeps reporting progress runs to the end while a silent one still times out.
+pub fn call_options(connection: &ConnectionArgs) -> CallOptions {
+    let options = CallOptions::new().reset_timeout_on_progress(connection.max_time());
+    match connection.timeout {
+        Some(t) => options.timeout(t),
+        None => options,
+    }
 }
 
 /// The text of a tool error, for the error message.
@@ -312,6 +311,7 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
 async fn call(
     ui: &Ui,
     out: &Out,
+    connection: &ConnectionArgs,
     client: &Client,
     tool: &str,
     args: &ToolArgs,
@@ -319,7 +319,7 @@ async fn call(
     let tools = diagnose::listed_tools(client).await;
     let arguments = diagnose::tool_arguments(tool, args, tools.as_deref())?;
     let progress_ui = ui.clone();
-    let options = CallOptions::new().on_progress(move |p| {
+    let options = call_options(connection).on_progress(move |p| {
         progress_ui.progress(p.progress, p.total, p.message.as_deref());
     });
     let result = client

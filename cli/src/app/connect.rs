@@ -320,6 +320,7 @@ fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Durat
             what: "connecting".into(),
             after: connect_timeout.unwrap_or(after),
             connecting: true,
+            total: false,
         },
         Error::Handshake {
             reason: CloseReason::Http(status),
@@ -430,10 +431,16 @@ pub fn call_error(e: Error) -> CliError {
                 ..ErrorObject::new(code, strip_rpc_prefix(&message, code))
             },
         },
-        Error::Timeout { method, after, .. } => CliError::Timeout {
+        Error::Timeout {
+            method,
+            after,
+            total,
+            ..
+        } => CliError::Timeout {
             what: method,
             after,
             connecting: false,
+            total,
         },
         Error::Cancelled { .. } => CliError::Interrupted,
         Error::Exited { status, stderr, .. } => CliError::Exited(exited_detail(&status, &stderr)),

@@ -123,7 +123,8 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
     let result = match &cli.command {
         Command::Call { tool, args, .. } => {
             let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
-            call(ui, out, &manager, tool, arguments).await
+            let options = super::commands::call_options(&cli.connection);
+            call(ui, out, &manager, tool, arguments, options).await
         }
         _ => list(ui, out, &manager, &summary),
     };
@@ -273,9 +274,10 @@ async fn call(
     manager: &Manager<TokioRuntime>,
     tool: &str,
     arguments: Map<String, Value>,
+    options: mcp_tokio::CallOptions,
 ) -> Result<Exit, CliError> {
     let result = manager
-        .call_tool(tool, Value::Object(arguments))
+        .call_tool_with(tool, Value::Object(arguments), options)
         .await
         .map_err(|e| manager_error(e, manager))?;
     call_result(ui, out, &result)?;

@@ -52,6 +52,7 @@ impl CliError {
             } => "connect_timeout",
             CliError::Timeout { .. } => "timeout",
             CliError::Interrupted => "interrupted",
+            CliError::Stopped(_) => "stopped",
             CliError::ToolFailed(_) => "tool_error",
             CliError::LintErrors(_) => "lint_errors",
         }
@@ -135,7 +136,9 @@ impl CliError {
 /// Reports an error: `error: …` and `hint: …` on stderr and, with `--json`, the error object
 /// on stdout (see [`CliError::json_object`]).
 pub fn print_error(error: &CliError, json: bool) {
-    eprint!("{}", error.report());
+    // Not `eprint!`: after SIGHUP the terminal is gone, and a failed write must not turn the
+    // exit status into a panic's.
+    let _ = std::io::stderr().write_all(error.report().as_bytes());
     if json && let Some(object) = error.json_object() {
         let mut text = serde_json::to_string_pretty(&object).unwrap_or_default();
         text.push('\n');

@@ -26,8 +26,11 @@ fn all() -> Vec<CliError> {
             what: "tools/call slow".into(),
             after: Duration::from_secs(5),
             connecting: false,
+            total: false,
         },
         CliError::Interrupted,
+        CliError::Stopped(StopSignal::Terminate),
+        CliError::Stopped(StopSignal::Hangup),
         CliError::ToolFailed("boom".into()),
         CliError::LintErrors(2),
         CliError::File {
@@ -108,16 +111,17 @@ fn documented_codes() {
     assert_eq!(
         codes,
         [
-            2, 3, 3, 3, 3, 4, 5, 130, 1, 1, 2, 4, 3, 3, 3, 2, 2, 2, 3, 5, 3, 4, 3, 4, 4
+            2, 3, 3, 3, 3, 4, 5, 130, 143, 129, 1, 1, 2, 4, 3, 3, 3, 2, 2, 2, 3, 5, 3, 4, 3, 4, 4
         ]
     );
     assert_eq!(Exit::Ok.code(), 0);
 }
 
 #[test]
-fn every_error_but_interrupt_has_a_hint() {
+fn every_error_but_a_signal_has_a_hint() {
     for e in all() {
-        assert_eq!(e.hint().is_none(), e == CliError::Interrupted, "{e}");
+        let signal = matches!(e, CliError::Interrupted | CliError::Stopped(_));
+        assert_eq!(e.hint().is_none(), signal, "{e}");
     }
 }
 
@@ -130,9 +134,13 @@ fn every_code_is_in_the_module_docs_with_its_exit() {
             .lines()
             .find(|l| l.starts_with(&format!("//! | `{code}` |")))
             .unwrap_or_else(|| panic!("`{code}` is not documented"));
+        // The exit column: one number, `N / M` for a code shared by two signals, or
+        // `N while connecting, M after`.
+        let exit = row.split('|').nth(2).unwrap_or_default();
+        let code_text = e.exit().code().to_string();
         assert!(
-            row.contains(&format!("| {} ", e.exit().code()))
-                || row.contains(&format!("{} after", e.exit().code())),
+            exit.split(|c: char| !c.is_ascii_digit())
+                .any(|n| n == code_text),
             "{code}: exit {} not in {row:?}",
             e.exit()
         );
@@ -148,8 +156,9 @@ fn json_objects_have_code_exit_message_and_details() {
         .iter()
         .map(|o| o["error"]["code"].as_str().unwrap())
         .collect();
-    // Distinct but for the two timeouts and the two HTTP errors of the list.
-    assert_eq!(codes.len(), objects.len() - 2);
+    // Distinct but for the two timeouts, the two HTTP errors and the two stop signals of
+    // the list.
+    assert_eq!(codes.len(), objects.len() - 3);
     for o in &objects {
         let e = &o["error"];
         assert!(e["exit"].is_u64() && e["message"].is_string(), "{o}");
@@ -198,8 +207,24 @@ fn reports_say_what_and_what_to_try() {
         what: "tools/call slow".into(),
         after: Duration::from_millis(1500),
         connecting: false,
+        total: false,
     };
     assert_eq!(e.to_string(), "tools/call slow timed out after 1.50s");
+    let e = CliError::Timeout {
+        what: "tools/call".into(),
+        after: Duration::from_secs(600),
+        connecting: false,
+        total: true,
+    };
+    assert_eq!(
+        e.to_string(),
+        "tools/call timed out after 600.00s (--max-time)"
+    );
+    assert!(e.hint().unwrap().contains("raise --max-time"), "{e}");
+    assert_eq!(
+        CliError::Stopped(StopSignal::Terminate).report(),
+        "error: stopped by SIGTERM\n"
+    );
     let e = CliError::Remote {
         method: "tools/call".into(),
         error: ErrorObject::new(ErrorObject::INVALID_PARAMS, "unknown tool: x"),

@@ -190,7 +190,9 @@ impl Shell<'_> {
                 Command::Lint {
                     file: Some(path), ..
                 } => super::lint_file(&options, path),
-                command => commands::run(command, &line_ui, &out, client).await,
+                command => {
+                    commands::run(command, &options.connection, &line_ui, &out, client).await
+                }
             }
         };
         tokio::pin!(work);
