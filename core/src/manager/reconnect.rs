@@ -277,10 +277,13 @@ impl ReconnectPolicy {
             }
             None => {
                 let attempts = self.backoff.attempts();
-                self.fail(
-                    format!("{reason} (gave up after {attempts} retries)"),
-                    false,
-                );
+                // `max_attempts: Some(0)` (a one-shot host) never retries: the cause alone
+                // is the reason.
+                let reason = match attempts {
+                    0 => reason,
+                    n => format!("{reason} (gave up after {n} retries)"),
+                };
+                self.fail(reason, false);
             }
         }
         Ok(())

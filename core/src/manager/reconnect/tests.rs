@@ -305,3 +305,25 @@ fn restart_after_permanent_failure() {
     assert_eq!(p.status(), &ServerStatus::Connecting);
     assert_eq!(p.poll_action(), Some(ReconnectAction::Connect));
 }
+
+#[test]
+fn no_retries_fails_at_the_first_crash_with_its_cause() {
+    let mut p = ReconnectPolicy::new(&ReconnectConfig {
+        max_attempts: Some(0),
+        ..config()
+    });
+    assert_eq!(p.poll_action(), Some(ReconnectAction::Connect));
+    p.handle_exit(Instant::now(), &crash()).unwrap();
+    assert_eq!(
+        p.status(),
+        &ServerStatus::Failed {
+            reason: crash().describe(),
+            permanent: false
+        }
+    );
+    assert_eq!(
+        p.poll_action(),
+        Some(ReconnectAction::GiveUp(crash().describe()))
+    );
+    assert_eq!(p.poll_timeout(), None);
+}
