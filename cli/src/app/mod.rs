@@ -18,6 +18,9 @@ pub mod elicit;
 pub mod load;
 pub mod many;
 pub mod output;
+pub mod prompt;
+pub mod roots;
+pub mod sampling;
 pub mod trace;
 pub mod ui;
 
@@ -56,7 +59,7 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
         _ => {}
     }
-    if cli.command.uses_manager(&cli.connection) {
+    if many::uses_manager(cli) {
         return with_interrupt(&ui, many::run(cli, &ui, &out)).await;
     }
     let connecting = async {
@@ -80,6 +83,11 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         }
     };
     let result = with_interrupt(&ui, work).await;
+    if let Command::Watch(w) = &cli.command
+        && !w.subscribe.is_empty()
+    {
+        commands::after_watch(&client).await;
+    }
     client.close().await;
     if let Some(logs) = logs {
         logs.abort();
