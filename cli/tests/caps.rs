@@ -260,7 +260,7 @@ fn tools_all_lists_the_good_server_and_names_each_problem() {
         status,
         [
             "  good: ready (7 tools)",
-            "  crash: failed: exited with code 3",
+            "  crash: failed: exited with code 3: fatal: no API key",
             "  needs-var: failed: configuration error: field \"env.TOKEN\": undefined variable \
              MCP_CAPS_TEST_UNDEFINED",
             "  silent: timed out: no answer within 2s (--connect-timeout)",
