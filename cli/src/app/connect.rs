@@ -194,7 +194,7 @@ pub async fn connect_with(
             matches!(config.transport, TransportConfig::Stdio(_)),
             c.connect_timeout,
         ));
-    builder = with_handlers(builder, cli, ui, elicit)?;
+    builder = with_handlers(builder, ui, elicit, roots(cli)?.as_ref());
     if let Some(t) = c.timeout {
         builder = builder.request_timeout(Some(t));
     }
@@ -232,24 +232,20 @@ pub async fn connect_with(
 
 /// Registers the handlers for the server's requests, which declares the client's
 /// capabilities: elicitation (answered in `elicit` mode), sampling (asked at the terminal,
-/// declined without one; see [`super::sampling`]) and, with `--root`, roots.
-///
-/// # Errors
-///
-/// A usage error when a `--root` directory does not exist or is not a directory.
+/// declined without one; see [`super::sampling`]) and, with `roots` (from [`roots`]), roots.
 pub fn with_handlers(
     builder: ClientBuilder,
-    cli: &Cli,
     ui: &Ui,
     elicit: ElicitMode,
-) -> Result<ClientBuilder, CliError> {
-    let mut builder = builder
+    roots: Option<&Roots>,
+) -> ClientBuilder {
+    let builder = builder
         .elicitation_handler(Elicitor::new(ui.clone(), elicit))
         .sampling_handler(Sampler::new(ui.clone(), SamplingMode::for_terminal(ui)));
-    if let Some(roots) = roots(cli)? {
-        builder = builder.roots_handler(roots);
+    match roots {
+        Some(roots) => builder.roots_handler(roots.clone()),
+        None => builder,
     }
-    Ok(builder)
 }
 
 /// The `--root` directories as roots; `None` without `--root` (no roots capability).

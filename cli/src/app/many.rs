@@ -29,10 +29,9 @@ use mcp_tokio::{ClientBuilder, TokioRuntime};
 use serde_json::{Map, Value, json};
 
 use super::commands::{call_result, error_text};
-use super::connect::{call_error, config_entries, era_policy};
-use super::elicit::{ElicitMode, Elicitor};
+use super::connect::{call_error, config_entries, era_policy, with_handlers};
+use super::elicit::ElicitMode;
 use super::output::Out;
-use super::sampling::{Sampler, SamplingMode};
 use super::ui::Ui;
 use crate::args::{Cli, Command};
 use crate::exit::{CliError, Exit};
@@ -166,18 +165,13 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
                 ))
                 // A server that never answers fails at the start-up deadline, with that
                 // reason, rather than waiting for a longer default.
-                .handshake_timeout(Some(deadline))
-                .elicitation_handler(Elicitor::new(
-                    handlers_ui.clone(),
-                    ElicitMode::for_terminal(&handlers_ui, ElicitMode::Decline),
-                ))
-                .sampling_handler(Sampler::new(
-                    handlers_ui.clone(),
-                    SamplingMode::for_terminal(&handlers_ui),
-                ));
-            if let Some(roots) = &roots {
-                b = b.roots_handler(roots.clone());
-            }
+                .handshake_timeout(Some(deadline));
+            b = with_handlers(
+                b,
+                &handlers_ui,
+                ElicitMode::for_terminal(&handlers_ui, ElicitMode::Decline),
+                roots.as_ref(),
+            );
             if let Some(t) = c.timeout {
                 b = b.request_timeout(Some(t));
             }
