@@ -96,7 +96,8 @@ pub struct ConnectionArgs {
     #[arg(long, global = true, value_name = "URL", conflicts_with = "config")]
     pub url: Option<String>,
     /// An mcpServers JSON file (Claude Desktop, Cursor, .mcp.json); with --server for one of
-    /// its servers, without it for `tools --all` and `call server__tool`.
+    /// its servers (a file with one server needs none), without it for `tools --all` and
+    /// `call server__tool`.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Which server of the --config file to start.
