@@ -1,6 +1,7 @@
 //! The CLI as a client with capabilities, and many servers from one config file: the built
 //! binary against `mcp demo-server` (whose `roots` and `model` tools ask the client back, and
-//! whose `demo://clock` ticks while subscribed) and small shell-scripted servers.
+//! whose `demo://clock` ticks while subscribed) and small shell-scripted servers; the
+//! terminal prompt runs on a pseudo-terminal (util-linux `script`, Linux only).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -353,4 +354,82 @@ fn a_config_with_one_server_needs_no_server_option() {
     let o = run(&["--config", p, "tools", "--all"], &d);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("only__echo"));
+}
+
+/// Runs `mcp ARGS -- mcp demo-server` on a pseudo-terminal (util-linux `script`), types
+/// `typed` once the sampling request is shown, and returns everything the terminal showed
+/// and the exit status.
+#[cfg(target_os = "linux")]
+fn on_terminal(args: &str, typed: &[u8]) -> (String, Option<i32>) {
+    use std::io::{Read, Write};
+
+    let command = format!("{MCP} {args} -- {MCP} demo-server");
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("COLUMNS", "100")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("util-linux `script` runs the command on a pseudo-terminal");
+    let pid = child.id().to_string();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut shown = Vec::new();
+    let mut typed_yet = false;
+    loop {
+        match rx.recv_timeout(HANG_GUARD) {
+            Ok(chunk) => shown.extend(chunk),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let _ = Command::new("kill").args(["-KILL", &pid]).status();
+                panic!(
+                    "the terminal session did not finish: {}",
+                    String::from_utf8_lossy(&shown)
+                );
+            }
+        }
+        if !typed_yet && String::from_utf8_lossy(&shown).contains("type the reply") {
+            let stdin = child.stdin.as_mut().unwrap();
+            stdin.write_all(typed).unwrap();
+            stdin.flush().unwrap();
+            typed_yet = true;
+        }
+    }
+    let status = child.wait().unwrap();
+    (String::from_utf8_lossy(&shown).into_owned(), status.code())
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn sampling_on_a_terminal_shows_the_request_and_sends_the_typed_reply() {
+    let (shown, code) = on_terminal(
+        "call model 'prompt=What is 2+2?' max_tokens=20",
+        b"Four.\r\r",
+    );
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(
+        shown.contains("the server asks for a model reply (sampling):"),
+        "{shown}"
+    );
+    assert!(shown.contains("What is 2+2?"), "{shown}");
+    assert!(shown.contains("max tokens 20"), "{shown}");
+    assert!(shown.contains("model preferences: hints demo"), "{shown}");
+    assert!(
+        shown.contains("human (typed at mcp-cli) replied: Four."),
+        "{shown}"
+    );
+
+    // Ctrl-D right away declines.
+    let (shown, code) = on_terminal("call model prompt=hi", b"\x04");
+    assert_eq!(code, Some(1), "{shown}");
+    assert!(shown.contains("User rejected sampling request"), "{shown}");
 }
