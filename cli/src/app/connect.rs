@@ -127,7 +127,7 @@ fn config_entry(file: &Path, server: Option<&str>) -> Result<ServerConfig, CliEr
             entry.name,
             file.display()
         ))),
-        EntryStatus::Broken(e) => Err(CliError::Usage(format!("bad config file: {e}"))),
+        EntryStatus::Broken(e) => Err(CliError::Usage(format!("bad config entry: {e}"))),
         _ => Err(CliError::Usage(format!(
             "server {:?} of {} cannot be used",
             entry.name,
