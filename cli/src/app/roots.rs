@@ -126,6 +126,50 @@ mod tests {
         assert_eq!(roots[0].name.as_deref(), Some("my project"));
     }
 
+    #[tokio::test]
+    async fn replacing_the_roots_tells_the_server_which_lists_them_again() {
+        use mcp_tokio::mcp_driver::testing::FakeServer;
+        use serde_json::{Value, json};
+
+        let base = temp("replace");
+        let (a, b) = (base.join("a"), base.join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let rt = mcp_tokio::TokioRuntime::current();
+        let (server, io) = FakeServer::start(&rt);
+        let roots = Roots::from_dirs(std::slice::from_ref(&a)).unwrap();
+        let client = mcp_tokio::ClientBuilder::new()
+            .runtime(rt)
+            .roots_handler(roots.clone())
+            .over(io.reader, io.writer)
+            .await
+            .unwrap();
+        let init = &server.received_method("initialize")[0];
+        assert_eq!(
+            init["params"]["capabilities"]["roots"],
+            json!({ "listChanged": true })
+        );
+        let names = |reply: &Value| -> Vec<String> {
+            reply["result"]["roots"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        server.request("roots/list", json!({}));
+        assert_eq!(names(&server.recv_response().await.unwrap()), ["a"]);
+
+        roots.replace(&client, &[b, a]).unwrap();
+        server
+            .recv_method("notifications/roots/list_changed")
+            .await
+            .unwrap();
+        server.request("roots/list", json!({}));
+        assert_eq!(names(&server.recv_response().await.unwrap()), ["b", "a"]);
+        client.close().await;
+    }
+
     #[test]
     fn missing_directories_and_files_are_refused() {
         let base = temp("bad");
