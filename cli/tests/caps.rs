@@ -354,6 +354,10 @@ fn a_config_with_one_server_needs_no_server_option() {
     let o = run(&["--config", p, "tools", "--all"], &d);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("only__echo"));
+    // The namespaced name `tools --all` shows works too.
+    let o = run(&["--config", p, "call", "only__echo", "text=again"], &d);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "again\n");
 }
 
 /// Runs `mcp ARGS -- mcp demo-server` on a pseudo-terminal (util-linux `script`), types

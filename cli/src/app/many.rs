@@ -21,6 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_proto::manager::config::{ConfigError, EntryStatus, ServerConfig, TransportConfig};
+use mcp_proto::manager::naming::sanitize;
 use mcp_proto::manager::reconnect::{ReconnectConfig, ServerStatus};
 use mcp_proto::types::Implementation;
 use mcp_tokio::mcp_driver::manager::StartupSummary;
@@ -122,19 +123,24 @@ fn entry_problem(e: &ConfigError) -> String {
 }
 
 /// Whether the command runs through the manager: [`Command::uses_manager`], except `call`
-/// with a config file of exactly one server, which is that server (by its own tool names).
+/// with a config file of exactly one server, which is that server (by its own tool names;
+/// a namespaced `server__tool` name, as `tools --all` shows it, still goes to the manager).
 pub fn uses_manager(cli: &Cli) -> bool {
     if !cli.command.uses_manager(&cli.connection) {
         return false;
     }
-    let single = matches!(cli.command, Command::Call { .. })
-        && cli
-            .connection
-            .config
-            .as_deref()
-            .and_then(|file| config_entries(file).ok())
-            .is_some_and(|entries| entries.len() == 1);
-    !single
+    let Command::Call { tool, .. } = &cli.command else {
+        return true;
+    };
+    let entries = cli
+        .connection
+        .config
+        .as_deref()
+        .and_then(|file| config_entries(file).ok());
+    match entries.as_deref() {
+        Some([only]) => tool.starts_with(&format!("{}__", sanitize(&only.name))),
+        _ => true,
+    }
 }
 
 /// Starts every server of `--config`, runs `tools --all` or `call`, and shuts them down.
