@@ -8,8 +8,8 @@
 //! Tool names are the manager's namespaced `server__tool` names, which `call` accepts.
 //!
 //! Each server gets one attempt: one that exits while starting is `failed` with its exit
-//! status, one that has not answered by the deadline is `timed out`; neither holds up the
-//! others. An entry of the file that cannot be used (an undefined `${VAR}`, a missing field)
+//! status, one that has not answered by the deadline (and has no cached tools) is `timed
+//! out`; neither holds up the others. An entry of the file that cannot be used (an undefined `${VAR}`, a missing field)
 //! is `failed` with the field and the problem and is not started; the other entries are.
 //! A file with one server needs no `--server` (see [`uses_manager`]).
 //!
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use mcp_proto::manager::config::{ConfigError, EntryStatus, ServerConfig, TransportConfig};
 use mcp_proto::manager::naming::sanitize;
-use mcp_proto::manager::reconnect::{ReconnectConfig, ServerStatus};
+use mcp_proto::manager::reconnect::{ExitCause, ReconnectConfig, ServerStatus};
 use mcp_proto::types::Implementation;
 use mcp_tokio::mcp_driver::manager::StartupSummary;
 use mcp_tokio::mcp_driver::{Manager, ManagerError, NamespacedTool};
@@ -168,10 +168,7 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
                     c.era,
                     matches!(config.transport, TransportConfig::Stdio(_)),
                     c.connect_timeout,
-                ))
-                // A server that never answers fails at the start-up deadline, with that
-                // reason, rather than waiting for a longer default.
-                .handshake_timeout(Some(deadline));
+                ));
             b = with_handlers(
                 b,
                 &handlers_ui,
@@ -180,6 +177,9 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             );
             if let Some(t) = c.timeout {
                 b = b.request_timeout(Some(t));
+            }
+            if let Some(t) = c.connect_timeout {
+                b = b.handshake_timeout(Some(t));
             }
             if let TransportConfig::Http(h) = &config.transport
                 && let Some(auth) = super::auth::stored_provider_at(token_store.clone(), &h.headers)
@@ -245,18 +245,24 @@ pub fn server_lines(
             let cached = tools.iter().any(|t| &t.server == name && t.from_cache)
                 || summary.from_cache.contains(name);
             let status = status.iter().find(|(n, _)| n == name).map(|(_, s)| s);
+            let timed_out = || {
+                Some(format!(
+                    "no answer within {} (--connect-timeout)",
+                    short_duration(deadline)
+                ))
+            };
+            // The handshake timeout and the start-up deadline may end together: either way
+            // the server did not answer in time.
+            let handshake_timeout = ExitCause::StartupTimeout.describe();
             let (state, reason) = match status {
                 Some(ServerStatus::Ready) => ("ready", None),
+                Some(ServerStatus::Failed { reason, .. }) if *reason == handshake_timeout => {
+                    ("timed out", timed_out())
+                }
                 Some(ServerStatus::Failed { reason, .. }) => ("failed", Some(reason.clone())),
                 Some(ServerStatus::Disabled) | None => ("disabled", None),
                 _ if cached => ("from cache", None),
-                _ => (
-                    "timed out",
-                    Some(format!(
-                        "no answer within {} (--connect-timeout)",
-                        short_duration(deadline)
-                    )),
-                ),
+                _ => ("timed out", timed_out()),
             };
             ServerLine {
                 name: name.clone(),
@@ -418,6 +424,58 @@ fn manager_error(e: ManagerError, manager: &Manager<TokioRuntime>) -> CliError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_entry_gets_one_status_line_in_file_order() {
+        let failed = |reason: &str| ServerStatus::Failed {
+            reason: reason.into(),
+            permanent: false,
+        };
+        let entries = vec![
+            ("up".to_owned(), None),
+            (
+                "bad".to_owned(),
+                Some(("failed", "configuration error: x".to_owned())),
+            ),
+            ("off".to_owned(), Some(("disabled", String::new()))),
+            ("crash".to_owned(), None),
+            ("slow".to_owned(), None),
+            ("silent".to_owned(), None),
+            ("cached".to_owned(), None),
+        ];
+        let status = vec![
+            ("cached".to_owned(), ServerStatus::Connecting),
+            ("up".to_owned(), ServerStatus::Ready),
+            ("crash".to_owned(), failed("exited with code 3: boom")),
+            (
+                "slow".to_owned(),
+                failed(&ExitCause::StartupTimeout.describe()),
+            ),
+            ("silent".to_owned(), ServerStatus::Connecting),
+        ];
+        let summary = StartupSummary {
+            from_cache: vec!["cached".into()],
+            ..StartupSummary::default()
+        };
+        let lines = server_lines(&entries, &status, &summary, &[], Duration::from_secs(3));
+        let shown: Vec<(&str, &str, Option<&str>)> = lines
+            .iter()
+            .map(|l| (l.name.as_str(), l.state, l.reason.as_deref()))
+            .collect();
+        let late = Some("no answer within 3s (--connect-timeout)");
+        assert_eq!(
+            shown,
+            [
+                ("up", "ready", None),
+                ("bad", "failed", Some("configuration error: x")),
+                ("off", "disabled", None),
+                ("crash", "failed", Some("exited with code 3: boom")),
+                ("slow", "timed out", late),
+                ("silent", "timed out", late),
+                ("cached", "from cache", None),
+            ]
+        );
+    }
 
     #[test]
     fn durations_read_as_typed() {
