@@ -16,8 +16,12 @@ pub mod typed;
 /// What `--help` prints after the options: the exit codes scripts can rely on.
 const AFTER_HELP: &str = "\
 Connect with `-- <command> [args]` (stdio), `--url <url>` (Streamable HTTP, legacy SSE fallback)
-or `--config <file> --server <name>` (an mcpServers JSON file). With `--config <file>` alone,
-`tools --all` starts every server of the file and `call server__tool` calls a namespaced tool.
+or `--config <file> --server <name>` (an mcpServers JSON file; a file with one server needs no
+--server). With `--config <file>` alone, `tools --all` starts every server of the file and
+`call server__tool` calls a namespaced tool.
+
+The client answers the server's questions: elicitation and sampling are asked at the terminal
+(declined without one), `roots/list` is answered with the --root directories.
 
 OAuth: `mcp login --url <url>` authorizes in a browser and stores the tokens (default
 $XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json, mode 0600; override with
@@ -106,7 +110,8 @@ pub struct ConnectionArgs {
     #[arg(long, global = true, value_name = "URL", conflicts_with = "config")]
     pub url: Option<String>,
     /// An mcpServers JSON file (Claude Desktop, Cursor, .mcp.json); with --server for one of
-    /// its servers, without it for `tools --all` and `call server__tool`.
+    /// its servers (a file with one server needs none), without it for `tools --all` and
+    /// `call server__tool`.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Which server of the --config file to start.
@@ -132,6 +137,10 @@ pub struct ConnectionArgs {
     /// Which protocol era to speak.
     #[arg(long, global = true, value_enum, default_value_t = Era::Auto)]
     pub era: Era,
+    /// A directory the server may work in, offered as a root (`roots/list`; repeatable). Without
+    /// it the client declares no roots capability.
+    #[arg(long = "root", global = true, value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
     /// The OAuth token file (default: $MCP_TOKEN_STORE, else
     /// $XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json).
     #[arg(long, global = true, value_name = "FILE")]
@@ -190,6 +199,18 @@ pub struct ToolsArgs {
     // subcommand when it checks a subcommand's `requires`.
     #[arg(long)]
     pub all: bool,
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerCommand,
+}
+
+/// The options of `watch`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct WatchArgs {
+    /// Subscribe to this resource and print its `notifications/resources/updated`
+    /// (repeatable); unsubscribed again on Ctrl-C.
+    #[arg(long = "subscribe", value_name = "URI")]
+    pub subscribe: Vec<String>,
     /// The server.
     #[command(flatten)]
     pub server: ServerCommand,
@@ -299,8 +320,8 @@ pub enum Command {
         #[command(flatten)]
         server: ServerCommand,
     },
-    /// Print notifications as they arrive, until Ctrl-C.
-    Watch(ServerCommand),
+    /// Print notifications as they arrive, until Ctrl-C (`--subscribe URI`: resource updates).
+    Watch(WatchArgs),
     /// Call one tool repeatedly and print latency percentiles, throughput and errors.
     Load {
         /// The tool's name.
@@ -407,9 +428,9 @@ impl Command {
             | Command::Resources(s)
             | Command::Prompts(s)
             | Command::Ping(s)
-            | Command::Watch(s)
             | Command::Shell(s) => Some(s),
             Command::Tools(t) => Some(&t.server),
+            Command::Watch(w) => Some(&w.server),
             Command::Call { server, .. }
             | Command::Read { server, .. }
             | Command::Prompt { server, .. }
@@ -471,8 +492,8 @@ pub enum Target {
     Config {
         /// The mcpServers JSON file.
         file: PathBuf,
-        /// The entry's name.
-        server: String,
+        /// The entry's name; `None`: the file's only server (checked once the file is read).
+        server: Option<String>,
     },
 }
 
@@ -502,16 +523,12 @@ impl Cli {
         if let Some(url) = &c.url {
             return Ok(Target::Http { url: url.clone() });
         }
-        match (&c.config, &c.server) {
-            (Some(file), Some(server)) => Ok(Target::Config {
+        match &c.config {
+            Some(file) => Ok(Target::Config {
                 file: file.clone(),
-                server: server.clone(),
+                server: c.server.clone(),
             }),
-            (Some(_), None) => Err(ArgError::new(
-                "--config needs --server <name> for this command (only `tools --all` and \
-                 `call server__tool` use every server of the file)",
-            )),
-            _ => Err(ArgError::new(
+            None => Err(ArgError::new(
                 "no server given: add `-- <command> [args]`, --url <url> or --config <file> --server <name> \
                  (try `mcp demo` for a server to play with)",
             )),

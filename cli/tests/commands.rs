@@ -76,6 +76,9 @@ ask                     Asks the user a question through
 image                   Returns a small PNG image.
 fail                    Always fails, with isError set, to
                         show how tool errors look.
+model                   Asks the client's model (sampling)
+                        to answer a prompt and returns the
+                        reply.
 "
     );
     assert!(
@@ -96,8 +99,12 @@ fn tools_json_is_the_whole_list() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    // Two pages of four: the client follows the cursor.
-    assert_eq!(names, ["echo", "add", "slow", "ask", "image", "fail"]);
+    // Two pages of four: the client follows the cursor. `model` is listed because the CLI
+    // declares sampling; `roots` is not, because it declares roots only with --root.
+    assert_eq!(
+        names,
+        ["echo", "add", "slow", "ask", "image", "fail", "model"]
+    );
     assert_eq!(v["tools"][0]["inputSchema"]["required"][0], "text");
 }
 
@@ -230,6 +237,7 @@ fn resources_read_prompts_prompt_complete() {
 URI            NAME    TYPE        DESCRIPTION
 ─────────────  ──────  ──────────  ───────────────────────
 demo://readme  readme  text/plain  What this server offers
+demo://clock   clock   text/plain  Ticks while subscribed
 
 URI TEMPLATE         NAME   TYPE        DESCRIPTION
 ───────────────────  ─────  ──────────  ────────────────────

@@ -5,7 +5,7 @@
 //! on: it would take the next lines typed at the shell's prompt. [`abandon_pending`] makes
 //! every read started before it give up within [`CHECK_EVERY`].
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -60,6 +60,52 @@ impl Question {
                 return io::stdin().lock().read_line(line);
             }
         }
+    }
+}
+
+/// Stdin as a [`BufRead`] for one [`Question`]: whole lines are read with
+/// [`Question::read_stdin_line`], so every read gives up with `ErrorKind::Interrupted` once
+/// the question is abandoned.
+#[derive(Debug)]
+pub struct QuestionInput {
+    question: Question,
+    line: String,
+    pos: usize,
+}
+
+impl QuestionInput {
+    /// Stdin for `question`.
+    pub fn new(question: Question) -> Self {
+        QuestionInput {
+            question,
+            line: String::new(),
+            pos: 0,
+        }
+    }
+}
+
+impl Read for QuestionInput {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for QuestionInput {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos >= self.line.len() {
+            self.line.clear();
+            self.pos = 0;
+            self.question.read_stdin_line(&mut self.line)?;
+        }
+        Ok(&self.line.as_bytes()[self.pos..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.line.len());
     }
 }
 

@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::NotificationKind;
+use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{
     CallToolResult, CompleteParams, CompletionArgument, ContentBlock, LoggingMessageParams, Tool,
 };
@@ -103,7 +104,7 @@ pub async fn run(
                 name.as_str().unwrap_or("?")
             ))
         }
-        Command::Watch(_) => watch(ui, client).await,
+        Command::Watch(w) => watch(ui, client, &w.subscribe).await,
         Command::Load {
             tool,
             args,
@@ -505,21 +506,74 @@ pub fn notification_line(method: &str, params: Option<&Value>, at: std::time::Du
     }
 }
 
-async fn watch(ui: &Ui, client: &Client) -> Result<Exit, CliError> {
+/// Prints notifications until the connection ends (or Ctrl-C). With `subscribe`, first
+/// subscribes to those resources (`resources/subscribe`, or the 2026 era's
+/// `subscriptions/listen`); their updates are printed as they arrive, and ending the command
+/// drops the subscription, which unsubscribes.
+async fn watch(ui: &Ui, client: &Client, subscribe: &[String]) -> Result<Exit, CliError> {
     let mut notifications = client.notifications();
+    let mut subscription = None;
+    if !subscribe.is_empty() {
+        let offered = client
+            .capabilities()
+            .resources
+            .as_ref()
+            .is_some_and(|r| r.subscribe == Some(true));
+        if !offered {
+            return Err(CliError::Unsupported(format!(
+                "{} does not offer resource subscriptions (its resources capability has no \
+                 `subscribe`), so --subscribe cannot work",
+                client.server_info().name
+            )));
+        }
+        let filter = ListenFilter {
+            resource_subscriptions: Some(subscribe.to_vec()),
+            ..ListenFilter::default()
+        };
+        subscription = Some(client.listen(filter).await.map_err(call_error)?);
+    }
     // Log messages are notifications too: ask for all of them when the server logs.
     if client.capabilities().logging.is_some() {
         let _ = client
             .set_log_level(mcp_proto::types::LoggingLevel::Debug)
             .await;
     }
+    let target = if subscribe.is_empty() {
+        String::new()
+    } else {
+        format!(" and updates of {}", subscribe.join(", "))
+    };
     ui.info(&format!(
-        "watching {} for notifications (Ctrl-C to stop)",
+        "watching {} for notifications{target} (Ctrl-C to stop)",
         client.server_info().name
     ));
     let start = Instant::now();
     let mut stdout = std::io::stdout();
-    while let Some(item) = notifications.recv().await {
+    loop {
+        // The subscription's own notifications come from it (in the 2026 era nowhere else);
+        // in the initialize era the connection's stream has them too, so they are skipped
+        // there and printed once.
+        let item = match subscription.as_mut() {
+            Some(sub) => tokio::select! {
+                n = sub.recv() => match n {
+                    Some(n) => n,
+                    None => {
+                        return Err(CliError::Closed(
+                            "the server ended the subscription while watching".into(),
+                        ));
+                    }
+                },
+                n = notifications.recv() => match n {
+                    Some(Ok(n)) if n.matches(sub.filter()) => continue,
+                    Some(n) => n,
+                    None => break,
+                },
+            },
+            None => match notifications.recv().await {
+                Some(n) => n,
+                None => break,
+            },
+        };
         let line = match item {
             Ok(n) => {
                 let params: Option<Value> = n
@@ -548,6 +602,15 @@ async fn watch(ui: &Ui, client: &Client) -> Result<Exit, CliError> {
     Err(CliError::Closed(
         "the server ended the connection while watching".into(),
     ))
+}
+
+/// After `watch --subscribe` ended (Ctrl-C drops it): the dropped subscription has queued its
+/// `resources/unsubscribe`, and a request still queued when the connection closes is never
+/// sent. A ping, answered in order after it, lets the unsubscribe reach the server first;
+/// bounded, so a server that stopped answering does not hold up the exit. (In the 2026 era
+/// the subscription ends with a notification, which closing flushes anyway.)
+pub async fn after_watch(client: &Client) {
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), client.ping()).await;
 }
 
 /// Lints tools and prints the findings; exits 1 on errors.

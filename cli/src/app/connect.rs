@@ -1,18 +1,21 @@
 //! Turning the connection options into a connected [`Client`], and the client's errors into
 //! [`CliError`]s with their exit codes.
 
+use std::path::Path;
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::manager::config::{
-    HttpConfig, HttpTransport, ServerConfig, StdioConfig, TimeoutConfig, TransportConfig,
-    parse_config_file,
+    ConfigEntry, ConfigShape, EntryStatus, HttpConfig, HttpTransport, ServerConfig, StdioConfig,
+    TimeoutConfig, TransportConfig, parse_config_entries,
 };
 use mcp_proto::session::{CloseReason, EraPolicy};
 use mcp_proto::types::Implementation;
 use mcp_tokio::{Client, ClientBuilder, Error};
 
 use super::elicit::{ElicitMode, Elicitor};
+use super::roots::Roots;
+use super::sampling::{Sampler, SamplingMode};
 use super::trace;
 use super::ui::Ui;
 use crate::args::{Cli, Command, Era, Target, string_pairs};
@@ -40,30 +43,7 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
             transport: TransportConfig::Http(HttpConfig::new(url)),
             timeouts: TimeoutConfig::default(),
         },
-        Target::Config { file, server } => {
-            let text = std::fs::read_to_string(&file).map_err(|e| CliError::File {
-                path: file.clone(),
-                reason: e.to_string(),
-            })?;
-            let vars = |name: &str| std::env::var(name).ok();
-            let servers = parse_config_file(&file.display().to_string(), &text, &vars)
-                .map_err(|e| CliError::Usage(format!("bad config file: {e}")))?;
-            let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
-            servers
-                .into_iter()
-                .find(|s| s.name == server)
-                .ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "no server {server:?} in {}; it has: {}",
-                        file.display(),
-                        if names.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            names.join(", ")
-                        }
-                    ))
-                })?
-        }
+        Target::Config { file, server } => config_entry(&file, server.as_deref())?,
     };
     match &mut config.transport {
         TransportConfig::Stdio(s) => {
@@ -139,6 +119,71 @@ fn with_scheme(url: &str) -> Option<String> {
         .ok()
         .filter(|u| u.host_str().is_some_and(|h| !h.is_empty()))
         .map(|_| candidate)
+}
+
+/// Reads a `--config` file entry by entry ([`parse_config_entries`]): a problem in one
+/// entry (an undefined `${VAR}`) never hides the others.
+pub fn config_entries(file: &Path) -> Result<Vec<ConfigEntry>, CliError> {
+    let text = std::fs::read_to_string(file).map_err(|e| CliError::File {
+        path: file.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let vars = |name: &str| std::env::var(name).ok();
+    parse_config_entries(
+        Some(&file.display().to_string()),
+        &text,
+        &vars,
+        &ConfigShape::Auto,
+    )
+    .map_err(|e| CliError::Usage(format!("bad config file: {e}")))
+}
+
+/// The entry `server` of `file`, or its only server when `server` is `None`.
+fn config_entry(file: &Path, server: Option<&str>) -> Result<ServerConfig, CliError> {
+    let entries = config_entries(file)?;
+    let names = || {
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    let entry = match server {
+        Some(server) => entries.iter().find(|e| e.name == server).ok_or_else(|| {
+            CliError::Usage(format!(
+                "no server {server:?} in {}; it has: {}",
+                file.display(),
+                names()
+            ))
+        })?,
+        None => match entries.as_slice() {
+            [only] => only,
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "{} has {} servers ({}): pick one with --server <name> (only `tools --all` \
+                     and `call server__tool` use every server of the file)",
+                    file.display(),
+                    entries.len(),
+                    names()
+                )));
+            }
+        },
+    };
+    match &entry.status {
+        EntryStatus::Enabled(config) => Ok(config.clone()),
+        EntryStatus::Disabled => Err(CliError::Usage(format!(
+            "server {:?} is disabled in {}",
+            entry.name,
+            file.display()
+        ))),
+        EntryStatus::Broken(e) => Err(CliError::Usage(format!("bad config entry: {e}"))),
+        _ => Err(CliError::Usage(format!(
+            "server {:?} of {} cannot be used",
+            entry.name,
+            file.display()
+        ))),
+    }
 }
 
 /// The era policy for `--era` on this transport.
@@ -222,8 +267,8 @@ pub async fn connect_with(
             c.era,
             matches!(config.transport, TransportConfig::Stdio(_)),
             c.connect_timeout,
-        ))
-        .elicitation_handler(Elicitor::new(ui.clone(), elicit));
+        ));
+    builder = with_handlers(builder, ui, elicit, roots(cli)?.as_ref());
     if let Some(t) = c.timeout {
         builder = builder.request_timeout(Some(t));
     }
@@ -257,6 +302,39 @@ pub async fn connect_with(
         ));
     }
     Ok(client)
+}
+
+/// Registers the handlers for the server's requests, which declares the client's
+/// capabilities: elicitation (answered in `elicit` mode), sampling (asked at the terminal,
+/// declined without one; see [`super::sampling`]) and, with `roots` (from [`roots`]), roots.
+pub fn with_handlers(
+    builder: ClientBuilder,
+    ui: &Ui,
+    elicit: ElicitMode,
+    roots: Option<&Roots>,
+) -> ClientBuilder {
+    let builder = builder
+        .elicitation_handler(Elicitor::new(ui.clone(), elicit))
+        .sampling_handler(Sampler::new(ui.clone(), SamplingMode::for_terminal(ui)));
+    match roots {
+        Some(roots) => builder.roots_handler(roots.clone()),
+        None => builder,
+    }
+}
+
+/// The `--root` directories as roots; `None` without `--root` (no roots capability).
+///
+/// # Errors
+///
+/// A usage error when a directory does not exist or is not a directory.
+pub fn roots(cli: &Cli) -> Result<Option<Roots>, CliError> {
+    let dirs = &cli.connection.roots;
+    if dirs.is_empty() {
+        return Ok(None);
+    }
+    Roots::from_dirs(dirs)
+        .map(Some)
+        .map_err(|e| CliError::Usage(e.to_string()))
 }
 
 fn describe(config: &ServerConfig) -> String {

@@ -113,7 +113,8 @@ pub fn call_failed(client: &Client, tool: &str, tools: Option<&[Tool]>, e: Error
 }
 
 /// A tool result with `isError` that is really a protocol error: the tool does not exist
-/// (the name is not in the listing, or without one its text says "unknown tool"), or its text
+/// (its text says "unknown tool" or the like, and the name is not in the listing when there
+/// is one: a server may hide a tool it still runs, and then its own failure stands), or its text
 /// is a -32602 (`MCP error -32602: Input validation error: …`, as TypeScript servers report
 /// invalid arguments) for a listed tool. `None` for a real tool failure.
 pub fn tool_result_error(
@@ -128,7 +129,10 @@ pub fn tool_result_error(
     }
     let names = tools.map(|t| t.iter().map(|t| t.name.as_str()).collect::<Vec<_>>());
     match tools.map(|t| t.iter().find(|t| t.name == tool)) {
-        Some(None) => Some(not_found(client, Missing::Tool, tool, Some(text), names)),
+        Some(None) if says_not_found(text, Missing::Tool) => {
+            Some(not_found(client, Missing::Tool, tool, Some(text), names))
+        }
+        Some(None) => None,
         Some(Some(known)) => {
             let message = strip_rpc_prefix(text, ErrorObject::INVALID_PARAMS);
             (message.len() < text.len()).then(|| {

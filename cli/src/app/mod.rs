@@ -22,6 +22,9 @@ pub mod elicit;
 pub mod load;
 pub mod many;
 pub mod output;
+pub mod prompt;
+pub mod roots;
+pub mod sampling;
 pub mod shell;
 pub mod signals;
 pub mod trace;
@@ -66,7 +69,7 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
         _ => {}
     }
-    if cli.command.uses_manager(&cli.connection) {
+    if many::uses_manager(cli) {
         return with_interrupt(&ui, &mut signals, many::run(cli, &ui, &out)).await;
     }
     let connecting = async {
@@ -102,6 +105,11 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
             with_interrupt(&ui, &mut signals, work).await
         }
     };
+    if let Command::Watch(w) = &cli.command
+        && !w.subscribe.is_empty()
+    {
+        commands::after_watch(&client).await;
+    }
     tokio::select! {
         () = client.close() => {}
         // Dropping the last client handle ends the driver, which kills a stdio server's
