@@ -50,10 +50,20 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_else(|| "message".into());
                 text.push_str(&format!("[{role}]\n"));
-                text.push_str(&render::content_blocks(
-                    std::slice::from_ref(&m.content),
-                    ui.width,
-                ));
+                if out.terminal {
+                    text.push_str(&render::content_blocks(
+                        std::slice::from_ref(&m.content),
+                        ui.width,
+                    ));
+                } else {
+                    // A pipe: the message text as sent, each message on its own lines.
+                    let verbatim = render::verbatim_blocks(std::slice::from_ref(&m.content));
+                    verbatim.notes.iter().for_each(|n| ui.info(n));
+                    text.push_str(&verbatim.text);
+                    if !verbatim.text.ends_with('\n') {
+                        text.push('\n');
+                    }
+                }
             }
             out.text(&text)
         }
@@ -283,6 +293,30 @@ pub fn result_text(result: &CallToolResult, width: usize) -> String {
     text
 }
 
+/// A tool result for a pipe or a file: its text as sent. Structured content that no text
+/// item already carries is noted on stderr (`--json` shows it); a result with nothing but
+/// structured content writes that, as pretty JSON.
+pub fn verbatim_result(result: &CallToolResult) -> render::Verbatim {
+    let mut verbatim = render::verbatim_blocks(&result.content);
+    if let Some(s) = &result.structured_content {
+        let shown_as_text = result.content.iter().any(|b| match b {
+            ContentBlock::Text(t) => {
+                serde_json::from_str::<Value>(&t.text).ok().as_ref() == Some(s)
+            }
+            _ => false,
+        });
+        if result.content.is_empty() {
+            verbatim.text = serde_json::to_string_pretty(s).unwrap_or_default();
+            verbatim.text.push('\n');
+        } else if !shown_as_text {
+            verbatim
+                .notes
+                .push("the result also has structured content (see it with --json)".into());
+        }
+    }
+    verbatim
+}
+
 /// Writes a tool result: its raw bytes (`--raw`), JSON (`--json`) or its rendering.
 pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), CliError> {
     if out.raw {
@@ -290,8 +324,10 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
         out.bytes(&bytes)
     } else if ui.json {
         out.json(result).map(drop)
-    } else {
+    } else if out.terminal {
         out.text(&result_text(result, ui.width)).map(drop)
+    } else {
+        out.verbatim(ui, &verbatim_result(result)).map(drop)
     }
 }
 
@@ -374,6 +410,9 @@ async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, Cl
     }
     if ui.json {
         return out.json(&result);
+    }
+    if !out.terminal {
+        return out.verbatim(ui, &render::verbatim_contents(&result.contents));
     }
     out.text(&render::resource_contents(&result.contents))
 }

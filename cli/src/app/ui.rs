@@ -16,8 +16,14 @@ pub struct Ui {
     pub quiet: bool,
     /// `-v` count: 1 = wire trace.
     pub verbose: u8,
-    /// The width to render for.
+    /// The width to render stdout for: `$COLUMNS`, else the terminal's, else (a pipe or a
+    /// file) unlimited, so that nothing a script reads is cut ([`crate::output_width`]).
     pub width: usize,
+    /// The width of the terminal on stderr, for the progress bar ([`crate::terminal_width`]).
+    pub err_width: usize,
+    /// Whether stdout is a terminal: human renderings (wrapped text, headings) only then;
+    /// a pipe gets the server's text as sent.
+    pub stdout_tty: bool,
     /// Whether stderr is a terminal (the progress bar is redrawn in place only then).
     pub stderr_tty: bool,
     /// Whether stdin is a terminal (elicitations are asked only then).
@@ -28,11 +34,14 @@ pub struct Ui {
 impl Ui {
     /// The UI for these options and the real terminal.
     pub fn new(cli: &Cli) -> Self {
+        let stdout_tty = std::io::stdout().is_terminal();
         Ui {
             json: cli.output.json,
             quiet: cli.output.quiet,
             verbose: cli.output.verbose,
-            width: crate::terminal_width(),
+            width: crate::output_width(stdout_tty),
+            err_width: crate::terminal_width(),
+            stdout_tty,
             stderr_tty: std::io::stderr().is_terminal(),
             stdin_tty: std::io::stdin().is_terminal(),
             painter: Arc::new(Painter::default()),
@@ -57,7 +66,7 @@ impl Ui {
         if self.quiet {
             return;
         }
-        let line = progress_line(progress, total, message, self.width);
+        let line = progress_line(progress, total, message, self.err_width);
         if self.stderr_tty {
             self.painter.bar(Some(line));
         } else if self.verbose > 0 {

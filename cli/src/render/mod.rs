@@ -15,7 +15,9 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use content::{content_blocks, human_bytes, resource_contents};
+pub use content::{
+    Verbatim, content_blocks, human_bytes, resource_contents, verbatim_blocks, verbatim_contents,
+};
 pub use log::log_line;
 pub use progress::progress_line;
 pub use raw::{RawError, raw_resource, raw_tool_result};
@@ -24,8 +26,13 @@ pub use table::{Align, Column, Table};
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-/// The width used when the terminal's cannot be detected (output is a pipe or a file).
+/// The width used for a terminal whose size cannot be asked.
 pub const DEFAULT_WIDTH: usize = 80;
+
+/// The width output is rendered for when it goes to a pipe or a file: wide enough that no
+/// table cell is cut and no line is wrapped (a script must see every name and URI whole),
+/// small enough that width arithmetic cannot overflow.
+pub const UNLIMITED_WIDTH: usize = 1 << 20;
 
 /// The narrowest width the renderers honour; below it they behave as at this width.
 pub const MIN_WIDTH: usize = 20;
