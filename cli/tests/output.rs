@@ -106,3 +106,85 @@ fn a_piped_resource_is_written_as_sent() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout), sent);
 }
+
+mod http {
+    //! A scripted MCP server on 127.0.0.1 (the driver's test kit) for what the demo server
+    //! cannot show: long resource URIs, SSE answers, headers.
+
+    use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
+    use mcp_driver::testing::http_suite::{rpc_result, standard_reply};
+    use serde_json::Value;
+
+    /// A server whose answers to anything but the handshake come from `answer` (a JSON
+    /// reply); `None` is a 404.
+    pub fn server(
+        answer: impl Fn(&RecordedRequest, &str) -> Option<ScriptedReply> + Send + Sync + 'static,
+    ) -> ScriptedHttpServer {
+        ScriptedHttpServer::start(move |request| {
+            if let Some(reply) = standard_reply(request, "sess-1") {
+                return reply;
+            }
+            let method = request.rpc_method().unwrap_or_default();
+            answer(request, &method).unwrap_or_else(|| ScriptedReply::status(404))
+        })
+    }
+
+    /// A plain JSON answer with `result`.
+    pub fn json(request: &RecordedRequest, result: Value) -> Option<ScriptedReply> {
+        Some(ScriptedReply::json(&rpc_result(request, result)))
+    }
+}
+
+const LONG_URI: &str =
+    "file:///srv/projects/knowledge-base/notes/2026/december/meeting-with-the-platform-team.md";
+
+fn resources_server() -> mcp_driver::testing::http_server::ScriptedHttpServer {
+    http::server(|request, method| match method {
+        "resources/list" => http::json(
+            request,
+            json!({"resources": [
+                {"uri": LONG_URI, "name": "meeting-with-the-platform-team.md", "mimeType": "text/markdown",
+                 "description": "Notes from the meeting about the migration, with action items and owners."},
+                {"uri": "file:///srv/a.txt", "name": "a.txt"}
+            ]}),
+        ),
+        "resources/templates/list" => http::json(request, json!({"resourceTemplates": []})),
+        _ => None,
+    })
+}
+
+fn mcp(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(MCP);
+    cmd.args(args)
+        .env_remove("COLUMNS")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR")
+        .stdin(Stdio::null());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run mcp")
+}
+
+#[test]
+fn tables_keep_the_whole_uri_at_120_columns() {
+    let server = resources_server();
+    let url = server.url("/mcp");
+    let o = mcp(&["resources", "--url", &url], &[("COLUMNS", "120")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let row = text.lines().nth(2).unwrap_or_default();
+    assert!(row.starts_with(&format!("{LONG_URI}  ")), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 120), "{text}");
+    // A pipe without $COLUMNS: nothing is cut or wrapped, whatever the length.
+    let o = mcp(&["resources", "--url", &url], &[]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.lines().any(|l| l.starts_with(LONG_URI)
+            && l.ends_with(
+                "Notes from the meeting about the migration, with action items and owners."
+            )),
+        "{text}"
+    );
+}

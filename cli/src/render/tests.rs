@@ -87,14 +87,14 @@ fn table_at_80() {
         rendered,
         expect(
             r#"
-NAME                                 TITLE            DESCRIPTION
-───────────────────────────────────  ───────────────  ──────────────────────────
+NAME                                         TITLE    DESCRIPTION
+───────────────────────────────────────────  ───────  ──────────────────────────
 echo                                                  Returns the text it is
                                                       given.
-add                                  Add two numbers  Adds a and b; the sum also
+add                                          Add tw…  Adds a and b; the sum also
                                                       comes back as structured
                                                       content.
-a_tool_with_a_really_long_name_tha…  Slow             Works for steps ×
+a_tool_with_a_really_long_name_that_goes_on  Slow     Works for steps ×
                                                       delay_ms, reporting
                                                       progress after each step.
                                                       Cancellable.
@@ -115,24 +115,25 @@ fn table_at_40() {
         rendered,
         expect(
             r#"
-NAME         TITLE         DESCRIPTION
-───────────  ────────────  ─────────────
-echo                       Returns the
-                           text it is
-                           given.
-add          Add two num…  Adds a and b;
-                           the sum also
-                           comes back as
-                           structured
-                           content.
-a_tool_wit…  Slow          Works for
-                           steps ×
-                           delay_ms,
-                           reporting
-                           progress
-                           after each
-                           step.
-                           Cancellable.
+NAME                  TIT…  DESCRIPTION
+────────────────────  ────  ────────────
+echo                        Returns the
+                            text it is
+                            given.
+add                   Add…  Adds a and
+                            b; the sum
+                            also comes
+                            back as
+                            structured
+                            content.
+a_tool_with_a_reall…  Slow  Works for
+                            steps ×
+                            delay_ms,
+                            reporting
+                            progress
+                            after each
+                            step.
+                            Cancellable.
 "#
         )
     );
