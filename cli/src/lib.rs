@@ -11,7 +11,8 @@
 //! - [`render`]: human output under a given terminal width;
 //! - [`lint`]: portability checks of tool input schemas;
 //! - [`load_stats`]: the latency histogram of `mcp load`;
-//! - [`exit`]: exit codes and error messages with hints.
+//! - [`exit`]: exit codes and error messages with hints;
+//! - [`redact`]: the one masking rule for secrets in everything printed outside results.
 
 #![warn(missing_docs)]
 
@@ -21,6 +22,7 @@ pub mod demo_server;
 pub mod exit;
 pub mod lint;
 pub mod load_stats;
+pub mod redact;
 pub mod render;
 
 /// `$COLUMNS` when it holds a sensible width (a user's override, honoured everywhere).

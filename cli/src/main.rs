@@ -17,7 +17,8 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(exit) => exit.into(),
         Err(e) => {
-            eprint!("{}", e.report());
+            // The one place errors are printed: secrets masked (mcp_cli::redact).
+            eprint!("{}", mcp_cli::redact::text(&e.report()));
             e.exit().into()
         }
     }

@@ -188,3 +188,205 @@ fn tables_keep_the_whole_uri_at_120_columns() {
         "{text}"
     );
 }
+
+const CANARY: &str = "canary-5ecr3t-9f8e7d";
+
+/// A server that puts the canary in a JSON answer (`initialize`), in SSE data (the
+/// `tools/call` answer, after a progress notification) and in a JSON-RPC error message
+/// (`tools/call` of `broken`).
+fn canary_server() -> mcp_driver::testing::http_server::ScriptedHttpServer {
+    use mcp_driver::testing::http_server::ScriptedReply;
+    use mcp_driver::testing::http_suite::{init_result, rpc_result};
+    mcp_driver::testing::http_server::ScriptedHttpServer::start(|request| {
+        let method = request.rpc_method().unwrap_or_default();
+        match (request.method.as_str(), method.as_str()) {
+            ("POST", "initialize") => {
+                let mut answer = init_result(request);
+                answer["result"]["_meta"] = json!({ "access_token": CANARY });
+                ScriptedReply::json(&answer).with_header("mcp-session-id", "sess-1")
+            }
+            ("POST", "server/discover") => ScriptedReply::json(&json!({
+                "jsonrpc": "2.0", "id": request.rpc_id(),
+                "error": {"code": -32601, "message": "Method not found"}
+            })),
+            ("POST", "tools/call") => {
+                let name = request.json().unwrap()["params"]["name"].clone();
+                if name == "broken" {
+                    return ScriptedReply::json(&json!({
+                        "jsonrpc": "2.0", "id": request.rpc_id(),
+                        "error": {"code": -32000, "message": format!("login failed for {{\"password\": \"{CANARY}\"}}")}
+                    }));
+                }
+                let token = request.json().unwrap()["params"]["_meta"]["progressToken"].clone();
+                let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": token, "progress": 1, "total": 2}});
+                let result = rpc_result(
+                    request,
+                    json!({
+                        "content": [{"type": "text", "text": "done"}],
+                        "structuredContent": {"apiKey": CANARY, "ok": true}
+                    }),
+                );
+                ScriptedReply::sse([
+                    format!("event: message\nid: 1\ndata: {progress}"),
+                    format!("event: message\nid: 2\ndata: {result}"),
+                ])
+            }
+            ("POST", _) if request.rpc_id().is_none() => ScriptedReply::status(202),
+            ("GET", _) => ScriptedReply::status(405),
+            ("DELETE", _) => ScriptedReply::status(200),
+            _ => ScriptedReply::status(404),
+        }
+    })
+}
+
+/// Asserts that the canary is nowhere in what the process printed.
+fn assert_no_canary(o: &Output) {
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(o));
+    assert!(!all.contains(CANARY), "the canary leaked:\n{all}");
+    assert!(!all.contains("9f8e7d"), "part of the canary leaked:\n{all}");
+}
+
+/// The `<-` / `->` lines of a trace.
+fn messages(err: &str) -> Vec<&str> {
+    err.lines()
+        .filter(|l| l.starts_with("-> ") || l.starts_with("<- "))
+        .collect()
+}
+
+#[test]
+fn http_trace_shows_every_message_once_whole_and_masked() {
+    let server = canary_server();
+    let url = format!("{}?token={CANARY}", server.url("/mcp"));
+    let header = format!("X-Api-Key: {CANARY}");
+    let auth = format!("Authorization: Bearer {CANARY}");
+    let o = mcp(
+        &[
+            "-v", "call", "work", "--url", &url, "-H", &header, "-H", &auth,
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_no_canary(&o);
+    let err = stderr(&o);
+    let lines = messages(&err);
+    // In order, each once: the probe and its error, initialize and its (JSON, no newline)
+    // answer, initialized, the call, the progress and the result (SSE).
+    let expected: [(&str, &str); 8] = [
+        ("-> ", r#""method":"server/discover""#),
+        ("<- ", r#""code":-32601"#),
+        ("-> ", r#""method":"initialize""#),
+        ("<- ", r#""_meta":{"access_token":"***"}"#),
+        ("-> ", r#""method":"notifications/initialized""#),
+        ("-> ", r#""method":"tools/call""#),
+        ("<- ", r#""method":"notifications/progress""#),
+        ("<- ", r#""structuredContent":{"apiKey":"***","ok":true}"#),
+    ];
+    let mut at = 0;
+    for (arrow, needle) in expected {
+        let found = lines[at..]
+            .iter()
+            .position(|l| l.starts_with(arrow) && l.contains(needle))
+            .unwrap_or_else(|| panic!("{arrow}{needle} missing (in order) from\n{err}"));
+        at += found + 1;
+        let count = lines.iter().filter(|l| l.contains(needle)).count();
+        assert_eq!(count, 1, "{needle} shown {count} times in\n{err}");
+    }
+    // Each message line is whole JSON.
+    for line in &lines {
+        serde_json::from_str::<Value>(&line[3..])
+            .unwrap_or_else(|e| panic!("not one whole message ({e}): {line}"));
+    }
+    // No SSE framing and no headers at -v.
+    assert!(!err.contains("data:") && !err.contains("event:"), "{err}");
+    assert!(
+        !err.lines()
+            .any(|l| l.starts_with("> ") || l.starts_with("< ")),
+        "{err}"
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "done");
+}
+
+#[test]
+fn http_trace_at_vv_adds_headers_and_framing_masked() {
+    let server = canary_server();
+    let url = format!("{}?token={CANARY}", server.url("/mcp"));
+    let header = format!("X-Api-Key: {CANARY}");
+    let auth = format!("Authorization: Bearer {CANARY}");
+    let o = mcp(
+        &[
+            "-vv", "call", "work", "--url", &url, "-H", &header, "-H", &auth,
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_no_canary(&o);
+    let err = stderr(&o);
+    for want in [
+        "> POST http://127.0.0.1:",
+        "/mcp?token=***",
+        "> x-api-key: ***",
+        "> authorization: ***",
+        "> mcp-session-id: sess-1",
+        "< 200 (exchange ",
+        "< content-type: text/event-stream",
+        "< event: message",
+        "< data: {",
+    ] {
+        assert!(err.contains(want), "{want:?} missing from\n{err}");
+    }
+    // The messages are still there, each once.
+    let results = messages(&err)
+        .iter()
+        .filter(|l| l.contains("structuredContent"))
+        .count();
+    assert_eq!(results, 1, "{err}");
+}
+
+#[test]
+fn errors_never_print_a_secret() {
+    let server = canary_server();
+    // In the server's error message (JSON inside the text) and in the URL's userinfo.
+    let url = server
+        .url("/mcp")
+        .replace("http://", &format!("http://me:{CANARY}@"));
+    let url = format!("{url}?api_key={CANARY}");
+    let o = mcp(&["-v", "call", "broken", "--url", &url], &[]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("login failed"), "{}", stderr(&o));
+    assert_no_canary(&o);
+    // A URL that cannot be reached, quoted by the error.
+    let o = mcp(
+        &[
+            "tools",
+            "--url",
+            &format!("http://127.0.0.1:9/mcp?token={CANARY}"),
+        ],
+        &[],
+    );
+    assert_ne!(o.status.code(), Some(0));
+    assert_no_canary(&o);
+    // A `${VAR}` with a secret name expanded into a config file's URL.
+    let dir = std::env::temp_dir().join(format!("mcp-cli-output-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("servers.json");
+    std::fs::write(
+        &config,
+        r#"{"mcpServers": {"far": {"url": "http://127.0.0.1:9/${MY_API_KEY}/mcp"}}}"#,
+    )
+    .unwrap();
+    let o = mcp(
+        &[
+            "-v",
+            "--config",
+            config.to_str().unwrap(),
+            "--server",
+            "far",
+            "tools",
+        ],
+        &[("MY_API_KEY", CANARY)],
+    );
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("127.0.0.1:9"), "{}", stderr(&o));
+    assert_no_canary(&o);
+}

@@ -45,7 +45,7 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
                 path: file.clone(),
                 reason: e.to_string(),
             })?;
-            let vars = |name: &str| std::env::var(name).ok();
+            let vars = crate::redact::registering_lookup(|name| std::env::var(name).ok());
             let servers = parse_config_file(&file.display().to_string(), &text, &vars)
                 .map_err(|e| CliError::Usage(format!("bad config file: {e}")))?;
             let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
@@ -157,7 +157,12 @@ pub async fn connect_with(
         builder = builder.handshake_timeout(Some(t));
     }
     if ui.verbose > 0 {
-        builder = builder.on_wire(trace::tap(ui));
+        // Over HTTP the trace follows each exchange (JSON bodies and SSE events decoded, so
+        // every message shows once, whole); over stdio every line is a message.
+        builder = match &config.transport {
+            TransportConfig::Http(_) => builder.on_http_trace(trace::http(ui)),
+            _ => builder.on_wire(trace::tap(ui)),
+        };
     }
     if let Some(auth) = auth {
         if ui.verbose > 0 && had_token {

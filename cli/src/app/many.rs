@@ -66,7 +66,7 @@ pub fn server_configs(cli: &Cli) -> Result<Vec<ServerConfig>, CliError> {
         path: file.clone(),
         reason: e.to_string(),
     })?;
-    let vars = |name: &str| std::env::var(name).ok();
+    let vars = crate::redact::registering_lookup(|name| std::env::var(name).ok());
     let mut servers = parse_config_file(&file.display().to_string(), &text, &vars)
         .map_err(|e| CliError::Usage(format!("bad config file: {e}")))?;
     if servers.is_empty() {

@@ -34,6 +34,13 @@ pub struct Ui {
 impl Ui {
     /// The UI for these options and the real terminal.
     pub fn new(cli: &Cli) -> Self {
+        // Credentials handed over on the command line are masked wherever they show up
+        // (an error quoting a header, a server echoing its environment).
+        for (name, value) in cli.connection.headers.iter().chain(&cli.connection.env) {
+            if crate::redact::is_secret_name(name) {
+                crate::redact::register(value);
+            }
+        }
         let stdout_tty = std::io::stdout().is_terminal();
         Ui {
             json: cli.output.json,
@@ -48,9 +55,11 @@ impl Ui {
         }
     }
 
-    /// Prints one line on stderr (clearing and redrawing a progress bar around it).
+    /// Prints one line on stderr (clearing and redrawing a progress bar around it), secrets
+    /// masked ([`crate::redact::text`]): every stderr line goes through here.
     pub fn note(&self, line: &str) {
-        self.painter.line(line, self.stderr_tty);
+        self.painter
+            .line(&crate::redact::text(line), self.stderr_tty);
     }
 
     /// Prints one line on stderr unless `-q`.
@@ -67,6 +76,7 @@ impl Ui {
             return;
         }
         let line = progress_line(progress, total, message, self.err_width);
+        let line = crate::redact::text(&line).into_owned();
         if self.stderr_tty {
             self.painter.bar(Some(line));
         } else if self.verbose > 0 {
