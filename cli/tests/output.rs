@@ -390,3 +390,44 @@ fn errors_never_print_a_secret() {
     assert!(stderr(&o).contains("127.0.0.1:9"), "{}", stderr(&o));
     assert_no_canary(&o);
 }
+
+#[test]
+fn stdio_trace_shows_every_message_once_and_masked() {
+    let args = json!({ "text": "hi", "access_token": CANARY }).to_string();
+    let env = format!("API_TOKEN={CANARY}");
+    let o = demo(&["-v", "--env", &env, "call", "echo", "--args", &args], &[]);
+    assert_no_canary(&o);
+    let err = stderr(&o);
+    let lines = messages(&err);
+    let expected: [(&str, &str); 6] = [
+        ("-> ", r#""method":"server/discover""#),
+        ("<- ", r#""error":{"code""#),
+        ("-> ", r#""method":"initialize""#),
+        ("<- ", r#""serverInfo""#),
+        ("-> ", r#""method":"notifications/initialized""#),
+        ("-> ", r#""access_token":"***""#),
+    ];
+    let mut at = 0;
+    for (arrow, needle) in expected {
+        let found = lines[at..]
+            .iter()
+            .position(|l| l.starts_with(arrow) && l.contains(needle))
+            .unwrap_or_else(|| panic!("{arrow}{needle} missing (in order) from\n{err}"));
+        at += found + 1;
+        let count = lines.iter().filter(|l| l.contains(needle)).count();
+        assert_eq!(count, 1, "{needle} shown {count} times in\n{err}");
+    }
+    // The call's answer, once, after the call.
+    assert_eq!(
+        lines[at..]
+            .iter()
+            .filter(|l| l.starts_with("<- ") && l.contains(r#""id":2"#))
+            .count(),
+        1,
+        "{err}"
+    );
+    for line in &lines {
+        serde_json::from_str::<Value>(&line[3..])
+            .unwrap_or_else(|e| panic!("not one whole message ({e}): {line}"));
+    }
+}
