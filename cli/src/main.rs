@@ -14,11 +14,13 @@ fn main() -> ExitCode {
         // clap prints help and version with status 0 and usage errors with status 2.
         Err(e) => e.exit(),
     };
+    mcp_cli::render::style::init(cli.output.color.to_style(), cli.output.output.is_some());
     match run(&cli) {
         Ok(exit) => exit.into(),
         Err(e) => {
             // The one place errors are printed: secrets masked (mcp_cli::redact).
-            eprint!("{}", mcp_cli::redact::text(&e.report()));
+            let report = mcp_cli::redact::text(&e.report()).into_owned();
+            eprint!("{}", mcp_cli::render::style::labels(&report));
             e.exit().into()
         }
     }

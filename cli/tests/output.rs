@@ -431,3 +431,61 @@ fn stdio_trace_shows_every_message_once_and_masked() {
             .unwrap_or_else(|e| panic!("not one whole message ({e}): {line}"));
     }
 }
+
+fn has_colour(bytes: &[u8]) -> bool {
+    bytes.windows(2).any(|w| w == b"\x1b[")
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    // A pipe under `auto`: no colour on stdout or stderr.
+    let o = demo(&["tools"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        !has_colour(&o.stdout),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = demo(&["call", "fail", "message=boom"], &[]);
+    assert!(
+        stderr(&o).lines().any(|l| l.starts_with("error: ")),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !has_colour(&o.stderr) && !has_colour(&o.stdout),
+        "{}",
+        stderr(&o)
+    );
+
+    // `--color always`: the table header, the tool names and the labels; never the
+    // server's text.
+    let o = demo(&["--color", "always", "tools"], &[]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("\x1b[1mNAME"), "{text:?}");
+    assert!(text.contains("\n\x1b[1m\x1b[36mecho\x1b[0m\n"), "{text:?}");
+    let o = demo(&["--color", "always", "call", "fail", "message=boom"], &[]);
+    assert!(
+        stderr(&o).contains("\n\x1b[1m\x1b[31merror:\x1b[0m "),
+        "{:?}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("\x1b[1m\x1b[32mhint:\x1b[0m "),
+        "{:?}",
+        stderr(&o)
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "boom");
+    // `always` beats NO_COLOR (an explicit flag wins).
+    let o = demo(&["--color", "always", "tools"], &[("NO_COLOR", "1")]);
+    assert!(has_colour(&o.stdout));
+
+    // `auto` where colour is wanted (CLICOLOR_FORCE stands in for a terminal here) ...
+    let o = demo(&["tools"], &[("CLICOLOR_FORCE", "1")]);
+    assert!(has_colour(&o.stdout));
+    // ... but not with NO_COLOR, nor with `never`.
+    let o = demo(&["tools"], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]);
+    assert!(!has_colour(&o.stdout) && !has_colour(&o.stderr));
+    let o = demo(&["--color", "never", "tools"], &[("CLICOLOR_FORCE", "1")]);
+    assert!(!has_colour(&o.stdout));
+}

@@ -221,7 +221,7 @@ pub fn tools_text(tools: &[Tool], width: usize) -> String {
     }
     let mut text = table.render(width);
     for tool in tools {
-        text.push_str(&format!("\n{}\n", tool.name));
+        text.push_str(&format!("\n{}\n", render::style::tool(&tool.name)));
         for line in render::schema_lines(&tool.input_schema, width.saturating_sub(2)).lines() {
             text.push_str(&format!("  {line}\n"));
         }

@@ -10,6 +10,7 @@ mod log;
 mod progress;
 mod raw;
 mod schema;
+pub mod style;
 mod table;
 
 #[cfg(test)]

@@ -181,7 +181,10 @@ impl Table {
             .zip(&widths)
             .map(|(c, &w)| vec![truncate(&c.header, w)])
             .collect();
-        self.push_line(&mut out, &header, &widths);
+        let mut header_line = String::new();
+        self.push_line(&mut header_line, &header, &widths);
+        out.push_str(&super::style::header(header_line.trim_end_matches('\n')));
+        out.push('\n');
         let rule: Vec<Vec<String>> = widths.iter().map(|&w| vec!["─".repeat(w)]).collect();
         self.push_line(&mut out, &rule, &widths);
         for row in &self.rows {
