@@ -122,7 +122,8 @@ pub struct ConnectionArgs {
 /// Output options; all are global.
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
-    /// Print a wire trace of every message on stderr (secrets masked); twice for headers too.
+    /// Print a wire trace of every message on stderr (secrets masked); twice (-vv) adds the
+    /// HTTP requests and responses with their headers and the SSE framing.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
     /// Print nothing but the result (no progress bar, no log messages).

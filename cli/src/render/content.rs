@@ -56,7 +56,8 @@ fn contents_header(c: &ResourceContents) -> String {
 
 /// Renders content blocks, one after the other, each line ending in `\n`.
 ///
-/// Text is wrapped to `width`; images and audio are summarized as `[image image/png, 88 B]`;
+/// Text keeps its layout (indentation, runs of spaces, blank lines) and only lines wider
+/// than `width` are broken ([`super::wrap_keeping_layout`]); images and audio are summarized as `[image image/png, 88 B]`;
 /// a resource link shows its name, URI and type; an embedded resource shows a header and its
 /// text indented (or its size when it is binary). Unknown block types are named, not dropped.
 pub fn content_blocks(blocks: &[ContentBlock], width: usize) -> String {
@@ -64,7 +65,7 @@ pub fn content_blocks(blocks: &[ContentBlock], width: usize) -> String {
     let mut lines: Vec<String> = Vec::new();
     for block in blocks {
         match block {
-            ContentBlock::Text(t) => lines.extend(wrap(&t.text, width)),
+            ContentBlock::Text(t) => lines.extend(super::wrap_keeping_layout(&t.text, width)),
             ContentBlock::Image(m) => lines.push(media("image", m)),
             ContentBlock::Audio(m) => lines.push(media("audio", m)),
             ContentBlock::ResourceLink(r) => {
@@ -91,7 +92,7 @@ pub fn content_blocks(blocks: &[ContentBlock], width: usize) -> String {
                 lines.extend(super::wrap_hanging(&contents_header(&e.resource), width, 2));
                 if let ResourceContents::Text(t) = &e.resource {
                     lines.extend(
-                        wrap(&t.text, width - 2)
+                        super::wrap_keeping_layout(&t.text, width - 2)
                             .into_iter()
                             .map(|l| format!("  {l}")),
                     );

@@ -116,6 +116,59 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// Wraps a server's text for a terminal without rewriting it: every line keeps its leading
+/// indentation and its runs of spaces; only a line wider than `width` is broken, at its last
+/// space that fits (or at the width, inside a long word), and its continuation lines get the
+/// same indentation. Blank lines stay. Used for text content, where indentation may be code
+/// or JSON (prose in table cells uses [`wrap`]).
+pub fn wrap_keeping_layout(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    for line in text.split('\n') {
+        let line = line.trim_end_matches('\r').trim_end();
+        if display_width(line) <= width {
+            lines.push(line.to_owned());
+            continue;
+        }
+        let body = line.trim_start();
+        let indent_str = &line[..line.len() - body.len()];
+        // Tabs count as one column here; an indent of more than half the width is capped so
+        // that every continuation line still carries text.
+        let indent = display_width(indent_str)
+            .max(indent_str.len())
+            .min(width / 2);
+        let mut first = true;
+        let mut rest = body;
+        while !rest.is_empty() {
+            let (prefix, room) = if first {
+                (
+                    indent_str.to_owned(),
+                    width.saturating_sub(display_width(indent_str)).max(1),
+                )
+            } else {
+                (" ".repeat(indent), width - indent)
+            };
+            let (head, tail) = if display_width(rest) <= room {
+                (rest, "")
+            } else {
+                let (fits, _) = split_at_width(rest, room);
+                match fits
+                    .rfind(' ')
+                    .filter(|&i| !fits[..i].trim_end().is_empty())
+                {
+                    // Break at the last space that fits; the spaces there are the break.
+                    Some(i) => (fits[..i].trim_end(), rest[i..].trim_start()),
+                    None => split_at_width(rest, room),
+                }
+            };
+            lines.push(format!("{prefix}{head}"));
+            rest = tail;
+            first = false;
+        }
+    }
+    lines
+}
+
 fn split_at_width(text: &str, width: usize) -> (&str, &str) {
     let mut used = 0;
     for (i, c) in text.char_indices() {

@@ -499,3 +499,29 @@ fn raw_output() {
         serde_json::from_value(json!([{ "uri": "x://t", "text": "plain" }])).unwrap();
     assert_eq!(raw_resource(&contents).unwrap(), b"plain");
 }
+
+#[test]
+fn terminal_text_keeps_its_layout() {
+    let text = "{\n  \"name\": \"x\",\n  \"list\":   [1,  2]\n}\n\n    code();";
+    assert_eq!(super::wrap_keeping_layout(text, 80).join("\n"), text);
+    // Only a line wider than the width is broken, and its continuation keeps the indent.
+    let long = "    alpha beta gamma delta epsilon zeta eta theta";
+    assert_eq!(
+        super::wrap_keeping_layout(long, 24),
+        [
+            "    alpha beta gamma",
+            "    delta epsilon zeta",
+            "    eta theta"
+        ]
+    );
+    // A word longer than the room is split at the width.
+    assert_eq!(
+        super::wrap_keeping_layout("  abcdefghijklmnop", 10),
+        ["  abcdefgh", "  ijklmnop"]
+    );
+    assert!(
+        super::wrap_keeping_layout(&format!("\t{}", "x ".repeat(100)), 20)
+            .iter()
+            .all(|l| display_width(l) <= 20)
+    );
+}
