@@ -11,7 +11,14 @@ use mcp_cli::{app, demo_server};
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        // clap prints help and version with status 0 and usage errors with status 2.
+        // A usage error quotes the argument, which may be a secret (`-H 'Authorization
+        // Bearer …'` without its colon): printed masked, in clap's colours where they apply.
+        Err(e) if e.use_stderr() => {
+            let rendered = e.render().ansi().to_string();
+            anstream::eprint!("{}", mcp_cli::redact::text(&rendered));
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+        // clap prints help and version with status 0.
         Err(e) => e.exit(),
     };
     mcp_cli::render::style::init(cli.output.color.to_style(), cli.output.output.is_some());

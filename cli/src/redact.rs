@@ -280,7 +280,13 @@ fn mask_json_members(s: &str) -> Option<String> {
         let key = &s[q + 1..key_end];
         let mut j = key_end + quote.len();
         i = j;
-        let name_like = key.len() <= 64 && !key.contains(['\\', '"', '{', ' ']);
+        // A member name: a short identifier (`access_token`, `X-Api-Key`, `$password`), not
+        // a quoted URL or sentence that merely mentions a token.
+        let name_like = !key.is_empty()
+            && key.len() <= 64
+            && key.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'$' | b'@')
+            });
         if !(name_like && is_secret_key(key)) {
             // Not a secret member name (or a string value): JSON escaped inside it is
             // searched too; then carry on after it, so its text is not taken for keys.
@@ -358,7 +364,7 @@ fn mask_pairs(s: &str) -> Option<String> {
             .find(|c: char| {
                 matches!(
                     c,
-                    '&' | '#' | ',' | ';' | '"' | '\'' | '`' | '<' | '>' | ')'
+                    '&' | '#' | ',' | ';' | '"' | '\'' | '`' | '<' | '>' | ')' | '\x1b'
                 ) || c.is_whitespace()
             })
             .map_or(s.len(), |i| eq + 1 + i);
@@ -393,7 +399,7 @@ fn mask_schemes(s: &str) -> Option<String> {
             }
             let start = at + scheme.len();
             let end = s[start..]
-                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '\\'))
+                .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '\\' | '\x1b'))
                 .map_or(s.len(), |i| start + i);
             if end > start && &s[start..end] != MASK {
                 ranges.push((start, end));

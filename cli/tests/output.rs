@@ -366,6 +366,24 @@ fn errors_never_print_a_secret() {
     );
     assert_ne!(o.status.code(), Some(0));
     assert_no_canary(&o);
+    // A usage error quoting a malformed header.
+    let o = mcp(
+        &[
+            "tools",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "-H",
+            &format!("Authorization Bearer {CANARY}"),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("Authorization Bearer ***"),
+        "{}",
+        stderr(&o)
+    );
+    assert_no_canary(&o);
     // A `${VAR}` with a secret name expanded into a config file's URL.
     let dir = std::env::temp_dir().join(format!("mcp-cli-output-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

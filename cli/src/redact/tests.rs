@@ -161,3 +161,14 @@ fn secret_names() {
     assert!(!is_secret_name("PATH"));
     assert!(!is_secret_name("Mcp-Session-Id"));
 }
+
+#[test]
+fn quoted_urls_and_sentences_are_not_member_names() {
+    let quoted = r#"server "http://***@h:1/mcp?token=***": HTTP configuration: invalid URL"#;
+    assert_eq!(text(quoted), quoted);
+    // Styled text (a usage error painted by clap): the escape codes survive.
+    assert_eq!(
+        text("invalid value '\x1b[33mAuthorization Bearer sekrit\x1b[0m'"),
+        "invalid value '\x1b[33mAuthorization Bearer ***\x1b[0m'"
+    );
+}
