@@ -238,23 +238,20 @@ fn mask_userinfo(s: &str) -> Option<String> {
 /// Finds the end of a quoted string that starts right after `open` (`"` or `\"`): the index
 /// of the closing quote sequence.
 fn string_end(s: &str, from: usize, quote: &str) -> Option<usize> {
+    // Bytes, not chars: the quote and the backslash are ASCII, so every index returned is a
+    // char boundary, and stepping over an escape never slices inside a character.
     let bytes = s.as_bytes();
+    let quote = quote.as_bytes();
     let mut i = from;
     while i < bytes.len() {
-        if s[i..].starts_with(quote) {
+        if bytes[i..].starts_with(quote) {
             return Some(i);
         }
         // Skip an escaped character (for a plain quote); inside an escaped string (`\"`),
         // an escaped backslash is `\\\\`.
-        if bytes[i] == b'\\' {
-            if quote == "\"" {
-                i += 2;
-                continue;
-            }
-            if s[i..].starts_with("\\\\") {
-                i += 2;
-                continue;
-            }
+        if bytes[i] == b'\\' && (quote == b"\"" || bytes[i..].starts_with(b"\\\\")) {
+            i += 2;
+            continue;
         }
         i += 1;
     }
@@ -348,10 +345,13 @@ fn mask_pairs(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     for (eq, _) in s.match_indices('=') {
         let name_start = s[..eq]
-            .rfind(|c: char| {
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| {
                 !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'))
             })
-            .map_or(0, |i| i + 1);
+            // After that character (it may be several bytes long).
+            .map_or(0, |(i, c)| i + c.len_utf8());
         // A long run before `=` is base64 padding or the like, not a parameter name.
         if name_start == eq || eq < copied || eq - name_start > 64 {
             continue;

@@ -203,6 +203,9 @@ fn canary_server() -> mcp_driver::testing::http_server::ScriptedHttpServer {
             ("POST", "initialize") => {
                 let mut answer = init_result(request);
                 answer["result"]["_meta"] = json!({ "access_token": CANARY });
+                // Text beyond ASCII next to what the masking looks at (quotes, backslashes).
+                answer["result"]["instructions"] =
+                    json!("Server – instructions 🎉 \"x \\é y\" é: ünïcode=ok");
                 ScriptedReply::json(&answer).with_header("mcp-session-id", "sess-1")
             }
             ("POST", "server/discover") => ScriptedReply::json(&json!({
@@ -224,7 +227,7 @@ fn canary_server() -> mcp_driver::testing::http_server::ScriptedHttpServer {
                     request,
                     json!({
                         "content": [{"type": "text", "text": "done"}],
-                        "structuredContent": {"apiKey": CANARY, "ok": true}
+                        "structuredContent": {"apiKey": CANARY, "ok": true, "note": "– 🎉 \"a \\é\""}
                     }),
                 );
                 ScriptedReply::sse([
@@ -280,7 +283,7 @@ fn http_trace_shows_every_message_once_whole_and_masked() {
         ("-> ", r#""method":"notifications/initialized""#),
         ("-> ", r#""method":"tools/call""#),
         ("<- ", r#""method":"notifications/progress""#),
-        ("<- ", r#""structuredContent":{"apiKey":"***","ok":true}"#),
+        ("<- ", r#""structuredContent":{"apiKey":"***","note":"#),
     ];
     let mut at = 0;
     for (arrow, needle) in expected {

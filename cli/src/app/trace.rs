@@ -66,7 +66,11 @@ pub fn tap(ui: &Ui) -> impl Fn(WireDirection, &[u8]) + Send + Sync + 'static {
     let ui = ui.clone();
     let pending = Arc::new(Mutex::new(Vec::<u8>::new()));
     move |direction, bytes| match direction {
-        WireDirection::Sent => ui.note(&trace_line(direction, bytes)),
+        WireDirection::Sent => {
+            for line in shielded(|| vec![trace_line(direction, bytes)]) {
+                ui.note(&line);
+            }
+        }
         _ => {
             // A poisoned lock only means a panic on another print; the buffer is still bytes.
             let mut buf = pending.lock().unwrap_or_else(|e| e.into_inner());
@@ -75,7 +79,9 @@ pub fn tap(ui: &Ui) -> impl Fn(WireDirection, &[u8]) + Send + Sync + 'static {
             while let Some(nl) = buf[start..].iter().position(|&b| b == b'\n') {
                 let line = &buf[start..start + nl + 1];
                 if line.iter().any(|b| !b.is_ascii_whitespace()) {
-                    ui.note(&trace_line(direction, line));
+                    for shown in shielded(|| vec![trace_line(direction, line)]) {
+                        ui.note(&shown);
+                    }
                 }
                 start += nl + 1;
             }
@@ -96,7 +102,8 @@ pub fn http(ui: &Ui) -> impl Fn(HttpTrace<'_>) + Send + Sync + 'static {
     move |step| {
         // A poisoned lock only means a panic on another print; the state is still usable.
         let mut tracer = tracer.lock().unwrap_or_else(|e| e.into_inner());
-        for line in tracer.step(step) {
+        let lines = shielded(|| tracer.step(step));
+        for line in lines {
             ui.note(&line);
         }
     }
@@ -135,14 +142,17 @@ impl HttpTracer {
         let mut lines = Vec::new();
         match step {
             HttpTrace::Request {
+                exchange,
                 method,
                 url,
                 headers,
                 body,
-                ..
             } => {
                 if self.headers {
-                    lines.push(format!("> {method} {}", redact::url(url.as_str())));
+                    lines.push(format!(
+                        "> {method} {} (exchange {exchange})",
+                        redact::url(url.as_str())
+                    ));
                     lines.extend(
                         headers
                             .iter()
@@ -300,6 +310,14 @@ fn framing_lines(pending: &mut Vec<u8>, chunk: &[u8], lines: &mut Vec<String>) {
         lines.push(format!("< {}", shown_text(pending)));
         pending.clear();
     }
+}
+
+/// Runs a trace step so that a bug in it can never take the connection down: the tap runs
+/// on the driver's task, and a panic there would end the session. A step that panics shows
+/// one line saying so instead of its own (the default hook has already printed the panic).
+fn shielded(step: impl FnOnce() -> Vec<String>) -> Vec<String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step))
+        .unwrap_or_else(|_| vec!["(this trace line could not be shown)".to_owned()])
 }
 
 /// Bytes as masked text, cut at [`MAX_SHOWN`] characters.

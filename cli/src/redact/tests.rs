@@ -172,3 +172,45 @@ fn quoted_urls_and_sentences_are_not_member_names() {
         "invalid value '\x1b[33mAuthorization Bearer ***\x1b[0m'"
     );
 }
+
+#[test]
+fn never_panics_on_any_text() {
+    // Multi-byte characters next to every character the rules look at, cut at every byte
+    // boundary that is a char boundary.
+    let pieces = [
+        "\"", "\\", "\\\"", ":", "=", "@", "://", " ", "token", "Bearer ", "é", "–", "🎉", "{",
+        "\n", "\x1b[0m", "&", "?", "#", "password", "a",
+    ];
+    let mut n = 0u64;
+    for a in pieces {
+        for b in pieces {
+            for c in pieces {
+                for d in ["\"", "é", "🎉\\", ":\""] {
+                    let s = format!("{a}{b}{c}{d}{a}{c}");
+                    for end in (0..=s.len()).filter(|&i| s.is_char_boundary(i)) {
+                        let _ = text(&s[..end]);
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(n > 10_000);
+    let instructions = "# Server – instructions 🎉\n\"token\": \"x\" \\é \"password\":\"y🎉\"";
+    assert!(!text(instructions).contains("y🎉"));
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_text_is_masked_without_panicking_and_masking_is_stable(s in "\\PC{0,200}") {
+        let once = text(&s).into_owned();
+        let twice = text(&once).into_owned();
+        proptest::prop_assert_eq!(once, twice);
+    }
+
+    #[test]
+    fn json_like_text_never_panics(s in r#"[a-z"\\:=@/ ?&é🎉{}\[\],_-]{0,120}"#) {
+        let _ = text(&s);
+        let _ = text(&format!("{{\"token\": \"{s}\", \"x\": \"{s}\"}}"));
+    }
+}

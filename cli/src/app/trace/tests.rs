@@ -130,7 +130,7 @@ fn sse_answers_show_messages_not_framing() {
     let lines = run(true, &steps);
     let all = lines.join("\n");
     for want in [
-        "> POST http://127.0.0.1:1/mcp",
+        "> POST http://127.0.0.1:1/mcp (exchange 1)",
         "> authorization: ***",
         "> x-api-key: ***",
         "> mcp-session-id: sess-1",
