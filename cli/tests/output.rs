@@ -410,6 +410,26 @@ fn errors_never_print_a_secret() {
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("127.0.0.1:9"), "{}", stderr(&o));
     assert_no_canary(&o);
+    // `tools --all`: a failing server's reason is on stdout (text and JSON): masked too.
+    let all = dir.join("all.json");
+    std::fs::write(
+        &all,
+        json!({"mcpServers": {
+            "far": {"command": "/nonexistent/${MY_API_KEY}/server"},
+            "near": {"command": MCP, "args": ["demo-server"]},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    for extra in [None, Some("--json")] {
+        let mut argv = vec!["--config", all.to_str().unwrap(), "tools", "--all"];
+        argv.extend(extra);
+        let o = mcp(&argv, &[("MY_API_KEY", CANARY)]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("far"), "{out}");
+        assert_no_canary(&o);
+    }
 }
 
 #[test]

@@ -158,7 +158,11 @@ pub fn server_lines(
                 || summary.from_cache.contains(name);
             let (state, reason) = match status {
                 ServerStatus::Ready => ("ready", None),
-                ServerStatus::Failed { reason, .. } => ("failed", Some(reason.clone())),
+                // The reason is the CLI's own report (it may quote a URL): masked like
+                // every error, on stdout too.
+                ServerStatus::Failed { reason, .. } => {
+                    ("failed", Some(crate::redact::text(reason).into_owned()))
+                }
                 ServerStatus::Disabled => ("disabled", None),
                 _ if cached => ("from cache", None),
                 ServerStatus::Reconnecting { .. } => ("reconnecting", None),
