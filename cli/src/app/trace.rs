@@ -43,11 +43,18 @@ pub fn trace_line(direction: WireDirection, message: &[u8]) -> String {
         }
         Err(_) => redact::text(text).into_owned(),
     };
+    // Bytes that are not UTF-8 are not a valid message, whatever they look like once the
+    // bad bytes are replaced for display: say so.
+    let invalid = if std::str::from_utf8(message).is_err() {
+        " (not valid UTF-8; bad bytes shown as \u{FFFD})"
+    } else {
+        ""
+    };
     if shown.chars().count() > MAX_SHOWN {
         let cut: String = shown.chars().take(MAX_SHOWN).collect();
-        format!("{arrow} {cut}… ({} bytes)", message.len())
+        format!("{arrow} {cut}… ({} bytes){invalid}", message.len())
     } else {
-        format!("{arrow} {shown}")
+        format!("{arrow} {shown}{invalid}")
     }
 }
 

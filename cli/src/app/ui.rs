@@ -46,7 +46,8 @@ impl Ui {
             json: cli.output.json,
             quiet: cli.output.quiet,
             verbose: cli.output.verbose,
-            width: crate::output_width(stdout_tty),
+            // `--output FILE` is not the terminal: a file gets the unlimited width of a pipe.
+            width: crate::output_width(stdout_tty && cli.output.output.is_none()),
             err_width: crate::terminal_width(),
             stdout_tty,
             stderr_tty: std::io::stderr().is_terminal(),

@@ -19,6 +19,10 @@ fn trace_lines() {
     let line = trace_line(WireDirection::Received, long.as_bytes());
     assert!(line.ends_with("… (5002 bytes)"), "{line}");
     assert_eq!(masked_pairs(&[("A".into(), "1".into())], "="), "A=***");
+    assert_eq!(
+        trace_line(WireDirection::Received, b"{\"id\":1,\"result\":\"\xff\"}\n"),
+        "<- {\"id\":1,\"result\":\"\u{FFFD}\"} (not valid UTF-8; bad bytes shown as \u{FFFD})"
+    );
 }
 
 fn request_headers() -> HeaderList {
