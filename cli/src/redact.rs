@@ -167,8 +167,8 @@ pub fn json(value: &mut Value) {
     }
 }
 
-/// A URL as it may be printed: userinfo masked, secret query and fragment values masked.
-/// Text that is not a URL goes through [`text`].
+/// A URL as it may be printed: userinfo masked, secret query and fragment values masked,
+/// registered values masked (the same rules as [`text`], owned for a format string).
 pub fn url(raw: &str) -> String {
     text(raw).into_owned()
 }
@@ -195,6 +195,7 @@ fn apply(s: &mut Cow<'_, str>, pass: fn(&str) -> Option<String>) {
     }
 }
 
+/// Every [`register`]ed value → [`MASK`].
 fn mask_registered(s: &str) -> Option<String> {
     let secrets = registered().lock().unwrap_or_else(|e| e.into_inner());
     let mut out: Option<String> = None;
@@ -430,8 +431,8 @@ fn replace_ranges(s: &str, mut ranges: Vec<(usize, usize)>) -> Option<String> {
     Some(out)
 }
 
-/// `Authorization: xyz`, `Cookie: …`, `X-Api-Key: …` lines (or `name: value` parts of a
-/// line) → value masked.
+/// `Authorization: xyz`, `Cookie: …`, `X-Api-Key: …` lines (also after a trace's `> ` or
+/// `< `) → value masked.
 fn mask_header_lines(s: &str) -> Option<String> {
     let mut out = String::with_capacity(s.len());
     let mut changed = false;
