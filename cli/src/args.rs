@@ -165,7 +165,8 @@ impl ConnectionArgs {
 /// Output options; all are global.
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
-    /// Print a wire trace of every message on stderr (secrets masked); twice for headers too.
+    /// Print a wire trace of every message on stderr (secrets masked); twice (-vv) adds the
+    /// HTTP requests and responses with their headers and the SSE framing.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
     /// Print nothing but the result (no progress bar, no log messages).
@@ -180,6 +181,32 @@ pub struct OutputArgs {
     /// Write a result's bare text or decoded image / audio / blob bytes, not a rendering.
     #[arg(long, global = true, conflicts_with = "json")]
     pub raw: bool,
+    /// When to use colour: `auto` (on a terminal, unless NO_COLOR is set), `always`, `never`.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
+}
+
+/// `--color`: when to use colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless NO_COLOR is set.
+    #[default]
+    Auto,
+    /// Always, even in a pipe or with NO_COLOR.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorWhen {
+    /// The renderer's setting for this choice.
+    pub fn to_style(self) -> crate::render::style::When {
+        match self {
+            ColorWhen::Auto => crate::render::style::When::Auto,
+            ColorWhen::Always => crate::render::style::When::Always,
+            ColorWhen::Never => crate::render::style::When::Never,
+        }
+    }
 }
 
 /// The server command line given after `--`.

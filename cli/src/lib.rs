@@ -12,7 +12,8 @@
 //! - [`lint`]: portability checks of tool input schemas;
 //! - [`load_stats`]: the latency histogram of `mcp load`;
 //! - [`exit`]: exit codes and error messages with hints, and the `--json` error object;
-//! - [`suggest`]: "did you mean" among a server's own names.
+//! - [`suggest`]: "did you mean" among a server's own names;
+//! - [`redact`]: the one masking rule for secrets in everything printed outside results.
 
 #![warn(missing_docs)]
 
@@ -22,15 +23,42 @@ pub mod demo_server;
 pub mod exit;
 pub mod lint;
 pub mod load_stats;
+pub mod redact;
 pub mod render;
 pub mod suggest;
 
-/// The terminal width to render for: `$COLUMNS` when it is a sensible number, else
-/// [`render::DEFAULT_WIDTH`].
-pub fn terminal_width() -> usize {
+/// `$COLUMNS` when it holds a sensible width (a user's override, honoured everywhere).
+pub fn columns_override() -> Option<usize> {
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|&w| (render::MIN_WIDTH..=1000).contains(&w))
+}
+
+/// The width to render stdout for: `$COLUMNS` when set; else, when stdout is a terminal, the
+/// terminal's real width (asked with `terminal_size`); else (a pipe or a file)
+/// [`render::UNLIMITED_WIDTH`], so that nothing a script reads is cut or wrapped.
+pub fn output_width(stdout_is_terminal: bool) -> usize {
+    if let Some(w) = columns_override() {
+        return w;
+    }
+    if stdout_is_terminal {
+        return asked_width(&std::io::stdout()).unwrap_or(render::DEFAULT_WIDTH);
+    }
+    render::UNLIMITED_WIDTH
+}
+
+/// The width of the terminal on stderr (progress bars and other redrawn lines): `$COLUMNS`
+/// when set, else the terminal's real width, else [`render::DEFAULT_WIDTH`].
+pub fn terminal_width() -> usize {
+    columns_override()
+        .or_else(|| asked_width(&std::io::stderr()))
+        .or_else(|| asked_width(&std::io::stdout()))
         .unwrap_or(render::DEFAULT_WIDTH)
+}
+
+/// The width of the terminal behind `stream`, when it is one (and not absurdly narrow).
+fn asked_width(stream: &impl std::os::fd::AsFd) -> Option<usize> {
+    let (terminal_size::Width(w), _) = terminal_size::terminal_size_of(stream)?;
+    Some(usize::from(w)).filter(|&w| w >= render::MIN_WIDTH)
 }

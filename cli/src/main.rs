@@ -11,33 +11,39 @@ use mcp_cli::{app, demo_server};
 fn main() -> ExitCode {
     let cli = match help::parse() {
         Ok(cli) => cli,
-        // A usage error with --json anywhere on the line still gets its JSON object (clap
-        // could not parse the line, so the flag is looked for by hand; after `--` it belongs
-        // to the server command).
-        Err(e)
-            if e.use_stderr()
-                && std::env::args()
-                    .skip(1)
-                    .take_while(|a| a != "--")
-                    .any(|a| a == "--json") =>
-        {
-            let _ = e.print();
-            let rendered = e.to_string();
-            let first = rendered.lines().next().unwrap_or_default();
-            let usage = CliError::Usage(first.trim_start_matches("error: ").trim().to_owned());
-            if let Some(object) = usage.json_object() {
-                let text = serde_json::to_string_pretty(&object).unwrap_or_default();
-                // A closed pipe leaves nobody to tell.
-                let _ = writeln!(std::io::stdout(), "{text}");
+        // A usage error quotes the argument, which may be a secret (`-H 'Authorization
+        // Bearer …'` without its colon): printed masked, in clap's colours where they apply.
+        // With --json anywhere on the line it also gets its JSON object (clap could not parse
+        // the line, so the flag is looked for by hand; after `--` it belongs to the server
+        // command).
+        Err(e) if e.use_stderr() => {
+            let rendered = e.render().ansi().to_string();
+            anstream::eprint!("{}", mcp_cli::redact::text(&rendered));
+            let json = std::env::args()
+                .skip(1)
+                .take_while(|a| a != "--")
+                .any(|a| a == "--json");
+            if json {
+                let plain = e.to_string();
+                let first = plain.lines().next().unwrap_or_default();
+                let first = mcp_cli::redact::text(first.trim_start_matches("error: ").trim());
+                let usage = CliError::Usage(first.into_owned());
+                if let Some(object) = usage.json_object() {
+                    let text = serde_json::to_string_pretty(&object).unwrap_or_default();
+                    // A closed pipe leaves nobody to tell.
+                    let _ = writeln!(std::io::stdout(), "{text}");
+                }
             }
-            return Exit::Usage.into();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
-        // clap prints help and version with status 0 and usage errors with status 2.
+        // clap prints help and version with status 0.
         Err(e) => e.exit(),
     };
+    mcp_cli::render::style::init(cli.output.color.to_style(), cli.output.output.is_some());
     match run(&cli) {
         Ok(exit) => exit.into(),
         Err(e) => {
+            // The one place errors are printed: secrets masked (mcp_cli::redact).
             print_error(&e, cli.output.json);
             e.exit().into()
         }

@@ -96,7 +96,7 @@ fn roots_list_is_answered_with_the_given_directories() {
     assert_eq!(
         text(&o.stdout),
         format!(
-            "file://{} (my project)\nfile://{} (other)\n",
+            "file://{} (my project)\nfile://{} (other)",
             canonical(&project).replace(' ', "%20"),
             canonical(&other)
         )
@@ -316,7 +316,8 @@ fn an_undefined_variable_affects_only_the_entries_that_use_it() {
         &d,
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(text(&o.stdout), "hi\n");
+    // Piped: the tool's text exactly as sent, nothing appended.
+    assert_eq!(text(&o.stdout), "hi");
     let o = run(&["--config", p, "--server", "needs-var", "ping"], &d);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
@@ -350,14 +351,14 @@ fn a_config_with_one_server_needs_no_server_option() {
     // `call` uses the server's own tool names, as with --server.
     let o = run(&["--config", p, "call", "echo", "text=hello"], &d);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(text(&o.stdout), "hello\n");
+    assert_eq!(text(&o.stdout), "hello");
     let o = run(&["--config", p, "tools", "--all"], &d);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("only__echo"));
     // The namespaced name `tools --all` shows works too.
     let o = run(&["--config", p, "call", "only__echo", "text=again"], &d);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert_eq!(text(&o.stdout), "again\n");
+    assert_eq!(text(&o.stdout), "again");
 }
 
 /// Runs `mcp ARGS -- mcp demo-server` on a pseudo-terminal (util-linux `script`), types

@@ -57,6 +57,8 @@ pub use handler::{
 pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
 pub use mcp_proto;
 pub use notify::{Lagged, Notifications};
+#[cfg(feature = "http")]
+pub use options::HttpTrace;
 pub use options::{CallOptions, Progress, ProgressWatch, WireDirection};
 pub use runtime::{BoxFuture, ChildParts, ChildProcess, Runtime};
 pub use subscription::Subscription;

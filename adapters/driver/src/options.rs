@@ -33,6 +33,74 @@ pub enum WireDirection {
 /// A wire tap: called on the driver task, so it must be quick and never block.
 pub(crate) type WireTap = Arc<dyn Fn(WireDirection, &[u8]) + Send + Sync>;
 
+/// One step of one HTTP exchange, for [`ClientBuilder::on_http_trace`](crate::ClientBuilder::on_http_trace):
+/// what the transport sent and received, exchange by exchange, before anything is decoded.
+///
+/// Every exchange is reported as one `Request`, then either a `Response` followed by its
+/// `Body` chunks (in order) and an `End`, or a `Failed`, or an `Aborted` at any point after
+/// the request (the connection closed the stream: a finished SSE answer, a redirect, the
+/// end of the connection). Exchanges run concurrently, so steps of different exchanges
+/// interleave; `exchange` tells them apart.
+///
+/// Header values, URLs and bodies are exactly what goes over the wire: they may carry
+/// credentials (`Authorization`, an API key in the query). Mask them before printing.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum HttpTrace<'a> {
+    /// A request, as handed to the runtime's HTTP client.
+    Request {
+        /// The exchange (unique within the connection).
+        exchange: u64,
+        /// `GET`, `POST` or `DELETE`.
+        method: &'a str,
+        /// The target.
+        url: &'a url::Url,
+        /// Every header sent.
+        headers: &'a mcp_proto::http::headers::HeaderList,
+        /// The body (empty for GET and DELETE).
+        body: &'a [u8],
+    },
+    /// The response head.
+    Response {
+        /// The exchange.
+        exchange: u64,
+        /// The status code.
+        status: u16,
+        /// The response headers.
+        headers: &'a mcp_proto::http::headers::HeaderList,
+    },
+    /// A chunk of the response body, as it arrived (an SSE chunk may hold part of an event
+    /// or several).
+    Body {
+        /// The exchange.
+        exchange: u64,
+        /// The bytes.
+        chunk: &'a [u8],
+    },
+    /// The response body ended.
+    End {
+        /// The exchange.
+        exchange: u64,
+    },
+    /// The exchange failed below HTTP (no response, or a body broken off).
+    Failed {
+        /// The exchange.
+        exchange: u64,
+        /// What failed.
+        failure: &'a mcp_proto::http::ExchangeFailure,
+    },
+    /// The connection dropped the exchange before its end.
+    Aborted {
+        /// The exchange.
+        exchange: u64,
+    },
+}
+
+/// An HTTP trace tap: called on the driver task, so it must be quick and never block.
+#[cfg(feature = "http")]
+pub(crate) type HttpTraceTap = Arc<dyn Fn(HttpTrace<'_>) + Send + Sync>;
+
 /// Where a call's progress goes.
 #[derive(Clone)]
 pub(crate) enum ProgressSink {

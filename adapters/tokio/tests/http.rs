@@ -27,6 +27,7 @@ scripted_tests!(
     http_resume_with_last_event_id,
     http_unauthorized_challenge,
     http_bad_url,
+    http_trace_reports_every_exchange_step,
 );
 
 // ---- real peers (see tests/src/peers.rs for the env and namespace rules) -----------------------

@@ -64,10 +64,20 @@ pub async fn run(
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_else(|| "message".into());
                 text.push_str(&format!("[{role}]\n"));
-                text.push_str(&render::content_blocks(
-                    std::slice::from_ref(&m.content),
-                    ui.width,
-                ));
+                if out.terminal {
+                    text.push_str(&render::content_blocks(
+                        std::slice::from_ref(&m.content),
+                        ui.width,
+                    ));
+                } else {
+                    // A pipe: the message text as sent, each message on its own lines.
+                    let verbatim = render::verbatim_blocks(std::slice::from_ref(&m.content));
+                    verbatim.notes.iter().for_each(|n| ui.info(n));
+                    text.push_str(&verbatim.text);
+                    if !verbatim.text.ends_with('\n') {
+                        text.push('\n');
+                    }
+                }
             }
             out.text(&text)
         }
@@ -230,7 +240,7 @@ pub fn tools_text(tools: &[Tool], width: usize) -> String {
     }
     let mut text = table.render(width);
     for tool in tools {
-        text.push_str(&format!("\n{}\n", tool.name));
+        text.push_str(&format!("\n{}\n", render::style::tool(&tool.name)));
         for line in render::schema_lines(&tool.input_schema, width.saturating_sub(2)).lines() {
             text.push_str(&format!("  {line}\n"));
         }
@@ -295,6 +305,30 @@ pub fn result_text(result: &CallToolResult, width: usize) -> String {
     text
 }
 
+/// A tool result for a pipe or a file: its text as sent. Structured content that no text
+/// item already carries is noted on stderr (`--json` shows it); a result with nothing but
+/// structured content writes that, as pretty JSON.
+pub fn verbatim_result(result: &CallToolResult) -> render::Verbatim {
+    let mut verbatim = render::verbatim_blocks(&result.content);
+    if let Some(s) = &result.structured_content {
+        let shown_as_text = result.content.iter().any(|b| match b {
+            ContentBlock::Text(t) => {
+                serde_json::from_str::<Value>(&t.text).ok().as_ref() == Some(s)
+            }
+            _ => false,
+        });
+        if result.content.is_empty() {
+            verbatim.text = serde_json::to_string_pretty(s).unwrap_or_default();
+            verbatim.text.push('\n');
+        } else if !shown_as_text {
+            verbatim
+                .notes
+                .push("the result also has structured content (see it with --json)".into());
+        }
+    }
+    verbatim
+}
+
 /// Writes a tool result: its raw bytes (`--raw`), JSON (`--json`) or its rendering.
 pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), CliError> {
     if out.raw {
@@ -302,8 +336,10 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
         out.bytes(&bytes)
     } else if ui.json {
         out.json(result).map(drop)
-    } else {
+    } else if out.terminal {
         out.text(&result_text(result, ui.width)).map(drop)
+    } else {
+        out.verbatim(ui, &verbatim_result(result)).map(drop)
     }
 }
 
@@ -407,6 +443,9 @@ async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, Cl
     }
     if ui.json {
         return out.json(&result);
+    }
+    if !out.terminal {
+        return out.verbatim(ui, &render::verbatim_contents(&result.contents));
     }
     out.text(&render::resource_contents(&result.contents))
 }

@@ -128,7 +128,8 @@ pub fn config_entries(file: &Path) -> Result<Vec<ConfigEntry>, CliError> {
         path: file.to_owned(),
         reason: e.to_string(),
     })?;
-    let vars = |name: &str| std::env::var(name).ok();
+    // A secret-looking variable's value is registered for masking in everything printed.
+    let vars = crate::redact::registering_lookup(|name| std::env::var(name).ok());
     parse_config_entries(
         Some(&file.display().to_string()),
         &text,
@@ -276,7 +277,12 @@ pub async fn connect_with(
         builder = builder.handshake_timeout(Some(t));
     }
     if ui.verbose > 0 {
-        builder = builder.on_wire(trace::tap(ui));
+        // Over HTTP the trace follows each exchange (JSON bodies and SSE events decoded, so
+        // every message shows once, whole); over stdio every line is a message.
+        builder = match &config.transport {
+            TransportConfig::Http(_) => builder.on_http_trace(trace::http(ui)),
+            _ => builder.on_wire(trace::tap(ui)),
+        };
     }
     if let Some(auth) = auth {
         if ui.verbose > 0 && had_token {
@@ -445,8 +451,14 @@ fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Durat
 
 /// `exited with status 1; its last stderr lines: …`.
 fn exited_detail(status: &str, stderr: &[String]) -> String {
-    if stderr.is_empty() {
+    // Printed after "the server": "exited with status 1", "was killed by signal 9 (SIGKILL)".
+    let status = if status.starts_with("killed") || status.starts_with("stopped") {
+        format!("was {status}")
+    } else {
         status.to_owned()
+    };
+    if stderr.is_empty() {
+        status
     } else {
         format!(
             "{status}; its last stderr lines:\n  {}",

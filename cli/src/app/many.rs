@@ -260,7 +260,11 @@ pub fn server_lines(
                 Some(ServerStatus::Failed { reason, .. }) if *reason == handshake_timeout => {
                     ("timed out", timed_out())
                 }
-                Some(ServerStatus::Failed { reason, .. }) => ("failed", Some(reason.clone())),
+                // The reason is the CLI's own report (it may quote a URL): masked like
+                // every error, on stdout too.
+                Some(ServerStatus::Failed { reason, .. }) => {
+                    ("failed", Some(crate::redact::text(reason).into_owned()))
+                }
                 Some(ServerStatus::Disabled) | None => ("disabled", None),
                 _ if cached => ("from cache", None),
                 _ => ("timed out", timed_out()),

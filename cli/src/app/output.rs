@@ -1,13 +1,19 @@
 //! Writing results: to stdout or `--output FILE`, as text, JSON or raw bytes.
+//!
+//! A result goes to a terminal (rendered for people: wrapped to the width, headings) or to a
+//! pipe or a file (written as the server sent it: text byte for byte, anything else
+//! summarized on stderr). [`Out::terminal`] tells which.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use super::ui::Ui;
 use crate::args::Cli;
 use crate::exit::{CliError, Exit};
+use crate::render::Verbatim;
 
 /// Where and how results are written.
 #[derive(Debug, Clone)]
@@ -16,6 +22,9 @@ pub struct Out {
     pub path: Option<PathBuf>,
     /// `--raw`.
     pub raw: bool,
+    /// Whether results go to a terminal (no `--output` and stdout is a terminal): only then
+    /// are they rendered for people rather than written as the server sent them.
+    pub terminal: bool,
 }
 
 /// Serializes for `--json`; a value that cannot be serialized becomes `null`.
@@ -29,6 +38,7 @@ impl Out {
         Out {
             path: cli.output.output.clone(),
             raw: cli.output.raw,
+            terminal: cli.output.output.is_none() && std::io::stdout().is_terminal(),
         }
     }
 
@@ -51,6 +61,15 @@ impl Out {
     /// Writes text.
     pub fn text(&self, text: &str) -> Result<Exit, CliError> {
         self.bytes(text.as_bytes()).map(|()| Exit::Ok)
+    }
+
+    /// Writes the server's text as sent and its notes (what is not text) on stderr, first,
+    /// unless `-q`.
+    pub fn verbatim(&self, ui: &Ui, verbatim: &Verbatim) -> Result<Exit, CliError> {
+        for note in &verbatim.notes {
+            ui.info(note);
+        }
+        self.text(&verbatim.text)
     }
 
     /// Writes a value as pretty JSON and a newline.

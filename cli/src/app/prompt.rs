@@ -31,7 +31,9 @@ where
         // A poisoned lock only means an earlier question panicked; the terminal is free.
         let _turn = TERMINAL.lock().unwrap_or_else(PoisonError::into_inner);
         let mut input = QuestionInput::new(question);
-        let mut output = std::io::stderr().lock();
+        // Not locked for the whole question: a writer elsewhere (a log line, the shell's
+        // prompt after a Ctrl-C) must never wait for a person to answer.
+        let mut output = std::io::stderr();
         ask(&mut input, &mut output)
     })
     .await

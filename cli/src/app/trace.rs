@@ -1,83 +1,32 @@
-//! The `-v` wire trace: every message on stderr, one line each, secrets masked.
+//! The wire trace on stderr, masked by [`crate::redact`].
+//!
+//! `-v` shows every JSON-RPC message once, whole, in order, one line each: `-> {…}` sent,
+//! `<- {…}` received. Over stdio that is every line; over HTTP it is every request body and
+//! every message of a response, whether the response is a JSON body or an SSE stream (the
+//! `data` of each event, never its framing).
+//!
+//! `-vv` adds HTTP itself: `> POST url` and the request headers, `< 200` and the response
+//! headers, the SSE framing lines as they arrived (`< event: message`, `< id: 7`, …), and
+//! exchanges that fail or are dropped. Secret header values are masked; `Mcp-Session-Id`
+//! is shown.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_tokio::mcp_driver::WireDirection;
+use mcp_proto::framing::sse::{SseDecoder, SseItem};
+use mcp_tokio::mcp_driver::{HttpTrace, WireDirection};
 use serde_json::Value;
 
 use super::ui::Ui;
+use crate::redact;
 
 /// How many characters of one message the trace shows.
 const MAX_SHOWN: usize = 4000;
-/// A received line longer than this without a newline is shown truncated and dropped.
+/// A received line (or a JSON body) longer than this is shown truncated and dropped.
 const MAX_PENDING: usize = 1 << 20;
 
-/// What replaces a secret.
-pub const MASK: &str = "***";
-
-/// Whether a key names a secret (headers, tokens, passwords, API keys).
-pub fn is_secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase().replace(['-', '_'], "");
-    // Protocol fields that merely contain the word: a progress token, token counts.
-    if k == "progresstoken" || k.ends_with("tokens") {
-        return false;
-    }
-    [
-        "authorization",
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "apikey",
-        "cookie",
-        "credential",
-        "privatekey",
-    ]
-    .iter()
-    .any(|s| k.contains(s))
-}
-
-/// Masks secret values in a JSON value: values under secret keys, and every value of an
-/// `env` (or `headers`) object.
-pub fn mask_value(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map.iter_mut() {
-                let lower = key.to_ascii_lowercase();
-                if is_secret_key(key) && !v.is_object() && !v.is_array() {
-                    *v = Value::String(MASK.into());
-                } else if (lower == "env" || lower == "headers")
-                    && let Value::Object(inner) = v
-                {
-                    for (k, iv) in inner.iter_mut() {
-                        if lower == "env" || is_secret_key(k) {
-                            *iv = Value::String(MASK.into());
-                        }
-                    }
-                } else {
-                    mask_value(v);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(mask_value),
-        Value::String(s) => {
-            if let Some(masked) = mask_bearer(s) {
-                *s = masked;
-            }
-        }
-        _ => {}
-    }
-}
-
-/// `Bearer abc…` anywhere in a string becomes `Bearer ***`.
-fn mask_bearer(s: &str) -> Option<String> {
-    let at = s.to_ascii_lowercase().find("bearer ")?;
-    let start = at + "bearer ".len();
-    let end = s[start..]
-        .find(|c: char| c.is_whitespace() || c == '"')
-        .map_or(s.len(), |i| start + i);
-    Some(format!("{}{MASK}{}", &s[..start], &s[end..]))
-}
+/// What replaces a secret (the one mask of [`crate::redact`]).
+pub const MASK: &str = redact::MASK;
 
 /// One traced message as printed: `-> {…}` sent, `<- {…}` received, masked, shortened.
 pub fn trace_line(direction: WireDirection, message: &[u8]) -> String {
@@ -89,16 +38,23 @@ pub fn trace_line(direction: WireDirection, message: &[u8]) -> String {
     let text = text.trim_end_matches(['\r', '\n']);
     let shown = match serde_json::from_str::<Value>(text) {
         Ok(mut value) => {
-            mask_value(&mut value);
+            redact::json(&mut value);
             value.to_string()
         }
-        Err(_) => mask_bearer(text).unwrap_or_else(|| text.to_owned()),
+        Err(_) => redact::text(text).into_owned(),
+    };
+    // Bytes that are not UTF-8 are not a valid message, whatever they look like once the
+    // bad bytes are replaced for display: say so.
+    let invalid = if std::str::from_utf8(message).is_err() {
+        " (not valid UTF-8; bad bytes shown as \u{FFFD})"
+    } else {
+        ""
     };
     if shown.chars().count() > MAX_SHOWN {
         let cut: String = shown.chars().take(MAX_SHOWN).collect();
-        format!("{arrow} {cut}… ({} bytes)", message.len())
+        format!("{arrow} {cut}… ({} bytes){invalid}", message.len())
     } else {
-        format!("{arrow} {shown}")
+        format!("{arrow} {shown}{invalid}")
     }
 }
 
@@ -111,22 +67,32 @@ pub fn masked_pairs(pairs: &[(String, String)], sep: &str) -> String {
         .join(" ")
 }
 
-/// The tap handed to the client: sent bytes are whole messages, received bytes are split
-/// into lines here.
+/// The stdio tap handed to the client: sent bytes are whole lines, received bytes are split
+/// into lines here (a line longer than 1 MiB is shown cut).
 pub fn tap(ui: &Ui) -> impl Fn(WireDirection, &[u8]) + Send + Sync + 'static {
     let ui = ui.clone();
     let pending = Arc::new(Mutex::new(Vec::<u8>::new()));
     move |direction, bytes| match direction {
-        WireDirection::Sent => ui.note(&trace_line(direction, bytes)),
+        WireDirection::Sent => {
+            for line in shielded(|| vec![trace_line(direction, bytes)]) {
+                ui.note(&line);
+            }
+        }
         _ => {
+            // A poisoned lock only means a panic on another print; the buffer is still bytes.
             let mut buf = pending.lock().unwrap_or_else(|e| e.into_inner());
             buf.extend_from_slice(bytes);
-            while let Some(nl) = buf.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = buf.drain(..=nl).collect();
+            let mut start = 0;
+            while let Some(nl) = buf[start..].iter().position(|&b| b == b'\n') {
+                let line = &buf[start..start + nl + 1];
                 if line.iter().any(|b| !b.is_ascii_whitespace()) {
-                    ui.note(&trace_line(direction, &line));
+                    for shown in shielded(|| vec![trace_line(direction, line)]) {
+                        ui.note(&shown);
+                    }
                 }
+                start += nl + 1;
             }
+            buf.drain(..start);
             if buf.len() > MAX_PENDING {
                 ui.note(&trace_line(direction, &buf));
                 buf.clear();
@@ -135,52 +101,243 @@ pub fn tap(ui: &Ui) -> impl Fn(WireDirection, &[u8]) + Send + Sync + 'static {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn masks_secrets_but_keeps_the_rest() {
-        let mut v = json!({
-            "params": {
-                "arguments": { "apiKey": "k-123", "text": "hello", "access_token": "t" },
-                "env": { "HOME": "/root" },
-                "headers": { "Authorization": "Bearer abc", "Accept": "text/plain" },
-                "note": "use Bearer sekrit please"
-            }
-        });
-        mask_value(&mut v);
-        assert_eq!(
-            v,
-            json!({
-                "params": {
-                    "arguments": { "apiKey": MASK, "text": "hello", "access_token": MASK },
-                    "env": { "HOME": MASK },
-                    "headers": { "Authorization": MASK, "Accept": "text/plain" },
-                    "note": "use Bearer *** please"
-                }
-            })
-        );
-    }
-
-    #[test]
-    fn trace_lines() {
-        assert_eq!(
-            trace_line(WireDirection::Sent, b"{\"id\":1,\"token\":\"x\"}\n"),
-            r#"-> {"id":1,"token":"***"}"#
-        );
-        assert_eq!(
-            trace_line(WireDirection::Received, b"not json Bearer zzz\n"),
-            "<- not json Bearer ***"
-        );
-        let long = format!("\"{}\"", "a".repeat(5000));
-        let line = trace_line(WireDirection::Received, long.as_bytes());
-        assert!(line.ends_with("… (5002 bytes)"), "{line}");
-        assert_eq!(masked_pairs(&[("A".into(), "1".into())], "="), "A=***");
-        assert!(!is_secret_key("text"));
-        assert!(!is_secret_key("progressToken"));
-        assert!(!is_secret_key("maxTokens"));
-        assert!(is_secret_key("X-Api-Key"));
+/// The HTTP trace handed to the client (`ClientBuilder::on_http_trace`): each exchange's
+/// response decoded by its own content type, so every message is printed once and whole.
+pub fn http(ui: &Ui) -> impl Fn(HttpTrace<'_>) + Send + Sync + 'static {
+    let tracer = Mutex::new(HttpTracer::new(ui.verbose > 1));
+    let ui = ui.clone();
+    move |step| {
+        // A poisoned lock only means a panic on another print; the state is still usable.
+        let mut tracer = tracer.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = shielded(|| tracer.step(step));
+        for line in lines {
+            ui.note(&line);
+        }
     }
 }
+
+/// How one exchange's response body is being read for the trace.
+enum Body {
+    /// `application/json` (or anything JSON): printed whole at its end.
+    Json(Vec<u8>),
+    /// `text/event-stream`: each event's data printed when it is dispatched.
+    Sse(Box<SseDecoder>, Vec<u8>),
+    /// Anything else (an error page): shown at `-vv`, cut.
+    Other(Vec<u8>),
+    /// Over [`MAX_PENDING`]: already reported, the rest is not kept.
+    Skipped,
+}
+
+/// The HTTP trace's state: the body of each open exchange. Pure (lines in, lines out), so it
+/// is tested without a server.
+pub struct HttpTracer {
+    headers: bool,
+    open: HashMap<u64, Body>,
+}
+
+impl HttpTracer {
+    /// A tracer; `headers` (`-vv`) adds HTTP heads, SSE framing and failures.
+    pub fn new(headers: bool) -> Self {
+        HttpTracer {
+            headers,
+            open: HashMap::new(),
+        }
+    }
+
+    /// The trace lines of one step, masked.
+    pub fn step(&mut self, step: HttpTrace<'_>) -> Vec<String> {
+        let mut lines = Vec::new();
+        match step {
+            HttpTrace::Request {
+                exchange,
+                method,
+                url,
+                headers,
+                body,
+            } => {
+                if self.headers {
+                    lines.push(format!(
+                        "> {method} {} (exchange {exchange})",
+                        redact::url(url.as_str())
+                    ));
+                    lines.extend(
+                        headers
+                            .iter()
+                            .map(|(n, v)| format!("> {n}: {}", redact::header(n, v))),
+                    );
+                }
+                if !body.is_empty() {
+                    lines.push(trace_line(WireDirection::Sent, body));
+                }
+            }
+            HttpTrace::Response {
+                exchange,
+                status,
+                headers,
+            } => {
+                if self.headers {
+                    lines.push(format!("< {status} (exchange {exchange})"));
+                    lines.extend(
+                        headers
+                            .iter()
+                            .map(|(n, v)| format!("< {n}: {}", redact::header(n, v))),
+                    );
+                }
+                let kind = headers
+                    .get("content-type")
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let body = if kind.starts_with("text/event-stream") {
+                    Body::Sse(
+                        Box::new(SseDecoder::with_max_event_size(MAX_PENDING)),
+                        Vec::new(),
+                    )
+                } else if kind.contains("json") {
+                    Body::Json(Vec::new())
+                } else {
+                    Body::Other(Vec::new())
+                };
+                self.open.insert(exchange, body);
+            }
+            HttpTrace::Body { exchange, chunk } => {
+                let headers = self.headers;
+                if let Some(body) = self.open.get_mut(&exchange) {
+                    body_chunk(body, chunk, headers, &mut lines);
+                }
+            }
+            HttpTrace::End { exchange } => {
+                if let Some(body) = self.open.remove(&exchange) {
+                    body_end(body, self.headers, &mut lines);
+                }
+            }
+            HttpTrace::Failed { exchange, failure } => {
+                if let Some(body) = self.open.remove(&exchange) {
+                    body_end(body, self.headers, &mut lines);
+                }
+                if self.headers {
+                    lines.push(format!(
+                        "< exchange {exchange} failed: {}",
+                        redact::text(&failure.to_string())
+                    ));
+                }
+            }
+            HttpTrace::Aborted { exchange } => {
+                if let Some(body) = self.open.remove(&exchange) {
+                    body_end(body, self.headers, &mut lines);
+                }
+                if self.headers {
+                    lines.push(format!("< exchange {exchange} closed by the client"));
+                }
+            }
+            // A new kind of step (the enum is non_exhaustive) has nothing to print yet.
+            _ => {}
+        }
+        lines
+    }
+}
+
+/// Takes one chunk of a body: SSE events are printed as they complete; a JSON body is kept
+/// for its end, up to [`MAX_PENDING`].
+fn body_chunk(body: &mut Body, chunk: &[u8], headers: bool, lines: &mut Vec<String>) {
+    match body {
+        Body::Json(buf) | Body::Other(buf) => {
+            buf.extend_from_slice(chunk);
+            if buf.len() > MAX_PENDING {
+                lines.push(trace_line(WireDirection::Received, buf));
+                *body = Body::Skipped;
+            }
+        }
+        Body::Sse(decoder, framing) => {
+            if headers {
+                framing_lines(framing, chunk, lines);
+            }
+            decoder.decode(chunk, |item| sse_item(item, lines));
+        }
+        Body::Skipped => {}
+    }
+}
+
+/// The end of a body: a JSON body is one message (or a batch), printed whole.
+fn body_end(body: Body, headers: bool, lines: &mut Vec<String>) {
+    match body {
+        Body::Json(buf) if buf.iter().any(|b| !b.is_ascii_whitespace()) => {
+            lines.push(trace_line(WireDirection::Received, &buf));
+        }
+        Body::Other(buf) if headers && !buf.is_empty() => {
+            lines.push(format!("< body: {}", shown_text(&buf)));
+        }
+        Body::Sse(mut decoder, framing) => {
+            if headers && !framing.is_empty() {
+                lines.push(format!("< {}", shown_text(&framing)));
+            }
+            decoder.finish(|item| sse_item(item, lines));
+        }
+        _ => {}
+    }
+}
+
+/// One decoded SSE item: a `message` event's data is a JSON-RPC message; other events
+/// (the legacy transport's `endpoint`) are named.
+fn sse_item(item: SseItem<'_>, lines: &mut Vec<String>) {
+    match item {
+        SseItem::Event(e) if e.event == "message" => {
+            lines.push(trace_line(WireDirection::Received, e.data.as_bytes()));
+        }
+        SseItem::Event(e) => lines.push(format!(
+            "<- (event {}) {}",
+            redact::text(e.event),
+            redact::url(e.data)
+        )),
+        SseItem::TooLarge { discarded, .. } => {
+            lines.push(format!(
+                "<- (an event of {discarded} bytes, over the limit, dropped)"
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// `-vv`: the SSE lines of `chunk` as they arrived (`< data: …`), a partial last line kept
+/// in `pending` for the next chunk (bounded by [`MAX_PENDING`]).
+fn framing_lines(pending: &mut Vec<u8>, chunk: &[u8], lines: &mut Vec<String>) {
+    pending.extend_from_slice(chunk);
+    let mut start = 0;
+    while let Some(nl) = pending[start..]
+        .iter()
+        .position(|&b| b == b'\n' || b == b'\r')
+    {
+        let line = &pending[start..start + nl];
+        if !line.is_empty() {
+            lines.push(format!("< {}", shown_text(line)));
+        }
+        start += nl + 1;
+    }
+    pending.drain(..start);
+    if pending.len() > MAX_PENDING {
+        lines.push(format!("< {}", shown_text(pending)));
+        pending.clear();
+    }
+}
+
+/// Runs a trace step so that a bug in it can never take the connection down: the tap runs
+/// on the driver's task, and a panic there would end the session. A step that panics shows
+/// one line saying so instead of its own (the default hook has already printed the panic).
+fn shielded(step: impl FnOnce() -> Vec<String>) -> Vec<String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step))
+        .unwrap_or_else(|_| vec!["(this trace line could not be shown)".to_owned()])
+}
+
+/// Bytes as masked text, cut at [`MAX_SHOWN`] characters.
+fn shown_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let masked = redact::text(&text);
+    if masked.chars().count() > MAX_SHOWN {
+        let cut: String = masked.chars().take(MAX_SHOWN).collect();
+        format!("{cut}… ({} bytes)", bytes.len())
+    } else {
+        masked.into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests;

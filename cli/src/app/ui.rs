@@ -16,8 +16,14 @@ pub struct Ui {
     pub quiet: bool,
     /// `-v` count: 1 = wire trace.
     pub verbose: u8,
-    /// The width to render for.
+    /// The width to render stdout for: `$COLUMNS`, else the terminal's, else (a pipe or a
+    /// file) unlimited, so that nothing a script reads is cut ([`crate::output_width`]).
     pub width: usize,
+    /// The width of the terminal on stderr, for the progress bar ([`crate::terminal_width`]).
+    pub err_width: usize,
+    /// Whether stdout is a terminal: human renderings (wrapped text, headings) only then;
+    /// a pipe gets the server's text as sent.
+    pub stdout_tty: bool,
     /// Whether stderr is a terminal (the progress bar is redrawn in place only then).
     pub stderr_tty: bool,
     /// Whether stdin is a terminal (elicitations are asked only then).
@@ -28,20 +34,33 @@ pub struct Ui {
 impl Ui {
     /// The UI for these options and the real terminal.
     pub fn new(cli: &Cli) -> Self {
+        // Credentials handed over on the command line are masked wherever they show up
+        // (an error quoting a header, a server echoing its environment).
+        for (name, value) in cli.connection.headers.iter().chain(&cli.connection.env) {
+            if crate::redact::is_secret_name(name) {
+                crate::redact::register(value);
+            }
+        }
+        let stdout_tty = std::io::stdout().is_terminal();
         Ui {
             json: cli.output.json,
             quiet: cli.output.quiet,
             verbose: cli.output.verbose,
-            width: crate::terminal_width(),
+            // `--output FILE` is not the terminal: a file gets the unlimited width of a pipe.
+            width: crate::output_width(stdout_tty && cli.output.output.is_none()),
+            err_width: crate::terminal_width(),
+            stdout_tty,
             stderr_tty: std::io::stderr().is_terminal(),
             stdin_tty: std::io::stdin().is_terminal(),
             painter: Arc::new(Painter::default()),
         }
     }
 
-    /// Prints one line on stderr (clearing and redrawing a progress bar around it).
+    /// Prints one line on stderr (clearing and redrawing a progress bar around it), secrets
+    /// masked ([`crate::redact::text`]): every stderr line goes through here.
     pub fn note(&self, line: &str) {
-        self.painter.line(line, self.stderr_tty);
+        self.painter
+            .line(&crate::redact::text(line), self.stderr_tty);
     }
 
     /// Prints one line on stderr unless `-q`.
@@ -57,7 +76,8 @@ impl Ui {
         if self.quiet {
             return;
         }
-        let line = progress_line(progress, total, message, self.width);
+        let line = progress_line(progress, total, message, self.err_width);
+        let line = crate::redact::text(&line).into_owned();
         if self.stderr_tty {
             self.painter.bar(Some(line));
         } else if self.verbose > 0 {

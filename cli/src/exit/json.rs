@@ -138,8 +138,11 @@ impl CliError {
 pub fn print_error(error: &CliError, json: bool) {
     // Not `eprint!`: after SIGHUP the terminal is gone, and a failed write must not turn the
     // exit status into a panic's.
-    let _ = std::io::stderr().write_all(error.report().as_bytes());
-    if json && let Some(object) = error.json_object() {
+    let report = crate::redact::text(&error.report()).into_owned();
+    let report = crate::render::style::labels(&report);
+    let _ = std::io::stderr().write_all(report.as_bytes());
+    if json && let Some(mut object) = error.json_object() {
+        crate::redact::json(&mut object);
         let mut text = serde_json::to_string_pretty(&object).unwrap_or_default();
         text.push('\n');
         let mut stdout = std::io::stdout().lock();

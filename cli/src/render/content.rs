@@ -56,7 +56,8 @@ fn contents_header(c: &ResourceContents) -> String {
 
 /// Renders content blocks, one after the other, each line ending in `\n`.
 ///
-/// Text is wrapped to `width`; images and audio are summarized as `[image image/png, 88 B]`;
+/// Text keeps its layout (indentation, runs of spaces, blank lines) and only lines wider
+/// than `width` are broken ([`super::wrap_keeping_layout`]); images and audio are summarized as `[image image/png, 88 B]`;
 /// a resource link shows its name, URI and type; an embedded resource shows a header and its
 /// text indented (or its size when it is binary). Unknown block types are named, not dropped.
 pub fn content_blocks(blocks: &[ContentBlock], width: usize) -> String {
@@ -64,7 +65,7 @@ pub fn content_blocks(blocks: &[ContentBlock], width: usize) -> String {
     let mut lines: Vec<String> = Vec::new();
     for block in blocks {
         match block {
-            ContentBlock::Text(t) => lines.extend(wrap(&t.text, width)),
+            ContentBlock::Text(t) => lines.extend(super::wrap_keeping_layout(&t.text, width)),
             ContentBlock::Image(m) => lines.push(media("image", m)),
             ContentBlock::Audio(m) => lines.push(media("audio", m)),
             ContentBlock::ResourceLink(r) => {
@@ -91,7 +92,7 @@ pub fn content_blocks(blocks: &[ContentBlock], width: usize) -> String {
                 lines.extend(super::wrap_hanging(&contents_header(&e.resource), width, 2));
                 if let ResourceContents::Text(t) = &e.resource {
                     lines.extend(
-                        wrap(&t.text, width - 2)
+                        super::wrap_keeping_layout(&t.text, width - 2)
                             .into_iter()
                             .map(|l| format!("  {l}")),
                     );
@@ -139,6 +140,90 @@ pub fn resource_contents(contents: &[ResourceContents]) -> String {
                 out.push_str(&contents_header(c));
                 out.push('\n');
             }
+        }
+    }
+    out
+}
+
+/// Output for a pipe or a file: the server's text exactly as sent, and what is not text as
+/// notes for stderr.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verbatim {
+    /// For stdout: every text item byte for byte (no wrapping, no re-indenting, no newline
+    /// added at the end). Items follow each other; a `\n` goes between two of them only
+    /// when the first does not already end in one.
+    pub text: String,
+    /// For stderr: one line per item that is not text (images, audio, links, binary
+    /// resources), in the order met, saying what it was and how to get it.
+    pub notes: Vec<String>,
+}
+
+impl Verbatim {
+    fn push_text(&mut self, text: &str) {
+        if !self.text.is_empty() && !self.text.ends_with('\n') {
+            self.text.push('\n');
+        }
+        self.text.push_str(text);
+    }
+
+    fn note(&mut self, line: String) {
+        self.notes.push(line);
+    }
+}
+
+/// The [`Verbatim`] output of content blocks (a tool result, a prompt message): text blocks
+/// and the text of embedded resources on stdout as sent; a summary of anything else (the
+/// same one a terminal shows) as a note.
+pub fn verbatim_blocks(blocks: &[ContentBlock]) -> Verbatim {
+    let mut out = Verbatim::default();
+    for block in blocks {
+        match block {
+            ContentBlock::Text(t) => out.push_text(&t.text),
+            ContentBlock::Resource(e) => match &e.resource {
+                ResourceContents::Text(t) => out.push_text(&t.text),
+                other => out.note(format!(
+                    "{} (use --raw to write it)",
+                    contents_header(other)
+                )),
+            },
+            ContentBlock::Image(m) => {
+                out.note(format!("{} (use --raw to write it)", media("image", m)))
+            }
+            ContentBlock::Audio(m) => {
+                out.note(format!("{} (use --raw to write it)", media("audio", m)))
+            }
+            ContentBlock::ToolResult(r) => {
+                let inner = verbatim_blocks(&r.content);
+                out.push_text(&inner.text);
+                out.notes.extend(inner.notes);
+            }
+            other => {
+                // Links, tool uses and unknown kinds: their one-line summary.
+                for line in
+                    content_blocks(std::slice::from_ref(other), super::UNLIMITED_WIDTH).lines()
+                {
+                    out.note(line.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The [`Verbatim`] output of `resources/read` contents: text as sent; binary contents (and,
+/// with several items, the header of each) as notes.
+pub fn verbatim_contents(contents: &[ResourceContents]) -> Verbatim {
+    let mut out = Verbatim::default();
+    let many = contents.len() > 1;
+    for c in contents {
+        match c {
+            ResourceContents::Text(t) => {
+                if many {
+                    out.note(contents_header(c));
+                }
+                out.push_text(&t.text);
+            }
+            _ => out.note(format!("{} (use --raw to write it)", contents_header(c))),
         }
     }
     out

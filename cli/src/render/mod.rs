@@ -10,12 +10,15 @@ mod log;
 mod progress;
 mod raw;
 mod schema;
+pub mod style;
 mod table;
 
 #[cfg(test)]
 mod tests;
 
-pub use content::{content_blocks, human_bytes, resource_contents};
+pub use content::{
+    Verbatim, content_blocks, human_bytes, resource_contents, verbatim_blocks, verbatim_contents,
+};
 pub use log::log_line;
 pub use progress::progress_line;
 pub use raw::{RawError, raw_resource, raw_tool_result};
@@ -24,8 +27,13 @@ pub use table::{Align, Column, Table};
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-/// The width used when the terminal's cannot be detected (output is a pipe or a file).
+/// The width used for a terminal whose size cannot be asked.
 pub const DEFAULT_WIDTH: usize = 80;
+
+/// The width output is rendered for when it goes to a pipe or a file: wide enough that no
+/// table cell is cut and no line is wrapped (a script must see every name and URI whole),
+/// small enough that width arithmetic cannot overflow.
+pub const UNLIMITED_WIDTH: usize = 1 << 20;
 
 /// The narrowest width the renderers honour; below it they behave as at this width.
 pub const MIN_WIDTH: usize = 20;
@@ -104,6 +112,59 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
             }
         }
         lines.push(line);
+    }
+    lines
+}
+
+/// Wraps a server's text for a terminal without rewriting it: every line keeps its leading
+/// indentation and its runs of spaces; only a line wider than `width` is broken, at its last
+/// space that fits (or at the width, inside a long word), and its continuation lines get the
+/// same indentation. Blank lines stay. Used for text content, where indentation may be code
+/// or JSON (prose in table cells uses [`wrap`]).
+pub fn wrap_keeping_layout(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    for line in text.split('\n') {
+        let line = line.trim_end_matches('\r').trim_end();
+        if display_width(line) <= width {
+            lines.push(line.to_owned());
+            continue;
+        }
+        let body = line.trim_start();
+        let indent_str = &line[..line.len() - body.len()];
+        // Tabs count as one column here; an indent of more than half the width is capped so
+        // that every continuation line still carries text.
+        let indent = display_width(indent_str)
+            .max(indent_str.len())
+            .min(width / 2);
+        let mut first = true;
+        let mut rest = body;
+        while !rest.is_empty() {
+            let (prefix, room) = if first {
+                (
+                    indent_str.to_owned(),
+                    width.saturating_sub(display_width(indent_str)).max(1),
+                )
+            } else {
+                (" ".repeat(indent), width - indent)
+            };
+            let (head, tail) = if display_width(rest) <= room {
+                (rest, "")
+            } else {
+                let (fits, _) = split_at_width(rest, room);
+                match fits
+                    .rfind(' ')
+                    .filter(|&i| !fits[..i].trim_end().is_empty())
+                {
+                    // Break at the last space that fits; the spaces there are the break.
+                    Some(i) => (fits[..i].trim_end(), rest[i..].trim_start()),
+                    None => split_at_width(rest, room),
+                }
+            };
+            lines.push(format!("{prefix}{head}"));
+            rest = tail;
+            first = false;
+        }
     }
     lines
 }

@@ -54,9 +54,13 @@ impl Column {
 
 /// A table of text cells rendered to a fixed width.
 ///
-/// Columns are separated by two spaces. When the natural widths fit, they are used. Otherwise
-/// the wrapping column shrinks first (down to a third of the width), then the widest
-/// truncating columns give up space, never below 4 columns. Lines have no trailing spaces.
+/// Columns are separated by two spaces. When the natural widths fit, they are used. The first
+/// column is the key (a name, a URI: what a user copies into the next command), so it keeps
+/// its full width as long as anything else can give way. When space is short: the wrapping
+/// column shrinks first (down to a third of the width), then the widest other truncating
+/// columns give up space (never below 4 columns), then the wrapping column shrinks to 12
+/// columns, and only then is the key column cut. Lines have no trailing
+/// spaces.
 #[derive(Debug, Clone)]
 pub struct Table {
     columns: Vec<Column>,
@@ -65,6 +69,10 @@ pub struct Table {
 
 const GAP: usize = 2;
 const MIN_COL: usize = 4;
+/// The narrowest the wrapping column gets before the key column is cut.
+const MIN_WRAP: usize = 12;
+/// The index of the key column.
+const KEY: usize = 0;
 
 impl Table {
     /// A table with these columns and no rows.
@@ -113,6 +121,7 @@ impl Table {
             .collect()
     }
 
+    /// The width of each column at `width`, by the rule in the type's documentation.
     fn fit(&self, width: usize) -> Vec<usize> {
         let mut widths = self.natural_widths();
         let n = widths.len();
@@ -121,28 +130,44 @@ impl Table {
         }
         let budget = width.saturating_sub(GAP * (n - 1));
         let total = |w: &[usize]| w.iter().sum::<usize>();
+        let wrapping = self.columns.iter().position(|c| c.wrap);
         // The wrapping column gives way first, down to a third of the width.
-        if let Some(wi) = self.columns.iter().position(|c| c.wrap) {
+        if let Some(wi) = wrapping {
             let others: usize = total(&widths) - widths[wi];
             let floor = (width / 3).max(MIN_COL).min(widths[wi]);
             widths[wi] = budget.saturating_sub(others).clamp(floor, widths[wi]);
         }
-        // Then the widest truncating column, one column at a time.
-        while total(&widths) > budget {
-            let widest = (0..n)
-                .filter(|&i| !self.columns[i].wrap && widths[i] > MIN_COL)
+        // Then the widest truncating column other than the key, one column at a time.
+        self.shrink_widest(&mut widths, budget, |i| i != KEY);
+        // Then the wrapping column down to a readable minimum.
+        if let Some(wi) = wrapping {
+            let over = total(&widths).saturating_sub(budget);
+            let floor = MIN_WRAP.min(widths[wi]);
+            widths[wi] = widths[wi].saturating_sub(over).max(floor);
+        }
+        // Only then the key column (the terminal is narrower than the key itself).
+        self.shrink_widest(&mut widths, budget, |i| i == KEY);
+        // A tiny terminal: squeeze the wrapping column to the bone.
+        if let Some(wi) = wrapping {
+            let over = total(&widths).saturating_sub(budget);
+            widths[wi] = widths[wi].saturating_sub(over).max(MIN_COL.min(widths[wi]));
+        }
+        widths
+    }
+
+    /// Takes columns off the widest truncating column that `may` allows (never below
+    /// [`MIN_COL`]) until the widths fit `budget` or none can give more.
+    fn shrink_widest(&self, widths: &mut [usize], budget: usize, may: impl Fn(usize) -> bool) {
+        let over = widths.iter().sum::<usize>().saturating_sub(budget);
+        for _ in 0..over {
+            let widest = (0..widths.len())
+                .filter(|&i| may(i) && !self.columns[i].wrap && widths[i] > MIN_COL)
                 .max_by_key(|&i| (widths[i], std::cmp::Reverse(i)));
             match widest {
                 Some(i) => widths[i] -= 1,
                 None => break,
             }
         }
-        // Still too wide (many columns in a tiny terminal): squeeze the wrapping column too.
-        if let Some(wi) = self.columns.iter().position(|c| c.wrap) {
-            let over = total(&widths).saturating_sub(budget);
-            widths[wi] = widths[wi].saturating_sub(over).max(MIN_COL);
-        }
-        widths
     }
 
     /// Renders the header, a rule and the rows, each line ending in `\n`.
@@ -156,7 +181,10 @@ impl Table {
             .zip(&widths)
             .map(|(c, &w)| vec![truncate(&c.header, w)])
             .collect();
-        self.push_line(&mut out, &header, &widths);
+        let mut header_line = String::new();
+        self.push_line(&mut header_line, &header, &widths);
+        out.push_str(&super::style::header(header_line.trim_end_matches('\n')));
+        out.push('\n');
         let rule: Vec<Vec<String>> = widths.iter().map(|&w| vec!["─".repeat(w)]).collect();
         self.push_line(&mut out, &rule, &widths);
         for row in &self.rows {
@@ -197,5 +225,91 @@ impl Table {
             out.push_str(line.trim_end());
             out.push('\n');
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const URI: &str =
+        "file:///home/someone/projects/mcp-rs/shared/spec/schema/2025-11-25/schema.json";
+
+    fn resources() -> Table {
+        let mut t = Table::new(vec![
+            Column::new("URI"),
+            Column::new("NAME"),
+            Column::new("TYPE"),
+            Column::wrapping("DESCRIPTION"),
+        ]);
+        t.row([
+            URI,
+            "schema.json",
+            "application/json",
+            "The protocol's JSON schema for this version, with every type the messages use.",
+        ]);
+        t.row([
+            "demo://readme",
+            "readme",
+            "text/plain",
+            "About this server.",
+        ]);
+        t
+    }
+
+    fn first_cells(text: &str) -> Vec<String> {
+        text.lines()
+            .skip(2)
+            .filter_map(|l| l.split("  ").next())
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn the_key_column_keeps_its_full_width_at_120_columns() {
+        let text = resources().render(120);
+        assert_eq!(first_cells(&text), [URI, "demo://readme"], "{text}");
+        assert!(text.lines().all(|l| display_width(l) <= 120), "{text}");
+        // The other columns and the description gave way instead.
+        assert!(text.contains("…") || text.lines().count() > 4, "{text}");
+    }
+
+    #[test]
+    fn other_columns_are_cut_before_the_key() {
+        // 78 (URI) + 3 gaps of 2: 116 columns leave 32 for the rest: the name and type are
+        // cut to their minimum, the description wraps in what is left; the URI stays whole.
+        let text = resources().render(116);
+        assert_eq!(first_cells(&text)[0], URI, "{text}");
+        assert!(text.lines().all(|l| display_width(l) <= 116), "{text}");
+        assert_eq!(resources().fit(116), [78, MIN_COL, MIN_COL, 24]);
+        assert_eq!(display_width(URI), 78);
+        let row = text.lines().nth(2).unwrap();
+        assert!(row.contains("sche…") || row.contains("sch…"), "{text}");
+    }
+
+    #[test]
+    fn the_key_is_cut_only_when_nothing_else_can_give() {
+        let text = resources().render(60);
+        assert!(text.lines().all(|l| display_width(l) <= 60), "{text}");
+        let key = &first_cells(&text)[0];
+        assert!(
+            key.ends_with('…') && key.starts_with("file:///home/"),
+            "{text}"
+        );
+        // Every other column is at its minimum before the key lost anything.
+        let widths: Vec<usize> = resources().fit(60);
+        assert_eq!(&widths[1..], &[MIN_COL, MIN_COL, MIN_WRAP], "{text}");
+        assert_eq!(widths.iter().sum::<usize>() + 3 * GAP, 60, "{text}");
+    }
+
+    #[test]
+    fn natural_widths_are_kept_when_they_fit() {
+        let mut t = Table::new(vec![Column::new("NAME"), Column::wrapping("DESCRIPTION")]);
+        t.row(["echo", "Returns the text."]);
+        assert_eq!(
+            t.render(200),
+            "NAME  DESCRIPTION\n────  ─────────────────\necho  Returns the text.\n"
+        );
     }
 }

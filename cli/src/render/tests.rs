@@ -87,14 +87,14 @@ fn table_at_80() {
         rendered,
         expect(
             r#"
-NAME                                 TITLE            DESCRIPTION
-───────────────────────────────────  ───────────────  ──────────────────────────
+NAME                                         TITLE    DESCRIPTION
+───────────────────────────────────────────  ───────  ──────────────────────────
 echo                                                  Returns the text it is
                                                       given.
-add                                  Add two numbers  Adds a and b; the sum also
+add                                          Add tw…  Adds a and b; the sum also
                                                       comes back as structured
                                                       content.
-a_tool_with_a_really_long_name_tha…  Slow             Works for steps ×
+a_tool_with_a_really_long_name_that_goes_on  Slow     Works for steps ×
                                                       delay_ms, reporting
                                                       progress after each step.
                                                       Cancellable.
@@ -115,24 +115,25 @@ fn table_at_40() {
         rendered,
         expect(
             r#"
-NAME         TITLE         DESCRIPTION
-───────────  ────────────  ─────────────
-echo                       Returns the
-                           text it is
-                           given.
-add          Add two num…  Adds a and b;
-                           the sum also
-                           comes back as
-                           structured
-                           content.
-a_tool_wit…  Slow          Works for
-                           steps ×
-                           delay_ms,
-                           reporting
-                           progress
-                           after each
-                           step.
-                           Cancellable.
+NAME                  TIT…  DESCRIPTION
+────────────────────  ────  ────────────
+echo                        Returns the
+                            text it is
+                            given.
+add                   Add…  Adds a and
+                            b; the sum
+                            also comes
+                            back as
+                            structured
+                            content.
+a_tool_with_a_reall…  Slow  Works for
+                            steps ×
+                            delay_ms,
+                            reporting
+                            progress
+                            after each
+                            step.
+                            Cancellable.
 "#
         )
     );
@@ -497,4 +498,30 @@ fn raw_output() {
     let contents: Vec<ResourceContents> =
         serde_json::from_value(json!([{ "uri": "x://t", "text": "plain" }])).unwrap();
     assert_eq!(raw_resource(&contents).unwrap(), b"plain");
+}
+
+#[test]
+fn terminal_text_keeps_its_layout() {
+    let text = "{\n  \"name\": \"x\",\n  \"list\":   [1,  2]\n}\n\n    code();";
+    assert_eq!(super::wrap_keeping_layout(text, 80).join("\n"), text);
+    // Only a line wider than the width is broken, and its continuation keeps the indent.
+    let long = "    alpha beta gamma delta epsilon zeta eta theta";
+    assert_eq!(
+        super::wrap_keeping_layout(long, 24),
+        [
+            "    alpha beta gamma",
+            "    delta epsilon zeta",
+            "    eta theta"
+        ]
+    );
+    // A word longer than the room is split at the width.
+    assert_eq!(
+        super::wrap_keeping_layout("  abcdefghijklmnop", 10),
+        ["  abcdefgh", "  ijklmnop"]
+    );
+    assert!(
+        super::wrap_keeping_layout(&format!("\t{}", "x ".repeat(100)), 20)
+            .iter()
+            .all(|l| display_width(l) <= 20)
+    );
 }

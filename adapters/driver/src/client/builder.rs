@@ -60,6 +60,8 @@ pub struct ClientBuilder<R: Runtime> {
     max_message: Option<usize>,
     era_policy: Option<EraPolicy>,
     wire: Option<WireTap>,
+    #[cfg(feature = "http")]
+    http_trace: Option<crate::options::HttpTraceTap>,
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
     /// wait for a cancelled connection's process to be gone.
     pub(crate) phase_slot: Option<PhaseSlot>,
@@ -122,6 +124,8 @@ impl<R: Runtime> ClientBuilder<R> {
             max_message: None,
             era_policy: None,
             wire: None,
+            #[cfg(feature = "http")]
+            http_trace: None,
             phase_slot: None,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
@@ -258,6 +262,21 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn on_wire(mut self, tap: impl Fn(WireDirection, &[u8]) + Send + Sync + 'static) -> Self {
         self.wire = Some(Arc::new(tap));
+        self
+    }
+
+    /// Calls `trace` with every step of every HTTP exchange: request (method, URL, headers,
+    /// body), response head, body chunks, end, failure or abort (see [`HttpTrace`](crate::HttpTrace)).
+    /// For a trace that shows HTTP itself (headers, SSE framing); [`on_wire`](Self::on_wire)
+    /// stays the simpler tap. It runs on the driver task: keep it quick and never block in it.
+    /// Values are unmasked: mask credentials before printing them.
+    #[cfg(feature = "http")]
+    #[must_use]
+    pub fn on_http_trace(
+        mut self,
+        trace: impl Fn(crate::options::HttpTrace<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        self.http_trace = Some(Arc::new(trace));
         self
     }
 
@@ -531,6 +550,7 @@ impl<R: Runtime> ClientBuilder<R> {
             let io = Transport::Http(crate::driver::HttpIo::new(
                 client.clone(),
                 self.wire.clone(),
+                self.http_trace.clone(),
             ));
             let result = self
                 .start(

@@ -13,6 +13,7 @@ use mcp_proto::http::headers::HeaderList;
 use mcp_proto::http::{Connection, ExchangeError, ExchangeFailure, ExchangeId, HttpEvent};
 
 use crate::http::{BodyStream, HttpClient, HttpFuture};
+use crate::options::HttpTrace;
 
 /// Body chunks taken from one exchange per round, so that one busy stream cannot starve the
 /// others (the driver comes back at once when it stopped early).
@@ -32,6 +33,8 @@ pub(crate) struct HttpIo {
     open: BTreeMap<ExchangeId, Open>,
     /// The builder's wire tap: request bodies as sent, response body chunks as received.
     wire: Option<crate::options::WireTap>,
+    /// The builder's HTTP trace: every step of every exchange.
+    trace: Option<crate::options::HttpTraceTap>,
 }
 
 /// What happened to an exchange, to be reported to the connection.
@@ -43,11 +46,23 @@ enum Input {
 }
 
 impl HttpIo {
-    pub(crate) fn new(client: Arc<dyn HttpClient>, wire: Option<crate::options::WireTap>) -> Self {
+    pub(crate) fn new(
+        client: Arc<dyn HttpClient>,
+        wire: Option<crate::options::WireTap>,
+        trace: Option<crate::options::HttpTraceTap>,
+    ) -> Self {
         Self {
             client,
             open: BTreeMap::new(),
             wire,
+            trace,
+        }
+    }
+
+    /// Reports one step to the HTTP trace, if there is one.
+    fn trace(&self, step: HttpTrace<'_>) {
+        if let Some(trace) = &self.trace {
+            trace(step);
         }
     }
 
@@ -70,6 +85,13 @@ impl HttpIo {
             {
                 tap(crate::options::WireDirection::Sent, &request.body);
             }
+            self.trace(HttpTrace::Request {
+                exchange: request.id.get(),
+                method: request.method.as_str(),
+                url: &request.url,
+                headers: &request.headers,
+                body: &request.body,
+            });
             let id = request.id;
             let future = self.client.send(request.into());
             self.open.insert(id, Open::Head(future));
@@ -78,6 +100,7 @@ impl HttpIo {
             any = true;
             if self.open.remove(&id).is_some() {
                 tracing::trace!(server, exchange = %id, "http exchange aborted");
+                self.trace(HttpTrace::Aborted { exchange: id.get() });
             }
         }
         any
@@ -156,17 +179,33 @@ impl HttpIo {
                 match input {
                     Input::Head(status, headers) => {
                         tracing::trace!(server, exchange = %id, status, "http response");
+                        self.trace(HttpTrace::Response {
+                            exchange: id.get(),
+                            status,
+                            headers: &headers,
+                        });
                         conn.handle_response_head(now, id, status, headers);
                     }
                     Input::Chunk(chunk) => {
                         if let Some(tap) = &self.wire {
                             tap(crate::options::WireDirection::Received, &chunk);
                         }
+                        self.trace(HttpTrace::Body {
+                            exchange: id.get(),
+                            chunk: &chunk,
+                        });
                         conn.handle_body(now, id, &chunk);
                     }
-                    Input::End => conn.handle_body_end(now, id),
+                    Input::End => {
+                        self.trace(HttpTrace::End { exchange: id.get() });
+                        conn.handle_body_end(now, id);
+                    }
                     Input::Failed(failure) => {
                         tracing::debug!(server, exchange = %id, %failure, "http exchange failed");
+                        self.trace(HttpTrace::Failed {
+                            exchange: id.get(),
+                            failure: &failure,
+                        });
                         conn.handle_failure(now, id, failure);
                     }
                 }

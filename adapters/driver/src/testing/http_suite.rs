@@ -178,6 +178,127 @@ pub async fn http_sse_notification_before_response<R: Runtime>(rt: R) {
     client.close().await;
 }
 
+/// `on_http_trace` reports every exchange as its request, then its response head, its body
+/// chunks in order and its end (or an abort): the request bodies are what the server
+/// received, and a JSON answer's and an SSE answer's bytes are what the server sent.
+pub async fn http_trace_reports_every_exchange_step<R: Runtime>(rt: R) {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use crate::HttpTrace;
+
+    /// What the trace saw of one exchange.
+    #[derive(Default, Debug)]
+    struct Seen {
+        steps: Vec<&'static str>,
+        request_body: Vec<u8>,
+        status: u16,
+        content_type: String,
+        body: Vec<u8>,
+    }
+    let call_answer =
+        |r: &RecordedRequest| rpc_result(r, json!({"content": [{"type": "text", "text": "done"}]}));
+    let server = ScriptedHttpServer::start(move |r| {
+        standard_reply(r, SESSION).unwrap_or_else(|| match r.rpc_method().as_deref() {
+            Some("tools/call") => ScriptedReply::sse([ScriptedReply::data(&call_answer(r))]),
+            _ => ScriptedReply::status(500),
+        })
+    });
+    let seen: Arc<Mutex<BTreeMap<u64, Seen>>> = Arc::default();
+    let sink = seen.clone();
+    let builder = ClientBuilder::new().on_http_trace(move |step| {
+        let mut seen = sink
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match step {
+            HttpTrace::Request { exchange, body, .. } => {
+                let s = seen.entry(exchange).or_default();
+                s.steps.push("request");
+                s.request_body = body.to_vec();
+            }
+            HttpTrace::Response {
+                exchange,
+                status,
+                headers,
+            } => {
+                let s = seen.entry(exchange).or_default();
+                s.steps.push("response");
+                s.status = status;
+                s.content_type = headers.get("content-type").unwrap_or_default().to_owned();
+            }
+            HttpTrace::Body { exchange, chunk } => {
+                let s = seen.entry(exchange).or_default();
+                if s.steps.last() != Some(&"body") {
+                    s.steps.push("body");
+                }
+                s.body.extend_from_slice(chunk);
+            }
+            HttpTrace::End { exchange } => seen.entry(exchange).or_default().steps.push("end"),
+            HttpTrace::Failed { exchange, .. } => {
+                seen.entry(exchange).or_default().steps.push("failed");
+            }
+            HttpTrace::Aborted { exchange } => {
+                seen.entry(exchange).or_default().steps.push("aborted");
+            }
+        }
+    });
+    let client = connect(&rt, builder, &server.url("/mcp")).await;
+    let r = client.call_tool("echo", json!({})).await.expect("call");
+    assert!(matches!(&r.content[0], ContentBlock::Text(t) if t.text == "done"));
+    client.close().await;
+
+    let seen = seen
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let requests = server.requests();
+    for (id, s) in seen.iter() {
+        assert_eq!(s.steps.first(), Some(&"request"), "exchange {id}: {s:?}");
+        // Request, response, body (if any), then how it ended; nothing before or after.
+        let shape: Vec<&str> = s.steps.iter().copied().filter(|&k| k != "body").collect();
+        assert!(
+            matches!(
+                shape.as_slice(),
+                ["request", "response", "end" | "aborted"] | ["request", "failed" | "aborted"]
+            ),
+            "exchange {id}: {s:?}"
+        );
+    }
+    // Every POST the server received was traced with its body, once.
+    for posted in requests.iter().filter(|r| r.method == "POST") {
+        let traced = seen
+            .values()
+            .filter(|s| s.request_body == posted.body)
+            .count();
+        assert_eq!(traced, 1, "{:?}", String::from_utf8_lossy(&posted.body));
+    }
+    // The initialize answer (a JSON body) and the call's answer (SSE) arrived whole.
+    let init = seen
+        .values()
+        .find(|s| s.request_body.windows(10).any(|w| w == b"initialize"))
+        .expect("initialize traced");
+    assert_eq!(
+        (init.status, init.content_type.as_str()),
+        (200, "application/json")
+    );
+    let answer: Value = serde_json::from_slice(&init.body).expect("a whole JSON body");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "scripted-http");
+    let call = seen
+        .values()
+        .find(|s| s.request_body.windows(10).any(|w| w == b"tools/call"))
+        .expect("tools/call traced");
+    assert_eq!(call.content_type, "text/event-stream");
+    let body = String::from_utf8_lossy(&call.body);
+    assert!(
+        body.starts_with("data: {") && body.contains(r#""text":"done""#) && body.ends_with("\n\n"),
+        "{body:?}"
+    );
+    // The connection may close an SSE answer's stream once the answer is in (an abort).
+    assert!(
+        matches!(call.steps.last(), Some(&("end" | "aborted"))),
+        "{call:?}"
+    );
+}
+
 /// A 404 to a request carrying the session id: the client re-initializes (without the old
 /// id) and the request succeeds on the new session.
 pub async fn http_session_expired_reinitializes<R: Runtime>(rt: R) {
