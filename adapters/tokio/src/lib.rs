@@ -75,8 +75,9 @@ pub use mcp_driver::mcp_proto::jsonrpc::ErrorObject;
 #[doc(inline)]
 pub use mcp_driver::mcp_proto::types;
 pub use mcp_driver::{
-    CallOptions, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged, Notifications,
-    Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots, Subscription,
+    CallOptions, CancelHandle, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged,
+    Notifications, Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots,
+    Subscription,
 };
 pub use runtime::TokioRuntime;
 
