@@ -111,3 +111,8 @@ pub type TaskHandle = mcp_driver::TaskHandle<AsyncStdRuntime>;
 /// What [`Client::call_tool_task`](driver::Client::call_tool_task) gives:
 /// [`driver::ToolCall`] on async-std or smol.
 pub type ToolCall = mcp_driver::ToolCall<AsyncStdRuntime>;
+
+/// The crate README's code, compiled as doctests so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -112,3 +112,8 @@ pub type TaskHandle = mcp_driver::TaskHandle<TokioRuntime>;
 /// What [`Client::call_tool_task`](driver::Client::call_tool_task) gives:
 /// [`driver::ToolCall`] on tokio.
 pub type ToolCall = mcp_driver::ToolCall<TokioRuntime>;
+
+/// The crate README's code, compiled as doctests so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
