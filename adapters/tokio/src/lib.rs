@@ -26,10 +26,9 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The crate's `examples/` directory has a program per topic: stdio and HTTP servers, OAuth, many
-//! servers through the manager, handlers for server requests, progress and cancellation, a
-//! custom runtime, and the sans-IO core in a hand-written loop.
-//!
+//! The crate's `examples/` directory has a program per topic: stdio and HTTP servers, OAuth,
+//! many servers through the manager, handlers for server requests, progress and
+//! cancellation, a custom runtime, and the sans-IO core in a hand-written loop.
 //!
 //! # HTTP
 //!
