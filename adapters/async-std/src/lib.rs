@@ -1,9 +1,19 @@
 //! `mcp-async-std`: the MCP client on async-std and on smol.
 //!
-//! This crate only implements [`mcp_driver::Runtime`] ([`AsyncStdRuntime`]) on the
-//! runtime-neutral parts of the smol family: `async-io` (reactor and timers) and
-//! `async-process` (children, with a background reaper). The driver and the client are
-//! `mcp-driver`'s, re-exported here under runtime-specific names, exactly as `mcp-tokio` does.
+//! This crate implements the driver's [`Runtime`](driver::Runtime) ([`AsyncStdRuntime`]) on
+//! the runtime-neutral parts of the smol family: `async-io` (reactor and timers) and
+//! `async-process` (children, with a background reaper). The client is re-exported under
+//! runtime-specific names, exactly as `mcp-tokio` does, and documented in this crate:
+//!
+//! - [`Client`] (every method: [`driver::Client`]) and [`ClientBuilder`] (every option:
+//!   [`driver::ClientBuilder`]), [`Manager`], [`TaskHandle`], [`ToolCall`];
+//! - the error types at the root: [`Error`] for a call, [`ErrorObject`] for what a handler
+//!   answers the server with;
+//! - the typed protocol structs in [`types`] (`mcp_proto::types`);
+//! - everything else of the runtime-neutral driver in [`driver`], and the sans-IO core in
+//!   [`mcp_proto`].
+//!
+//! The crate's `examples/` directory has a complete program on smol.
 //!
 //! # async-std is discontinued; this crate runs on smol
 //!
@@ -31,7 +41,7 @@
 //! # }
 //! ```
 //!
-//! [`Client::stdio`](mcp_driver::Client::stdio) without a runtime argument uses
+//! [`Client::stdio`](driver::Client::stdio) without a runtime argument uses
 //! [`AsyncStdRuntime::default`].
 //!
 //! # Stdio servers die with the client
@@ -62,7 +72,7 @@
 //! # HTTP
 //!
 //! With the `http` feature (on by default), [`AsyncStdRuntime`] implements
-//! [`Runtime::http_client`](mcp_driver::Runtime::http_client) with hyper 1 (HTTP/1.1 only)
+//! [`Runtime::http_client`](driver::Runtime::http_client) with hyper 1 (HTTP/1.1 only)
 //! over smol's TCP (async-io) and futures-rustls (rustls with the ring provider, the system's
 //! roots plus any configured CA): no redirects, no retries (but a request never written to a
 //! pooled connection the server had closed goes out on a new one), a connect timeout (30 s unless
@@ -87,21 +97,47 @@ mod runtime;
 
 pub use mcp_driver;
 pub use mcp_driver::mcp_proto;
+#[doc(inline)]
+pub use mcp_driver::mcp_proto::jsonrpc::ErrorObject;
+#[doc(inline)]
+pub use mcp_driver::mcp_proto::types;
 pub use mcp_driver::{
-    CallOptions, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged, Notifications,
-    Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots, Subscription,
+    CallOptions, CancelHandle, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged,
+    Notifications, Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots,
+    Subscription,
 };
 pub use runtime::{AsyncStdRuntime, SmolRuntime};
 
-/// The MCP client on async-std or smol. See [`mcp_driver::Client`].
+/// The runtime-neutral driver (`mcp-driver`), documented here: the generic [`Client`](driver::Client)
+/// and [`ClientBuilder`](driver::ClientBuilder) whose methods the aliases at this crate's root
+/// have, the [`Runtime`](driver::Runtime) trait, and the manager, auth, HTTP and process
+/// modules.
+pub mod driver {
+    #[doc(inline)]
+    pub use mcp_driver::*;
+}
+
+/// The MCP client on async-std or smol: [`driver::Client`] with [`AsyncStdRuntime`]; every
+/// method is documented there.
 pub type Client = mcp_driver::Client<AsyncStdRuntime>;
 
-/// The connection options on async-std or smol. See [`mcp_driver::ClientBuilder`].
+/// The connection options on async-std or smol: [`driver::ClientBuilder`] with
+/// [`AsyncStdRuntime`]; every option is documented there.
 pub type ClientBuilder = mcp_driver::ClientBuilder<AsyncStdRuntime>;
 
-/// A task the server made of a `tools/call` (tasks extension). See [`mcp_driver::TaskHandle`].
+/// Many servers from one configuration on async-std or smol: [`driver::Manager`] with
+/// [`AsyncStdRuntime`].
+pub type Manager = mcp_driver::Manager<AsyncStdRuntime>;
+
+/// A task the server made of a `tools/call` (tasks extension): [`driver::TaskHandle`] on
+/// async-std or smol.
 pub type TaskHandle = mcp_driver::TaskHandle<AsyncStdRuntime>;
 
-/// What [`Client::call_tool_task`](mcp_driver::Client::call_tool_task) gives. See
-/// [`mcp_driver::ToolCall`].
+/// What [`Client::call_tool_task`](driver::Client::call_tool_task) gives:
+/// [`driver::ToolCall`] on async-std or smol.
 pub type ToolCall = mcp_driver::ToolCall<AsyncStdRuntime>;
+
+/// The crate README's code, compiled as doctests so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

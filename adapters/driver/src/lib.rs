@@ -12,13 +12,16 @@
 //!   header, redirect, retry, resumption and session id.
 //! - Calls: typed methods (`list_tools`, `call_tool`, resources, prompts, completion,
 //!   logging, `ping`), [`Client::request`] for any typed method, [`Client::request_raw`] and
-//!   [`Client::notify`] untyped; per-call [`CallOptions`]; dropping a call's future cancels it
-//!   at the server.
+//!   [`Client::notify`] untyped; per-call [`CallOptions`]; a [`CancelHandle`] cancels a call
+//!   with a reason the server receives, and dropping a call's future cancels it too.
 //! - Server notifications: [`Client::notifications`], bounded, reporting [`Lagged`];
 //!   subscriptions ([`Client::subscribe`], [`Client::listen`]) as a [`Subscription`] stream in
 //!   both protocol eras (`subscriptions/listen` in 2026-07-28).
-//! - Server requests: [`RootsHandler`], [`SamplingHandler`], [`ElicitationHandler`] on the
-//!   [`ClientBuilder`]; exactly what is registered is declared.
+//! - Server requests: typed handlers on the [`ClientBuilder`]
+//!   ([`on_sampling`](ClientBuilder::on_sampling), [`on_elicitation`](ClientBuilder::on_elicitation),
+//!   [`on_roots`](ClientBuilder::on_roots), [`roots`](ClientBuilder::roots)) with the structs
+//!   of `mcp_proto::types` in and out, or the raw-JSON [`RootsHandler`], [`SamplingHandler`],
+//!   [`ElicitationHandler`]; exactly what is registered is declared.
 //! - With the `testing` feature: `testing::FakeServer`, a scripted in-process server.
 //!
 //! This crate depends on no runtime: only `futures-io`, `futures-util` and tokio's
@@ -59,6 +62,6 @@ pub use mcp_proto;
 pub use notify::{Lagged, Notifications};
 #[cfg(feature = "http")]
 pub use options::HttpTrace;
-pub use options::{CallOptions, Progress, ProgressWatch, WireDirection};
+pub use options::{CallOptions, CancelHandle, Progress, ProgressWatch, WireDirection};
 pub use runtime::{BoxFuture, ChildParts, ChildProcess, Runtime};
 pub use subscription::Subscription;

@@ -1,4 +1,4 @@
-//! Per-call options: timeout and progress.
+//! Per-call options: timeout, progress and an explicit cancel handle.
 
 use std::fmt;
 use std::sync::Arc;
@@ -156,6 +156,7 @@ impl ProgressWatch {
 pub struct CallOptions {
     pub(crate) request: RequestOptions,
     pub(crate) progress: Option<ProgressSink>,
+    pub(crate) cancel: Option<CancelHandle>,
 }
 
 impl fmt::Debug for CallOptions {
@@ -163,6 +164,7 @@ impl fmt::Debug for CallOptions {
         f.debug_struct("CallOptions")
             .field("request", &self.request)
             .field("progress", &self.progress.is_some())
+            .field("cancel", &self.cancel)
             .finish()
     }
 }
@@ -208,11 +210,121 @@ impl CallOptions {
         (self, ProgressWatch { rx })
     }
 
+    /// Makes the call cancellable through the returned [`CancelHandle`], besides dropping its
+    /// future: see [`CancelHandle`].
+    #[must_use]
+    pub fn cancel_handle(self) -> (Self, CancelHandle) {
+        let handle = CancelHandle::new();
+        (self.cancel_on(&handle), handle)
+    }
+
+    /// Makes the call cancellable through `handle` (one handle may cancel many calls: every
+    /// call given it).
+    #[must_use]
+    pub fn cancel_on(mut self, handle: &CancelHandle) -> Self {
+        self.cancel = Some(handle.clone());
+        self
+    }
+
     /// Restarts the timeout on every progress update, but never lets the call run longer
     /// than `max_total` after it was sent (implies asking for progress).
     #[must_use]
     pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
         self.request = self.request.reset_timeout_on_progress(max_total);
         self
+    }
+}
+
+/// Cancels calls explicitly, with a reason the server receives.
+///
+/// Get one with [`CallOptions::cancel_handle`] (or make one with [`CancelHandle::new`] and
+/// give it to many calls with [`CallOptions::cancel_on`]), pass the options to any call that
+/// takes them ([`Client::call_tool_with`](crate::Client::call_tool_with),
+/// [`Client::request_with`](crate::Client::request_with),
+/// [`Client::request_raw`](crate::Client::request_raw)), and keep the handle: it is cheap to
+/// clone and can be moved to another task, a UI callback or a signal handler.
+///
+/// [`cancel`](Self::cancel) ends every call given this handle that is still waiting: the
+/// server gets `notifications/cancelled` with the reason, and the call's future resolves with
+/// [`Error::Cancelled`](crate::Error::Cancelled) (or with its result, if the answer had
+/// already arrived). A call started after `cancel` fails at once, without sending anything.
+/// Dropping a call's future still cancels it too (reason: "the client dropped the request").
+///
+/// ```no_run
+/// # async fn f<R: mcp_driver::Runtime>(client: mcp_driver::Client<R>) -> Result<(), mcp_driver::Error> {
+/// use mcp_driver::{CallOptions, Error};
+///
+/// let (options, cancel) = CallOptions::new().cancel_handle();
+/// let call = client.call_tool_with("slow", serde_json::json!({"steps": 100}), options);
+/// // Elsewhere: a Stop button, a Ctrl-C handler, a deadline of the caller's own.
+/// cancel.cancel("the user pressed Stop");
+/// match call.await {
+///     Err(Error::Cancelled { .. }) => println!("cancelled"),
+///     other => println!("finished first: {other:?}"),
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct CancelHandle {
+    /// `Some(reason)` once cancelled; the first reason stays.
+    reason: Arc<watch::Sender<Option<Arc<str>>>>,
+}
+
+impl Default for CancelHandle {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for CancelHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CancelHandle")
+            .field("reason", &self.reason())
+            .finish()
+    }
+}
+
+impl CancelHandle {
+    /// A handle not cancelled yet, for [`CallOptions::cancel_on`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            reason: Arc::new(watch::Sender::new(None)),
+        }
+    }
+
+    /// Cancels every waiting call given this handle, sending `reason` to the server, and every
+    /// call given it later. Idempotent: the first reason is the one sent.
+    pub fn cancel(&self, reason: impl Into<String>) {
+        let reason: Arc<str> = reason.into().into();
+        self.reason.send_if_modified(|r| {
+            if r.is_some() {
+                return false;
+            }
+            *r = Some(reason);
+            true
+        });
+    }
+
+    /// Whether [`cancel`](Self::cancel) was called.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.reason.borrow().is_some()
+    }
+
+    /// The reason given to [`cancel`](Self::cancel), once called.
+    #[must_use]
+    pub fn reason(&self) -> Option<String> {
+        self.reason.borrow().as_deref().map(str::to_owned)
+    }
+
+    /// Resolves with the reason once cancelled.
+    pub(crate) async fn cancelled(&self) -> Arc<str> {
+        let mut rx = self.reason.subscribe();
+        // `self` holds the sender, so the channel cannot close while this waits.
+        match rx.wait_for(Option::is_some).await {
+            Ok(reason) => reason.clone().unwrap_or_else(|| "cancelled".into()),
+            Err(_) => "cancelled".into(),
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Connects to a stdio MCP server given on the command line, lists its tools and calls one.
 //!
 //! ```text
+//! cargo run -p mcp-tokio --example stdio -- mcp demo-server
 //! cargo run -p mcp-tokio --example stdio -- npx -y @modelcontextprotocol/server-everything
 //! cargo run -p mcp-tokio --example stdio -- --call echo '{"message":"hi"}' -- npx -y @modelcontextprotocol/server-everything
 //! ```
@@ -70,13 +71,20 @@ async fn run(
 
     // Without `--call`, call `echo` if the server has it (server-everything does); never a
     // tool picked at random, which could dump the environment or change something.
+    // The argument's name comes from the tool's schema (`message` in server-everything,
+    // `text` in `mcp demo-server`).
     let call = call.or_else(|| {
-        tools.iter().any(|t| t.name == "echo").then(|| {
-            (
-                "echo".to_owned(),
-                serde_json::json!({"message": "hello from mcp-tokio"}),
-            )
-        })
+        let echo = tools.iter().find(|t| t.name == "echo")?;
+        let argument = echo
+            .input_schema
+            .get("required")
+            .and_then(|r| r.get(0))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("message");
+        Some((
+            "echo".to_owned(),
+            serde_json::json!({ argument: "hello from mcp-tokio" }),
+        ))
     });
     if let Some((name, arguments)) = call {
         println!("calling {name} {arguments}");

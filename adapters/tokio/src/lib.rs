@@ -1,18 +1,34 @@
 //! `mcp-tokio`: the MCP client on the tokio runtime.
 //!
-//! This crate only implements [`mcp_driver::Runtime`] for tokio ([`TokioRuntime`]); the
-//! driver and the client live in `mcp-driver` and are re-exported here under tokio-specific
-//! names:
+//! This crate implements the driver's [`Runtime`](driver::Runtime) for tokio
+//! ([`TokioRuntime`]) and re-exports the client under tokio-specific names: [`Client`],
+//! [`ClientBuilder`], [`Manager`], [`TaskHandle`], [`ToolCall`]. Everything a program needs is
+//! reachable from here, documented in this crate:
+//!
+//! - [`Client`] (every method: [`driver::Client`]) and [`ClientBuilder`] (every option:
+//!   [`driver::ClientBuilder`]);
+//! - the error types at the root: [`Error`] for a call, [`ErrorObject`] for what a handler
+//!   answers the server with;
+//! - the typed protocol structs in [`types`] (`mcp_proto::types`), so handlers and results need
+//!   no second import path;
+//! - everything else of the runtime-neutral driver (the [`Runtime`](driver::Runtime) trait,
+//!   the [`manager`](driver::manager), [`auth`](driver::auth), [`http`](driver::http) and
+//!   [`process`](driver::process) modules) in [`driver`], and the sans-IO core in
+//!   [`mcp_proto`].
 //!
 //! ```no_run
 //! # async fn f() -> Result<(), mcp_tokio::Error> {
-//! let client = mcp_tokio::Client::stdio("npx -y @modelcontextprotocol/server-everything").await?;
+//! let client = mcp_tokio::Client::stdio("mcp demo-server").await?;
 //! for tool in client.list_tools().await? {
 //!     println!("{}", tool.name);
 //! }
 //! client.close().await;
 //! # Ok(()) }
 //! ```
+//!
+//! The crate's `examples/` directory has a program per topic: stdio and HTTP servers, OAuth,
+//! many servers through the manager, handlers for server requests, progress and
+//! cancellation, a custom runtime, and the sans-IO core in a hand-written loop.
 //!
 //! # Stdio servers die with the client
 //!
@@ -41,30 +57,30 @@
 //!
 //! # HTTP
 //!
-//! With the `http` feature (on by default), [`Client::http`] and HTTP entries of
-//! [`Client::connect`] speak Streamable HTTP, or the legacy HTTP+SSE transport of 2024-11-05
-//! ([`ClientBuilder::http_transport`]: `Auto` tries Streamable HTTP and falls back to legacy
+//! With the `http` feature (on by default), [`Client::http`](driver::Client::http) and HTTP entries of
+//! [`Client::connect`](driver::Client::connect) speak Streamable HTTP, or the legacy HTTP+SSE transport of 2024-11-05
+//! ([`ClientBuilder::http_transport`](driver::ClientBuilder::http_transport): `Auto` tries Streamable HTTP and falls back to legacy
 //! when the initialize POST gets 400, 404 or 405). Plain `http://` exchanges that no proxy
 //! applies to run on hyper-util's pooled HTTP/1.1 client (the common local server, at about
 //! 30% less CPU per call than through reqwest); HTTPS and proxied ones on `reqwest`:
 //!
 //! - TLS is rustls (ring) with the system's root certificates, plus any CA given with
-//!   [`ClientBuilder::root_certificate_pem`]; no native-tls, no OpenSSL.
+//!   [`ClientBuilder::root_certificate_pem`](driver::ClientBuilder::root_certificate_pem); no native-tls, no OpenSSL.
 //! - Proxies come from the environment (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`,
 //!   `NO_PROXY`), for plain HTTP as well.
 //! - Neither client follows a redirect: the core follows same-origin 307/308 only and never
 //!   carries credentials or custom headers to another origin.
-//! - Only a connect timeout ([`ClientBuilder::connect_timeout`]); no whole-request timeout,
+//! - Only a connect timeout ([`ClientBuilder::connect_timeout`](driver::ClientBuilder::connect_timeout)); no whole-request timeout,
 //!   which would cut SSE streams. Requests keep the session's deadlines, other exchanges the
-//!   core's (30 s), the closing `DELETE` its close timeout ([`ClientBuilder::close_timeout`]).
+//!   core's (30 s), the closing `DELETE` its close timeout ([`ClientBuilder::close_timeout`](driver::ClientBuilder::close_timeout)).
 //! - Bodies are streamed chunk by chunk into the core, which bounds their size.
-//! - Custom headers ([`ClientBuilder::header`], a config's `headers`) such as
+//! - Custom headers ([`ClientBuilder::header`](driver::ClientBuilder::header), a config's `headers`) such as
 //!   `Authorization: Bearer ...` are sent to the configured origin only; header values are
 //!   never logged.
 //! - Sessions: `Mcp-Session-Id` is kept and echoed; a 404 re-initializes once and restores the
 //!   log level and resource subscriptions; dropped SSE streams resume with `Last-Event-ID`.
 //! - A 401 or 403 is a typed error carrying the parsed `WWW-Authenticate` challenge
-//!   ([`Error::http_status`]).
+//!   ([`Error::http_status`](driver::Error::http_status)).
 //!
 //! Without the feature (`default-features = false`) neither hyper, reqwest nor rustls is
 //! built, and HTTP configs return [`Error::Unsupported`].
@@ -78,21 +94,50 @@ mod runtime;
 
 pub use mcp_driver;
 pub use mcp_driver::mcp_proto;
+#[doc(inline)]
+pub use mcp_driver::mcp_proto::jsonrpc::ErrorObject;
+#[doc(inline)]
+pub use mcp_driver::mcp_proto::types;
 pub use mcp_driver::{
-    CallOptions, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged, Notifications,
-    Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots, Subscription,
+    CallOptions, CancelHandle, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged,
+    Notifications, Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots,
+    Subscription,
 };
 pub use runtime::TokioRuntime;
 
-/// The MCP client on tokio. See [`mcp_driver::Client`].
+/// The runtime-neutral driver (`mcp-driver`), documented here: the generic [`Client`](driver::Client)
+/// and [`ClientBuilder`](driver::ClientBuilder) whose methods the tokio aliases at this crate's
+/// root have, the [`Runtime`](driver::Runtime) trait, and the manager, auth, HTTP and process
+/// modules.
+pub mod driver {
+    #[doc(inline)]
+    pub use mcp_driver::*;
+}
+
+/// The MCP client on tokio: [`driver::Client`] with [`TokioRuntime`]; every method is
+/// documented there.
+///
+/// Made by [`Client::stdio`](driver::Client::stdio), [`Client::http`](driver::Client::http),
+/// [`Client::connect`](driver::Client::connect), [`Client::over`](driver::Client::over) or a
+/// [`ClientBuilder`]; cheap to clone.
 pub type Client = mcp_driver::Client<TokioRuntime>;
 
-/// The connection options on tokio. See [`mcp_driver::ClientBuilder`].
+/// The connection options on tokio: [`driver::ClientBuilder`] with [`TokioRuntime`]; every
+/// option is documented there.
 pub type ClientBuilder = mcp_driver::ClientBuilder<TokioRuntime>;
 
-/// A task the server made of a `tools/call` (tasks extension). See [`mcp_driver::TaskHandle`].
+/// Many servers from one configuration on tokio: [`driver::Manager`] with [`TokioRuntime`].
+pub type Manager = mcp_driver::Manager<TokioRuntime>;
+
+/// A task the server made of a `tools/call` (tasks extension): [`driver::TaskHandle`] on
+/// tokio.
 pub type TaskHandle = mcp_driver::TaskHandle<TokioRuntime>;
 
-/// What [`Client::call_tool_task`](mcp_driver::Client::call_tool_task) gives. See
-/// [`mcp_driver::ToolCall`].
+/// What [`Client::call_tool_task`](driver::Client::call_tool_task) gives:
+/// [`driver::ToolCall`] on tokio.
 pub type ToolCall = mcp_driver::ToolCall<TokioRuntime>;
+
+/// The crate README's code, compiled as doctests so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -37,6 +37,8 @@ macro_rules! stdio_tests {
 }
 
 fake_tests!(
+    typed_handlers_answer,
+    cancel_handle_cancels_with_reason,
     handshake_and_getters,
     handshake_rejected,
     paging,

@@ -22,6 +22,29 @@ pub struct Root {
     pub extra: Map<String, Value>,
 }
 
+impl Root {
+    /// A root at `uri` (a `file://` URI) without a name.
+    ///
+    /// ```
+    /// # use mcp_proto::types::Root;
+    /// let root = Root::new("file:///home/me/project").with_name("project");
+    /// assert_eq!(root.name.as_deref(), Some("project"));
+    /// ```
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the human-readable name.
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
 /// The result of `roots/list`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -34,6 +57,16 @@ pub struct ListRootsResult {
     /// Fields this crate does not know, kept for a lossless round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl ListRootsResult {
+    /// The result listing `roots`.
+    pub fn new(roots: Vec<Root>) -> Self {
+        Self {
+            roots,
+            ..Self::default()
+        }
+    }
 }
 
 /// `roots/list`: the server asks for the client's roots.
@@ -58,6 +91,28 @@ pub enum SamplingContent {
 }
 
 impl SamplingContent {
+    /// One text block: what a model's plain answer is.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Single(Box::new(ContentBlock::text(text)))
+    }
+
+    /// The text of the text blocks, joined with newlines; `None` when no block is text
+    /// (an image, audio, a tool use).
+    ///
+    /// ```
+    /// # use mcp_proto::types::SamplingContent;
+    /// assert_eq!(SamplingContent::text("hi").as_text().as_deref(), Some("hi"));
+    /// ```
+    pub fn as_text(&self) -> Option<String> {
+        let mut texts = self.blocks().iter().filter_map(ContentBlock::as_text);
+        let first = texts.next()?;
+        Some(texts.fold(first.to_owned(), |mut all, t| {
+            all.push('\n');
+            all.push_str(t);
+            all
+        }))
+    }
+
     /// The blocks, whichever form was used.
     pub fn blocks(&self) -> &[ContentBlock] {
         match self {
@@ -101,6 +156,28 @@ pub struct SamplingMessage {
     /// Fields this crate does not know, kept for a lossless round trip.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl SamplingMessage {
+    /// A message of `role` with `content`.
+    pub fn new(role: Role, content: impl Into<SamplingContent>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// A user message of one text block.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::new(Role::User, SamplingContent::text(text))
+    }
+
+    /// An assistant message of one text block.
+    pub fn assistant_text(text: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, SamplingContent::text(text))
+    }
 }
 
 /// The server's preferences for model selection; advisory.
@@ -237,6 +314,53 @@ pub struct CreateMessageResult {
     pub extra: Map<String, Value>,
 }
 
+impl CreateMessageParams {
+    /// The text of the newest user message, if it has any: what a simple sampling handler
+    /// answers.
+    pub fn last_user_text(&self) -> Option<String> {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .and_then(|m| m.content.as_text())
+    }
+}
+
+impl CreateMessageResult {
+    /// The assistant's message `content`, produced by `model`, with no stop reason.
+    pub fn new(model: impl Into<String>, content: impl Into<SamplingContent>) -> Self {
+        Self {
+            role: Role::Assistant,
+            content: content.into(),
+            model: model.into(),
+            stop_reason: None,
+            meta: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// The assistant's text answer from `model`, stopped at the end of its turn
+    /// (`stopReason: "endTurn"`).
+    ///
+    /// ```
+    /// # use mcp_proto::types::CreateMessageResult;
+    /// let result = CreateMessageResult::text("my-model", "Paris.");
+    /// assert_eq!(result.content.as_text().as_deref(), Some("Paris."));
+    /// assert_eq!(result.stop_reason.as_deref(), Some("endTurn"));
+    /// ```
+    pub fn text(model: impl Into<String>, text: impl Into<String>) -> Self {
+        Self::new(model, SamplingContent::text(text)).with_stop_reason("endTurn")
+    }
+
+    /// Sets why generation stopped: `"endTurn"`, `"stopSequence"`, `"maxTokens"`,
+    /// `"toolUse"` or another string.
+    #[must_use]
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+}
+
 /// `sampling/createMessage`: the server asks the client's model for a completion.
 #[non_exhaustive]
 pub enum CreateMessage {}
@@ -353,6 +477,39 @@ impl ElicitResult {
             extra: Map::new(),
         }
     }
+
+    /// The user submitted `content` (form mode: the values by property name).
+    ///
+    /// ```
+    /// # use mcp_proto::types::{ElicitAction, ElicitResult};
+    /// let mut form = serde_json::Map::new();
+    /// form.insert("name".into(), "Ada".into());
+    /// let result = ElicitResult::accept(form);
+    /// assert_eq!(result.action, ElicitAction::Accept);
+    /// assert_eq!(ElicitResult::decline().action, ElicitAction::Decline);
+    /// ```
+    pub fn accept(content: Map<String, Value>) -> Self {
+        Self {
+            content: Some(content),
+            ..Self::new(ElicitAction::Accept)
+        }
+    }
+
+    /// The user accepted a URL-mode elicitation (no content: the exchange happens out of
+    /// band).
+    pub fn accept_url() -> Self {
+        Self::new(ElicitAction::Accept)
+    }
+
+    /// The user explicitly declined.
+    pub fn decline() -> Self {
+        Self::new(ElicitAction::Decline)
+    }
+
+    /// The user dismissed the request without choosing.
+    pub fn cancel() -> Self {
+        Self::new(ElicitAction::Cancel)
+    }
 }
 
 /// `elicitation/create`: the server asks the user for input through the client
@@ -392,6 +549,42 @@ impl Notification for ElicitationComplete {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn constructors_serialize_to_the_schema_shapes() {
+        let r = serde_json::to_value(super::CreateMessageResult::text("m", "hi")).unwrap();
+        assert_eq!(
+            r,
+            serde_json::json!({"role": "assistant", "content": {"type": "text", "text": "hi"},
+                "model": "m", "stopReason": "endTurn"})
+        );
+        let mut form = serde_json::Map::new();
+        form.insert("n".into(), 1.into());
+        let e = serde_json::to_value(super::ElicitResult::accept(form)).unwrap();
+        assert_eq!(
+            e,
+            serde_json::json!({"action": "accept", "content": {"n": 1}})
+        );
+        let d = serde_json::to_value(super::ElicitResult::cancel()).unwrap();
+        assert_eq!(d, serde_json::json!({"action": "cancel"}));
+        let roots = super::ListRootsResult::new(vec![super::Root::new("file:///a").with_name("a")]);
+        assert_eq!(
+            serde_json::to_value(roots).unwrap(),
+            serde_json::json!({"roots": [{"uri": "file:///a", "name": "a"}]})
+        );
+        let p: super::CreateMessageParams = serde_json::from_value(serde_json::json!({
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "first"}},
+                {"role": "assistant", "content": {"type": "text", "text": "ok"}},
+                {"role": "user", "content": [{"type": "text", "text": "a"},
+                    {"type": "image", "data": "", "mimeType": "image/png"},
+                    {"type": "text", "text": "b"}]}
+            ],
+            "maxTokens": 10
+        }))
+        .unwrap();
+        assert_eq!(p.last_user_text().as_deref(), Some("a\nb"));
+    }
+
     #[test]
     fn default_content_takes_every_schema_default() {
         let p: super::ElicitParams = serde_json::from_value(serde_json::json!({

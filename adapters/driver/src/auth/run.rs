@@ -18,7 +18,7 @@ use crate::http::{HttpClient, HttpRequestParts};
 /// `n` random bytes from the OS CSPRNG, hex-encoded (all hex digits are PKCE-safe).
 pub(crate) fn random_hex(n: usize) -> Result<String, String> {
     let mut bytes = vec![0u8; n];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness from the OS: {e}"))?;
+    getrandom::getrandom(&mut bytes).map_err(|e| format!("no randomness from the OS: {e}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 

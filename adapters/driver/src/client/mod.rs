@@ -30,7 +30,7 @@ pub use builder::{ClientBuilder, IntoStdioCommand};
 
 use crate::error::Error;
 use crate::notify::Notifications;
-use crate::options::CallOptions;
+use crate::options::{CallOptions, CancelHandle};
 use crate::runtime::Runtime;
 use crate::shared::{Call, OutcomeSlot, Phase, Shared};
 
@@ -372,6 +372,14 @@ impl<R: Runtime> Client<R> {
         mut params: Option<RawParams>,
         options: CallOptions,
     ) -> Result<RawResult, Error> {
+        let cancel = options.cancel;
+        if cancel.as_ref().is_some_and(CancelHandle::is_cancelled) {
+            // Cancelled before it started: nothing is sent.
+            return Err(Error::Cancelled {
+                server: self.inner.shared.name.clone(),
+                method: method.into_owned(),
+            });
+        }
         // Sent from inside a poll so that the entry holds the caller's waker from the start:
         // the first wait below then needs no second turn of the lock.
         let mut progress = options.progress;
@@ -413,13 +421,64 @@ impl<R: Runtime> Client<R> {
             handle,
             registered: true,
         };
-        let result = outcome.instrument(span).await;
+        let outcome = outcome.instrument(span);
+        let result = match cancel {
+            None => outcome.await,
+            // Boxed: the race is only in the futures of calls that asked for it.
+            Some(cancel) => match Box::pin(outcome_or_cancel(outcome, &cancel)).await {
+                Ok(result) => result,
+                Err(reason) => match self.cancel_call(handle, &reason) {
+                    // The answer was in before the cancel: it wins.
+                    Some(outcome) => Some(outcome),
+                    None => {
+                        guard.armed = false;
+                        return Err(Error::Cancelled {
+                            server: self.inner.shared.name.clone(),
+                            method: method.into_owned(),
+                        });
+                    }
+                },
+            },
+        };
         guard.armed = false;
         match result {
             Some(Ok(raw)) => Ok(raw),
             Some(Err(e)) => Err(self.request_error(&method, e)),
             // The driver went away without completing: it only does so once closed.
             None => Err(self.closed_error(CloseReason::TransportClosed { detail: None })),
+        }
+    }
+
+    /// Cancels the waiting call `handle` with `reason` ([`CancelHandle::cancel`]); its outcome
+    /// instead when it had already arrived.
+    fn cancel_call(&self, handle: RequestHandle, reason: &str) -> Option<crate::shared::Outcome> {
+        let now = self.inner.runtime.now();
+        let mut state = self.inner.shared.lock();
+        match state.calls.remove(&handle) {
+            Some(Call {
+                reply:
+                    crate::shared::Reply::Slot {
+                        outcome: Some(outcome),
+                        ..
+                    },
+                ..
+            }) => Some(outcome),
+            Some(_) => {
+                tracing::debug!(
+                    server = &*self.inner.shared.name,
+                    handle = handle.get(),
+                    reason,
+                    "call cancelled by its handle"
+                );
+                // Already finished in the session is a harmless race.
+                let _ = state
+                    .core
+                    .session_mut()
+                    .cancel(now, handle, Some(reason.to_owned()));
+                state.wake_driver();
+                None
+            }
+            None => None,
         }
     }
 
@@ -525,6 +584,19 @@ async fn wait_phase(rx: &mut watch::Receiver<Phase>, f: impl Fn(&Phase) -> bool)
         Ok(p) => p.reason().cloned().unwrap_or(CloseReason::Local),
         // The driver and its state are gone: nothing is open any more.
         Err(_) => CloseReason::TransportClosed { detail: None },
+    }
+}
+
+/// The call's outcome, or `Err(reason)` when `cancel` fires first.
+async fn outcome_or_cancel<F: std::future::Future>(
+    outcome: F,
+    cancel: &CancelHandle,
+) -> Result<F::Output, Arc<str>> {
+    let outcome = std::pin::pin!(outcome);
+    let cancelled = std::pin::pin!(cancel.cancelled());
+    match futures_util::future::select(outcome, cancelled).await {
+        futures_util::future::Either::Left((result, _)) => Ok(result),
+        futures_util::future::Either::Right((reason, _)) => Err(reason),
     }
 }
 

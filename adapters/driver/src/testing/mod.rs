@@ -12,6 +12,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod handler_suite;
 #[cfg(feature = "http")]
 pub mod http_server;
 #[cfg(feature = "http")]

@@ -15,6 +15,7 @@ use futures_util::future::{Either, select};
 use serde_json::{Value, json};
 
 use super::FakeServer;
+pub use super::handler_suite::{cancel_handle_cancels_with_reason, typed_handlers_answer};
 pub use super::listen_suite::{
     listen_in_the_initialize_era, listen_refused_unacknowledged_closed, listen_routes_and_ends,
 };

@@ -1,6 +1,20 @@
 //! Answering server-to-client requests: roots, sampling, elicitation.
 //!
-//! Register a handler per capability on the [`ClientBuilder`](crate::ClientBuilder). Exactly
+//! Two ways to register a handler on the [`ClientBuilder`](crate::ClientBuilder):
+//!
+//! - typed, with the structs of [`mcp_proto::types`] in and out:
+//!   [`on_sampling`](crate::ClientBuilder::on_sampling) (`CreateMessageParams` to
+//!   `CreateMessageResult`), [`on_elicitation`](crate::ClientBuilder::on_elicitation)
+//!   (`ElicitParams` to `ElicitResult`), [`on_roots`](crate::ClientBuilder::on_roots) and
+//!   [`roots`](crate::ClientBuilder::roots) ([`Root`]); params that do not decode are answered
+//!   with -32602 before the handler runs;
+//! - untyped, with raw JSON: [`sampling_handler`](crate::ClientBuilder::sampling_handler),
+//!   [`elicitation_handler`](crate::ClientBuilder::elicitation_handler) and
+//!   [`roots_handler`](crate::ClientBuilder::roots_handler) take implementations of
+//!   [`SamplingHandler`], [`ElicitationHandler`] and [`RootsHandler`] (any
+//!   `Fn(Value) -> impl Future<Output = Result<Value, ErrorObject>>` for the first two).
+//!
+//! Exactly
 //! the capabilities with a handler are declared in `initialize`; the core answers every other
 //! server request with -32601 itself. Each request runs its handler on its own task, so a slow
 //! handler (a human answering an elicitation) never blocks the connection; when the server
@@ -11,39 +25,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_proto::jsonrpc::ErrorObject;
-use serde::{Deserialize, Serialize};
+pub use mcp_proto::types::Root;
 use serde_json::{Map, Value};
+
+mod typed;
 
 /// The future a handler returns: borrowed from the handler, sendable.
 pub type HandlerFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// A root the client exposes to the server (`roots/list`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Root {
-    /// The root's URI (`file:///...`).
-    pub uri: String,
-    /// An optional display name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-impl Root {
-    /// A root at `uri` without a name.
-    pub fn new(uri: impl Into<String>) -> Self {
-        Self {
-            uri: uri.into(),
-            name: None,
-        }
-    }
-
-    /// Sets the display name.
-    #[must_use]
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
-}
 
 /// Answers `roots/list`. Registering one declares the `roots` capability.
 pub trait RootsHandler: Send + Sync + 'static {
