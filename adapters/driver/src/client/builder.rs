@@ -14,6 +14,7 @@ use mcp_proto::stdio::shutdown::ShutdownConfig;
 use mcp_proto::types::Implementation;
 use tracing::Instrument as _;
 
+use super::budget::ListBudget;
 #[cfg(unix)]
 pub use super::command_line::IntoStdioCommand;
 use super::{Client, Inner, ServerInfo, closed_error};
@@ -60,6 +61,7 @@ pub struct ClientBuilder<R: Runtime> {
     max_message: Option<usize>,
     era_policy: Option<EraPolicy>,
     wire: Option<WireTap>,
+    list_budget: ListBudget,
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
     /// wait for a cancelled connection's process to be gone.
     pub(crate) phase_slot: Option<PhaseSlot>,
@@ -122,6 +124,7 @@ impl<R: Runtime> ClientBuilder<R> {
             max_message: None,
             era_policy: None,
             wire: None,
+            list_budget: ListBudget::default(),
             phase_slot: None,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
@@ -169,6 +172,15 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.protocol_version = Some(version);
+        self
+    }
+
+    /// What one paginated list (`list_tools`, `list_resources`, ... over all pages) may cost
+    /// before it fails with [`Error::ListBudget`] (default: [`ListBudget::default`], 64 MiB,
+    /// 100 000 items, 10 000 pages).
+    #[must_use]
+    pub fn list_budget(mut self, budget: ListBudget) -> Self {
+        self.list_budget = budget;
         self
     }
 
@@ -720,6 +732,7 @@ impl<R: Runtime> ClientBuilder<R> {
                 server,
                 close_bound: graces + crate::driver::FLUSH_GRACE * 2 + CLOSE_MARGIN,
                 handlers: self.handlers.clone(),
+                list_budget: self.list_budget,
                 #[cfg(feature = "http")]
                 auth,
             }),

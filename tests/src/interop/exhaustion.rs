@@ -1,0 +1,77 @@
+//! The resource-exhaustion and undecodable-answer rows of the fault matrix, against the
+//! `fault_server` binary: a list that never ends, answers that cannot be decoded, errors that
+//! name no request, a peer that floods requests and never reads. Each asserts the typed
+//! outcome within a bound (a guard against hangs, far below the 60 s request timeout the
+//! client is given), then that every process of the server is gone.
+//!
+//! The heap side of the endless list and of the request flood is measured with a counting
+//! allocator in `tests/tests/exhaustion_memory.rs`, a test binary of its own.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_driver::{ClientBuilder, Error, ListBudget, ListLimit, Runtime};
+use serde_json::json;
+
+use super::bounded;
+use super::faults::Fault;
+
+/// Far longer than any prompt error takes, far shorter than the request timeout below: a
+/// call that only ends at its timeout fails the row.
+const PROMPT: Duration = Duration::from_secs(15);
+/// The request timeout the rows give the client.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn builder<R: Runtime>() -> ClientBuilder<R> {
+    ClientBuilder::new().request_timeout(Some(REQUEST_TIMEOUT))
+}
+
+/// endless pages: a fresh `nextCursor` on every page. The list stops at the item budget, and
+/// at the byte budget, with [`Error::ListBudget`] naming it; the connection carries on.
+pub async fn exhaust_endless_pages<R: Runtime>(rt: R, bin: PathBuf) {
+    let budget = ListBudget::default().max_items(1000);
+    let f = Fault::start_with(&rt, &bin, &["endless_pages"], builder().list_budget(budget)).await;
+    let client = &f.spawned.client;
+    match bounded(&rt, PROMPT, "endless list", client.list_tools()).await {
+        Err(Error::ListBudget { method, limit, .. }) => {
+            assert_eq!(method, "tools/list");
+            assert_eq!(limit, ListLimit::Items(1000));
+        }
+        other => panic!("expected the item budget, got {other:?}"),
+    }
+    // Ten pages of 100 items each fit; the eleventh went over.
+    let pages = f
+        .received()
+        .iter()
+        .filter(|m| m["method"] == "tools/list")
+        .count();
+    assert_eq!(pages, 11, "pages asked for");
+    let echo = client
+        .call_tool("echo", json!({"message": "still here"}))
+        .await;
+    assert!(echo.is_ok(), "the connection must survive: {echo:?}");
+    f.finish(&rt).await;
+
+    let budget = ListBudget::default().max_bytes(256 * 1024);
+    let f = Fault::start_with(&rt, &bin, &["endless_pages"], builder().list_budget(budget)).await;
+    match bounded(&rt, PROMPT, "endless list", f.spawned.client.list_tools()).await {
+        Err(e @ Error::ListBudget { .. }) => {
+            assert!(
+                matches!(
+                    e,
+                    Error::ListBudget {
+                        limit: ListLimit::Bytes(262_144),
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+            assert!(
+                e.to_string().contains("the byte budget (262144 bytes)"),
+                "{e}"
+            );
+        }
+        other => panic!("expected the byte budget, got {other:?}"),
+    }
+    f.finish(&rt).await;
+}

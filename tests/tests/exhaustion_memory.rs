@@ -1,0 +1,82 @@
+//! Peak heap of a real client (tokio) while `fault_server` tries to exhaust it: a tools list
+//! that never ends (a fresh `nextCursor` on every page of 100 tools of 1 KiB), with the
+//! default list budget. Bounded by the budget, whatever the server keeps sending.
+//!
+//! A test binary of its own: the counting allocator sees every allocation of the process, so
+//! the tests here take a lock to run one at a time.
+
+#![cfg(target_os = "linux")]
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use mcp_driver::process::StdioCommand;
+use mcp_driver::{Error, ListLimit};
+use mcp_tests::counting_alloc::CountingAlloc;
+use mcp_tokio::ClientBuilder;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc::new();
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const MIB: usize = 1 << 20;
+/// A guard against hangs, not a timing: every row ends in seconds.
+const GUARD: Duration = Duration::from_secs(120);
+
+fn fault_server(args: &[&str]) -> StdioCommand {
+    StdioCommand::new(env!("CARGO_BIN_EXE_fault_server")).args(args.iter().copied())
+}
+
+fn mib(n: usize) -> f64 {
+    n as f64 / MIB as f64
+}
+
+/// Runs `f` on a fresh two-thread tokio runtime, one test at a time, under [`GUARD`].
+fn on_tokio<F: std::future::Future<Output = ()>>(f: impl FnOnce() -> F) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    rt.block_on(async {
+        tokio::time::timeout(GUARD, f()).await.expect("hung");
+    });
+}
+
+/// The default budget (64 MiB of results) stops the endless list; the client's peak heap
+/// stays within a small multiple of it (measured: 129 MiB, the decoded tools of 64 MiB of
+/// JSON and their vector's last doubling). Without a byte budget the list grew by ~300 MB a second up to its 10 000-page
+/// cap (1 GB here).
+#[test]
+fn endless_pages_stop_at_the_byte_budget() {
+    on_tokio(endless_pages);
+}
+
+async fn endless_pages() {
+    let client = ClientBuilder::new()
+        .name("endless")
+        .stdio(fault_server(&["endless_pages"]))
+        .await
+        .expect("connect");
+    ALLOC.reset_peak();
+    let listed = client.list_tools().await;
+    let peak = ALLOC.peak_above_baseline();
+    eprintln!(
+        "endless pages: peak heap {:.1} MiB over the baseline",
+        mib(peak)
+    );
+    match listed {
+        Err(Error::ListBudget { limit, .. }) => {
+            assert_eq!(limit, ListLimit::Bytes(64 << 20));
+        }
+        other => panic!("expected the byte budget, got {:?}", other.map(|t| t.len())),
+    }
+    assert!(
+        peak < 256 * MIB,
+        "peak heap {:.1} MiB over the baseline",
+        mib(peak)
+    );
+    client.close().await;
+}
