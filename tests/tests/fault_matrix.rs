@@ -60,4 +60,6 @@ fault_rows!(faults_http:
 
 fault_rows!(exhaustion:
     exhaust_endless_pages,
+    exhaust_undecodable_answers,
+    exhaust_null_id_error,
 );

@@ -158,13 +158,18 @@ impl HttpClient for TokioHttpClient {
     }
 }
 
-/// Response headers for the core. Values that are not visible ASCII are dropped: no header
-/// the core reads needs them.
+/// Response headers for the core. A value with bytes outside visible ASCII is passed on
+/// lossily (as UTF-8, invalid sequences replaced), not dropped: the core validates what it
+/// reuses and reports what it refuses (an invalid `Mcp-Session-Id` is a diagnostic).
 fn header_list(map: &hyper::HeaderMap) -> HeaderList {
     let mut headers = HeaderList::new();
     for (name, value) in map {
-        if let Ok(v) = value.to_str() {
-            headers.append(name.as_str(), v);
+        match value.to_str() {
+            Ok(v) => headers.append(name.as_str(), v),
+            Err(_) => headers.append(
+                name.as_str(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            ),
         }
     }
     headers

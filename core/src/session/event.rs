@@ -310,6 +310,10 @@ pub enum Diagnostic {
         /// The signal that decided it.
         reason: String,
     },
+    /// The server's `Mcp-Session-Id` was refused (empty, over
+    /// [`MAX_SESSION_ID_LEN`](crate::http::headers::MAX_SESSION_ID_LEN) bytes, or with bytes
+    /// outside visible ASCII): the connection goes on without a session id.
+    InvalidSessionId(crate::http::headers::InvalidSessionId),
     /// A notification whose params could not be read (progress, cancelled). Skipped.
     InvalidNotification {
         /// Its method.
@@ -351,6 +355,7 @@ impl fmt::Display for Diagnostic {
                 write!(f, "refused server request {method}: too many open")
             }
             Diagnostic::EraFallback { reason } => write!(f, "changed protocol era: {reason}"),
+            Diagnostic::InvalidSessionId(e) => write!(f, "refused the server's session id: {e}"),
             Diagnostic::InvalidNotification { method, detail } => {
                 write!(f, "skipped {method}: {detail}")
             }

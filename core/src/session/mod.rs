@@ -30,7 +30,9 @@ mod mrtr;
 mod pending;
 mod raw_params;
 mod raw_result;
+mod salvage;
 pub(crate) use pending::{CounterMap, CounterSet};
+pub(crate) use salvage::Undecodable;
 mod transport_hooks;
 
 #[cfg(test)]
@@ -333,7 +335,7 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        self.handle_decoded_input(now, jsonrpc::decode_ref(bytes));
+        self.handle_decoded_input(now, bytes, jsonrpc::decode_ref(bytes));
     }
 
     /// [`handle_message`](Self::handle_message) for input already known to be UTF-8 (a line
@@ -358,12 +360,15 @@ impl Session {
         if dispatch::mentions_progress(text) && self.any_order_progress(now, text) {
             return;
         }
-        self.handle_decoded_input(now, jsonrpc::decode_ref_str(text));
+        self.handle_decoded_input(now, text.as_bytes(), jsonrpc::decode_ref_str(text));
     }
 
+    /// Routes a decoded input; `bytes` is what was decoded, read again only when it was not a
+    /// message (see [`salvage`]).
     fn handle_decoded_input(
         &mut self,
         now: Instant,
+        bytes: &[u8],
         decoded: Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
     ) {
         self.clock_now = self.clock_now.max(now);
@@ -380,7 +385,7 @@ impl Session {
                     }
                 }
             }
-            Err(e) => self.report_decode_error(e),
+            Err(e) => self.undecodable_input(bytes, e),
             #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
             Ok(_) => {}
         }

@@ -75,3 +75,59 @@ pub async fn exhaust_endless_pages<R: Runtime>(rt: R, bin: PathBuf) {
     }
     f.finish(&rt).await;
 }
+
+/// Calls the fault tool `tool` and returns its error, within [`PROMPT`] (the request timeout
+/// is [`REQUEST_TIMEOUT`]: an answer that is dropped instead of failing the call fails here).
+async fn failing_call<R: Runtime>(rt: &R, f: &Fault<R>, tool: &str) -> Error {
+    let call = f.spawned.client.call_tool(tool, json!({}));
+    match bounded(rt, PROMPT, tool, call).await {
+        Ok(r) => panic!("{tool}: expected an error, got {r:?}"),
+        Err(e) => e,
+    }
+}
+
+/// bad UTF-8 and bad JSON: an answer with the right id that cannot be decoded fails its call
+/// at once with [`Error::InvalidResponse`]; the connection carries on.
+pub async fn exhaust_undecodable_answers<R: Runtime>(rt: R, bin: PathBuf) {
+    let f = Fault::start_with(&rt, &bin, &["echo"], builder()).await;
+    match failing_call(&rt, &f, "bad_utf8").await {
+        Error::InvalidResponse { method, detail, .. } => {
+            assert_eq!(method, "tools/call");
+            assert!(detail.contains("not valid UTF-8"), "{detail}");
+        }
+        other => panic!("bad_utf8: expected an invalid response, got {other:?}"),
+    }
+    match failing_call(&rt, &f, "bad_json").await {
+        Error::InvalidResponse { detail, .. } => {
+            assert!(detail.contains("not a valid JSON-RPC response"), "{detail}");
+        }
+        other => panic!("bad_json: expected an invalid response, got {other:?}"),
+    }
+    let echo = f
+        .spawned
+        .client
+        .call_tool("echo", json!({"message": "after"}))
+        .await;
+    assert!(echo.is_ok(), "the connection must survive: {echo:?}");
+    f.finish(&rt).await;
+}
+
+/// An error with `"id": null` while one call is pending fails that call at once with the
+/// server's error ([`Error::Remote`]).
+pub async fn exhaust_null_id_error<R: Runtime>(rt: R, bin: PathBuf) {
+    let f = Fault::start_with(&rt, &bin, &["echo"], builder()).await;
+    match failing_call(&rt, &f, "null_id_error").await {
+        Error::Remote { code, message, .. } => {
+            assert_eq!(code, -32603);
+            assert!(message.contains("failed to read the request"), "{message}");
+        }
+        other => panic!("null_id_error: expected the remote error, got {other:?}"),
+    }
+    let echo = f
+        .spawned
+        .client
+        .call_tool("echo", json!({"message": "after"}))
+        .await;
+    assert!(echo.is_ok(), "the connection must survive: {echo:?}");
+    f.finish(&rt).await;
+}

@@ -11,6 +11,7 @@ mod harness;
 mod listen;
 mod mrtr;
 mod scenarios;
+mod undecodable;
 
 use harness::Harness;
 
