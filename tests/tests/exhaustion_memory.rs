@@ -1,6 +1,7 @@
 //! Peak heap of a real client (tokio) while `fault_server` tries to exhaust it: a tools list
-//! that never ends (a fresh `nextCursor` on every page of 100 tools of 1 KiB), with the
-//! default list budget. Bounded by the budget, whatever the server keeps sending.
+//! that never ends (a fresh `nextCursor` on every page of 100 tools of 1 KiB), bounded by the
+//! default list budget; and 4 million `ping`s from a server that never reads its stdin,
+//! bounded by the default outgoing queue limit.
 //!
 //! A test binary of its own: the counting allocator sees every allocation of the process, so
 //! the tests here take a lock to run one at a time.
@@ -75,6 +76,53 @@ async fn endless_pages() {
     }
     assert!(
         peak < 256 * MIB,
+        "peak heap {:.1} MiB over the baseline",
+        mib(peak)
+    );
+    client.close().await;
+}
+
+/// 4 million `ping`s (the repro) while the server never reads: the answers the client
+/// cannot queue beyond the default 8 MiB are dropped, and the connection is declared stalled
+/// (after 3 s here). Without the bound, every answer was queued (527 MB and rising).
+#[test]
+fn a_ping_flood_nobody_reads_stays_bounded() {
+    on_tokio(ping_flood);
+}
+
+async fn ping_flood() {
+    use mcp_driver::mcp_proto::session::CloseReason;
+    let client = ClientBuilder::new()
+        .name("flood")
+        .stall_timeout(Some(Duration::from_secs(3)))
+        .stdio(fault_server(&["ping_flood", "4000000"]))
+        .await
+        .expect("connect");
+    ALLOC.reset_peak();
+    let call = client
+        .call_tool_with(
+            "echo",
+            serde_json::json!({"message": "m"}),
+            mcp_driver::CallOptions::new().no_timeout(),
+        )
+        .await;
+    let peak = ALLOC.peak_above_baseline();
+    eprintln!(
+        "ping flood: peak heap {:.1} MiB over the baseline",
+        mib(peak)
+    );
+    assert!(
+        matches!(
+            call,
+            Err(Error::Closed {
+                reason: CloseReason::Stalled { .. },
+                ..
+            })
+        ),
+        "{call:?}"
+    );
+    assert!(
+        peak < 48 * MIB,
         "peak heap {:.1} MiB over the baseline",
         mib(peak)
     );

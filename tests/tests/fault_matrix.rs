@@ -62,4 +62,5 @@ fault_rows!(exhaustion:
     exhaust_endless_pages,
     exhaust_undecodable_answers,
     exhaust_null_id_error,
+    exhaust_ping_flood,
 );

@@ -175,6 +175,12 @@ impl Session {
         method: String,
         params: Option<Box<RawValue>>,
     ) {
+        // The peer is not reading what is queued for it: its requests get no answer (an
+        // error would be queued too) until it reads.
+        if self.outbound_full() {
+            self.drop_server_request(now, &method);
+            return;
+        }
         if method == "ping" {
             self.outbound.push_back(Queued::Response {
                 id,

@@ -131,3 +131,38 @@ pub async fn exhaust_null_id_error<R: Runtime>(rt: R, bin: PathBuf) {
     assert!(echo.is_ok(), "the connection must survive: {echo:?}");
     f.finish(&rt).await;
 }
+
+/// ping flood: the server writes a million `ping`s and never reads its stdin. The client
+/// drops the pings it cannot queue, and once nothing has been written for the stall timeout
+/// the connection closes with [`CloseReason::Stalled`]: the pending call fails with it,
+/// promptly, instead of at its own timeout (or never, for a call without one).
+///
+/// [`CloseReason::Stalled`]: mcp_driver::mcp_proto::session::CloseReason::Stalled
+pub async fn exhaust_ping_flood<R: Runtime>(rt: R, bin: PathBuf) {
+    use mcp_driver::mcp_proto::session::CloseReason;
+    let builder = builder()
+        .max_outbound_bytes(256 * 1024)
+        .stall_timeout(Some(Duration::from_secs(2)));
+    let f = Fault::start_with(&rt, &bin, &["ping_flood", "1000000"], builder).await;
+    let call = f.spawned.client.call_tool_with(
+        "echo",
+        json!({"message": "m"}),
+        mcp_driver::CallOptions::new().no_timeout(),
+    );
+    match bounded(&rt, PROMPT, "a call to a flooding server", call).await {
+        Err(Error::Closed {
+            reason: CloseReason::Stalled { after, dropped, .. },
+            ..
+        }) => {
+            assert_eq!(after, Duration::from_secs(2));
+            assert!(dropped > 0, "no ping was dropped");
+        }
+        other => panic!("expected a stalled connection, got {other:?}"),
+    }
+    assert!(
+        f.log_lines().iter().any(|l| l == "# stdin reader stopped"),
+        "{:?}",
+        f.log_lines()
+    );
+    f.finish(&rt).await;
+}

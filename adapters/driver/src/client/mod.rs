@@ -3,6 +3,7 @@
 mod budget;
 mod builder;
 mod command_line;
+mod constructors;
 mod listen;
 mod methods;
 mod tasks;

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::types::{ClientCapabilities, ElicitationCapability, RootsCapability};
 
+mod backlog;
 mod era;
 mod fast_path;
 mod harness;
