@@ -311,6 +311,10 @@ pub fn call_error(e: Error) -> CliError {
         Error::ListBudget { method, limit, .. } => {
             CliError::Invalid(format!("{method}: the list exceeds {limit}"))
         }
+        // One answer could not be decoded; the connection is fine.
+        Error::InvalidResponse { method, detail, .. } => {
+            CliError::Invalid(format!("{method}: {detail}"))
+        }
         Error::Unsupported { what, .. } => {
             CliError::Unsupported(format!("{what} is not supported by this build"))
         }

@@ -198,7 +198,7 @@ pub struct SessionConfig {
     pub max_outbound_bytes: usize,
     /// How long a full outbound queue may go without the transport taking a message before
     /// the session closes with [`CloseReason::Stalled`](super::CloseReason::Stalled).
-    /// `None`: never. Default 30 s.
+    /// `None`: never. Default 10 s.
     pub stall_timeout: Option<Duration>,
 }
 

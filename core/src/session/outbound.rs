@@ -159,4 +159,6 @@ impl Session {
 /// The default of [`SessionConfig::max_outbound_bytes`](super::SessionConfig::max_outbound_bytes).
 pub(super) const DEFAULT_MAX_OUTBOUND_BYTES: usize = 8 << 20;
 /// The default of [`SessionConfig::stall_timeout`](super::SessionConfig::stall_timeout).
-pub(super) const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Shorter than the default request timeout (30 s), so that a call to a peer that stopped
+/// reading fails with that reason rather than a timeout.
+pub(super) const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(10);

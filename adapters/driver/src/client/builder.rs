@@ -200,7 +200,7 @@ impl<R: Runtime> ClientBuilder<R> {
     /// How long the server may leave a full outbound queue (see
     /// [`max_outbound_bytes`](Self::max_outbound_bytes)) unread before the connection is
     /// closed with [`CloseReason::Stalled`](mcp_proto::session::CloseReason::Stalled)
-    /// (`None`: never; default 30 s).
+    /// (`None`: never; default 10 s).
     #[must_use]
     pub fn stall_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.stall_timeout = Some(timeout);
