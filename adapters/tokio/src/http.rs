@@ -310,3 +310,21 @@ fn failure(e: reqwest::Error) -> ExchangeFailure {
 pub(crate) fn client(config: &HttpClientConfig) -> io::Result<Arc<dyn HttpClient>> {
     Ok(Arc::new(TokioHttpClient::new(config)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_outside_visible_ascii_reach_the_core_lossily() {
+        let mut map = hyper::HeaderMap::new();
+        map.insert(
+            "mcp-session-id",
+            hyper::header::HeaderValue::from_bytes(b"caf\xe9").expect("obs-text is allowed"),
+        );
+        map.insert("content-type", "application/json".parse().expect("ascii"));
+        let headers = header_list(&map);
+        assert_eq!(headers.get("mcp-session-id"), Some("caf\u{fffd}"));
+        assert_eq!(headers.get("content-type"), Some("application/json"));
+    }
+}
