@@ -11,11 +11,17 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Map, Value};
 
+pub mod typed;
+
 /// What `--help` prints after the options: the exit codes scripts can rely on.
 const AFTER_HELP: &str = "\
 Connect with `-- <command> [args]` (stdio), `--url <url>` (Streamable HTTP, legacy SSE fallback)
-or `--config <file> --server <name>` (an mcpServers JSON file). With `--config <file>` alone,
-`tools --all` starts every server of the file and `call server__tool` calls a namespaced tool.
+or `--config <file> --server <name>` (an mcpServers JSON file; a file with one server needs no
+--server). With `--config <file>` alone, `tools --all` starts every server of the file and
+`call server__tool` calls a namespaced tool.
+
+The client answers the server's questions: elicitation and sampling are asked at the terminal
+(declined without one), `roots/list` is answered with the --root directories.
 
 OAuth: `mcp login --url <url>` authorizes in a browser and stores the tokens (default
 $XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json, mode 0600; override with
@@ -23,13 +29,25 @@ $XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json, mode 060
 refreshes it when it expires; without a usable token a server's 401 exits with code 3 and
 a hint to log in (no browser is opened unasked). `mcp logout` removes stored tokens.
 
-Exit codes: 0 ok, 1 tool error (isError) or lint errors, 2 usage, 3 connection or handshake
-failure, authorization needed or failed (`tools --all`: no server came up), 4 JSON-RPC error
-from the server, 5 timeout, 130 interrupted.";
+Exit codes: 0 ok, 1 tool error (isError) or lint errors, 2 usage (bad options, URL or
+arguments), 3 connection or handshake failure, authorization needed or failed
+(`tools --all`: no server came up), 4 the server answered with an error (tool, prompt or
+resource not found, invalid params, an HTTP error status), 5 timeout, 130 interrupted
+(Ctrl-C), 143 SIGTERM, 129 SIGHUP (each signal cancels the running call and shuts the server
+down first). With --json an error is also one JSON object on stdout: {\"error\": {\"code\":
+\"tool_not_found\", \"exit\": 4, \"message\": …, \"hint\": …, \"didYouMean\": […]}}; `code` is
+stable (the README lists every code).";
 
 /// `mcp`: a command-line client for MCP servers.
 #[derive(Debug, Parser)]
-#[command(name = "mcp", version, about = "Poke at any MCP server from a terminal", after_help = AFTER_HELP)]
+#[command(
+    name = "mcp",
+    version,
+    about = "Poke at any MCP server from a terminal",
+    after_help = AFTER_HELP,
+    // `help` is ours (see `Command::Help`): it also knows the topic `options`.
+    disable_help_subcommand = true
+)]
 pub struct Cli {
     /// How to reach the server and how long to wait.
     #[command(flatten)]
@@ -92,7 +110,8 @@ pub struct ConnectionArgs {
     #[arg(long, global = true, value_name = "URL", conflicts_with = "config")]
     pub url: Option<String>,
     /// An mcpServers JSON file (Claude Desktop, Cursor, .mcp.json); with --server for one of
-    /// its servers, without it for `tools --all` and `call server__tool`.
+    /// its servers (a file with one server needs none), without it for `tools --all` and
+    /// `call server__tool`.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Which server of the --config file to start.
@@ -104,19 +123,43 @@ pub struct ConnectionArgs {
     /// An environment variable for a stdio server, `KEY=VALUE` (repeatable).
     #[arg(long = "env", short = 'e', global = true, value_name = "K=V", value_parser = parse_env)]
     pub env: Vec<(String, String)>,
-    /// How long one request may take (`30s`, `500ms`, `2m`; a bare number is seconds).
+    /// How long one request may take (`30s`, `500ms`, `2m`; a bare number is seconds). A tool
+    /// call's timeout restarts at each progress update it reports (see --max-time).
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
+    /// The longest a tool call may run in all, however often it reports progress (default
+    /// 10m, or --timeout when that is longer).
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    pub max_time: Option<Duration>,
     /// How long connecting and the handshake may take.
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub connect_timeout: Option<Duration>,
     /// Which protocol era to speak.
     #[arg(long, global = true, value_enum, default_value_t = Era::Auto)]
     pub era: Era,
+    /// A directory the server may work in, offered as a root (`roots/list`; repeatable). Without
+    /// it the client declares no roots capability.
+    #[arg(long = "root", global = true, value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
     /// The OAuth token file (default: $MCP_TOKEN_STORE, else
     /// $XDG_CONFIG_HOME/mcp-rs/tokens.json, else ~/.config/mcp-rs/tokens.json).
     #[arg(long, global = true, value_name = "FILE")]
     pub token_store: Option<PathBuf>,
+}
+
+/// A tool call's total bound when `--max-time` is not given.
+pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(600);
+
+impl ConnectionArgs {
+    /// The total bound of a tool call whose timeout progress keeps restarting: `--max-time`,
+    /// else [`DEFAULT_MAX_TIME`] or `--timeout` when that is longer (so a long `--timeout`
+    /// is never cut short by the default).
+    pub fn max_time(&self) -> Duration {
+        self.max_time.unwrap_or_else(|| {
+            self.timeout
+                .map_or(DEFAULT_MAX_TIME, |t| t.max(DEFAULT_MAX_TIME))
+        })
+    }
 }
 
 /// Output options; all are global.
@@ -152,11 +195,22 @@ pub struct ServerCommand {
 pub struct ToolsArgs {
     /// Start every server of --config (without --server) and list all their tools under
     /// namespaced names (`server__tool`), with each server's status.
-    ///
-    /// (Checked when it runs, not by clap: clap does not see global options given before the
-    /// subcommand when it checks a subcommand's `requires`.)
+    // Checked when it runs, not by clap: clap does not see global options given before the
+    // subcommand when it checks a subcommand's `requires`.
     #[arg(long)]
     pub all: bool,
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerCommand,
+}
+
+/// The options of `watch`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct WatchArgs {
+    /// Subscribe to this resource and print its `notifications/resources/updated`
+    /// (repeatable); unsubscribed again on Ctrl-C.
+    #[arg(long = "subscribe", value_name = "URI")]
+    pub subscribe: Vec<String>,
     /// The server.
     #[command(flatten)]
     pub server: ServerCommand,
@@ -165,19 +219,39 @@ pub struct ToolsArgs {
 /// Tool arguments: a JSON object and/or `key=value` pairs (pairs win).
 #[derive(Debug, Clone, Default, Args)]
 pub struct ToolArgs {
-    /// The arguments as one JSON object.
-    #[arg(id = "args_json", long = "args", short = 'a', value_name = "JSON")]
+    /// The arguments as one JSON object: inline, `@FILE` to read it from a file, or `-` to
+    /// read it from stdin.
+    #[arg(
+        id = "args_json",
+        long = "args",
+        short = 'a',
+        value_name = "JSON|@FILE|-"
+    )]
     pub json: Option<String>,
-    /// `key=value` pairs; a value is JSON when it parses as JSON (`n=3`, `ok=true`,
-    /// `tags=["a"]`), else a string; `a.b=1` nests.
+    /// `key=value` pairs, typed from the tool's input schema: a string property gets the
+    /// text as typed (`message=123` sends "123"), a number, integer, boolean, array or object
+    /// property gets the value parsed as JSON (`n=3`, `ok=true`, `tags=["a"]`); without
+    /// schema information a value is JSON when it parses as JSON, else a string. `a.b=1`
+    /// nests.
     #[arg(id = "tool_pairs", value_name = "KEY=VALUE")]
     pub pairs: Vec<String>,
 }
 
 impl ToolArgs {
-    /// The arguments object to send; see [`build_arguments`].
+    /// The arguments object to send without a schema; see [`build_arguments`]. `--args` may
+    /// be `@FILE` or `-` (stdin).
     pub fn to_map(&self) -> Result<Map<String, Value>, ArgError> {
-        build_arguments(self.json.as_deref(), &self.pairs)
+        self.typed(None).map_err(|e| ArgError(e.to_string()))
+    }
+
+    /// The arguments object to send, typed by the tool's input schema when there is one;
+    /// see [`typed`]. Call it before connecting with `None` to report bad syntax early
+    /// (stdin is read once and kept), and again with the schema.
+    pub fn typed(
+        &self,
+        schema: Option<&Map<String, Value>>,
+    ) -> Result<Map<String, Value>, typed::ArgumentError> {
+        typed::build_typed(self.json.as_deref(), &self.pairs, schema)
     }
 }
 
@@ -246,8 +320,8 @@ pub enum Command {
         #[command(flatten)]
         server: ServerCommand,
     },
-    /// Print notifications as they arrive, until Ctrl-C.
-    Watch(ServerCommand),
+    /// Print notifications as they arrive, until Ctrl-C (`--subscribe URI`: resource updates).
+    Watch(WatchArgs),
     /// Call one tool repeatedly and print latency percentiles, throughput and errors.
     Load {
         /// The tool's name.
@@ -306,6 +380,44 @@ pub enum Command {
     Demo,
     /// Run the built-in demo server on stdin/stdout.
     DemoServer,
+    /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
+    ///
+    /// The commands are those of `mcp` without the connection options: `tools`,
+    /// `call echo text=hi`, `read URI`, `prompt NAME k=v`, `ping`, `log-level debug`, …, plus
+    /// `help [COMMAND]` and `exit` (or Ctrl-D). Output options go after a command
+    /// (`tools --json`).
+    ///
+    /// Tab completes commands, options, tool and prompt names, argument names (`name=`, from
+    /// the tool's input schema) and resource URIs. History is kept in
+    /// $XDG_STATE_HOME/mcp-rs/history, else ~/.local/state/mcp-rs/history ($MCP_HISTORY
+    /// overrides; empty for none); a line that starts with a space is not kept.
+    ///
+    /// Server log messages and list changes are printed as they arrive. Ctrl-C cancels the
+    /// running command at the server and returns to the prompt. When the server goes away
+    /// the shell ends with exit code 3.
+    ///
+    /// Without a terminal, commands are read one per line from stdin and the exit code is
+    /// that of the last command.
+    Shell(ServerCommand),
+    /// Print a completion script for bash, zsh, fish, elvish or powershell.
+    ///
+    /// bash: `mcp completions bash > ~/.local/share/bash-completion/completions/mcp`
+    ///
+    /// zsh: `mcp completions zsh > ~/.zfunc/_mcp` (with ~/.zfunc in $fpath, before compinit)
+    ///
+    /// fish: `mcp completions fish > ~/.config/fish/completions/mcp.fish`
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the help of `mcp`, of one command, or of the options every command takes
+    /// (`mcp help options`).
+    Help {
+        /// A command, or `options`.
+        #[arg(value_name = "COMMAND|options")]
+        topic: Option<String>,
+    },
 }
 
 impl Command {
@@ -316,8 +428,9 @@ impl Command {
             | Command::Resources(s)
             | Command::Prompts(s)
             | Command::Ping(s)
-            | Command::Watch(s) => Some(s),
+            | Command::Shell(s) => Some(s),
             Command::Tools(t) => Some(&t.server),
+            Command::Watch(w) => Some(&w.server),
             Command::Call { server, .. }
             | Command::Read { server, .. }
             | Command::Prompt { server, .. }
@@ -328,7 +441,9 @@ impl Command {
             Command::Login { .. }
             | Command::Logout { .. }
             | Command::Demo
-            | Command::DemoServer => None,
+            | Command::DemoServer
+            | Command::Completions { .. }
+            | Command::Help { .. } => None,
         }
     }
 
@@ -347,7 +462,11 @@ impl Command {
     /// Whether the subcommand talks to a server given on the command line.
     pub fn needs_server(&self) -> bool {
         match self {
-            Command::Demo | Command::DemoServer | Command::Logout { .. } => false,
+            Command::Demo
+            | Command::DemoServer
+            | Command::Logout { .. }
+            | Command::Completions { .. }
+            | Command::Help { .. } => false,
             Command::Lint { file, .. } => file.is_none(),
             _ => true,
         }
@@ -373,8 +492,8 @@ pub enum Target {
     Config {
         /// The mcpServers JSON file.
         file: PathBuf,
-        /// The entry's name.
-        server: String,
+        /// The entry's name; `None`: the file's only server (checked once the file is read).
+        server: Option<String>,
     },
 }
 
@@ -404,16 +523,12 @@ impl Cli {
         if let Some(url) = &c.url {
             return Ok(Target::Http { url: url.clone() });
         }
-        match (&c.config, &c.server) {
-            (Some(file), Some(server)) => Ok(Target::Config {
+        match &c.config {
+            Some(file) => Ok(Target::Config {
                 file: file.clone(),
-                server: server.clone(),
+                server: c.server.clone(),
             }),
-            (Some(_), None) => Err(ArgError::new(
-                "--config needs --server <name> for this command (only `tools --all` and \
-                 `call server__tool` use every server of the file)",
-            )),
-            _ => Err(ArgError::new(
+            None => Err(ArgError::new(
                 "no server given: add `-- <command> [args]`, --url <url> or --config <file> --server <name> \
                  (try `mcp demo` for a server to play with)",
             )),
@@ -619,6 +734,8 @@ pub fn parse_reference(text: &str) -> Result<CompletionRef, String> {
         _ => Ok(reference),
     }
 }
+
+pub mod help;
 
 #[cfg(test)]
 mod tests;

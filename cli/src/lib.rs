@@ -11,7 +11,8 @@
 //! - [`render`]: human output under a given terminal width;
 //! - [`lint`]: portability checks of tool input schemas;
 //! - [`load_stats`]: the latency histogram of `mcp load`;
-//! - [`exit`]: exit codes and error messages with hints.
+//! - [`exit`]: exit codes and error messages with hints, and the `--json` error object;
+//! - [`suggest`]: "did you mean" among a server's own names.
 
 #![warn(missing_docs)]
 
@@ -22,6 +23,7 @@ pub mod exit;
 pub mod lint;
 pub mod load_stats;
 pub mod render;
+pub mod suggest;
 
 /// The terminal width to render for: `$COLUMNS` when it is a sensible number, else
 /// [`render::DEFAULT_WIDTH`].

@@ -76,6 +76,9 @@ ask                     Asks the user a question through
 image                   Returns a small PNG image.
 fail                    Always fails, with isError set, to
                         show how tool errors look.
+model                   Asks the client's model (sampling)
+                        to answer a prompt and returns the
+                        reply.
 "
     );
     assert!(
@@ -96,8 +99,12 @@ fn tools_json_is_the_whole_list() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    // Two pages of four: the client follows the cursor.
-    assert_eq!(names, ["echo", "add", "slow", "ask", "image", "fail"]);
+    // Two pages of four: the client follows the cursor. `model` is listed because the CLI
+    // declares sampling; `roots` is not, because it declares roots only with --root.
+    assert_eq!(
+        names,
+        ["echo", "add", "slow", "ask", "image", "fail", "model"]
+    );
     assert_eq!(v["tools"][0]["inputSchema"]["required"][0], "text");
 }
 
@@ -126,7 +133,11 @@ fn call_outputs_and_exit_codes() {
     let o = demo(&["call", "no_such_tool"]);
     assert_eq!(o.status.code(), Some(4));
     assert!(stdout(&o).is_empty());
-    assert!(stderr(&o).contains("MCP error -32602"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("tool `no_such_tool` not found on mcp-demo"),
+        "{}",
+        stderr(&o)
+    );
     assert!(stderr(&o).contains("hint:"));
 
     let o = demo(&["call", "add", "--args", "[1]"]);
@@ -190,7 +201,9 @@ fn verbose_trace_shows_every_message_with_secrets_masked() {
             "call",
             "echo",
             "text=hi",
-            "password=pw",
+            // As JSON: a `password=pw` pair is refused before sending (echo has no such argument).
+            "--args",
+            r#"{"password":"pw"}"#,
         ])
         .args(["--", MCP, "demo-server"])
         .output()
@@ -224,6 +237,7 @@ fn resources_read_prompts_prompt_complete() {
 URI            NAME    TYPE        DESCRIPTION
 ─────────────  ──────  ──────────  ───────────────────────
 demo://readme  readme  text/plain  What this server offers
+demo://clock   clock   text/plain  Ticks while subscribed
 
 URI TEMPLATE         NAME   TYPE        DESCRIPTION
 ───────────────────  ─────  ──────────  ────────────────────
@@ -424,13 +438,14 @@ fn connection_failures_and_timeouts() {
         .unwrap();
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("hint:"));
+    // No progress within the timeout (progress restarts it).
     let o = demo(&[
         "--timeout",
         "200ms",
         "call",
         "slow",
-        "steps=5",
-        "delay_ms=200",
+        "steps=2",
+        "delay_ms=2000",
     ]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     let o = demo(&["--era", "modern", "info"]);

@@ -54,8 +54,8 @@ fn tools_all_lists_every_server_and_reports_the_failing_one() {
     assert!(out.contains("demo_a__echo"), "{out}");
     assert!(out.contains("demo-b__echo"), "{out}");
     assert!(out.contains("Returns the text it is given."), "{out}");
-    assert!(out.contains("  demo_a: ready (6 tools)"), "{out}");
-    assert!(out.contains("  demo-b: ready (6 tools)"), "{out}");
+    assert!(out.contains("  demo_a: ready (7 tools)"), "{out}");
+    assert!(out.contains("  demo-b: ready (7 tools)"), "{out}");
     assert!(out.contains("  broken: failed: "), "{out}");
     assert!(err.contains("server \"broken\" failed"), "{err}");
 
@@ -63,11 +63,11 @@ fn tools_all_lists_every_server_and_reports_the_failing_one() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
     let tools = v["tools"].as_array().unwrap();
-    assert_eq!(tools.len(), 12, "{v:#}");
+    assert_eq!(tools.len(), 14, "{v:#}");
     let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 12, "namespaced names are distinct: {names:?}");
+    assert_eq!(names.len(), 14, "namespaced names are distinct: {names:?}");
     let echo_a = tools.iter().find(|t| t["name"] == "demo_a__echo").unwrap();
     assert_eq!(echo_a["server"], "demo_a");
     assert_eq!(echo_a["serverToolName"], "echo");
@@ -153,11 +153,12 @@ fn config_without_server_is_a_usage_error_for_other_commands() {
     let cfg = config(&d);
     let o = mcp(&d, &["--config", cfg.to_str().unwrap(), "ping"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("needs --server"),
-        "{}",
-        text(&o.stderr)
-    );
+    let err = text(&o.stderr);
+    assert!(err.contains("has 3 servers"), "{err}");
+    assert!(err.contains("pick one with --server"), "{err}");
+    for name in ["demo_a", "demo-b", "broken"] {
+        assert!(err.contains(name), "{err}");
+    }
 }
 
 #[test]

@@ -34,6 +34,31 @@
 //! [`Client::stdio`](mcp_driver::Client::stdio) without a runtime argument uses
 //! [`AsyncStdRuntime::default`].
 //!
+//! # Stdio servers die with the client
+//!
+//! A stdio server runs in its own process group (a terminal's Ctrl-C reaches only the client),
+//! and what ends it depends on how the client ends:
+//!
+//! - **`close().await`, or the last `Client` dropped**: the graceful schedule (stdin closed,
+//!   SIGTERM to the group after 2 s, SIGKILL after 2 s more), every process of the group
+//!   included, the child reaped.
+//! - **SIGINT, SIGTERM, SIGHUP to the client**: the runtime does not handle them for you.
+//!   Listen for them (`async-signal` or `signal-hook`), drop the running calls (each sends
+//!   `notifications/cancelled`) and `close().await`, then exit: the graceful schedule runs.
+//!   `mcp` does this for all three.
+//! - **The client killed outright** (SIGKILL, a crash, an abort):
+//!   - *Linux*: the direct child gets SIGKILL from the kernel (`PR_SET_PDEATHSIG`). Every
+//!     server is spawned from one long-lived thread of the driver, because the kernel sends
+//!     that signal when the thread that forked exits, not the process (async-std's and blocking threads come and go).
+//!   - *Every Unix, macOS included*: a small `/bin/sh` watchdog per server, in a group of its
+//!     own, waits on a pipe that only the client holds and SIGKILLs the server's whole
+//!     process group when the client's end closes. This is what ends grandchildren (`npx` ->
+//!     `node`, `uv run` -> `python`, `sh -c` wrappers): the parent-death signal reaches the
+//!     direct child only. Without `/bin/sh` it is skipped with a warning.
+//!
+//!   A grandchild that leaves the group on purpose (`setsid`, a daemon) is out of reach by
+//!   design.
+//!
 //! # HTTP
 //!
 //! With the `http` feature (on by default), [`AsyncStdRuntime`] implements

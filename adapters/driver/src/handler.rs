@@ -49,6 +49,13 @@ impl Root {
 pub trait RootsHandler: Send + Sync + 'static {
     /// The current roots.
     fn list_roots(&self) -> HandlerFuture<'_, Result<Vec<Root>, ErrorObject>>;
+
+    /// Whether the roots may change during a connection; `true` declares `roots.listChanged`,
+    /// a promise to send `notifications/roots/list_changed` (with
+    /// [`Client::notify`](crate::Client::notify)) whenever they do. Default: `false`.
+    fn list_changed(&self) -> bool {
+        false
+    }
 }
 
 /// A fixed list of roots.
@@ -115,8 +122,11 @@ impl Handlers {
     /// The capabilities to declare: exactly those with a handler.
     pub(crate) fn capabilities(&self) -> mcp_proto::types::ClientCapabilities {
         let mut caps = mcp_proto::types::ClientCapabilities::default();
-        if self.roots.is_some() {
-            caps.roots = Some(Default::default());
+        if let Some(roots) = &self.roots {
+            caps.roots = Some(mcp_proto::types::RootsCapability {
+                list_changed: roots.list_changed().then_some(true),
+                ..Default::default()
+            });
         }
         if self.sampling.is_some() {
             caps.sampling = Some(Default::default());
@@ -170,4 +180,43 @@ impl Handlers {
 
 fn internal(e: serde_json::Error) -> ErrorObject {
     ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Changing;
+
+    impl RootsHandler for Changing {
+        fn list_roots(&self) -> HandlerFuture<'_, Result<Vec<Root>, ErrorObject>> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+
+        fn list_changed(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn roots_list_changed_is_declared_only_when_the_handler_says_so() {
+        let none = Handlers::default().capabilities();
+        assert!(none.roots.is_none());
+        let fixed = Handlers {
+            roots: Some(Arc::new(StaticRoots::default())),
+            ..Handlers::default()
+        };
+        assert_eq!(
+            serde_json::to_value(fixed.capabilities().roots).unwrap(),
+            serde_json::json!({})
+        );
+        let changing = Handlers {
+            roots: Some(Arc::new(Changing)),
+            ..Handlers::default()
+        };
+        assert_eq!(
+            serde_json::to_value(changing.capabilities().roots).unwrap(),
+            serde_json::json!({ "listChanged": true })
+        );
+    }
 }

@@ -24,7 +24,9 @@
 //! This crate depends on no runtime: only `futures-io`, `futures-util` and tokio's
 //! runtime-independent `sync` primitives.
 
-#![forbid(unsafe_code)]
+// One audited exception: the pre-exec hook that sets a stdio server's parent-death signal
+// (`process::parent_death`, Linux), which std offers only as an unsafe `pre_exec`.
+#![deny(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
 #[cfg(feature = "http")]

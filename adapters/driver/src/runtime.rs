@@ -71,11 +71,13 @@ pub trait Runtime: Clone + Send + Sync + 'static {
     ///
     /// Exists because spawning and waiting must be wired into the runtime's reactor (a child
     /// exit is an I/O event). The command arrives fully configured by
-    /// [`crate::process::StdioCommand::to_command`]: stdin, stdout and stderr piped and the
-    /// child in its own process group. Implementations must keep that configuration, must not
-    /// add their own stdio redirection, and should ask their runtime to kill the direct child
-    /// if the returned [`ChildProcess`] is dropped unreaped (a last resort: the driver kills
-    /// the whole process group itself).
+    /// [`crate::process::StdioCommand::to_command`]: stdin, stdout and stderr piped, the
+    /// child in its own process group and, on Linux, a pre-exec hook that sets its
+    /// parent-death signal. Implementations must keep that configuration, must not add their
+    /// own stdio redirection, and should ask their runtime to kill the direct child if the
+    /// returned [`ChildProcess`] is dropped unreaped (a last resort: the driver kills the
+    /// whole process group itself). The driver calls this from its one long-lived spawner
+    /// thread, not from a runtime thread: the runtime must accept a spawn from any thread.
     ///
     /// # Errors
     ///

@@ -32,6 +32,7 @@ on_tokio!(
     env_is_merged_over_the_parents,
     clear_env_leaves_only_the_given_entries,
     stdin_and_stdout_carry_bytes_and_closing_stdin_ends_a_cat,
+    a_server_outlives_the_thread_that_spawned_it,
 );
 
 #[tokio::test]

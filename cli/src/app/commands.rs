@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::NotificationKind;
+use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{
     CallToolResult, CompleteParams, CompletionArgument, ContentBlock, LoggingMessageParams, Tool,
 };
@@ -11,32 +12,45 @@ use mcp_tokio::{CallOptions, Client};
 use serde_json::{Value, json};
 
 use super::connect::call_error;
+use super::diagnose;
 use super::output::{Out, to_json};
 use super::ui::Ui;
-use crate::args::{Cli, Command, CompletionRef, string_pairs};
+use crate::args::{Command, CompletionRef, ConnectionArgs, ToolArgs, string_pairs};
 use crate::exit::{CliError, Exit};
 use crate::render::{self, Column, Table};
 use crate::{lint, load_stats::format_latency};
 
-/// Runs one server subcommand on a connected client.
-pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> {
-    let out = Out::new(cli);
-    match &cli.command {
+/// Runs one server subcommand on a connected client, printing with `ui` and writing results
+/// to `out`.
+///
+/// Both the one-shot CLI and `mcp shell` (once per typed line, on its one session) call
+/// this; subcommands that do not run on a client (`demo`, `login`, `shell`, `help`, …) are a
+/// usage error.
+pub async fn run(
+    command: &Command,
+    connection: &ConnectionArgs,
+    ui: &Ui,
+    out: &Out,
+    client: &Client,
+) -> Result<Exit, CliError> {
+    let out = out.clone();
+    match command {
         Command::Info(_) => info(ui, &out, client),
         Command::Tools(_) => tools(ui, &out, client).await,
-        Command::Call { tool, args, .. } => {
-            let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
-            call(ui, &out, client, tool, arguments).await
-        }
+        Command::Call { tool, args, .. } => call(ui, &out, connection, client, tool, args).await,
         Command::Resources(_) => resources(ui, &out, client).await,
         Command::Read { uri, .. } => read(ui, &out, client, uri).await,
         Command::Prompts(_) => prompts(ui, &out, client).await,
         Command::Prompt { name, pairs, .. } => {
             let arguments = string_pairs(pairs).map_err(|e| CliError::Usage(e.0))?;
-            let result = client
-                .get_prompt(name.clone(), arguments)
-                .await
-                .map_err(call_error)?;
+            let given: Vec<String> = arguments.keys().cloned().collect();
+            let result = match client.get_prompt(name.clone(), arguments).await {
+                Ok(result) => result,
+                Err(e) => {
+                    let given: Vec<&str> = given.iter().map(String::as_str).collect();
+                    return Err(diagnose::prompt_failed(client, name, &given, e).await);
+                }
+            };
             if ui.json {
                 return out.json(&result);
             }
@@ -90,7 +104,7 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
                 name.as_str().unwrap_or("?")
             ))
         }
-        Command::Watch(_) => watch(ui, client).await,
+        Command::Watch(w) => watch(ui, client, &w.subscribe).await,
         Command::Load {
             tool,
             args,
@@ -99,7 +113,8 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
             duration,
             ..
         } => {
-            let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
+            let tools = diagnose::listed_tools(client).await;
+            let arguments = diagnose::tool_arguments(tool, args, tools.as_deref())?;
             let plan = super::load::Plan {
                 tool: tool.clone(),
                 arguments,
@@ -113,11 +128,15 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
             let tools = client.list_tools().await.map_err(call_error)?;
             lint_report(ui, &out, &tools)
         }
-        Command::Demo | Command::DemoServer | Command::Login { .. } | Command::Logout { .. } => {
-            Err(CliError::Usage(
-                "this subcommand does not run on a connected client".into(),
-            ))
-        }
+        Command::Demo
+        | Command::DemoServer
+        | Command::Login { .. }
+        | Command::Logout { .. }
+        | Command::Shell(_)
+        | Command::Completions { .. }
+        | Command::Help { .. } => Err(CliError::Usage(
+            "this subcommand does not run on a connected client".into(),
+        )),
     }
 }
 
@@ -227,22 +246,15 @@ async fn tools(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
     out.text(&tools_text(&tools, ui.width))
 }
 
-/// Calls a tool with a progress bar; `Ok` carries the whole result, `isError` included.
-pub async fn call_tool(
-    ui: &Ui,
-    client: &Client,
-    tool: &str,
-    arguments: serde_json::Map<String, Value>,
-) -> Result<CallToolResult, CliError> {
-    let progress_ui = ui.clone();
-    let options = CallOptions::new().on_progress(move |p| {
-        progress_ui.progress(p.progress, p.total, p.message.as_deref());
-    });
-    let result = client
-        .call_tool_with(tool.to_owned(), Value::Object(arguments), options)
-        .await;
-    ui.clear_progress();
-    result.map_err(call_error)
+/// The time limits of one tool call: `--timeout` (else the client's default) restarted by
+/// every progress update, and never more than [`ConnectionArgs::max_time`] in all, so a
+/// long job that keeps reporting progress runs to the end while a silent one still times out.
+pub fn call_options(connection: &ConnectionArgs) -> CallOptions {
+    let options = CallOptions::new().reset_timeout_on_progress(connection.max_time());
+    match connection.timeout {
+        Some(t) => options.timeout(t),
+        None => options,
+    }
 }
 
 /// The text of a tool error, for the error message.
@@ -295,17 +307,35 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
     }
 }
 
+/// `mcp call`: lists the tools first (for the schema, the required arguments and "did you
+/// mean"; see [`diagnose`]), then calls.
 async fn call(
     ui: &Ui,
     out: &Out,
+    connection: &ConnectionArgs,
     client: &Client,
     tool: &str,
-    arguments: serde_json::Map<String, Value>,
+    args: &ToolArgs,
 ) -> Result<Exit, CliError> {
-    let result = call_tool(ui, client, tool, arguments).await?;
+    let tools = diagnose::listed_tools(client).await;
+    let arguments = diagnose::tool_arguments(tool, args, tools.as_deref())?;
+    let progress_ui = ui.clone();
+    let options = call_options(connection).on_progress(move |p| {
+        progress_ui.progress(p.progress, p.total, p.message.as_deref());
+    });
+    let result = client
+        .call_tool_with(tool.to_owned(), Value::Object(arguments), options)
+        .await;
+    ui.clear_progress();
+    let result = result.map_err(|e| diagnose::call_failed(client, tool, tools.as_deref(), e))?;
+    let text = error_text(&result);
+    if let Some(error) = diagnose::tool_result_error(client, tool, tools.as_deref(), &result, &text)
+    {
+        return Err(error);
+    }
     call_result(ui, out, &result)?;
     if result.is_error == Some(true) {
-        return Err(CliError::ToolFailed(error_text(&result)));
+        return Err(CliError::ToolFailed(text));
     }
     Ok(Exit::Ok)
 }
@@ -366,7 +396,10 @@ async fn resources(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError
 }
 
 async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, CliError> {
-    let result = client.read_resource(uri).await.map_err(call_error)?;
+    let result = match client.read_resource(uri).await {
+        Ok(result) => result,
+        Err(e) => return Err(diagnose::read_failed(client, uri, e).await),
+    };
     if out.raw {
         let bytes =
             render::raw_resource(&result.contents).map_err(|e| CliError::Usage(e.to_string()))?;
@@ -473,21 +506,74 @@ pub fn notification_line(method: &str, params: Option<&Value>, at: std::time::Du
     }
 }
 
-async fn watch(ui: &Ui, client: &Client) -> Result<Exit, CliError> {
+/// Prints notifications until the connection ends (or Ctrl-C). With `subscribe`, first
+/// subscribes to those resources (`resources/subscribe`, or the 2026 era's
+/// `subscriptions/listen`); their updates are printed as they arrive, and ending the command
+/// drops the subscription, which unsubscribes.
+async fn watch(ui: &Ui, client: &Client, subscribe: &[String]) -> Result<Exit, CliError> {
     let mut notifications = client.notifications();
+    let mut subscription = None;
+    if !subscribe.is_empty() {
+        let offered = client
+            .capabilities()
+            .resources
+            .as_ref()
+            .is_some_and(|r| r.subscribe == Some(true));
+        if !offered {
+            return Err(CliError::Unsupported(format!(
+                "{} does not offer resource subscriptions (its resources capability has no \
+                 `subscribe`), so --subscribe cannot work",
+                client.server_info().name
+            )));
+        }
+        let filter = ListenFilter {
+            resource_subscriptions: Some(subscribe.to_vec()),
+            ..ListenFilter::default()
+        };
+        subscription = Some(client.listen(filter).await.map_err(call_error)?);
+    }
     // Log messages are notifications too: ask for all of them when the server logs.
     if client.capabilities().logging.is_some() {
         let _ = client
             .set_log_level(mcp_proto::types::LoggingLevel::Debug)
             .await;
     }
+    let target = if subscribe.is_empty() {
+        String::new()
+    } else {
+        format!(" and updates of {}", subscribe.join(", "))
+    };
     ui.info(&format!(
-        "watching {} for notifications (Ctrl-C to stop)",
+        "watching {} for notifications{target} (Ctrl-C to stop)",
         client.server_info().name
     ));
     let start = Instant::now();
     let mut stdout = std::io::stdout();
-    while let Some(item) = notifications.recv().await {
+    loop {
+        // The subscription's own notifications come from it (in the 2026 era nowhere else);
+        // in the initialize era the connection's stream has them too, so they are skipped
+        // there and printed once.
+        let item = match subscription.as_mut() {
+            Some(sub) => tokio::select! {
+                n = sub.recv() => match n {
+                    Some(n) => n,
+                    None => {
+                        return Err(CliError::Closed(
+                            "the server ended the subscription while watching".into(),
+                        ));
+                    }
+                },
+                n = notifications.recv() => match n {
+                    Some(Ok(n)) if n.matches(sub.filter()) => continue,
+                    Some(n) => n,
+                    None => break,
+                },
+            },
+            None => match notifications.recv().await {
+                Some(n) => n,
+                None => break,
+            },
+        };
         let line = match item {
             Ok(n) => {
                 let params: Option<Value> = n
@@ -516,6 +602,15 @@ async fn watch(ui: &Ui, client: &Client) -> Result<Exit, CliError> {
     Err(CliError::Closed(
         "the server ended the connection while watching".into(),
     ))
+}
+
+/// After `watch --subscribe` ended (Ctrl-C drops it): the dropped subscription has queued its
+/// `resources/unsubscribe`, and a request still queued when the connection closes is never
+/// sent. A ping, answered in order after it, lets the unsubscribe reach the server first;
+/// bounded, so a server that stopped answering does not hold up the exit. (In the 2026 era
+/// the subscription ends with a notification, which closing flushes anyway.)
+pub async fn after_watch(client: &Client) {
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), client.ping()).await;
 }
 
 /// Lints tools and prints the findings; exits 1 on errors.

@@ -1,22 +1,25 @@
 //! Turning the connection options into a connected [`Client`], and the client's errors into
 //! [`CliError`]s with their exit codes.
 
+use std::path::Path;
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::manager::config::{
-    HttpConfig, HttpTransport, ServerConfig, StdioConfig, TimeoutConfig, TransportConfig,
-    parse_config_file,
+    ConfigEntry, ConfigShape, EntryStatus, HttpConfig, HttpTransport, ServerConfig, StdioConfig,
+    TimeoutConfig, TransportConfig, parse_config_entries,
 };
 use mcp_proto::session::{CloseReason, EraPolicy};
 use mcp_proto::types::Implementation;
 use mcp_tokio::{Client, ClientBuilder, Error};
 
 use super::elicit::{ElicitMode, Elicitor};
+use super::roots::Roots;
+use super::sampling::{Sampler, SamplingMode};
 use super::trace;
 use super::ui::Ui;
-use crate::args::{Cli, Era, Target};
-use crate::exit::CliError;
+use crate::args::{Cli, Command, Era, Target, string_pairs};
+use crate::exit::{CliError, NetworkFailure, strip_rpc_prefix};
 
 /// The longest the `server/discover` probe of `--era auto` waits before falling back to
 /// `initialize` (a server that ignores unknown requests costs this once).
@@ -40,30 +43,7 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
             transport: TransportConfig::Http(HttpConfig::new(url)),
             timeouts: TimeoutConfig::default(),
         },
-        Target::Config { file, server } => {
-            let text = std::fs::read_to_string(&file).map_err(|e| CliError::File {
-                path: file.clone(),
-                reason: e.to_string(),
-            })?;
-            let vars = |name: &str| std::env::var(name).ok();
-            let servers = parse_config_file(&file.display().to_string(), &text, &vars)
-                .map_err(|e| CliError::Usage(format!("bad config file: {e}")))?;
-            let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
-            servers
-                .into_iter()
-                .find(|s| s.name == server)
-                .ok_or_else(|| {
-                    CliError::Usage(format!(
-                        "no server {server:?} in {}; it has: {}",
-                        file.display(),
-                        if names.is_empty() {
-                            "none".to_owned()
-                        } else {
-                            names.join(", ")
-                        }
-                    ))
-                })?
-        }
+        Target::Config { file, server } => config_entry(&file, server.as_deref())?,
     };
     match &mut config.transport {
         TransportConfig::Stdio(s) => {
@@ -75,6 +55,7 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
             s.env.extend(c.env.iter().cloned());
         }
         TransportConfig::Http(h) => {
+            check_url(&h.url)?;
             if !c.env.is_empty() {
                 return Err(CliError::Usage(
                     "--env applies to stdio servers; for an HTTP server use --header".into(),
@@ -89,6 +70,120 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
         _ => {}
     }
     Ok(config)
+}
+
+/// Checks an HTTP server's URL before anything connects: `http://` or `https://` with a host.
+///
+/// # Errors
+///
+/// [`CliError::InvalidUrl`] (exit 2), with the URL probably meant when the scheme is missing
+/// (`http://` for a local host, `https://` otherwise).
+pub fn check_url(url: &str) -> Result<(), CliError> {
+    let invalid = |reason: String, suggestion: Option<String>| CliError::InvalidUrl {
+        url: url.to_owned(),
+        reason,
+        suggestion,
+    };
+    if !url.contains("://") {
+        return Err(invalid(
+            "it has no http:// or https:// scheme".into(),
+            with_scheme(url),
+        ));
+    }
+    match url::Url::parse(url) {
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => Err(invalid(
+            format!(
+                "the scheme must be http:// or https://, not {}://",
+                u.scheme()
+            ),
+            None,
+        )),
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => {
+            Err(invalid("it has no host".into(), None))
+        }
+        Ok(_) => Ok(()),
+        Err(e) => Err(invalid(e.to_string(), None)),
+    }
+}
+
+/// `localhost:3000/mcp` as `http://localhost:3000/mcp` (`https://` for a remote host), when
+/// that is a valid URL with a host.
+fn with_scheme(url: &str) -> Option<String> {
+    let host = url.split(['/', ':']).next().unwrap_or_default();
+    let local = host == "localhost"
+        || host.starts_with("127.")
+        || host == "0.0.0.0"
+        || url.starts_with("[::1]");
+    let candidate = format!("{}://{url}", if local { "http" } else { "https" });
+    url::Url::parse(&candidate)
+        .ok()
+        .filter(|u| u.host_str().is_some_and(|h| !h.is_empty()))
+        .map(|_| candidate)
+}
+
+/// Reads a `--config` file entry by entry ([`parse_config_entries`]): a problem in one
+/// entry (an undefined `${VAR}`) never hides the others.
+pub fn config_entries(file: &Path) -> Result<Vec<ConfigEntry>, CliError> {
+    let text = std::fs::read_to_string(file).map_err(|e| CliError::File {
+        path: file.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let vars = |name: &str| std::env::var(name).ok();
+    parse_config_entries(
+        Some(&file.display().to_string()),
+        &text,
+        &vars,
+        &ConfigShape::Auto,
+    )
+    .map_err(|e| CliError::Usage(format!("bad config file: {e}")))
+}
+
+/// The entry `server` of `file`, or its only server when `server` is `None`.
+fn config_entry(file: &Path, server: Option<&str>) -> Result<ServerConfig, CliError> {
+    let entries = config_entries(file)?;
+    let names = || {
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    let entry = match server {
+        Some(server) => entries.iter().find(|e| e.name == server).ok_or_else(|| {
+            CliError::Usage(format!(
+                "no server {server:?} in {}; it has: {}",
+                file.display(),
+                names()
+            ))
+        })?,
+        None => match entries.as_slice() {
+            [only] => only,
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "{} has {} servers ({}): pick one with --server <name> (only `tools --all` \
+                     and `call server__tool` use every server of the file)",
+                    file.display(),
+                    entries.len(),
+                    names()
+                )));
+            }
+        },
+    };
+    match &entry.status {
+        EntryStatus::Enabled(config) => Ok(config.clone()),
+        EntryStatus::Disabled => Err(CliError::Usage(format!(
+            "server {:?} is disabled in {}",
+            entry.name,
+            file.display()
+        ))),
+        EntryStatus::Broken(e) => Err(CliError::Usage(format!("bad config entry: {e}"))),
+        _ => Err(CliError::Usage(format!(
+            "server {:?} of {} cannot be used",
+            entry.name,
+            file.display()
+        ))),
+    }
 }
 
 /// The era policy for `--era` on this transport.
@@ -106,9 +201,32 @@ pub fn era_policy(era: Era, _stdio: bool, connect_timeout: Option<Duration>) -> 
 }
 
 /// Connects (spawning a stdio server or reaching the URL) and runs the handshake.
+/// Usage errors (the URL, the subcommand's arguments) are reported before anything is
+/// started or contacted.
 pub async fn connect(cli: &Cli, ui: &Ui, elicit: ElicitMode) -> Result<Client, CliError> {
     let config = server_config(cli)?;
+    check_arguments(cli)?;
     connect_to(cli, ui, config, elicit).await
+}
+
+/// Checks the subcommand's own arguments before connecting: the syntax of `key=value` pairs
+/// and of `--args` (reading `@FILE`, or stdin once), which the tool's schema types after
+/// connecting.
+///
+/// # Errors
+///
+/// The usage error (exit 2) of the first unusable argument.
+pub fn check_arguments(cli: &Cli) -> Result<(), CliError> {
+    match &cli.command {
+        Command::Call { tool, args, .. } | Command::Load { tool, args, .. } => args
+            .typed(None)
+            .map(drop)
+            .map_err(|e| super::diagnose::argument_error(tool, None, e)),
+        Command::Prompt { pairs, .. } => string_pairs(pairs)
+            .map(drop)
+            .map_err(|e| CliError::Usage(e.0)),
+        _ => Ok(()),
+    }
 }
 
 /// Connects to an already resolved config (the demo uses this). An HTTP server gets the
@@ -136,6 +254,7 @@ pub async fn connect_with(
 ) -> Result<Client, CliError> {
     let c = &cli.connection;
     let what = describe(&config);
+    let http = matches!(config.transport, TransportConfig::Http(_));
     let had_token = auth
         .as_ref()
         .is_some_and(|a| super::auth::has_stored_token(a, &what));
@@ -148,8 +267,8 @@ pub async fn connect_with(
             c.era,
             matches!(config.transport, TransportConfig::Stdio(_)),
             c.connect_timeout,
-        ))
-        .elicitation_handler(Elicitor::new(ui.clone(), elicit));
+        ));
+    builder = with_handlers(builder, ui, elicit, roots(cli)?.as_ref());
     if let Some(t) = c.timeout {
         builder = builder.request_timeout(Some(t));
     }
@@ -171,7 +290,7 @@ pub async fn connect_with(
             .await
             .map_err(|e| match login_required(&e, &what, had_token) {
                 Some(login) => login,
-                None => connect_error(e, &what, c.connect_timeout),
+                None => connect_error(e, &what, http, c.connect_timeout),
             })?;
     if ui.verbose > 0 {
         let info = client.server_info();
@@ -183,6 +302,39 @@ pub async fn connect_with(
         ));
     }
     Ok(client)
+}
+
+/// Registers the handlers for the server's requests, which declares the client's
+/// capabilities: elicitation (answered in `elicit` mode), sampling (asked at the terminal,
+/// declined without one; see [`super::sampling`]) and, with `roots` (from [`roots`]), roots.
+pub fn with_handlers(
+    builder: ClientBuilder,
+    ui: &Ui,
+    elicit: ElicitMode,
+    roots: Option<&Roots>,
+) -> ClientBuilder {
+    let builder = builder
+        .elicitation_handler(Elicitor::new(ui.clone(), elicit))
+        .sampling_handler(Sampler::new(ui.clone(), SamplingMode::for_terminal(ui)));
+    match roots {
+        Some(roots) => builder.roots_handler(roots.clone()),
+        None => builder,
+    }
+}
+
+/// The `--root` directories as roots; `None` without `--root` (no roots capability).
+///
+/// # Errors
+///
+/// A usage error when a directory does not exist or is not a directory.
+pub fn roots(cli: &Cli) -> Result<Option<Roots>, CliError> {
+    let dirs = &cli.connection.roots;
+    if dirs.is_empty() {
+        return Ok(None);
+    }
+    Roots::from_dirs(dirs)
+        .map(Some)
+        .map_err(|e| CliError::Usage(e.to_string()))
 }
 
 fn describe(config: &ServerConfig) -> String {
@@ -229,8 +381,8 @@ fn login_required(e: &Error, url: &str, refused: bool) -> Option<CliError> {
     })
 }
 
-/// Maps a failure to connect.
-fn connect_error(e: Error, what: &str, connect_timeout: Option<Duration>) -> CliError {
+/// Maps a failure to connect. `http` says whether `what` is an HTTP endpoint.
+fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Duration>) -> CliError {
     match e {
         Error::Spawn {
             command, source, ..
@@ -246,14 +398,43 @@ fn connect_error(e: Error, what: &str, connect_timeout: Option<Duration>) -> Cli
             what: "connecting".into(),
             after: connect_timeout.unwrap_or(after),
             connecting: true,
+            total: false,
         },
-        Error::Handshake { reason, .. } if what.contains("://") => CliError::Connect {
+        Error::Handshake {
+            reason: CloseReason::Http(status),
+            ..
+        } => CliError::Http {
+            url: what.to_owned(),
+            what: "initialize".into(),
+            status: status.status,
+            text: status.to_string(),
+            connecting: true,
+        },
+        Error::Handshake {
+            reason:
+                CloseReason::TransportClosed {
+                    detail: Some(detail),
+                },
+            ..
+        } if http => match network_failure(&detail) {
+            Some(kind) => CliError::Network {
+                url: what.to_owned(),
+                what: "connecting".into(),
+                kind,
+                detail: client_words(&detail).to_owned(),
+            },
+            None => CliError::Connect {
+                url: what.to_owned(),
+                reason: detail,
+            },
+        },
+        Error::Handshake { reason, .. } if http => CliError::Connect {
             url: what.to_owned(),
             reason: reason.to_string(),
         },
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
         Error::Exited { status, stderr, .. } => {
-            CliError::Handshake(exited_detail(&status, &stderr))
+            CliError::Handshake(format!("the server {}", exited_detail(&status, &stderr)))
         }
         Error::Unsupported { what: detail, .. } => CliError::Unsupported(format!(
             "{detail} is not supported by this build (connecting to {what})"
@@ -262,15 +443,50 @@ fn connect_error(e: Error, what: &str, connect_timeout: Option<Duration>) -> Cli
     }
 }
 
+/// `exited with status 1; its last stderr lines: …`.
 fn exited_detail(status: &str, stderr: &[String]) -> String {
     if stderr.is_empty() {
-        format!("the server {status}")
+        status.to_owned()
     } else {
         format!(
-            "the server {status}; its last stderr lines:\n  {}",
+            "{status}; its last stderr lines:\n  {}",
             stderr.join("\n  ")
         )
     }
+}
+
+/// What kind of failure below HTTP the HTTP client described.
+///
+/// The driver hands request and connect failures over as text, `[transport error: ]<Kind>:
+/// <message>` with `Kind` the name of the core's `http::FailureKind`; the message is the HTTP
+/// client's, so refusals and name resolution are told apart by its words.
+pub fn network_failure(detail: &str) -> Option<NetworkFailure> {
+    let detail = detail.strip_prefix("transport error: ").unwrap_or(detail);
+    let (kind, message) = detail.split_once(": ")?;
+    let message = message.to_ascii_lowercase();
+    Some(match kind {
+        "Connect" if message.contains("refused") => NetworkFailure::Refused,
+        "Connect"
+            if ["dns", "lookup", "resolve", "name or service not known"]
+                .iter()
+                .any(|w| message.contains(w)) =>
+        {
+            NetworkFailure::Dns
+        }
+        "Connect" => NetworkFailure::Unreachable,
+        "Reset" => NetworkFailure::Reset,
+        "Timeout" => NetworkFailure::Timeout,
+        "Tls" => NetworkFailure::Tls,
+        "Other" => NetworkFailure::Other,
+        _ => return None,
+    })
+}
+
+/// The HTTP client's own words in a failure's detail, without the driver's `transport
+/// error: <Kind>: ` in front.
+fn client_words(detail: &str) -> &str {
+    let detail = detail.strip_prefix("transport error: ").unwrap_or(detail);
+    detail.split_once(": ").map_or(detail, |(_, words)| words)
 }
 
 /// Maps the failure of a request.
@@ -278,6 +494,7 @@ pub fn call_error(e: Error) -> CliError {
     if let Some(login) = login_required(&e, e.server(), true) {
         return login;
     }
+    let server = e.server().to_owned();
     match e {
         Error::Remote {
             method,
@@ -289,31 +506,68 @@ pub fn call_error(e: Error) -> CliError {
             method,
             error: ErrorObject {
                 data,
-                ..ErrorObject::new(code, message)
+                ..ErrorObject::new(code, strip_rpc_prefix(&message, code))
             },
         },
-        Error::Timeout { method, after, .. } => CliError::Timeout {
+        Error::Timeout {
+            method,
+            after,
+            total,
+            ..
+        } => CliError::Timeout {
             what: method,
             after,
             connecting: false,
+            total,
         },
         Error::Cancelled { .. } => CliError::Interrupted,
-        Error::Exited { status, stderr, .. } => CliError::Closed(exited_detail(&status, &stderr)),
+        Error::Exited { status, stderr, .. } => CliError::Exited(exited_detail(&status, &stderr)),
+        Error::Http { method, source, .. } => CliError::Http {
+            url: server,
+            what: method,
+            status: source.status,
+            text: source.to_string(),
+            connecting: false,
+        },
+        Error::Closed {
+            reason: CloseReason::Http(source),
+            ..
+        } => CliError::Http {
+            url: server,
+            what: String::new(),
+            status: source.status,
+            text: source.to_string(),
+            connecting: false,
+        },
+        Error::Closed {
+            reason:
+                CloseReason::TransportClosed {
+                    detail: Some(detail),
+                },
+            ..
+        } if network_failure(&detail).is_some() => CliError::Network {
+            url: server,
+            what: String::new(),
+            kind: network_failure(&detail).unwrap_or(NetworkFailure::Other),
+            detail: client_words(&detail).to_owned(),
+        },
         Error::Closed { reason, .. } => CliError::Closed(reason.to_string()),
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
         Error::Usage { source, .. } => CliError::Usage(source.to_string()),
+        Error::Config { message, .. } => {
+            CliError::Usage(format!("invalid connection settings: {message}"))
+        }
         Error::Decode { method, source, .. } => CliError::Invalid(format!(
             "{method}: the server's result is malformed: {source}"
         )),
+        Error::InvalidResponse { method, detail, .. } => {
+            CliError::Invalid(format!("{method}: {detail}"))
+        }
         Error::Pagination { method, detail, .. } => {
             CliError::Invalid(format!("{method}: {detail}"))
         }
         Error::ListBudget { method, limit, .. } => {
             CliError::Invalid(format!("{method}: the list exceeds {limit}"))
-        }
-        // One answer could not be decoded; the connection is fine.
-        Error::InvalidResponse { method, detail, .. } => {
-            CliError::Invalid(format!("{method}: {detail}"))
         }
         Error::Unsupported { what, .. } => {
             CliError::Unsupported(format!("{what} is not supported by this build"))
@@ -327,5 +581,126 @@ pub fn call_error(e: Error) -> CliError {
             reason: source.to_string(),
         },
         other => CliError::Closed(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_without_a_scheme_are_usage_errors_with_the_url_meant() {
+        let e = check_url("localhost:3000/mcp").unwrap_err();
+        assert_eq!(
+            e,
+            CliError::InvalidUrl {
+                url: "localhost:3000/mcp".into(),
+                reason: "it has no http:// or https:// scheme".into(),
+                suggestion: Some("http://localhost:3000/mcp".into()),
+            }
+        );
+        assert_eq!(e.exit(), crate::exit::Exit::Usage);
+        let e = check_url("example.com/mcp").unwrap_err();
+        assert!(
+            matches!(e, CliError::InvalidUrl { suggestion: Some(s), .. } if s == "https://example.com/mcp")
+        );
+        assert!(matches!(
+            check_url("ftp://h/mcp"),
+            Err(CliError::InvalidUrl {
+                suggestion: None,
+                ..
+            })
+        ));
+        assert!(check_url("http://").is_err());
+        assert!(check_url("http://127.0.0.1:3000/mcp").is_ok());
+        assert!(check_url("https://h.example/mcp?x=1").is_ok());
+    }
+
+    #[test]
+    fn request_failures_by_class() {
+        use mcp_proto::http::error::HttpStatusError;
+        use mcp_proto::http::headers::HeaderList;
+        let server: std::sync::Arc<str> = "http://127.0.0.1:9/mcp".into();
+        let e = call_error(Error::Remote {
+            server: server.clone(),
+            method: "tools/call".into(),
+            code: -32602,
+            message: "MCP error -32602: Tool x not found".into(),
+            data: None,
+        });
+        assert_eq!(
+            e.to_string(),
+            "tools/call failed: MCP error -32602: Tool x not found"
+        );
+        let e = call_error(Error::Http {
+            server: server.clone(),
+            method: "tools/call".into(),
+            source: HttpStatusError::from_response(502, &HeaderList::new(), b"bad gateway"),
+        });
+        assert_eq!(
+            e.to_string(),
+            "tools/call: http://127.0.0.1:9/mcp answered HTTP 502 Bad Gateway: bad gateway"
+        );
+        assert_eq!((e.exit().code(), e.code()), (4, "http_error"));
+        let e = call_error(Error::Closed {
+            server: server.clone(),
+            reason: CloseReason::TransportClosed {
+                detail: Some(
+                    "transport error: Reset: connection error: Connection reset by peer".into(),
+                ),
+            },
+        });
+        assert_eq!(
+            e,
+            CliError::Network {
+                url: server.to_string(),
+                what: String::new(),
+                kind: NetworkFailure::Reset,
+                detail: "connection error: Connection reset by peer".into(),
+            }
+        );
+        assert!(!e.report().contains("stderr"), "{}", e.report());
+        let e = call_error(Error::Exited {
+            server: "demo".into(),
+            status: "exited with status 3".into(),
+            stderr: vec!["boom".into()],
+        });
+        assert_eq!(
+            e.to_string(),
+            "the server exited with status 3; its last stderr lines:\n  boom"
+        );
+        assert!(e.report().contains("its stderr is shown above"));
+    }
+
+    #[test]
+    fn network_failures_from_the_http_clients_words() {
+        let cases = [
+            (
+                "Connect: client error (Connect): tcp connect error: Connection refused (os error 111)",
+                Some(NetworkFailure::Refused),
+            ),
+            (
+                "transport error: Reset: client error (SendRequest): connection error: Connection reset by peer (os error 104)",
+                Some(NetworkFailure::Reset),
+            ),
+            (
+                "Connect: client error (Connect): dns error: failed to lookup address information",
+                Some(NetworkFailure::Dns),
+            ),
+            (
+                "Connect: client error (Connect): Network is unreachable",
+                Some(NetworkFailure::Unreachable),
+            ),
+            (
+                "transport error: Timeout: operation timed out",
+                Some(NetworkFailure::Timeout),
+            ),
+            ("Tls: invalid peer certificate", Some(NetworkFailure::Tls)),
+            ("the server exited", None),
+            ("no response received", None),
+        ];
+        for (detail, kind) in cases {
+            assert_eq!(network_failure(detail), kind, "{detail}");
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! Answering `elicitation/create`: asking at the terminal, or answering automatically when
-//! no terminal is attached (so `mcp demo` never blocks), or declining.
+//! Answering `elicitation/create`: asking at the terminal (through [`prompt`], one
+//! question at a time), or answering automatically when no terminal is attached (so
+//! `mcp demo` never blocks), or declining.
 
 use std::io::{BufRead, Write};
 
@@ -7,6 +8,7 @@ use mcp_proto::jsonrpc::ErrorObject;
 use mcp_tokio::HandlerFuture;
 use serde_json::{Map, Value, json};
 
+use super::prompt::{self, read_line, say};
 use super::ui::Ui;
 
 /// What an automatic answer puts in a required text field that has no default.
@@ -82,12 +84,11 @@ impl mcp_tokio::ElicitationHandler for Elicitor {
                     Ok(json!({ "action": "accept", "content": content }))
                 }
                 ElicitMode::Ask => {
-                    self.ui.clear_progress();
-                    let ui = self.ui.clone();
-                    // Reading stdin blocks: do it off the runtime's worker threads.
-                    let answer = tokio::task::spawn_blocking(move || ask(&ui, &message, &schema))
-                        .await
-                        .unwrap_or(None);
+                    let answer = prompt::at_terminal(&self.ui, move |input, output| {
+                        ask(input, output, &message, &schema)
+                    })
+                    .await
+                    .flatten();
                     Ok(match answer {
                         Some(content) => json!({ "action": "accept", "content": content }),
                         None => json!({ "action": "decline" }),
@@ -212,12 +213,18 @@ pub fn parse_answer(prop: &Map<String, Value>, text: &str) -> Result<Value, Stri
 }
 
 /// Asks each field at the terminal; `None` when the user ends input (Ctrl-D) to decline.
-fn ask(ui: &Ui, message: &str, schema: &Map<String, Value>) -> Option<Map<String, Value>> {
+fn ask(
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+    message: &str,
+    schema: &Map<String, Value>,
+) -> Option<Map<String, Value>> {
     let (props, required) = properties(schema);
-    ui.note(&format!("the server asks: {message}"));
-    ui.note("(press Enter to take the [default]; Ctrl-D declines)");
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    say(output, &format!("the server asks: {message}\n"));
+    say(
+        output,
+        "(press Enter to take the [default]; Ctrl-D declines)\n",
+    );
     let mut content = Map::new();
     for (name, prop) in props {
         let label = prop.get("title").and_then(Value::as_str).unwrap_or(&name);
@@ -242,19 +249,17 @@ fn ask(ui: &Ui, message: &str, schema: &Map<String, Value>) -> Option<Map<String
         }
         let needed = required.contains(&name);
         loop {
-            eprint!(
-                "  {label}{hint}{}: ",
-                if needed { "" } else { " (optional)" }
+            say(
+                output,
+                &format!(
+                    "  {label}{hint}{}: ",
+                    if needed { "" } else { " (optional)" }
+                ),
             );
-            let _ = std::io::stderr().flush();
-            let mut line = String::new();
-            match input.read_line(&mut line) {
-                Ok(0) | Err(_) => {
-                    eprintln!();
-                    return None;
-                }
-                Ok(_) => {}
-            }
+            let Some(line) = read_line(input) else {
+                say(output, "\n");
+                return None;
+            };
             if line.trim().is_empty() {
                 match default {
                     Some(d) => {
@@ -263,7 +268,7 @@ fn ask(ui: &Ui, message: &str, schema: &Map<String, Value>) -> Option<Map<String
                     }
                     None if !needed => break,
                     None => {
-                        eprintln!("  this field is required");
+                        say(output, "  this field is required\n");
                         continue;
                     }
                 }
@@ -273,7 +278,7 @@ fn ask(ui: &Ui, message: &str, schema: &Map<String, Value>) -> Option<Map<String
                     content.insert(name.clone(), v);
                     break;
                 }
-                Err(why) => eprintln!("  {why}"),
+                Err(why) => say(output, &format!("  {why}\n")),
             }
         }
     }
@@ -320,6 +325,44 @@ mod tests {
         assert_eq!(
             parse_answer(&prop("color"), "blue"),
             Err("\"blue\" is not one of: red, green".into())
+        );
+    }
+
+    #[test]
+    fn asking_reads_each_field_with_defaults_retries_and_ctrl_d() {
+        // Keys in alphabetical order, so the fields are asked in this order with or without
+        // serde_json's `preserve_order`.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a_text": { "type": "string" },
+                "b_color": { "type": "string", "enum": ["red", "green"] },
+                "c_count": { "type": "integer", "default": 3 },
+                "d_note": { "type": "string" },
+                "e_ok": { "type": "boolean" }
+            },
+            "required": ["a_text", "b_color", "e_ok"]
+        });
+        let schema = schema.as_object().unwrap();
+        let mut output = Vec::new();
+        let typed = "hello\nblue\ngreen\n\n\n\nmaybe\nyes\n";
+        let answer = ask(&mut typed.as_bytes(), &mut output, "Tell me", schema);
+        assert_eq!(
+            answer.map(Value::Object),
+            Some(json!({ "a_text": "hello", "b_color": "green", "c_count": 3, "e_ok": true }))
+        );
+        let shown = String::from_utf8(output).unwrap();
+        assert!(shown.starts_with("the server asks: Tell me\n"), "{shown}");
+        assert!(
+            shown.contains("\"blue\" is not one of: red, green"),
+            "{shown}"
+        );
+        assert!(shown.contains("answer yes or no"), "{shown}");
+        // Ctrl-D part-way declines.
+        assert!(shown.contains("this field is required"), "{shown}");
+        assert_eq!(
+            ask(&mut "hello\n".as_bytes(), &mut Vec::new(), "m", schema),
+            None
         );
     }
 }

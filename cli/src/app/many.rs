@@ -7,6 +7,12 @@
 //! cache when it has a fresh entry (`$XDG_CACHE_HOME/mcp-rs`, else `~/.cache/mcp-rs`).
 //! Tool names are the manager's namespaced `server__tool` names, which `call` accepts.
 //!
+//! Each server gets one attempt: one that exits while starting is `failed` with its exit
+//! status, one that has not answered by the deadline (and has no cached tools) is `timed
+//! out`; neither holds up the others. An entry of the file that cannot be used (an undefined `${VAR}`, a missing field)
+//! is `failed` with the field and the problem and is not started; the other entries are.
+//! A file with one server needs no `--server` (see [`uses_manager`]).
+//!
 //! Exit status of `tools --all` (see [`crate::exit`]): 0 when at least one server is ready
 //! or served from the cache, a failing server being reported in the status lines (and in
 //! `servers` of `--json`); 3 when no server came up at all.
@@ -14,8 +20,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_proto::manager::config::{ServerConfig, TransportConfig, parse_config_file};
-use mcp_proto::manager::reconnect::ServerStatus;
+use mcp_proto::manager::config::{ConfigError, EntryStatus, ServerConfig, TransportConfig};
+use mcp_proto::manager::naming::sanitize;
+use mcp_proto::manager::reconnect::{ExitCause, ReconnectConfig, ServerStatus};
 use mcp_proto::types::Implementation;
 use mcp_tokio::mcp_driver::manager::StartupSummary;
 use mcp_tokio::mcp_driver::{Manager, ManagerError, NamespacedTool};
@@ -23,7 +30,8 @@ use mcp_tokio::{ClientBuilder, TokioRuntime};
 use serde_json::{Map, Value, json};
 
 use super::commands::{call_result, error_text};
-use super::connect::{call_error, era_policy};
+use super::connect::{call_error, config_entries, era_policy, with_handlers};
+use super::elicit::ElicitMode;
 use super::output::Out;
 use super::ui::Ui;
 use crate::args::{Cli, Command};
@@ -42,9 +50,21 @@ pub fn cache_dir() -> Option<PathBuf> {
         .map(|d| d.join("mcp-rs"))
 }
 
-/// Every server of the `--config` file, with `--env` added to stdio servers and `--header`
-/// to HTTP servers.
-pub fn server_configs(cli: &Cli) -> Result<Vec<ServerConfig>, CliError> {
+/// The servers of the `--config` file: the usable ones (with `--env` added to stdio servers
+/// and `--header` to HTTP servers) and, in the file's order, every entry's name with the
+/// problem that keeps it from starting (a broken entry, say an undefined `${VAR}`, or a
+/// disabled one).
+#[derive(Debug)]
+pub struct ConfigServers {
+    /// The servers to start.
+    pub servers: Vec<ServerConfig>,
+    /// Every entry's name in the file's order, with `Some((state, reason))` when it is not
+    /// started: `("failed", why)` for a broken entry, `("disabled", "")` for a disabled one.
+    pub entries: Vec<(String, Option<(&'static str, String)>)>,
+}
+
+/// Reads the `--config` file for `--all` mode; see [`ConfigServers`].
+pub fn server_configs(cli: &Cli) -> Result<ConfigServers, CliError> {
     let c = &cli.connection;
     let Some(file) = &c.config else {
         return Err(CliError::Usage(
@@ -62,37 +82,85 @@ pub fn server_configs(cli: &Cli) -> Result<Vec<ServerConfig>, CliError> {
             "--all starts every server of --config: drop --server, --url and `-- <command>`".into(),
         ));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| CliError::File {
-        path: file.clone(),
-        reason: e.to_string(),
-    })?;
-    let vars = |name: &str| std::env::var(name).ok();
-    let mut servers = parse_config_file(&file.display().to_string(), &text, &vars)
-        .map_err(|e| CliError::Usage(format!("bad config file: {e}")))?;
-    if servers.is_empty() {
+    let entries = config_entries(file)?;
+    if entries.is_empty() {
         return Err(CliError::Usage(format!(
             "{} has no servers",
             file.display()
         )));
     }
-    for server in &mut servers {
-        match &mut server.transport {
-            TransportConfig::Stdio(s) => s.env.extend(c.env.iter().cloned()),
-            TransportConfig::Http(h) => h.headers.extend(c.headers.iter().cloned()),
-            _ => {}
-        }
+    let mut out = ConfigServers {
+        servers: Vec::new(),
+        entries: Vec::new(),
+    };
+    for entry in entries {
+        let problem = match entry.status {
+            EntryStatus::Enabled(mut server) => {
+                match &mut server.transport {
+                    TransportConfig::Stdio(s) => s.env.extend(c.env.iter().cloned()),
+                    TransportConfig::Http(h) => h.headers.extend(c.headers.iter().cloned()),
+                    _ => {}
+                }
+                out.servers.push(server);
+                None
+            }
+            EntryStatus::Disabled => Some(("disabled", String::new())),
+            EntryStatus::Broken(e) => Some(("failed", entry_problem(&e))),
+            _ => Some(("failed", "this entry cannot be used".to_owned())),
+        };
+        out.entries.push((entry.name, problem));
     }
-    Ok(servers)
+    Ok(out)
+}
+
+/// A broken entry's problem without the file and server (the status line names the server):
+/// `configuration error: field "env.TOKEN": undefined variable GH_TOKEN`.
+fn entry_problem(e: &ConfigError) -> String {
+    match &e.field {
+        Some(field) => format!("configuration error: field {field:?}: {}", e.kind),
+        None => format!("configuration error: {}", e.kind),
+    }
+}
+
+/// Whether the command runs through the manager: [`Command::uses_manager`], except `call`
+/// with a config file of exactly one server, which is that server (by its own tool names;
+/// a namespaced `server__tool` name, as `tools --all` shows it, still goes to the manager).
+pub fn uses_manager(cli: &Cli) -> bool {
+    if !cli.command.uses_manager(&cli.connection) {
+        return false;
+    }
+    let Command::Call { tool, .. } = &cli.command else {
+        return true;
+    };
+    let entries = cli
+        .connection
+        .config
+        .as_deref()
+        .and_then(|file| config_entries(file).ok());
+    match entries.as_deref() {
+        Some([only]) => tool.starts_with(&format!("{}__", sanitize(&only.name))),
+        _ => true,
+    }
 }
 
 /// Starts every server of `--config`, runs `tools --all` or `call`, and shuts them down.
 pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
-    let servers = server_configs(cli)?;
+    let ConfigServers { servers, entries } = server_configs(cli)?;
     let c = cli.connection.clone();
+    let deadline = c.connect_timeout.unwrap_or(DEFAULT_STARTUP_DEADLINE);
     // Every HTTP server uses its stored OAuth token (one file for all; keyed by URL).
     let token_store = super::auth::token_store_path(cli);
+    // Checked once, before any server starts: a bad --root is a usage error.
+    let roots = super::connect::roots(cli)?;
+    let handlers_ui = ui.clone();
     let mut builder = Manager::builder(TokioRuntime::current())
-        .startup_deadline(c.connect_timeout.unwrap_or(DEFAULT_STARTUP_DEADLINE))
+        .startup_deadline(deadline)
+        // One command, one attempt: a server that crashes while starting is reported with
+        // its reason at once instead of being retried until the deadline.
+        .reconnect(ReconnectConfig {
+            max_attempts: Some(0),
+            ..ReconnectConfig::default()
+        })
         .client_builder(move |config| {
             let mut b = ClientBuilder::new()
                 .client_info(Implementation::new("mcp-cli", env!("CARGO_PKG_VERSION")))
@@ -101,6 +169,12 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
                     matches!(config.transport, TransportConfig::Stdio(_)),
                     c.connect_timeout,
                 ));
+            b = with_handlers(
+                b,
+                &handlers_ui,
+                ElicitMode::for_terminal(&handlers_ui, ElicitMode::Decline),
+                roots.as_ref(),
+            );
             if let Some(t) = c.timeout {
                 b = b.request_timeout(Some(t));
             }
@@ -123,9 +197,10 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
     let result = match &cli.command {
         Command::Call { tool, args, .. } => {
             let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
-            call(ui, out, &manager, tool, arguments).await
+            let options = super::commands::call_options(&cli.connection);
+            call(ui, out, &manager, tool, arguments, options).await
         }
-        _ => list(ui, out, &manager, &summary),
+        _ => list(ui, out, &manager, &summary, &entries, deadline),
     };
     manager.shutdown().await;
     result
@@ -136,33 +211,59 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
 pub struct ServerLine {
     /// The configured name.
     pub name: String,
-    /// `ready`, `from cache`, `connecting`, `failed`, `reconnecting` or `disabled`.
+    /// `ready`, `from cache`, `failed`, `timed out` or `disabled`.
     pub state: &'static str,
-    /// Why it failed, for `failed`.
+    /// Why it failed, for `failed` and `timed out`.
     pub reason: Option<String>,
     /// How many of its tools are listed.
     pub tools: usize,
 }
 
 /// One line per server, in the manager's order (the parsed config's).
+///
+/// `entries` is every entry of the file in its order, with the problem of those not started
+/// ([`ConfigServers::entries`]); a started server still coming up after the start-up
+/// `deadline` (and not served from the cache) is `timed out`.
 pub fn server_lines(
+    entries: &[(String, Option<(&'static str, String)>)],
     status: &[(String, ServerStatus)],
     summary: &StartupSummary,
     tools: &[NamespacedTool],
+    deadline: Duration,
 ) -> Vec<ServerLine> {
-    status
+    entries
         .iter()
-        .map(|(name, status)| {
+        .map(|(name, problem)| {
+            if let Some((state, reason)) = problem {
+                return ServerLine {
+                    name: name.clone(),
+                    state,
+                    reason: (!reason.is_empty()).then(|| reason.clone()),
+                    tools: 0,
+                };
+            }
             let count = tools.iter().filter(|t| &t.server == name).count();
             let cached = tools.iter().any(|t| &t.server == name && t.from_cache)
                 || summary.from_cache.contains(name);
+            let status = status.iter().find(|(n, _)| n == name).map(|(_, s)| s);
+            let timed_out = || {
+                Some(format!(
+                    "no answer within {} (--connect-timeout)",
+                    short_duration(deadline)
+                ))
+            };
+            // The handshake timeout and the start-up deadline may end together: either way
+            // the server did not answer in time.
+            let handshake_timeout = ExitCause::StartupTimeout.describe();
             let (state, reason) = match status {
-                ServerStatus::Ready => ("ready", None),
-                ServerStatus::Failed { reason, .. } => ("failed", Some(reason.clone())),
-                ServerStatus::Disabled => ("disabled", None),
+                Some(ServerStatus::Ready) => ("ready", None),
+                Some(ServerStatus::Failed { reason, .. }) if *reason == handshake_timeout => {
+                    ("timed out", timed_out())
+                }
+                Some(ServerStatus::Failed { reason, .. }) => ("failed", Some(reason.clone())),
+                Some(ServerStatus::Disabled) | None => ("disabled", None),
                 _ if cached => ("from cache", None),
-                ServerStatus::Reconnecting { .. } => ("reconnecting", None),
-                _ => ("connecting", None),
+                _ => ("timed out", timed_out()),
             };
             ServerLine {
                 name: name.clone(),
@@ -172,6 +273,17 @@ pub fn server_lines(
             }
         })
         .collect()
+}
+
+/// `10s`, `1.5s`, `500ms`: a duration as a person would write it.
+fn short_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else if d < Duration::from_secs(1) {
+        format!("{}ms", d.as_millis())
+    } else {
+        format!("{}s", d.as_secs_f64())
+    }
 }
 
 /// The human `tools --all` text: one table of every tool, then a status line per server.
@@ -240,18 +352,24 @@ fn list(
     out: &Out,
     manager: &Manager<TokioRuntime>,
     summary: &StartupSummary,
+    entries: &[(String, Option<(&'static str, String)>)],
+    deadline: Duration,
 ) -> Result<Exit, CliError> {
     let tools = manager.tools();
-    let servers = server_lines(&manager.status(), summary, &tools);
+    let servers = server_lines(entries, &manager.status(), summary, &tools, deadline);
     if ui.json {
         out.json(&list_json(&tools, &servers))?;
     } else {
         out.text(&list_text(&tools, &servers, ui.width))?;
     }
-    for s in servers.iter().filter(|s| s.state == "failed") {
+    for s in servers
+        .iter()
+        .filter(|s| matches!(s.state, "failed" | "timed out"))
+    {
         ui.info(&format!(
-            "warning: server {:?} failed: {}",
+            "warning: server {:?} {}: {}",
             s.name,
+            s.state,
             s.reason.as_deref().unwrap_or("unknown reason")
         ));
     }
@@ -273,9 +391,10 @@ async fn call(
     manager: &Manager<TokioRuntime>,
     tool: &str,
     arguments: Map<String, Value>,
+    options: mcp_tokio::CallOptions,
 ) -> Result<Exit, CliError> {
     let result = manager
-        .call_tool(tool, Value::Object(arguments))
+        .call_tool_with(tool, Value::Object(arguments), options)
         .await
         .map_err(|e| manager_error(e, manager))?;
     call_result(ui, out, &result)?;
@@ -301,5 +420,69 @@ fn manager_error(e: ManagerError, manager: &Manager<TokioRuntime>) -> CliError {
         ManagerError::NotReady { .. } => CliError::Handshake(e.to_string()),
         ManagerError::Call(e) => call_error(e),
         other => CliError::Closed(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_entry_gets_one_status_line_in_file_order() {
+        let failed = |reason: &str| ServerStatus::Failed {
+            reason: reason.into(),
+            permanent: false,
+        };
+        let entries = vec![
+            ("up".to_owned(), None),
+            (
+                "bad".to_owned(),
+                Some(("failed", "configuration error: x".to_owned())),
+            ),
+            ("off".to_owned(), Some(("disabled", String::new()))),
+            ("crash".to_owned(), None),
+            ("slow".to_owned(), None),
+            ("silent".to_owned(), None),
+            ("cached".to_owned(), None),
+        ];
+        let status = vec![
+            ("cached".to_owned(), ServerStatus::Connecting),
+            ("up".to_owned(), ServerStatus::Ready),
+            ("crash".to_owned(), failed("exited with code 3: boom")),
+            (
+                "slow".to_owned(),
+                failed(&ExitCause::StartupTimeout.describe()),
+            ),
+            ("silent".to_owned(), ServerStatus::Connecting),
+        ];
+        let summary = StartupSummary {
+            from_cache: vec!["cached".into()],
+            ..StartupSummary::default()
+        };
+        let lines = server_lines(&entries, &status, &summary, &[], Duration::from_secs(3));
+        let shown: Vec<(&str, &str, Option<&str>)> = lines
+            .iter()
+            .map(|l| (l.name.as_str(), l.state, l.reason.as_deref()))
+            .collect();
+        let late = Some("no answer within 3s (--connect-timeout)");
+        assert_eq!(
+            shown,
+            [
+                ("up", "ready", None),
+                ("bad", "failed", Some("configuration error: x")),
+                ("off", "disabled", None),
+                ("crash", "failed", Some("exited with code 3: boom")),
+                ("slow", "timed out", late),
+                ("silent", "timed out", late),
+                ("cached", "from cache", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn durations_read_as_typed() {
+        assert_eq!(short_duration(Duration::from_secs(10)), "10s");
+        assert_eq!(short_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(short_duration(Duration::from_millis(500)), "500ms");
     }
 }

@@ -1,23 +1,32 @@
 //! The commands that run on the tokio runtime: connecting, each subcommand, Ctrl-C.
 //!
 //! [`run`] connects, runs the subcommand while printing the server's log messages on stderr,
-//! and always closes the connection (`close().await`) at the end. Ctrl-C drops the running
-//! subcommand (a call in flight is cancelled at the server with `notifications/cancelled`),
-//! closes the server cleanly and exits with status 130.
+//! and always closes the connection (`close().await`) at the end. Ctrl-C, SIGTERM and SIGHUP
+//! ([`signals`]) drop the running subcommand (a call in flight is cancelled at the server with
+//! `notifications/cancelled`, over stdio and HTTP alike), close the server cleanly and exit
+//! with status 130, 143 or 129. A second signal while closing stops at once: the client is
+//! dropped, which kills a stdio server's whole process group.
 //!
 //! `login` and `logout` take their own path ([`auth`]): `login` connects with a browser
 //! authorization and stores the tokens, `logout` removes them without connecting. Every HTTP connection
 //! ([`connect`], [`many`]) sends the stored token and refreshes it, and never opens a browser
 //! by itself.
 
+pub mod answer;
 pub mod auth;
 pub mod commands;
 pub mod connect;
 pub mod demo;
+pub mod diagnose;
 pub mod elicit;
 pub mod load;
 pub mod many;
 pub mod output;
+pub mod prompt;
+pub mod roots;
+pub mod sampling;
+pub mod shell;
+pub mod signals;
 pub mod trace;
 pub mod ui;
 
@@ -31,10 +40,12 @@ use crate::args::{Cli, Command};
 use crate::exit::{CliError, Exit};
 use elicit::ElicitMode;
 use output::Out;
+use signals::StopSignals;
 use ui::Ui;
 
-/// Resolves on Ctrl-C; never, when the signal cannot be watched.
-async fn interrupted() {
+/// Resolves on Ctrl-C; never, when the signal cannot be watched. The shell's own watch,
+/// beside [`StopSignals`] (tokio delivers a signal to every listener).
+pub(crate) async fn interrupted() {
     if tokio::signal::ctrl_c().await.is_err() {
         std::future::pending::<()>().await;
     }
@@ -42,6 +53,8 @@ async fn interrupted() {
 
 /// Connects and runs the subcommand of `cli`.
 pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
+    // Before anything is spawned: a signal must never leave a server behind.
+    let mut signals = StopSignals::listen();
     let ui = Ui::new(cli);
     let out = Out::new(cli);
     match &cli.command {
@@ -51,13 +64,13 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
             wait,
         } => {
             let login = auth::login(cli, &ui, &out, *no_browser, scopes, *wait);
-            return with_interrupt(&ui, login).await;
+            return with_interrupt(&ui, &mut signals, login).await;
         }
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
         _ => {}
     }
-    if cli.command.uses_manager(&cli.connection) {
-        return with_interrupt(&ui, many::run(cli, &ui, &out)).await;
+    if many::uses_manager(cli) {
+        return with_interrupt(&ui, &mut signals, many::run(cli, &ui, &out)).await;
     }
     let connecting = async {
         match &cli.command {
@@ -70,34 +83,58 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
     };
     let client = tokio::select! {
         c = connecting => c?,
-        () = interrupted() => return Err(CliError::Interrupted),
+        stop = signals.recv() => return Err(stop),
     };
-    let logs = (!matches!(cli.command, Command::Watch(_))).then(|| print_logs(&ui, &client));
-    let work = async {
-        match &cli.command {
-            Command::Demo => demo::tour(&ui, &out, &client).await,
-            _ => commands::run(cli, &ui, &client).await,
+    // `watch` prints every notification itself, the shell above its prompt.
+    let logs = (!matches!(cli.command, Command::Watch(_) | Command::Shell(_)))
+        .then(|| print_logs(&ui, &client));
+    let result = match &cli.command {
+        // The shell handles Ctrl-C itself: it cancels one command, not the session.
+        // The shell handles Ctrl-C itself (it cancels one command, not the session); SIGTERM
+        // and SIGHUP still end it the way they end any other command.
+        Command::Shell(_) => tokio::select! {
+            r = shell::run(cli, &ui, &client) => r,
+            stop = signals.recv_terminating() => {
+                ui.info(&signals::stopping_line(&stop));
+                Err(stop)
+            }
+        },
+        Command::Demo => with_interrupt(&ui, &mut signals, demo::tour(&ui, &out, &client)).await,
+        command => {
+            let work = commands::run(command, &cli.connection, &ui, &out, &client);
+            with_interrupt(&ui, &mut signals, work).await
         }
     };
-    let result = with_interrupt(&ui, work).await;
-    client.close().await;
+    if let Command::Watch(w) = &cli.command
+        && !w.subscribe.is_empty()
+    {
+        commands::after_watch(&client).await;
+    }
+    tokio::select! {
+        () = client.close() => {}
+        // Dropping the last client handle ends the driver, which kills a stdio server's
+        // process group with SIGKILL.
+        _ = signals.recv() => ui.info("stopping at once"),
+    }
     if let Some(logs) = logs {
         logs.abort();
     }
     result
 }
 
-/// Runs `work` until it ends or Ctrl-C; on Ctrl-C `work` is dropped (cancelling its calls).
+/// Runs `work` until it ends or a stop signal arrives; then `work` is dropped (cancelling
+/// its calls) and the signal's error is returned.
 async fn with_interrupt(
     ui: &Ui,
+    signals: &mut StopSignals,
     work: impl Future<Output = Result<Exit, CliError>>,
 ) -> Result<Exit, CliError> {
     let result = tokio::select! {
         r = work => r,
-        () = interrupted() => {
+        stop = signals.recv() => {
             ui.clear_progress();
-            ui.info("interrupted: cancelling and shutting the server down");
-            Err(CliError::Interrupted)
+            ui.info(&signals::stopping_line(&stop));
+            Err(stop)
         }
     };
     ui.clear_progress();

@@ -55,11 +55,18 @@ fn config_and_server_go_together() {
         cli.target().unwrap(),
         Target::Config {
             file: "mcp.json".into(),
-            server: "fs".into()
+            server: Some("fs".into())
         }
     );
+    // Without --server the file's only server is meant (checked when the file is read).
     let no_server = parse(&["--config", "mcp.json", "info"]);
-    assert!(no_server.target().unwrap_err().0.contains("needs --server"));
+    assert_eq!(
+        no_server.target().unwrap(),
+        Target::Config {
+            file: "mcp.json".into(),
+            server: None
+        }
+    );
     assert!(!no_server.command.uses_manager(&no_server.connection));
     assert_eq!(
         parse_err(&["--server", "fs", "info"]),
@@ -435,4 +442,33 @@ fn login_and_logout() {
         parse_err(&["login", "--", "srv"]),
         ErrorKind::UnknownArgument
     );
+}
+
+#[test]
+fn roots_and_watch_subscriptions() {
+    let cli = parse(&[
+        "watch",
+        "--subscribe",
+        "demo://x",
+        "--root",
+        "/a",
+        "--root",
+        "b",
+        "--subscribe",
+        "demo://y",
+        "--",
+        "srv",
+    ]);
+    assert_eq!(
+        cli.connection.roots,
+        [PathBuf::from("/a"), PathBuf::from("b")]
+    );
+    let Command::Watch(w) = &cli.command else {
+        panic!("{:?}", cli.command)
+    };
+    assert_eq!(w.subscribe, ["demo://x", "demo://y"]);
+    assert_eq!(w.server.argv, ["srv"]);
+    assert!(parse(&["info", "--", "srv"]).connection.roots.is_empty());
+    let before = parse(&["--root", "/a", "--root", "b", "info", "--", "srv"]);
+    assert_eq!(before.connection.roots.len(), 2);
 }

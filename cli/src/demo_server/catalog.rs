@@ -14,10 +14,14 @@ pub(crate) const README_URI: &str = "demo://readme";
 const NOTES_PREFIX: &str = "demo://notes/";
 /// The one resource template.
 pub(crate) const NOTES_TEMPLATE: &str = "demo://notes/{name}";
+/// The resource that changes (ticks) every second while it is subscribed.
+pub(crate) const CLOCK_URI: &str = "demo://clock";
 
 const README: &str = "This is the MCP demo server built into the `mcp` command.\n\
-It offers six tools (echo, add, slow, ask, image, fail), this readme, a resource template \
-demo://notes/{name} and a prompt `summarize` whose `style` argument completes.";
+It offers the tools echo, add, slow, ask, image and fail, plus model for a client with \
+sampling and roots for a client with roots; this readme, demo://clock (it changes every \
+second while subscribed), a resource template demo://notes/{name} and a prompt `summarize` \
+whose `style` argument completes.";
 
 /// Values the `style` argument of `summarize` completes to.
 const STYLES: &[&str] = &["brief", "bullet-points", "casual", "detailed", "formal"];
@@ -25,15 +29,29 @@ const STYLES: &[&str] = &["brief", "bullet-points", "casual", "detailed", "forma
 const NOTE_NAMES: &[&str] = &["ideas", "journal", "todo"];
 
 pub(crate) fn resources() -> Vec<Resource> {
-    vec![Resource {
-        uri: README_URI.into(),
-        name: "readme".into(),
-        title: Some("About the demo server".into()),
-        description: Some("What this server offers".into()),
-        mime_type: Some("text/plain".into()),
-        size: Some(README.len() as u64),
-        ..Resource::default()
-    }]
+    vec![
+        Resource {
+            uri: README_URI.into(),
+            name: "readme".into(),
+            title: Some("About the demo server".into()),
+            description: Some("What this server offers".into()),
+            mime_type: Some("text/plain".into()),
+            size: Some(README.len() as u64),
+            ..Resource::default()
+        },
+        Resource {
+            uri: CLOCK_URI.into(),
+            name: "clock".into(),
+            description: Some("Ticks while subscribed".into()),
+            mime_type: Some("text/plain".into()),
+            ..Resource::default()
+        },
+    ]
+}
+
+/// `demo://clock` after `value` ticks.
+pub(crate) fn clock(value: u64) -> ReadResourceResult {
+    text_contents(CLOCK_URI, format!("{value}\n"))
 }
 
 pub(crate) fn templates() -> Vec<ResourceTemplate> {
@@ -72,7 +90,7 @@ pub(crate) fn read(uri: &str) -> Result<ReadResourceResult, ErrorObject> {
 }
 
 pub(crate) fn exists(uri: &str) -> bool {
-    read(uri).is_ok()
+    uri == CLOCK_URI || read(uri).is_ok()
 }
 
 pub(crate) fn not_found(uri: &str) -> ErrorObject {

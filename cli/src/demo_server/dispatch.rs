@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::state::{CancelToken, Peer, Shared};
+use super::state::{CLOCK_TICK, CancelToken, Peer, Shared};
 use super::wire::CancelledParams;
 use super::{LATEST_VERSION, SUPPORTED_VERSIONS, catalog, tools};
 
@@ -84,7 +84,10 @@ fn request(shared: &Arc<Shared>, id: Id, method: &str, raw: Option<&RawValue>) {
             ..ListResourceTemplatesResult::default()
         }),
         "resources/read" => params::<ReadResourceParams>(raw)
-            .and_then(|p| catalog::read(&p.uri))
+            .and_then(|p| match p.uri.as_str() {
+                catalog::CLOCK_URI => Ok(catalog::clock(shared.lock().clock)),
+                uri => catalog::read(uri),
+            })
             .and_then(|r| answer(&r)),
         "resources/subscribe" | "resources/unsubscribe" => params::<ReadResourceParams>(raw)
             .and_then(|p| subscription(shared, &p.uri, method == "resources/subscribe"))
@@ -166,6 +169,8 @@ fn initialize(shared: &Shared, params: InitializeParams) -> InitializeResult {
     shared.lock().peer = Some(Peer {
         protocol_version: version.to_owned(),
         elicitation: params.capabilities.elicitation.is_some(),
+        sampling: params.capabilities.sampling.is_some(),
+        roots: params.capabilities.roots.is_some(),
     });
     InitializeResult {
         protocol_version: version.to_owned(),
@@ -193,7 +198,9 @@ fn initialize(shared: &Shared, params: InitializeParams) -> InitializeResult {
         },
         instructions: Some(
             "A demo server: try the tools echo, add, slow (progress), ask (elicitation), \
-             image and fail, the resource demo://readme and the prompt summarize."
+             image, fail, model (sampling) and roots, the resources demo://readme and \
+             demo://clock (subscribe to it: it changes every second) and the prompt \
+             summarize."
                 .into(),
         ),
         ..InitializeResult::default()
@@ -204,7 +211,7 @@ fn list_tools(
     shared: &Shared,
     params: Option<PaginatedParams>,
 ) -> Result<ListToolsResult, ErrorObject> {
-    let all = tools::definitions();
+    let all = tools::listed(shared.lock().peer.as_ref());
     let start = match params.and_then(|p| p.cursor) {
         None => 0,
         Some(cursor) => cursor
@@ -259,7 +266,7 @@ fn call_tool(shared: &Arc<Shared>, id: Id, params: CallToolParams) -> Result<(),
     Ok(())
 }
 
-fn subscription(shared: &Shared, uri: &str, subscribe: bool) -> Result<(), ErrorObject> {
+fn subscription(shared: &Arc<Shared>, uri: &str, subscribe: bool) -> Result<(), ErrorObject> {
     if !catalog::exists(uri) {
         return Err(catalog::not_found(uri));
     }
@@ -269,5 +276,31 @@ fn subscription(shared: &Shared, uri: &str, subscribe: bool) -> Result<(), Error
     } else {
         inner.subscriptions.remove(uri);
     }
+    if uri == catalog::CLOCK_URI && subscribe && inner.ticker.is_none() && !inner.closed {
+        let token = CancelToken::default();
+        inner.ticker = Some(token.clone());
+        drop(inner);
+        let shared = Arc::clone(shared);
+        thread::spawn(move || tick_clock(&shared, &token));
+    }
     Ok(())
+}
+
+/// Ticks `demo://clock` every [`CLOCK_TICK`] and tells the client
+/// (`notifications/resources/updated`) while it is subscribed; ends when it is unsubscribed,
+/// or at the end of input (which cancels `token`).
+fn tick_clock(shared: &Shared, token: &CancelToken) {
+    while token.sleep(CLOCK_TICK) {
+        let mut inner = shared.lock();
+        if inner.closed || !inner.subscriptions.contains(catalog::CLOCK_URI) {
+            inner.ticker = None;
+            return;
+        }
+        inner.clock += 1;
+        drop(inner);
+        shared.out.notify(
+            "notifications/resources/updated",
+            &serde_json::json!({ "uri": catalog::CLOCK_URI }),
+        );
+    }
 }

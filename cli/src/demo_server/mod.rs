@@ -12,8 +12,9 @@
 //! | --- | --- |
 //! | `initialize` | answers the client's version when supported, else [`LATEST_VERSION`] |
 //! | `tools/list` | [`DemoConfig::page_size`] tools per page, `nextCursor` as an offset |
-//! | `tools/call` | `echo`, `add`, `slow`, `ask`, `image`, `fail` |
-//! | `resources/*` | `demo://readme`, the template `demo://notes/{name}`, subscriptions |
+//! | `tools/list` | less `model` / `roots` for a client without sampling / roots |
+//! | `tools/call` | `echo`, `add`, `slow`, `ask`, `image`, `fail`, `model`, `roots` |
+//! | `resources/*` | `demo://readme`, `demo://clock` (while subscribed it changes every second, with `notifications/resources/updated`), the template `demo://notes/{name}`, subscriptions |
 //! | `prompts/*`, `completion/complete` | `summarize {text, style?}`, completion on `style` |
 //! | `logging/setLevel` | `notifications/message` at or above the level |
 
@@ -36,7 +37,8 @@ use mcp_proto::types::LoggingLevel;
 
 pub use tools::DEMO_PNG_BASE64;
 
-/// The demo server's tools, as `tools/list` returns them (all pages together).
+/// Every demo tool, as `tools/list` returns them (all pages together) to a client that
+/// declared sampling and roots.
 pub fn tool_definitions() -> Vec<mcp_proto::types::Tool> {
     tools::definitions()
 }
@@ -187,6 +189,9 @@ fn shut_down(shared: &Shared) {
     // No reply to our own requests can arrive any more: wake their waiters.
     inner.closed = true;
     inner.waiting.clear();
+    if let Some(ticker) = inner.ticker.take() {
+        ticker.cancel();
+    }
     while !inner.running.is_empty() {
         let now = Instant::now();
         if now >= deadline {

@@ -60,6 +60,8 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) struct Peer {
     pub protocol_version: String,
     pub elicitation: bool,
+    pub sampling: bool,
+    pub roots: bool,
 }
 
 #[derive(Default)]
@@ -74,7 +76,14 @@ pub(crate) struct Inner {
     pub next_request: u64,
     /// Set at end of input: no reply to a server-to-client request can arrive any more.
     pub closed: bool,
+    /// The value of `demo://clock`: one more every [`CLOCK_TICK`] while it is subscribed.
+    pub clock: u64,
+    /// Stops the thread that ticks the clock, while one runs.
+    pub ticker: Option<CancelToken>,
 }
+
+/// How often a subscribed `demo://clock` changes.
+pub(crate) const CLOCK_TICK: Duration = Duration::from_secs(1);
 
 pub(crate) struct Shared {
     pub out: Outbox,

@@ -681,3 +681,93 @@ fn end_of_input_lets_fast_calls_finish_and_cancels_slow_ones() {
         "{rest:?}"
     );
 }
+
+/// The names `tools/list` gives a client (one page is enough: `page_size` is large).
+fn listed_names(h: &Harness) -> Vec<String> {
+    h.call(9, "tools/list", json!({}))["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn model_and_roots_ask_the_client_and_are_listed_only_with_the_capability() {
+    let plain = Harness::with(DemoConfig {
+        page_size: 100,
+        quiet: true,
+        ..DemoConfig::default()
+    });
+    plain.initialize("2025-11-25", json!({}));
+    let names = listed_names(&plain);
+    assert!(
+        !names.iter().any(|n| n == "model" || n == "roots"),
+        "{names:?}"
+    );
+    plain.close();
+
+    let h = Harness::with(DemoConfig {
+        page_size: 100,
+        quiet: true,
+        ..DemoConfig::default()
+    });
+    h.initialize("2025-11-25", json!({ "sampling": {}, "roots": {} }));
+    let names = listed_names(&h);
+    assert!(
+        names.ends_with(&["model".to_owned(), "roots".to_owned()]),
+        "{names:?}"
+    );
+
+    h.request(
+        1,
+        "tools/call",
+        json!({ "name": "model", "arguments": { "prompt": "2+2?", "max_tokens": 5 } }),
+    );
+    let ask = h.recv();
+    assert_eq!(ask["method"], "sampling/createMessage");
+    assert_eq!(ask["params"]["maxTokens"], 5);
+    assert_eq!(ask["params"]["messages"][0]["content"]["text"], "2+2?");
+    h.send(json!({ "jsonrpc": "2.0", "id": ask["id"], "result": {
+        "role": "assistant", "content": { "type": "text", "text": "4" }, "model": "m" } }));
+    assert_eq!(text_of(&h.response(1)), "m replied: 4");
+
+    h.request(
+        2,
+        "tools/call",
+        json!({ "name": "model", "arguments": { "prompt": "x" } }),
+    );
+    let ask = h.recv();
+    h.send(json!({ "jsonrpc": "2.0", "id": ask["id"],
+        "error": { "code": -1, "message": "User rejected sampling request" } }));
+    let declined = h.response(2);
+    assert_eq!(declined["result"]["isError"], true);
+    assert!(text_of(&declined).contains("User rejected sampling request"));
+
+    h.request(3, "tools/call", json!({ "name": "roots" }));
+    let ask = h.recv();
+    assert_eq!(ask["method"], "roots/list");
+    h.send(
+        json!({ "jsonrpc": "2.0", "id": ask["id"], "result": { "roots": [
+        { "uri": "file:///a", "name": "a" }, { "uri": "file:///b" } ] } }),
+    );
+    assert_eq!(text_of(&h.response(3)), "file:///a (a)\nfile:///b");
+    h.close();
+}
+
+#[test]
+fn the_clock_ticks_while_subscribed() {
+    let h = Harness::ready();
+    assert_eq!(
+        h.call(1, "resources/read", json!({ "uri": "demo://clock" }))["result"]["contents"][0]["text"],
+        "0\n"
+    );
+    h.call(2, "resources/subscribe", json!({ "uri": "demo://clock" }));
+    let update = h.recv();
+    assert_eq!(update["method"], "notifications/resources/updated");
+    assert_eq!(update["params"]["uri"], "demo://clock");
+    let read = h.call(3, "resources/read", json!({ "uri": "demo://clock" }));
+    assert_ne!(read["result"]["contents"][0]["text"], "0\n", "{read}");
+    h.call(4, "resources/unsubscribe", json!({ "uri": "demo://clock" }));
+    h.close();
+}

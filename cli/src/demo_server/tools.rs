@@ -4,11 +4,13 @@ use std::time::Duration;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::types::{
-    CallToolParams, CallToolResult, ContentBlock, LoggingLevel, Tool, ToolAnnotations,
+    CallToolParams, CallToolResult, ContentBlock, CreateMessageParams, CreateMessageResult,
+    ListRootsResult, LoggingLevel, ModelHint, ModelPreferences, Role, SamplingMessage, Tool,
+    ToolAnnotations,
 };
 use serde_json::{Map, Value, json};
 
-use super::state::{CancelToken, Shared};
+use super::state::{CancelToken, Peer, Shared};
 use super::wire::{ElicitParams, ElicitResult, ProgressParams};
 
 /// An 8×8 checkerboard PNG, small enough to print in a terminal summary.
@@ -17,6 +19,8 @@ pub const DEMO_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncA
 /// The most steps and the longest step `slow` accepts, so a call always ends.
 const MAX_STEPS: u64 = 100;
 const MAX_DELAY_MS: u64 = 10_000;
+/// The largest `max_tokens` `model` passes on.
+const MAX_SAMPLE_TOKENS: u64 = 100_000;
 
 fn object(value: Value) -> Map<String, Value> {
     match value {
@@ -39,6 +43,22 @@ fn read_only() -> Option<ToolAnnotations> {
         read_only_hint: Some(true),
         ..ToolAnnotations::default()
     })
+}
+
+/// The tools a client sees: [`definitions`] less `model` when it did not declare sampling
+/// and `roots` when it did not declare roots (as real servers hide the tools a client could
+/// not serve).
+pub(crate) fn listed(peer: Option<&Peer>) -> Vec<Tool> {
+    let sampling = peer.is_some_and(|p| p.sampling);
+    let roots = peer.is_some_and(|p| p.roots);
+    definitions()
+        .into_iter()
+        .filter(|t| match t.name.as_str() {
+            "model" => sampling,
+            "roots" => roots,
+            _ => true,
+        })
+        .collect()
 }
 
 /// Every demo tool, in listing order.
@@ -118,6 +138,27 @@ pub(crate) fn definitions() -> Vec<Tool> {
                 "additionalProperties": false
             }),
         ),
+        tool(
+            "model",
+            "Asks the client's model (sampling) to answer a prompt and returns the reply.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "prompt": { "type": "string", "description": "What to ask the model" },
+                    "max_tokens": { "type": "integer", "minimum": 1, "maximum": MAX_SAMPLE_TOKENS, "default": 100, "description": "The longest reply wanted, in tokens" }
+                },
+                "required": ["prompt"],
+                "additionalProperties": false
+            }),
+        ),
+        Tool {
+            annotations: read_only(),
+            ..tool(
+                "roots",
+                "Lists the client's roots (roots/list): the directories it lets the server see.",
+                json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+            )
+        },
     ]
 }
 
@@ -197,6 +238,8 @@ pub(crate) fn call(
         "add" => add(args),
         "slow" => return Ok(slow(shared, args, progress_token, token)),
         "ask" => return Ok(ask(shared, args, token)),
+        "model" => return Ok(model(shared, args, token)),
+        "roots" => return Ok(roots(shared, token)),
         "image" => Ok(CallToolResult {
             content: vec![ContentBlock::image(DEMO_PNG_BASE64, "image/png")],
             ..CallToolResult::default()
@@ -299,6 +342,91 @@ fn ask(shared: &Shared, args: &Map<String, Value>, token: &CancelToken) -> Optio
                 "decline" => text_result("The user declined to answer."),
                 _ => text_result("The user dismissed the question."),
             },
+        },
+    })
+}
+
+fn model(
+    shared: &Shared,
+    args: &Map<String, Value>,
+    token: &CancelToken,
+) -> Option<CallToolResult> {
+    let prompt = match string_arg(args, "prompt") {
+        Ok(p) => p,
+        Err(e) => return Some(e),
+    };
+    let max_tokens = match uint_arg(args, "max_tokens", 100, MAX_SAMPLE_TOKENS) {
+        Ok(n) => n.max(1),
+        Err(e) => return Some(e),
+    };
+    let peer = shared.lock().peer.clone();
+    if !peer.is_some_and(|p| p.sampling) {
+        return Some(error_result(
+            "this client did not declare the sampling capability, so no model can be asked",
+        ));
+    }
+    let params = CreateMessageParams {
+        messages: vec![SamplingMessage {
+            role: Role::User,
+            content: ContentBlock::text(prompt).into(),
+            meta: None,
+            extra: Map::new(),
+        }],
+        system_prompt: Some("You are the model behind the MCP demo server's model tool.".into()),
+        max_tokens,
+        model_preferences: Some(ModelPreferences {
+            hints: Some(vec![ModelHint {
+                name: Some("demo".into()),
+                extra: Map::new(),
+            }]),
+            ..ModelPreferences::default()
+        }),
+        ..CreateMessageParams::default()
+    };
+    let reply = shared.ask_client("sampling/createMessage", &params, token)?;
+    Some(match reply {
+        Err(error) => error_result(format!("the client declined to sample: {error}")),
+        Ok(value) => match serde_json::from_value::<CreateMessageResult>(value) {
+            Err(e) => error_result(format!("the client's sampling result is malformed: {e}")),
+            Ok(result) => {
+                let text: Vec<&str> = result
+                    .content
+                    .blocks()
+                    .iter()
+                    .filter_map(|b| match b {
+                        ContentBlock::Text(t) => Some(t.text.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                text_result(format!("{} replied: {}", result.model, text.join("\n")))
+            }
+        },
+    })
+}
+
+fn roots(shared: &Shared, token: &CancelToken) -> Option<CallToolResult> {
+    let peer = shared.lock().peer.clone();
+    if !peer.is_some_and(|p| p.roots) {
+        return Some(error_result(
+            "this client did not declare the roots capability, so it has no roots to list",
+        ));
+    }
+    let reply = shared.ask_client("roots/list", &json!({}), token)?;
+    Some(match reply {
+        Err(error) => error_result(format!("the client refused roots/list: {error}")),
+        Ok(value) => match serde_json::from_value::<ListRootsResult>(value) {
+            Err(e) => error_result(format!("the client's roots/list result is malformed: {e}")),
+            Ok(list) if list.roots.is_empty() => text_result("the client offers no roots"),
+            Ok(list) => text_result(
+                list.roots
+                    .iter()
+                    .map(|r| match &r.name {
+                        Some(name) => format!("{} ({name})", r.uri),
+                        None => r.uri.clone(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
         },
     })
 }

@@ -151,8 +151,13 @@ pub struct Connection {
     pub(crate) internal: CounterMap<RequestHandle, String>,
     log_level: Option<Box<RawValue>>,
     subscriptions: Vec<String>,
-    close_deadline: Option<Instant>,
-    delete: Option<ExchangeId>,
+    /// When closing gives up (cancellations and DELETE included); see `closing.rs`.
+    pub(crate) close_deadline: Option<Instant>,
+    /// The DELETE in flight.
+    pub(crate) delete: Option<ExchangeId>,
+    /// Closing waits for the POSTs of `notifications/cancelled` to be answered; `true` when a
+    /// DELETE follows them.
+    pub(crate) cancels_before: Option<bool>,
     want_listener: bool,
     /// `Ready` and the events after it, held until the listener settles (`await_listener`).
     ready_hold: Option<ReadyHold>,
@@ -208,6 +213,7 @@ impl Connection {
             subscriptions: Vec::new(),
             close_deadline: None,
             delete: None,
+            cancels_before: None,
             want_listener: false,
             ready_hold: None,
             tool_headers: super::modern::ToolHeaders::default(),
@@ -313,8 +319,11 @@ impl Connection {
     }
 
     /// Closes: the session closes (pending requests complete with `Closed`), open exchanges
-    /// are aborted, and a DELETE with the session id is sent (bounded by `close_timeout`; any
-    /// answer, 405 included, ends it). Then [`HttpEvent::Finished`]. Idempotent.
+    /// are aborted except the POSTs of `notifications/cancelled` (queued ones are sent), and
+    /// once those are answered a DELETE with the session id is sent (the whole close bounded
+    /// by `close_timeout`; any answer, 405 included, ends it). Then [`HttpEvent::Finished`].
+    /// Idempotent. A caller that cancels a request and closes at once (Ctrl-C) so has its
+    /// cancellation reach the server before the session ends.
     pub fn close(&mut self, now: Instant) {
         self.now = self.now.max(now);
         self.session.close(now);
@@ -404,12 +413,7 @@ impl Connection {
         }
         self.pump(now);
         if self.close_deadline.is_some_and(|d| now >= d) {
-            self.close_deadline = None;
-            if let Some(id) = self.delete.take() {
-                self.exchanges.remove(&id);
-                self.aborts.push_back(id);
-            }
-            self.finish();
+            self.close_deadline_passed();
         }
     }
 
@@ -438,6 +442,7 @@ impl Connection {
             }
         }
         self.start_posts(now);
+        self.after_cancels(now);
         if std::mem::take(&mut self.want_listener) {
             self.open_listener(now);
         }
@@ -757,62 +762,5 @@ impl Connection {
             self.release_ready();
         }
         self.events.push_back(Event::Http(ev));
-    }
-
-    /// The session closed: drop everything, DELETE the session if there is one.
-    fn begin_shutdown(&mut self, now: Instant) {
-        if matches!(self.phase, Phase::Closing | Phase::Finished) {
-            return;
-        }
-        let streamable = self.legacy_endpoint.is_none() && self.phase != Phase::LegacyConnecting;
-        self.phase = Phase::Closing;
-        self.posts.clear();
-        self.delayed.clear();
-        self.resend.clear();
-        self.streams.clear();
-        self.listener = None;
-        self.legacy_stream = None;
-        self.ready_exchanges.clear();
-        let open: Vec<ExchangeId> = self.exchanges.keys().copied().collect();
-        self.exchanges.clear();
-        self.aborts.extend(open);
-        if streamable && self.session_id.is_some() {
-            let id = self.issue(Exchange {
-                method: Method::Delete,
-                url: self.config.url.clone(),
-                body: Vec::new(),
-                purpose: Purpose::Delete,
-                generation: self.generation,
-                had_session_id: false,
-                last_event_id: None,
-                deadline: None,
-                hops: 0,
-                retries: 0,
-                read: Body::Head,
-                initialized: false,
-            });
-            self.delete = Some(id);
-            self.close_deadline = Some(saturating_add(now, self.config.close_timeout));
-        } else {
-            self.finish();
-        }
-    }
-
-    pub(crate) fn finish(&mut self) {
-        if self.phase == Phase::Finished {
-            return;
-        }
-        self.phase = Phase::Finished;
-        self.close_deadline = None;
-        self.delete = None;
-        self.release_ready();
-        self.emit(HttpEvent::Finished);
-    }
-
-    pub(crate) fn delete_done(&mut self, id: ExchangeId) {
-        if self.delete == Some(id) {
-            self.exchanges.remove(&id);
-            self.finish();
-        }
     }
 }

@@ -17,6 +17,7 @@
 
 pub mod backoff;
 pub mod challenge;
+mod closing;
 mod connection;
 pub mod error;
 mod exchange;

@@ -31,7 +31,8 @@
 //! - Variables are expanded by [`expand_vars`] in `command`, `args`, `env` values, `cwd`,
 //!   `url` and `headers` values (not in keys).
 //! - Other shapes (VS Code's `servers`, `~/.claude.json`) and the file name in errors:
-//!   [`parse_config_file`] and [`parse_config`].
+//!   [`parse_config_file`] and [`parse_config`]. Entry by entry, so that one broken server
+//!   (say, an undefined variable) leaves the others usable: [`parse_config_entries`].
 //! - Every error names the server and the field (`server "github": field "args[2]":
 //!   undefined variable GITHUB_TOKEN`). Errors never contain the values of `env`, `headers`,
 //!   `url` or expanded strings, which often hold credentials; the `Debug` output of
@@ -46,7 +47,10 @@ mod json;
 mod shapes;
 
 use json::{Json, Members};
-pub use shapes::{ConfigShape, ParsedConfig, parse_config, parse_config_file};
+pub use shapes::{
+    ConfigEntry, ConfigShape, EntryStatus, ParsedConfig, parse_config, parse_config_entries,
+    parse_config_file,
+};
 
 /// One configured MCP server.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -53,6 +53,8 @@ pub enum ExitCause {
     ProcessExited {
         /// Its exit code, if it exited normally.
         code: Option<i32>,
+        /// The last line it wrote on stderr, if any: usually why it stopped.
+        last_stderr: Option<String>,
     },
     /// The child's stdout closed.
     StdoutClosed,
@@ -102,8 +104,16 @@ impl ExitCause {
             }
             ExitCause::Config { message } => format!("configuration error: {message}"),
             ExitCause::Http { status } => format!("HTTP status {status}"),
-            ExitCause::ProcessExited { code: Some(code) } => format!("exited with code {code}"),
-            ExitCause::ProcessExited { code: None } => "killed by a signal".to_owned(),
+            ExitCause::ProcessExited { code, last_stderr } => {
+                let status = match code {
+                    Some(code) => format!("exited with code {code}"),
+                    None => "killed by a signal".to_owned(),
+                };
+                match last_stderr.as_deref().map(str::trim) {
+                    Some(line) if !line.is_empty() => format!("{status}: {line}"),
+                    _ => status,
+                }
+            }
             ExitCause::StdoutClosed => "stdout closed".to_owned(),
             ExitCause::SessionLost => "HTTP session lost".to_owned(),
             ExitCause::ConnectionRefused => "connection refused".to_owned(),
@@ -277,10 +287,13 @@ impl ReconnectPolicy {
             }
             None => {
                 let attempts = self.backoff.attempts();
-                self.fail(
-                    format!("{reason} (gave up after {attempts} retries)"),
-                    false,
-                );
+                // `max_attempts: Some(0)` (a one-shot host) never retries: the cause alone
+                // is the reason.
+                let reason = match attempts {
+                    0 => reason,
+                    n => format!("{reason} (gave up after {n} retries)"),
+                };
+                self.fail(reason, false);
             }
         }
         Ok(())

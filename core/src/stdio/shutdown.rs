@@ -4,6 +4,13 @@
 //! wait; send `SIGTERM` and wait; send `SIGKILL`. [`ShutdownSchedule`] decides which step comes
 //! next and when; the adapter executes the [`ShutdownAction`]s, sleeps until
 //! [`poll_timeout`](ShutdownSchedule::poll_timeout), and reports the child's exit.
+//!
+//! The schedule needs a running client. A host should run it for every way it is asked to stop
+//! (`close`, Ctrl-C, `SIGTERM`, `SIGHUP`: the `mcp` command does). For a client that dies
+//! without running it (`SIGKILL`, a crash) the policy is: the server's whole process group is
+//! killed at once with `SIGKILL`, there being no one left to wait for it. The adapters enforce
+//! that floor outside the process (`mcp-driver`'s `process` module: a parent-death signal on
+//! Linux, a group watchdog on every Unix).
 
 use crate::time::{Duration, Instant, saturating_add};
 

@@ -17,7 +17,7 @@ pub(crate) fn of_error(e: &Error) -> ExitCause {
             message: format!("{what} is not supported"),
         },
         Error::Handshake { reason, .. } | Error::Closed { reason, .. } => of_reason(reason),
-        Error::Exited { status, .. } => of_exit_status(status),
+        Error::Exited { status, stderr, .. } => of_exit_status(status, stderr),
         other => ExitCause::Io {
             message: other.to_string(),
         },
@@ -44,16 +44,33 @@ pub(crate) fn of_reason(reason: &CloseReason) -> ExitCause {
     }
 }
 
+/// The longest stderr line an [`ExitCause`] carries (a status line, not a log).
+const MAX_STDERR_LINE: usize = 200;
+
 /// The [`ExitCause`] of a stdio server that ended, from the driver's description
-/// (`exited with status 1`, `killed by signal 9 (SIGKILL)`, `closed its stdout`).
-fn of_exit_status(status: &str) -> ExitCause {
+/// (`exited with status 1`, `killed by signal 9 (SIGKILL)`, `closed its stdout`) and the
+/// last lines of its stderr (the last non-blank one is kept, cut to [`MAX_STDERR_LINE`]).
+fn of_exit_status(status: &str, stderr: &[String]) -> ExitCause {
+    let last_stderr = stderr
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .find(|l| !l.is_empty())
+        .map(|l| match l.char_indices().nth(MAX_STDERR_LINE) {
+            Some((cut, _)) => format!("{}…", &l[..cut]),
+            None => l.to_owned(),
+        });
     if let Some(code) = status.strip_prefix("exited with status ") {
         return ExitCause::ProcessExited {
             code: code.trim().parse().ok(),
+            last_stderr,
         };
     }
     if status.starts_with("killed by signal") {
-        return ExitCause::ProcessExited { code: None };
+        return ExitCause::ProcessExited {
+            code: None,
+            last_stderr,
+        };
     }
     ExitCause::StdoutClosed
 }
@@ -83,7 +100,19 @@ mod tests {
         };
         assert_eq!(
             of_error(&exited),
-            ExitCause::ProcessExited { code: Some(3) }
+            ExitCause::ProcessExited {
+                code: Some(3),
+                last_stderr: None
+            }
+        );
+        let said = Error::Exited {
+            server: server(),
+            status: "exited with status 2".into(),
+            stderr: vec!["starting".into(), "fatal: no API key".into(), " ".into()],
+        };
+        assert_eq!(
+            of_error(&said).describe(),
+            "exited with code 2: fatal: no API key"
         );
         assert!(!of_error(&exited).is_permanent(false));
         let unsupported = Error::Unsupported {

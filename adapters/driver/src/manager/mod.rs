@@ -592,6 +592,22 @@ impl<R: Runtime> Manager<R> {
         name: &str,
         arguments: impl Serialize,
     ) -> Result<CallToolResult, ManagerError> {
+        self.call_tool_with(name, arguments, crate::CallOptions::new())
+            .await
+    }
+
+    /// [`call_tool`](Self::call_tool) with per-call options (a timeout, progress, a timeout
+    /// that progress restarts), as [`Client::call_tool_with`](crate::Client::call_tool_with).
+    ///
+    /// # Errors
+    ///
+    /// As for [`call_tool`](Self::call_tool).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: crate::CallOptions,
+    ) -> Result<CallToolResult, ManagerError> {
         let (client, tool) = {
             let state = self.inner.lock();
             let (server, tool) = state
@@ -612,7 +628,7 @@ impl<R: Runtime> Manager<R> {
                 }
             }
         };
-        Ok(client.call_tool(tool, arguments).await?)
+        Ok(client.call_tool_with(tool, arguments, options).await?)
     }
 
     /// Stops one server: cancels a connection attempt under way or closes the connection, and

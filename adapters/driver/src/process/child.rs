@@ -8,6 +8,7 @@ use std::process::ExitStatus;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
+use super::watchdog::Watchdog;
 use super::{
     ProcessGroupGuard, Signal, SignalOutcome, StderrTail, StderrTailConfig, StdioCommand,
     describe_exit, drain_stderr,
@@ -45,12 +46,20 @@ pub struct StdioChild<R: Runtime> {
     status: Option<ExitStatus>,
     name: Arc<str>,
     stderr: Arc<Mutex<StderrTail>>,
+    /// Kills the group if this process dies without dropping us; `None` without `/bin/sh`.
+    /// Declared last: dropped after `Drop::drop` has killed the group itself.
+    _watchdog: Option<Watchdog>,
 }
 
 impl<R: Runtime> StdioChild<R> {
     /// Spawns `spec` on `runtime`, takes ownership of its process group and starts a task
     /// that drains its stderr into a [`StderrTail`] with `tail` limits (lines are logged at
     /// debug level under `name`).
+    ///
+    /// The spawn runs on the process's one spawner thread (the Linux parent-death signal
+    /// follows the thread that forks) and a group watchdog is started beside the server; see
+    /// the [module docs](super) for what happens when this process dies without dropping
+    /// the child. The caller is blocked for the fork and exec of both (a few milliseconds).
     ///
     /// # Errors
     ///
@@ -64,12 +73,28 @@ impl<R: Runtime> StdioChild<R> {
         tail: StderrTailConfig,
     ) -> io::Result<(Self, StdioPipes)> {
         let name = name.into();
-        let parts = runtime.spawn_child(spec.to_command())?;
+        let (parts, watchdog) = {
+            let runtime = runtime.clone();
+            let command = spec.to_command();
+            super::spawner::run(move || -> io::Result<_> {
+                let parts = runtime.spawn_child(command)?;
+                let watchdog = parts.process.id().map(Watchdog::start);
+                Ok((parts, watchdog))
+            })?
+        };
         let pid = parts.process.id().ok_or_else(|| {
             io::Error::other("the runtime returned a child process without a pid")
         })?;
         // On error `parts` drops here, and the runtime's kill-on-drop ends the direct child.
         let guard = ProcessGroupGuard::new(pid)?;
+        let watchdog = match watchdog {
+            Some(Ok(w)) => Some(w),
+            Some(Err(e)) => {
+                tracing::warn!(server = &*name, pid, error = %e, "no group watchdog: if this process is killed, the server's own children may outlive it");
+                None
+            }
+            None => None,
+        };
         tracing::debug!(server = &*name, pid, command = %spec.command, "spawned stdio server");
 
         let stderr = Arc::new(Mutex::new(StderrTail::new(tail)));
@@ -86,6 +111,7 @@ impl<R: Runtime> StdioChild<R> {
             status: None,
             name,
             stderr,
+            _watchdog: watchdog,
         };
         let pipes = StdioPipes {
             stdin: parts.stdin,

@@ -26,11 +26,36 @@
 //!   re-parented to init (or the nearest subreaper), which reaps them; they are never our
 //!   children, so they can never be our zombies. A grandchild that moved itself into another
 //!   process group or session (a daemon) escapes the group signal by design.
+//!
+//! # When the client process dies without shutting down
+//!
+//! The paths above need the client to run. When it is killed outright (SIGKILL, a crash, an
+//! abort, a runtime that exits without dropping the client), the server is not left behind
+//! either:
+//!
+//! * **Linux: parent-death signal.** [`StdioCommand::to_command`] asks the kernel
+//!   (`prctl(PR_SET_PDEATHSIG, SIGKILL)`) to kill the direct child when its parent dies. The
+//!   kernel ties that to the *thread* that forked, so every server is started from one
+//!   long-lived spawner thread that lasts as long as the process (`spawner.rs`); a runtime's
+//!   worker or blocking thread retiring never kills a server. A client that died between the
+//!   fork and the `prctl` is caught too: the child then refuses to start.
+//! * **Every Unix: the group watchdog.** The parent-death signal reaches only the direct
+//!   child, not a launcher's children (`npx` -> `node`, `sh -c` wrappers), and macOS has no
+//!   such signal. A tiny `/bin/sh` watchdog per server (`watchdog.rs`) blocks on a pipe whose
+//!   write end only the client holds, and SIGKILLs the server's whole process group when the
+//!   client's end closes. If `/bin/sh` cannot be started the server runs without one (a
+//!   warning is logged) and only the parent-death signal applies.
+//!
+//! A client that gets SIGTERM or SIGHUP should handle them like Ctrl-C (drop the calls, then
+//! `close()`): the graceful schedule then runs, and the signals above are only the floor for
+//! deaths that leave no time for it.
 
 mod child;
 mod exit;
 mod signal;
+mod spawner;
 mod stderr;
+mod watchdog;
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
@@ -94,7 +119,9 @@ impl StdioCommand {
     /// Guarantees: stdin, stdout and stderr are piped; the child becomes the leader of a new
     /// process group (`process_group(0)`, so its pgid equals its pid and it does not receive
     /// the terminal's Ctrl-C meant for us); the environment and working directory are as
-    /// described on [`StdioCommand`].
+    /// described on [`StdioCommand`]. On Linux the child gets SIGKILL when the thread that
+    /// spawns it ends (the parent-death signal: spawn it from a thread that lives as long as
+    /// the process, as [`StdioChild::spawn`] does; see the [module docs](self)).
     pub fn to_command(&self) -> Command {
         let mut cmd = Command::new(&self.command);
         cmd.args(&self.args);
@@ -113,7 +140,41 @@ impl StdioCommand {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        parent_death::arm(&mut cmd);
         cmd
+    }
+}
+
+/// The Linux parent-death signal of a stdio server.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[allow(unsafe_code)] // The crate's one unsafe block: std's `pre_exec` (see the crate root).
+mod parent_death {
+    use std::io;
+    use std::os::unix::process::CommandExt as _;
+    use std::process::Command;
+
+    use rustix::process::{Signal, getpid, getppid, set_parent_process_death_signal};
+
+    /// Makes the child ask for SIGKILL when its parent (thread) dies.
+    pub(super) fn arm(cmd: &mut Command) {
+        let parent = getpid();
+        // SAFETY: the hook runs in the forked child before exec, where only async-signal-safe
+        // calls are allowed: it makes two raw system calls (`prctl`, `getppid`) and builds an
+        // `io::Error` from an errno, which does not allocate.
+        unsafe {
+            cmd.pre_exec(move || {
+                set_parent_process_death_signal(Some(Signal::KILL))?;
+                // The parent may have died between the fork and the prctl: then no signal
+                // will ever come, so the server must not start at all.
+                if getppid() != Some(parent) {
+                    return Err(io::Error::from_raw_os_error(
+                        rustix::io::Errno::SRCH.raw_os_error(),
+                    ));
+                }
+                Ok(())
+            });
+        }
     }
 }
 

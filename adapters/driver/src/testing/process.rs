@@ -391,3 +391,31 @@ pub async fn stdin_and_stdout_carry_bytes_and_closing_stdin_ends_a_cat<R: Runtim
         .unwrap();
     assert!(status.success());
 }
+
+/// The parent-death signal follows the thread that forks: a raw spawn from a thread that then
+/// ends is killed with it, while a [`StdioChild`] spawned from the same thread lives on (every
+/// spawn runs on the one long-lived spawner thread).
+pub async fn a_server_outlives_the_thread_that_spawned_it<R: Runtime>(rt: R) {
+    let spawned = {
+        let rt = rt.clone();
+        std::thread::spawn(move || {
+            let raw = rt
+                .spawn_child(StdioCommand::new("sleep").args(["300"]).to_command())
+                .expect("spawn");
+            let server = spawn_sh(&rt, "exec sleep 300");
+            (raw, server)
+        })
+        .join()
+        .expect("the spawning thread")
+    };
+    let (raw, (mut server, _pipes)) = spawned;
+    let raw_pid = raw.process.id().expect("pid");
+    assert!(
+        eventually(&rt, || is_dead(raw_pid)).await,
+        "the raw child outlived its thread: no parent-death signal"
+    );
+    // The same death signal reached every child of that thread at once; the server is not one.
+    assert!(is_alive(server.id()));
+    assert_eq!(server.try_wait().unwrap(), None);
+    drop(raw);
+}

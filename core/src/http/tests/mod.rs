@@ -9,6 +9,7 @@ use crate::session::{self, RawResult, RequestError, RequestHandle, RequestOption
 use crate::time::{Duration, Instant};
 use crate::types::Implementation;
 
+mod closing;
 mod harness;
 mod legacy;
 mod limits;

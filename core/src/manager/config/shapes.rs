@@ -54,41 +54,55 @@ pub struct ParsedConfig {
     pub disabled: Vec<String>,
 }
 
-/// Parses a configuration file of any supported shape (decided from its contents, see
-/// [`ConfigShape::Auto`]) into its enabled servers.
-///
-/// `path_for_errors` is only used to name the file in errors (and to find the workspace folder
-/// of a `.vscode/mcp.json`); nothing is read. Use [`parse_config`] to fix the shape, or to learn
-/// which servers are disabled.
-///
-/// ```
-/// use mcp_proto::manager::config::parse_config_file;
-///
-/// let json = r#"{"servers": {"db": {"type": "stdio", "command": "db-mcp", "args": ["${env:DB}"]}}}"#;
-/// let vars = |name: &str| (name == "DB").then(|| "/tmp/db".to_owned());
-/// let servers = parse_config_file("/p/.vscode/mcp.json", json, &vars)?;
-/// assert_eq!(servers[0].name, "db");
-///
-/// let err = parse_config_file("/p/.vscode/mcp.json",
-///     r#"{"servers": {"db": {"command": "${input:bin}"}}}"#, &vars).unwrap_err();
-/// assert!(err.to_string().starts_with(r#"file "/p/.vscode/mcp.json": server "db": field "command": unsupported variable"#));
-/// # Ok::<(), mcp_proto::manager::config::ConfigError>(())
-/// ```
-pub fn parse_config_file(
-    path_for_errors: &str,
-    contents: &str,
-    vars: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<ServerConfig>, ConfigError> {
-    parse_config(Some(path_for_errors), contents, vars, &ConfigShape::Auto).map(|p| p.servers)
+/// One entry of a file's server list, as [`parse_config_entries`] found it.
+#[derive(Debug)]
+pub struct ConfigEntry {
+    /// The server's name (its key in the file).
+    pub name: String,
+    /// Whether it can be used.
+    pub status: EntryStatus,
 }
 
-/// Parses `contents` as a file of the given shape. `file` names the file in errors.
-pub fn parse_config(
+/// What one server entry of a file is.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum EntryStatus {
+    /// A usable server.
+    Enabled(ServerConfig),
+    /// Switched off (`"disabled": true` or `"enabled": false`).
+    Disabled,
+    /// The entry is wrong (a missing field, an undefined variable, ...); the error names the
+    /// server and the field. The other entries of the file are unaffected.
+    Broken(ConfigError),
+}
+
+/// Parses a configuration file entry by entry: a problem inside one server's entry (an
+/// undefined `${VAR}`, a missing `command`, a bad URL) becomes that entry's
+/// [`EntryStatus::Broken`] and leaves the others usable; only problems of the file as a whole
+/// (invalid JSON, an unknown shape, a server list that is not an object, an empty or repeated
+/// server name) are an `Err`.
+///
+/// This is what a host that starts several servers, or picks one by name, wants: one entry with
+/// a variable undefined in this environment must not make the file unusable.
+///
+/// ```
+/// use mcp_proto::manager::config::{parse_config_entries, ConfigShape, EntryStatus};
+///
+/// let json = r#"{"mcpServers": {
+///     "gh": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}},
+///     "fs": {"command": "fs-mcp"}}}"#;
+/// let entries = parse_config_entries(None, json, &|_| None, &ConfigShape::Auto)?;
+/// let EntryStatus::Broken(e) = &entries[0].status else { unreachable!() };
+/// assert_eq!(e.to_string(), r#"server "gh": field "env.TOKEN": undefined variable GH_TOKEN"#);
+/// assert!(matches!(entries[1].status, EntryStatus::Enabled(_)));
+/// # Ok::<(), mcp_proto::manager::config::ConfigError>(())
+/// ```
+pub fn parse_config_entries(
     file: Option<&str>,
     contents: &str,
     vars: &dyn Fn(&str) -> Option<String>,
     shape: &ConfigShape,
-) -> Result<ParsedConfig, ConfigError> {
+) -> Result<Vec<ConfigEntry>, ConfigError> {
     let top = Scope {
         file,
         server: None,
@@ -128,21 +142,21 @@ pub fn parse_config(
         }
         ConfigShape::ClaudeUser => match top_level.present("mcpServers") {
             Some(servers) => server_list(top, "mcpServers", servers),
-            None => Ok(ParsedConfig::default()),
+            None => Ok(Vec::new()),
         },
         ConfigShape::ClaudeLocal { project } => {
             let Some(projects) = top_level.present("projects") else {
-                return Ok(ParsedConfig::default());
+                return Ok(Vec::new());
             };
             let projects = top.object(Some("projects"), projects)?;
             let field = format!("projects.{project}");
             let Some(entry) = projects.present(project) else {
-                return Ok(ParsedConfig::default());
+                return Ok(Vec::new());
             };
             let entry: &Members = top.object(Some(&field), entry)?;
             match entry.present("mcpServers") {
                 Some(servers) => server_list(top, &format!("{field}.mcpServers"), servers),
-                None => Ok(ParsedConfig::default()),
+                None => Ok(Vec::new()),
             }
         }
         // `Auto` was resolved above; a shape added later must be handled here.
@@ -150,13 +164,66 @@ pub fn parse_config(
     }
 }
 
-/// The object of servers at `field`, in document order.
-fn server_list(scope: Scope<'_>, field: &str, servers: &Json) -> Result<ParsedConfig, ConfigError> {
+/// Parses a configuration file of any supported shape (decided from its contents, see
+/// [`ConfigShape::Auto`]) into its enabled servers.
+///
+/// `path_for_errors` is only used to name the file in errors (and to find the workspace folder
+/// of a `.vscode/mcp.json`); nothing is read. Use [`parse_config`] to fix the shape, or to learn
+/// which servers are disabled.
+///
+/// ```
+/// use mcp_proto::manager::config::parse_config_file;
+///
+/// let json = r#"{"servers": {"db": {"type": "stdio", "command": "db-mcp", "args": ["${env:DB}"]}}}"#;
+/// let vars = |name: &str| (name == "DB").then(|| "/tmp/db".to_owned());
+/// let servers = parse_config_file("/p/.vscode/mcp.json", json, &vars)?;
+/// assert_eq!(servers[0].name, "db");
+///
+/// let err = parse_config_file("/p/.vscode/mcp.json",
+///     r#"{"servers": {"db": {"command": "${input:bin}"}}}"#, &vars).unwrap_err();
+/// assert!(err.to_string().starts_with(r#"file "/p/.vscode/mcp.json": server "db": field "command": unsupported variable"#));
+/// # Ok::<(), mcp_proto::manager::config::ConfigError>(())
+/// ```
+pub fn parse_config_file(
+    path_for_errors: &str,
+    contents: &str,
+    vars: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<ServerConfig>, ConfigError> {
+    parse_config(Some(path_for_errors), contents, vars, &ConfigShape::Auto).map(|p| p.servers)
+}
+
+/// Parses `contents` as a file of the given shape. `file` names the file in errors.
+///
+/// Strict: the first broken entry (in file order) makes the whole file an `Err`. Use
+/// [`parse_config_entries`] to keep the other entries usable.
+pub fn parse_config(
+    file: Option<&str>,
+    contents: &str,
+    vars: &dyn Fn(&str) -> Option<String>,
+    shape: &ConfigShape,
+) -> Result<ParsedConfig, ConfigError> {
+    let mut out = ParsedConfig::default();
+    for entry in parse_config_entries(file, contents, vars, shape)? {
+        match entry.status {
+            EntryStatus::Enabled(server) => out.servers.push(server),
+            EntryStatus::Disabled => out.disabled.push(entry.name),
+            EntryStatus::Broken(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// The object of servers at `field`, in document order, each entry parsed on its own.
+fn server_list(
+    scope: Scope<'_>,
+    field: &str,
+    servers: &Json,
+) -> Result<Vec<ConfigEntry>, ConfigError> {
     // Not `object`: a repeated server name gets its own, clearer error below.
     let Json::Object(servers) = servers else {
         return Err(scope.wrong_type(Some(field), "an object", servers));
     };
-    let mut out = ParsedConfig::default();
+    let mut out = Vec::with_capacity(servers.0.len());
     let mut seen = HashSet::new();
     for (name, value) in &servers.0 {
         let scope = scope.in_server(name);
@@ -166,10 +233,15 @@ fn server_list(scope: Scope<'_>, field: &str, servers: &Json) -> Result<ParsedCo
         if !seen.insert(name.as_str()) {
             return Err(scope.err(None, ConfigErrorKind::DuplicateServer));
         }
-        match scope.server_config(name, value)? {
-            Some(server) => out.servers.push(server),
-            None => out.disabled.push(name.clone()),
-        }
+        let status = match scope.server_config(name, value) {
+            Ok(Some(server)) => EntryStatus::Enabled(server),
+            Ok(None) => EntryStatus::Disabled,
+            Err(e) => EntryStatus::Broken(e),
+        };
+        out.push(ConfigEntry {
+            name: name.clone(),
+            status,
+        });
     }
     Ok(out)
 }

@@ -243,3 +243,61 @@ fn duplicate_server_in_vscode_file() {
     assert!(matches!(e.kind, ConfigErrorKind::DuplicateServer));
     assert_eq!(e.server.as_deref(), Some("a"));
 }
+
+/// The entries of an `mcpServers` document with the test variables.
+fn entries(json: &str) -> Result<Vec<ConfigEntry>, ConfigError> {
+    parse_config_entries(Some("f.json"), json, &vars, &ConfigShape::Auto)
+}
+
+#[test]
+fn a_broken_entry_leaves_the_others_usable() {
+    let json = r#"{"mcpServers": {
+        "good": {"command": "a", "env": {"T": "${TOKEN}"}},
+        "novar": {"command": "b", "args": ["--key", "${MISSING_KEY}"]},
+        "off": {"command": "c", "disabled": true},
+        "nocmd": {"args": []},
+        "web": {"url": "${NO_HOST}/mcp"},
+        "last": {"url": "https://h/mcp"}
+    }}"#;
+    let list = entries(json).unwrap();
+    let names: Vec<&str> = list.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["good", "novar", "off", "nocmd", "web", "last"]);
+    let EntryStatus::Enabled(good) = &list[0].status else {
+        panic!("{:?}", list[0])
+    };
+    assert_eq!(stdio(good).env, [("T".to_owned(), "sekrit".to_owned())]);
+    let EntryStatus::Broken(e) = &list[1].status else {
+        panic!("{:?}", list[1])
+    };
+    assert_eq!(
+        e.to_string(),
+        r#"file "f.json": server "novar": field "args[1]": undefined variable MISSING_KEY"#
+    );
+    assert!(matches!(list[2].status, EntryStatus::Disabled));
+    assert!(matches!(list[3].status, EntryStatus::Broken(_)));
+    let EntryStatus::Broken(e) = &list[4].status else {
+        panic!("{:?}", list[4])
+    };
+    assert!(e.to_string().contains("undefined variable NO_HOST"), "{e}");
+    assert!(matches!(&list[5].status, EntryStatus::Enabled(s) if http(s).url == "https://h/mcp"));
+
+    // The strict parser still rejects the file at its first broken entry.
+    let strict = parse_config(Some("f.json"), json, &vars, &ConfigShape::Auto).unwrap_err();
+    assert!(strict.to_string().contains("MISSING_KEY"), "{strict}");
+}
+
+#[test]
+fn file_level_problems_are_still_errors() {
+    assert!(entries("{").is_err());
+    assert!(entries(r#"{"other": {}}"#).is_err());
+    assert!(entries(r#"{"mcpServers": []}"#).is_err());
+    assert!(entries(r#"{"mcpServers": {"": {"command": "a"}}}"#).is_err());
+    let dup = r#"{"mcpServers": {"a": {"command": "x"}, "a": {"command": "${NOPE}"}}}"#;
+    assert!(matches!(
+        entries(dup).unwrap_err().kind,
+        ConfigErrorKind::DuplicateServer
+    ));
+    // Shapes without servers give no entries.
+    let none = parse_config_entries(None, "{}", &vars, &ConfigShape::ClaudeUser).unwrap();
+    assert!(none.is_empty());
+}

@@ -16,7 +16,10 @@ fn config() -> ReconnectConfig {
 }
 
 fn crash() -> ExitCause {
-    ExitCause::ProcessExited { code: Some(1) }
+    ExitCause::ProcessExited {
+        code: Some(1),
+        last_stderr: None,
+    }
 }
 
 /// Runs the policy from `Connecting` through one failed attempt; returns the reconnect delay.
@@ -235,7 +238,10 @@ fn initial_404_fails_permanently() {
 fn transient_causes_are_not_permanent() {
     for cause in [
         crash(),
-        ExitCause::ProcessExited { code: None },
+        ExitCause::ProcessExited {
+            code: None,
+            last_stderr: None,
+        },
         ExitCause::StdoutClosed,
         ExitCause::SessionLost,
         ExitCause::ConnectionRefused,
@@ -304,4 +310,40 @@ fn restart_after_permanent_failure() {
     p.restart();
     assert_eq!(p.status(), &ServerStatus::Connecting);
     assert_eq!(p.poll_action(), Some(ReconnectAction::Connect));
+}
+
+#[test]
+fn no_retries_fails_at_the_first_crash_with_its_cause() {
+    let mut p = ReconnectPolicy::new(&ReconnectConfig {
+        max_attempts: Some(0),
+        ..config()
+    });
+    assert_eq!(p.poll_action(), Some(ReconnectAction::Connect));
+    p.handle_exit(Instant::now(), &crash()).unwrap();
+    assert_eq!(
+        p.status(),
+        &ServerStatus::Failed {
+            reason: crash().describe(),
+            permanent: false
+        }
+    );
+    assert_eq!(
+        p.poll_action(),
+        Some(ReconnectAction::GiveUp(crash().describe()))
+    );
+    assert_eq!(p.poll_timeout(), None);
+}
+
+#[test]
+fn an_exit_is_described_with_the_last_stderr_line() {
+    let cause = |code, line: Option<&str>| ExitCause::ProcessExited {
+        code,
+        last_stderr: line.map(str::to_owned),
+    };
+    assert_eq!(
+        cause(Some(3), Some("fatal: no API key ")).describe(),
+        "exited with code 3: fatal: no API key"
+    );
+    assert_eq!(cause(Some(3), Some("  ")).describe(), "exited with code 3");
+    assert_eq!(cause(None, None).describe(), "killed by a signal");
 }

@@ -1,0 +1,60 @@
+//! The built `mcp` against npm `@modelcontextprotocol/server-everything` over stdio: its
+//! `trigger-long-running-operation` (progress every `duration / steps` seconds) runs past
+//! `--timeout` because each progress update restarts it, as the 40 s operation with progress
+//! every 10 s does under the default 30 s.
+//!
+//! The peer's command comes from `.peers/env.sh` (`MCP_PEER_EVERYTHING`), which `scripts/test`
+//! sources. Without it the test fails, naming `scripts/test`, unless `MCP_SKIP_INTEROP=1` is
+//! set (then it says it was skipped and passes). Stdio only: nothing binds a port.
+
+use std::process::{Command, Stdio};
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// The server's command line, or `None` when skipping was asked for.
+fn everything() -> Option<Vec<String>> {
+    match std::env::var("MCP_PEER_EVERYTHING") {
+        Ok(cmd) if !cmd.trim().is_empty() => {
+            Some(cmd.split_whitespace().map(str::to_owned).collect())
+        }
+        _ if std::env::var("MCP_SKIP_INTEROP").as_deref() == Ok("1") => {
+            eprintln!("skipped: MCP_SKIP_INTEROP=1 and no MCP_PEER_EVERYTHING");
+            None
+        }
+        _ => panic!(
+            "MCP_PEER_EVERYTHING is not set: run `scripts/test` (it installs the peers and \
+             sources .peers/env.sh), or set MCP_SKIP_INTEROP=1 to skip this test"
+        ),
+    }
+}
+
+#[test]
+fn a_long_operation_with_progress_outlives_the_timeout() {
+    let Some(server) = everything() else { return };
+    // 3 s with progress every 500 ms, under a 1 s timeout.
+    let o = Command::new(MCP)
+        .args([
+            "--timeout",
+            "1s",
+            "call",
+            "trigger-long-running-operation",
+            "duration=3",
+            "steps=6",
+            "--",
+        ])
+        .args(&server)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("Long running operation completed"),
+        "{stdout}"
+    );
+}

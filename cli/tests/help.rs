@@ -1,0 +1,167 @@
+//! The built `mcp` binary's help and completion scripts: each subcommand's help shows its own
+//! options and points at `mcp help options`, which lists the global ones; `mcp completions`
+//! prints scripts that name every subcommand.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+fn mcp(args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .env("COLUMNS", "100")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Whether `help` lists `option` as an option line (not merely mentions it).
+fn lists_option(help: &str, option: &str) -> bool {
+    help.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with('-') && l.starts_with(option)
+            || l.starts_with('-')
+                && l.split_once(", ")
+                    .is_some_and(|(_, long)| long.starts_with(option))
+    })
+}
+
+/// The subcommands `mcp help` names, in its order.
+fn subcommands() -> Vec<String> {
+    let help = stdout(&mcp(&["help"]));
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn subcommand_help_shows_its_own_options_and_points_at_help_options() {
+    let names = subcommands();
+    for expected in ["tools", "call", "shell", "completions", "help", "login"] {
+        assert!(names.iter().any(|n| n == expected), "{expected}: {names:?}");
+    }
+    for name in &names {
+        let o = mcp(&[name, "--help"]);
+        assert_eq!(o.status.code(), Some(0), "{name}");
+        let help = stdout(&o);
+        assert!(help.contains("see `mcp help options`"), "{name}: {help}");
+        for global in ["--url", "--config", "--timeout", "--json", "--verbose"] {
+            assert!(
+                !lists_option(&help, global),
+                "{name} lists {global}: {help}"
+            );
+        }
+        // `mcp help NAME` is the same text.
+        assert_eq!(stdout(&mcp(&["help", name])), help, "{name}");
+    }
+    let call = stdout(&mcp(&["call", "--help"]));
+    assert!(lists_option(&call, "-a, --args"), "{call}");
+    let load = stdout(&mcp(&["load", "--help"]));
+    assert!(lists_option(&load, "-c, --concurrency"), "{load}");
+    // The note about how `--all` is checked is for developers, not users.
+    let tools = stdout(&mcp(&["tools", "--help"]));
+    assert!(!tools.contains("clap"), "{tools}");
+    assert!(lists_option(&tools, "--all"), "{tools}");
+}
+
+#[test]
+fn help_options_lists_the_global_options_and_top_level_help_too() {
+    let o = mcp(&["help", "options"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    for global in [
+        "--url",
+        "--config",
+        "--server",
+        "-H, --header",
+        "-e, --env",
+        "--timeout",
+        "--connect-timeout",
+        "--era",
+        "--token-store",
+        "-v, --verbose",
+        "-q, --quiet",
+        "--json",
+        "-o, --output",
+        "--raw",
+    ] {
+        assert!(lists_option(&text, global), "{global}: {text}");
+    }
+    assert!(!lists_option(&text, "--args"), "{text}");
+    let top = stdout(&mcp(&["--help"]));
+    assert!(top.contains("Options for every command:"), "{top}");
+    assert!(lists_option(&top, "--url"), "{top}");
+    // Global options are still accepted after the subcommand.
+    let tools = std::env::temp_dir().join(format!("mcp-cli-help-{}.json", std::process::id()));
+    std::fs::write(&tools, "[]").unwrap();
+    let o = mcp(&["lint", "--file", tools.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("--json after the subcommand");
+}
+
+#[test]
+fn help_of_an_unknown_topic_is_a_usage_error() {
+    let o = mcp(&["help", "nosuch"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no command \"nosuch\""), "{err}");
+    assert!(err.contains("options"), "{err}");
+}
+
+#[test]
+fn completion_scripts_name_every_subcommand() {
+    let names = subcommands();
+    for shell in ["bash", "zsh", "fish"] {
+        let o = mcp(&["completions", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let script = stdout(&o);
+        assert!(script.len() > 500, "{shell}: {script}");
+        for name in &names {
+            assert!(script.contains(name.as_str()), "{shell} lacks {name}");
+        }
+        assert!(script.contains("--url"), "{shell}");
+    }
+    let o = mcp(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn the_bash_script_parses_and_completes() {
+    let script = mcp(&["completions", "bash"]).stdout;
+    let bash = Command::new("bash")
+        .arg("-n")
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let Ok(mut bash) = bash else {
+        eprintln!("SKIPPED: bash is not installed");
+        return;
+    };
+    bash.stdin.take().unwrap().write_all(&script).unwrap();
+    let o = bash.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // And it registers a completion for `mcp` that completes subcommands and options.
+    assert!(String::from_utf8_lossy(&script).contains("complete -F _mcp"));
+    let probe = format!(
+        "source <('{MCP}' completions bash)
+         COMP_WORDS=(mcp sh); COMP_CWORD=1; _mcp mcp sh mcp; echo \"1:${{COMPREPLY[*]}}\"
+         COMP_WORDS=(mcp call --ur); COMP_CWORD=2; _mcp mcp --ur call; echo \"2:${{COMPREPLY[*]}}\""
+    );
+    let o = Command::new("bash").args(["-c", &probe]).output().unwrap();
+    let replies = String::from_utf8_lossy(&o.stdout);
+    assert!(replies.contains("1:shell\n"), "{replies}");
+    assert!(replies.contains("2:--url\n"), "{replies}");
+}

@@ -1,0 +1,149 @@
+//! Closing a [`Connection`]: cancellations first, then the DELETE, all within one deadline.
+//!
+//! **The ordering rule.** A request cancelled just before the connection closes (a caller
+//! dropped its call, then closed: what Ctrl-C does in a command-line client) must still reach
+//! the server as `notifications/cancelled`, and before the session's DELETE: a server that
+//! sees the DELETE first may end the session without ever stopping the work, and one that
+//! sees the cancellation after the DELETE answers it with 404. So when the session closes:
+//!
+//! 1. every queued or open exchange is dropped, **except** the POSTs that carry
+//!    `notifications/cancelled` (queued ones are started at once, open ones are kept);
+//! 2. once each of those has been answered (any status) or has failed, the DELETE is sent
+//!    (Streamable HTTP with a session id only; otherwise the connection finishes);
+//! 3. one deadline (`close_timeout`, from the moment the session closed) bounds both steps:
+//!    when it passes, whatever is still open is aborted and the connection finishes.
+//!
+//! The 2026-07-28 era sends no `notifications/cancelled` over HTTP (the cancel is the abort
+//! of the request's exchange), so there step 1 keeps nothing.
+
+use serde::Deserialize;
+
+use super::connection::{Body, Connection, Exchange, Phase};
+use super::exchange::{ExchangeId, HttpEvent, Method, Purpose};
+use crate::session::MessageKind;
+use crate::time::{Instant, saturating_add};
+
+impl Connection {
+    /// The session closed: keep the cancellations (see the module docs), drop everything
+    /// else, then DELETE the session once the cancellations are through.
+    pub(crate) fn begin_shutdown(&mut self, now: Instant) {
+        if matches!(self.phase, Phase::Closing | Phase::Finished) {
+            return;
+        }
+        let streamable = self.legacy_endpoint.is_none() && self.phase != Phase::LegacyConnecting;
+        let delete = streamable && self.session_id.is_some();
+        let messages_flow = matches!(self.phase, Phase::Up(_));
+        // Queued cancellations are issued before the phase changes: the POST URL of the
+        // legacy transport depends on it.
+        let queued: Vec<_> = std::mem::take(&mut self.posts)
+            .into_iter()
+            .filter(|p| messages_flow && carries_cancel(p.purpose, &p.body))
+            .collect();
+        for post in queued {
+            self.issue_post(now, post);
+        }
+        self.phase = Phase::Closing;
+        self.delayed.clear();
+        self.resend.clear();
+        self.streams.clear();
+        self.listener = None;
+        self.legacy_stream = None;
+        let kept: Vec<ExchangeId> = self
+            .exchanges
+            .iter()
+            .filter(|(_, x)| x.method == Method::Post && carries_cancel(x.purpose, &x.body))
+            .map(|(id, _)| *id)
+            .collect();
+        self.ready_exchanges.retain(|r| kept.contains(&r.id));
+        let dropped: Vec<ExchangeId> = self
+            .exchanges
+            .keys()
+            .filter(|id| !kept.contains(id))
+            .copied()
+            .collect();
+        for id in &dropped {
+            self.exchanges.remove(id);
+        }
+        self.aborts.extend(dropped);
+        self.close_deadline = Some(saturating_add(now, self.config.close_timeout));
+        self.cancels_before = Some(delete);
+        self.after_cancels(now);
+    }
+
+    /// Sends the DELETE (or finishes) once no cancellation is open any more. Called from the
+    /// pump, so after every input.
+    pub(crate) fn after_cancels(&mut self, _now: Instant) {
+        let Some(delete) = self.cancels_before else {
+            return;
+        };
+        // While closing, the only exchanges left before the DELETE are the cancellations.
+        if !self.exchanges.is_empty() {
+            return;
+        }
+        self.cancels_before = None;
+        // A cancellation answered 429 / 503 is not retried: the connection is going away.
+        self.delayed.clear();
+        // A cancellation answered 404 ended the session id: nothing left to DELETE.
+        if !delete || self.session_id.is_none() {
+            return self.finish();
+        }
+        let id = self.issue(Exchange {
+            method: Method::Delete,
+            url: self.config.url.clone(),
+            body: Vec::new(),
+            purpose: Purpose::Delete,
+            generation: self.generation,
+            had_session_id: false,
+            last_event_id: None,
+            deadline: None,
+            hops: 0,
+            retries: 0,
+            read: Body::Head,
+            initialized: false,
+        });
+        self.delete = Some(id);
+    }
+
+    /// The close deadline passed: abort what is still open (cancellations, the DELETE) and
+    /// finish.
+    pub(crate) fn close_deadline_passed(&mut self) {
+        self.close_deadline = None;
+        self.cancels_before = None;
+        self.delete = None;
+        self.ready_exchanges.clear();
+        let open: Vec<ExchangeId> = self.exchanges.keys().copied().collect();
+        self.exchanges.clear();
+        self.aborts.extend(open);
+        self.finish();
+    }
+
+    pub(crate) fn finish(&mut self) {
+        if self.phase == Phase::Finished {
+            return;
+        }
+        self.phase = Phase::Finished;
+        self.close_deadline = None;
+        self.delete = None;
+        self.cancels_before = None;
+        self.release_ready();
+        self.emit(HttpEvent::Finished);
+    }
+
+    pub(crate) fn delete_done(&mut self, id: ExchangeId) {
+        if self.delete == Some(id) {
+            self.exchanges.remove(&id);
+            self.finish();
+        }
+    }
+}
+
+/// Whether a POST carries `notifications/cancelled` (decoded only while closing).
+fn carries_cancel(purpose: Purpose, body: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Message {
+        method: Option<String>,
+    }
+    purpose == Purpose::Message(MessageKind::Notification)
+        && serde_json::from_slice::<Message>(body)
+            .is_ok_and(|m| m.method.as_deref() == Some("notifications/cancelled"))
+}
