@@ -709,6 +709,17 @@ fn read_stdin(server: &Server, tx: &mpsc::Sender<Input>) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
+        if server
+            .stop_reading
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            // `ping_flood`: what was read after the flood began is ignored, and stdin is never
+            // read again (the client's writes back up).
+            server.log_event("stdin reader stopped");
+            loop {
+                thread::park();
+            }
+        }
         let mut messages = Vec::new();
         decoder.decode(&buf[..n], |line| match line {
             Line::Message(bytes) => {
@@ -723,16 +734,6 @@ fn read_stdin(server: &Server, tx: &mpsc::Sender<Input>) {
         for m in messages {
             if tx.send(Input::Message(m)).is_err() {
                 return;
-            }
-        }
-        if server
-            .stop_reading
-            .load(std::sync::atomic::Ordering::SeqCst)
-        {
-            // `ping_flood`: never read stdin again (the client's writes back up).
-            server.log_event("stdin reader stopped");
-            loop {
-                thread::park();
             }
         }
     }
