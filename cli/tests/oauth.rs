@@ -404,3 +404,56 @@ fn login_reports_a_token_file_it_cannot_write() {
         "left as it was"
     );
 }
+
+/// Parallel `mcp` processes refreshing the same server's token, against a server that rotates
+/// refresh tokens (each works once): every process refreshes under the store's lock from the
+/// token the previous one stored, so no refresh token is ever presented twice, nobody has to
+/// log in again, and the token left in the store still refreshes.
+#[test]
+fn parallel_processes_refreshing_keep_every_rotated_refresh_token() {
+    // Tokens live 5 s, inside the client's 30 s refresh margin: every process refreshes.
+    let server = OAuthServer::start(5);
+    server.state.rotate_refresh_tokens.store(true, SeqCst);
+    let url = server.mcp_url();
+    let env = Env::new("parallel");
+    let login = env.run(&["login", "--url", &url]);
+    assert_eq!(login.status.code(), Some(0), "{:?}", text(&login));
+    let s = &server.state;
+    for round in 0..3 {
+        let children: Vec<_> = (0..8)
+            .map(|_| {
+                env.mcp(&["call", "echo", "--url", &url])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .expect("spawn mcp")
+            })
+            .collect();
+        for child in children {
+            let o = child.wait_with_output().expect("wait for mcp");
+            let (out, err) = text(&o);
+            assert_eq!(o.status.code(), Some(0), "round {round}:\n{out}\n{err}");
+            assert_no_token(&o);
+        }
+        assert_eq!(
+            s.stale_refreshes.load(SeqCst),
+            0,
+            "round {round}: a used refresh token was presented again"
+        );
+    }
+    assert_eq!(
+        s.authorizations.load(SeqCst),
+        1,
+        "nobody had to log in again"
+    );
+    assert!(
+        s.refresh_grants.load(SeqCst) >= 24,
+        "every process refreshed"
+    );
+    assert_eq!(s.tool_calls.load(SeqCst), 24);
+    // What is stored is the latest refresh token: one more process refreshes with it.
+    let last = env.run(&["call", "echo", "--url", &url]);
+    assert_eq!(last.status.code(), Some(0), "{:?}", text(&last));
+    assert_eq!(s.stale_refreshes.load(SeqCst), 0);
+    assert_eq!(s.authorizations.load(SeqCst), 1);
+}

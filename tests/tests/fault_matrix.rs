@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_tests::interop::{faults, faults_http};
+use mcp_tests::interop::{exhaustion, faults, faults_http};
 use mcp_tokio::TokioRuntime;
 
 const GUARD: Duration = Duration::from_secs(60);
@@ -56,4 +56,11 @@ fault_rows!(faults_http:
     fault_http_huge_body,
     fault_http_huge_event,
     fault_http_huge_error,
+);
+
+fault_rows!(exhaustion:
+    exhaust_endless_pages,
+    exhaust_undecodable_answers,
+    exhaust_null_id_error,
+    exhaust_ping_flood,
 );

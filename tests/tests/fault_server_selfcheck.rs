@@ -519,3 +519,59 @@ fn bad_arguments_exit_2_and_help_exits_0() {
         assert!(text.contains(mode), "--help documents {mode}");
     }
 }
+
+#[test]
+fn endless_pages_hand_out_a_new_cursor_on_every_page() {
+    let mut s = Server::spawn(&["endless_pages", "3"]);
+    s.handshake();
+    s.request(1, "tools/list", json!({}));
+    let first = s.next_json();
+    assert_eq!(first["result"]["tools"].as_array().map(Vec::len), Some(3));
+    assert_eq!(first["result"]["nextCursor"], "page-1");
+    s.request(2, "tools/list", json!({"cursor": "page-1"}));
+    let second = s.next_json();
+    assert_eq!(second["result"]["nextCursor"], "page-2");
+    assert_eq!(second["result"]["tools"][0]["name"], "tool_1_0");
+}
+
+#[test]
+fn ping_flood_stops_reading_and_writes_the_pings() {
+    let mut s = Server::spawn(&["ping_flood", "1000"]);
+    s.handshake();
+    for n in 1..=1000 {
+        let v = s.next_json();
+        assert_eq!(v["method"], "ping", "{v}");
+        assert_eq!(v["id"], format!("flood-{n}"));
+    }
+    let log = s.wait_log("# ping flood done: 1000 sent");
+    assert!(log.contains("# ping flood done: 1000 sent"), "{log}");
+    // Not read any more: a request gets no answer.
+    s.request(1, "ping", json!({}));
+    assert!(
+        s.wait_log("# stdin reader stopped")
+            .contains("# stdin reader stopped")
+    );
+    assert!(s.next(Duration::from_millis(300)).is_none());
+}
+
+#[test]
+fn undecodable_answers_carry_the_right_id() {
+    let mut s = Server::spawn(&["echo"]);
+    s.handshake();
+    s.call(1, "bad_utf8", json!({}));
+    let Some(Out::Line(line)) = s.next(SOON) else {
+        panic!("no answer to bad_utf8")
+    };
+    assert!(std::str::from_utf8(&line).is_err(), "not UTF-8");
+    assert!(line.starts_with(br#"{"jsonrpc":"2.0","id":1,"result":"#));
+    s.call(2, "bad_json", json!({}));
+    let Some(Out::Line(line)) = s.next(SOON) else {
+        panic!("no answer to bad_json")
+    };
+    assert!(serde_json::from_slice::<Value>(&line).is_err(), "not JSON");
+    assert!(line.starts_with(br#"{"jsonrpc":"2.0","id":2,"result":"#));
+    s.call(3, "null_id_error", json!({}));
+    let v = s.next_json();
+    assert_eq!(v["id"], Value::Null);
+    assert_eq!(v["error"]["code"], -32603);
+}

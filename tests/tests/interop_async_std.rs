@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_async_std::AsyncStdRuntime;
-use mcp_tests::interop::{Transport, everything, faults, faults_http, python};
+use mcp_tests::interop::{Transport, everything, exhaustion, faults, faults_http, python};
 use mcp_tests::peers::{peers, require_netns};
 
 const GUARD: Duration = Duration::from_secs(60);
@@ -117,6 +117,13 @@ fault_rows!(faults:
     fault_grandchild_stay,
     fault_ignore_sigterm,
     fault_stderr_flood,
+);
+
+fault_rows!(exhaustion:
+    exhaust_endless_pages,
+    exhaust_undecodable_answers,
+    exhaust_null_id_error,
+    exhaust_ping_flood,
 );
 
 fault_rows!(faults_http:

@@ -162,9 +162,14 @@ fn respond(
     let status = response.status().as_u16();
     let mut headers = HeaderList::new();
     for (name, value) in response.headers() {
-        // Values that are not visible ASCII are dropped: no header the core reads needs them.
-        if let Ok(v) = value.to_str() {
-            headers.append(name.as_str(), v);
+        // A value outside visible ASCII is passed on lossily, not dropped: the core validates
+        // what it reuses and reports what it refuses (an invalid `Mcp-Session-Id`).
+        match value.to_str() {
+            Ok(v) => headers.append(name.as_str(), v),
+            Err(_) => headers.append(
+                name.as_str(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            ),
         }
     }
     let body = BodyStream::new(response.into_body())

@@ -121,6 +121,18 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// A paginated list grew beyond the connection's
+    /// [`ListBudget`](crate::ListBudget) (bytes of results, items or pages, over all pages):
+    /// the pages so far are dropped and no further page is asked for.
+    #[error("server {server:?}: {method}: the list exceeds {limit}")]
+    ListBudget {
+        /// The server.
+        server: Arc<str>,
+        /// The list method.
+        method: String,
+        /// The budget it exceeded.
+        limit: crate::ListLimit,
+    },
     /// The HTTP exchange carrying the request failed with this status: `source` has the body
     /// excerpt and, on 401 / 403, the parsed `WWW-Authenticate` challenge and
     /// `Mcp-Auth-Server`. (A refused `initialize` is [`Error::Handshake`] with
@@ -211,6 +223,7 @@ impl Error {
             | Error::Usage { server, .. }
             | Error::Decode { server, .. }
             | Error::Pagination { server, .. }
+            | Error::ListBudget { server, .. }
             | Error::Http { server, .. }
             | Error::InvalidResponse { server, .. }
             | Error::Config { server, .. }

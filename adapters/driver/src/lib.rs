@@ -51,7 +51,8 @@ mod subscription;
 pub mod testing;
 
 pub use client::{
-    Client, ClientBuilder, ConnectionState, IntoStdioCommand, MAX_PAGES, TaskHandle, ToolCall,
+    Client, ClientBuilder, ConnectionState, IntoStdioCommand, ListBudget, ListLimit, MAX_PAGES,
+    TaskHandle, ToolCall,
 };
 pub use error::Error;
 pub use handler::{

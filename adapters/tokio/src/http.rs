@@ -158,13 +158,18 @@ impl HttpClient for TokioHttpClient {
     }
 }
 
-/// Response headers for the core. Values that are not visible ASCII are dropped: no header
-/// the core reads needs them.
+/// Response headers for the core. A value with bytes outside visible ASCII is passed on
+/// lossily (as UTF-8, invalid sequences replaced), not dropped: the core validates what it
+/// reuses and reports what it refuses (an invalid `Mcp-Session-Id` is a diagnostic).
 fn header_list(map: &hyper::HeaderMap) -> HeaderList {
     let mut headers = HeaderList::new();
     for (name, value) in map {
-        if let Ok(v) = value.to_str() {
-            headers.append(name.as_str(), v);
+        match value.to_str() {
+            Ok(v) => headers.append(name.as_str(), v),
+            Err(_) => headers.append(
+                name.as_str(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            ),
         }
     }
     headers
@@ -304,4 +309,22 @@ fn failure(e: reqwest::Error) -> ExchangeFailure {
 /// spawned with [`TokioRuntime`](crate::TokioRuntime)).
 pub(crate) fn client(config: &HttpClientConfig) -> io::Result<Arc<dyn HttpClient>> {
     Ok(Arc::new(TokioHttpClient::new(config)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_outside_visible_ascii_reach_the_core_lossily() {
+        let mut map = hyper::HeaderMap::new();
+        map.insert(
+            "mcp-session-id",
+            hyper::header::HeaderValue::from_bytes(b"caf\xe9").expect("obs-text is allowed"),
+        );
+        map.insert("content-type", "application/json".parse().expect("ascii"));
+        let headers = header_list(&map);
+        assert_eq!(headers.get("mcp-session-id"), Some("caf\u{fffd}"));
+        assert_eq!(headers.get("content-type"), Some("application/json"));
+    }
 }

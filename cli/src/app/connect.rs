@@ -578,6 +578,9 @@ pub fn call_error(e: Error) -> CliError {
         Error::Pagination { method, detail, .. } => {
             CliError::Invalid(format!("{method}: {detail}"))
         }
+        Error::ListBudget { method, limit, .. } => {
+            CliError::Invalid(format!("{method}: the list exceeds {limit}"))
+        }
         Error::Unsupported { what, .. } => {
             CliError::Unsupported(format!("{what} is not supported by this build"))
         }

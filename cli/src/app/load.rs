@@ -1,7 +1,7 @@
 //! `mcp load`: one tool called repeatedly, with a concurrency, a count or a duration.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use mcp_tokio::Client;
@@ -58,16 +58,19 @@ pub async fn run(ui: &Ui, out: &Out, client: &Client, plan: Plan) -> Result<Exit
     let next = Arc::new(AtomicU64::new(0));
     let arguments = Arc::new(Value::Object(plan.arguments));
     let tool: Arc<str> = plan.tool.into();
+    // One recorder shared by every worker: a histogram is ~190 KB, so one per worker made
+    // `-c 10000` cost over a gigabyte. The lock is held for one histogram increment.
+    let stats = Arc::new(Mutex::new(LoadStats::new()));
     let mut set = JoinSet::new();
     for _ in 0..workers {
-        let (client, next, arguments, tool) = (
+        let (client, next, arguments, tool, stats) = (
             client.clone(),
             next.clone(),
             arguments.clone(),
             tool.clone(),
+            stats.clone(),
         );
         set.spawn(async move {
-            let mut stats = LoadStats::new();
             let mut lost = None;
             loop {
                 if total.is_some_and(|t| next.fetch_add(1, Ordering::Relaxed) >= t)
@@ -78,7 +81,13 @@ pub async fn run(ui: &Ui, out: &Out, client: &Client, plan: Plan) -> Result<Exit
                 let t0 = Instant::now();
                 let result = client.call_tool(&*tool, &*arguments).await;
                 let failed = !matches!(&result, Ok(r) if r.is_error != Some(true));
-                stats.record(t0.elapsed(), failed);
+                let latency = t0.elapsed();
+                // A poisoned lock only means another worker panicked mid-increment; the
+                // counts stay usable.
+                stats
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .record(latency, failed);
                 if let Err(e) = result
                     && e.is_connection_lost()
                 {
@@ -86,18 +95,19 @@ pub async fn run(ui: &Ui, out: &Out, client: &Client, plan: Plan) -> Result<Exit
                     break;
                 }
             }
-            (stats, lost)
+            lost
         });
     }
-    let mut stats = LoadStats::new();
     let mut lost = None;
     while let Some(done) = set.join_next().await {
         // A worker only ends by returning; a panic in one is a bug worth surfacing.
-        let (s, l) = done.map_err(|e| CliError::Closed(format!("a load worker failed: {e}")))?;
-        stats.merge(&s);
+        let l = done.map_err(|e| CliError::Closed(format!("a load worker failed: {e}")))?;
         lost = lost.or(l);
     }
-    let summary = stats.summary(started.elapsed());
+    let summary = stats
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .summary(started.elapsed());
     if ui.json {
         out.json(&summary.to_json())?;
     } else {

@@ -53,6 +53,9 @@ pub enum Line<'a> {
         len: usize,
         /// The length of its longest valid UTF-8 prefix, as [`std::str::Utf8Error`] reports it.
         valid_up_to: usize,
+        /// The line's bytes (without its line ending), so that what can be read of it (the id
+        /// of a response) is not lost with it.
+        bytes: &'a [u8],
     },
 }
 
@@ -254,6 +257,7 @@ fn emit_line<F: FnMut(Line<'_>)>(line: &[u8], max: usize, sink: &mut F) {
         Err(e) => sink(Line::InvalidUtf8 {
             len: content.len(),
             valid_up_to: e.valid_up_to(),
+            bytes: content,
         }),
     }
 }
@@ -295,7 +299,9 @@ mod tests {
             match line {
                 Line::Message(m) => Item::Message(m.as_bytes().to_vec()),
                 Line::TooLong { discarded, limit } => Item::TooLong { discarded, limit },
-                Line::InvalidUtf8 { len, valid_up_to } => Item::InvalidUtf8 { len, valid_up_to },
+                Line::InvalidUtf8 {
+                    len, valid_up_to, ..
+                } => Item::InvalidUtf8 { len, valid_up_to },
             }
         }
     }

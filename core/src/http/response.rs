@@ -12,7 +12,7 @@ use super::origin::{RedirectDecision, decide_redirect, resolve_endpoint};
 use super::retry_after::retry_after_from_headers;
 use super::streams::Origin;
 use crate::framing::sse::SseItem;
-use crate::session::{CloseReason, RequestError, SessionState};
+use crate::session::{CloseReason, Diagnostic, RequestError, SessionState};
 use crate::time::{Instant, saturating_add};
 
 impl Connection {
@@ -140,7 +140,11 @@ impl Connection {
                 {
                     match validate_session_id(value) {
                         Ok(v) => self.session_id = Some(v.to_owned()),
-                        Err(e) => self.emit(HttpEvent::InvalidSessionId(e)),
+                        Err(e) => {
+                            // A diagnostic like any other odd peer input, and the HTTP event.
+                            self.session.report(Diagnostic::InvalidSessionId(e.clone()));
+                            self.emit(HttpEvent::InvalidSessionId(e));
+                        }
                     }
                 }
                 self.read_reply(now, id, content, Origin::Post(None));

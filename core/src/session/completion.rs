@@ -131,13 +131,23 @@ impl Session {
     }
 
     pub(super) fn report_decode_error(&mut self, e: jsonrpc::DecodeError) {
-        let diagnostic = match e {
-            jsonrpc::DecodeError::NotJson { excerpt, .. } => Diagnostic::NotJson { excerpt },
-            jsonrpc::DecodeError::NotJsonRpc { detail, excerpt } => {
-                Diagnostic::InvalidMessage { detail, excerpt }
-            }
-        };
-        self.report(diagnostic);
+        self.report(decode_diagnostic(e));
+    }
+
+    /// An input that did not decode: reported, and if it answers a pending request, that
+    /// request fails at once ([`handle_undecodable`](Self::handle_undecodable)).
+    pub(super) fn undecodable_input(&mut self, bytes: &[u8], e: jsonrpc::DecodeError) {
+        self.handle_undecodable(bytes, super::Undecodable::Json, decode_diagnostic(e));
+    }
+}
+
+/// The diagnostic for an input that is not a JSON-RPC message.
+fn decode_diagnostic(e: jsonrpc::DecodeError) -> Diagnostic {
+    match e {
+        jsonrpc::DecodeError::NotJson { excerpt, .. } => Diagnostic::NotJson { excerpt },
+        jsonrpc::DecodeError::NotJsonRpc { detail, excerpt } => {
+            Diagnostic::InvalidMessage { detail, excerpt }
+        }
     }
 }
 

@@ -191,6 +191,15 @@ pub struct SessionConfig {
     /// `cacheScope` hints: a request with a fresh entry completes at once from it, without
     /// a message. Default off.
     pub result_cache: bool,
+    /// How many bytes of messages may wait for the peer to read them (estimated: see
+    /// [`Session::poll_transmit`](super::Session::poll_transmit)). Beyond it, server
+    /// requests are dropped unanswered with a
+    /// [`Diagnostic::OutboundQueueFull`](super::Diagnostic::OutboundQueueFull). Default 8 MiB.
+    pub max_outbound_bytes: usize,
+    /// How long a full outbound queue may go without the transport taking a message before
+    /// the session closes with [`CloseReason::Stalled`](super::CloseReason::Stalled).
+    /// `None`: never. Default 10 s.
+    pub stall_timeout: Option<Duration>,
 }
 
 impl SessionConfig {
@@ -211,6 +220,8 @@ impl SessionConfig {
             known_era: None,
             discover_version: ProtocolVersion::LATEST_DISCOVER,
             max_input_rounds: 10,
+            max_outbound_bytes: super::outbound::DEFAULT_MAX_OUTBOUND_BYTES,
+            stall_timeout: Some(super::outbound::DEFAULT_STALL_TIMEOUT),
             log_level: None,
             result_cache: false,
         }
@@ -255,6 +266,20 @@ impl SessionConfig {
     #[must_use]
     pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_outbound_bytes`](Self::max_outbound_bytes).
+    #[must_use]
+    pub fn with_max_outbound_bytes(mut self, bytes: usize) -> Self {
+        self.max_outbound_bytes = bytes;
+        self
+    }
+
+    /// Sets [`stall_timeout`](Self::stall_timeout).
+    #[must_use]
+    pub fn with_stall_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.stall_timeout = timeout;
         self
     }
 }

@@ -120,9 +120,7 @@ impl Session {
                 id: Some(id),
                 error,
             } => self.handle_answer(now, id, Err(error)),
-            MessageRef::Error { id: None, error } => {
-                self.report(Diagnostic::UncorrelatedError(error));
-            }
+            MessageRef::Error { id: None, error } => self.handle_uncorrelated_error(now, error),
             MessageRef::Request { id, method, params } => {
                 self.handle_server_request(now, id, method.into_owned(), params.map(to_owned));
             }
@@ -132,7 +130,12 @@ impl Session {
         }
     }
 
-    fn handle_answer(&mut self, now: Instant, id: Id, answer: Result<&RawValue, ErrorObject>) {
+    pub(super) fn handle_answer(
+        &mut self,
+        now: Instant,
+        id: Id,
+        answer: Result<&RawValue, ErrorObject>,
+    ) {
         let wire = id.as_u64();
         if wire.is_some_and(|w| self.is_handshake_answer(w)) {
             let answer = answer.map(to_owned);
@@ -172,6 +175,12 @@ impl Session {
         method: String,
         params: Option<Box<RawValue>>,
     ) {
+        // The peer is not reading what is queued for it: its requests get no answer (an
+        // error would be queued too) until it reads.
+        if self.outbound_full() {
+            self.drop_server_request(now, &method);
+            return;
+        }
         if method == "ping" {
             self.outbound.push_back(Queued::Response {
                 id,

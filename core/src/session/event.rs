@@ -246,6 +246,18 @@ pub enum CloseReason {
     /// The initialize result could not be understood.
     #[error("invalid initialize result: {0}")]
     InvalidHandshake(String),
+    /// The peer stopped reading: messages were queued for it beyond
+    /// [`SessionConfig::max_outbound_bytes`](super::SessionConfig::max_outbound_bytes) and none
+    /// was taken for [`SessionConfig::stall_timeout`](super::SessionConfig::stall_timeout).
+    #[error("the server stopped reading its input: {queued} bytes of messages unsent for {}ms ({dropped} of its requests dropped unanswered)", after.as_millis())]
+    Stalled {
+        /// The stall timeout.
+        after: Duration,
+        /// The bytes queued (estimated).
+        queued: usize,
+        /// The server requests dropped unanswered.
+        dropped: u64,
+    },
     /// The HTTP transport failed for good with this response (the initialize POST was refused,
     /// the session expired twice in a row).
     #[error("{0}")]
@@ -310,6 +322,29 @@ pub enum Diagnostic {
         /// The signal that decided it.
         reason: String,
     },
+    /// The peer does not read what is queued for it: more than
+    /// [`SessionConfig::max_outbound_bytes`](super::SessionConfig::max_outbound_bytes) are
+    /// queued, so its requests (this one first) are dropped unanswered until it reads; if it
+    /// reads nothing for [`SessionConfig::stall_timeout`](super::SessionConfig::stall_timeout),
+    /// the session closes with [`CloseReason::Stalled`].
+    OutboundQueueFull {
+        /// The method of the first request dropped.
+        method: String,
+        /// The bytes queued (estimated).
+        queued: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The peer read its input again, after this many of its requests were dropped
+    /// unanswered ([`Diagnostic::OutboundQueueFull`]).
+    ServerRequestsDropped {
+        /// How many.
+        count: u64,
+    },
+    /// The server's `Mcp-Session-Id` was refused (empty, over
+    /// [`MAX_SESSION_ID_LEN`](crate::http::headers::MAX_SESSION_ID_LEN) bytes, or with bytes
+    /// outside visible ASCII): the connection goes on without a session id.
+    InvalidSessionId(crate::http::headers::InvalidSessionId),
     /// A notification whose params could not be read (progress, cancelled). Skipped.
     InvalidNotification {
         /// Its method.
@@ -351,6 +386,21 @@ impl fmt::Display for Diagnostic {
                 write!(f, "refused server request {method}: too many open")
             }
             Diagnostic::EraFallback { reason } => write!(f, "changed protocol era: {reason}"),
+            Diagnostic::OutboundQueueFull {
+                method,
+                queued,
+                limit,
+            } => write!(
+                f,
+                "the server is not reading its input ({queued} bytes queued, limit {limit}): dropping its requests unanswered, starting with {method}"
+            ),
+            Diagnostic::ServerRequestsDropped { count } => {
+                write!(
+                    f,
+                    "the server reads again; {count} of its requests were dropped unanswered"
+                )
+            }
+            Diagnostic::InvalidSessionId(e) => write!(f, "refused the server's session id: {e}"),
             Diagnostic::InvalidNotification { method, detail } => {
                 write!(f, "skipped {method}: {detail}")
             }

@@ -27,10 +27,13 @@ mod inbound;
 mod listen;
 mod meta;
 mod mrtr;
+mod outbound;
 mod pending;
 mod raw_params;
 mod raw_result;
+mod salvage;
 pub(crate) use pending::{CounterMap, CounterSet};
+pub(crate) use salvage::Undecodable;
 mod transport_hooks;
 
 #[cfg(test)]
@@ -213,7 +216,9 @@ pub struct Session {
     deadlines: DeadlineIndex,
     clock: ActiveClock,
     waiting: VecDeque<Waiting>,
-    outbound: VecDeque<Queued>,
+    outbound: outbound::OutboundQueue,
+    /// Server requests dropped while the outbound queue is full, and the stall deadline.
+    backlog: outbound::Backlog,
     inbound: InboundRequests,
     events: VecDeque<Event>,
 }
@@ -225,7 +230,7 @@ impl Session {
     pub fn new(config: SessionConfig, now: Instant) -> Self {
         let handshake_deadline = config.handshake_timeout.map(|t| saturating_add(now, t));
         let (mode, probe) = Mode::initial(&config);
-        let mut outbound = VecDeque::new();
+        let mut outbound = outbound::OutboundQueue::default();
         outbound.push_back(if mode.is_discover() {
             Queued::Discover { wire: 0 }
         } else {
@@ -251,6 +256,7 @@ impl Session {
             clock: ActiveClock::new(now),
             waiting: VecDeque::new(),
             outbound,
+            backlog: outbound::Backlog::default(),
             inbound: InboundRequests::default(),
             events: VecDeque::new(),
         }
@@ -333,7 +339,7 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        self.handle_decoded_input(now, jsonrpc::decode_ref(bytes));
+        self.handle_decoded_input(now, bytes, jsonrpc::decode_ref(bytes));
     }
 
     /// [`handle_message`](Self::handle_message) for input already known to be UTF-8 (a line
@@ -358,12 +364,15 @@ impl Session {
         if dispatch::mentions_progress(text) && self.any_order_progress(now, text) {
             return;
         }
-        self.handle_decoded_input(now, jsonrpc::decode_ref_str(text));
+        self.handle_decoded_input(now, text.as_bytes(), jsonrpc::decode_ref_str(text));
     }
 
+    /// Routes a decoded input; `bytes` is what was decoded, read again only when it was not a
+    /// message (see [`salvage`]).
     fn handle_decoded_input(
         &mut self,
         now: Instant,
+        bytes: &[u8],
         decoded: Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
     ) {
         self.clock_now = self.clock_now.max(now);
@@ -380,13 +389,14 @@ impl Session {
                     }
                 }
             }
-            Err(e) => self.report_decode_error(e),
+            Err(e) => self.undecodable_input(bytes, e),
             #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
             Ok(_) => {}
         }
     }
 
-    /// Fires every deadline due at `now`: the handshake timeout closes the session; a request
+    /// Fires every deadline due at `now`: the handshake timeout closes the session, and so
+    /// does the stall deadline of a full outbound queue nobody pulls from; a request
     /// timeout completes that request with [`RequestError::Timeout`] and tells the server
     /// (`notifications/cancelled`). Calling it early is a no-op.
     pub fn handle_timeout(&mut self, now: Instant) {
@@ -405,6 +415,10 @@ impl Session {
         {
             let after = self.config.handshake_timeout.unwrap_or_default();
             self.close_with(CloseReason::HandshakeTimeout { after });
+            return;
+        }
+        self.check_stall(now);
+        if self.is_closed() {
             return;
         }
         let active = clock::nanos(self.clock.active(now));
@@ -671,8 +685,14 @@ impl Session {
     /// The next message to send: its bytes are appended to `buf` (one compact JSON object,
     /// no newline; the stdio framing adds it) and its description is returned.
     #[must_use]
+    ///
+    /// Pull the next message only once what was pulled before is written (or buffered within
+    /// a bounded batch): every pull counts as the peer reading, and a queue that is not
+    /// pulled from while full ends in [`CloseReason::Stalled`] (see
+    /// [`SessionConfig::stall_timeout`]).
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
         while let Some(item) = self.outbound.pop_front() {
+            self.outbound_pulled();
             match item {
                 Queued::Discover { wire } => {
                     let params = self.discover_params();
@@ -728,7 +748,7 @@ impl Session {
     }
 
     /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work:
-    /// the handshake deadline or the earliest request deadline. `None` when nothing is armed
+    /// the handshake deadline, the stall deadline or the earliest request deadline. `None` when nothing is armed
     /// (or deadlines are paused).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
@@ -746,9 +766,9 @@ impl Session {
             .deadlines
             .earliest()
             .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
-        match (handshake, request) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [handshake, request, self.stall_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 }

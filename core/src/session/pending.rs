@@ -155,6 +155,20 @@ impl PendingRequests {
         }
     }
 
+    /// The only pending request and its wire id, when there is exactly one and it was sent.
+    pub(crate) fn sole_sent(&self) -> Option<(RequestHandle, u64)> {
+        let mut all = self.entries.iter();
+        match (all.next(), all.next()) {
+            (Some((h, p)), None) if p.stage == Stage::Sent => Some((*h, p.wire)),
+            _ => None,
+        }
+    }
+
+    /// Whether any pending request was handed to the transport.
+    pub(crate) fn any_sent(&self) -> bool {
+        self.entries.values().any(|p| p.stage == Stage::Sent)
+    }
+
     /// Gives a request a fresh wire id (for a re-send).
     #[allow(dead_code)] // used by the HTTP layer's re-initialize (next step of the HTTP work)
     pub(crate) fn rewire(&mut self, handle: RequestHandle, wire: u64) {

@@ -89,7 +89,7 @@ impl Session {
             return false;
         }
         let mut requeue = Vec::new();
-        for item in self.outbound.drain(..) {
+        for item in self.outbound.take_all() {
             if let Queued::Request(handle) = item {
                 requeue.push(handle);
             }

@@ -13,7 +13,7 @@
 pub mod shutdown;
 
 use crate::framing::lines::{Line, LineDecoder, encode_line};
-use crate::session::{Diagnostic, Outgoing, Session, SessionConfig};
+use crate::session::{Diagnostic, Outgoing, Session, SessionConfig, Undecodable};
 use crate::time::Instant;
 
 /// Something the stdio connection needs the adapter to do to the child process.
@@ -156,7 +156,15 @@ fn deliver(session: &mut Session, now: Instant, line: Line<'_>) {
         Line::TooLong { discarded, limit } => {
             session.report(Diagnostic::LineTooLong { discarded, limit });
         }
-        Line::InvalidUtf8 { len, .. } => session.report(Diagnostic::InvalidUtf8 { len }),
+        Line::InvalidUtf8 {
+            len,
+            valid_up_to,
+            bytes,
+        } => session.handle_undecodable(
+            bytes,
+            Undecodable::Utf8 { valid_up_to },
+            Diagnostic::InvalidUtf8 { len },
+        ),
         // `Line` is non_exhaustive; a new kind of framing report is not a message.
         #[allow(unreachable_patterns)]
         _ => {}

@@ -29,6 +29,7 @@ mod loopback;
 mod run;
 mod session;
 mod store;
+mod store_fs;
 
 use std::fmt;
 use std::future::Future;
@@ -43,7 +44,9 @@ use crate::http::HttpClient;
 pub use browser::{BROWSER_ENV, BrowserAuthorizer, BrowserNotice, BrowserOpener, NoticeFn};
 pub use loopback::{CALLBACK_PATH, DEFAULT_LOOPBACK_TIMEOUT, LoopbackListener};
 pub(crate) use session::AuthSession;
-pub use store::{FileTokenStore, MemoryTokenStore, StoredToken, TokenKey, TokenStore};
+pub use store::{
+    FileTokenStore, MemoryTokenStore, RefreshGuard, StoredToken, TokenKey, TokenStore,
+};
 
 /// The future of an [`Authorizer`]: the URL the user's browser was redirected to (with `code`
 /// and `state`), or why there is none.

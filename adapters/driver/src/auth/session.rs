@@ -8,13 +8,18 @@ use mcp_proto::auth::{AuthConfig, AuthFlow, Grant, Tokens};
 use mcp_proto::http::error::HttpStatusError;
 use url::Url;
 
-use super::store::{StoredToken, unix_now};
+use super::store::{RefreshGuard, StoredToken, unix_now};
 use super::{AuthProvider, run};
 use crate::Runtime;
 use crate::http::HttpClient;
 
 /// Refresh this long before the stated expiry, so a request does not race it.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(30);
+/// How often a refresh waiting for another process's refresh looks at the lock again.
+const LOCK_POLL: Duration = Duration::from_millis(20);
+/// How long a refresh waits for another process's refresh (itself bounded by the token
+/// request's own timeouts) before going ahead.
+const LOCK_WAIT: Duration = Duration::from_secs(60);
 
 struct State {
     flow: Option<AuthFlow>,
@@ -166,14 +171,54 @@ impl<R: Runtime> AuthSession<R> {
         Ok(self.keep(state, result?))
     }
 
+    /// Waits for the store's refresh lock ([`TokenStore::try_lock_refresh`]), polling every
+    /// [`LOCK_POLL`]. After [`LOCK_WAIT`] (a holder that hangs), or when the lock cannot be
+    /// had at all, the refresh goes ahead without it, with a warning.
+    ///
+    /// [`TokenStore::try_lock_refresh`]: super::TokenStore::try_lock_refresh
+    async fn lock_refresh(&self) -> Option<RefreshGuard> {
+        let give_up = self.runtime.now() + LOCK_WAIT;
+        loop {
+            match self.provider.store.try_lock_refresh() {
+                Ok(Some(guard)) => return Some(guard),
+                Ok(None) if self.runtime.now() < give_up => {
+                    self.runtime
+                        .sleep_until(self.runtime.now() + LOCK_POLL)
+                        .await;
+                }
+                Ok(None) => {
+                    tracing::warn!(
+                        "the token store's refresh lock is still held: refreshing without it"
+                    );
+                    return None;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "the token store's refresh lock failed: refreshing without it");
+                    return None;
+                }
+            }
+        }
+    }
+
     /// Refreshes if the flow can; `None` when it has no refresh token or the refresh failed.
+    ///
+    /// Runs under the store's refresh lock, from reading the stored token to saving the new
+    /// one: parallel processes refresh one at a time, each from the token the previous one
+    /// stored, so a server that rotates refresh tokens never sees a used one again.
     async fn try_refresh(&self, state: &mut State) -> Option<String> {
-        if state.flow.is_none()
-            && let Some(stored) = self.load()
-        {
-            // A token stored by another process (or before this flow): refresh it with its
-            // saved grant rather than authorizing again.
-            self.adopt(state, &stored);
+        let _guard = self.lock_refresh().await;
+        if let Some(stored) = self.load() {
+            let in_use = state.tokens.as_ref().map(|t| t.access_token.expose());
+            let newer = in_use != Some(stored.access_token.expose());
+            if newer || state.flow.is_none() {
+                // Stored by another process (or before this flow): its refresh token is the
+                // latest, the one this process holds may be used up already.
+                self.adopt(state, &stored);
+                if newer && !stored.is_expired(EXPIRY_MARGIN.as_secs()) {
+                    tracing::debug!("using a token another process refreshed");
+                    return state.tokens.as_ref().map(Tokens::authorization_header);
+                }
+            }
         }
         let flow = state.flow.as_mut()?;
         flow.refresh(self.runtime.now()).ok()?;

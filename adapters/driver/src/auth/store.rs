@@ -11,6 +11,8 @@ use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use mcp_proto::auth::{SavedAuthorization, SecretString};
+
+use super::store_fs;
 use serde::{Deserialize, Serialize};
 
 /// Which entry of a store: the MCP server's URL and the client id the token was issued to.
@@ -135,6 +137,40 @@ pub trait TokenStore: Send + Sync {
             "this token store cannot list its entries",
         ))
     }
+
+    /// Tries to take the store's refresh lock without waiting; `Ok(None)` while another
+    /// holder (another process using the same store) has it. A client holds the guard across
+    /// reading a token, refreshing it and saving the result, so that parallel processes
+    /// refreshing a rotating refresh token each start from the one the last refresh stored.
+    /// The default (a store only this process uses) is always free.
+    ///
+    /// # Errors
+    ///
+    /// The lock could not be taken for another reason than another holder.
+    fn try_lock_refresh(&self) -> io::Result<Option<RefreshGuard>> {
+        Ok(Some(RefreshGuard::new(())))
+    }
+}
+
+/// Held while a token is read, refreshed and saved ([`TokenStore::try_lock_refresh`]); the
+/// lock is released when it is dropped.
+pub struct RefreshGuard {
+    _held: Box<dyn Send + Sync>,
+}
+
+impl RefreshGuard {
+    /// A guard holding `lock` (a locked file, say) until it is dropped.
+    pub fn new(lock: impl Send + Sync + 'static) -> Self {
+        Self {
+            _held: Box::new(lock),
+        }
+    }
+}
+
+impl fmt::Debug for RefreshGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RefreshGuard")
+    }
 }
 
 /// Tokens in memory, for one process (the default store).
@@ -238,8 +274,14 @@ impl From<FileGrant> for SavedAuthorization {
 }
 
 /// Tokens in one JSON file, readable only by its owner: the file is written with mode 0600
-/// (through a temporary file in the same directory and a rename, so a crash never leaves half
-/// a file), its directory created with mode 0700. A missing file is an empty store.
+/// through a temporary file created exclusively under a random name in the same directory
+/// (never following a symlink) and a rename, so a crash never leaves half a file; its
+/// directory is created with mode 0700. A missing file is an empty store.
+///
+/// Several processes may share the file: every write is a read-modify-write under an
+/// advisory lock on `<file>.lock`, and a refresh holds `<file>.refresh.lock`
+/// ([`TokenStore::try_lock_refresh`]) from reading the token to saving the new one (`flock`
+/// on Unix; elsewhere only this process's own operations are serialised).
 #[derive(Debug)]
 pub struct FileTokenStore {
     path: PathBuf,
@@ -289,57 +331,34 @@ impl FileTokenStore {
     fn write(&self, contents: &FileContents) -> io::Result<()> {
         use std::io::Write as _;
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        create_private_dir(dir)?;
-        let tmp = dir.join(format!(
-            ".{}.tmp{}",
-            self.path
-                .file_name()
-                .map_or("tokens".into(), |n| n.to_string_lossy()),
-            std::process::id()
-        ));
+        store_fs::create_private_dir(dir)?;
         let bytes = serde_json::to_vec_pretty(contents).map_err(io::Error::other)?;
-        let mut f = open_private(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, &self.path)
+        let (tmp, mut f) = store_fs::create_temp(dir, &self.path)?;
+        let written = f
+            .write_all(&bytes)
+            .and_then(|()| f.sync_all())
+            .and_then(|()| {
+                drop(f);
+                std::fs::rename(&tmp, &self.path)
+            });
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written
     }
-}
 
-#[cfg(unix)]
-fn open_private(path: &Path) -> io::Result<std::fs::File> {
-    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    // `mode` applies only on creation: a leftover file keeps its mode unless reset.
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    Ok(f)
-}
-
-#[cfg(not(unix))]
-fn open_private(path: &Path) -> io::Result<std::fs::File> {
-    std::fs::File::create(path)
-}
-
-#[cfg(unix)]
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt as _;
-    if dir.as_os_str().is_empty() || dir.exists() {
-        return Ok(());
+    /// Runs a read-modify-write of the file under the in-process mutex and the cross-process
+    /// lock `<file>.lock`, so that parallel processes never lose each other's entries.
+    fn modify<T>(&self, f: impl FnOnce(&mut FileContents) -> (T, bool)) -> io::Result<T> {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _file_lock = store_fs::lock(&self.path, ".lock")?;
+        let mut contents = self.read()?;
+        let (out, changed) = f(&mut contents);
+        if changed {
+            self.write(&contents)?;
+        }
+        Ok(out)
     }
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
-#[cfg(not(unix))]
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir)
 }
 
 impl TokenStore for FileTokenStore {
@@ -360,33 +379,34 @@ impl TokenStore for FileTokenStore {
     }
 
     fn save(&self, key: &TokenKey, token: &StoredToken) -> io::Result<()> {
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut contents = self.read()?;
-        contents
-            .entries
-            .retain(|e| !(e.mcp_url == key.mcp_url && e.client_id == key.client_id));
-        contents.entries.push(FileEntry {
-            mcp_url: key.mcp_url.clone(),
-            client_id: key.client_id.clone(),
-            access_token: token.access_token.expose().to_owned(),
-            refresh_token: token.refresh_token.as_ref().map(|t| t.expose().to_owned()),
-            expires_at: token.expires_at,
-            scope: token.scope.clone(),
-            grant: token.grant.as_ref().map(Into::into),
-        });
-        self.write(&contents)
+        self.modify(|contents| {
+            contents
+                .entries
+                .retain(|e| !(e.mcp_url == key.mcp_url && e.client_id == key.client_id));
+            contents.entries.push(FileEntry {
+                mcp_url: key.mcp_url.clone(),
+                client_id: key.client_id.clone(),
+                access_token: token.access_token.expose().to_owned(),
+                refresh_token: token.refresh_token.as_ref().map(|t| t.expose().to_owned()),
+                expires_at: token.expires_at,
+                scope: token.scope.clone(),
+                grant: token.grant.as_ref().map(Into::into),
+            });
+            ((), true)
+        })
     }
 
     fn remove_url(&self, mcp_url: &str) -> io::Result<usize> {
-        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut contents = self.read()?;
-        let before = contents.entries.len();
-        contents.entries.retain(|e| e.mcp_url != mcp_url);
-        let removed = before - contents.entries.len();
-        if removed > 0 {
-            self.write(&contents)?;
-        }
-        Ok(removed)
+        self.modify(|contents| {
+            let before = contents.entries.len();
+            contents.entries.retain(|e| e.mcp_url != mcp_url);
+            let removed = before - contents.entries.len();
+            (removed, removed > 0)
+        })
+    }
+
+    fn try_lock_refresh(&self) -> io::Result<Option<RefreshGuard>> {
+        Ok(store_fs::try_lock(&self.path, ".refresh.lock")?.map(RefreshGuard::new))
     }
 
     fn keys(&self) -> io::Result<Vec<TokenKey>> {
@@ -446,6 +466,79 @@ mod tests {
         }
         assert_eq!(store.remove_url("http://127.0.0.1:1/mcp").unwrap(), 2);
         assert_eq!(store.load(&a).unwrap(), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_never_follow_a_planted_symlink_and_leave_no_temporary_file() {
+        let dir = temp_dir("link");
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"keep me").unwrap();
+        let path = dir.join("tokens.json");
+        // The names an attacker could predict before: the old temporary file's, and a few.
+        for name in [
+            format!(".tokens.json.tmp{}", std::process::id()),
+            ".tokens.json.tmp".to_owned(),
+        ] {
+            std::os::unix::fs::symlink(&victim, dir.join(name)).unwrap();
+        }
+        let store = FileTokenStore::new(&path);
+        let key = TokenKey::new("u", "c");
+        store.save(&key, &StoredToken::new("tok")).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+        let tmp_files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp") && !n.starts_with(".tokens.json.tmp"))
+            .collect();
+        assert!(tmp_files.is_empty(), "{tmp_files:?}");
+        // A symlink where the lock file goes is not followed either: the write fails.
+        std::fs::remove_file(dir.join("tokens.json.lock")).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join("tokens.json.lock")).unwrap();
+        assert!(store.save(&key, &StoredToken::new("tok2")).is_err());
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_refresh_lock_excludes_other_store_objects_until_dropped() {
+        let dir = temp_dir("lock");
+        let path = dir.join("tokens.json");
+        // Separate objects open the lock file separately, as separate processes do.
+        let (a, b) = (FileTokenStore::new(&path), FileTokenStore::new(&path));
+        let held = a.try_lock_refresh().unwrap().expect("free at first");
+        assert!(b.try_lock_refresh().unwrap().is_none(), "held by a");
+        drop(held);
+        assert!(b.try_lock_refresh().unwrap().is_some(), "free again");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn parallel_writers_lose_no_entry() {
+        let dir = temp_dir("parallel");
+        let path = dir.join("tokens.json");
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    let store = FileTokenStore::new(path);
+                    for i in 0..20 {
+                        let key = TokenKey::new(format!("http://s{t}/mcp"), format!("c{i}"));
+                        store
+                            .save(&key, &StoredToken::new(format!("t{t}-{i}")))
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(FileTokenStore::new(&path).keys().unwrap().len(), 160);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

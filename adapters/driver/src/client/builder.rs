@@ -14,6 +14,7 @@ use mcp_proto::stdio::shutdown::ShutdownConfig;
 use mcp_proto::types::Implementation;
 use tracing::Instrument as _;
 
+use super::budget::ListBudget;
 #[cfg(unix)]
 pub use super::command_line::IntoStdioCommand;
 use super::{Client, Inner, ServerInfo, closed_error};
@@ -62,6 +63,9 @@ pub struct ClientBuilder<R: Runtime> {
     wire: Option<WireTap>,
     #[cfg(feature = "http")]
     http_trace: Option<crate::options::HttpTraceTap>,
+    list_budget: ListBudget,
+    max_outbound: Option<usize>,
+    stall_timeout: Option<Option<Duration>>,
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
     /// wait for a cancelled connection's process to be gone.
     pub(crate) phase_slot: Option<PhaseSlot>,
@@ -126,6 +130,9 @@ impl<R: Runtime> ClientBuilder<R> {
             wire: None,
             #[cfg(feature = "http")]
             http_trace: None,
+            list_budget: ListBudget::default(),
+            max_outbound: None,
+            stall_timeout: None,
             phase_slot: None,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
@@ -173,6 +180,34 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.protocol_version = Some(version);
+        self
+    }
+
+    /// What one paginated list (`list_tools`, `list_resources`, ... over all pages) may cost
+    /// before it fails with [`Error::ListBudget`] (default: [`ListBudget::default`], 64 MiB,
+    /// 100 000 items, 10 000 pages).
+    #[must_use]
+    pub fn list_budget(mut self, budget: ListBudget) -> Self {
+        self.list_budget = budget;
+        self
+    }
+
+    /// How many bytes of messages may wait for the server to read them (default 8 MiB).
+    /// Beyond it, the server's own requests (a flood of `ping`s, say) are dropped unanswered,
+    /// with a warning, until it reads again; see [`stall_timeout`](Self::stall_timeout).
+    #[must_use]
+    pub fn max_outbound_bytes(mut self, bytes: usize) -> Self {
+        self.max_outbound = Some(bytes);
+        self
+    }
+
+    /// How long the server may leave a full outbound queue (see
+    /// [`max_outbound_bytes`](Self::max_outbound_bytes)) unread before the connection is
+    /// closed with [`CloseReason::Stalled`](mcp_proto::session::CloseReason::Stalled)
+    /// (`None`: never; default 10 s).
+    #[must_use]
+    pub fn stall_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.stall_timeout = Some(timeout);
         self
     }
 
@@ -643,6 +678,12 @@ impl<R: Runtime> ClientBuilder<R> {
         if let Some(policy) = self.era_policy {
             config = config.with_era_policy(policy);
         }
+        if let Some(bytes) = self.max_outbound {
+            config = config.with_max_outbound_bytes(bytes);
+        }
+        if let Some(t) = self.stall_timeout {
+            config = config.with_stall_timeout(t);
+        }
         config
     }
 
@@ -740,6 +781,7 @@ impl<R: Runtime> ClientBuilder<R> {
                 server,
                 close_bound: graces + crate::driver::FLUSH_GRACE * 2 + CLOSE_MARGIN,
                 handlers: self.handlers.clone(),
+                list_budget: self.list_budget,
                 #[cfg(feature = "http")]
                 auth,
             }),
@@ -772,54 +814,4 @@ impl<R: Runtime> Drop for CloseOnDrop<R> {
 #[cfg(unix)]
 fn program_name(command: &str) -> &str {
     command.rsplit('/').next().unwrap_or(command)
-}
-
-impl<R: Runtime> Client<R> {
-    /// A builder for a connection with options.
-    #[must_use]
-    pub fn builder() -> ClientBuilder<R> {
-        ClientBuilder::new()
-    }
-
-    /// Connects to a configured server with the default options (see
-    /// [`ClientBuilder::connect`]).
-    ///
-    /// # Errors
-    ///
-    /// As for [`ClientBuilder::connect`].
-    pub async fn connect(config: ServerConfig) -> Result<Self, Error> {
-        ClientBuilder::new().connect(config).await
-    }
-
-    /// Starts a stdio server with the default options (see [`ClientBuilder::stdio`]).
-    ///
-    /// # Errors
-    ///
-    /// As for [`ClientBuilder::stdio`].
-    #[cfg(unix)]
-    pub async fn stdio(command: impl IntoStdioCommand) -> Result<Self, Error> {
-        ClientBuilder::new().stdio(command).await
-    }
-
-    /// Connects to an HTTP server with the default options (see [`ClientBuilder::http`]).
-    ///
-    /// # Errors
-    ///
-    /// As for [`ClientBuilder::http`].
-    #[cfg(feature = "http")]
-    pub async fn http(url: &str) -> Result<Self, Error> {
-        ClientBuilder::new().http(url).await
-    }
-
-    /// Speaks MCP over a byte stream with the default options (see [`ClientBuilder::over`]).
-    ///
-    /// # Errors
-    ///
-    /// As for [`ClientBuilder::over`].
-    pub async fn over(
-        reader: impl futures_io::AsyncRead + Send + 'static,
-        writer: impl futures_io::AsyncWrite + Send + 'static,
-    ) -> Result<Self, Error> {
-        ClientBuilder::new().over(reader, writer).await
-    }
 }

@@ -13,17 +13,16 @@ use mcp_proto::{RawParams, RawResult};
 use serde::Serialize;
 
 use super::Client;
+use super::budget::{ListLimit, ListUsage};
 use crate::error::Error;
 use crate::options::CallOptions;
 use crate::runtime::Runtime;
 
-/// The most pages a list may have before the client gives up (a server handing out fresh
-/// cursors forever).
-pub const MAX_PAGES: usize = 10_000;
-
 impl<R: Runtime> Client<R> {
     /// Follows `nextCursor` until the last page. Stops with [`Error::Pagination`] when the
-    /// server repeats a cursor (which would loop forever) or sends more than [`MAX_PAGES`].
+    /// server repeats a cursor (which would loop forever), and with [`Error::ListBudget`] as
+    /// soon as the pages so far exceed the connection's [`ListBudget`](crate::ListBudget) (bytes of results,
+    /// items or pages).
     async fn list_all<Q, T>(
         &self,
         options: &CallOptions,
@@ -32,36 +31,56 @@ impl<R: Runtime> Client<R> {
     where
         Q: Request<Params = Option<PaginatedParams>>,
     {
+        let budget = self.inner.list_budget;
+        let mut used = ListUsage::default();
         let mut items = Vec::new();
         let mut seen = HashSet::new();
         let mut cursor: Option<Cursor> = None;
-        for _ in 0..MAX_PAGES {
-            let params = cursor.clone().map(|c| PaginatedParams {
+        loop {
+            let params = cursor.take().map(|c| PaginatedParams {
                 cursor: Some(c),
                 ..PaginatedParams::default()
             });
-            let page = self.request_with::<Q>(&params, options.clone()).await?;
-            let (mut page_items, next) = split(page);
-            items.append(&mut page_items);
-            match next {
-                None => return Ok(items),
-                Some(next) => {
-                    if !seen.insert(next.clone()) {
-                        return Err(Error::Pagination {
-                            server: self.inner.shared.name.clone(),
-                            method: Q::METHOD.into(),
-                            detail: format!("the server repeated cursor {next:?}"),
-                        });
-                    }
-                    cursor = Some(next);
-                }
+            let params = RawParams::for_request(&params).map_err(|e| self.usage(e))?;
+            let raw = self
+                .call(Cow::Borrowed(Q::METHOD), params, options.clone())
+                .await?;
+            used.pages += 1;
+            used.bytes = used.bytes.saturating_add(raw.get().len() as u64);
+            // Checked before decoding: a page over the byte budget is never expanded into
+            // items.
+            if let Some(limit) = budget.exceeded(used) {
+                return Err(self.over_budget::<Q>(limit));
             }
+            let page: Q::Result = raw.decode().map_err(|e| self.decode_error(Q::METHOD, e))?;
+            drop(raw);
+            let (mut page_items, next) = split(page);
+            used.items = used.items.saturating_add(page_items.len());
+            if let Some(limit) = budget.exceeded(used) {
+                return Err(self.over_budget::<Q>(limit));
+            }
+            items.append(&mut page_items);
+            let Some(next) = next else {
+                return Ok(items);
+            };
+            if !seen.insert(next.clone()) {
+                return Err(Error::Pagination {
+                    server: self.inner.shared.name.clone(),
+                    method: Q::METHOD.into(),
+                    detail: format!("the server repeated cursor {next:?}"),
+                });
+            }
+            cursor = Some(next);
         }
-        Err(Error::Pagination {
+    }
+
+    fn over_budget<Q: Request>(&self, limit: ListLimit) -> Error {
+        tracing::warn!(server = &*self.inner.shared.name, method = Q::METHOD, %limit, "list over budget");
+        Error::ListBudget {
             server: self.inner.shared.name.clone(),
             method: Q::METHOD.into(),
-            detail: format!("more than {MAX_PAGES} pages"),
-        })
+            limit,
+        }
     }
 
     /// Every tool, following every page.

@@ -1,12 +1,14 @@
 //! The [`Client`] handle: a cheap-clone front end to one connection's driver task.
 
+mod budget;
 mod builder;
 mod command_line;
+mod constructors;
 mod listen;
 mod methods;
 mod tasks;
 
-pub use methods::MAX_PAGES;
+pub use budget::{ListBudget, ListLimit, MAX_PAGES};
 pub use tasks::{TaskHandle, ToolCall};
 
 use std::borrow::Cow;
@@ -63,6 +65,8 @@ pub(crate) struct Inner<R: Runtime> {
     pub(crate) close_bound: Duration,
     /// The host's handlers (they also answer a task's input requests).
     pub(crate) handlers: crate::handler::Handlers,
+    /// What one paginated list may cost.
+    pub(crate) list_budget: ListBudget,
     /// The OAuth state of an HTTP connection with an [`AuthProvider`](crate::auth::AuthProvider).
     #[cfg(feature = "http")]
     pub(crate) auth: Option<Arc<crate::auth::AuthSession<R>>>,

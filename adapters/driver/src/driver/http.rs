@@ -223,8 +223,9 @@ pub(crate) fn trace_http_event(server: &str, event: &HttpEvent) {
         HttpEvent::TransportSelected(t) => {
             tracing::debug!(server, transport = ?t, "http transport selected")
         }
+        // Also a session diagnostic, which the dispatch reports at warn level.
         HttpEvent::InvalidSessionId(e) => {
-            tracing::warn!(server, error = %e, "the server's session id was refused")
+            tracing::debug!(server, error = %e, "the server's session id was refused")
         }
         HttpEvent::SessionExpired { reinitializing, .. } => {
             tracing::info!(server, reinitializing, "the server's session expired")

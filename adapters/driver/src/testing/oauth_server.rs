@@ -31,7 +31,14 @@ pub struct OAuthState {
     pub tool_calls: AtomicU32,
     /// Whether any request carried a token in its URL (must never happen).
     pub token_in_url: AtomicBool,
+    /// Whether refresh tokens rotate: each one works once, and a used (or unknown) one gets
+    /// `400 invalid_grant`, as servers following the OAuth 2.1 advice for public clients do.
+    pub rotate_refresh_tokens: AtomicBool,
+    /// `refresh_token` grants refused because the refresh token was already used (rotating).
+    pub stale_refreshes: AtomicU32,
     issued: Mutex<HashSet<String>>,
+    /// Refresh tokens not used yet (rotating).
+    live_refresh: Mutex<HashSet<String>>,
     next: AtomicU32,
 }
 
@@ -163,6 +170,11 @@ fn issue(state: &OAuthState, out: &mut TcpStream) -> std::io::Result<()> {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert(access.clone());
+    state
+        .live_refresh
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(refresh.clone());
     json_response(
         out,
         200,
@@ -236,7 +248,23 @@ fn serve(stream: TcpStream, state: &OAuthState, base: &str) -> std::io::Result<(
                     }
                     Some("refresh_token") => {
                         state.refresh_grants.fetch_add(1, Ordering::SeqCst);
-                        issue(state, &mut out)?;
+                        let presented = f
+                            .iter()
+                            .find(|(n, _)| n == "refresh_token")
+                            .map(|(_, v)| v.as_str())
+                            .unwrap_or("");
+                        let used_up = state.rotate_refresh_tokens.load(Ordering::SeqCst)
+                            && !state
+                                .live_refresh
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .remove(presented);
+                        if used_up {
+                            state.stale_refreshes.fetch_add(1, Ordering::SeqCst);
+                            json_response(&mut out, 400, &json!({"error": "invalid_grant"}))?;
+                        } else {
+                            issue(state, &mut out)?;
+                        }
                     }
                     _ => json_response(&mut out, 400, &json!({"error": "unsupported_grant_type"}))?,
                 }

@@ -128,6 +128,55 @@ fn notifications_and_responses_accept_202_and_200_with_a_body() {
 }
 
 #[test]
+fn oversized_and_non_ascii_session_ids_are_diagnostics() {
+    use crate::http::headers::{InvalidSessionId, MAX_SESSION_ID_LEN};
+    use crate::session::Diagnostic;
+    let long = "s".repeat(MAX_SESSION_ID_LEN + 1);
+    // What an adapter hands over for bytes outside ASCII (lossy UTF-8).
+    for (id, refused) in [
+        (
+            long.as_str(),
+            InvalidSessionId::TooLong {
+                len: MAX_SESSION_ID_LEN + 1,
+                max: MAX_SESSION_ID_LEN,
+            },
+        ),
+        (
+            "caf\u{fffd}",
+            InvalidSessionId::InvalidByte {
+                byte: 0xef,
+                offset: 3,
+            },
+        ),
+    ] {
+        let mut h = H::new();
+        h.handshake("2025-06-18", Some(id));
+        let diagnostics: Vec<_> = h
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Session(crate::session::Event::Diagnostic(d)) => Some(d),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            diagnostics,
+            [&Diagnostic::InvalidSessionId(refused.clone())],
+            "{:?}",
+            h.events
+        );
+        assert!(
+            diagnostics[0]
+                .to_string()
+                .starts_with("refused the server's session id: "),
+            "{}",
+            diagnostics[0]
+        );
+        assert_eq!(h.conn.session_id(), None);
+    }
+}
+
+#[test]
 fn invalid_session_id_is_refused_and_not_sent() {
     let mut h = H::new();
     h.handshake("2025-06-18", Some("bad id\u{7f}"));

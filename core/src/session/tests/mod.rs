@@ -5,12 +5,14 @@ use serde_json::{Value, json};
 use super::*;
 use crate::types::{ClientCapabilities, ElicitationCapability, RootsCapability};
 
+mod backlog;
 mod era;
 mod fast_path;
 mod harness;
 mod listen;
 mod mrtr;
 mod scenarios;
+mod undecodable;
 
 use harness::Harness;
 

@@ -500,9 +500,12 @@ fn remote_errors_keep_code_message_and_data() {
 }
 
 #[test]
-fn an_error_with_a_null_id_is_reported_and_harms_nothing() {
+fn an_error_with_a_null_id_is_reported_and_harms_nothing_when_ambiguous() {
+    // Two requests pending: the error could be for either, so it fails neither (with one
+    // pending it fails that one: see `undecodable.rs`).
     let mut h = Harness::ready(config(), "2025-11-25");
     let r = h.send("x", json!({}), RequestOptions::new());
+    let other = h.send("y", json!({}), RequestOptions::new());
     h.server(
         json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
     );
@@ -516,6 +519,7 @@ fn an_error_with_a_null_id_is_reported_and_harms_nothing() {
     ));
     h.respond_ok(r, json!({}));
     assert!(h.completions(r)[0].is_ok());
+    assert!(h.completions(other).is_empty());
 }
 
 #[test]

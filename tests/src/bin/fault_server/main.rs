@@ -5,6 +5,7 @@
 //! request (a `tools/call` whose tool name is the fault). See `HELP` for every mode, and
 //! `tests/README.md`.
 
+mod hostile;
 mod http;
 
 use std::collections::HashSet;
@@ -63,6 +64,17 @@ MODES:
     stderr_flood <MiB>     Right after the initialize answer, write MiB mebibytes (default 8) of
                            lines to stderr, blocking while nobody reads them, then answer
                            normally. Tool {mib}: the same, then this answer.
+    endless_pages <N>      tools/list answers every page with N tools (default 100) of about
+                           1 KiB each and a new nextCursor: the list never ends.
+    ping_flood <count>     Right after the initialize answer, stop reading stdin for good and
+                           write count ping requests (default 4000000) to stdout.
+                           Tool {count}: the same, after answering.
+    bad_utf8               Every answer has bytes that are not UTF-8 inside a string.
+                           Tool: this answer.
+    bad_json               Every answer is cut off in the middle (invalid JSON, right id).
+                           Tool: this answer.
+    null_id_error          Every request gets an error with \"id\": null instead of its answer.
+                           Tool: this request.
 
 TOOLS (every mode):
     echo {message}         Returns the message as text.
@@ -97,6 +109,11 @@ enum Mode {
     IgnoreSigterm,
     StderrFlood(usize),
     StrictHandshake,
+    EndlessPages(usize),
+    PingFlood(u64),
+    BadUtf8,
+    BadJson,
+    NullIdError,
 }
 
 struct Options {
@@ -160,6 +177,13 @@ fn parse_args() -> Result<Options, String> {
         "ignore_sigterm" => Mode::IgnoreSigterm,
         "strict_handshake" => Mode::StrictHandshake,
         "stderr_flood" => Mode::StderrFlood(usize::try_from(num(8)?).map_err(|e| e.to_string())?),
+        "endless_pages" => {
+            Mode::EndlessPages(usize::try_from(num(100)?).map_err(|e| e.to_string())?)
+        }
+        "ping_flood" => Mode::PingFlood(num(4_000_000)?),
+        "bad_utf8" => Mode::BadUtf8,
+        "bad_json" => Mode::BadJson,
+        "null_id_error" => Mode::NullIdError,
         other => return Err(format!("unknown mode {other:?} (see --help)")),
     };
     Ok(Options {
@@ -185,6 +209,8 @@ struct Server {
     unknown_counter: Mutex<u64>,
     /// `initialize` was answered (for `strict_handshake`).
     initialized: std::sync::atomic::AtomicBool,
+    /// Set by `ping_flood`: the stdin reader stops reading for good.
+    stop_reading: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -358,6 +384,16 @@ struct Shape {
     twice: bool,
     garbage: bool,
     unknown_ids: bool,
+    /// Instead of the answer: an undecodable one, or an error with `"id": null`.
+    broken: Option<Broken>,
+}
+
+/// How `bad_utf8`, `bad_json` and `null_id_error` break an answer.
+#[derive(Debug, Clone, Copy)]
+enum Broken {
+    Utf8,
+    Json,
+    NullIdError,
 }
 
 impl Shape {
@@ -369,6 +405,9 @@ impl Shape {
             Mode::Twice => s.twice = true,
             Mode::Garbage => s.garbage = true,
             Mode::UnknownIds => s.unknown_ids = true,
+            Mode::BadUtf8 => s.broken = Some(Broken::Utf8),
+            Mode::BadJson => s.broken = Some(Broken::Json),
+            Mode::NullIdError => s.broken = Some(Broken::NullIdError),
             _ => {}
         }
         s
@@ -413,6 +452,10 @@ fn tool_list() -> Value {
         tool("grandchild", "Leaves a grandchild holding stdout", json!({"stay": {"type": "boolean"}})),
         tool("ignore_sigterm", "Ignores SIGTERM from now on", json!({})),
         tool("stderr_flood", "Floods stderr, then answers", json!({"mib": n})),
+        tool("ping_flood", "Answers, then floods stdout with pings and stops reading", json!({"count": n})),
+        tool("bad_utf8", "Answers with bytes that are not UTF-8", json!({})),
+        tool("bad_json", "Answers with a cut-off line", json!({})),
+        tool("null_id_error", "Answers with an error whose id is null", json!({})),
     ]})
 }
 
@@ -423,6 +466,16 @@ fn send_answer(server: &Server, id: &Id, answer: &Answer, shape: Shape) {
         }
         if shape.unknown_ids {
             server.unknown_ids();
+        }
+        match (shape.broken, answer) {
+            (_, Answer::Deferred) => {}
+            (Some(Broken::Utf8), _) => server.answer_bad_utf8(id),
+            (Some(Broken::Json), _) => server.answer_bad_json(id),
+            (Some(Broken::NullIdError), _) => server.answer_null_id_error(),
+            (None, _) => {}
+        }
+        if shape.broken.is_some() {
+            return;
         }
         match answer {
             Answer::Result(v) => server.respond(id, v),
@@ -529,6 +582,24 @@ fn call_tool(server: &Arc<Server>, id: &Id, params: &Value, shape: &mut Shape) -
             server.stderr_flood(mib);
             text("after a stderr flood").into()
         }
+        "ping_flood" => {
+            let count = arg_u64(&args, "count", 4_000_000);
+            send_answer(server, id, &text("flooding").into(), *shape);
+            server.ping_flood(count);
+            Answer::Deferred
+        }
+        "bad_utf8" => {
+            shape.broken = Some(Broken::Utf8);
+            text("bad_utf8").into()
+        }
+        "bad_json" => {
+            shape.broken = Some(Broken::Json);
+            text("bad_json").into()
+        }
+        "null_id_error" => {
+            shape.broken = Some(Broken::NullIdError);
+            text("null_id_error").into()
+        }
         other => Answer::Error(-32602, format!("unknown tool {other:?}")),
     }
 }
@@ -552,6 +623,7 @@ fn after_initialize(server: &Server) {
             }
         }
         Mode::StderrFlood(mib) => server.stderr_flood(mib),
+        Mode::PingFlood(count) => server.ping_flood(count),
         _ => {}
     }
 }
@@ -589,7 +661,10 @@ fn handle_request(server: &Arc<Server>, id: Id, method: &str, params: Option<&Va
     let mut shape = Shape::of_mode(server.mode);
     let answer = match method {
         "ping" => Answer::Result(json!({})),
-        "tools/list" => Answer::Result(tool_list()),
+        "tools/list" => match server.mode {
+            Mode::EndlessPages(per_page) => Answer::Result(hostile::endless_page(params, per_page)),
+            _ => Answer::Result(tool_list()),
+        },
         "tools/call" => call_tool(server, &id, params, &mut shape),
         other => Answer::Error(-32601, format!("method not found: {other}")),
     };
@@ -634,6 +709,17 @@ fn read_stdin(server: &Server, tx: &mpsc::Sender<Input>) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
+        if server
+            .stop_reading
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            // `ping_flood`: what was read after the flood began is ignored, and stdin is never
+            // read again (the client's writes back up).
+            server.log_event("stdin reader stopped");
+            loop {
+                thread::park();
+            }
+        }
         let mut messages = Vec::new();
         decoder.decode(&buf[..n], |line| match line {
             Line::Message(bytes) => {
@@ -677,6 +763,7 @@ fn main() {
         cancelled: Mutex::new(HashSet::new()),
         unknown_counter: Mutex::new(0),
         initialized: std::sync::atomic::AtomicBool::new(false),
+        stop_reading: std::sync::atomic::AtomicBool::new(false),
     });
     server.log_event(&format!(
         "start pid {} mode {:?}",
