@@ -386,6 +386,14 @@ fn mask_pairs(s: &str) -> Option<String> {
         {
             continue;
         }
+        // The usage placeholder `key=value` / `[KEY=VALUE]...` is text about arguments, not a
+        // credential: masking it would rewrite the help and the errors that quote it.
+        if s[eq + 1..value_end]
+            .trim_end_matches(['.', ']'])
+            .eq_ignore_ascii_case("value")
+        {
+            continue;
+        }
         out.push_str(&s[copied..eq + 1]);
         out.push_str(MASK);
         copied = value_end;

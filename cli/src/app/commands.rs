@@ -514,17 +514,19 @@ async fn complete(
         return out.json(&result);
     }
     let c = &result.completion;
-    let mut text: String = c.values.iter().map(|v| format!("{v}\n")).collect();
+    let text: String = c.values.iter().map(|v| format!("{v}\n")).collect();
+    // Only the values go to stdout, one a line: a script reads them as they are. What is
+    // about them goes to stderr.
     if c.values.is_empty() {
-        text.push_str("no completions\n");
+        ui.info("no completions");
     }
     let more = c
         .total
         .map(|t| t.saturating_sub(c.values.len() as u64))
         .filter(|&n| n > 0);
     match (more, c.has_more) {
-        (Some(n), _) => text.push_str(&format!("… and {n} more\n")),
-        (None, Some(true)) => text.push_str("… and more\n"),
+        (Some(n), _) => ui.info(&format!("… and {n} more")),
+        (None, Some(true)) => ui.info("… and more"),
         _ => {}
     }
     out.text(&text)
@@ -631,6 +633,7 @@ async fn watch(ui: &Ui, client: &Client, subscribe: &[String]) -> Result<Exit, C
             }
         };
         use std::io::Write as _;
+        super::output::record_stdout(b"\n");
         if writeln!(stdout, "{line}")
             .and_then(|()| stdout.flush())
             .is_err()

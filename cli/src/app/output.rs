@@ -6,6 +6,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -14,6 +15,43 @@ use super::ui::Ui;
 use crate::args::Cli;
 use crate::exit::{CliError, Exit};
 use crate::render::Verbatim;
+
+/// What this process has written to stdout so far: nothing, text ending in a newline, or
+/// text that does not (a server's text written as sent).
+static STDOUT: AtomicU8 = AtomicU8::new(StdoutState::Nothing as u8);
+
+/// What stdout has received so far (see [`record_stdout`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum StdoutState {
+    /// Nothing was written.
+    Nothing = 0,
+    /// The last byte written was a newline.
+    EndsWithNewline = 1,
+    /// The last byte written was not a newline.
+    OpenLine = 2,
+}
+
+/// Records that `bytes` went to stdout; every writer of results to stdout calls it, so that
+/// an error can tell whether a `--json` document is already there, and `mcp shell` can end
+/// a result that has no newline of its own before the next one.
+pub fn record_stdout(bytes: &[u8]) {
+    let state = match bytes.last() {
+        None => return,
+        Some(b'\n') => StdoutState::EndsWithNewline,
+        Some(_) => StdoutState::OpenLine,
+    };
+    STDOUT.store(state as u8, Ordering::Relaxed);
+}
+
+/// What stdout has received so far.
+pub fn stdout_state() -> StdoutState {
+    match STDOUT.load(Ordering::Relaxed) {
+        0 => StdoutState::Nothing,
+        1 => StdoutState::EndsWithNewline,
+        _ => StdoutState::OpenLine,
+    }
+}
 
 /// Where and how results are written.
 #[derive(Debug, Clone)]
@@ -53,6 +91,7 @@ impl Out {
                 let mut stdout = std::io::stdout().lock();
                 // A closed pipe (`mcp … | head`) is not an error worth reporting.
                 let _ = stdout.write_all(bytes).and_then(|()| stdout.flush());
+                record_stdout(bytes);
                 Ok(())
             }
         }

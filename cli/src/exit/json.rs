@@ -141,7 +141,14 @@ pub fn print_error(error: &CliError, json: bool) {
     let report = crate::redact::text(&error.report()).into_owned();
     let report = crate::render::style::labels(&report);
     let _ = std::io::stderr().write_all(report.as_bytes());
-    if json && let Some(mut object) = error.json_object() {
+    // One JSON document on stdout: when the command already wrote its own (a `tools --all`
+    // listing before it found that no server came up, `watch`'s lines before Ctrl-C), the
+    // error is told on stderr and by the exit code only.
+    let written = crate::app::output::stdout_state() != crate::app::output::StdoutState::Nothing;
+    if json
+        && !written
+        && let Some(mut object) = error.json_object()
+    {
         crate::redact::json(&mut object);
         let mut text = serde_json::to_string_pretty(&object).unwrap_or_default();
         text.push('\n');

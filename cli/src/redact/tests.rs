@@ -166,6 +166,10 @@ fn secret_names() {
 fn quoted_urls_and_sentences_are_not_member_names() {
     let quoted = r#"server "http://***@h:1/mcp?token=***": HTTP configuration: invalid URL"#;
     assert_eq!(text(quoted), quoted);
+    // The usage placeholder is not a secret.
+    let usage = r#"error: expected key=value, got "hello"; Usage: mcp call <TOOL> [KEY=VALUE]... -e KEY=VALUE"#;
+    assert_eq!(text(usage), usage);
+    assert_eq!(text("key=sekrit"), "key=***");
     // A quoted secret-looking name followed by prose, not a JSON value: the config error
     // that names the missing variable stays readable.
     let prose = r#"server "gh": field "env.TOKEN": undefined variable GH_TOKEN"#;

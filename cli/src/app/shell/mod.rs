@@ -222,6 +222,14 @@ impl Shell<'_> {
             }
         };
         line_ui.clear_progress();
+        // A server's text is written as sent, without a newline of its own maybe: end the line
+        // so the next result (or the prompt) starts on its own.
+        if super::output::stdout_state() == super::output::StdoutState::OpenLine {
+            use std::io::Write as _;
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(b"\n").and_then(|()| stdout.flush());
+            super::output::record_stdout(b"\n");
+        }
         Route::set_ui(&self.route, self.ui.clone());
         result
     }
