@@ -296,6 +296,10 @@ pub enum Command {
         /// The tool's arguments.
         #[command(flatten)]
         args: ToolArgs,
+        /// Show the result even when its `structuredContent` does not match the tool's
+        /// `outputSchema` (by default that is an error, exit 4).
+        #[arg(long)]
+        no_output_check: bool,
         /// The server.
         #[command(flatten)]
         server: ServerCommand,

@@ -7,7 +7,7 @@
 //! | 1 | the tool returned `isError: true`, or `lint` found errors |
 //! | 2 | usage: bad options or arguments (a URL without `http://` or `https://`, a `key=value` that does not fit the tool's input schema, a missing required argument); nothing was sent, but for a prompt's missing argument (found when the server refused the prompt) |
 //! | 3 | connection or handshake failure (refused, reset, an HTTP error status while connecting, the server exited), a transport this build lacks, authorization needed (`mcp login`) or failed; for `tools --all`: no server of the config file came up |
-//! | 4 | the server answered with an error: a JSON-RPC error (tool, prompt or resource not found, invalid params, ...), an HTTP error status on a request, or an invalid answer |
+//! | 4 | the server answered with an error: a JSON-RPC error (tool, prompt or resource not found, invalid params, ...), an HTTP error status on a request, or an invalid answer (a tool result that does not match the tool's `outputSchema` too) |
 //! | 5 | timeout |
 //! | 129 | stopped by SIGHUP (the terminal went away) |
 //! | 130 | interrupted (Ctrl-C, SIGINT) |
@@ -37,7 +37,8 @@
 //! reworded. `hint` is absent when there is nothing to suggest. Other members appear with the
 //! codes that have them: `didYouMean` (names from the server's own lists, best first, maybe
 //! empty), `required` and `missing` (argument names), `httpStatus`, `rpcCode` and `data` (the
-//! server's JSON-RPC error code and data), `method`.
+//! server's JSON-RPC error code and data), `method`, `tool`, `violations` (each
+//! `{"pointer": "/sum", "message": "…"}`, the first five) and `violationCount` (all of them).
 //!
 //! | `code` | exit | when |
 //! | --- | --- | --- |
@@ -67,6 +68,7 @@
 //! | `method_not_found` | 4 | the server does not implement the method, -32601 |
 //! | `server_error` | 4 | any other JSON-RPC error (`rpcCode`, `data`) |
 //! | `invalid_response` | 4 | the server's answer does not fit the protocol |
+//! | `output_schema_mismatch` | 4 | the tool's result has no `structuredContent` or one that does not match the `outputSchema` the tool declares (`tool`, `violations`, `violationCount`) |
 //! | `timeout` | 5 | a request (or an HTTP exchange) took too long |
 //! | `connect_timeout` | 5 | connecting took longer than `--connect-timeout` |
 //! | `interrupted` | 130 | Ctrl-C |
@@ -385,6 +387,20 @@ pub enum CliError {
     /// whose pages never end).
     #[error("the server sent an invalid answer: {0}")]
     Invalid(String),
+    /// The tool's result breaks the `outputSchema` the tool declares: `structuredContent` is
+    /// missing or does not match it.
+    #[error(
+        "tool `{tool}`: the result does not match the tool's outputSchema: {}",
+        violations_text(violations, *total)
+    )]
+    OutputSchema {
+        /// The tool.
+        tool: String,
+        /// The first violations, each as (JSON pointer into `structuredContent`, message).
+        violations: Vec<(String, String)>,
+        /// How many violations there are in all.
+        total: usize,
+    },
     /// This build cannot do what was asked (an HTTP server before HTTP support landed).
     #[error("{0}")]
     Unsupported(String),
@@ -408,6 +424,22 @@ pub enum CliError {
         /// The OS error.
         reason: String,
     },
+}
+
+/// `at /sum: …; at /n: … (and 3 more)`.
+fn violations_text(violations: &[(String, String)], total: usize) -> String {
+    let mut text = violations
+        .iter()
+        .map(|(pointer, message)| match pointer.as_str() {
+            "" => format!("at the root: {message}"),
+            pointer => format!("at {pointer}: {message}"),
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    if total > violations.len() {
+        text.push_str(&format!(" (and {} more)", total - violations.len()));
+    }
+    text
 }
 
 fn backticked(names: &[String]) -> String {
@@ -482,7 +514,8 @@ impl CliError {
             | CliError::Remote { .. }
             | CliError::NotFound { .. }
             | CliError::InvalidParams(_)
-            | CliError::Invalid(_) => Exit::Remote,
+            | CliError::Invalid(_)
+            | CliError::OutputSchema { .. } => Exit::Remote,
             CliError::Timeout { .. } => Exit::Timeout,
             CliError::Interrupted => Exit::Interrupted,
             CliError::Stopped(StopSignal::Terminate) => Exit::Terminated,
@@ -585,6 +618,10 @@ impl CliError {
                     .into()
             }
             CliError::Invalid(_) => "the server may not follow the MCP spec; run with -v to see what it sent".into(),
+            CliError::OutputSchema { tool, .. } => format!(
+                "the server's result breaks the schema it declares for `{tool}` (a server bug); \
+                 `mcp tools --json` shows the schema, --no-output-check shows the result anyway"
+            ),
             CliError::Unsupported(_) => "connect to a stdio server instead (`-- <command> [args]`), or use a build with HTTP support".into(),
         })
     }

@@ -514,3 +514,96 @@ fn http_errors_say_what_happened_at_the_http_level() {
     assert!(err.contains("HTTP 500"), "{err}");
     assert!(!err.contains("stderr"), "{err}");
 }
+
+/// A Streamable HTTP server whose tools declare an `outputSchema` (`{"sum": number}`,
+/// required): `good` keeps it, `bad` answers `{"sum": "five", "extra": …}` with the sum as
+/// text, `bare` sends no `structuredContent` at all.
+fn output_schema_server() -> ScriptedHttpServer {
+    ScriptedHttpServer::start(|request| {
+        if let Some(reply) = standard_reply(request, "sess-schema") {
+            return reply;
+        }
+        let body = request.json().unwrap_or_default();
+        let schema = json!({ "type": "object",
+            "properties": { "sum": { "type": "number" } }, "required": ["sum"] });
+        match request.rpc_method().as_deref() {
+            Some("tools/list") => {
+                let tool = |name: &str| {
+                    json!({ "name": name, "inputSchema": { "type": "object" },
+                        "outputSchema": schema })
+                };
+                ScriptedReply::json(&rpc_result(
+                    request,
+                    json!({ "tools": [tool("good"), tool("bad"), tool("bare")] }),
+                ))
+            }
+            Some("tools/call") => {
+                let structured = match body["params"]["name"].as_str().unwrap_or_default() {
+                    "good" => json!({ "sum": 5 }),
+                    "bad" => json!({ "sum": "five" }),
+                    _ => Value::Null,
+                };
+                let mut result = json!({ "content": [{ "type": "text", "text": "five" }] });
+                if !structured.is_null() {
+                    result["structuredContent"] = structured;
+                }
+                ScriptedReply::json(&rpc_result(request, result))
+            }
+            _ => error(-32601, "Method not found", request),
+        }
+    })
+}
+
+#[test]
+fn a_result_that_breaks_its_output_schema_exits_4_naming_the_pointer() {
+    let server = output_schema_server();
+    let url = server.url("/mcp");
+
+    let o = mcp(&["--url", &url, "call", "good"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let o = mcp(&["--url", &url, "call", "bad"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("error: tool `bad`: the result does not match the tool's outputSchema: at /sum: \"five\" is not of type \"number\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: the server's result breaks the schema it declares for `bad`"),
+        "{err}"
+    );
+    assert!(err.contains("--no-output-check"), "{err}");
+
+    let o = mcp(&["--url", &url, "call", "bad", "--json"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let e = &json_out(&o)["error"];
+    assert_eq!(e["code"], "output_schema_mismatch");
+    assert_eq!(e["exit"], 4);
+    assert_eq!(e["tool"], "bad");
+    assert_eq!(e["violations"][0]["pointer"], "/sum");
+    assert_eq!(e["violationCount"], 1);
+
+    let o = mcp(&["--url", &url, "call", "bare", "--json"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let e = &json_out(&o)["error"];
+    assert_eq!(e["violations"][0]["pointer"], "");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("structuredContent is missing"),
+        "{e}"
+    );
+
+    // The opt-out shows the result as the server sent it.
+    let o = mcp(&["--url", &url, "call", "bad", "--no-output-check", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json_out(&o)["structuredContent"]["sum"], "five");
+
+    // The demo server's `add` keeps its own schema.
+    let o = demo(&["call", "add", "a=2", "b=3", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json_out(&o)["structuredContent"]["sum"], 5.0);
+}

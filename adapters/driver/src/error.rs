@@ -180,6 +180,22 @@ pub enum Error {
         /// What happened.
         detail: String,
     },
+    /// A tool's result does not match the `outputSchema` the tool declared in the client's
+    /// last [`list_tools`](crate::Client::list_tools): its `structuredContent` is missing or
+    /// invalid (see [`ClientBuilder::validate_output`](crate::ClientBuilder::validate_output)).
+    /// The server answered; the connection goes on.
+    #[error("server {server:?}: tool {tool:?}: the result does not match the tool's outputSchema: {}", violations_summary(.violations, *.total))]
+    OutputSchema {
+        /// The server.
+        server: Arc<str>,
+        /// The tool.
+        tool: String,
+        /// The first few violations (at most [`MAX_VIOLATIONS`](crate::MAX_VIOLATIONS)),
+        /// each with its JSON pointer.
+        violations: Vec<crate::SchemaViolation>,
+        /// How many violations there are in all.
+        total: usize,
+    },
     /// The connection's configuration cannot be used (an invalid URL, a root certificate that
     /// is not PEM). Nothing was sent.
     #[error("server {server:?}: invalid configuration: {message}")]
@@ -198,6 +214,18 @@ pub enum Error {
         /// What was asked for.
         what: String,
     },
+}
+
+fn violations_summary(violations: &[crate::SchemaViolation], total: usize) -> String {
+    let mut s = violations
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if total > violations.len() {
+        s.push_str(&format!(" (and {} more)", total - violations.len()));
+    }
+    s
 }
 
 fn stderr_suffix(lines: &[String]) -> String {
@@ -229,6 +257,7 @@ impl Error {
             | Error::Config { server, .. }
             | Error::Auth { server, .. }
             | Error::Task { server, .. }
+            | Error::OutputSchema { server, .. }
             | Error::Unsupported { server, .. } => server,
         }
     }

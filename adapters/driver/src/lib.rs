@@ -52,7 +52,7 @@ pub mod testing;
 
 pub use client::{
     Client, ClientBuilder, ConnectionState, IntoStdioCommand, ListBudget, ListLimit, MAX_PAGES,
-    TaskHandle, ToolCall,
+    MAX_VIOLATIONS, SchemaViolation, TaskHandle, ToolCall,
 };
 pub use error::Error;
 pub use handler::{

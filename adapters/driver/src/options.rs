@@ -157,6 +157,8 @@ pub struct CallOptions {
     pub(crate) request: RequestOptions,
     pub(crate) progress: Option<ProgressSink>,
     pub(crate) cancel: Option<CancelHandle>,
+    /// Set by [`skip_output_check`](Self::skip_output_check).
+    pub(crate) skip_output_check: bool,
 }
 
 impl fmt::Debug for CallOptions {
@@ -165,6 +167,7 @@ impl fmt::Debug for CallOptions {
             .field("request", &self.request)
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
+            .field("skip_output_check", &self.skip_output_check)
             .finish()
     }
 }
@@ -223,6 +226,16 @@ impl CallOptions {
     #[must_use]
     pub fn cancel_on(mut self, handle: &CancelHandle) -> Self {
         self.cancel = Some(handle.clone());
+        self
+    }
+
+    /// Takes this tool call's result as it comes, without checking its `structuredContent`
+    /// against the tool's `outputSchema` (see
+    /// [`ClientBuilder::validate_output`](crate::ClientBuilder::validate_output), which turns
+    /// the check off for every call). Other requests are never checked.
+    #[must_use]
+    pub fn skip_output_check(mut self) -> Self {
+        self.skip_output_check = true;
         self
     }
 

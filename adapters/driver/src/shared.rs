@@ -271,6 +271,9 @@ pub(crate) struct Shared {
     pub(crate) notification_capacity: usize,
     /// `None` once the session closed, which ends every notification stream.
     notifications: Mutex<Option<broadcast::Sender<ServerNotification>>>,
+    /// The listed tools' compiled output schemas (dropped by the driver on
+    /// `notifications/tools/list_changed`).
+    pub(crate) output_schemas: crate::client::SchemaCache,
 }
 
 impl Shared {
@@ -290,6 +293,7 @@ impl Shared {
             phase,
             notification_capacity: notification_capacity.max(1),
             notifications: Mutex::new(Some(notifications)),
+            output_schemas: crate::client::SchemaCache::default(),
         })
     }
 

@@ -100,8 +100,8 @@ pub use mcp_driver::mcp_proto::jsonrpc::ErrorObject;
 pub use mcp_driver::mcp_proto::types;
 pub use mcp_driver::{
     CallOptions, CancelHandle, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged,
-    Notifications, Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, StaticRoots,
-    Subscription,
+    Notifications, Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, SchemaViolation,
+    StaticRoots, Subscription,
 };
 pub use runtime::TokioRuntime;
 

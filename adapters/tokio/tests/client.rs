@@ -37,6 +37,9 @@ macro_rules! stdio_tests {
 }
 
 fake_tests!(
+    output_schema_is_checked,
+    output_schema_opt_out,
+    output_schemas_dropped_on_list_changed,
     typed_handlers_answer,
     cancel_handle_cancels_with_reason,
     handshake_and_getters,

@@ -37,7 +37,15 @@ pub async fn run(
     match command {
         Command::Info(_) => info(ui, &out, client),
         Command::Tools(_) => tools(ui, &out, client).await,
-        Command::Call { tool, args, .. } => call(ui, &out, connection, client, tool, args).await,
+        Command::Call {
+            tool,
+            args,
+            no_output_check,
+            ..
+        } => {
+            let check = !no_output_check;
+            call(ui, &out, connection, client, tool, args, check).await
+        }
         Command::Resources(_) => resources(ui, &out, client).await,
         Command::Read { uri, .. } => read(ui, &out, client, uri).await,
         Command::Prompts(_) => prompts(ui, &out, client).await,
@@ -344,7 +352,9 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
 }
 
 /// `mcp call`: lists the tools first (for the schema, the required arguments and "did you
-/// mean"; see [`diagnose`]), then calls.
+/// mean"; see [`diagnose`]), then calls. The listing also gives the client the tools' output
+/// schemas: unless `check_output` is false, a result that breaks its tool's `outputSchema`
+/// is an error ([`CliError::OutputSchema`]).
 async fn call(
     ui: &Ui,
     out: &Out,
@@ -352,13 +362,17 @@ async fn call(
     client: &Client,
     tool: &str,
     args: &ToolArgs,
+    check_output: bool,
 ) -> Result<Exit, CliError> {
     let tools = diagnose::listed_tools(client).await;
     let arguments = diagnose::tool_arguments(tool, args, tools.as_deref())?;
     let progress_ui = ui.clone();
-    let options = call_options(connection).on_progress(move |p| {
+    let mut options = call_options(connection).on_progress(move |p| {
         progress_ui.progress(p.progress, p.total, p.message.as_deref());
     });
+    if !check_output {
+        options = options.skip_output_check();
+    }
     let result = client
         .call_tool_with(tool.to_owned(), Value::Object(arguments), options)
         .await;

@@ -585,6 +585,19 @@ pub fn call_error(e: Error) -> CliError {
             CliError::Unsupported(format!("{what} is not supported by this build"))
         }
         Error::Auth { message, .. } => CliError::AuthFailed(message),
+        Error::OutputSchema {
+            tool,
+            violations,
+            total,
+            ..
+        } => CliError::OutputSchema {
+            tool,
+            violations: violations
+                .into_iter()
+                .map(|v| (v.pointer, v.message))
+                .collect(),
+            total,
+        },
         Error::Spawn {
             command, source, ..
         } => CliError::Spawn {

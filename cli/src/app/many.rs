@@ -195,9 +195,17 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
     let manager = builder.build();
     let summary = manager.start().await;
     let result = match &cli.command {
-        Command::Call { tool, args, .. } => {
+        Command::Call {
+            tool,
+            args,
+            no_output_check,
+            ..
+        } => {
             let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
-            let options = super::commands::call_options(&cli.connection);
+            let mut options = super::commands::call_options(&cli.connection);
+            if *no_output_check {
+                options = options.skip_output_check();
+            }
             call(ui, out, &manager, tool, arguments, options).await
         }
         _ => list(ui, out, &manager, &summary, &entries, deadline),

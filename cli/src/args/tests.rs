@@ -185,7 +185,10 @@ fn call_with_pairs_and_json() {
         "--",
         "srv",
     ]);
-    let Command::Call { tool, args, server } = &cli.command else {
+    let Command::Call {
+        tool, args, server, ..
+    } = &cli.command
+    else {
         panic!("{cli:?}")
     };
     assert_eq!(tool, "add");

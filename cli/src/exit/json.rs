@@ -47,6 +47,7 @@ impl CliError {
                 _ => "server_error",
             },
             CliError::Invalid(_) => "invalid_response",
+            CliError::OutputSchema { .. } => "output_schema_mismatch",
             CliError::Timeout {
                 connecting: true, ..
             } => "connect_timeout",
@@ -123,6 +124,18 @@ impl CliError {
                 {
                     error.insert("data".into(), data);
                 }
+            }
+            CliError::OutputSchema {
+                tool,
+                violations,
+                total,
+            } => {
+                error.insert("tool".into(), tool.clone().into());
+                let violations = violations
+                    .iter()
+                    .map(|(pointer, message)| json!({"pointer": pointer, "message": message}));
+                error.insert("violations".into(), violations.collect());
+                error.insert("violationCount".into(), (*total).into());
             }
             CliError::Http { status, what, .. } => {
                 error.insert("httpStatus".into(), (*status).into());

@@ -102,6 +102,11 @@ fn all() -> Vec<CliError> {
             required: vec!["a".into(), "b".into()],
             signature: "a: number, b: number".into(),
         })),
+        CliError::OutputSchema {
+            tool: "add".into(),
+            violations: vec![("/sum".into(), r#""x" is not of type "number""#.into())],
+            total: 2,
+        },
     ]
 }
 
@@ -111,7 +116,8 @@ fn documented_codes() {
     assert_eq!(
         codes,
         [
-            2, 3, 3, 3, 3, 4, 5, 130, 143, 129, 1, 1, 2, 4, 3, 3, 3, 2, 2, 2, 3, 5, 3, 4, 3, 4, 4
+            2, 3, 3, 3, 3, 4, 5, 130, 143, 129, 1, 1, 2, 4, 3, 3, 3, 2, 2, 2, 3, 5, 3, 4, 3, 4, 4,
+            4
         ]
     );
     assert_eq!(Exit::Ok.code(), 0);

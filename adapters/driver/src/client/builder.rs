@@ -64,6 +64,7 @@ pub struct ClientBuilder<R: Runtime> {
     #[cfg(feature = "http")]
     http_trace: Option<crate::options::HttpTraceTap>,
     list_budget: ListBudget,
+    validate_output: bool,
     max_outbound: Option<usize>,
     stall_timeout: Option<Option<Duration>>,
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
@@ -131,6 +132,7 @@ impl<R: Runtime> ClientBuilder<R> {
             #[cfg(feature = "http")]
             http_trace: None,
             list_budget: ListBudget::default(),
+            validate_output: true,
             max_outbound: None,
             stall_timeout: None,
             phase_slot: None,
@@ -180,6 +182,26 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.protocol_version = Some(version);
+        self
+    }
+
+    /// Whether tool results are checked against the tools' output schemas (default: on), as
+    /// the spec asks of a client.
+    ///
+    /// When on, [`Client::list_tools`] compiles each listed tool's `outputSchema` once and
+    /// keeps them until the next listing, or until the server sends
+    /// `notifications/tools/list_changed` (which drops them). Then
+    /// [`Client::call_tool`] / [`call_tool_with`](Client::call_tool_with) (and a task's
+    /// result) fail with [`Error::OutputSchema`] when a tool that declared a schema returns
+    /// a result that is not `isError` and whose `structuredContent` is missing or does not
+    /// validate. Not checked: a tool the client never listed (call
+    /// [`list_tools`](Client::list_tools) first), a tool whose schema does not compile (a
+    /// warning is logged; external `$ref`s are never fetched), raw requests
+    /// ([`Client::request_raw`]), and calls made with
+    /// [`CallOptions::skip_output_check`](crate::CallOptions::skip_output_check).
+    #[must_use]
+    pub fn validate_output(mut self, enabled: bool) -> Self {
+        self.validate_output = enabled;
         self
     }
 
@@ -782,6 +804,7 @@ impl<R: Runtime> ClientBuilder<R> {
                 close_bound: graces + crate::driver::FLUSH_GRACE * 2 + CLOSE_MARGIN,
                 handlers: self.handlers.clone(),
                 list_budget: self.list_budget,
+                validate_output: self.validate_output,
                 #[cfg(feature = "http")]
                 auth,
             }),

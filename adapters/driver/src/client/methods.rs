@@ -83,14 +83,21 @@ impl<R: Runtime> Client<R> {
         }
     }
 
-    /// Every tool, following every page.
+    /// Every tool, following every page. Also compiles and keeps the tools' output schemas,
+    /// replacing those of the previous listing, to check later tool results against (see
+    /// [`ClientBuilder::validate_output`](crate::ClientBuilder::validate_output)).
     ///
     /// # Errors
     ///
-    /// See [`Error`]; [`Error::Pagination`] when the pages do not end.
+    /// See [`Error`]; [`Error::Pagination`] when the pages do not end. A failed listing
+    /// leaves the previous listing's schemas in place.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.list_all::<ListTools, _>(&CallOptions::new(), |p| (p.tools, p.next_cursor))
-            .await
+        let listed_at = self.inner.shared.output_schemas.generation();
+        let tools = self
+            .list_all::<ListTools, _>(&CallOptions::new(), |p| (p.tools, p.next_cursor))
+            .await?;
+        self.keep_output_schemas(listed_at, &tools);
+        Ok(tools)
     }
 
     /// Calls a tool. `arguments` serializes to a JSON object (or `()` / `None` for none).
@@ -100,6 +107,9 @@ impl<R: Runtime> Client<R> {
     /// # Errors
     ///
     /// See [`Error`]. A tool's own failure is `Ok` with `is_error: Some(true)`.
+    /// [`Error::OutputSchema`] when the tool declared an `outputSchema` in the last
+    /// [`list_tools`](Self::list_tools) and the result's `structuredContent` is missing or
+    /// does not match it (see [`ClientBuilder::validate_output`](crate::ClientBuilder::validate_output)).
     pub async fn call_tool(
         &self,
         name: impl AsRef<str>,
@@ -125,13 +135,13 @@ impl<R: Runtime> Client<R> {
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<CallToolResult, Error> {
-        let raw = self
-            .call_tool_raw(name.as_ref(), arguments, options)
-            .await?;
-        match self.task_of(&raw)? {
+        let name = name.as_ref();
+        let check = !options.skip_output_check;
+        let raw = self.call_tool_raw(name, arguments, options).await?;
+        match self.task_of(name, check, &raw)? {
             // Boxed: polling a task is rare and its future large (see `call`).
             Some(task) => Box::pin(task.wait_cancelling_on_drop()).await,
-            None => self.decode_tool_result(&raw),
+            None => self.check_output(name, self.decode_tool_result(&raw)?, check),
         }
     }
 

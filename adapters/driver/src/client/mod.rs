@@ -6,9 +6,12 @@ mod command_line;
 mod constructors;
 mod listen;
 mod methods;
+mod output_schema;
 mod tasks;
 
 pub use budget::{ListBudget, ListLimit, MAX_PAGES};
+pub(crate) use output_schema::SchemaCache;
+pub use output_schema::{MAX_VIOLATIONS, SchemaViolation};
 pub use tasks::{TaskHandle, ToolCall};
 
 use std::borrow::Cow;
@@ -67,6 +70,9 @@ pub(crate) struct Inner<R: Runtime> {
     pub(crate) handlers: crate::handler::Handlers,
     /// What one paginated list may cost.
     pub(crate) list_budget: ListBudget,
+    /// Whether tool results are checked against the tools' output schemas
+    /// ([`ClientBuilder::validate_output`]).
+    pub(crate) validate_output: bool,
     /// The OAuth state of an HTTP connection with an [`AuthProvider`](crate::auth::AuthProvider).
     #[cfg(feature = "http")]
     pub(crate) auth: Option<Arc<crate::auth::AuthSession<R>>>,

@@ -39,6 +39,10 @@ pub struct TaskHandle<R: Runtime> {
     poller: TaskPoller,
     /// What the last state seen means, not yet acted on.
     step: Option<TaskStep>,
+    /// The tool whose call this is, and whether its result is checked against the tool's
+    /// output schema.
+    tool: String,
+    check_output: bool,
 }
 
 impl<R: Runtime> fmt::Debug for TaskHandle<R> {
@@ -63,17 +67,26 @@ impl<R: Runtime> Client<R> {
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<ToolCall<R>, Error> {
-        let raw = self
-            .call_tool_raw(name.as_ref(), arguments, options)
-            .await?;
-        match self.task_of(&raw)? {
+        let name = name.as_ref();
+        let check = !options.skip_output_check;
+        let raw = self.call_tool_raw(name, arguments, options).await?;
+        match self.task_of(name, check, &raw)? {
             Some(task) => Ok(ToolCall::Task(task)),
-            None => self.decode_tool_result(&raw).map(ToolCall::Complete),
+            None => self
+                .check_output(name, self.decode_tool_result(&raw)?, check)
+                .map(ToolCall::Complete),
         }
     }
 
-    /// The task a result announces, when the extension is declared and it is one.
-    pub(crate) fn task_of(&self, raw: &RawResult) -> Result<Option<TaskHandle<R>>, Error> {
+    /// The task a result of `tool` announces, when the extension is declared and it is one;
+    /// `check_output` says whether the task's result is checked against the tool's output
+    /// schema.
+    pub(crate) fn task_of(
+        &self,
+        tool: &str,
+        check_output: bool,
+        raw: &RawResult,
+    ) -> Result<Option<TaskHandle<R>>, Error> {
         if !self.inner.handlers.tasks {
             return Ok(None);
         }
@@ -94,6 +107,8 @@ impl<R: Runtime> Client<R> {
             client: self.clone(),
             poller,
             step: Some(step),
+            tool: tool.to_owned(),
+            check_output,
         }))
     }
 }
@@ -120,7 +135,10 @@ impl<R: Runtime> TaskHandle<R> {
     ///
     /// [`Error::Remote`] for a `failed` task (its JSON-RPC error) or a handler's refusal of an
     /// input request (the task is then cancelled), [`Error::Cancelled`] for a `cancelled`
-    /// task, [`Error::Task`] when it cannot be followed, and the errors of the connection.
+    /// task, [`Error::Task`] when it cannot be followed, [`Error::OutputSchema`] when the
+    /// result does not match the tool's output schema (see
+    /// [`ClientBuilder::validate_output`](crate::ClientBuilder::validate_output)), and the
+    /// errors of the connection.
     pub async fn wait(mut self) -> Result<CallToolResult, Error> {
         loop {
             let step = match self.step.take() {
@@ -130,7 +148,12 @@ impl<R: Runtime> TaskHandle<R> {
             match step {
                 TaskStep::Working { .. } => {}
                 TaskStep::Input { requests } => self.answer(requests).await?,
-                TaskStep::Completed(raw) => return self.client.decode_tool_result(&raw.into()),
+                TaskStep::Completed(raw) => {
+                    let result = self.client.decode_tool_result(&raw.into())?;
+                    return self
+                        .client
+                        .check_output(&self.tool, result, self.check_output);
+                }
                 TaskStep::Failed(e) => return Err(self.remote(e)),
                 TaskStep::Cancelled { .. } => {
                     return Err(Error::Cancelled {

@@ -5,7 +5,7 @@ use std::task::Waker;
 
 use futures_util::future::{Either, select};
 use mcp_proto::jsonrpc::{self, ErrorObject};
-use mcp_proto::session::{Event, ServerNotification};
+use mcp_proto::session::{Event, NotificationKind, ServerNotification};
 use mcp_proto::types::v2026::ListenFilter;
 use tokio::sync::{broadcast, oneshot};
 
@@ -137,7 +137,14 @@ impl<R: Runtime> Driver<R> {
                         tracing::debug!(server = &*self.shared.name, %id, reason, "server cancelled its request");
                         state.handlers.remove(&id);
                     }
-                    Event::Notification(n) => deliveries.push(Delivery::Notification(n)),
+                    Event::Notification(n) => {
+                        // Before the notification is seen: a call made on seeing it must not
+                        // be checked against the old schemas.
+                        if n.kind() == NotificationKind::ToolsListChanged {
+                            self.shared.output_schemas.tools_changed();
+                        }
+                        deliveries.push(Delivery::Notification(n));
+                    }
                     Event::SubscriptionAcknowledged { handle, honoured } => {
                         if let Some(tx) = state
                             .listens
@@ -151,6 +158,10 @@ impl<R: Runtime> Driver<R> {
                         handle,
                         notification,
                     } => {
+                        // The 2026 era says it only on a subscription: the same drop.
+                        if notification.kind() == NotificationKind::ToolsListChanged {
+                            self.shared.output_schemas.tools_changed();
+                        }
                         if let Some(sink) = state.listens.get(&handle) {
                             deliveries.push(Delivery::Listen(sink.tx.clone(), notification));
                         }

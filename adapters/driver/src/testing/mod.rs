@@ -20,6 +20,7 @@ pub mod http_suite;
 pub mod listen_suite;
 pub mod manager;
 pub mod oauth_server;
+pub mod output_schema_suite;
 mod pipe;
 #[cfg(target_os = "linux")]
 pub mod process;

@@ -19,6 +19,9 @@ pub use super::handler_suite::{cancel_handle_cancels_with_reason, typed_handlers
 pub use super::listen_suite::{
     listen_in_the_initialize_era, listen_refused_unacknowledged_closed, listen_routes_and_ends,
 };
+pub use super::output_schema_suite::{
+    output_schema_is_checked, output_schema_opt_out, output_schemas_dropped_on_list_changed,
+};
 pub use super::task_suite::{
     task_handle_cancel_fail_and_drop, task_is_awaited_transparently,
     task_without_the_extension_is_refused,

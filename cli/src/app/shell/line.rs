@@ -276,7 +276,9 @@ mod tests {
         let c = run(r#"call echo text="hello world" --json"#);
         assert!(c.output.json);
         match c.command {
-            Command::Call { tool, args, server } => {
+            Command::Call {
+                tool, args, server, ..
+            } => {
                 assert_eq!(tool, "echo");
                 assert_eq!(args.pairs, vec!["text=hello world".to_owned()]);
                 assert!(server.argv.is_empty());
