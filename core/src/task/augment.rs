@@ -5,7 +5,12 @@
 //! is `optional` or `required`; `required` means the call must use a task. A tool without
 //! `execution`, with `forbidden`, or with a value this client does not know never gets one.
 
+use crate::time::Duration;
 use crate::types::{ServerCapabilities, TaskSupport, Tool};
+
+/// The `ttl` a client asks for when the caller names none: long enough for a slow tool and
+/// for the client to fetch the result, short enough that an abandoned task does not linger.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 
 /// How a `tools/call` may use a task, from [`tools_call`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,14 +51,23 @@ pub fn server_accepts(capabilities: &ServerCapabilities) -> bool {
 /// How a call of `tool` may use a task with a server that declared `capabilities`.
 #[must_use]
 pub fn tools_call(capabilities: &ServerCapabilities, tool: &Tool) -> Augmentation {
+    let support = tool
+        .execution
+        .as_ref()
+        .and_then(|e| e.task_support.as_ref());
+    tools_call_with(capabilities, support)
+}
+
+/// [`tools_call`] from the tool's `execution.taskSupport` alone (`None`: absent).
+#[must_use]
+pub fn tools_call_with(
+    capabilities: &ServerCapabilities,
+    support: Option<&TaskSupport>,
+) -> Augmentation {
     if !server_accepts(capabilities) {
         return Augmentation::Forbidden;
     }
-    match tool
-        .execution
-        .as_ref()
-        .and_then(|e| e.task_support.as_ref())
-    {
+    match support {
         Some(TaskSupport::Optional) => Augmentation::Optional,
         Some(TaskSupport::Required) => Augmentation::Required,
         _ => Augmentation::Forbidden,

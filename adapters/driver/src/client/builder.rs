@@ -782,6 +782,7 @@ impl<R: Runtime> ClientBuilder<R> {
                 close_bound: graces + crate::driver::FLUSH_GRACE * 2 + CLOSE_MARGIN,
                 handlers: self.handlers.clone(),
                 list_budget: self.list_budget,
+                task_support: super::tasks::TaskSupportCache::default(),
                 #[cfg(feature = "http")]
                 auth,
             }),

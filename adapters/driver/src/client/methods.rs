@@ -89,8 +89,11 @@ impl<R: Runtime> Client<R> {
     ///
     /// See [`Error`]; [`Error::Pagination`] when the pages do not end.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.list_all::<ListTools, _>(&CallOptions::new(), |p| (p.tools, p.next_cursor))
-            .await
+        let tools = self
+            .list_all::<ListTools, _>(&CallOptions::new(), |p| (p.tools, p.next_cursor))
+            .await?;
+        self.inner.task_support.remember(&tools);
+        Ok(tools)
     }
 
     /// Calls a tool. `arguments` serializes to a JSON object (or `()` / `None` for none).
@@ -125,28 +128,38 @@ impl<R: Runtime> Client<R> {
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<CallToolResult, Error> {
-        let raw = self
-            .call_tool_raw(name.as_ref(), arguments, options)
+        let task_options = options.clone();
+        let (raw, augmented) = self
+            .call_tool_raw(name.as_ref(), arguments, options, false)
             .await?;
-        match self.task_of(&raw)? {
+        match self.task_of(&raw, augmented, &task_options)? {
             // Boxed: polling a task is rare and its future large (see `call`).
             Some(task) => Box::pin(task.wait_cancelling_on_drop()).await,
             None => self.decode_tool_result(&raw),
         }
     }
 
-    /// Sends `tools/call` and returns the raw result.
+    /// Sends `tools/call` and returns the raw result, and whether the call carried
+    /// `params.task` (2025-11-25: the answer is then a `CreateTaskResult`). `wants_task`:
+    /// the caller asked for a task handle, so a tool that only allows a task gets one too.
     pub(crate) async fn call_tool_raw(
         &self,
         name: &str,
         arguments: impl Serialize,
         options: CallOptions,
-    ) -> Result<RawResult, Error> {
+        wants_task: bool,
+    ) -> Result<(RawResult, bool), Error> {
         // The arguments serialized once, straight into their place in the params (see
         // `RawParams::tool_call`).
-        let params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
-        self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
-            .await
+        let mut params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
+        let augmented = self.augmentation(name).await.uses_task(wants_task);
+        if augmented {
+            params = self.with_task(&params, &options)?;
+        }
+        let raw = self
+            .call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
+            .await?;
+        Ok((raw, augmented))
     }
 
     /// Decodes a `tools/call` result.
