@@ -464,14 +464,24 @@ impl Drop for CancelTaskOnDrop {
         };
         let now = (self.now)();
         let mut state = self.shared.lock();
-        // The driver ignores completions it has no call for; a closed session refuses,
-        // which is fine: nothing to cancel at.
-        let sent = state.core.session_mut().send_request(
-            now,
-            Cow::Borrowed(TASKS_CANCEL),
-            Some(params.into()),
-            mcp_proto::session::RequestOptions::new(),
-        );
+        let session = state.core.session_mut();
+        // Detached in the initialize era: the caller may be stopping the program, and a
+        // close that follows at once must not swallow the cancel. The discover era's
+        // requests need their envelope, so there it is an ordinary request (the driver
+        // ignores completions it has no call for). A closed session refuses, which is fine:
+        // nothing to cancel at.
+        let sent = if session.era() == Some(mcp_proto::session::Era::Initialize) {
+            session.send_detached_request(Cow::Borrowed(TASKS_CANCEL), Some(params))
+        } else {
+            session
+                .send_request(
+                    now,
+                    Cow::Borrowed(TASKS_CANCEL),
+                    Some(params.into()),
+                    mcp_proto::session::RequestOptions::new(),
+                )
+                .map(drop)
+        };
         tracing::debug!(
             server = &*self.shared.name,
             ok = sent.is_ok(),
