@@ -119,6 +119,23 @@ mod everything_tasks {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dropping_the_call_sends_tasks_cancel() {
+        let Some(peers) = setup(Transport::Stdio) else {
+            return;
+        };
+        tokio::time::timeout(
+            GUARD,
+            everything_tasks::everything_task_drop(
+                TokioRuntime::current(),
+                peers,
+                Transport::Stdio,
+            ),
+        )
+        .await
+        .expect("task drop hung");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cancel_sends_tasks_cancel_and_ends_cancelled() {
         let Some(peers) = setup(Transport::Stdio) else {
             return;

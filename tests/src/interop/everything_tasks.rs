@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_driver::mcp_proto::types::TaskStatus;
-use mcp_driver::{CallOptions, Error, Runtime, ToolCall};
+use mcp_driver::{CallOptions, Error, Runtime, ToolCall, WireDirection};
 use serde_json::json;
 
 use super::everything::{full_builder, start_with};
@@ -80,5 +80,49 @@ pub async fn everything_task_cancel<R: Runtime>(rt: R, peers: Peers, transport: 
         Err(Error::Cancelled { .. }) => {}
         other => panic!("expected a cancelled task, got {other:?}"),
     }
+    s.finish(&rt, CLOSE_BOUND).await;
+}
+
+/// Dropping a transparent `call_tool` while its task runs sends `tasks/cancel` for it (the
+/// call is dropped once the first status shows the task exists).
+pub async fn everything_task_drop<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let sent: Arc<Mutex<Vec<u8>>> = Arc::default();
+    let tap = sent.clone();
+    let (builder, _) = full_builder();
+    let builder = builder.on_wire(move |direction, bytes| {
+        if direction == WireDirection::Sent {
+            tap.lock().expect("lock").extend_from_slice(bytes);
+        }
+    });
+    let s = start_with(&rt, builder, &peers, transport).await;
+    let (created_rx, created_tx) = futures_util::future::abortable(std::future::pending::<()>());
+    let created_tx = Mutex::new(Some(created_tx));
+    let options = CallOptions::new().on_task_status(move |_, _| {
+        if let Some(handle) = created_tx.lock().expect("lock").take() {
+            handle.abort();
+        }
+    });
+    {
+        let call = s.client.call_tool_with(
+            "simulate-research-query",
+            json!({"topic": "dropped"}),
+            options,
+        );
+        let call = std::pin::pin!(call);
+        if let futures_util::future::Either::Left((r, _)) =
+            futures_util::future::select(call, created_rx).await
+        {
+            panic!("ended before dropped: {r:?}");
+        }
+        // The task exists; the call future is dropped at the end of this block.
+    }
+    // The cancel goes out with the next flush; a ping after it proves it was written.
+    s.client.ping().await.expect("ping");
+    let wire = String::from_utf8_lossy(&sent.lock().expect("lock")).into_owned();
+    let cancel = wire
+        .lines()
+        .find(|l| l.contains("\"tasks/cancel\""))
+        .unwrap_or_else(|| panic!("no tasks/cancel sent:\n{wire}"));
+    assert!(cancel.contains("taskId"), "{cancel}");
     s.finish(&rt, CLOSE_BOUND).await;
 }
