@@ -152,7 +152,12 @@ impl<R: Runtime> Client<R> {
         // The arguments serialized once, straight into their place in the params (see
         // `RawParams::tool_call`).
         let mut params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
-        let augmented = self.augmentation(name).await.uses_task(wants_task);
+        // Boxed, and only when a task is possible at all: the tool lookup may fetch
+        // `tools/list`, which would otherwise make every call's future large.
+        let augmented = self.may_augment()
+            && Box::pin(self.augmentation(name))
+                .await
+                .uses_task(wants_task);
         if augmented {
             params = self.with_task(&params, &options)?;
         }

@@ -128,10 +128,7 @@ impl<R: Runtime> Client<R> {
     /// no task (the server's own error then says what is wrong).
     pub(crate) async fn augmentation(&self, name: &str) -> Augmentation {
         let capabilities = self.capabilities();
-        if self.era() != Era::Initialize
-            || self.protocol_version() < ProtocolVersion::V2025_11_25
-            || !augment::server_accepts(capabilities)
-        {
+        if !self.may_augment() {
             return Augmentation::Forbidden;
         }
         let support = match self.inner.task_support.lookup(name) {
@@ -145,6 +142,14 @@ impl<R: Runtime> Client<R> {
             },
         };
         augment::tools_call_with(capabilities, support.as_ref())
+    }
+
+    /// Whether any `tools/call` of this connection may carry `params.task`: protocol
+    /// 2025-11-25 or later in the initialize era, with a server that accepts it.
+    pub(crate) fn may_augment(&self) -> bool {
+        self.era() == Era::Initialize
+            && self.protocol_version() >= ProtocolVersion::V2025_11_25
+            && augment::server_accepts(self.capabilities())
     }
 
     /// `params` with `params.task {ttl}` (the call's [`CallOptions::task_ttl`], else the
