@@ -58,3 +58,45 @@ fn a_long_operation_with_progress_outlives_the_timeout() {
         "{stdout}"
     );
 }
+
+/// `simulate-research-query` requires a task (`execution.taskSupport: "required"`): `mcp call`
+/// sends `params.task`, follows the task and prints the report; with `-v` the task's status
+/// changes are lines on stderr; `--json` gives the final result as for a plain call.
+#[test]
+fn a_task_required_tool_completes_and_shows_its_status() {
+    let Some(server) = everything() else { return };
+    let o = Command::new(MCP)
+        .args(["-v", "call", "simulate-research-query", "topic=rust", "--"])
+        .args(&server)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("# Research Report: rust"), "{stdout}");
+    assert!(stderr.contains("task working"), "{stderr}");
+    assert!(stderr.contains("task completed"), "{stderr}");
+
+    let o = Command::new(MCP)
+        .args([
+            "--json",
+            "call",
+            "simulate-research-query",
+            "topic=json",
+            "--",
+        ])
+        .args(&server)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("# Research Report: json"), "{result}");
+}

@@ -24,6 +24,23 @@
 //! The poller never reads a clock and does no I/O: the adapter sleeps until
 //! [`poll_timeout`](TaskPoller::poll_timeout), sends what [`poll`](TaskPoller::poll) returns,
 //! and feeds the answer to [`handle_get`](TaskPoller::handle_get).
+//!
+//! The same poller follows a task of protocol 2025-11-25 (the initialize era), where the rules
+//! agree except for three points, so a caller sees one model in both eras:
+//!
+//! - The task arrives as a `CreateTaskResult` (`{"task": {...}}`, durations `ttl` and
+//!   `pollInterval` in milliseconds): [`TaskPoller::from_create_task`].
+//! - `tasks/get` carries the status only. When it turns `completed` or `failed` (or
+//!   `input_required`, whose requests the server sends while `tasks/result` is open) the step
+//!   is [`TaskStep::ResultReady`]: send `tasks/result` with
+//!   [`result_params`](TaskPoller::result_params) and feed its answer to
+//!   [`handle_result`](TaskPoller::handle_result), which gives the terminal step (the
+//!   payload, or the JSON-RPC error the original request failed with). No `tasks/get` is due
+//!   while `tasks/result` is open.
+//! - `notifications/tasks/status` may come: [`handle_status`](TaskPoller::handle_status)
+//!   takes it in like a `tasks/get` answer, but polling never waits for one.
+//!
+//! [`augment`] decides whether a `tools/call` of that era carries `params.task` at all.
 
 use std::collections::HashSet;
 
@@ -41,6 +58,12 @@ pub const TASKS_GET: &str = "tasks/get";
 pub const TASKS_UPDATE: &str = "tasks/update";
 /// `tasks/cancel`.
 pub const TASKS_CANCEL: &str = "tasks/cancel";
+/// `tasks/result` (2025-11-25): the payload of a terminal task.
+pub const TASKS_RESULT: &str = "tasks/result";
+/// `notifications/tasks/status` (2025-11-25).
+pub const TASKS_STATUS_NOTIFICATION: &str = "notifications/tasks/status";
+
+pub mod augment;
 
 /// Bounds on what a server may ask of the poller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,10 +106,11 @@ struct TaskView {
     status: TaskStatus,
     #[serde(default)]
     status_message: Option<String>,
-    /// Absent, `null` (unlimited) or a number of milliseconds.
-    #[serde(default)]
+    /// Absent, `null` (unlimited) or a number of milliseconds (`ttl` in 2025-11-25).
+    #[serde(default, alias = "ttl")]
     ttl_ms: Option<serde_json::Value>,
-    #[serde(default)]
+    /// `pollInterval` in 2025-11-25.
+    #[serde(default, alias = "pollInterval")]
     poll_interval_ms: Option<serde_json::Value>,
     #[serde(default)]
     result: Option<Box<RawValue>>,
@@ -126,13 +150,20 @@ pub enum TaskStep {
     Expired,
     /// Terminal here: `tasks/get` failed (an unknown task, say) or its answer was unreadable.
     Lost(String),
+    /// 2025-11-25: the task is ready for `tasks/result` (send it with
+    /// [`TaskPoller::result_params`], feed the answer to [`TaskPoller::handle_result`]).
+    /// Reported once per task.
+    ResultReady,
 }
 
 impl TaskStep {
     /// Whether nothing more will happen for this task.
     #[must_use]
     pub fn is_terminal(&self) -> bool {
-        !matches!(self, TaskStep::Working { .. } | TaskStep::Input { .. })
+        !matches!(
+            self,
+            TaskStep::Working { .. } | TaskStep::Input { .. } | TaskStep::ResultReady
+        )
     }
 }
 
@@ -150,6 +181,10 @@ pub struct TaskPoller {
     in_flight: bool,
     finished: bool,
     surfaced: HashSet<String>,
+    /// 2025-11-25: the payload comes from `tasks/result`, not from `tasks/get`.
+    fetches_result: bool,
+    /// 2025-11-25: [`TaskStep::ResultReady`] was reported; polling stopped.
+    result_due: bool,
 }
 
 impl TaskPoller {
@@ -170,6 +205,35 @@ impl TaskPoller {
         }
         let view = serde_json::from_str::<TaskView>(raw.get())
             .map_err(|e| format!("invalid task result: {e}"))?;
+        Ok(Self::seeded(view, now, policy, false))
+    }
+
+    /// Starts from a 2025-11-25 `CreateTaskResult` (`{"task": {...}}`) received at `now`, the
+    /// answer of a task-augmented request. Returns the poller and the step the seed means.
+    ///
+    /// # Errors
+    ///
+    /// A description of what is wrong with `raw` (no `task` object, no `taskId`, ...).
+    pub fn from_create_task(
+        raw: &RawValue,
+        now: Instant,
+        policy: TaskPolicy,
+    ) -> Result<(TaskPoller, TaskStep), String> {
+        #[derive(Deserialize)]
+        struct Created {
+            task: TaskView,
+        }
+        let created = serde_json::from_str::<Created>(raw.get())
+            .map_err(|e| format!("invalid CreateTaskResult: {e}"))?;
+        Ok(Self::seeded(created.task, now, policy, true))
+    }
+
+    fn seeded(
+        view: TaskView,
+        now: Instant,
+        policy: TaskPolicy,
+        fetches_result: bool,
+    ) -> (TaskPoller, TaskStep) {
         let mut poller = TaskPoller {
             task_id: view.task_id.clone(),
             policy,
@@ -181,9 +245,11 @@ impl TaskPoller {
             in_flight: false,
             finished: false,
             surfaced: HashSet::new(),
+            fetches_result,
+            result_due: false,
         };
         let step = poller.observe(now, view);
-        Ok((poller, step))
+        (poller, step)
     }
 
     /// The task's id (for `tasks/get`, `tasks/update`, `tasks/cancel`).
@@ -212,7 +278,11 @@ impl TaskPoller {
         if self.finished {
             return None;
         }
-        let poll = if self.in_flight { None } else { self.next_poll };
+        let poll = if self.in_flight || self.result_due {
+            None
+        } else {
+            self.next_poll
+        };
         match (poll, self.expires) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -223,7 +293,11 @@ impl TaskPoller {
     /// [`handle_get`](Self::handle_get)).
     #[must_use]
     pub fn poll(&mut self, now: Instant) -> Option<TaskIdParams> {
-        if self.finished || self.in_flight || self.next_poll.is_none_or(|t| now < t) {
+        if self.finished
+            || self.in_flight
+            || self.result_due
+            || self.next_poll.is_none_or(|t| now < t)
+        {
             return None;
         }
         self.in_flight = true;
@@ -249,6 +323,11 @@ impl TaskPoller {
         if self.finished {
             return TaskStep::Lost("the task already finished".into());
         }
+        if self.result_due {
+            // A status notification already made the result due; this late answer adds
+            // nothing (the payload comes from `tasks/result`).
+            return TaskStep::Working { message: None };
+        }
         let view = match answer {
             Ok(raw) => match serde_json::from_str::<TaskView>(raw.get()) {
                 Ok(v) if v.task_id == self.task_id => v,
@@ -258,6 +337,57 @@ impl TaskPoller {
             Err(e) => return self.lose(format!("tasks/get failed: {e}")),
         };
         self.observe(now, view)
+    }
+
+    /// A `notifications/tasks/status` (its params, a task) seen at `now`: taken in like a
+    /// `tasks/get` answer. `None` when it is about another task, unreadable, or comes after
+    /// the outcome is settled (finished, or `tasks/result` already due): notifications are a
+    /// hint, never relied on, and never end a task by themselves being odd.
+    #[must_use]
+    pub fn handle_status(&mut self, now: Instant, params: &RawValue) -> Option<TaskStep> {
+        if self.finished || self.result_due {
+            return None;
+        }
+        let view = serde_json::from_str::<TaskView>(params.get()).ok()?;
+        if view.task_id != self.task_id {
+            return None;
+        }
+        Some(self.observe(now, view))
+    }
+
+    /// The params of `tasks/result` (2025-11-25), once [`TaskStep::ResultReady`] was reported.
+    #[must_use]
+    pub fn result_params(&self) -> TaskIdParams {
+        self.id_params()
+    }
+
+    /// The answer to `tasks/result`: the original request's result ([`TaskStep::Completed`],
+    /// for `tools/call` a `CallToolResult`, possibly `isError`) or its JSON-RPC error
+    /// ([`TaskStep::Failed`]). Terminal, reported once: a second answer is
+    /// [`TaskStep::Lost`].
+    #[must_use]
+    pub fn handle_result(&mut self, answer: Result<Box<RawValue>, ErrorObject>) -> TaskStep {
+        if self.finished {
+            return TaskStep::Lost("the task already finished".into());
+        }
+        self.finished = true;
+        match answer {
+            Ok(raw) => {
+                self.status = TaskStatus::Completed;
+                TaskStep::Completed(raw)
+            }
+            Err(e) => {
+                self.status = TaskStatus::Failed;
+                TaskStep::Failed(e)
+            }
+        }
+    }
+
+    /// When `tasks/result` is due, how long it may stay open before the TTL backstop (`None`:
+    /// no backstop), so the adapter can bound the blocking request.
+    #[must_use]
+    pub fn result_deadline(&self) -> Option<Instant> {
+        self.expires
     }
 
     /// The params of `tasks/cancel` (the answer is only an acknowledgement; keep polling to
@@ -321,6 +451,20 @@ impl TaskPoller {
             None => {}
         }
         self.next_poll = now.checked_add(self.interval);
+        if self.fetches_result {
+            return match view.status {
+                TaskStatus::Completed | TaskStatus::Failed | TaskStatus::InputRequired => {
+                    self.result_due = true;
+                    TaskStep::ResultReady
+                }
+                TaskStatus::Cancelled => self.end(TaskStep::Cancelled {
+                    message: view.status_message,
+                }),
+                _ => TaskStep::Working {
+                    message: view.status_message,
+                },
+            };
+        }
         match view.status {
             TaskStatus::Completed => match view.result {
                 Some(result) => self.end(TaskStep::Completed(result)),
@@ -374,3 +518,5 @@ fn millis(v: &serde_json::Value) -> Option<Duration> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_initialize_era;

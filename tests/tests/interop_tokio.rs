@@ -95,3 +95,60 @@ interop_tests!(era:
     era_everything_stdio_auto,
     era_everything_http_auto,
 );
+
+/// Tasks of 2025-11-25 over stdio (`simulate-research-query` requires a task).
+mod everything_tasks {
+    use super::*;
+    use mcp_tests::interop::everything_tasks;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn call_completes_through_the_task() {
+        let Some(peers) = setup(Transport::Stdio) else {
+            return;
+        };
+        tokio::time::timeout(
+            GUARD,
+            everything_tasks::everything_task_call(
+                TokioRuntime::current(),
+                peers,
+                Transport::Stdio,
+            ),
+        )
+        .await
+        .expect("task call hung");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dropping_the_call_sends_tasks_cancel() {
+        let Some(peers) = setup(Transport::Stdio) else {
+            return;
+        };
+        tokio::time::timeout(
+            GUARD,
+            everything_tasks::everything_task_drop(
+                TokioRuntime::current(),
+                peers,
+                Transport::Stdio,
+            ),
+        )
+        .await
+        .expect("task drop hung");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cancel_sends_tasks_cancel_and_ends_cancelled() {
+        let Some(peers) = setup(Transport::Stdio) else {
+            return;
+        };
+        tokio::time::timeout(
+            GUARD,
+            everything_tasks::everything_task_cancel(
+                TokioRuntime::current(),
+                peers,
+                Transport::Stdio,
+            ),
+        )
+        .await
+        .expect("task cancel hung");
+    }
+}

@@ -159,7 +159,15 @@ pub struct CallOptions {
     pub(crate) cancel: Option<CancelHandle>,
     /// Set by [`skip_output_check`](Self::skip_output_check).
     pub(crate) skip_output_check: bool,
+    /// Told every status a task made of the call goes through.
+    pub(crate) task_status: Option<TaskStatusSink>,
+    /// The `ttl` asked for a task made of the call (2025-11-25).
+    pub(crate) task_ttl: Option<Duration>,
 }
+
+/// Where a task's status changes go: the status and the server's message, if any.
+pub(crate) type TaskStatusSink =
+    Arc<dyn Fn(&mcp_proto::types::TaskStatus, Option<&str>) + Send + Sync>;
 
 impl fmt::Debug for CallOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -168,6 +176,8 @@ impl fmt::Debug for CallOptions {
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
             .field("skip_output_check", &self.skip_output_check)
+            .field("task_status", &self.task_status.is_some())
+            .field("task_ttl", &self.task_ttl)
             .finish()
     }
 }
@@ -211,6 +221,28 @@ impl CallOptions {
         self.request = self.request.progress();
         self.progress = Some(ProgressSink::Latest(Arc::new(tx)));
         (self, ProgressWatch { rx })
+    }
+
+    /// Calls `f` with each status a task made of the call goes through (`working`,
+    /// `input_required`, ..., with the server's status message), as the client learns it
+    /// from `tasks/get` or `notifications/tasks/status`. Called on the caller's task between
+    /// polls: keep it short.
+    #[must_use]
+    pub fn on_task_status(
+        mut self,
+        f: impl Fn(&mcp_proto::types::TaskStatus, Option<&str>) + Send + Sync + 'static,
+    ) -> Self {
+        self.task_status = Some(Arc::new(f));
+        self
+    }
+
+    /// The lifetime to ask for when the call becomes a task (protocol 2025-11-25: the
+    /// `ttl` of `params.task`; the server may shorten it). Default:
+    /// [`DEFAULT_TASK_TTL`](mcp_proto::task::augment::DEFAULT_TASK_TTL).
+    #[must_use]
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = Some(ttl);
+        self
     }
 
     /// Makes the call cancellable through the returned [`CancelHandle`], besides dropping its

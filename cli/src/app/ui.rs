@@ -85,6 +85,25 @@ impl Ui {
         }
     }
 
+    /// Shows a task's status where the progress bar goes (`task working: Analyzing...`): on
+    /// a terminal as the bar, else as a line with `-v`. Never with `-q`.
+    pub fn task_status(&self, status: &str, message: Option<&str>) {
+        if self.quiet {
+            return;
+        }
+        let line = match message {
+            Some(m) => format!("task {status}: {m}"),
+            None => format!("task {status}"),
+        };
+        let line: String = line.chars().take(self.err_width.max(1)).collect();
+        let line = crate::redact::text(&line).into_owned();
+        if self.stderr_tty {
+            self.painter.bar(Some(line));
+        } else if self.verbose > 0 {
+            self.painter.line(&line, false);
+        }
+    }
+
     /// Removes the progress bar, if one is drawn.
     pub fn clear_progress(&self) {
         if self.stderr_tty {

@@ -17,6 +17,7 @@ mod cache;
 mod clock;
 mod completion;
 mod config;
+mod detached;
 mod discover;
 mod dispatch;
 mod envelope;
@@ -144,6 +145,12 @@ enum Queued {
         wire: u64,
     },
     Request(RequestHandle),
+    /// A request nobody waits for ([`Session::send_detached_request`]).
+    Detached {
+        wire: u64,
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+    },
     Notification {
         method: Cow<'static, str>,
         params: Option<Box<RawValue>>,
@@ -716,6 +723,18 @@ impl Session {
                     if let Some(out) = self.transmit_request(handle, buf) {
                         return Some(out);
                     }
+                }
+                Queued::Detached {
+                    wire,
+                    method,
+                    params,
+                } => {
+                    jsonrpc::encode_request(buf, &Id::from(wire), &method, params.as_deref());
+                    return Some(Outgoing {
+                        kind: MessageKind::Request,
+                        request: None,
+                        method: Some(method),
+                    });
                 }
                 Queued::Notification { method, params } => {
                     jsonrpc::encode_notification(buf, &method, params.as_deref());

@@ -73,7 +73,9 @@ fn cost(item: &Queued) -> usize {
                 Err(e) => e.message.len() + e.data.as_ref().map_or(0, |d| d.get().len()),
             }
         }
-        Queued::Notification { params, .. } => params.as_ref().map_or(0, |p| p.get().len()),
+        Queued::Notification { params, .. } | Queued::Detached { params, .. } => {
+            params.as_ref().map_or(0, |p| p.get().len())
+        }
         _ => 0,
     };
     size_of::<Queued>() + payload

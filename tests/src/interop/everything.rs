@@ -106,7 +106,7 @@ fn command(peers: &Peers) -> StdioCommand {
 }
 
 /// Starts server-everything over `transport` with `builder`.
-async fn start_with<R: Runtime>(
+pub(crate) async fn start_with<R: Runtime>(
     rt: &R,
     builder: ClientBuilder<R>,
     peers: &Peers,

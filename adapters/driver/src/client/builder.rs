@@ -805,6 +805,7 @@ impl<R: Runtime> ClientBuilder<R> {
                 handlers: self.handlers.clone(),
                 list_budget: self.list_budget,
                 validate_output: self.validate_output,
+                task_support: super::tasks::TaskSupportCache::default(),
                 #[cfg(feature = "http")]
                 auth,
             }),

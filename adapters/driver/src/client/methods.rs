@@ -97,6 +97,7 @@ impl<R: Runtime> Client<R> {
             .list_all::<ListTools, _>(&CallOptions::new(), |p| (p.tools, p.next_cursor))
             .await?;
         self.keep_output_schemas(listed_at, &tools);
+        self.inner.task_support.remember(&tools);
         Ok(tools)
     }
 
@@ -137,26 +138,41 @@ impl<R: Runtime> Client<R> {
     ) -> Result<CallToolResult, Error> {
         let name = name.as_ref();
         let check = !options.skip_output_check;
-        let raw = self.call_tool_raw(name, arguments, options).await?;
-        match self.task_of(name, check, &raw)? {
+        let task_options = options.clone();
+        let (raw, augmented) = self.call_tool_raw(name, arguments, options, false).await?;
+        match self.task_of(name, &raw, augmented, &task_options)? {
             // Boxed: polling a task is rare and its future large (see `call`).
             Some(task) => Box::pin(task.wait_cancelling_on_drop()).await,
             None => self.check_output(name, self.decode_tool_result(&raw)?, check),
         }
     }
 
-    /// Sends `tools/call` and returns the raw result.
+    /// Sends `tools/call` and returns the raw result, and whether the call carried
+    /// `params.task` (2025-11-25: the answer is then a `CreateTaskResult`). `wants_task`:
+    /// the caller asked for a task handle, so a tool that only allows a task gets one too.
     pub(crate) async fn call_tool_raw(
         &self,
         name: &str,
         arguments: impl Serialize,
         options: CallOptions,
-    ) -> Result<RawResult, Error> {
+        wants_task: bool,
+    ) -> Result<(RawResult, bool), Error> {
         // The arguments serialized once, straight into their place in the params (see
         // `RawParams::tool_call`).
-        let params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
-        self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
-            .await
+        let mut params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
+        // Boxed, and only when a task is possible at all: the tool lookup may fetch
+        // `tools/list`, which would otherwise make every call's future large.
+        let augmented = self.may_augment()
+            && Box::pin(self.augmentation(name))
+                .await
+                .uses_task(wants_task);
+        if augmented {
+            params = self.with_task(&params, &options)?;
+        }
+        let raw = self
+            .call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
+            .await?;
+        Ok((raw, augmented))
     }
 
     /// Decodes a `tools/call` result.

@@ -73,6 +73,9 @@ pub(crate) struct Inner<R: Runtime> {
     /// Whether tool results are checked against the tools' output schemas
     /// ([`ClientBuilder::validate_output`]).
     pub(crate) validate_output: bool,
+    /// Each tool's `execution.taskSupport` from the last `tools/list` seen (decides whether a
+    /// 2025-11-25 `tools/call` carries a task).
+    pub(crate) task_support: tasks::TaskSupportCache,
     /// The OAuth state of an HTTP connection with an [`AuthProvider`](crate::auth::AuthProvider).
     #[cfg(feature = "http")]
     pub(crate) auth: Option<Arc<crate::auth::AuthSession<R>>>,

@@ -1,21 +1,29 @@
-//! The tasks extension (2026-07-28) on [`Client`]: a `tools/call` the server turned into a
-//! task, followed by executing what the core's [`TaskPoller`] decides.
+//! Tasks on [`Client`]: a `tools/call` that became a task, followed by executing what the
+//! core's [`TaskPoller`] decides. One handle for both eras: the 2026-07-28 extension (the
+//! server answers `resultType: "task"`) and protocol 2025-11-25 (the client sends
+//! `params.task` when [`augment`] allows it and the answer is a `CreateTaskResult`).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use mcp_proto::RawParams;
 use mcp_proto::RawResult;
 use mcp_proto::jsonrpc::{self, ErrorObject};
-use mcp_proto::task::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE, TaskPolicy, TaskPoller, TaskStep};
-use mcp_proto::types::TaskStatus;
+use mcp_proto::session::{Era, ProtocolVersion};
+use mcp_proto::task::augment::{self, Augmentation, DEFAULT_TASK_TTL};
+use mcp_proto::task::{
+    TASKS_CANCEL, TASKS_GET, TASKS_RESULT, TASKS_UPDATE, TaskPolicy, TaskPoller, TaskStep,
+};
 use mcp_proto::types::v2026::ResultType;
-use mcp_proto::types::{CallTool, CallToolResult, Request as _};
+use mcp_proto::types::{CallTool, CallToolResult, Request as _, TaskStatus, TaskSupport, Tool};
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::Client;
 use crate::error::Error;
-use crate::options::CallOptions;
+use crate::options::{CallOptions, CancelHandle, TaskStatusSink};
 use crate::runtime::Runtime;
 use crate::shared::Shared;
 
@@ -39,10 +47,50 @@ pub struct TaskHandle<R: Runtime> {
     poller: TaskPoller,
     /// What the last state seen means, not yet acted on.
     step: Option<TaskStep>,
+    /// What the caller asked of the call; boxed to keep [`ToolCall`] small.
+    follow: Box<Follow>,
+}
+
+/// What the caller asked of a call that became a task.
+struct Follow {
+    /// Told each status change.
+    on_status: Option<TaskStatusSink>,
+    /// The status and message last told to `on_status`.
+    told: Option<(TaskStatus, Option<String>)>,
+    /// The call's cancel handle: it also ends the wait for the task (which is then cancelled).
+    cancel: Option<CancelHandle>,
     /// The tool whose call this is, and whether its result is checked against the tool's
     /// output schema.
     tool: String,
     check_output: bool,
+}
+
+/// Each tool's `execution.taskSupport` (`None`: absent), from the `tools/list` pages seen.
+#[derive(Debug, Default)]
+pub(crate) struct TaskSupportCache {
+    tools: Mutex<Option<HashMap<String, Option<TaskSupport>>>>,
+}
+
+impl TaskSupportCache {
+    /// Replaces what is known with a complete tool list.
+    pub(crate) fn remember(&self, tools: &[Tool]) {
+        let map = tools
+            .iter()
+            .map(|t| {
+                let support = t.execution.as_ref().and_then(|e| e.task_support.clone());
+                (t.name.clone(), support)
+            })
+            .collect();
+        // A panic while held leaves a plain map, still usable.
+        *self.tools.lock().unwrap_or_else(PoisonError::into_inner) = Some(map);
+    }
+
+    /// `None` until a list was seen; then the tool's support (`Some(None)`: not listed or no
+    /// `taskSupport`).
+    fn lookup(&self, name: &str) -> Option<Option<TaskSupport>> {
+        let tools = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
+        tools.as_ref().map(|m| m.get(name).cloned().flatten())
+    }
 }
 
 impl<R: Runtime> fmt::Debug for TaskHandle<R> {
@@ -69,8 +117,9 @@ impl<R: Runtime> Client<R> {
     ) -> Result<ToolCall<R>, Error> {
         let name = name.as_ref();
         let check = !options.skip_output_check;
-        let raw = self.call_tool_raw(name, arguments, options).await?;
-        match self.task_of(name, check, &raw)? {
+        let task_options = options.clone();
+        let (raw, augmented) = self.call_tool_raw(name, arguments, options, true).await?;
+        match self.task_of(name, &raw, augmented, &task_options)? {
             Some(task) => Ok(ToolCall::Task(task)),
             None => self
                 .check_output(name, self.decode_tool_result(&raw)?, check)
@@ -78,38 +127,101 @@ impl<R: Runtime> Client<R> {
         }
     }
 
-    /// The task a result of `tool` announces, when the extension is declared and it is one;
-    /// `check_output` says whether the task's result is checked against the tool's output
-    /// schema.
+    /// How a `tools/call` of `name` may use a task: only with protocol 2025-11-25 (the 2026
+    /// extension lets the server decide), only when the server accepts task-augmented
+    /// `tools/call`, and then as the tool's `execution.taskSupport` says: from the last
+    /// `tools/list` seen, fetched here on first need. A list that cannot be fetched means
+    /// no task (the server's own error then says what is wrong).
+    pub(crate) async fn augmentation(&self, name: &str) -> Augmentation {
+        let capabilities = self.capabilities();
+        if !self.may_augment() {
+            return Augmentation::Forbidden;
+        }
+        let support = match self.inner.task_support.lookup(name) {
+            Some(support) => support,
+            None => match self.list_tools().await {
+                Ok(_) => self.inner.task_support.lookup(name).flatten(),
+                Err(e) => {
+                    tracing::debug!(server = self.server_name(), error = %e, "no tool list: calling without a task");
+                    None
+                }
+            },
+        };
+        augment::tools_call_with(capabilities, support.as_ref())
+    }
+
+    /// Whether any `tools/call` of this connection may carry `params.task`: protocol
+    /// 2025-11-25 or later in the initialize era, with a server that accepts it.
+    pub(crate) fn may_augment(&self) -> bool {
+        self.era() == Era::Initialize
+            && self.protocol_version() >= ProtocolVersion::V2025_11_25
+            && augment::server_accepts(self.capabilities())
+    }
+
+    /// `params` with `params.task {ttl}` (the call's [`CallOptions::task_ttl`], else the
+    /// default).
+    pub(crate) fn with_task(
+        &self,
+        params: &RawParams,
+        options: &CallOptions,
+    ) -> Result<RawParams, Error> {
+        let ttl = options.task_ttl.unwrap_or(DEFAULT_TASK_TTL);
+        let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        let text = augment::with_task(params.get(), Some(ttl_ms)).ok_or_else(|| {
+            self.usage(mcp_proto::session::UsageError::InvalidParams(
+                "tool call params cannot carry a task".into(),
+            ))
+        })?;
+        let raw = RawValue::from_string(text).map_err(|e| {
+            self.usage(mcp_proto::session::UsageError::InvalidParams(e.to_string()))
+        })?;
+        Ok(raw.into())
+    }
+
+    /// The task a result of `tool` announces: a `CreateTaskResult` when the call carried
+    /// `params.task` (`augmented`), else a 2026 `resultType: "task"` when the extension is
+    /// declared. The task's result is checked against the tool's output schema unless
+    /// `options` skip it.
     pub(crate) fn task_of(
         &self,
         tool: &str,
-        check_output: bool,
         raw: &RawResult,
+        augmented: bool,
+        options: &CallOptions,
     ) -> Result<Option<TaskHandle<R>>, Error> {
-        if !self.inner.handlers.tasks {
+        if !augmented && !self.inner.handlers.tasks {
             return Ok(None);
         }
         let raw = raw
             .to_raw()
             .map_err(|e| self.decode_error(CallTool::METHOD, e))?;
-        if ResultType::of(raw) != ResultType::Task {
-            return Ok(None);
-        }
         let now = self.inner.runtime.now();
-        let (poller, step) =
-            TaskPoller::new(raw, now, TaskPolicy::default()).map_err(|detail| Error::Task {
-                server: self.inner.shared.name.clone(),
-                task_id: String::new(),
-                detail,
-            })?;
-        Ok(Some(TaskHandle {
+        let seeded = if augmented {
+            TaskPoller::from_create_task(raw, now, TaskPolicy::default())
+        } else if ResultType::of(raw) == ResultType::Task {
+            TaskPoller::new(raw, now, TaskPolicy::default())
+        } else {
+            return Ok(None);
+        };
+        let (poller, step) = seeded.map_err(|detail| Error::Task {
+            server: self.inner.shared.name.clone(),
+            task_id: String::new(),
+            detail,
+        })?;
+        let mut handle = TaskHandle {
             client: self.clone(),
             poller,
             step: Some(step),
-            tool: tool.to_owned(),
-            check_output,
-        }))
+            follow: Box::new(Follow {
+                on_status: options.task_status.clone(),
+                told: None,
+                cancel: options.cancel.clone(),
+                tool: tool.to_owned(),
+                check_output: !options.skip_output_check,
+            }),
+        };
+        handle.tell_status(None);
+        Ok(Some(handle))
     }
 }
 
@@ -127,9 +239,11 @@ impl<R: Runtime> TaskHandle<R> {
     }
 
     /// Follows the task to its end and returns the tool's result: polls `tasks/get` when the
-    /// core says it is due (the server's `pollIntervalMs`, clamped), answers input requests
-    /// with the client's handlers and sends them in `tasks/update`, and stops at a terminal
-    /// status or when the task outlives its `ttlMs`.
+    /// core says it is due (the server's `pollIntervalMs` / `pollInterval`, clamped), answers
+    /// input requests with the client's handlers (2026: sent in `tasks/update`; 2025-11-25:
+    /// the server sends them as requests while `tasks/result` is open), fetches the payload
+    /// with `tasks/result` (2025-11-25), and stops at a terminal status or when the task
+    /// outlives its ttl.
     ///
     /// # Errors
     ///
@@ -145,14 +259,25 @@ impl<R: Runtime> TaskHandle<R> {
                 Some(step) => step,
                 None => self.next_step().await?,
             };
+            let message = match &step {
+                TaskStep::Working { message } | TaskStep::Cancelled { message } => message.clone(),
+                _ => None,
+            };
+            self.tell_status(message);
             match step {
                 TaskStep::Working { .. } => {}
                 TaskStep::Input { requests } => self.answer(requests).await?,
+                TaskStep::ResultReady => {
+                    let step = self.fetch_result().await?;
+                    self.step = Some(step);
+                }
                 TaskStep::Completed(raw) => {
                     let result = self.client.decode_tool_result(&raw.into())?;
-                    return self
-                        .client
-                        .check_output(&self.tool, result, self.check_output);
+                    return self.client.check_output(
+                        &self.follow.tool,
+                        result,
+                        self.follow.check_output,
+                    );
                 }
                 TaskStep::Failed(e) => return Err(self.remote(e)),
                 TaskStep::Cancelled { .. } => {
@@ -190,9 +315,63 @@ impl<R: Runtime> TaskHandle<R> {
             now: self.client.now_fn(),
             task_id: Some(self.id().to_owned()),
         };
+        let cancel = self.follow.cancel.clone();
         let result = self.wait().await;
-        guard.task_id = None;
+        // Ended by the call's cancel handle: the task still runs; the guard cancels it.
+        let cancelled_by_caller = matches!(result, Err(Error::Cancelled { .. }))
+            && cancel.is_some_and(|c| c.is_cancelled());
+        if !cancelled_by_caller {
+            guard.task_id = None;
+        }
         result
+    }
+
+    /// Tells `on_status` the current status, when it or its message changed.
+    fn tell_status(&mut self, message: Option<String>) {
+        let Some(sink) = &self.follow.on_status else {
+            return;
+        };
+        let now = (self.poller.status().clone(), message);
+        if self.follow.told.as_ref() != Some(&now) {
+            sink(&now.0, now.1.as_deref());
+            self.follow.told = Some(now);
+        }
+    }
+
+    /// Options for the requests that follow the task: the call's cancel handle.
+    fn follow_options(&self) -> CallOptions {
+        match &self.follow.cancel {
+            Some(c) => CallOptions::new().cancel_on(c),
+            None => CallOptions::new(),
+        }
+    }
+
+    /// `tasks/result` (2025-11-25): the payload or the original request's error. It may stay
+    /// open while the server asks for input, so it is bounded only by the task's ttl.
+    async fn fetch_result(&mut self) -> Result<TaskStep, Error> {
+        let runtime = &self.client.inner.runtime;
+        let options = match self.poller.result_deadline() {
+            Some(at) => self
+                .follow_options()
+                .timeout(at.saturating_duration_since(runtime.now())),
+            None => self.follow_options().no_timeout(),
+        };
+        let params = jsonrpc::to_raw(&self.poller.result_params()).ok();
+        let answer = self.client.request_raw(TASKS_RESULT, params, options).await;
+        match answer {
+            Ok(raw) => Ok(self.poller.handle_result(Ok(raw))),
+            Err(Error::Remote {
+                code,
+                message,
+                data,
+                ..
+            }) => {
+                let mut e = ErrorObject::new(code, message);
+                e.data = data;
+                Ok(self.poller.handle_result(Err(e)))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn shared(&self) -> &Arc<Shared> {
@@ -216,7 +395,7 @@ impl<R: Runtime> TaskHandle<R> {
         let params = jsonrpc::to_raw(&params).ok();
         let answer = self
             .client
-            .request_raw(TASKS_GET, params, CallOptions::new())
+            .request_raw(TASKS_GET, params, self.follow_options())
             .await;
         let now = runtime.now();
         match answer {
@@ -311,14 +490,24 @@ impl Drop for CancelTaskOnDrop {
         };
         let now = (self.now)();
         let mut state = self.shared.lock();
-        // The driver ignores completions it has no call for; a closed session refuses,
-        // which is fine: nothing to cancel at.
-        let sent = state.core.session_mut().send_request(
-            now,
-            Cow::Borrowed(TASKS_CANCEL),
-            Some(params.into()),
-            mcp_proto::session::RequestOptions::new(),
-        );
+        let session = state.core.session_mut();
+        // Detached in the initialize era: the caller may be stopping the program, and a
+        // close that follows at once must not swallow the cancel. The discover era's
+        // requests need their envelope, so there it is an ordinary request (the driver
+        // ignores completions it has no call for). A closed session refuses, which is fine:
+        // nothing to cancel at.
+        let sent = if session.era() == Some(mcp_proto::session::Era::Initialize) {
+            session.send_detached_request(Cow::Borrowed(TASKS_CANCEL), Some(params))
+        } else {
+            session
+                .send_request(
+                    now,
+                    Cow::Borrowed(TASKS_CANCEL),
+                    Some(params.into()),
+                    mcp_proto::session::RequestOptions::new(),
+                )
+                .map(drop)
+        };
         tracing::debug!(
             server = &*self.shared.name,
             ok = sent.is_ok(),

@@ -6,6 +6,7 @@ use super::*;
 use crate::types::{ClientCapabilities, ElicitationCapability, RootsCapability};
 
 mod backlog;
+mod detached;
 mod era;
 mod fast_path;
 mod harness;

@@ -1,0 +1,128 @@
+//! Tasks of protocol 2025-11-25 against server-everything: `simulate-research-query`
+//! declares `execution.taskSupport: "required"`, so the client must send `params.task`,
+//! follow the task with `tasks/get` and fetch the report with `tasks/result`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_driver::mcp_proto::types::TaskStatus;
+use mcp_driver::{CallOptions, Error, Runtime, ToolCall, WireDirection};
+use serde_json::json;
+
+use super::everything::{full_builder, start_with};
+use super::{Transport, text};
+use crate::peers::Peers;
+
+/// How long `close()` may take for server-everything (graces 1 s + 1 s, plus margin).
+const CLOSE_BOUND: Duration = Duration::from_secs(5);
+
+/// The statuses a task went through, with their messages.
+type StatusLog = Arc<Mutex<Vec<(TaskStatus, Option<String>)>>>;
+
+/// `call_tool` of a task-required tool completes transparently: the statuses seen go
+/// `working` ... `completed` and the result is the server's report.
+pub async fn everything_task_call<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (builder, _) = full_builder();
+    let s = start_with(&rt, builder, &peers, transport).await;
+    let seen: StatusLog = Arc::default();
+    let sink = seen.clone();
+    let options = CallOptions::new().on_task_status(move |status, message| {
+        let entry = (status.clone(), message.map(str::to_owned));
+        sink.lock().expect("lock").push(entry);
+    });
+    let r = s
+        .client
+        .call_tool_with("simulate-research-query", json!({"topic": "rust"}), options)
+        .await
+        .expect("the task completes");
+    assert!(text(&r).contains("# Research Report: rust"), "{}", text(&r));
+    let seen = seen.lock().expect("lock").clone();
+    assert_eq!(
+        seen.first().map(|s| &s.0),
+        Some(&TaskStatus::Working),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.last().map(|s| &s.0),
+        Some(&TaskStatus::Completed),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().any(|(_, m)| m.is_some()),
+        "the server's status messages come through: {seen:?}"
+    );
+    s.finish(&rt, CLOSE_BOUND).await;
+}
+
+/// `call_tool_task` hands out the handle; `cancel` sends `tasks/cancel` and the wait ends as
+/// cancelled.
+pub async fn everything_task_cancel<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (builder, _) = full_builder();
+    let s = start_with(&rt, builder, &peers, transport).await;
+    let call = s
+        .client
+        .call_tool_task(
+            "simulate-research-query",
+            json!({"topic": "cancel me"}),
+            CallOptions::new(),
+        )
+        .await
+        .expect("tools/call");
+    let task = match call {
+        ToolCall::Task(task) => task,
+        ToolCall::Complete(r) => panic!("a task-required tool gives a task, got {r:?}"),
+        _ => panic!("a task-required tool gives a task"),
+    };
+    assert!(!task.id().is_empty());
+    assert_eq!(task.status(), &TaskStatus::Working);
+    task.cancel().await.expect("tasks/cancel accepted");
+    match task.wait().await {
+        Err(Error::Cancelled { .. }) => {}
+        other => panic!("expected a cancelled task, got {other:?}"),
+    }
+    s.finish(&rt, CLOSE_BOUND).await;
+}
+
+/// Dropping a transparent `call_tool` while its task runs sends `tasks/cancel` for it (the
+/// call is dropped once the first status shows the task exists).
+pub async fn everything_task_drop<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let sent: Arc<Mutex<Vec<u8>>> = Arc::default();
+    let tap = sent.clone();
+    let (builder, _) = full_builder();
+    let builder = builder.on_wire(move |direction, bytes| {
+        if direction == WireDirection::Sent {
+            tap.lock().expect("lock").extend_from_slice(bytes);
+        }
+    });
+    let s = start_with(&rt, builder, &peers, transport).await;
+    let (created_rx, created_tx) = futures_util::future::abortable(std::future::pending::<()>());
+    let created_tx = Mutex::new(Some(created_tx));
+    let options = CallOptions::new().on_task_status(move |_, _| {
+        if let Some(handle) = created_tx.lock().expect("lock").take() {
+            handle.abort();
+        }
+    });
+    {
+        let call = s.client.call_tool_with(
+            "simulate-research-query",
+            json!({"topic": "dropped"}),
+            options,
+        );
+        let call = std::pin::pin!(call);
+        if let futures_util::future::Either::Left((r, _)) =
+            futures_util::future::select(call, created_rx).await
+        {
+            panic!("ended before dropped: {r:?}");
+        }
+        // The task exists; the call future is dropped at the end of this block.
+    }
+    // The cancel goes out with the next flush; a ping after it proves it was written.
+    s.client.ping().await.expect("ping");
+    let wire = String::from_utf8_lossy(&sent.lock().expect("lock")).into_owned();
+    let cancel = wire
+        .lines()
+        .find(|l| l.contains("\"tasks/cancel\""))
+        .unwrap_or_else(|| panic!("no tasks/cancel sent:\n{wire}"));
+    assert!(cancel.contains("taskId"), "{cancel}");
+    s.finish(&rt, CLOSE_BOUND).await;
+}
