@@ -605,7 +605,7 @@ impl CliError {
             }
             CliError::Timeout { .. } => "raise --timeout, or watch progress with -v".into(),
             CliError::Interrupted | CliError::Stopped(_) => return None,
-            CliError::ToolFailed(_) => "the tool ran and said it failed: check its arguments with `mcp tools`".into(),
+            CliError::ToolFailed(_) => "the tool ran and reported a failure in its own words; if it is about the arguments, `mcp tools` shows what the tool takes".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
             CliError::LoginRequired { url, .. } if url.contains("://") => {
