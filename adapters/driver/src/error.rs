@@ -262,6 +262,24 @@ impl Error {
         }
     }
 
+    /// The server's JSON-RPC error as the server sent it, for [`Error::Remote`]; any other
+    /// error back as it is (a task's follower hands the first to its poller, which decides).
+    pub(crate) fn into_remote(self) -> Result<mcp_proto::jsonrpc::ErrorObject, Error> {
+        match self {
+            Error::Remote {
+                code,
+                message,
+                data,
+                ..
+            } => {
+                let mut e = mcp_proto::jsonrpc::ErrorObject::new(code, message);
+                e.data = data;
+                Ok(e)
+            }
+            other => Err(other),
+        }
+    }
+
     /// The JSON-RPC error code, for [`Error::Remote`].
     #[must_use]
     pub fn code(&self) -> Option<i64> {

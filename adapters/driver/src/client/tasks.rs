@@ -360,17 +360,7 @@ impl<R: Runtime> TaskHandle<R> {
         let answer = self.client.request_raw(TASKS_RESULT, params, options).await;
         match answer {
             Ok(raw) => Ok(self.poller.handle_result(Ok(raw))),
-            Err(Error::Remote {
-                code,
-                message,
-                data,
-                ..
-            }) => {
-                let mut e = ErrorObject::new(code, message);
-                e.data = data;
-                Ok(self.poller.handle_result(Err(e)))
-            }
-            Err(e) => Err(e),
+            Err(e) => Ok(self.poller.handle_result(Err(e.into_remote()?))),
         }
     }
 
@@ -400,18 +390,7 @@ impl<R: Runtime> TaskHandle<R> {
         let now = runtime.now();
         match answer {
             Ok(raw) => Ok(self.poller.handle_get(now, Ok(&raw))),
-            Err(Error::Remote {
-                code,
-                message,
-                data,
-                ..
-            }) => {
-                let mut e = ErrorObject::new(code, message);
-                e.data = data;
-                Ok(self.poller.handle_get(now, Err(e)))
-            }
-            // The connection's own failure (closed, timed out) ends the wait as it is.
-            Err(e) => Err(e),
+            Err(e) => Ok(self.poller.handle_get(now, Err(e.into_remote()?))),
         }
     }
 
