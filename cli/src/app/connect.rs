@@ -263,7 +263,7 @@ pub async fn connect_with(
         ui.note(&format!("connecting: {}", describe_verbose(&config)));
     }
     let mut builder = ClientBuilder::new()
-        .client_info(Implementation::new("mcp-cli", env!("CARGO_PKG_VERSION")))
+        .client_info(Implementation::new("mcp-term", env!("CARGO_PKG_VERSION")))
         .era_policy(era_policy(
             c.era,
             matches!(config.transport, TransportConfig::Stdio(_)),

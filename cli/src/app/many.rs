@@ -163,7 +163,7 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
         })
         .client_builder(move |config| {
             let mut b = ClientBuilder::new()
-                .client_info(Implementation::new("mcp-cli", env!("CARGO_PKG_VERSION")))
+                .client_info(Implementation::new("mcp-term", env!("CARGO_PKG_VERSION")))
                 .era_policy(era_policy(
                     c.era,
                     matches!(config.transport, TransportConfig::Stdio(_)),
