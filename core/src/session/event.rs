@@ -354,6 +354,20 @@ pub enum Diagnostic {
     },
 }
 
+impl Diagnostic {
+    /// Whether this happens in a healthy session and needs no one's attention: the era
+    /// negotiation falling back ([`EraFallback`](Self::EraFallback)) and a late answer to a
+    /// request that was cancelled or timed out ([`StaleResponse`](Self::StaleResponse)). A host
+    /// logs these at a debug level and the others as warnings.
+    #[must_use]
+    pub fn is_routine(&self) -> bool {
+        matches!(
+            self,
+            Diagnostic::EraFallback { .. } | Diagnostic::StaleResponse { .. }
+        )
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
