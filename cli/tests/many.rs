@@ -186,6 +186,22 @@ fn call_starts_only_the_named_server_and_reports_its_failure() {
 }
 
 #[test]
+fn verbose_traces_each_server_under_its_name() {
+    let d = dir("trace");
+    let cfg = config(&d);
+    let p = cfg.to_str().unwrap();
+    let o = mcp(&d, &["-v", "--config", p, "tools", "--all"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    for server in ["demo_a", "demo-b"] {
+        assert!(err.contains(&format!("[{server}] -> {{\"id\":")), "{err}");
+        assert!(err.contains(&format!("[{server}] <- {{")), "{err}");
+    }
+    // The trace is on stderr only: stdout is the list.
+    assert!(!text(&o.stdout).contains("->"), "{}", text(&o.stdout));
+}
+
+#[test]
 fn config_without_server_is_a_usage_error_for_other_commands() {
     let d = dir("usage");
     let cfg = config(&d);

@@ -188,6 +188,14 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
                 ElicitMode::for_terminal(&handlers_ui, ElicitMode::Decline),
                 roots.as_ref(),
             );
+            if handlers_ui.verbose > 0 {
+                // Each server's messages, marked with its name: the same trace as with one.
+                let ui = handlers_ui.with_prefix(&config.name);
+                b = match &config.transport {
+                    TransportConfig::Http(_) => b.on_http_trace(super::trace::http(&ui)),
+                    _ => b.on_wire(super::trace::tap(&ui)),
+                };
+            }
             if let Some(t) = c.timeout {
                 b = b.request_timeout(Some(t));
             }
