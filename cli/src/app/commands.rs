@@ -618,8 +618,8 @@ async fn watch(ui: &Ui, client: &Client, subscribe: &[String]) -> Result<Exit, C
                 n = sub.recv() => match n {
                     Some(n) => n,
                     None => {
-                        return Err(CliError::Closed(
-                            "the server ended the subscription while watching".into(),
+                        return Err(CliError::closed(
+                            "the server ended the subscription while watching",
                         ));
                     }
                 },
@@ -660,9 +660,7 @@ async fn watch(ui: &Ui, client: &Client, subscribe: &[String]) -> Result<Exit, C
             break;
         }
     }
-    Err(CliError::Closed(
-        "the server ended the connection while watching".into(),
-    ))
+    Err(CliError::closed("while watching"))
 }
 
 /// After `watch --subscribe` ended (Ctrl-C drops it): the dropped subscription has queued its

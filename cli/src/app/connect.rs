@@ -563,7 +563,7 @@ pub fn call_error(e: Error) -> CliError {
             kind: network_failure(&detail).unwrap_or(NetworkFailure::Other),
             detail: client_words(&detail).to_owned(),
         },
-        Error::Closed { reason, .. } => CliError::Closed(reason.to_string()),
+        Error::Closed { reason, .. } => CliError::session_closed(&reason),
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
         Error::Usage { source, .. } => CliError::Usage(source.to_string()),
         Error::Config { message, .. } => {
@@ -605,7 +605,7 @@ pub fn call_error(e: Error) -> CliError {
             not_found: source.kind() == std::io::ErrorKind::NotFound,
             reason: source.to_string(),
         },
-        other => CliError::Closed(other.to_string()),
+        other => CliError::closed(other),
     }
 }
 

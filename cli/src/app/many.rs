@@ -500,7 +500,7 @@ fn manager_error(e: ManagerError, manager: &Manager<TokioRuntime>) -> CliError {
         }
         ManagerError::NotReady { .. } => CliError::Handshake(e.to_string()),
         ManagerError::Call(e) => call_error(e),
-        other => CliError::Closed(other.to_string()),
+        other => CliError::closed(other),
     }
 }
 
