@@ -54,7 +54,7 @@ fn run(cli: &Cli) -> Result<Exit, CliError> {
     match &cli.command {
         Command::DemoServer => demo_server::run_stdio()
             .map(|()| Exit::Ok)
-            .map_err(|e| CliError::closed(e)),
+            .map_err(CliError::closed),
         Command::Lint {
             file: Some(path), ..
         } => app::lint_file(cli, path),
