@@ -469,7 +469,7 @@ fn raw_output() {
         "content": [{ "type": "text", "text": "a" }, { "type": "text", "text": "b" }]
     }))
     .unwrap();
-    assert_eq!(raw_tool_result(&result).unwrap(), b"a\nb");
+    assert_eq!(raw_tool_result(&result).unwrap().bytes, b"a\nb");
     let image: CallToolResult = serde_json::from_value(json!({
         "content": [
             { "type": "text", "text": "caption" },
@@ -477,7 +477,9 @@ fn raw_output() {
         ]
     }))
     .unwrap();
-    let png = raw_tool_result(&image).unwrap();
+    let raw = raw_tool_result(&image).unwrap();
+    assert_eq!(raw.texts_left_out, 1);
+    let png = raw.bytes;
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(png.len(), 88);
     let two: CallToolResult = serde_json::from_value(json!({
@@ -497,7 +499,7 @@ fn raw_output() {
     assert_eq!(raw_tool_result(&empty), Err(RawError::Empty));
     let contents: Vec<ResourceContents> =
         serde_json::from_value(json!([{ "uri": "x://t", "text": "plain" }])).unwrap();
-    assert_eq!(raw_resource(&contents).unwrap(), b"plain");
+    assert_eq!(raw_resource(&contents).unwrap().bytes, b"plain");
 }
 
 #[test]
