@@ -290,14 +290,12 @@ pub async fn connect_with(
         }
         builder = builder.auth(auth);
     }
-    let client =
-        builder
-            .connect(config)
-            .await
-            .map_err(|e| match login_required(&e, &what, had_token) {
-                Some(login) => login,
-                None => connect_error(e, &what, http, c.connect_timeout),
-            })?;
+    let client = patience_note(ui, builder.connect(config), c.connect_timeout)
+        .await
+        .map_err(|e| match login_required(&e, &what, had_token) {
+            Some(login) => login,
+            None => connect_error(e, &what, http, c.connect_timeout),
+        })?;
     if ui.verbose > 0 {
         let info = client.server_info();
         ui.note(&format!(
@@ -308,6 +306,36 @@ pub async fn connect_with(
         ));
     }
     Ok(client)
+}
+
+/// How long a connection may take before [`patience_note`] says it is still waiting.
+const PATIENCE: Duration = Duration::from_secs(3);
+
+/// The handshake timeout when `--connect-timeout` is not given (the session's default).
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `connecting`; on a terminal (without `-q`), says once after [`PATIENCE`] that the
+/// server has not answered yet and how long it has, so a silent server is not mistaken for
+/// a hung command.
+async fn patience_note<T>(
+    ui: &Ui,
+    connecting: impl std::future::Future<Output = T>,
+    limit: Option<Duration>,
+) -> T {
+    if !ui.stderr_tty || ui.quiet {
+        return connecting.await;
+    }
+    tokio::pin!(connecting);
+    tokio::select! {
+        done = &mut connecting => return done,
+        () = tokio::time::sleep(PATIENCE) => {}
+    }
+    let limit = limit.unwrap_or(DEFAULT_CONNECT_TIMEOUT);
+    ui.note(&format!(
+        "the server has not answered yet; waiting up to {}s in all (--connect-timeout)",
+        limit.as_secs_f64()
+    ));
+    connecting.await
 }
 
 /// Registers the handlers for the server's requests, which declares the client's
