@@ -478,7 +478,7 @@ async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, Cl
     if !out.terminal {
         return out.verbatim(ui, &render::verbatim_contents(&result.contents));
     }
-    out.text(&render::resource_contents(&result.contents))
+    out.text(&render::resource_contents(&result.contents, ui.width))
 }
 
 /// The human `prompts` table.

@@ -451,14 +451,22 @@ fn resource_contents_are_verbatim() {
         { "uri": "demo://readme", "mimeType": "text/plain", "text": "line one\n  indented line" }
     ]))
     .unwrap();
-    assert_eq!(resource_contents(&contents), "line one\n  indented line\n");
+    assert_eq!(
+        resource_contents(&contents, 80),
+        "line one\n  indented line\n"
+    );
+    // Wider than the terminal: broken at a space, the continuation indented like its line.
+    assert_eq!(
+        resource_contents(&contents, 12),
+        "line one\n  indented\n  line\n"
+    );
     let two: Vec<ResourceContents> = serde_json::from_value(json!([
         { "uri": "a://1", "text": "x\n" },
         { "uri": "a://2", "blob": "AAAA", "mimeType": "image/png" }
     ]))
     .unwrap();
     assert_eq!(
-        resource_contents(&two),
+        resource_contents(&two, 80),
         "[resource a://1]\nx\n[resource a://2 (image/png, 3 B)]\n"
     );
 }
