@@ -59,6 +59,7 @@ pub use handler::{
     ElicitationHandler, HandlerFuture, Root, RootsHandler, SamplingHandler, StaticRoots,
 };
 pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
+pub use mcp_manager;
 pub use mcp_proto;
 pub use notify::{Lagged, Notifications};
 #[cfg(feature = "http")]

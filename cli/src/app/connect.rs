@@ -4,11 +4,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::manager::config::{
+use mcp_manager::config::{
     ConfigEntry, ConfigShape, EntryStatus, HttpConfig, HttpTransport, ServerConfig, StdioConfig,
     TimeoutConfig, TransportConfig, parse_config_entries,
 };
+use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::{CloseReason, EraPolicy};
 use mcp_proto::types::Implementation;
 use mcp_tokio::{Client, ClientBuilder, Error};

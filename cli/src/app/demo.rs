@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_proto::manager::config::{ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
+use mcp_manager::config::{ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
 use mcp_tokio::{CallOptions, Client};
 use serde_json::{Map, Value, json};
 

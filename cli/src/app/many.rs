@@ -22,9 +22,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_proto::manager::config::{ConfigError, EntryStatus, ServerConfig, TransportConfig};
-use mcp_proto::manager::naming::sanitize;
-use mcp_proto::manager::reconnect::{ExitCause, ReconnectConfig, ServerStatus};
+use mcp_manager::config::{ConfigError, EntryStatus, ServerConfig, TransportConfig};
+use mcp_manager::naming::sanitize;
+use mcp_manager::reconnect::{ExitCause, ReconnectConfig, ServerStatus};
 use mcp_proto::types::Implementation;
 use mcp_tokio::mcp_driver::manager::StartupSummary;
 use mcp_tokio::mcp_driver::{Manager, ManagerError, NamespacedTool};

@@ -5,8 +5,8 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::framing::lines::LineDecoder;
-use mcp_proto::manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::session::{EraPolicy, ProtocolVersion, SessionConfig};
 use mcp_proto::stdio::StdioConnection;
 #[cfg(unix)]
@@ -462,8 +462,8 @@ impl<R: Runtime> ClientBuilder<R> {
             }
             #[cfg(feature = "http")]
             TransportConfig::Http(h) => {
+                use mcp_manager::config::HttpTransport;
                 use mcp_proto::http::TransportMode;
-                use mcp_proto::manager::config::HttpTransport;
                 self.http.mode = match h.transport {
                     HttpTransport::Streamable => TransportMode::Streamable,
                     HttpTransport::Legacy => TransportMode::Legacy,
