@@ -798,14 +798,10 @@ impl Session {
             .deadlines
             .earliest()
             .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
-        [
-            handshake,
-            request,
-            self.stall_deadline(),
-            self.receiver.next_expiry(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        let tasks = self.receiver.next_expiry();
+        [handshake, request, self.stall_deadline(), tasks]
+            .into_iter()
+            .flatten()
+            .min()
     }
 }
