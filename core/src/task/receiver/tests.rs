@@ -238,3 +238,99 @@ fn timestamps_are_iso8601_utc() {
     let wall = WallClock::new(t0 + Duration::from_secs(1), 5_000);
     assert_eq!(wall.millis_at(t0), 4_000, "before the anchor counts back");
 }
+
+mod invariants {
+    use std::collections::HashSet;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Accept(Option<u64>),
+        Result(u64),
+        Finish(u64, bool),
+        Cancel(u64),
+        Get(u64),
+        Advance(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            prop::option::of(0u64..20_000).prop_map(Op::Accept),
+            (0u64..8).prop_map(Op::Result),
+            (0u64..8, any::<bool>()).prop_map(|(t, ok)| Op::Finish(t, ok)),
+            (0u64..8).prop_map(Op::Cancel),
+            (0u64..8).prop_map(Op::Get),
+            (0u64..6_000).prop_map(Op::Advance),
+        ]
+    }
+
+    proptest! {
+        /// Any order of accepts, results, handler answers, cancels and clock steps: the table
+        /// never holds more than its bound, every blocked `tasks/result` is answered exactly
+        /// once, and after the longest ttl nothing is left.
+        #[test]
+        fn every_waiting_result_is_answered_exactly_once(ops in prop::collection::vec(op(), 0..60)) {
+            let policy = ReceiverPolicy {
+                max_tasks: 3,
+                max_ttl: Duration::from_secs(20),
+                ..ReceiverPolicy::default()
+            };
+            let (mut t, mut now) = table(policy);
+            let mut wire = 0u64;
+            let mut waiting: HashSet<Id> = HashSet::new();
+            let mut answered: HashSet<Id> = HashSet::new();
+            let mut settle = |ids: Vec<Id>, waiting: &mut HashSet<Id>| -> Result<(), TestCaseError> {
+                for id in ids {
+                    prop_assert!(waiting.remove(&id), "{id:?} answered but not waiting");
+                    prop_assert!(answered.insert(id.clone()), "{id:?} answered twice");
+                }
+                Ok(())
+            };
+            for op in ops {
+                let name = |n: u64| format!("client-task-{n}");
+                match op {
+                    Op::Accept(ttl) => {
+                        let _ = t.accept(now, ttl);
+                    }
+                    Op::Result(n) => {
+                        wire += 1;
+                        if let Ok(ResultAnswer::Waiting) = t.result(&name(n), Id::from(wire)) {
+                            waiting.insert(Id::from(wire));
+                        }
+                    }
+                    Op::Finish(n, ok) => {
+                        let outcome = if ok { Ok(raw(json!({}))) } else { Err(ErrorObject::new(-1, "no")) };
+                        if let Some(ended) = t.finish(now, &name(n), outcome) {
+                            settle(ended.answers.into_iter().map(|(id, _)| id).collect(), &mut waiting)?;
+                        }
+                    }
+                    Op::Cancel(n) => {
+                        if let Ok(ended) = t.cancel(now, &name(n)) {
+                            settle(ended.answers.into_iter().map(|(id, _)| id).collect(), &mut waiting)?;
+                        }
+                    }
+                    Op::Get(n) => {
+                        if let Ok(task) = t.get(&name(n)) {
+                            prop_assert!(task.ttl.is_some(), "never unlimited");
+                        }
+                    }
+                    Op::Advance(ms) => {
+                        now += Duration::from_millis(ms);
+                        for gone in t.expire(now) {
+                            settle(gone.waiting, &mut waiting)?;
+                        }
+                    }
+                }
+                prop_assert!(t.len() <= 3);
+            }
+            for gone in t.expire(now + Duration::from_secs(20)) {
+                settle(gone.waiting, &mut waiting)?;
+            }
+            prop_assert!(t.is_empty());
+            prop_assert!(waiting.is_empty(), "never answered: {waiting:?}");
+        }
+    }
+}
