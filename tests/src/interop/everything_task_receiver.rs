@@ -25,6 +25,9 @@ const CLOSE_BOUND: Duration = Duration::from_secs(5);
 /// The wire messages the client sent, one per line.
 type Tap = Arc<Mutex<Vec<u8>>>;
 
+/// The builder with short shutdown graces and a tap of every message the client sends, one
+/// per line (a stdio write and an HTTP POST body are each one whole message, without a
+/// newline over HTTP).
 fn tapped<R: Runtime>(builder: ClientBuilder<R>) -> (ClientBuilder<R>, Tap) {
     let sent: Tap = Arc::default();
     let tap = sent.clone();
@@ -32,7 +35,9 @@ fn tapped<R: Runtime>(builder: ClientBuilder<R>) -> (ClientBuilder<R>, Tap) {
         .shutdown_graces(Duration::from_secs(1), Duration::from_secs(1))
         .on_wire(move |direction, bytes| {
             if direction == WireDirection::Sent {
-                tap.lock().expect("lock").extend_from_slice(bytes);
+                let mut sent = tap.lock().expect("lock");
+                sent.extend_from_slice(bytes);
+                sent.push(b'\n');
             }
         });
     (builder, sent)
