@@ -654,7 +654,9 @@ impl Session {
         Ok(())
     }
 
-    /// Answers a server request announced by [`Event::ServerRequest`].
+    /// Answers a server request announced by [`Event::ServerRequest`]. A request tied to a
+    /// server task (`_meta` related-task) is answered with the same related-task `_meta`; the
+    /// answer to a request run as a task goes to the task table (for `tasks/result`).
     ///
     /// Returns [`UsageError::UnknownServerRequest`] when it was already answered or the server
     /// cancelled it (a race the caller can ignore: nothing is sent).
