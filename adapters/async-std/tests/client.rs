@@ -207,5 +207,6 @@ mod task_receiver {
         task_augmented_sampling_is_answered_through_tasks_result,
         tasks_cancel_drops_the_handler,
         without_the_opt_in_tasks_are_ignored,
+        the_policy_bounds_the_task_table,
     );
 }

@@ -148,3 +148,36 @@ pub async fn without_the_opt_in_tasks_are_ignored<R: Runtime>(rt: R) {
     let r = server.recv_response().await.expect("tasks/list");
     assert_eq!(r["error"]["code"], -32601, "{r}");
 }
+
+/// [`ClientBuilder::task_receiver_policy`] bounds the table: the ttl granted is clamped to
+/// its longest, and a task past `max_tasks` is refused with -32603 (no handler runs for it).
+pub async fn the_policy_bounds_the_task_table<R: Runtime>(rt: R) {
+    let mut policy = mcp_proto::task::receiver::ReceiverPolicy::default();
+    policy.max_tasks = 1;
+    policy.max_ttl = std::time::Duration::from_secs(2);
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = runs.clone();
+    let builder = ClientBuilder::new()
+        .on_sampling(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async {
+                std::future::pending::<()>().await;
+                Ok(CreateMessageResult::text("never", "never"))
+            }
+        })
+        .task_receiver(true)
+        .task_receiver_policy(policy);
+    let (server, _client) = connect_fake(&rt, builder).await;
+    server.request("sampling/createMessage", sampling_params("one"));
+    let created = server.recv_response().await.expect("the task");
+    assert_eq!(created["result"]["task"]["ttl"], 2000, "{created}");
+    server.request("sampling/createMessage", sampling_params("two"));
+    let refused = server.recv_response().await.expect("the refusal");
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(eventually(&rt, || runs.load(Ordering::SeqCst) == 1).await);
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "no handler for the refused task"
+    );
+}
