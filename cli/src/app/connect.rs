@@ -341,6 +341,8 @@ async fn patience_note<T>(
 /// Registers the handlers for the server's requests, which declares the client's
 /// capabilities: elicitation (answered in `elicit` mode), sampling (asked at the terminal,
 /// declined without one; see [`super::sampling`]) and, with `roots` (from [`roots`]), roots.
+/// Elicitation and sampling requests may also come as tasks (2025-11-25): a person may take
+/// a while to answer, and the server polls instead of holding its request open.
 pub fn with_handlers(
     builder: ClientBuilder,
     ui: &Ui,
@@ -349,7 +351,8 @@ pub fn with_handlers(
 ) -> ClientBuilder {
     let builder = builder
         .elicitation_handler(Elicitor::new(ui.clone(), elicit))
-        .sampling_handler(Sampler::new(ui.clone(), SamplingMode::for_terminal(ui)));
+        .sampling_handler(Sampler::new(ui.clone(), SamplingMode::for_terminal(ui)))
+        .task_receiver(true);
     match roots {
         Some(roots) => builder.roots_handler(roots.clone()),
         None => builder,
