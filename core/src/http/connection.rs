@@ -134,6 +134,9 @@ pub struct Connection {
     /// Requests lost with an expired session, re-sent after the new handshake.
     pub(crate) resend: Vec<RequestHandle>,
     pub(crate) reinitializing: bool,
+    /// When the expired session was noticed (the 404): the start of the gap that the next
+    /// [`HttpEvent::SessionReset`] reports.
+    pub(crate) expired_at: Option<Instant>,
     /// The initialize message, kept for the auto fallback.
     pub(crate) init_body: Option<Vec<u8>>,
     pub(crate) next_exchange: u64,
@@ -195,6 +198,7 @@ impl Connection {
             resets_in_a_row: 0,
             resend: Vec::new(),
             reinitializing: false,
+            expired_at: None,
             init_body: None,
             next_exchange: 0,
             next_stream: 0,
@@ -638,7 +642,15 @@ impl Connection {
                     restored += 1;
                 }
             }
-            self.emit(HttpEvent::SessionReset { resent, restored });
+            // The gap runs from the 404 to now: the new session's notifications come after
+            // this event, the old one's stopped at the latest when it expired.
+            let since = self.expired_at.take().unwrap_or(now);
+            self.emit(HttpEvent::SessionReset {
+                resent,
+                restored,
+                since,
+                until: now,
+            });
         }
         // Opened after the pump posts `notifications/initialized`, so that goes first.
         self.want_listener =

@@ -8,7 +8,7 @@ use url::Url;
 use super::error::HttpStatusError;
 use super::headers::{HeaderList, InvalidSessionId};
 use crate::session::{self, MessageKind, RequestHandle};
-use crate::time::Duration;
+use crate::time::{Duration, Instant};
 
 /// One HTTP exchange the connection asked for. Unique within a connection; the adapter quotes
 /// it back on every input about that exchange.
@@ -289,12 +289,23 @@ pub enum HttpEvent {
         reinitializing: bool,
     },
     /// A fresh session replaced an expired one: lost requests were re-sent and the log level,
-    /// resource subscriptions and listener restored.
+    /// resource subscriptions and listener restored (the restoring requests are issued
+    /// before this event; one that fails is [`HttpEvent::RestoreFailed`]).
+    ///
+    /// Server notifications may have been missed between `since` and `until`: the server may
+    /// have dropped the old session (and its notifications) before the client noticed, and
+    /// nothing was delivered while the new session was set up. Every notification the host
+    /// sees after this event belongs to the new session. A host with subscribers tells them
+    /// of the gap here.
     SessionReset {
         /// Requests re-sent.
         resent: usize,
         /// Restoring requests issued (`logging/setLevel`, `resources/subscribe`).
         restored: usize,
+        /// When the expiry was noticed (the 404 to the old session id).
+        since: Instant,
+        /// When the new session became ready and the restoring requests were issued.
+        until: Instant,
     },
     /// The GET listener is open.
     ListenerOpened,

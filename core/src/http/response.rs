@@ -319,6 +319,7 @@ impl Connection {
         self.resets_in_a_row += 1;
         self.generation += 1;
         self.reinitializing = true;
+        self.expired_at = Some(now);
         // Everything of the old session goes: its streams (their requests are re-sent), the
         // listener, queued notifications and responses.
         let sids: Vec<StreamId> = self.streams.keys().copied().collect();
