@@ -60,7 +60,7 @@ pub use handler::{
 };
 pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
 pub use mcp_proto;
-pub use notify::{Lagged, Notifications};
+pub use notify::{Gap, GapCause, Lagged, Missed, Notifications};
 #[cfg(feature = "http")]
 pub use options::HttpTrace;
 pub use options::{CallOptions, CancelHandle, Progress, ProgressWatch, WireDirection};

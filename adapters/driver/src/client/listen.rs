@@ -8,7 +8,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::Client;
 use crate::error::Error;
-use crate::notify::Notifications;
+use crate::notify::Feed;
 use crate::runtime::Runtime;
 use crate::shared::{Call, ListenSink, Reply};
 use crate::subscription::Subscription;
@@ -95,7 +95,7 @@ impl<R: Runtime> Client<R> {
                 },
             );
             state.wake_driver();
-            (handle, Notifications::new(rx))
+            (handle, Feed::new(rx))
         };
         // From here on, dropping `sub` (this future dropped, or an error) ends the listen.
         let mut sub = Subscription::listen(filter, handle, stream, shared.clone(), self.now_fn());
@@ -138,7 +138,7 @@ impl<R: Runtime> Client<R> {
                 resource_subscriptions: (!uris.is_empty()).then(Vec::new),
                 ..filter
             },
-            self.notifications(),
+            Feed::new(self.inner.shared.subscribe()),
             self.inner.shared.clone(),
             self.now_fn(),
         );

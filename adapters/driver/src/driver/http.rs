@@ -230,7 +230,9 @@ pub(crate) fn trace_http_event(server: &str, event: &HttpEvent) {
         HttpEvent::SessionExpired { reinitializing, .. } => {
             tracing::info!(server, reinitializing, "the server's session expired")
         }
-        HttpEvent::SessionReset { resent, restored } => {
+        HttpEvent::SessionReset {
+            resent, restored, ..
+        } => {
             tracing::info!(
                 server,
                 resent,

@@ -1,4 +1,4 @@
-//! [`Subscription`]: the stream of one subscription, in either era.
+//! [`Subscription`]: the stream of one subscription, in either era, on one connection.
 
 use std::fmt;
 use std::pin::Pin;
@@ -14,7 +14,7 @@ use mcp_proto::types::{Request as _, ResourceRequestParams, Unsubscribe};
 use tokio::sync::oneshot;
 
 use crate::error::Error;
-use crate::notify::{Lagged, Notifications};
+use crate::notify::{Feed, Missed};
 use crate::shared::Shared;
 
 /// What ends the subscription.
@@ -43,16 +43,46 @@ enum Kind {
 /// and the connection's notifications are filtered locally with the same rule
 /// ([`ServerNotification::matches`]).
 ///
-/// The stream ends when the server ends the subscription, when the connection closes, or
-/// after [`close`](Self::close); [`close`](Self::close) then says why. Dropping it ends the
-/// subscription too (2026-07-28: over stdio the server is sent `notifications/cancelled`,
-/// over HTTP the stream is closed; initialize era: `resources/unsubscribe`). An open
-/// subscription has no deadline. Bounded like [`Notifications`]: a reader that falls behind
-/// gets one `Err(Lagged(n))` and continues with the newest.
+/// # What survives a reconnect
+///
+/// - **An expired HTTP session** (the server answers 404 to its `Mcp-Session-Id`): the client
+///   sets up a fresh session and the core re-issues every `resources/subscribe` and the last
+///   `logging/setLevel` on it. The stream does not end: it yields one
+///   `Err(`[`Missed::Gap`]`)` ([`GapCause::SessionExpired`](crate::GapCause::SessionExpired),
+///   with when the loss was noticed and when the new session was ready), then the new
+///   session's notifications. A re-subscription the new session refuses is logged at warn
+///   level and that URI stays silent. A second 404 in a row closes the connection, which ends
+///   the stream.
+/// - **A subscription from a [`Client`](crate::Client) whose connection closes** ends: a
+///   client never reconnects by itself.
+///
+/// Notifications sent during a gap are lost (the protocol has no replay of them): read a
+/// resource afresh after a gap if its state matters.
+///
+/// # Ending
+///
+/// The stream ends when the server ends the subscription, when the connection closes (see
+/// above for the manager), or after [`close`](Self::close); [`close`](Self::close) then says
+/// why. Dropping it ends the subscription too (2026-07-28: over stdio the server is sent
+/// `notifications/cancelled`, over HTTP the stream is closed; initialize era:
+/// `resources/unsubscribe`). An open subscription has no deadline. Bounded like
+/// [`Notifications`](crate::Notifications): a reader that falls behind gets one
+/// `Err(`[`Missed::Lagged`]`)` and continues with the newest.
 pub struct Subscription {
     filter: ListenFilter,
     honoured: Option<ListenFilter>,
-    stream: Notifications,
+    source: Source,
+}
+
+/// Where the notifications come from.
+enum Source {
+    /// One connection.
+    Connection(OnConnection),
+}
+
+/// A subscription on one connection.
+struct OnConnection {
+    stream: Feed,
     kind: Kind,
     shared: Arc<Shared>,
     now: Arc<dyn Fn() -> Instant + Send + Sync>,
@@ -72,39 +102,41 @@ impl Subscription {
     /// the URIs subscribed so far (each is unsubscribed at the end).
     pub(crate) fn local(
         filter: ListenFilter,
-        stream: Notifications,
+        stream: Feed,
         shared: Arc<Shared>,
         now: Arc<dyn Fn() -> Instant + Send + Sync>,
     ) -> Self {
-        Self::with_kind(filter, Kind::Local, stream, shared, now)
+        Self::on_connection(filter, Kind::Local, stream, shared, now)
     }
 
     /// A pending listen whose notifications go to `stream`; dropping it from now on ends it.
     pub(crate) fn listen(
         filter: ListenFilter,
         handle: RequestHandle,
-        stream: Notifications,
+        stream: Feed,
         shared: Arc<Shared>,
         now: Arc<dyn Fn() -> Instant + Send + Sync>,
     ) -> Self {
         let kind = Kind::Listen { handle, done: None };
-        Self::with_kind(filter, kind, stream, shared, now)
+        Self::on_connection(filter, kind, stream, shared, now)
     }
 
-    fn with_kind(
+    fn on_connection(
         filter: ListenFilter,
         kind: Kind,
-        stream: Notifications,
+        stream: Feed,
         shared: Arc<Shared>,
         now: Arc<dyn Fn() -> Instant + Send + Sync>,
     ) -> Self {
         Subscription {
             filter,
             honoured: None,
-            stream,
-            kind,
-            shared,
-            now,
+            source: Source::Connection(OnConnection {
+                stream,
+                kind,
+                shared,
+                now,
+            }),
         }
     }
 
@@ -119,14 +151,19 @@ impl Subscription {
         done: oneshot::Receiver<Result<RawResult, RequestError>>,
     ) {
         self.honoured = Some(honoured);
-        if let Kind::Listen { done: slot, .. } = &mut self.kind {
+        if let Source::Connection(OnConnection {
+            kind: Kind::Listen { done: slot, .. },
+            ..
+        }) = &mut self.source
+        {
             *slot = Some(done);
         }
     }
 
     /// The listen completed cleanly before it was acknowledged: nothing is left to end.
     pub(crate) fn ended(&mut self) {
-        self.kind = Kind::Ended;
+        let Source::Connection(c) = &mut self.source;
+        c.kind = Kind::Ended;
     }
 
     /// What was asked for.
@@ -152,40 +189,49 @@ impl Subscription {
             .map(String::as_str)
     }
 
-    /// The next notification; `None` once the subscription ended (and from then on).
-    pub async fn recv(&mut self) -> Option<Result<ServerNotification, Lagged>> {
+    /// The next notification, or `Err` when some may have been missed (a [`Missed::Gap`]
+    /// after a reconnect, [`Missed::Lagged`] for a slow reader; the stream goes on after
+    /// either); `None` once the subscription ended (and from then on).
+    pub async fn recv(&mut self) -> Option<Result<ServerNotification, Missed>> {
         self.next().await
     }
 
     /// Ends the subscription (if it is still open) and says how it ended: `Ok` when this call
     /// ended it or the server ended it cleanly, the error when it failed (the connection
-    /// closed, the server refused or lost it). Call it after the stream ended to learn why.
+    /// closed, the server refused or lost it; for a manager's subscription, the manager gave
+    /// the server up or the new connection refused it). Call it after the stream ended to
+    /// learn why.
     ///
     /// # Errors
     ///
-    /// As described; never for an initialize-era subscription.
+    /// As described; never for an initialize-era subscription on one connection.
     pub async fn close(mut self) -> Result<(), Error> {
-        let ended = match &mut self.kind {
-            Kind::Listen {
-                done: Some(done), ..
-            } => done.try_recv().ok(),
-            _ => None,
+        let ended = match &mut self.source {
+            Source::Connection(OnConnection {
+                kind: Kind::Listen {
+                    done: Some(done), ..
+                },
+                ..
+            }) => done.try_recv().ok(),
+            Source::Connection(_) => None,
         };
-        match ended {
-            Some(result) => {
-                self.kind = Kind::Ended;
-                result.map(drop).map_err(|e| {
-                    crate::client::request_error(&self.shared, "subscriptions/listen", e)
-                })
+        match (ended, &mut self.source) {
+            (Some(result), Source::Connection(c)) => {
+                c.kind = Kind::Ended;
+                result
+                    .map(drop)
+                    .map_err(|e| crate::client::request_error(&c.shared, "subscriptions/listen", e))
             }
             // Still open: `drop` ends it.
-            None => Ok(()),
+            _ => Ok(()),
         }
     }
+}
 
+impl OnConnection {
     /// Ends the subscription now: the listen is cancelled (unless it already completed), or
-    /// each URI unsubscribed. Nobody waits for an answer.
-    fn end(&mut self) {
+    /// each URI of `filter` unsubscribed. Nobody waits for an answer.
+    fn end(&mut self, filter: &ListenFilter) {
         let kind = std::mem::replace(&mut self.kind, Kind::Ended);
         let now = (self.now)();
         let mut state = self.shared.lock();
@@ -205,7 +251,7 @@ impl Subscription {
                 );
             }
             Kind::Local => {
-                for uri in self.filter.resource_subscriptions.iter().flatten() {
+                for uri in filter.resource_subscriptions.iter().flatten() {
                     let params = ResourceRequestParams::new(uri.clone());
                     // Fire and forget: the driver ignores completions it has no call for. A
                     // closed session refuses, which is fine: nothing to unsubscribe from.
@@ -229,22 +275,26 @@ impl Subscription {
 }
 
 impl Stream for Subscription {
-    type Item = Result<ServerNotification, Lagged>;
+    type Item = Result<ServerNotification, Missed>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        loop {
-            let item = std::task::ready!(self.stream.poll_next_unpin(cx));
-            match (&self.kind, item) {
-                // The server filters a listen; a local subscription filters here.
-                (Kind::Local, Some(Ok(n))) if !n.matches(&self.filter) => {}
-                (_, item) => return Poll::Ready(item),
-            }
+        let this = &mut *self;
+        match &mut this.source {
+            Source::Connection(c) => loop {
+                let item = std::task::ready!(c.stream.poll_next_unpin(cx));
+                match (&c.kind, item) {
+                    // The server filters a listen; a local subscription filters here.
+                    (Kind::Local, Some(Ok(n))) if !n.matches(&this.filter) => {}
+                    (_, item) => return Poll::Ready(item),
+                }
+            },
         }
     }
 }
 
 impl Drop for Subscription {
     fn drop(&mut self) {
-        self.end();
+        let Source::Connection(c) = &mut self.source;
+        c.end(&self.filter);
     }
 }

@@ -14,6 +14,12 @@ use super::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
 use super::suite::within;
 use crate::{Client, ClientBuilder, Error, Runtime};
 
+// What survives an expired session, in its own module; run with the bodies here.
+pub use super::session_reset_suite::{
+    http_session_expired_subscription_continues, http_session_expired_task_polled_again,
+    http_session_expired_unknown_task_fails,
+};
+
 /// The session id the scripted server assigns first.
 pub const SESSION: &str = "sess-1";
 
