@@ -1,4 +1,7 @@
-//! [`Subscription`]: the stream of one subscription, in either era, on one connection.
+//! [`Subscription`]: the stream of one subscription, in either era, on one connection or
+//! (from a [`Manager`](crate::Manager)) on each connection of a server in turn.
+
+mod relay;
 
 use std::fmt;
 use std::pin::Pin;
@@ -17,6 +20,8 @@ use crate::error::Error;
 use crate::notify::{Feed, Missed};
 use crate::shared::Shared;
 
+pub(crate) use relay::{Relay, Relayed};
+
 /// What ends the subscription.
 enum Kind {
     /// Initialize era: `resources/subscribe` was sent for each URI of the filter; the stream
@@ -34,8 +39,9 @@ enum Kind {
 }
 
 /// The notifications of one subscription, from [`Client::subscribe`](crate::Client::subscribe)
-/// or [`Client::listen`](crate::Client::listen): resource updates for its URIs and the list
-/// changes it asked for.
+/// or [`Client::listen`](crate::Client::listen) (or [`Manager::subscribe`](crate::Manager::subscribe)
+/// and [`Manager::listen`](crate::Manager::listen)): resource updates for its URIs and the
+/// list changes it asked for.
 ///
 /// The same type in both protocol eras. In the 2026-07-28 era it is a `subscriptions/listen`
 /// request that lives as long as this value: the server filters and tags its notifications,
@@ -53,6 +59,13 @@ enum Kind {
 ///   session's notifications. A re-subscription the new session refuses is logged at warn
 ///   level and that URI stays silent. A second 404 in a row closes the connection, which ends
 ///   the stream.
+/// - **A server the [`Manager`](crate::Manager) reconnects** (its process exited or was
+///   killed, its connection was lost): a subscription from the manager is issued again on the
+///   new connection, the server's log level set through the manager is restored, and the
+///   stream yields `Err(`[`Missed::Gap`]`)` ([`GapCause::Reconnected`](crate::GapCause::Reconnected))
+///   and then the new connection's notifications. It ends when the manager gives the server up
+///   or stops it ([`close`](Self::close) then gives the last connection's error), or when the
+///   new connection refuses the subscription (that error).
 /// - **A subscription from a [`Client`](crate::Client) whose connection closes** ends: a
 ///   client never reconnects by itself.
 ///
@@ -78,6 +91,8 @@ pub struct Subscription {
 enum Source {
     /// One connection.
     Connection(OnConnection),
+    /// A manager's relay, which re-issues the subscription on each connection of a server.
+    Relayed(Relayed),
 }
 
 /// A subscription on one connection.
@@ -140,6 +155,16 @@ impl Subscription {
         }
     }
 
+    /// A manager's subscription: what the first connection's subscription asked for and was
+    /// honoured, and the relay's receiving end.
+    pub(crate) fn relayed(first: &Subscription, relayed: Relayed) -> Self {
+        Subscription {
+            filter: first.filter.clone(),
+            honoured: first.honoured.clone(),
+            source: Source::Relayed(relayed),
+        }
+    }
+
     pub(crate) fn filter_mut(&mut self) -> &mut ListenFilter {
         &mut self.filter
     }
@@ -162,8 +187,9 @@ impl Subscription {
 
     /// The listen completed cleanly before it was acknowledged: nothing is left to end.
     pub(crate) fn ended(&mut self) {
-        let Source::Connection(c) = &mut self.source;
-        c.kind = Kind::Ended;
+        if let Source::Connection(c) = &mut self.source {
+            c.kind = Kind::Ended;
+        }
     }
 
     /// What was asked for.
@@ -207,6 +233,7 @@ impl Subscription {
     /// As described; never for an initialize-era subscription on one connection.
     pub async fn close(mut self) -> Result<(), Error> {
         let ended = match &mut self.source {
+            Source::Relayed(relayed) => return relayed.close(),
             Source::Connection(OnConnection {
                 kind: Kind::Listen {
                     done: Some(done), ..
@@ -280,6 +307,7 @@ impl Stream for Subscription {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
         match &mut this.source {
+            Source::Relayed(relayed) => relayed.poll_recv(cx),
             Source::Connection(c) => loop {
                 let item = std::task::ready!(c.stream.poll_next_unpin(cx));
                 match (&c.kind, item) {
@@ -294,7 +322,9 @@ impl Stream for Subscription {
 
 impl Drop for Subscription {
     fn drop(&mut self) {
-        let Source::Connection(c) = &mut self.source;
-        c.end(&self.filter);
+        // A relayed subscription ends when its `Relayed` (the relay's stop signal) drops.
+        if let Source::Connection(c) = &mut self.source {
+            c.end(&self.filter);
+        }
     }
 }
