@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use futures_util::stream::{BoxStream, Stream, StreamExt as _};
-use mcp_proto::session::ServerNotification;
+use mcp_proto::session::{RequestError, ServerNotification};
 use tokio::sync::broadcast;
 
 /// What the driver broadcasts to a connection's notification streams: a notification, or
@@ -16,6 +16,19 @@ use tokio::sync::broadcast;
 pub(crate) enum Item {
     Notification(ServerNotification),
     Gap(Gap),
+    /// After a gap: the new session refused to subscribe to `uri` again; the subscriptions
+    /// that count on it end with `error`.
+    Refused {
+        uri: String,
+        error: RequestError,
+    },
+}
+
+/// What a [`Feed`] yields: an item of a subscription's stream, or a refused re-subscription
+/// (which the subscription decides about).
+pub(crate) enum Fed {
+    Item(Result<ServerNotification, Missed>),
+    Refused { uri: String, error: RequestError },
 }
 
 /// Why a [`Subscription`](crate::Subscription) may have missed notifications.
@@ -74,16 +87,19 @@ pub enum Missed {
 /// The items of one connection's broadcast, gaps included: the stream under a
 /// [`Subscription`](crate::Subscription). Ends when the connection is closed.
 pub(crate) struct Feed {
-    inner: BoxStream<'static, Result<ServerNotification, Missed>>,
+    inner: BoxStream<'static, Fed>,
 }
 
 impl Feed {
     pub(crate) fn new(rx: broadcast::Receiver<Item>) -> Self {
         let inner = futures_util::stream::unfold(rx, |mut rx| async move {
             let item = match rx.recv().await {
-                Ok(Item::Notification(n)) => Ok(n),
-                Ok(Item::Gap(gap)) => Err(Missed::Gap(gap)),
-                Err(broadcast::error::RecvError::Lagged(n)) => Err(Missed::Lagged(Lagged(n))),
+                Ok(Item::Notification(n)) => Fed::Item(Ok(n)),
+                Ok(Item::Gap(gap)) => Fed::Item(Err(Missed::Gap(gap))),
+                Ok(Item::Refused { uri, error }) => Fed::Refused { uri, error },
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    Fed::Item(Err(Missed::Lagged(Lagged(n))))
+                }
                 Err(broadcast::error::RecvError::Closed) => return None,
             };
             Some((item, rx))
@@ -95,7 +111,7 @@ impl Feed {
 }
 
 impl Stream for Feed {
-    type Item = Result<ServerNotification, Missed>;
+    type Item = Fed;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.inner.poll_next_unpin(cx)
@@ -132,7 +148,7 @@ impl Notifications {
                 let item = match rx.recv().await {
                     Ok(Item::Notification(n)) => Ok(n),
                     // This stream has no way to say it; a subscription does.
-                    Ok(Item::Gap(_)) => continue,
+                    Ok(Item::Gap(_) | Item::Refused { .. }) => continue,
                     Err(broadcast::error::RecvError::Lagged(n)) => Err(Lagged(n)),
                     Err(broadcast::error::RecvError::Closed) => return None,
                 };

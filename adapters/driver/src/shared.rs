@@ -27,6 +27,11 @@ use crate::options::ProgressSink;
 pub(crate) enum Polled {
     Session(Event),
     Gap(Gap),
+    /// The new session refused to subscribe to `uri` again.
+    Refused {
+        uri: String,
+        error: RequestError,
+    },
 }
 
 /// The protocol state machine of one connection. One variant per framing.
@@ -81,12 +86,20 @@ impl Core {
                     mcp_proto::http::Event::Session(e) => return Some(Polled::Session(e)),
                     mcp_proto::http::Event::Http(e) => {
                         crate::driver::trace_http_event(server, &e);
-                        if let mcp_proto::http::HttpEvent::SessionReset { since, until, .. } = e {
-                            return Some(Polled::Gap(Gap {
-                                cause: GapCause::SessionExpired,
-                                since,
-                                until,
-                            }));
+                        match e {
+                            mcp_proto::http::HttpEvent::SessionReset { since, until, .. } => {
+                                return Some(Polled::Gap(Gap {
+                                    cause: GapCause::SessionExpired,
+                                    since,
+                                    until,
+                                }));
+                            }
+                            mcp_proto::http::HttpEvent::RestoreFailed {
+                                uri: Some(uri),
+                                error,
+                                ..
+                            } => return Some(Polled::Refused { uri, error }),
+                            _ => {}
                         }
                     }
                     _ => {}

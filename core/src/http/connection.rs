@@ -152,6 +152,8 @@ pub struct Connection {
     pub(crate) events: VecDeque<Event>,
     tracked: CounterMap<RequestHandle, Tracked>,
     pub(crate) internal: CounterMap<RequestHandle, String>,
+    /// The restoring `resources/subscribe` requests in flight, and their URIs.
+    restoring: CounterMap<RequestHandle, String>,
     log_level: Option<Box<RawValue>>,
     subscriptions: Vec<String>,
     /// When closing gives up (cancellations and DELETE included); see `closing.rs`.
@@ -213,6 +215,7 @@ impl Connection {
             events: VecDeque::new(),
             tracked: CounterMap::default(),
             internal: CounterMap::default(),
+            restoring: CounterMap::default(),
             log_level: None,
             subscriptions: Vec::new(),
             close_deadline: None,
@@ -562,10 +565,16 @@ impl Connection {
                 ) {
                     self.drop_request_exchanges(handle);
                 }
+                let uri = self.restoring.remove(&handle);
                 if let Some(method) = self.internal.remove(&handle) {
                     if let Err(error) = result {
+                        if let Some(uri) = &uri {
+                            // Not subscribed on this session: nothing to restore next time.
+                            self.subscriptions.retain(|u| u != uri);
+                        }
                         self.emit(HttpEvent::RestoreFailed {
                             method,
+                            uri,
                             error: error.clone(),
                         });
                     }
@@ -639,6 +648,7 @@ impl Connection {
                         .send_request(now, "resources/subscribe", Some(raw.into()), opts())
                 {
                     self.internal.insert(h, "resources/subscribe".to_owned());
+                    self.restoring.insert(h, uri);
                     restored += 1;
                 }
             }

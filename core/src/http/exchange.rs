@@ -322,10 +322,14 @@ pub enum HttpEvent {
         /// The `Last-Event-ID` sent.
         last_event_id: String,
     },
-    /// A restoring request after a reset failed.
+    /// A restoring request after a reset failed. A failed `resources/subscribe` is
+    /// forgotten: the resource is not subscribed on the new session (a host ends the
+    /// subscriptions that counted on it).
     RestoreFailed {
         /// Its method.
         method: String,
+        /// The resource, for `resources/subscribe`.
+        uri: Option<String>,
         /// Why.
         error: session::RequestError,
     },

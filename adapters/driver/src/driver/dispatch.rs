@@ -27,6 +27,8 @@ pub(super) enum Delivery {
     Listen(broadcast::Sender<Item>, ServerNotification),
     /// Told to every stream, in order with the notifications around it.
     Gap(Vec<broadcast::Sender<Item>>, Gap),
+    /// A refused re-subscription, told to the connection's streams.
+    Refused(Item),
     /// Dropped in order: the stream ends after what was delivered to it.
     EndListen(ListenSink),
 }
@@ -52,6 +54,10 @@ impl<R: Runtime> Driver<R> {
                     Polled::Gap(gap) => {
                         let listens = state.listens.values().map(|l| l.tx.clone()).collect();
                         deliveries.push(Delivery::Gap(listens, gap));
+                        continue;
+                    }
+                    Polled::Refused { uri, error } => {
+                        deliveries.push(Delivery::Refused(Item::Refused { uri, error }));
                         continue;
                     }
                 };
@@ -218,6 +224,16 @@ impl<R: Runtime> Driver<R> {
                 Delivery::Acknowledged(tx, honoured) => drop(tx.send(honoured)),
                 // A subscription whose stream was dropped has no receiver: fine.
                 Delivery::Listen(tx, n) => drop(tx.send(Item::Notification(n))),
+                Delivery::Refused(item) => {
+                    tracing::warn!(
+                        server = &*self.shared.name,
+                        ?item,
+                        "a subscription could not be restored"
+                    );
+                    if let Some(tx) = &*self.shared.notifications() {
+                        let _ = tx.send(item);
+                    }
+                }
                 Delivery::Gap(listens, gap) => {
                     tracing::info!(server = &*self.shared.name, "{gap}");
                     // No subscriber is fine.

@@ -247,7 +247,7 @@ pub(crate) fn trace_http_event(server: &str, event: &HttpEvent) {
         HttpEvent::StreamResumed { stream, .. } => {
             tracing::debug!(server, %stream, "stream resumed");
         }
-        HttpEvent::RestoreFailed { method, error } => {
+        HttpEvent::RestoreFailed { method, error, .. } => {
             tracing::warn!(server, method, %error, "restoring after a session reset failed");
         }
         HttpEvent::ExchangeFailed { purpose, error } => match error {

@@ -17,7 +17,7 @@ use mcp_proto::types::{Request as _, ResourceRequestParams, Unsubscribe};
 use tokio::sync::oneshot;
 
 use crate::error::Error;
-use crate::notify::{Feed, Missed};
+use crate::notify::{Fed, Feed, Missed};
 use crate::shared::Shared;
 
 pub(crate) use relay::{Relay, Relayed};
@@ -56,9 +56,10 @@ enum Kind {
 ///   `logging/setLevel` on it. The stream does not end: it yields one
 ///   `Err(`[`Missed::Gap`]`)` ([`GapCause::SessionExpired`](crate::GapCause::SessionExpired),
 ///   with when the loss was noticed and when the new session was ready), then the new
-///   session's notifications. A re-subscription the new session refuses is logged at warn
-///   level and that URI stays silent. A second 404 in a row closes the connection, which ends
-///   the stream.
+///   session's notifications. If the new session refuses to subscribe to one of its URIs
+///   again (the resource is gone, say), the subscription ends after the gap and
+///   [`close`](Self::close) gives the server's refusal. A second 404 in a row closes the
+///   connection, which ends the stream.
 /// - **A server the [`Manager`](crate::Manager) reconnects** (its process exited or was
 ///   killed, its connection was lost): a subscription from the manager is issued again on the
 ///   new connection, the server's log level set through the manager is restored, and the
@@ -101,6 +102,10 @@ struct OnConnection {
     kind: Kind,
     shared: Arc<Shared>,
     now: Arc<dyn Fn() -> Instant + Send + Sync>,
+    /// A new session refused one of the URIs again: the stream ended, and this is why.
+    refused: Option<Error>,
+    /// The stream ended (it yields `None` from now on).
+    over: bool,
 }
 
 impl fmt::Debug for Subscription {
@@ -151,6 +156,8 @@ impl Subscription {
                 kind,
                 shared,
                 now,
+                refused: None,
+                over: false,
             }),
         }
     }
@@ -230,8 +237,14 @@ impl Subscription {
     ///
     /// # Errors
     ///
-    /// As described; never for an initialize-era subscription on one connection.
+    /// As described; for an initialize-era subscription on one connection, only when a new
+    /// session refused to subscribe to one of its URIs again.
     pub async fn close(mut self) -> Result<(), Error> {
+        if let Source::Connection(c) = &mut self.source
+            && let Some(e) = c.refused.take()
+        {
+            return Err(e);
+        }
         let ended = match &mut self.source {
             Source::Relayed(relayed) => return relayed.close(),
             Source::Connection(OnConnection {
@@ -309,11 +322,35 @@ impl Stream for Subscription {
         match &mut this.source {
             Source::Relayed(relayed) => relayed.poll_recv(cx),
             Source::Connection(c) => loop {
-                let item = std::task::ready!(c.stream.poll_next_unpin(cx));
-                match (&c.kind, item) {
+                if c.over {
+                    return Poll::Ready(None);
+                }
+                let Some(fed) = std::task::ready!(c.stream.poll_next_unpin(cx)) else {
+                    c.over = true;
+                    return Poll::Ready(None);
+                };
+                let local = matches!(c.kind, Kind::Local);
+                match fed {
                     // The server filters a listen; a local subscription filters here.
-                    (Kind::Local, Some(Ok(n))) if !n.matches(&this.filter) => {}
-                    (_, item) => return Poll::Ready(item),
+                    Fed::Item(Ok(n)) if local && !n.matches(&this.filter) => {}
+                    Fed::Item(item) => return Poll::Ready(Some(item)),
+                    Fed::Refused { uri, error }
+                        if local
+                            && this
+                                .filter
+                                .resource_subscriptions
+                                .as_ref()
+                                .is_some_and(|l| l.contains(&uri)) =>
+                    {
+                        // It no longer delivers what it promised: end it, saying why.
+                        let e =
+                            crate::client::request_error(&c.shared, "resources/subscribe", error);
+                        c.refused = Some(e);
+                        c.over = true;
+                        return Poll::Ready(None);
+                    }
+                    // Another subscription's URI.
+                    Fed::Refused { .. } => {}
                 }
             },
         }

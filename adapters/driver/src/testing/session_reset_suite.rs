@@ -314,3 +314,69 @@ pub async fn http_session_expired_unknown_task_fails<R: Runtime>(rt: R) {
     client.ping().await.expect("ping on the new session");
     client.close().await;
 }
+
+/// A subscription whose resource the new session refuses to subscribe to again (it is gone)
+/// ends after the gap, and `close` gives the server's refusal; another subscription goes on.
+pub async fn http_session_expired_refused_subscription_ends<R: Runtime>(rt: R) {
+    let (server, sessions) = expiring_server(json!({}), |r, session| {
+        let uri = r
+            .json()
+            .and_then(|v| v["params"]["uri"].as_str().map(str::to_owned));
+        match r.rpc_method().as_deref() {
+            // demo://gone exists only on the first session.
+            Some("resources/subscribe")
+                if session != "sess-1" && uri.as_deref() == Some("demo://gone") =>
+            {
+                ScriptedReply::json(&json!({
+                    "jsonrpc": "2.0", "id": r.rpc_id(),
+                    "error": {"code": -32002, "message": "Resource not found"}
+                }))
+            }
+            Some("resources/subscribe" | "resources/unsubscribe") => {
+                ScriptedReply::json(&rpc_result(r, json!({})))
+            }
+            Some("tools/call") => ScriptedReply::sse([
+                ScriptedReply::data(&json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/resources/updated",
+                    "params": {"uri": "demo://clock"}
+                })),
+                ScriptedReply::data(&rpc_result(
+                    r,
+                    json!({"content": [{"type": "text", "text": session}]}),
+                )),
+            ]),
+            _ => ScriptedReply::status(500),
+        }
+    });
+    let client = connect(&rt, &server).await;
+    let mut clock = client.subscribe("demo://clock").await.expect("subscribe");
+    let mut gone = client.subscribe("demo://gone").await.expect("subscribe");
+    expire(&sessions);
+    let answered = client.call_tool("tick", json!({})).await.expect("tick");
+    assert_eq!(text_of(&answered), "sess-2");
+
+    // Both see the gap; the refused one then ends.
+    for sub in [&mut clock, &mut gone] {
+        let gap = within(&rt, STEP, sub.recv()).await.flatten();
+        assert!(matches!(gap, Some(Err(Missed::Gap(_)))), "{gap:?}");
+    }
+    let end = within(&rt, STEP, gone.recv()).await;
+    assert!(
+        matches!(end, Some(None)),
+        "the refused subscription ends: {end:?}"
+    );
+    match gone.close().await {
+        Err(Error::Remote { code, method, .. }) => {
+            assert_eq!(code, -32002);
+            assert_eq!(method, "resources/subscribe");
+        }
+        other => panic!("expected the server's refusal, got {other:?}"),
+    }
+    let update = within(&rt, STEP, clock.recv()).await.flatten();
+    assert!(
+        matches!(&update, Some(Ok(n)) if n.method == "notifications/resources/updated"),
+        "the other subscription goes on: {update:?}"
+    );
+    client.close().await;
+}

@@ -1,0 +1,71 @@
+//! What the successor of an expired session is given back, when it refuses part of it.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+/// Expires the session at a `tools/list` and answers the new session's exchanges: the
+/// restoring `resources/subscribe` with -32002 (the resource is gone), everything else as a
+/// server would. Returns the URIs re-subscribed.
+fn expire_and_refuse_subscriptions(h: &mut H, session: &str) -> Vec<Value> {
+    let t = h.send("tools/list", json!({}));
+    let x = h.next();
+    h.reply(x.id, 404, &[], b"");
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some(session));
+    let mut subscribed = Vec::new();
+    h.drain();
+    while let Some(x) = h.out.pop_front() {
+        if x.purpose == Purpose::Listen {
+            h.reply(x.id, 405, &[], b"");
+        } else if x.purpose == Purpose::Request(t) {
+            h.reply_json(x.id, &answer(&x, json!({"tools": []})));
+        } else {
+            let b = body(&x);
+            match b["method"].as_str() {
+                Some("resources/subscribe") => {
+                    subscribed.push(b["params"]["uri"].clone());
+                    let refusal = json!({"jsonrpc": "2.0", "id": b["id"],
+                        "error": {"code": -32002, "message": "Resource not found"}});
+                    h.reply_json(x.id, &refusal);
+                }
+                _ if b.get("id").is_some() => h.reply_json(x.id, &answer(&x, json!({}))),
+                _ => h.reply(x.id, 202, &[], b""),
+            }
+        }
+        h.drain();
+    }
+    subscribed
+}
+
+#[test]
+fn a_refused_resubscription_is_reported_with_its_uri_and_not_restored_again() {
+    let mut h = H::ready("2025-06-18", Some("s1"));
+    let s = h.send("resources/subscribe", json!({"uri": "file:///gone"}));
+    let x = h.next();
+    h.reply_json(x.id, &answer(&x, json!({})));
+    h.result(s);
+
+    let subscribed = expire_and_refuse_subscriptions(&mut h, "s2");
+    assert_eq!(subscribed, [json!("file:///gone")]);
+    let failed: Vec<_> = h
+        .http_events()
+        .into_iter()
+        .filter_map(|e| match e {
+            HttpEvent::RestoreFailed { method, uri, error } => Some((method, uri, error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{:?}", h.http_events());
+    let (method, uri, error) = &failed[0];
+    assert_eq!(method.as_str(), "resources/subscribe");
+    assert_eq!(uri.as_deref(), Some("file:///gone"));
+    assert!(
+        matches!(error, RequestError::Remote(e) if e.code == -32002),
+        "{error:?}"
+    );
+
+    // The next expiry has nothing of it left to restore.
+    let subscribed = expire_and_refuse_subscriptions(&mut h, "s3");
+    assert!(subscribed.is_empty(), "{subscribed:?}");
+}
