@@ -57,6 +57,7 @@ scripted_tests!(
     http_json_session_headers_delete,
     http_sse_notification_before_response,
     http_session_expired_reinitializes,
+    http_listen_stream_broken_yields_gap,
     http_session_expired_refused_subscription_ends,
     http_session_expired_subscription_continues,
     http_session_expired_task_polled_again,

@@ -41,6 +41,9 @@ pub enum GapCause {
     /// The [`Manager`](crate::Manager) reconnected the server (its process exited or its
     /// connection was lost) and re-issued the subscription on the new connection.
     Reconnected,
+    /// 2026-07-28 over HTTP: the stream of the subscription's `subscriptions/listen` broke
+    /// and the listen was re-issued (once; a second break ends the subscription).
+    StreamBroken,
 }
 
 impl fmt::Display for GapCause {
@@ -48,6 +51,7 @@ impl fmt::Display for GapCause {
         f.write_str(match self {
             GapCause::SessionExpired => "the server's session expired and was re-initialized",
             GapCause::Reconnected => "the server was reconnected",
+            GapCause::StreamBroken => "the subscription's stream broke and was re-issued",
         })
     }
 }

@@ -27,6 +27,11 @@ use crate::options::ProgressSink;
 pub(crate) enum Polled {
     Session(Event),
     Gap(Gap),
+    /// The gap of one re-issued listen.
+    ListenGap {
+        handle: RequestHandle,
+        gap: Gap,
+    },
     /// The new session refused to subscribe to `uri` again.
     Refused {
         uri: String,
@@ -93,6 +98,19 @@ impl Core {
                                     since,
                                     until,
                                 }));
+                            }
+                            mcp_proto::http::HttpEvent::ListenResumed {
+                                handle,
+                                since,
+                                until,
+                            } => {
+                                let cause = GapCause::StreamBroken;
+                                let gap = Gap {
+                                    cause,
+                                    since,
+                                    until,
+                                };
+                                return Some(Polled::ListenGap { handle, gap });
                             }
                             mcp_proto::http::HttpEvent::RestoreFailed {
                                 uri: Some(uri),

@@ -176,6 +176,8 @@ pub struct Connection {
     pub(crate) header_refetch: Vec<(RequestHandle, RequestHandle)>,
     /// 2026-07-28: requests re-issued after their stream broke.
     pub(crate) reissued: CounterSet<RequestHandle>,
+    /// 2026-07-28: re-issued listens not yet acknowledged again, and when their stream broke.
+    pub(crate) listen_breaks: CounterMap<RequestHandle, Instant>,
 }
 
 impl Connection {
@@ -228,6 +230,7 @@ impl Connection {
             header_retried: CounterSet::default(),
             header_refetch: Vec::new(),
             reissued: CounterSet::default(),
+            listen_breaks: CounterMap::default(),
         };
         if legacy {
             c.start_legacy(now);

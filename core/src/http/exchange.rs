@@ -307,6 +307,18 @@ pub enum HttpEvent {
         /// When the new session became ready and the restoring requests were issued.
         until: Instant,
     },
+    /// 2026-07-28: the stream of a `subscriptions/listen` broke and the listen was re-issued
+    /// (with a new wire id, under the same handle); the server has now acknowledged it again.
+    /// Its notifications may have been missed between `since` and `until`: every one after
+    /// this event comes from the re-issued listen. A host tells the subscription of the gap.
+    ListenResumed {
+        /// The listen.
+        handle: RequestHandle,
+        /// When its stream broke.
+        since: Instant,
+        /// When the server acknowledged it again.
+        until: Instant,
+    },
     /// The GET listener is open.
     ListenerOpened,
     /// No GET listener: the server refused it (405, 404, 400: `status`) or it could not be

@@ -662,6 +662,12 @@ impl Connection {
             // wire id (same handle).
             self.remove_stream(sid);
             if self.reissued.insert(h) && self.session.resend_request(h) {
+                let listen =
+                    <crate::types::v2026::SubscriptionsListen as crate::types::Request>::METHOD;
+                if self.session.pending_method(h) == Some(listen) {
+                    // Its notifications are lost until the server acknowledges it again.
+                    self.listen_breaks.insert(h, now);
+                }
                 return;
             }
             return self.fail_reply(now, Purpose::Request(h), RequestError::NoResponse);

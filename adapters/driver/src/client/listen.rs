@@ -40,6 +40,12 @@ impl<R: Runtime> Client<R> {
     ///
     /// Several subscriptions may be open at once; each gets its own notifications.
     ///
+    /// It lives as long as this connection: an expired HTTP session is not the end (the
+    /// subscription is re-issued on the new session and the stream yields a
+    /// [`Gap`](crate::Gap) first), a closed connection is. For a subscription that also
+    /// survives the server's restart, subscribe through a [`Manager`](crate::Manager)
+    /// ([`Manager::listen`](crate::Manager::listen)). See [`Subscription`] for the details.
+    ///
     /// # Errors
     ///
     /// See [`Error`]: the server's refusal, [`Error::Timeout`] when a 2026-07-28 server does

@@ -27,6 +27,8 @@ pub(super) enum Delivery {
     Listen(broadcast::Sender<Item>, ServerNotification),
     /// Told to every stream, in order with the notifications around it.
     Gap(Vec<broadcast::Sender<Item>>, Gap),
+    /// The gap of one subscription.
+    ListenGap(broadcast::Sender<Item>, Gap),
     /// A refused re-subscription, told to the connection's streams.
     Refused(Item),
     /// Dropped in order: the stream ends after what was delivered to it.
@@ -54,6 +56,12 @@ impl<R: Runtime> Driver<R> {
                     Polled::Gap(gap) => {
                         let listens = state.listens.values().map(|l| l.tx.clone()).collect();
                         deliveries.push(Delivery::Gap(listens, gap));
+                        continue;
+                    }
+                    Polled::ListenGap { handle, gap } => {
+                        if let Some(sink) = state.listens.get(&handle) {
+                            deliveries.push(Delivery::ListenGap(sink.tx.clone(), gap));
+                        }
                         continue;
                     }
                     Polled::Refused { uri, error } => {
@@ -224,6 +232,11 @@ impl<R: Runtime> Driver<R> {
                 Delivery::Acknowledged(tx, honoured) => drop(tx.send(honoured)),
                 // A subscription whose stream was dropped has no receiver: fine.
                 Delivery::Listen(tx, n) => drop(tx.send(Item::Notification(n))),
+                Delivery::ListenGap(tx, gap) => {
+                    tracing::info!(server = &*self.shared.name, "{gap}");
+                    // A subscription whose stream was dropped has no receiver: fine.
+                    let _ = tx.send(Item::Gap(gap));
+                }
                 Delivery::Refused(item) => {
                     tracing::warn!(
                         server = &*self.shared.name,

@@ -60,6 +60,10 @@ enum Kind {
 ///   again (the resource is gone, say), the subscription ends after the gap and
 ///   [`close`](Self::close) gives the server's refusal. A second 404 in a row closes the
 ///   connection, which ends the stream.
+/// - **A broken `subscriptions/listen` stream** (2026-07-28 over HTTP, which has no
+///   resumption): the listen is re-issued once; once the server acknowledged it again the
+///   stream yields `Err(`[`Missed::Gap`]`)` ([`GapCause::StreamBroken`](crate::GapCause::StreamBroken))
+///   and goes on. A second break ends the subscription ([`close`](Self::close) says why).
 /// - **A server the [`Manager`](crate::Manager) reconnects** (its process exited or was
 ///   killed, its connection was lost): a subscription from the manager is issued again on the
 ///   new connection, the server's log level set through the manager is restored, and the

@@ -1,5 +1,6 @@
 //! What survives an expired HTTP session (the server answers 404 to its `Mcp-Session-Id` and
-//! the client sets up a fresh one): subscriptions, the log level, followed tasks. Test bodies
+//! the client sets up a fresh one): subscriptions, the log level, followed tasks; and a
+//! 2026-07-28 listen whose stream broke. Test bodies
 //! against a [`ScriptedHttpServer`], generic over the runtime like [`http_suite`](super::http_suite)
 //! (which re-exports them, so each adapter runs them with the others).
 
@@ -378,5 +379,78 @@ pub async fn http_session_expired_refused_subscription_ends<R: Runtime>(rt: R) {
         matches!(&update, Some(Ok(n)) if n.method == "notifications/resources/updated"),
         "the other subscription goes on: {update:?}"
     );
+    client.close().await;
+}
+
+/// 2026-07-28 over HTTP: a `subscriptions/listen` whose stream breaks is re-issued once; the
+/// `Subscription` yields a gap (cause `StreamBroken`) when the server acknowledged it again,
+/// then the re-issued listen's notifications.
+pub async fn http_listen_stream_broken_yields_gap<R: Runtime>(rt: R) {
+    let listens = Arc::new(Mutex::new(0usize));
+    let count = listens.clone();
+    let server = ScriptedHttpServer::start(move |r| {
+        let on_stream = |method: &str| {
+            ScriptedReply::data(&json!({"jsonrpc": "2.0", "method": method, "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": r.rpc_id()},
+                "notifications": {"toolsListChanged": true}
+            }}))
+        };
+        match (r.method.as_str(), r.rpc_method().as_deref()) {
+            ("POST", Some("server/discover")) => ScriptedReply::json(&rpc_result(
+                r,
+                json!({
+                    "resultType": "complete",
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {"listChanged": true}},
+                    "ttlMs": 0,
+                    "cacheScope": "public",
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted-2026", "version": "1"}}
+                }),
+            )),
+            ("POST", Some("subscriptions/listen")) => {
+                let mut n = count.lock().unwrap_or_else(PoisonError::into_inner);
+                *n += 1;
+                let events = [
+                    on_stream("notifications/subscriptions/acknowledged"),
+                    on_stream("notifications/tools/list_changed"),
+                ];
+                if *n == 1 {
+                    // The first stream ends after one change: broken.
+                    ScriptedReply::sse(events)
+                } else {
+                    ScriptedReply::sse(events).held_open()
+                }
+            }
+            ("DELETE", _) => ScriptedReply::status(200),
+            _ => ScriptedReply::status(404),
+        }
+    });
+    let client = ClientBuilder::new()
+        .runtime(rt.clone())
+        .era_policy(mcp_proto::session::EraPolicy::Discover)
+        .http(&server.url("/mcp"))
+        .await
+        .expect("discover over HTTP");
+    let mut sub = client
+        .listen(mcp_proto::types::v2026::ListenFilter {
+            tools_list_changed: Some(true),
+            ..Default::default()
+        })
+        .await
+        .expect("listen");
+    let changed = |item: &Option<Result<mcp_proto::session::ServerNotification, Missed>>| matches!(item, Some(Ok(n)) if n.method == "notifications/tools/list_changed");
+    let first = within(&rt, STEP, sub.recv()).await.flatten();
+    assert!(changed(&first), "{first:?}");
+    match within(&rt, STEP, sub.recv()).await.flatten() {
+        Some(Err(Missed::Gap(gap))) => {
+            assert_eq!(gap.cause, GapCause::StreamBroken);
+            assert!(gap.since <= gap.until, "{gap:?}");
+        }
+        other => panic!("expected a gap, got {other:?}"),
+    }
+    let again = within(&rt, STEP, sub.recv()).await.flatten();
+    assert!(changed(&again), "the re-issued listen delivers: {again:?}");
+    assert_eq!(*listens.lock().unwrap_or_else(PoisonError::into_inner), 2);
+    drop(sub);
     client.close().await;
 }
