@@ -288,15 +288,15 @@ pub enum HttpEvent {
         /// the connection gives up).
         reinitializing: bool,
     },
-    /// A fresh session replaced an expired one: lost requests were re-sent and the log level,
-    /// resource subscriptions and listener restored (the restoring requests are issued
-    /// before this event; one that fails is [`HttpEvent::RestoreFailed`]).
+    /// A fresh session replaced an expired one: the log level and the resource subscriptions
+    /// of the old one were set on it (each restoring request answered, a failed one reported
+    /// as [`HttpEvent::RestoreFailed`] before this), then the requests lost with the old
+    /// session were re-sent, so they run on a session in the state they were sent for.
     ///
     /// Server notifications may have been missed between `since` and `until`: the server may
     /// have dropped the old session (and its notifications) before the client noticed, and
-    /// nothing was delivered while the new session was set up. Every notification the host
-    /// sees after this event belongs to the new session. A host with subscribers tells them
-    /// of the gap here.
+    /// the subscriptions were not in place until they were restored. A host with subscribers
+    /// tells them of the gap here.
     SessionReset {
         /// Requests re-sent.
         resent: usize,
@@ -304,7 +304,7 @@ pub enum HttpEvent {
         restored: usize,
         /// When the expiry was noticed (the 404 to the old session id).
         since: Instant,
-        /// When the new session became ready and the restoring requests were issued.
+        /// When the state was restored on the new session.
         until: Instant,
     },
     /// 2026-07-28: the stream of a `subscriptions/listen` broke and the listen was re-issued

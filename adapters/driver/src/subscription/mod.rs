@@ -57,7 +57,7 @@ enum Kind {
 ///   `Err(`[`Missed::Gap`]`)` ([`GapCause::SessionExpired`](crate::GapCause::SessionExpired),
 ///   with when the loss was noticed and when the new session was ready), then the new
 ///   session's notifications. If the new session refuses to subscribe to one of its URIs
-///   again (the resource is gone, say), the subscription ends after the gap and
+///   again (the resource is gone, say), the subscription ends instead and
 ///   [`close`](Self::close) gives the server's refusal. A second 404 in a row closes the
 ///   connection, which ends the stream.
 /// - **A broken `subscriptions/listen` stream** (2026-07-28 over HTTP, which has no

@@ -69,3 +69,67 @@ fn a_refused_resubscription_is_reported_with_its_uri_and_not_restored_again() {
     let subscribed = expire_and_refuse_subscriptions(&mut h, "s3");
     assert!(subscribed.is_empty(), "{subscribed:?}");
 }
+
+#[test]
+fn lost_requests_are_resent_once_the_state_is_restored() {
+    let mut h = H::ready("2025-06-18", Some("s1"));
+    for (method, params) in [
+        ("logging/setLevel", json!({"level": "info"})),
+        ("resources/subscribe", json!({"uri": "file:///a"})),
+    ] {
+        let r = h.send(method, params);
+        let x = h.next();
+        h.reply_json(x.id, &answer(&x, json!({})));
+        h.result(r);
+    }
+    let t = h.send("tools/list", json!({}));
+    let x = h.next();
+    h.reply(x.id, 404, &[], b"");
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some("s2"));
+    let reset = |h: &H| {
+        h.http_events()
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionReset { .. }))
+    };
+    // Answer everything but the lost request; the restores one at a time, last.
+    let mut restores = Vec::new();
+    let mut lost = None;
+    h.drain();
+    while let Some(x) = h.out.pop_front() {
+        match x.purpose {
+            Purpose::Listen => h.reply(x.id, 405, &[], b""),
+            Purpose::Request(r) if r == t => lost = Some(x),
+            _ if body(&x).get("id").is_some() => restores.push(x),
+            _ => h.reply(x.id, 202, &[], b""),
+        }
+        h.drain();
+    }
+    assert_eq!(restores.len(), 2, "level and subscription restored");
+    assert!(lost.is_none(), "not re-sent before the state is back");
+    assert!(!reset(&h));
+    let last = restores.pop().expect("two restores");
+    let first = restores.pop().expect("two restores");
+    h.reply_json(first.id, &answer(&first, json!({})));
+    assert!(
+        !h.out.iter().any(|x| x.purpose == Purpose::Request(t)),
+        "not before the last restore is answered"
+    );
+    h.reply_json(last.id, &answer(&last, json!({})));
+    let resent = h
+        .out
+        .iter()
+        .find(|x| x.purpose == Purpose::Request(t))
+        .cloned()
+        .expect("re-sent once the state is back");
+    assert!(h.http_events().iter().any(|e| matches!(
+        e,
+        HttpEvent::SessionReset {
+            resent: 1,
+            restored: 2,
+            ..
+        }
+    )));
+    h.reply_json(resent.id, &answer(&resent, json!({"tools": []})));
+    assert_eq!(h.result(t), json!({"tools": []}));
+}
