@@ -115,8 +115,15 @@ impl Connection {
             ));
             return;
         }
-        // Only a POST's 404 means the session is gone: a GET's 404 is "no listener here".
-        if status == 404 && x.had_session_id && x.method == Method::Post {
+        // A POST's 404 means the session is gone; so does a GET's to a listener that this
+        // session had open (the server restarted, say). A first GET's 404 is "no listener
+        // here".
+        let listener_worked = x.purpose == Purpose::Listen
+            && self
+                .stream_of(id)
+                .and_then(|sid| self.streams.get(&sid))
+                .is_some_and(|s| s.accepted);
+        if status == 404 && x.had_session_id && (x.method == Method::Post || listener_worked) {
             return self.on_session_gone(now, id);
         }
         if !(200..300).contains(&status) {
@@ -172,6 +179,9 @@ impl Connection {
                     x.read = Body::Sse(sid.unwrap_or(StreamId(u64::MAX)));
                 }
                 if purpose == Purpose::Listen {
+                    if let Some(s) = sid.and_then(|sid| self.streams.get_mut(&sid)) {
+                        s.accepted = true;
+                    }
                     self.emit(HttpEvent::ListenerOpened);
                 }
                 if let Some(sid) = sid

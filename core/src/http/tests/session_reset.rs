@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::http::headers::MCP_SESSION_ID;
 
 /// Expires the session at a `tools/list` and answers the new session's exchanges: the
 /// restoring `resources/subscribe` with -32002 (the resource is gone), everything else as a
@@ -132,4 +133,71 @@ fn lost_requests_are_resent_once_the_state_is_restored() {
     )));
     h.reply_json(resent.id, &answer(&resent, json!({"tools": []})));
     assert_eq!(h.result(t), json!({"tools": []}));
+}
+
+/// A listener that worked on this session and then gets 404 on reconnecting (the server
+/// restarted and forgot the session) means the session is gone: the connection sets up a new
+/// one, restores the subscription on it and reopens the listener. (A first GET's 404 is "no
+/// listener here": see the handshake tests.)
+#[test]
+fn a_404_to_a_listener_that_worked_reinitializes() {
+    let mut h = H::new();
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some("s1"));
+    let n = h.next();
+    h.reply(n.id, 202, &[], b"");
+    let g = h.next();
+    assert_eq!(g.purpose, Purpose::Listen);
+    h.head(g.id, 200, &[("content-type", "text/event-stream")]);
+    let s = h.send("resources/subscribe", json!({"uri": "file:///a"}));
+    let x = h.next();
+    h.reply_json(x.id, &answer(&x, json!({})));
+    h.result(s);
+    // The server goes away: the listener's stream ends; its reconnection gets 404.
+    h.end(g.id);
+    let again = loop {
+        h.drain();
+        if let Some(x) = h.out.pop_front() {
+            break x;
+        }
+        let at = h.conn.poll_timeout().expect("a reconnection is scheduled");
+        h.advance(at - h.now);
+    };
+    assert_eq!(again.purpose, Purpose::Listen);
+    assert_eq!(again.headers.get(MCP_SESSION_ID), Some("s1"));
+    h.reply(again.id, 404, &[], b"");
+    assert!(
+        h.http_events().iter().any(|e| matches!(
+            e,
+            HttpEvent::SessionExpired { session_id, reinitializing: true } if session_id == "s1"
+        )),
+        "{:?}",
+        h.http_events()
+    );
+    let init = h.next();
+    assert_eq!(init.purpose, Purpose::Initialize);
+    h.answer_initialize(&init, "2025-06-18", Some("s2"));
+    let mut subscribed = false;
+    let mut listener = false;
+    h.drain();
+    while let Some(x) = h.out.pop_front() {
+        assert_eq!(x.headers.get(MCP_SESSION_ID), Some("s2"), "{x:?}");
+        if x.purpose == Purpose::Listen {
+            listener = true;
+            h.head(x.id, 200, &[("content-type", "text/event-stream")]);
+        } else if body(&x)["method"] == "resources/subscribe" {
+            subscribed = true;
+            h.reply_json(x.id, &answer(&x, json!({})));
+        } else {
+            h.reply(x.id, 202, &[], b"");
+        }
+        h.drain();
+    }
+    assert!(subscribed && listener, "restored and listening again");
+    assert!(
+        h.http_events()
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionReset { restored: 1, .. }))
+    );
+    assert!(!h.conn.session().is_closed());
 }
