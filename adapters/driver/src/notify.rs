@@ -65,7 +65,7 @@ impl fmt::Display for GapCause {
 /// was in place again. A resource that changed in between is not reported again: read it
 /// afresh if its state matters.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("notifications may have been missed for {:?}: {cause}", until.saturating_duration_since(*since))]
+#[error("notifications may have been missed for {}: {cause}", humane(until.saturating_duration_since(*since)))]
 pub struct Gap {
     /// What happened.
     pub cause: GapCause,
@@ -73,6 +73,15 @@ pub struct Gap {
     pub since: Instant,
     /// When the subscription was in place again.
     pub until: Instant,
+}
+
+/// A gap's length for people: `120 ms`, `3.4 s`.
+fn humane(d: std::time::Duration) -> String {
+    if d < std::time::Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
 }
 
 /// The error side of a [`Subscription`](crate::Subscription)'s stream: notifications may have
@@ -175,5 +184,30 @@ impl Stream for Notifications {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.inner.poll_next_unpin(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{Gap, GapCause, Missed};
+
+    #[test]
+    fn a_gap_says_how_long_and_why() {
+        let since = Instant::now();
+        let gap = |ms| Gap {
+            cause: GapCause::Reconnected,
+            since,
+            until: since + Duration::from_millis(ms),
+        };
+        assert_eq!(
+            gap(120).to_string(),
+            "notifications may have been missed for 120 ms: the server was reconnected"
+        );
+        assert_eq!(
+            Missed::Gap(gap(3400)).to_string(),
+            "notifications may have been missed for 3.4 s: the server was reconnected"
+        );
     }
 }

@@ -181,6 +181,7 @@ impl Connection {
                 if purpose == Purpose::Listen {
                     if let Some(s) = sid.and_then(|sid| self.streams.get_mut(&sid)) {
                         s.accepted = true;
+                        s.dropped_at = None;
                     }
                     self.emit(HttpEvent::ListenerOpened);
                 }
@@ -329,7 +330,12 @@ impl Connection {
         self.resets_in_a_row += 1;
         self.generation += 1;
         self.reinitializing = true;
-        self.expired_at = Some(now);
+        // The gap starts when the listener lost its stream, if it did before this 404.
+        let listener_lost = self
+            .listener
+            .and_then(|sid| self.streams.get(&sid))
+            .and_then(|s| s.dropped_at);
+        self.expired_at = Some(listener_lost.map_or(now, |t| t.min(now)));
         // Everything of the old session goes: its streams (their requests are re-sent), the
         // listener, queued notifications and responses.
         let sids: Vec<StreamId> = self.streams.keys().copied().collect();
@@ -642,6 +648,7 @@ impl Connection {
             return;
         };
         stream.exchange = None;
+        stream.dropped_at.get_or_insert(now);
         let origin = stream.origin;
         let wanted = match origin {
             Origin::Post(Some(h)) => self.session.awaits_reply(h),

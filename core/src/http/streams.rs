@@ -52,6 +52,9 @@ pub(crate) struct Stream {
     /// The server accepted an exchange of this stream once (a listener that worked): a 404
     /// to a later one means the session is gone, not that there is no listener.
     pub(crate) accepted: bool,
+    /// When the stream last lost its exchange, until the server accepts a new one: what the
+    /// server sent since may be lost.
+    pub(crate) dropped_at: Option<Instant>,
 }
 
 impl Stream {
@@ -84,6 +87,7 @@ impl Stream {
             generation,
             handshake_wire: None,
             accepted: false,
+            dropped_at: None,
         }
     }
 

@@ -154,6 +154,7 @@ fn a_404_to_a_listener_that_worked_reinitializes() {
     h.reply_json(x.id, &answer(&x, json!({})));
     h.result(s);
     // The server goes away: the listener's stream ends; its reconnection gets 404.
+    let broke = h.now;
     h.end(g.id);
     let again = loop {
         h.drain();
@@ -195,9 +196,12 @@ fn a_404_to_a_listener_that_worked_reinitializes() {
     }
     assert!(subscribed && listener, "restored and listening again");
     assert!(
+        h.http_events().iter().any(
+            |e| matches!(e, HttpEvent::SessionReset { restored: 1, since, .. } if *since == broke)
+        ),
+        "the gap starts when the listener lost its stream: {:?}",
         h.http_events()
-            .iter()
-            .any(|e| matches!(e, HttpEvent::SessionReset { restored: 1, .. }))
     );
+    assert!(h.now > broke, "the reconnection came later");
     assert!(!h.conn.session().is_closed());
 }
