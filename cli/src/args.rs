@@ -131,7 +131,8 @@ pub struct ConnectionArgs {
     /// 10m, or --timeout when that is longer).
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub max_time: Option<Duration>,
-    /// How long connecting and the handshake may take.
+    /// How long connecting and the handshake may take (default 60s; with --config, how long to
+    /// wait for slow servers, default 10s).
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub connect_timeout: Option<Duration>,
     /// Which protocol era to speak.

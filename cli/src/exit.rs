@@ -323,8 +323,9 @@ pub enum CliError {
     /// The stdio server process ended (its last stderr lines are in the text).
     #[error("the server {0}")]
     Exited(String),
-    /// The server closed the connection after the handshake.
-    #[error("the server closed the connection: {0}")]
+    /// The connection ended after the handshake; the text says how and who ended it
+    /// ([`CliError::closed`], [`CliError::session_closed`]).
+    #[error("{0}")]
     Closed(String),
     /// The server answered a request with a JSON-RPC error.
     #[error("{method} failed: {error}")]
@@ -486,6 +487,22 @@ pub fn strip_rpc_prefix(message: &str, code: i64) -> &str {
 }
 
 impl CliError {
+    /// The server closed the connection (or its process ended) after the handshake.
+    pub fn closed(detail: impl fmt::Display) -> Self {
+        CliError::Closed(format!("the server closed the connection: {detail}"))
+    }
+
+    /// The session ended for `reason`: the server's doing, except a server that stopped
+    /// reading its input, which the client disconnected.
+    pub fn session_closed(reason: &mcp_proto::session::CloseReason) -> Self {
+        match reason {
+            mcp_proto::session::CloseReason::Stalled { .. } => {
+                CliError::Closed(format!("the client disconnected: {reason}"))
+            }
+            _ => CliError::closed(reason),
+        }
+    }
+
     /// The exit status this error ends the process with.
     pub fn exit(&self) -> Exit {
         match self {

@@ -4,9 +4,9 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_cli::args::{Cli, Command, help};
-use mcp_cli::exit::{CliError, Exit, print_error};
-use mcp_cli::{app, demo_server};
+use mcp_term::args::{Cli, Command, help};
+use mcp_term::exit::{CliError, Exit, print_error};
+use mcp_term::{app, demo_server};
 
 fn main() -> ExitCode {
     let cli = match help::parse() {
@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         // command).
         Err(e) if e.use_stderr() => {
             let rendered = e.render().ansi().to_string();
-            anstream::eprint!("{}", mcp_cli::redact::text(&rendered));
+            anstream::eprint!("{}", mcp_term::redact::text(&rendered));
             let json = std::env::args()
                 .skip(1)
                 .take_while(|a| a != "--")
@@ -26,7 +26,7 @@ fn main() -> ExitCode {
             if json {
                 let plain = e.to_string();
                 let first = plain.lines().next().unwrap_or_default();
-                let first = mcp_cli::redact::text(first.trim_start_matches("error: ").trim());
+                let first = mcp_term::redact::text(first.trim_start_matches("error: ").trim());
                 let usage = CliError::Usage(first.into_owned());
                 if let Some(object) = usage.json_object() {
                     let text = serde_json::to_string_pretty(&object).unwrap_or_default();
@@ -39,11 +39,11 @@ fn main() -> ExitCode {
         // clap prints help and version with status 0.
         Err(e) => e.exit(),
     };
-    mcp_cli::render::style::init(cli.output.color.to_style(), cli.output.output.is_some());
+    mcp_term::render::style::init(cli.output.color.to_style(), cli.output.output.is_some());
     match run(&cli) {
         Ok(exit) => exit.into(),
         Err(e) => {
-            // The one place errors are printed: secrets masked (mcp_cli::redact).
+            // The one place errors are printed: secrets masked (mcp_term::redact).
             print_error(&e, cli.output.json);
             e.exit().into()
         }
@@ -54,7 +54,7 @@ fn run(cli: &Cli) -> Result<Exit, CliError> {
     match &cli.command {
         Command::DemoServer => demo_server::run_stdio()
             .map(|()| Exit::Ok)
-            .map_err(|e| CliError::Closed(e.to_string())),
+            .map_err(CliError::closed),
         Command::Lint {
             file: Some(path), ..
         } => app::lint_file(cli, path),

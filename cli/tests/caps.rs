@@ -429,7 +429,7 @@ fn sampling_on_a_terminal_shows_the_request_and_sends_the_typed_reply() {
     assert!(shown.contains("max tokens 20"), "{shown}");
     assert!(shown.contains("model preferences: hints demo"), "{shown}");
     assert!(
-        shown.contains("human (typed at mcp-cli) replied: Four."),
+        shown.contains("human (typed at mcp-term) replied: Four."),
         "{shown}"
     );
 

@@ -148,6 +148,60 @@ fn call_routes_a_namespaced_name_to_its_server() {
 }
 
 #[test]
+fn call_starts_only_the_named_server_and_reports_its_failure() {
+    let d = dir("only");
+    let marker = d.join("other-started");
+    let path = d.join("servers.json");
+    let config = serde_json::json!({ "mcpServers": {
+        "demo_a": { "command": MCP, "args": ["demo-server"] },
+        // Would leave a mark if it were started (and then never answer).
+        "other": { "command": "sh", "args": ["-c", format!("touch '{}'; sleep 60", marker.display())] },
+        "broken": { "command": "sh", "args": ["-c", "echo boom >&2; exit 4"] }
+    }});
+    std::fs::write(&path, config.to_string()).unwrap();
+    let p = path.to_str().unwrap();
+    let o = mcp(&d, &["--config", p, "call", "demo_a__echo", "text=hi"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout).trim(), "hi");
+    assert!(
+        !marker.exists(),
+        "a server the call does not name was started"
+    );
+    // The named server's failure is the error, not an unknown tool (a usage error).
+    let o = mcp(
+        &d,
+        &["--config", p, "--json", "call", "broken__echo", "text=hi"],
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stdout));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("server \"broken\" failed: exited with code 4: boom"),
+        "{v:#}"
+    );
+    assert!(
+        !marker.exists(),
+        "a server the call does not name was started"
+    );
+}
+
+#[test]
+fn verbose_traces_each_server_under_its_name() {
+    let d = dir("trace");
+    let cfg = config(&d);
+    let p = cfg.to_str().unwrap();
+    let o = mcp(&d, &["-v", "--config", p, "tools", "--all"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    for server in ["demo_a", "demo-b"] {
+        assert!(err.contains(&format!("[{server}] -> {{\"id\":")), "{err}");
+        assert!(err.contains(&format!("[{server}] <- {{")), "{err}");
+    }
+    // The trace is on stderr only: stdout is the list.
+    assert!(!text(&o.stdout).contains("->"), "{}", text(&o.stdout));
+}
+
+#[test]
 fn config_without_server_is_a_usage_error_for_other_commands() {
     let d = dir("usage");
     let cfg = config(&d);

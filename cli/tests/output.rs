@@ -545,3 +545,41 @@ fn colour_only_when_asked_or_on_a_terminal() {
     let o = demo(&["--color", "never", "tools"], &[("CLICOLOR_FORCE", "1")]);
     assert!(!has_colour(&o.stdout));
 }
+
+/// A server that prints a banner on stdout before speaking JSON-RPC.
+fn bannered(args: &[&str]) -> Output {
+    let script = format!("echo 'Server v1 ready token=hunter2'; exec '{MCP}' demo-server");
+    Command::new(MCP)
+        .args(args)
+        .args(["--", "sh", "-c", &script])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+#[test]
+fn what_the_client_skips_is_a_warning_on_stderr_never_on_stdout() {
+    let o = bannered(&["call", "echo", "text=hi"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "hi");
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: sh: skipped a non-JSON message: Server v1 ready token=***"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    // The era negotiation is routine: not a warning, shown from -vv as debug.
+    assert!(!err.contains("changed protocol era"), "{err}");
+    let o = bannered(&["-q", "call", "echo", "text=hi"]);
+    assert!(
+        stderr(&o).contains("skipped a non-JSON message"),
+        "-q still warns"
+    );
+    let o = bannered(&["-vv", "call", "echo", "text=hi"]);
+    assert!(
+        stderr(&o).contains("debug: sh: changed protocol era"),
+        "{}",
+        stderr(&o)
+    );
+}

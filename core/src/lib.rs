@@ -20,7 +20,7 @@
 //! - [`types`]: typed MCP methods in the `lsp-types` style (`Request::METHOD`, `Params`,
 //!   `Result`), for both sides.
 //! - [`http`]: Streamable HTTP and legacy HTTP+SSE decisions.
-//! - [`manager`]: the pure parts of a multi-server host (the `mcpServers` config parser).
+//! - [`cache_hint`]: the result cache hints of 2026-07-28 (`ttlMs`, `cacheScope`), read once.
 //!
 //! # The run loop
 //!
@@ -119,12 +119,12 @@
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod auth;
+pub mod cache_hint;
 pub mod framing;
 #[cfg(any(test, fuzzing))]
 pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
-pub mod manager;
 pub mod session;
 pub mod stdio;
 pub mod task;

@@ -64,6 +64,7 @@ pub const TASKS_RESULT: &str = "tasks/result";
 pub const TASKS_STATUS_NOTIFICATION: &str = "notifications/tasks/status";
 
 pub mod augment;
+pub mod receiver;
 
 /// Bounds on what a server may ask of the poller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -152,3 +152,47 @@ mod everything_tasks {
         .expect("task cancel hung");
     }
 }
+
+/// Tasks in both directions over stdio and Streamable HTTP: a server task that needs input,
+/// and the client running the server's task-augmented elicitation and sampling as its own
+/// tasks.
+mod everything_task_receiver {
+    use super::*;
+    use mcp_tests::interop::everything_task_receiver as bodies;
+
+    macro_rules! task_tests {
+        ($($name:ident),* $(,)?) => {$(
+            mod $name {
+                use super::*;
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn stdio() {
+                    run(Transport::Stdio).await;
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn streamable() {
+                    run(Transport::StreamableHttp).await;
+                }
+
+                async fn run(transport: Transport) {
+                    let Some(peers) = setup(transport) else {
+                        return;
+                    };
+                    tokio::time::timeout(
+                        GUARD,
+                        bodies::$name(TokioRuntime::current(), peers, transport),
+                    )
+                    .await
+                    .expect(concat!(stringify!($name), " hung"));
+                }
+            }
+        )*};
+    }
+
+    task_tests!(
+        everything_task_input_required,
+        everything_task_receiver_elicitation,
+        everything_task_receiver_sampling,
+    );
+}

@@ -96,6 +96,7 @@ mod hyper_io;
 mod runtime;
 
 pub use mcp_driver;
+pub use mcp_driver::mcp_manager;
 pub use mcp_driver::mcp_proto;
 #[doc(inline)]
 pub use mcp_driver::mcp_proto::jsonrpc::ErrorObject;

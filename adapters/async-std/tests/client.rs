@@ -177,3 +177,36 @@ fn smol_stdio_handshake_call_close_reaps() {
         ));
     });
 }
+
+/// The client as a task receiver (`mcp_driver::testing::task_receiver_suite`), under both
+/// executors.
+mod task_receiver {
+    use super::*;
+    use mcp_driver::testing::task_receiver_suite as bodies;
+
+    macro_rules! receiver_tests {
+        ($($name:ident),* $(,)?) => {$(
+            mod $name {
+                use super::*;
+
+                #[cfg(feature = "async-std")]
+                #[test]
+                fn async_std() {
+                    on_async_std(stringify!($name), bodies::$name(AsyncStdRuntime::async_std()));
+                }
+
+                #[test]
+                fn smol() {
+                    on_smol(stringify!($name), bodies::$name(SmolRuntime::smol()));
+                }
+            }
+        )*};
+    }
+
+    receiver_tests!(
+        task_augmented_sampling_is_answered_through_tasks_result,
+        tasks_cancel_drops_the_handler,
+        without_the_opt_in_tasks_are_ignored,
+        the_policy_bounds_the_task_table,
+    );
+}

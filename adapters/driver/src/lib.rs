@@ -62,6 +62,7 @@ pub use handler::{
     ElicitationHandler, HandlerFuture, Root, RootsHandler, SamplingHandler, StaticRoots,
 };
 pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
+pub use mcp_manager;
 pub use mcp_proto;
 pub use notify::{Gap, GapCause, Lagged, Missed, Notifications};
 #[cfg(feature = "http")]

@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use mcp_tokio::mcp_proto::manager::config::parse_mcp_servers;
+use mcp_tokio::mcp_manager::config::parse_mcp_servers;
 use mcp_tokio::{Manager, TokioRuntime};
 use serde_json::json;
 

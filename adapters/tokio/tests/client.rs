@@ -109,6 +109,31 @@ mod tasks {
     );
 }
 
+/// The client as a task receiver (`mcp_driver::testing::task_receiver_suite`).
+mod task_receiver {
+    use super::GUARD;
+    use mcp_driver::testing::task_receiver_suite;
+    use mcp_tokio::TokioRuntime;
+
+    macro_rules! receiver_tests {
+        ($($name:ident),* $(,)?) => {$(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                tokio::time::timeout(GUARD, task_receiver_suite::$name(TokioRuntime::current()))
+                    .await
+                    .expect(concat!(stringify!($name), " hung"));
+            }
+        )*};
+    }
+
+    receiver_tests!(
+        task_augmented_sampling_is_answered_through_tasks_result,
+        tasks_cancel_drops_the_handler,
+        without_the_opt_in_tasks_are_ignored,
+        the_policy_bounds_the_task_table,
+    );
+}
+
 stdio_tests!(
     stdio_paging_call_banner,
     stdio_crash_mid_request,

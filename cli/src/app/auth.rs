@@ -27,8 +27,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::auth::{ClientMetadata, ClientRegistration};
-use mcp_proto::manager::config::{ServerConfig, TransportConfig};
 use mcp_tokio::mcp_driver::auth::{
     AuthProvider, BrowserAuthorizer, BrowserNotice, BrowserOpener, FileTokenStore,
     LoopbackListener, StoredToken, TokenKey, TokenStore,

@@ -337,11 +337,22 @@ pub fn verbatim_result(result: &CallToolResult) -> render::Verbatim {
     verbatim
 }
 
+/// Says on stderr (unless `-q`) that `--raw` left text items out beside the binary one.
+fn left_out_note(ui: &Ui, texts: usize) {
+    if texts > 0 {
+        let s = if texts == 1 { "" } else { "s" };
+        ui.info(&format!(
+            "note: --raw wrote the one binary item; {texts} text item{s} beside it left out (--json shows everything)"
+        ));
+    }
+}
+
 /// Writes a tool result: its raw bytes (`--raw`), JSON (`--json`) or its rendering.
 pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), CliError> {
     if out.raw {
-        let bytes = render::raw_tool_result(result).map_err(|e| CliError::Usage(e.to_string()))?;
-        out.bytes(&bytes)
+        let raw = render::raw_tool_result(result).map_err(|e| CliError::Usage(e.to_string()))?;
+        left_out_note(ui, raw.texts_left_out);
+        out.bytes(&raw.bytes)
     } else if ui.json {
         out.json(result).map(drop)
     } else if out.terminal {
@@ -456,9 +467,10 @@ async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, Cl
         Err(e) => return Err(diagnose::read_failed(client, uri, e).await),
     };
     if out.raw {
-        let bytes =
+        let raw =
             render::raw_resource(&result.contents).map_err(|e| CliError::Usage(e.to_string()))?;
-        return out.bytes(&bytes).map(|()| Exit::Ok);
+        left_out_note(ui, raw.texts_left_out);
+        return out.bytes(&raw.bytes).map(|()| Exit::Ok);
     }
     if ui.json {
         return out.json(&result);
@@ -466,7 +478,7 @@ async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, Cl
     if !out.terminal {
         return out.verbatim(ui, &render::verbatim_contents(&result.contents));
     }
-    out.text(&render::resource_contents(&result.contents))
+    out.text(&render::resource_contents(&result.contents, ui.width))
 }
 
 /// The human `prompts` table.
@@ -634,10 +646,10 @@ async fn watch(ui: &Ui, client: &Client, subscribe: &[String]) -> Result<Exit, C
                 Some(sub) => sub.close().await.err(),
                 None => None,
             };
-            return Err(CliError::Closed(match why {
-                Some(e) => format!("the subscription ended while watching: {e}"),
-                None => "the server ended the subscription while watching".into(),
-            }));
+            return Err(match why {
+                Some(e) => CliError::Closed(format!("the subscription ended while watching: {e}")),
+                None => CliError::closed("the server ended the subscription while watching"),
+            });
         };
         let line = match item {
             Ok(n) => {
@@ -665,9 +677,7 @@ async fn watch(ui: &Ui, client: &Client, subscribe: &[String]) -> Result<Exit, C
             break;
         }
     }
-    Err(CliError::Closed(
-        "the server ended the connection while watching".into(),
-    ))
+    Err(CliError::closed("while watching"))
 }
 
 /// After `watch --subscribe` ended (Ctrl-C drops it): the dropped subscription has queued its

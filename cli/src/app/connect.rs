@@ -4,11 +4,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::manager::config::{
+use mcp_manager::config::{
     ConfigEntry, ConfigShape, EntryStatus, HttpConfig, HttpTransport, ServerConfig, StdioConfig,
     TimeoutConfig, TransportConfig, parse_config_entries,
 };
+use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::{CloseReason, EraPolicy};
 use mcp_proto::types::Implementation;
 use mcp_tokio::{Client, ClientBuilder, Error};
@@ -263,7 +263,7 @@ pub async fn connect_with(
         ui.note(&format!("connecting: {}", describe_verbose(&config)));
     }
     let mut builder = ClientBuilder::new()
-        .client_info(Implementation::new("mcp-cli", env!("CARGO_PKG_VERSION")))
+        .client_info(Implementation::new("mcp-term", env!("CARGO_PKG_VERSION")))
         .era_policy(era_policy(
             c.era,
             matches!(config.transport, TransportConfig::Stdio(_)),
@@ -290,14 +290,12 @@ pub async fn connect_with(
         }
         builder = builder.auth(auth);
     }
-    let client =
-        builder
-            .connect(config)
-            .await
-            .map_err(|e| match login_required(&e, &what, had_token) {
-                Some(login) => login,
-                None => connect_error(e, &what, http, c.connect_timeout),
-            })?;
+    let client = patience_note(ui, builder.connect(config), c.connect_timeout)
+        .await
+        .map_err(|e| match login_required(&e, &what, had_token) {
+            Some(login) => login,
+            None => connect_error(e, &what, http, c.connect_timeout),
+        })?;
     if ui.verbose > 0 {
         let info = client.server_info();
         ui.note(&format!(
@@ -310,9 +308,41 @@ pub async fn connect_with(
     Ok(client)
 }
 
+/// How long a connection may take before [`patience_note`] says it is still waiting.
+const PATIENCE: Duration = Duration::from_secs(3);
+
+/// The handshake timeout when `--connect-timeout` is not given (the session's default).
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `connecting`; on a terminal (without `-q`), says once after [`PATIENCE`] that the
+/// server has not answered yet and how long it has, so a silent server is not mistaken for
+/// a hung command.
+async fn patience_note<T>(
+    ui: &Ui,
+    connecting: impl std::future::Future<Output = T>,
+    limit: Option<Duration>,
+) -> T {
+    if !ui.stderr_tty || ui.quiet {
+        return connecting.await;
+    }
+    tokio::pin!(connecting);
+    tokio::select! {
+        done = &mut connecting => return done,
+        () = tokio::time::sleep(PATIENCE) => {}
+    }
+    let limit = limit.unwrap_or(DEFAULT_CONNECT_TIMEOUT);
+    ui.note(&format!(
+        "the server has not answered yet; waiting up to {}s in all (--connect-timeout)",
+        limit.as_secs_f64()
+    ));
+    connecting.await
+}
+
 /// Registers the handlers for the server's requests, which declares the client's
 /// capabilities: elicitation (answered in `elicit` mode), sampling (asked at the terminal,
 /// declined without one; see [`super::sampling`]) and, with `roots` (from [`roots`]), roots.
+/// Elicitation and sampling requests may also come as tasks (2025-11-25): a person may take
+/// a while to answer, and the server polls instead of holding its request open.
 pub fn with_handlers(
     builder: ClientBuilder,
     ui: &Ui,
@@ -321,7 +351,8 @@ pub fn with_handlers(
 ) -> ClientBuilder {
     let builder = builder
         .elicitation_handler(Elicitor::new(ui.clone(), elicit))
-        .sampling_handler(Sampler::new(ui.clone(), SamplingMode::for_terminal(ui)));
+        .sampling_handler(Sampler::new(ui.clone(), SamplingMode::for_terminal(ui)))
+        .task_receiver(true);
     match roots {
         Some(roots) => builder.roots_handler(roots.clone()),
         None => builder,
@@ -563,7 +594,7 @@ pub fn call_error(e: Error) -> CliError {
             kind: network_failure(&detail).unwrap_or(NetworkFailure::Other),
             detail: client_words(&detail).to_owned(),
         },
-        Error::Closed { reason, .. } => CliError::Closed(reason.to_string()),
+        Error::Closed { reason, .. } => CliError::session_closed(&reason),
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
         Error::Usage { source, .. } => CliError::Usage(source.to_string()),
         Error::Config { message, .. } => {
@@ -605,7 +636,7 @@ pub fn call_error(e: Error) -> CliError {
             not_found: source.kind() == std::io::ErrorKind::NotFound,
             reason: source.to_string(),
         },
-        other => CliError::Closed(other.to_string()),
+        other => CliError::closed(other),
     }
 }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mcp_proto::manager::config::{ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
+use mcp_manager::config::{ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
 use mcp_tokio::{CallOptions, Client};
 use serde_json::{Map, Value, json};
 
@@ -143,7 +143,7 @@ pub async fn tour(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError>
         .read_resource("demo://readme")
         .await
         .map_err(call_error)?;
-    out.text(&render::resource_contents(&readme.contents))?;
+    out.text(&render::resource_contents(&readme.contents, ui.width))?;
     out.text("\n")?;
     let prompts = client.list_prompts().await.map_err(call_error)?;
     out.text(&prompts_text(&prompts, width))?;

@@ -101,7 +101,7 @@ pub async fn run(ui: &Ui, out: &Out, client: &Client, plan: Plan) -> Result<Exit
     let mut lost = None;
     while let Some(done) = set.join_next().await {
         // A worker only ends by returning; a panic in one is a bug worth surfacing.
-        let l = done.map_err(|e| CliError::Closed(format!("a load worker failed: {e}")))?;
+        let l = done.map_err(|e| CliError::closed(format!("a load worker failed: {e}")))?;
         lost = lost.or(l);
     }
     let summary = stats

@@ -5,7 +5,9 @@
 //! failed, or until the start-up deadline (`--connect-timeout`, else
 //! [`DEFAULT_STARTUP_DEADLINE`]); a server still coming up by then is listed from its tool
 //! cache when it has a fresh entry (`$XDG_CACHE_HOME/mcp-rs`, else `~/.cache/mcp-rs`).
-//! Tool names are the manager's namespaced `server__tool` names, which `call` accepts.
+//! Tool names are the manager's namespaced `server__tool` names, which `call` accepts;
+//! `call` starts only the server its name begins with (the others are not started, so a slow
+//! one does not hold it up), and that server's failure is the call's error (exit 3).
 //!
 //! Each server gets one attempt: one that exits while starting is `failed` with its exit
 //! status, one that has not answered by the deadline (and has no cached tools) is `timed
@@ -20,9 +22,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_proto::manager::config::{ConfigError, EntryStatus, ServerConfig, TransportConfig};
-use mcp_proto::manager::naming::sanitize;
-use mcp_proto::manager::reconnect::{ExitCause, ReconnectConfig, ServerStatus};
+use mcp_manager::config::{ConfigError, EntryStatus, ServerConfig, TransportConfig};
+use mcp_manager::naming::sanitize;
+use mcp_manager::reconnect::{ExitCause, ReconnectConfig, ServerStatus};
 use mcp_proto::types::Implementation;
 use mcp_tokio::mcp_driver::manager::StartupSummary;
 use mcp_tokio::mcp_driver::{Manager, ManagerError, NamespacedTool};
@@ -145,7 +147,18 @@ pub fn uses_manager(cli: &Cli) -> bool {
 
 /// Starts every server of `--config`, runs `tools --all` or `call`, and shuts them down.
 pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
-    let ConfigServers { servers, entries } = server_configs(cli)?;
+    let ConfigServers {
+        mut servers,
+        entries,
+    } = server_configs(cli)?;
+    // `call server__tool` needs only its server: the others are neither started nor waited for.
+    let targets = match &cli.command {
+        Command::Call { tool, .. } => call_targets(tool, &servers),
+        _ => Vec::new(),
+    };
+    if !targets.is_empty() {
+        servers.retain(|s| targets.contains(&s.name));
+    }
     let c = cli.connection.clone();
     let deadline = c.connect_timeout.unwrap_or(DEFAULT_STARTUP_DEADLINE);
     // Every HTTP server uses its stored OAuth token (one file for all; keyed by URL).
@@ -163,7 +176,7 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
         })
         .client_builder(move |config| {
             let mut b = ClientBuilder::new()
-                .client_info(Implementation::new("mcp-cli", env!("CARGO_PKG_VERSION")))
+                .client_info(Implementation::new("mcp-term", env!("CARGO_PKG_VERSION")))
                 .era_policy(era_policy(
                     c.era,
                     matches!(config.transport, TransportConfig::Stdio(_)),
@@ -175,6 +188,14 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
                 ElicitMode::for_terminal(&handlers_ui, ElicitMode::Decline),
                 roots.as_ref(),
             );
+            if handlers_ui.verbose > 0 {
+                // Each server's messages, marked with its name: the same trace as with one.
+                let ui = handlers_ui.with_prefix(&config.name);
+                b = match &config.transport {
+                    TransportConfig::Http(_) => b.on_http_trace(super::trace::http(&ui)),
+                    _ => b.on_wire(super::trace::tap(&ui)),
+                };
+            }
             if let Some(t) = c.timeout {
                 b = b.request_timeout(Some(t));
             }
@@ -206,12 +227,60 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             if *no_output_check {
                 options = options.skip_output_check();
             }
-            call(ui, out, &manager, tool, arguments, options).await
+            call(ui, out, &manager, tool, arguments, options)
+                .await
+                .map_err(|e| target_failure(e, &targets, &manager.status()))
         }
         _ => list(ui, out, &manager, &summary, &entries, deadline),
     };
     manager.shutdown().await;
     result
+}
+
+/// The servers a namespaced tool name can belong to: those whose sanitized name followed by
+/// `__` starts it (usually one; more only when one server's name extends another's, `a` and
+/// `a__b`). Empty when none matches (a hashed name of an unusual pair, a typo): then every
+/// server starts and the manager's own lookup decides.
+fn call_targets(tool: &str, servers: &[ServerConfig]) -> Vec<String> {
+    servers
+        .iter()
+        .filter(|s| tool.starts_with(&format!("{}__", sanitize(&s.name))))
+        .map(|s| s.name.clone())
+        .collect()
+}
+
+/// A call to an unknown tool whose server did not come up is that server's failure (exit 3
+/// with its reason), not a usage error about the tool's name.
+fn target_failure(e: CliError, targets: &[String], status: &[(String, ServerStatus)]) -> CliError {
+    if !matches!(e, CliError::Usage(_)) {
+        return e;
+    }
+    let down = status.iter().find_map(|(name, status)| {
+        if !targets.contains(name) {
+            return None;
+        }
+        match status {
+            ServerStatus::Ready => None,
+            ServerStatus::Failed { reason, .. } => Some(format!(
+                "server {name:?} failed: {}",
+                crate::redact::text(reason)
+            )),
+            ServerStatus::Connecting => Some(format!(
+                "server {name:?} did not come up within the start-up deadline (--connect-timeout)"
+            )),
+            other => Some(
+                ManagerError::NotReady {
+                    server: name.clone(),
+                    status: other.clone(),
+                }
+                .to_string(),
+            ),
+        }
+    });
+    match down {
+        Some(why) => CliError::Handshake(why),
+        None => e,
+    }
 }
 
 /// A server's state as `tools --all` reports it.
@@ -431,7 +500,7 @@ fn manager_error(e: ManagerError, manager: &Manager<TokioRuntime>) -> CliError {
         }
         ManagerError::NotReady { .. } => CliError::Handshake(e.to_string()),
         ManagerError::Call(e) => call_error(e),
-        other => CliError::Closed(other.to_string()),
+        other => CliError::closed(other),
     }
 }
 

@@ -20,6 +20,7 @@ pub mod demo;
 pub mod diagnose;
 pub mod elicit;
 pub mod load;
+pub mod log;
 pub mod many;
 pub mod output;
 pub mod prompt;
@@ -56,6 +57,7 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
     // Before anything is spawned: a signal must never leave a server behind.
     let mut signals = StopSignals::listen();
     let ui = Ui::new(cli);
+    log::install(&ui, cli.output.verbose);
     let out = Out::new(cli);
     match &cli.command {
         Command::Login {

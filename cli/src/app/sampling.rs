@@ -24,7 +24,7 @@ use super::ui::Ui;
 pub const USER_REJECTED: i64 = -1;
 
 /// The `model` of a reply typed by a person.
-pub const HUMAN_MODEL: &str = "human (typed at mcp-cli)";
+pub const HUMAN_MODEL: &str = "human (typed at mcp-term)";
 
 /// How sampling requests are answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -29,6 +29,8 @@ pub struct Ui {
     /// Whether stdin is a terminal (elicitations are asked only then).
     pub stdin_tty: bool,
     painter: Arc<Painter>,
+    /// Put before each stderr line ([`with_prefix`](Self::with_prefix)).
+    prefix: Option<Arc<str>>,
 }
 
 impl Ui {
@@ -53,14 +55,30 @@ impl Ui {
             stderr_tty: std::io::stderr().is_terminal(),
             stdin_tty: std::io::stdin().is_terminal(),
             painter: Arc::new(Painter::default()),
+            prefix: None,
+        }
+    }
+
+    /// The same UI with each stderr line starting `[name] `: the trace of one server among
+    /// many (`--config` with `tools --all` or `call server__tool`).
+    #[must_use]
+    pub fn with_prefix(&self, name: &str) -> Self {
+        Ui {
+            prefix: Some(format!("[{name}] ").into()),
+            ..self.clone()
         }
     }
 
     /// Prints one line on stderr (clearing and redrawing a progress bar around it), secrets
     /// masked ([`crate::redact::text`]): every stderr line goes through here.
     pub fn note(&self, line: &str) {
-        self.painter
-            .line(&crate::redact::text(line), self.stderr_tty);
+        let masked = crate::redact::text(line);
+        match &self.prefix {
+            Some(prefix) => self
+                .painter
+                .line(&format!("{prefix}{masked}"), self.stderr_tty),
+            None => self.painter.line(&masked, self.stderr_tty),
+        }
     }
 
     /// Prints one line on stderr unless `-q`.

@@ -470,6 +470,19 @@ fn slow_reports_progress_with_a_token() {
         json!({ "name": "slow", "arguments": { "steps": 1000 } }),
     );
     assert_eq!(bad["result"]["isError"], true);
+    // Below the schema's minimum of 1, as above its maximum.
+    let zero = h.call(
+        4,
+        "tools/call",
+        json!({ "name": "slow", "arguments": { "steps": 0 } }),
+    );
+    assert_eq!(zero["result"]["isError"], true, "{zero}");
+    assert!(
+        zero["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("from 1 to 100, got 0")),
+        "{zero}"
+    );
     h.close();
 }
 

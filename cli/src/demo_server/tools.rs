@@ -197,18 +197,21 @@ fn number_arg(args: &Map<String, Value>, name: &str) -> Result<f64, CallToolResu
     }
 }
 
+/// An integer argument within `range` (as the tool's schema says), or `default` when absent.
 fn uint_arg(
     args: &Map<String, Value>,
     name: &str,
     default: u64,
-    max: u64,
+    range: std::ops::RangeInclusive<u64>,
 ) -> Result<u64, CallToolResult> {
     match args.get(name) {
         None => Ok(default),
         Some(v) => match v.as_u64() {
-            Some(n) if n <= max => Ok(n),
+            Some(n) if range.contains(&n) => Ok(n),
             _ => Err(error_result(format!(
-                "argument `{name}` must be an integer from 0 to {max}, got {v}"
+                "argument `{name}` must be an integer from {} to {}, got {v}",
+                range.start(),
+                range.end()
             ))),
         },
     }
@@ -278,11 +281,11 @@ fn slow(
     progress_token: Option<Value>,
     token: &CancelToken,
 ) -> Option<CallToolResult> {
-    let steps = match uint_arg(args, "steps", 5, MAX_STEPS) {
-        Ok(n) => n.max(1),
+    let steps = match uint_arg(args, "steps", 5, 1..=MAX_STEPS) {
+        Ok(n) => n,
         Err(e) => return Some(e),
     };
-    let delay = match uint_arg(args, "delay_ms", 200, MAX_DELAY_MS) {
+    let delay = match uint_arg(args, "delay_ms", 200, 0..=MAX_DELAY_MS) {
         Ok(ms) => Duration::from_millis(ms),
         Err(e) => return Some(e),
     };
@@ -355,8 +358,8 @@ fn model(
         Ok(p) => p,
         Err(e) => return Some(e),
     };
-    let max_tokens = match uint_arg(args, "max_tokens", 100, MAX_SAMPLE_TOKENS) {
-        Ok(n) => n.max(1),
+    let max_tokens = match uint_arg(args, "max_tokens", 100, 1..=MAX_SAMPLE_TOKENS) {
+        Ok(n) => n,
         Err(e) => return Some(e),
     };
     let peer = shared.lock().peer.clone();

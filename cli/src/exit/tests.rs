@@ -312,3 +312,23 @@ fn missing_and_invalid_params_list_the_required_arguments() {
         "`add` requires `a`, `b` (takes: a: number, b: number); `mcp tools` shows its input schema"
     );
 }
+
+#[test]
+fn a_stalled_server_was_disconnected_by_the_client_not_closed_by_itself() {
+    use mcp_proto::session::CloseReason;
+    let stalled = CloseReason::Stalled {
+        after: Duration::from_secs(30),
+        queued: 70_000,
+        dropped: 2,
+    };
+    let text = CliError::session_closed(&stalled).to_string();
+    assert!(
+        text.starts_with("the client disconnected: the server stopped reading its input"),
+        "{text}"
+    );
+    let eof = CloseReason::TransportClosed { detail: None };
+    assert_eq!(
+        CliError::session_closed(&eof).to_string(),
+        "the server closed the connection: transport closed"
+    );
+}

@@ -119,9 +119,11 @@ pub fn content_blocks(blocks: &[ContentBlock], width: usize) -> String {
     out
 }
 
-/// Renders the contents of `resources/read`: text verbatim (it may be code, so it is not
-/// rewrapped), binary contents as a size summary. With more than one item, each gets a header.
-pub fn resource_contents(contents: &[ResourceContents]) -> String {
+/// Renders the contents of `resources/read` for a terminal `width` columns wide: text with
+/// its layout kept (it may be code: only a line wider than the terminal is broken, its
+/// continuation indented like it; [`super::wrap_keeping_layout`]), binary contents as a size
+/// summary. With more than one item, each gets a header.
+pub fn resource_contents(contents: &[ResourceContents], width: usize) -> String {
     let mut out = String::new();
     let many = contents.len() > 1;
     for c in contents {
@@ -131,8 +133,9 @@ pub fn resource_contents(contents: &[ResourceContents]) -> String {
                     out.push_str(&contents_header(c));
                     out.push('\n');
                 }
-                out.push_str(&t.text);
-                if !t.text.ends_with('\n') {
+                let text = t.text.strip_suffix('\n').unwrap_or(&t.text);
+                for line in super::wrap_keeping_layout(text, width) {
+                    out.push_str(&line);
                     out.push('\n');
                 }
             }

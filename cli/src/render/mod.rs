@@ -21,7 +21,7 @@ pub use content::{
 };
 pub use log::log_line;
 pub use progress::progress_line;
-pub use raw::{RawError, raw_resource, raw_tool_result};
+pub use raw::{Raw, RawError, raw_resource, raw_tool_result};
 pub use schema::schema_lines;
 pub use table::{Align, Column, Table};
 

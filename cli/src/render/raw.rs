@@ -19,12 +19,21 @@ pub enum RawError {
     BadBase64(String),
 }
 
+/// What `--raw` writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Raw {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Text items beside the one binary item, not written (the caller says so on stderr).
+    pub texts_left_out: usize,
+}
+
 enum Piece<'a> {
     Text(&'a str),
     Base64(&'a str),
 }
 
-fn assemble(pieces: Vec<Piece<'_>>) -> Result<Vec<u8>, RawError> {
+fn assemble(pieces: Vec<Piece<'_>>) -> Result<Raw, RawError> {
     let binaries: Vec<&str> = pieces
         .iter()
         .filter_map(|p| match p {
@@ -36,9 +45,13 @@ fn assemble(pieces: Vec<Piece<'_>>) -> Result<Vec<u8>, RawError> {
         0 => {}
         1 => {
             let compact: String = binaries[0].split_ascii_whitespace().collect();
-            return STANDARD
+            let bytes = STANDARD
                 .decode(compact)
-                .map_err(|e| RawError::BadBase64(e.to_string()));
+                .map_err(|e| RawError::BadBase64(e.to_string()))?;
+            return Ok(Raw {
+                bytes,
+                texts_left_out: pieces.len() - 1,
+            });
         }
         n => return Err(RawError::Ambiguous(n)),
     }
@@ -52,12 +65,16 @@ fn assemble(pieces: Vec<Piece<'_>>) -> Result<Vec<u8>, RawError> {
     if texts.is_empty() {
         return Err(RawError::Empty);
     }
-    Ok(texts.join("\n").into_bytes())
+    Ok(Raw {
+        bytes: texts.join("\n").into_bytes(),
+        texts_left_out: 0,
+    })
 }
 
 /// The raw bytes of a tool result: its one image / audio / blob decoded, or else its text
-/// items joined by newlines (caption text next to a single binary item is left out).
-pub fn raw_tool_result(result: &CallToolResult) -> Result<Vec<u8>, RawError> {
+/// items joined by newlines (caption text next to a single binary item is left out and
+/// counted in [`Raw::texts_left_out`]).
+pub fn raw_tool_result(result: &CallToolResult) -> Result<Raw, RawError> {
     let pieces = result
         .content
         .iter()
@@ -80,6 +97,6 @@ fn contents_piece(c: &ResourceContents) -> Option<Piece<'_>> {
 }
 
 /// The raw bytes of `resources/read` contents, by the same rule as [`raw_tool_result`].
-pub fn raw_resource(contents: &[ResourceContents]) -> Result<Vec<u8>, RawError> {
+pub fn raw_resource(contents: &[ResourceContents]) -> Result<Raw, RawError> {
     assemble(contents.iter().filter_map(contents_piece).collect())
 }

@@ -451,14 +451,22 @@ fn resource_contents_are_verbatim() {
         { "uri": "demo://readme", "mimeType": "text/plain", "text": "line one\n  indented line" }
     ]))
     .unwrap();
-    assert_eq!(resource_contents(&contents), "line one\n  indented line\n");
+    assert_eq!(
+        resource_contents(&contents, 80),
+        "line one\n  indented line\n"
+    );
+    // Wider than the terminal: broken at a space, the continuation indented like its line.
+    assert_eq!(
+        resource_contents(&contents, 12),
+        "line one\n  indented\n  line\n"
+    );
     let two: Vec<ResourceContents> = serde_json::from_value(json!([
         { "uri": "a://1", "text": "x\n" },
         { "uri": "a://2", "blob": "AAAA", "mimeType": "image/png" }
     ]))
     .unwrap();
     assert_eq!(
-        resource_contents(&two),
+        resource_contents(&two, 80),
         "[resource a://1]\nx\n[resource a://2 (image/png, 3 B)]\n"
     );
 }
@@ -469,7 +477,7 @@ fn raw_output() {
         "content": [{ "type": "text", "text": "a" }, { "type": "text", "text": "b" }]
     }))
     .unwrap();
-    assert_eq!(raw_tool_result(&result).unwrap(), b"a\nb");
+    assert_eq!(raw_tool_result(&result).unwrap().bytes, b"a\nb");
     let image: CallToolResult = serde_json::from_value(json!({
         "content": [
             { "type": "text", "text": "caption" },
@@ -477,7 +485,9 @@ fn raw_output() {
         ]
     }))
     .unwrap();
-    let png = raw_tool_result(&image).unwrap();
+    let raw = raw_tool_result(&image).unwrap();
+    assert_eq!(raw.texts_left_out, 1);
+    let png = raw.bytes;
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(png.len(), 88);
     let two: CallToolResult = serde_json::from_value(json!({
@@ -497,7 +507,7 @@ fn raw_output() {
     assert_eq!(raw_tool_result(&empty), Err(RawError::Empty));
     let contents: Vec<ResourceContents> =
         serde_json::from_value(json!([{ "uri": "x://t", "text": "plain" }])).unwrap();
-    assert_eq!(raw_resource(&contents).unwrap(), b"plain");
+    assert_eq!(raw_resource(&contents).unwrap().bytes, b"plain");
 }
 
 #[test]

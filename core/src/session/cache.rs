@@ -1,9 +1,8 @@
 //! The optional result cache of the discover era (`ttlMs` / `cacheScope` hints).
 //!
-//! One mechanism with the manager's tool cache ([`crate::manager::tool_cache`]): the TTL and
-//! scope come from [`CachePolicy::from_hint`] (absent or negative TTL is 0, clamped to
-//! [`MAX_TTL_MS`](crate::manager::tool_cache::MAX_TTL_MS), any scope but `"public"` is private)
-//! and an entry is fresh while `stored_at <= now < stored_at + ttl`. Here the clock is the
+//! The TTL and scope come from [`CacheHint::from_wire`] (absent or negative TTL is 0, clamped
+//! to [`MAX_TTL_MS`](crate::cache_hint::MAX_TTL_MS), any scope but `"public"` is private), as
+//! for a host's persistent tool cache, and an entry is fresh while `stored_at <= now < stored_at + ttl`. Here the clock is the
 //! session's monotonic `now` and the key is the method plus what selects the result (`cursor`
 //! for lists, `uri` for `resources/read`); pages are separate entries. A session is one
 //! authorisation context, so private entries are kept too (never shared across sessions).
@@ -16,7 +15,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::Session;
-use crate::manager::tool_cache::{CachePolicy, CacheScope};
+use crate::cache_hint::{CacheHint, CacheScope};
 use crate::time::{Duration, Instant, saturating_add};
 
 /// Methods whose complete results carry cache hints.
@@ -93,11 +92,7 @@ impl ResultCache {
             return;
         };
         let ttl = h.ttl_ms.and_then(|n| n.as_i64());
-        let CachePolicy::Ttl { ttl_ms, scope } =
-            CachePolicy::from_hint(ttl, h.cache_scope.as_deref())
-        else {
-            return;
-        };
+        let CacheHint { ttl_ms, scope } = CacheHint::from_wire(ttl, h.cache_scope.as_deref());
         if ttl_ms == 0 {
             self.entries.remove(&key);
             return;

@@ -200,6 +200,13 @@ pub struct SessionConfig {
     /// the session closes with [`CloseReason::Stalled`](super::CloseReason::Stalled).
     /// `None`: never. Default 10 s.
     pub stall_timeout: Option<Duration>,
+    /// Bounds of the task table, when the client is a task receiver (it declares `tasks`
+    /// in [`capabilities`](Self::capabilities)): how many tasks, their ttl, the suggested
+    /// poll interval.
+    pub task_receiver: crate::task::receiver::ReceiverPolicy,
+    /// A wall-clock reading for the `createdAt` / `lastUpdatedAt` of the client's tasks
+    /// (the core reads no clock). `None`: times count from the Unix epoch.
+    pub wall_clock: Option<crate::task::receiver::WallClock>,
 }
 
 impl SessionConfig {
@@ -224,7 +231,24 @@ impl SessionConfig {
             stall_timeout: Some(super::outbound::DEFAULT_STALL_TIMEOUT),
             log_level: None,
             result_cache: false,
+            task_receiver: crate::task::receiver::ReceiverPolicy::default(),
+            wall_clock: None,
         }
+    }
+
+    /// Sets the wall-clock reading that task timestamps are written from (take it once,
+    /// together with the instant: `WallClock::new(now, unix_millis)`).
+    #[must_use]
+    pub fn with_wall_clock(mut self, wall_clock: crate::task::receiver::WallClock) -> Self {
+        self.wall_clock = Some(wall_clock);
+        self
+    }
+
+    /// Sets the bounds of the task table (see [`task_receiver`](Self::task_receiver)).
+    #[must_use]
+    pub fn with_task_receiver(mut self, policy: crate::task::receiver::ReceiverPolicy) -> Self {
+        self.task_receiver = policy;
+        self
     }
 
     /// Sets how the era is chosen.

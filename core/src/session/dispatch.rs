@@ -21,15 +21,13 @@ pub(super) fn pauses_deadlines(method: &str) -> bool {
     matches!(method, "elicitation/create" | "sampling/createMessage")
 }
 
-/// Whether the host declared the capability a server request needs.
+/// Whether the host declared the capability a server request needs (`tasks/*` requests are
+/// answered by the session itself when `tasks` is declared: see `task_receiver`).
 pub(super) fn declared(capabilities: &ClientCapabilities, method: &str) -> bool {
     match method {
         "roots/list" => capabilities.roots.is_some(),
         "sampling/createMessage" => capabilities.sampling.is_some(),
         "elicitation/create" => capabilities.elicitation.is_some(),
-        "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
-            capabilities.tasks.is_some()
-        }
         _ => false,
     }
 }
@@ -188,6 +186,9 @@ impl Session {
             });
             return;
         }
+        if self.handle_tasks_request(now, id.clone(), &method, params.as_deref()) {
+            return;
+        }
         if !declared(&self.config.capabilities, &method) {
             self.outbound.push_back(Queued::Response {
                 id,
@@ -210,11 +211,19 @@ impl Session {
             self.report(Diagnostic::ServerRequestLimit { method });
             return;
         }
+        let info = super::task_receiver::TaskInfo::of(&method, params.as_deref());
+        if let Some(ttl) = info.augmented
+            && self.accepts_task(&method)
+        {
+            self.accept_task(now, id, method, params, ttl);
+            return;
+        }
         let pauses = pauses_deadlines(&method);
         if pauses {
             self.clock.pause(now);
         }
         let id = self.inbound.insert(id, pauses);
+        self.inbound.set_related_task(id, info.related);
         self.events
             .push_back(Event::ServerRequest { id, method, params });
     }

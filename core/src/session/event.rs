@@ -41,7 +41,9 @@ pub enum Event {
         message: Option<String>,
     },
     /// The server asks something of the client, for a capability the host declared. Answer it
-    /// with [`Session::respond`](super::Session::respond).
+    /// with [`Session::respond`](super::Session::respond). A request the session accepted as
+    /// a task (2025-11-25, `tasks` declared) looks the same: the server already has its
+    /// `CreateTaskResult`, and the answer is kept for its `tasks/result`.
     ServerRequest {
         /// The token to answer with.
         id: InboundRequestId,
@@ -50,8 +52,9 @@ pub enum Event {
         /// The raw params.
         params: Option<Box<RawValue>>,
     },
-    /// The server cancelled one of its requests (`notifications/cancelled`). The host should
-    /// stop working on it; a later answer is dropped.
+    /// The server cancelled one of its requests (`notifications/cancelled`, or `tasks/cancel`
+    /// and ttl expiry of a request run as a task). The host should stop working on it; a later
+    /// answer is dropped.
     ServerRequestCancelled {
         /// The cancelled request.
         id: InboundRequestId,
@@ -352,6 +355,20 @@ pub enum Diagnostic {
         /// What is wrong.
         detail: String,
     },
+}
+
+impl Diagnostic {
+    /// Whether this happens in a healthy session and needs no one's attention: the era
+    /// negotiation falling back ([`EraFallback`](Self::EraFallback)) and a late answer to a
+    /// request that was cancelled or timed out ([`StaleResponse`](Self::StaleResponse)). A host
+    /// logs these at a debug level and the others as warnings.
+    #[must_use]
+    pub fn is_routine(&self) -> bool {
+        matches!(
+            self,
+            Diagnostic::EraFallback { .. } | Diagnostic::StaleResponse { .. }
+        )
+    }
 }
 
 impl fmt::Display for Diagnostic {

@@ -12,6 +12,8 @@ pub(crate) enum Reply {
     Wire(Id),
     /// Slot `index` of the `inputResponses` of a multi-round request (2026-07-28).
     Input { handle: RequestHandle, index: usize },
+    /// The task of this id in the task table (the request was accepted as a task, 2025-11-25).
+    Task(String),
 }
 
 /// What the core needs to remember about an open server request.
@@ -21,6 +23,9 @@ pub(crate) struct Inbound {
     pub(crate) reply: Reply,
     /// Whether request deadlines are paused while it is open (a human is answering).
     pub(crate) pauses: bool,
+    /// The server's task the request belongs to (`_meta` related-task): the answer carries
+    /// it back.
+    pub(crate) related_task: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -45,11 +50,25 @@ impl InboundRequests {
         id
     }
 
+    /// Notes the server's task an open request belongs to.
+    pub(crate) fn set_related_task(&mut self, id: InboundRequestId, task: Option<String>) {
+        if let Some(inbound) = self.open.get_mut(&id) {
+            inbound.related_task = task;
+        }
+    }
+
     /// Opens a request whose answer feeds a multi-round retry.
     pub(crate) fn insert_reply(&mut self, reply: Reply, pauses: bool) -> InboundRequestId {
         let id = InboundRequestId(self.next);
         self.next += 1;
-        self.open.insert(id, Inbound { reply, pauses });
+        self.open.insert(
+            id,
+            Inbound {
+                reply,
+                pauses,
+                related_task: None,
+            },
+        );
         id
     }
 
@@ -63,6 +82,16 @@ impl InboundRequests {
 
     pub(crate) fn remove_wire(&mut self, wire: &Id) -> Option<(InboundRequestId, Inbound)> {
         let id = self.by_wire.remove(wire)?;
+        self.open.remove(&id).map(|inbound| (id, inbound))
+    }
+
+    /// Removes the open request whose answer goes to task `task_id`.
+    pub(crate) fn remove_task(&mut self, task_id: &str) -> Option<(InboundRequestId, Inbound)> {
+        let id = *self
+            .open
+            .iter()
+            .find(|(_, i)| matches!(&i.reply, Reply::Task(t) if t == task_id))?
+            .0;
         self.open.remove(&id).map(|inbound| (id, inbound))
     }
 

@@ -33,6 +33,7 @@ mod pending;
 mod raw_params;
 mod raw_result;
 mod salvage;
+mod task_receiver;
 pub(crate) use pending::{CounterMap, CounterSet};
 pub(crate) use salvage::Undecodable;
 mod transport_hooks;
@@ -227,6 +228,8 @@ pub struct Session {
     /// Server requests dropped while the outbound queue is full, and the stall deadline.
     backlog: outbound::Backlog,
     inbound: InboundRequests,
+    /// The tasks the client runs for the server (2025-11-25, when `tasks` is declared).
+    receiver: crate::task::receiver::TaskTable,
     events: VecDeque<Event>,
 }
 
@@ -237,6 +240,8 @@ impl Session {
     pub fn new(config: SessionConfig, now: Instant) -> Self {
         let handshake_deadline = config.handshake_timeout.map(|t| saturating_add(now, t));
         let (mode, probe) = Mode::initial(&config);
+        let receiver =
+            crate::task::receiver::TaskTable::new(config.task_receiver, config.wall_clock);
         let mut outbound = outbound::OutboundQueue::default();
         outbound.push_back(if mode.is_discover() {
             Queued::Discover { wire: 0 }
@@ -265,6 +270,7 @@ impl Session {
             outbound,
             backlog: outbound::Backlog::default(),
             inbound: InboundRequests::default(),
+            receiver,
             events: VecDeque::new(),
         }
     }
@@ -428,6 +434,7 @@ impl Session {
         if self.is_closed() {
             return;
         }
+        self.expire_tasks(now);
         let active = clock::nanos(self.clock.active(now));
         loop {
             let pending = &self.pending;
@@ -647,7 +654,9 @@ impl Session {
         Ok(())
     }
 
-    /// Answers a server request announced by [`Event::ServerRequest`].
+    /// Answers a server request announced by [`Event::ServerRequest`]. A request tied to a
+    /// server task (`_meta` related-task) is answered with the same related-task `_meta`; the
+    /// answer to a request run as a task goes to the task table (for `tasks/result`).
     ///
     /// Returns [`UsageError::UnknownServerRequest`] when it was already answered or the server
     /// cancelled it (a race the caller can ignore: nothing is sent).
@@ -669,10 +678,16 @@ impl Session {
             self.clock.resume(now);
         }
         match inbound.reply {
-            Reply::Wire(wire) => self
-                .outbound
-                .push_back(Queued::Response { id: wire, result }),
+            Reply::Wire(wire) => {
+                let result = match &inbound.related_task {
+                    Some(task) => result.map(|r| task_receiver::with_related_task(r, task)),
+                    None => result,
+                };
+                self.outbound
+                    .push_back(Queued::Response { id: wire, result });
+            }
             Reply::Input { handle, index } => self.answer_input(id, handle, index, result),
+            Reply::Task(task) => self.finish_task(now, &task, result),
         }
         Ok(())
     }
@@ -785,7 +800,8 @@ impl Session {
             .deadlines
             .earliest()
             .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
-        [handshake, request, self.stall_deadline()]
+        let tasks = self.receiver.next_expiry();
+        [handshake, request, self.stall_deadline(), tasks]
             .into_iter()
             .flatten()
             .min()

@@ -315,6 +315,14 @@ pub struct CreateMessageResult {
 }
 
 impl CreateMessageParams {
+    /// The server's task this request belongs to (`_meta["io.modelcontextprotocol/related-task"]`,
+    /// 2025-11-25): set when a task of the server needs this answer to go on (the task is
+    /// `input_required` meanwhile). `None` for a request of no task.
+    #[must_use]
+    pub fn related_task(&self) -> Option<&str> {
+        super::related_task_id(self.meta.as_ref())
+    }
+
     /// The text of the newest user message, if it has any: what a simple sampling handler
     /// answers.
     pub fn last_user_text(&self) -> Option<String> {
@@ -411,6 +419,14 @@ pub struct ElicitParams {
 }
 
 impl ElicitParams {
+    /// The server's task this request belongs to (`_meta["io.modelcontextprotocol/related-task"]`,
+    /// 2025-11-25): set when a task of the server needs this answer to go on (the task is
+    /// `input_required` meanwhile). `None` for a request of no task.
+    #[must_use]
+    pub fn related_task(&self) -> Option<&str> {
+        super::related_task_id(self.meta.as_ref())
+    }
+
     /// The mode in effect: `mode`, or form when absent.
     pub fn effective_mode(&self) -> ElicitMode {
         self.mode.clone().unwrap_or(ElicitMode::Form)

@@ -43,6 +43,29 @@ pub struct TaskMetadata {
     pub extra: Map<String, Value>,
 }
 
+/// The `_meta` key that ties a message to a task: `{"taskId": ...}` (2025-11-25). A server
+/// that needs input for one of its tasks sends its `elicitation/create` or
+/// `sampling/createMessage` with it; the client's answer carries it back.
+pub const RELATED_TASK_META: &str = "io.modelcontextprotocol/related-task";
+
+/// The value of `_meta["io.modelcontextprotocol/related-task"]`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelatedTaskMetadata {
+    /// The task the message belongs to.
+    pub task_id: String,
+    /// Fields this crate does not know, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The task id in `meta` (a request's or result's `_meta`) under [`RELATED_TASK_META`], if
+/// there is one and it is a string.
+#[must_use]
+pub fn related_task_id(meta: Option<&Map<String, Value>>) -> Option<&str> {
+    meta?.get(RELATED_TASK_META)?.get("taskId")?.as_str()
+}
+
 /// The state of a task, as returned by `tasks/get`, `tasks/cancel`, `tasks/list` and
 /// `notifications/tasks/status`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

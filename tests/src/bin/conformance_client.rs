@@ -13,7 +13,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcp_proto::manager::config::{HttpConfig, ServerConfig, TransportConfig};
+use mcp_manager::config::{HttpConfig, ServerConfig, TransportConfig};
 use mcp_proto::session::EraPolicy;
 use mcp_proto::types::ElicitParams;
 use serde_json::{Value, json};

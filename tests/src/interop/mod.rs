@@ -10,6 +10,7 @@
 
 pub mod era;
 pub mod everything;
+pub mod everything_task_receiver;
 pub mod everything_tasks;
 pub mod exhaustion;
 pub mod faults;

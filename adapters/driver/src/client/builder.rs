@@ -5,8 +5,8 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::framing::lines::LineDecoder;
-use mcp_proto::manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::session::{EraPolicy, ProtocolVersion, SessionConfig};
 use mcp_proto::stdio::StdioConnection;
 #[cfg(unix)]
@@ -66,6 +66,7 @@ pub struct ClientBuilder<R: Runtime> {
     list_budget: ListBudget,
     validate_output: bool,
     max_outbound: Option<usize>,
+    task_receiver_policy: Option<mcp_proto::task::receiver::ReceiverPolicy>,
     stall_timeout: Option<Option<Duration>>,
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
     /// wait for a cancelled connection's process to be gone.
@@ -134,6 +135,7 @@ impl<R: Runtime> ClientBuilder<R> {
             list_budget: ListBudget::default(),
             validate_output: true,
             max_outbound: None,
+            task_receiver_policy: None,
             stall_timeout: None,
             phase_slot: None,
             #[cfg(feature = "http")]
@@ -290,6 +292,68 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn tasks(mut self, enabled: bool) -> Self {
         self.handlers.tasks = enabled;
+        self
+    }
+
+    /// Makes the client a task receiver (protocol 2025-11-25): a server may then send
+    /// `sampling/createMessage` and `elicitation/create` as tasks, and the client answers it
+    /// at once with a task id instead of making it wait for a person or a model.
+    ///
+    /// The client declares `tasks.requests.sampling.createMessage` (with a sampling handler),
+    /// `tasks.requests.elicitation.create` (with an elicitation handler), `tasks.list` and
+    /// `tasks.cancel`. A request that arrives with `params.task` is answered with a
+    /// `CreateTaskResult` (status `working`; the requested ttl clamped to 1 s ..= 1 h, 10 min
+    /// when none is asked; a suggested poll interval of 1 s), the same handler runs, and the
+    /// server's `tasks/get`, `tasks/result` (held until the handler answers, then its result
+    /// or error), `tasks/list` and `tasks/cancel` (which drops the handler's future) are
+    /// answered by the client, which also sends `notifications/tasks/status` when a task
+    /// ends. At most 64 tasks are kept; a task is forgotten when its ttl elapses (other bounds:
+    /// [`task_receiver_policy`](Self::task_receiver_policy)). Requests without `params.task`
+    /// are answered as before.
+    ///
+    /// Without this (the default), a request with `params.task` is answered directly, its
+    /// `task` ignored, as the spec asks of a client that did not declare task support.
+    ///
+    /// ```no_run
+    /// # async fn f<R: mcp_driver::Runtime>(builder: mcp_driver::ClientBuilder<R>) -> Result<(), mcp_driver::Error> {
+    /// use mcp_proto::types::ElicitResult;
+    ///
+    /// let client = builder
+    ///     // A person may take minutes: the server polls the task instead of waiting.
+    ///     .on_elicitation(|params| async move { Ok(ElicitResult::accept(params.default_content())) })
+    ///     .task_receiver(true)
+    ///     .stdio("npx -y @modelcontextprotocol/server-everything")
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn task_receiver(mut self, enabled: bool) -> Self {
+        self.handlers.task_receiver = enabled;
+        self
+    }
+
+    /// The bounds of the client's task table when it is a task receiver (see
+    /// [`task_receiver`](Self::task_receiver)): how many tasks it keeps, the ttl granted
+    /// (default, shortest, longest), the poll interval suggested, the `tasks/list` page size
+    /// and how many `tasks/result` may wait for one task.
+    ///
+    /// ```no_run
+    /// # fn f<R: mcp_driver::Runtime>(builder: mcp_driver::ClientBuilder<R>) -> mcp_driver::ClientBuilder<R> {
+    /// use std::time::Duration;
+    /// use mcp_proto::task::receiver::ReceiverPolicy;
+    ///
+    /// let mut policy = ReceiverPolicy::default();
+    /// policy.max_tasks = 8;
+    /// policy.max_ttl = Duration::from_secs(15 * 60);
+    /// builder.task_receiver(true).task_receiver_policy(policy)
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn task_receiver_policy(
+        mut self,
+        policy: mcp_proto::task::receiver::ReceiverPolicy,
+    ) -> Self {
+        self.task_receiver_policy = Some(policy);
         self
     }
 
@@ -462,8 +526,8 @@ impl<R: Runtime> ClientBuilder<R> {
             }
             #[cfg(feature = "http")]
             TransportConfig::Http(h) => {
+                use mcp_manager::config::HttpTransport;
                 use mcp_proto::http::TransportMode;
-                use mcp_proto::manager::config::HttpTransport;
                 self.http.mode = match h.transport {
                     HttpTransport::Streamable => TransportMode::Streamable,
                     HttpTransport::Legacy => TransportMode::Legacy,
@@ -687,7 +751,8 @@ impl<R: Runtime> ClientBuilder<R> {
 
     fn session_config(&self) -> SessionConfig {
         let mut config = SessionConfig::new(self.client_info.clone())
-            .with_capabilities(self.handlers.capabilities());
+            .with_capabilities(self.handlers.capabilities())
+            .with_wall_clock(wall_clock());
         if let Some(t) = self.handshake_timeout {
             config = config.with_handshake_timeout(t);
         }
@@ -699,6 +764,9 @@ impl<R: Runtime> ClientBuilder<R> {
         }
         if let Some(policy) = self.era_policy {
             config = config.with_era_policy(policy);
+        }
+        if let Some(policy) = self.task_receiver_policy {
+            config = config.with_task_receiver(policy);
         }
         if let Some(bytes) = self.max_outbound {
             config = config.with_max_outbound_bytes(bytes);
@@ -838,4 +906,12 @@ impl<R: Runtime> Drop for CloseOnDrop<R> {
 #[cfg(unix)]
 fn program_name(command: &str) -> &str {
     command.rsplit('/').next().unwrap_or(command)
+}
+
+/// A reading of the wall clock with its instant, for the timestamps of the client's tasks.
+fn wall_clock() -> mcp_proto::task::receiver::WallClock {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    mcp_proto::task::receiver::WallClock::new(std::time::Instant::now(), unix)
 }

@@ -5,7 +5,7 @@ use super::IntoStdioCommand;
 use super::{Client, ClientBuilder};
 use crate::error::Error;
 use crate::runtime::Runtime;
-use mcp_proto::manager::config::ServerConfig;
+use mcp_manager::config::ServerConfig;
 
 impl<R: Runtime> Client<R> {
     /// A builder for a connection with options.

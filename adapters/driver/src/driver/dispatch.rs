@@ -191,6 +191,9 @@ impl<R: Runtime> Driver<R> {
                             deliveries.push(Delivery::Listen(sink.tx.clone(), notification));
                         }
                     }
+                    Event::Diagnostic(d) if d.is_routine() => {
+                        tracing::debug!(server = &*self.shared.name, "{d}");
+                    }
                     Event::Diagnostic(d) => {
                         tracing::warn!(server = &*self.shared.name, "{d}");
                     }

@@ -19,6 +19,14 @@
 //! server request with -32601 itself. Each request runs its handler on its own task, so a slow
 //! handler (a human answering an elicitation) never blocks the connection; when the server
 //! cancels its request, the handler's future is dropped.
+//!
+//! A request that a task of the server is waiting for (the task is `input_required`) comes
+//! to the same handler; the typed params say which task it is
+//! ([`ElicitParams::related_task`](mcp_proto::types::ElicitParams::related_task),
+//! [`CreateMessageParams::related_task`](mcp_proto::types::CreateMessageParams::related_task))
+//! and the answer carries the task's related-task `_meta` back. With
+//! [`task_receiver`](crate::ClientBuilder::task_receiver), sampling and elicitation requests
+//! may also arrive as tasks of the client's own: the same handlers run them.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -104,6 +112,8 @@ pub(crate) struct Handlers {
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
     /// Whether the tasks extension (2026-07-28) is declared.
     pub(crate) tasks: bool,
+    /// Whether sampling and elicitation requests may come as tasks (2025-11-25).
+    pub(crate) task_receiver: bool,
 }
 
 impl Handlers {
@@ -122,6 +132,9 @@ impl Handlers {
         if self.elicitation.is_some() {
             caps.elicitation = Some(Default::default());
         }
+        if self.task_receiver {
+            caps.tasks = self.receiver_capability();
+        }
         if self.tasks {
             let mut extensions = serde_json::Map::new();
             extensions.insert(
@@ -132,6 +145,30 @@ impl Handlers {
                 .insert("extensions".into(), Value::Object(extensions));
         }
         caps
+    }
+
+    /// The `tasks` capability of a task receiver: the methods with a handler accept a task;
+    /// `None` when there is none (nothing could run as a task).
+    fn receiver_capability(&self) -> Option<mcp_proto::types::TasksCapability> {
+        let method = |name: &str| {
+            let mut m = Map::new();
+            m.insert(name.into(), Value::Object(Map::new()));
+            m
+        };
+        let requests = mcp_proto::types::TaskRequestsCapability {
+            sampling: self.sampling.is_some().then(|| method("createMessage")),
+            elicitation: self.elicitation.is_some().then(|| method("create")),
+            ..Default::default()
+        };
+        if requests.sampling.is_none() && requests.elicitation.is_none() {
+            return None;
+        }
+        Some(mcp_proto::types::TasksCapability {
+            list: Some(Map::new()),
+            cancel: Some(Map::new()),
+            requests: Some(requests),
+            ..Default::default()
+        })
     }
 
     /// The future answering one server request, or `None` when no handler takes `method`.
@@ -206,5 +243,29 @@ mod tests {
             serde_json::to_value(changing.capabilities().roots).unwrap(),
             serde_json::json!({ "listChanged": true })
         );
+    }
+
+    #[test]
+    fn a_task_receiver_declares_tasks_for_the_methods_it_has_handlers_for() {
+        let elicit = |_: Value| async { Ok(Value::Null) };
+        let receiver = Handlers {
+            elicitation: Some(Arc::new(elicit)),
+            task_receiver: true,
+            ..Handlers::default()
+        };
+        assert_eq!(
+            serde_json::to_value(receiver.capabilities().tasks).unwrap(),
+            serde_json::json!({"list": {}, "cancel": {}, "requests": {"elicitation": {"create": {}}}})
+        );
+        let no_handler = Handlers {
+            task_receiver: true,
+            ..Handlers::default()
+        };
+        assert!(no_handler.capabilities().tasks.is_none());
+        let not_opted_in = Handlers {
+            elicitation: Some(Arc::new(elicit)),
+            ..Handlers::default()
+        };
+        assert!(not_opted_in.capabilities().tasks.is_none());
     }
 }

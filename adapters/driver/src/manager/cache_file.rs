@@ -11,7 +11,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mcp_proto::manager::tool_cache::{self, CacheEntry, CacheKey, MAX_FILE_BYTES};
+use mcp_manager::tool_cache::{self, CacheEntry, CacheKey, MAX_FILE_BYTES};
 use mcp_proto::types::Tool;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

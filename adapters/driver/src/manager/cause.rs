@@ -1,6 +1,6 @@
 //! What a failed connection attempt or an ended connection means for the reconnect policy.
 
-use mcp_proto::manager::reconnect::ExitCause;
+use mcp_manager::reconnect::ExitCause;
 use mcp_proto::session::CloseReason;
 
 use crate::error::Error;

@@ -1,7 +1,7 @@
 //! [`Manager`]: many MCP servers at once, as one flat list of tools.
 //!
-//! The decisions come from the core (`mcp_proto::manager`): reconnect and give-up from
-//! [`ReconnectPolicy`](mcp_proto::manager::reconnect::ReconnectPolicy), which servers are served
+//! The decisions come from the core (`mcp_manager`): reconnect and give-up from
+//! [`ReconnectPolicy`](mcp_manager::reconnect::ReconnectPolicy), which servers are served
 //! from the cache after the start-up deadline from
 //! [`startup_plan`], model-facing names from
 //! [`ToolNamespace`], cache validity from [`ToolCache`].
@@ -42,11 +42,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures_util::stream::{BoxStream, Stream, StreamExt as _};
-use mcp_proto::manager::config::ServerConfig;
-use mcp_proto::manager::naming::ToolNamespace;
-use mcp_proto::manager::reconnect::{ReconnectConfig, ServerStatus};
-use mcp_proto::manager::startup::{StartupServer, startup_plan};
-use mcp_proto::manager::tool_cache::{CacheKey, CachePolicy, ToolCache};
+use mcp_manager::config::ServerConfig;
+use mcp_manager::naming::ToolNamespace;
+use mcp_manager::reconnect::{ReconnectConfig, ServerStatus};
+use mcp_manager::startup::{StartupServer, startup_plan};
+use mcp_manager::tool_cache::{CacheKey, CachePolicy, ToolCache};
 use mcp_proto::types::{CallToolResult, Tool};
 use serde::Serialize;
 use tokio::sync::{Semaphore, broadcast, watch};

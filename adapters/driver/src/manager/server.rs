@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::{Either, select};
-use mcp_proto::manager::config::ServerConfig;
-use mcp_proto::manager::reconnect::{
+use mcp_manager::config::ServerConfig;
+use mcp_manager::reconnect::{
     ExitCause, ReconnectAction, ReconnectConfig, ReconnectPolicy, ServerStatus,
 };
-use mcp_proto::manager::tool_cache::{CacheEntry, CacheKey};
+use mcp_manager::tool_cache::{CacheEntry, CacheKey};
 use mcp_proto::session::NotificationKind;
 use mcp_proto::types::{LoggingLevel, Tool};
 use tokio::sync::watch;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use futures_util::StreamExt as _;
 use futures_util::future::{Either, select};
-use mcp_proto::manager::reconnect::ServerStatus;
+use mcp_manager::reconnect::ServerStatus;
 use mcp_proto::types::LoggingLevel;
 use mcp_proto::types::v2026::ListenFilter;
 

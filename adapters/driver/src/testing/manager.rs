@@ -8,8 +8,8 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
-use mcp_proto::manager::config::{ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
-use mcp_proto::manager::reconnect::{ReconnectConfig, ServerStatus};
+use mcp_manager::config::{ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
+use mcp_manager::reconnect::{ReconnectConfig, ServerStatus};
 use mcp_proto::types::ContentBlock;
 use serde_json::json;
 

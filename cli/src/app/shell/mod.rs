@@ -165,7 +165,7 @@ impl Shell<'_> {
                     if self.interactive {
                         reader.abandon_prompt();
                     }
-                    return Err(CliError::Closed(reason.to_string()));
+                    return Err(CliError::session_closed(&reason));
                 }
                 // On a terminal the editor reads Ctrl-C as a key; this is stdin from a pipe.
                 () = interrupted(), if !self.interactive => return Err(CliError::Interrupted),

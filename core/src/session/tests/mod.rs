@@ -13,6 +13,7 @@ mod harness;
 mod listen;
 mod mrtr;
 mod scenarios;
+mod tasks;
 mod undecodable;
 
 use harness::Harness;

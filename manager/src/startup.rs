@@ -7,7 +7,7 @@
 //! deadline passes.
 
 use super::reconnect::ServerStatus;
-use crate::time::Instant;
+use mcp_proto::time::Instant;
 
 /// One server as [`startup_plan`] sees it.
 #[derive(Debug, Clone, Copy)]
@@ -73,7 +73,7 @@ pub fn startup_plan<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::Duration;
+    use mcp_proto::time::Duration;
 
     const CONNECTING: ServerStatus = ServerStatus::Connecting;
     const READY: ServerStatus = ServerStatus::Ready;

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use super::*;
-use crate::manager::config::parse_config;
+use crate::config::parse_config;
 
 fn paths(c: &[Candidate]) -> Vec<String> {
     c.iter()

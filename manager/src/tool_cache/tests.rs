@@ -1,7 +1,7 @@
 //! Tests for `manager::tool_cache`, one rule each.
 
 use super::*;
-use crate::manager::config::{HttpConfig, StdioConfig, TimeoutConfig};
+use crate::config::{HttpConfig, StdioConfig, TimeoutConfig};
 
 fn stdio_server(env: &[(&str, &str)]) -> ServerConfig {
     let mut stdio = StdioConfig::new("npx");

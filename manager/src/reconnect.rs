@@ -17,8 +17,8 @@
 //! [`poll_action`]: ReconnectPolicy::poll_action
 //! [`poll_timeout`]: ReconnectPolicy::poll_timeout
 
-use crate::http::backoff::Backoff;
-use crate::time::{Duration, Instant, saturating_add};
+use mcp_proto::http::backoff::Backoff;
+use mcp_proto::time::{Duration, Instant, saturating_add};
 
 /// What the driver reports about a connection that ended or never came up.
 #[non_exhaustive]

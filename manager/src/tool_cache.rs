@@ -30,7 +30,8 @@ use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use super::config::{ServerConfig, TransportConfig};
-use crate::time::Duration;
+use mcp_proto::cache_hint::CacheHint;
+use mcp_proto::time::Duration;
 
 /// The cache file format version [`encode`] writes and [`decode`] reads.
 pub const FORMAT_VERSION: u64 = 1;
@@ -38,8 +39,7 @@ pub const FORMAT_VERSION: u64 = 1;
 /// The largest cache file [`decode`] accepts.
 pub const MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
 
-/// The longest TTL a server hint can set (30 days); longer hints are clamped to it.
-pub const MAX_TTL_MS: u64 = 30 * 24 * 60 * 60 * 1000;
+pub use mcp_proto::cache_hint::{CacheScope, MAX_TTL_MS};
 
 /// Identifies one server configuration: 64 lowercase hex digits of a SHA-256.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -124,17 +124,6 @@ impl Fields {
     }
 }
 
-/// Who may be served an entry (2026-07-28 `cacheScope`).
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CacheScope {
-    /// Any client may reuse it.
-    Public,
-    /// Only the same authorisation context (the key already includes the credentials).
-    Private,
-}
-
 /// How an entry's TTL and scope are chosen when it is stored.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,14 +147,7 @@ impl CachePolicy {
     /// The policy for a result's `ttlMs` and `cacheScope` as sent: absent or negative TTL is 0,
     /// longer than [`MAX_TTL_MS`] is clamped; a scope other than `"public"` is private.
     pub fn from_hint(ttl_ms: Option<i64>, scope: Option<&str>) -> Self {
-        let ttl_ms = ttl_ms
-            .and_then(|t| u64::try_from(t).ok())
-            .unwrap_or(0)
-            .min(MAX_TTL_MS);
-        let scope = match scope {
-            Some("public") => CacheScope::Public,
-            _ => CacheScope::Private,
-        };
+        let CacheHint { ttl_ms, scope } = CacheHint::from_wire(ttl_ms, scope);
         CachePolicy::Ttl { ttl_ms, scope }
     }
 

@@ -86,7 +86,7 @@ pub enum EntryStatus {
 /// a variable undefined in this environment must not make the file unusable.
 ///
 /// ```
-/// use mcp_proto::manager::config::{parse_config_entries, ConfigShape, EntryStatus};
+/// use mcp_manager::config::{parse_config_entries, ConfigShape, EntryStatus};
 ///
 /// let json = r#"{"mcpServers": {
 ///     "gh": {"command": "gh-mcp", "env": {"TOKEN": "${GH_TOKEN}"}},
@@ -95,7 +95,7 @@ pub enum EntryStatus {
 /// let EntryStatus::Broken(e) = &entries[0].status else { unreachable!() };
 /// assert_eq!(e.to_string(), r#"server "gh": field "env.TOKEN": undefined variable GH_TOKEN"#);
 /// assert!(matches!(entries[1].status, EntryStatus::Enabled(_)));
-/// # Ok::<(), mcp_proto::manager::config::ConfigError>(())
+/// # Ok::<(), mcp_manager::config::ConfigError>(())
 /// ```
 pub fn parse_config_entries(
     file: Option<&str>,
@@ -172,7 +172,7 @@ pub fn parse_config_entries(
 /// which servers are disabled.
 ///
 /// ```
-/// use mcp_proto::manager::config::parse_config_file;
+/// use mcp_manager::config::parse_config_file;
 ///
 /// let json = r#"{"servers": {"db": {"type": "stdio", "command": "db-mcp", "args": ["${env:DB}"]}}}"#;
 /// let vars = |name: &str| (name == "DB").then(|| "/tmp/db".to_owned());
@@ -182,7 +182,7 @@ pub fn parse_config_entries(
 /// let err = parse_config_file("/p/.vscode/mcp.json",
 ///     r#"{"servers": {"db": {"command": "${input:bin}"}}}"#, &vars).unwrap_err();
 /// assert!(err.to_string().starts_with(r#"file "/p/.vscode/mcp.json": server "db": field "command": unsupported variable"#));
-/// # Ok::<(), mcp_proto::manager::config::ConfigError>(())
+/// # Ok::<(), mcp_manager::config::ConfigError>(())
 /// ```
 pub fn parse_config_file(
     path_for_errors: &str,

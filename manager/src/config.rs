@@ -41,7 +41,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use crate::time::Duration;
+use mcp_proto::time::Duration;
 
 mod json;
 mod shapes;
@@ -400,7 +400,7 @@ fn is_var_name(name: &str) -> bool {
 /// `"disabled": true` are left out.
 ///
 /// ```
-/// use mcp_proto::manager::config::{parse_mcp_servers, TransportConfig};
+/// use mcp_manager::config::{parse_mcp_servers, TransportConfig};
 ///
 /// let json = r#"{"mcpServers": {"files": {"command": "npx", "args": ["-y", "${PKG}"]}}}"#;
 /// let vars = |name: &str| (name == "PKG").then(|| "server-filesystem".to_owned());
@@ -408,7 +408,7 @@ fn is_var_name(name: &str) -> bool {
 /// assert_eq!(servers[0].name, "files");
 /// let TransportConfig::Stdio(stdio) = &servers[0].transport else { unreachable!() };
 /// assert_eq!(stdio.args, ["-y", "server-filesystem"]);
-/// # Ok::<(), mcp_proto::manager::config::ConfigError>(())
+/// # Ok::<(), mcp_manager::config::ConfigError>(())
 /// ```
 pub fn parse_mcp_servers(
     json: &str,
