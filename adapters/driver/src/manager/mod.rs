@@ -577,6 +577,9 @@ impl<R: Runtime> Manager<R> {
     }
 
     /// The live client of a ready server, for anything beyond tools (resources, prompts).
+    /// What is set up through it lives as long as that connection: for a subscription or a
+    /// log level that survives the server's reconnect, use [`Manager::subscribe`],
+    /// [`Manager::listen`] and [`Manager::set_log_level`].
     #[must_use]
     pub fn client(&self, server: &str) -> Option<Client<R>> {
         let state = self.inner.lock();

@@ -48,6 +48,8 @@ impl<R: Runtime> Manager<R> {
     /// `Err(`[`Missed::Gap`]`)` ([`GapCause::Reconnected`]) and then the new connection's
     /// notifications. Returns once the current connection has taken it.
     ///
+    /// [`Subscription::honoured`] is what the first connection acknowledged (2026-07-28).
+    ///
     /// The stream ends when the manager gives the server up or stops it (then
     /// [`Subscription::close`] gives the last connection's error), when a new connection
     /// refuses the subscription (that error), or when the server itself ends it. Dropping the
