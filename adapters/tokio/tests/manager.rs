@@ -68,6 +68,7 @@ manager_tests!(
     list_changed_refreshes_tools,
     connects_are_bounded,
     subscription_survives_restart,
+    subscription_refused_after_restart,
 );
 
 /// server-everything (stdio) and the Python SDK peer beside the fixture. Needs the peers from

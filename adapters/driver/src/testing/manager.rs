@@ -670,3 +670,43 @@ pub async fn subscription_survives_restart<R: Runtime>(rt: R, script: &Path, dir
     );
     manager.shutdown().await;
 }
+
+/// A restarted server that refuses the subscription (its resource is gone) ends the
+/// manager's subscription, and `close` gives the server's refusal.
+pub async fn subscription_refused_after_restart<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    const URI: &str = "fixture://counter";
+    let refuse = dir.join("refuse");
+    let refuse_arg = refuse.to_str().expect("UTF-8 path");
+    let manager = builder(&rt, dir)
+        .add(fixture("sub", script, &["--refuse-file", refuse_arg]))
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.live, ["sub"], "{summary:?}");
+    let mut sub = manager.subscribe("sub", URI).await.expect("subscribe");
+    let first = manager.client("sub").expect("sub is ready");
+    let pid: u32 = call_text(&first, "pid", json!({}))
+        .await
+        .parse()
+        .expect("pid");
+    // The next process will not have the resource.
+    std::fs::write(&refuse, "1").expect("write the refuse file");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success(), "kill -KILL {pid}");
+    let end = next_item(&rt, &mut sub).await;
+    assert!(end.is_none(), "the subscription ends: {end:?}");
+    match sub.close().await {
+        Err(crate::Error::Remote { code, .. }) => assert_eq!(code, -32002),
+        other => panic!("expected the server's refusal, got {other:?}"),
+    }
+    // The server itself is fine.
+    let second = manager.client("sub").expect("sub is ready again");
+    let pid2: u32 = call_text(&second, "pid", json!({}))
+        .await
+        .parse()
+        .expect("pid");
+    assert_ne!(pid, pid2);
+    manager.shutdown().await;
+}
