@@ -103,9 +103,9 @@ pub use mcp_driver::mcp_proto::jsonrpc::ErrorObject;
 #[doc(inline)]
 pub use mcp_driver::mcp_proto::types;
 pub use mcp_driver::{
-    CallOptions, CancelHandle, ConnectionState, ElicitationHandler, Error, HandlerFuture, Lagged,
-    Notifications, Progress, ProgressWatch, Root, RootsHandler, SamplingHandler, SchemaViolation,
-    StaticRoots, Subscription,
+    CallOptions, CancelHandle, ConnectionState, ElicitationHandler, Error, Gap, GapCause,
+    HandlerFuture, Lagged, Missed, Notifications, Progress, ProgressWatch, Root, RootsHandler,
+    SamplingHandler, SchemaViolation, StaticRoots, Subscription,
 };
 pub use runtime::{AsyncStdRuntime, SmolRuntime};
 

@@ -16,7 +16,10 @@
 //!   with a reason the server receives, and dropping a call's future cancels it too.
 //! - Server notifications: [`Client::notifications`], bounded, reporting [`Lagged`];
 //!   subscriptions ([`Client::subscribe`], [`Client::listen`]) as a [`Subscription`] stream in
-//!   both protocol eras (`subscriptions/listen` in 2026-07-28).
+//!   both protocol eras (`subscriptions/listen` in 2026-07-28). A subscription survives an
+//!   expired HTTP session (re-issued on the new one, with the log level), and one from the
+//!   [`Manager`] ([`Manager::subscribe`]) survives the server's reconnect; either way the
+//!   stream reports the [`Gap`] ([`Missed::Gap`]) and goes on.
 //! - Server requests: typed handlers on the [`ClientBuilder`]
 //!   ([`on_sampling`](ClientBuilder::on_sampling), [`on_elicitation`](ClientBuilder::on_elicitation),
 //!   [`on_roots`](ClientBuilder::on_roots), [`roots`](ClientBuilder::roots)) with the structs
@@ -61,7 +64,7 @@ pub use handler::{
 pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
 pub use mcp_manager;
 pub use mcp_proto;
-pub use notify::{Lagged, Notifications};
+pub use notify::{Gap, GapCause, Lagged, Missed, Notifications};
 #[cfg(feature = "http")]
 pub use options::HttpTrace;
 pub use options::{CallOptions, CancelHandle, Progress, ProgressWatch, WireDirection};

@@ -12,14 +12,32 @@ use std::time::Instant;
 
 use mcp_proto::RawResult;
 use mcp_proto::session::{
-    CloseReason, Event, InboundRequestId, RequestError, RequestHandle, ServerNotification, Session,
+    CloseReason, Event, InboundRequestId, RequestError, RequestHandle, Session,
 };
 use mcp_proto::stdio::StdioConnection;
 use mcp_proto::types::v2026::ListenFilter;
 use tokio::sync::{broadcast, oneshot, watch};
 
 use crate::error::ExitInfo;
+use crate::notify::{Gap, GapCause, Item};
 use crate::options::ProgressSink;
+
+/// What the core reports that the driver acts on: a session event, or a gap in the
+/// notifications that subscribers are told of.
+pub(crate) enum Polled {
+    Session(Event),
+    Gap(Gap),
+    /// The gap of one re-issued listen.
+    ListenGap {
+        handle: RequestHandle,
+        gap: Gap,
+    },
+    /// The new session refused to subscribe to `uri` again.
+    Refused {
+        uri: String,
+        error: RequestError,
+    },
+}
 
 /// The protocol state machine of one connection. One variant per framing.
 ///
@@ -60,17 +78,48 @@ impl Core {
         }
     }
 
-    /// The next session event. Over HTTP the connection's own events are reported as
-    /// tracing events on the way (they need no action from the driver).
+    /// The next session event, or a gap. Over HTTP the connection's own events are reported
+    /// as tracing events on the way; a session reset (the core already restored the
+    /// subscriptions and the log level) is also the gap its subscribers are told of.
     #[cfg_attr(not(feature = "http"), allow(unused_variables))]
-    pub(crate) fn poll_event(&mut self, server: &str) -> Option<Event> {
+    pub(crate) fn poll_event(&mut self, server: &str) -> Option<Polled> {
         match self {
-            Core::Lines(c) => c.session_mut().poll_event(),
+            Core::Lines(c) => c.session_mut().poll_event().map(Polled::Session),
             #[cfg(feature = "http")]
             Core::Http(c) => loop {
                 match c.poll_event()? {
-                    mcp_proto::http::Event::Session(e) => return Some(e),
-                    mcp_proto::http::Event::Http(e) => crate::driver::trace_http_event(server, &e),
+                    mcp_proto::http::Event::Session(e) => return Some(Polled::Session(e)),
+                    mcp_proto::http::Event::Http(e) => {
+                        crate::driver::trace_http_event(server, &e);
+                        match e {
+                            mcp_proto::http::HttpEvent::SessionReset { since, until, .. } => {
+                                return Some(Polled::Gap(Gap {
+                                    cause: GapCause::SessionExpired,
+                                    since,
+                                    until,
+                                }));
+                            }
+                            mcp_proto::http::HttpEvent::ListenResumed {
+                                handle,
+                                since,
+                                until,
+                            } => {
+                                let cause = GapCause::StreamBroken;
+                                let gap = Gap {
+                                    cause,
+                                    since,
+                                    until,
+                                };
+                                return Some(Polled::ListenGap { handle, gap });
+                            }
+                            mcp_proto::http::HttpEvent::RestoreFailed {
+                                uri: Some(uri),
+                                error,
+                                ..
+                            } => return Some(Polled::Refused { uri, error }),
+                            _ => {}
+                        }
+                    }
                     _ => {}
                 }
             },
@@ -219,7 +268,7 @@ pub(crate) struct ListenSink {
     /// The first acknowledgement goes here (the caller of `listen` waits for it).
     pub(crate) acknowledged: Option<oneshot::Sender<ListenFilter>>,
     /// The subscription's own bounded stream.
-    pub(crate) tx: broadcast::Sender<ServerNotification>,
+    pub(crate) tx: broadcast::Sender<Item>,
 }
 
 /// Hashes request handles with one multiplication instead of SipHash: handles come from the
@@ -270,7 +319,7 @@ pub(crate) struct Shared {
     /// How many notifications a stream holds before a slow reader lags.
     pub(crate) notification_capacity: usize,
     /// `None` once the session closed, which ends every notification stream.
-    notifications: Mutex<Option<broadcast::Sender<ServerNotification>>>,
+    notifications: Mutex<Option<broadcast::Sender<Item>>>,
     /// The listed tools' compiled output schemas (dropped by the driver on
     /// `notifications/tools/list_changed`).
     pub(crate) output_schemas: crate::client::SchemaCache,
@@ -298,16 +347,14 @@ impl Shared {
     }
 
     /// The notification sender, `None` once closed.
-    pub(crate) fn notifications(
-        &self,
-    ) -> MutexGuard<'_, Option<broadcast::Sender<ServerNotification>>> {
+    pub(crate) fn notifications(&self) -> MutexGuard<'_, Option<broadcast::Sender<Item>>> {
         self.notifications
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A receiver of every notification from now on; already ended once closed.
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerNotification> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Item> {
         match &*self.notifications() {
             Some(tx) => tx.subscribe(),
             None => broadcast::channel(1).1,

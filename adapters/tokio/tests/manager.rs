@@ -67,6 +67,8 @@ manager_tests!(
     permanent_failure_not_retried,
     list_changed_refreshes_tools,
     connects_are_bounded,
+    subscription_survives_restart,
+    subscription_refused_after_restart,
 );
 
 /// server-everything (stdio) and the Python SDK peer beside the fixture. Needs the peers from

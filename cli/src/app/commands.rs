@@ -8,7 +8,7 @@ use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{
     CallToolResult, CompleteParams, CompletionArgument, ContentBlock, LoggingMessageParams, Tool,
 };
-use mcp_tokio::{CallOptions, Client};
+use mcp_tokio::{CallOptions, Client, Missed};
 use serde_json::{Value, json};
 
 use super::connect::call_error;
@@ -625,26 +625,31 @@ async fn watch(ui: &Ui, client: &Client, subscribe: &[String]) -> Result<Exit, C
         // The subscription's own notifications come from it (in the 2026 era nowhere else);
         // in the initialize era the connection's stream has them too, so they are skipped
         // there and printed once.
+        // A gap (an expired HTTP session re-initialized) or lag comes as `Err`: a warning.
         let item = match subscription.as_mut() {
             Some(sub) => tokio::select! {
-                n = sub.recv() => match n {
-                    Some(n) => n,
-                    None => {
-                        return Err(CliError::closed(
-                            "the server ended the subscription while watching",
-                        ));
-                    }
-                },
+                n = sub.recv() => n,
                 n = notifications.recv() => match n {
                     Some(Ok(n)) if n.matches(sub.filter()) => continue,
-                    Some(n) => n,
+                    Some(n) => Some(n.map_err(Missed::from)),
                     None => break,
                 },
             },
             None => match notifications.recv().await {
-                Some(n) => n,
+                Some(n) => Some(n.map_err(Missed::from)),
                 None => break,
             },
+        };
+        let Some(item) = item else {
+            // Only the subscription ends this way; its close says why.
+            let why = match subscription.take() {
+                Some(sub) => sub.close().await.err(),
+                None => None,
+            };
+            return Err(match why {
+                Some(e) => CliError::Closed(format!("the subscription ended while watching: {e}")),
+                None => CliError::closed("the server ended the subscription while watching"),
+            });
         };
         let line = match item {
             Ok(n) => {

@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use serde_json::value::RawValue;
 use url::Url;
 
 use super::exchange::{
@@ -12,15 +11,12 @@ use super::exchange::{
 };
 use super::headers::HeaderList;
 use super::ready_hold::ReadyHold;
+use super::reset::Restorable;
 use super::streams::{Origin, Stream};
 use crate::session::{
-    self, CounterMap, CounterSet, MessageKind, RequestError, RequestHandle, RequestOptions,
-    Session, SessionConfig,
+    self, CounterMap, CounterSet, MessageKind, RequestError, RequestHandle, Session, SessionConfig,
 };
 use crate::time::{Instant, saturating_add};
-
-/// Resource subscriptions remembered for a reset.
-const MAX_SUBSCRIPTIONS: usize = 4096;
 
 /// Where the connection is in choosing its transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,14 +82,6 @@ pub(crate) struct QueuedPost {
     pub(crate) initialized: bool,
 }
 
-/// What the connection remembers of a request to restore it after a reset.
-#[derive(Debug)]
-enum Tracked {
-    SetLevel(Box<RawValue>),
-    Subscribe(String),
-    Unsubscribe(String),
-}
-
 /// A [`Session`] over Streamable HTTP (or legacy HTTP+SSE), sans IO.
 ///
 /// The connection owns the session and turns its messages into HTTP exchanges that an adapter
@@ -134,6 +122,9 @@ pub struct Connection {
     /// Requests lost with an expired session, re-sent after the new handshake.
     pub(crate) resend: Vec<RequestHandle>,
     pub(crate) reinitializing: bool,
+    /// When the expired session was noticed (the 404): the start of the gap that the next
+    /// [`HttpEvent::SessionReset`] reports.
+    pub(crate) expired_at: Option<Instant>,
     /// The initialize message, kept for the auto fallback.
     pub(crate) init_body: Option<Vec<u8>>,
     pub(crate) next_exchange: u64,
@@ -147,10 +138,10 @@ pub struct Connection {
     pub(crate) ready_exchanges: VecDeque<HttpRequest>,
     pub(crate) aborts: VecDeque<ExchangeId>,
     pub(crate) events: VecDeque<Event>,
-    tracked: CounterMap<RequestHandle, Tracked>,
+    /// The connection's own requests (2026-07-28 `tools/list` re-fetches) and their methods.
     pub(crate) internal: CounterMap<RequestHandle, String>,
-    log_level: Option<Box<RawValue>>,
-    subscriptions: Vec<String>,
+    /// What is restored on a fresh session after a reset (see `reset.rs`).
+    pub(crate) restorable: Restorable,
     /// When closing gives up (cancellations and DELETE included); see `closing.rs`.
     pub(crate) close_deadline: Option<Instant>,
     /// The DELETE in flight.
@@ -171,6 +162,8 @@ pub struct Connection {
     pub(crate) header_refetch: Vec<(RequestHandle, RequestHandle)>,
     /// 2026-07-28: requests re-issued after their stream broke.
     pub(crate) reissued: CounterSet<RequestHandle>,
+    /// 2026-07-28: re-issued listens not yet acknowledged again, and when their stream broke.
+    pub(crate) listen_breaks: CounterMap<RequestHandle, Instant>,
 }
 
 impl Connection {
@@ -195,6 +188,7 @@ impl Connection {
             resets_in_a_row: 0,
             resend: Vec::new(),
             reinitializing: false,
+            expired_at: None,
             init_body: None,
             next_exchange: 0,
             next_stream: 0,
@@ -207,10 +201,8 @@ impl Connection {
             ready_exchanges: VecDeque::new(),
             aborts: VecDeque::new(),
             events: VecDeque::new(),
-            tracked: CounterMap::default(),
             internal: CounterMap::default(),
-            log_level: None,
-            subscriptions: Vec::new(),
+            restorable: Restorable::default(),
             close_deadline: None,
             delete: None,
             cancels_before: None,
@@ -221,6 +213,7 @@ impl Connection {
             header_retried: CounterSet::default(),
             header_refetch: Vec::new(),
             reissued: CounterSet::default(),
+            listen_breaks: CounterMap::default(),
         };
         if legacy {
             c.start_legacy(now);
@@ -493,42 +486,6 @@ impl Connection {
         });
     }
 
-    fn track(&mut self, handle: RequestHandle, method: &str, body: &[u8]) {
-        #[derive(serde::Deserialize)]
-        struct Msg {
-            params: Option<Box<RawValue>>,
-        }
-        #[derive(serde::Deserialize)]
-        struct Uri {
-            uri: String,
-        }
-        if !matches!(
-            method,
-            "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"
-        ) {
-            return;
-        }
-        let Ok(Msg {
-            params: Some(params),
-        }) = serde_json::from_slice::<Msg>(body)
-        else {
-            return;
-        };
-        let uri = || {
-            serde_json::from_str::<Uri>(params.get())
-                .ok()
-                .map(|u| u.uri)
-        };
-        let tracked = match method {
-            "logging/setLevel" => Some(Tracked::SetLevel(params.clone())),
-            "resources/subscribe" => uri().map(Tracked::Subscribe),
-            _ => uri().map(Tracked::Unsubscribe),
-        };
-        if let Some(t) = tracked {
-            self.tracked.insert(handle, t);
-        }
-    }
-
     /// Reacts to a session event and forwards it (except completions of the connection's own
     /// restoring requests).
     fn observe(&mut self, now: Instant, ev: session::Event) {
@@ -537,31 +494,20 @@ impl Connection {
             session::Event::Ready { .. } => self.on_ready(now),
             session::Event::Completed { handle, result } => {
                 let handle = *handle;
-                if let Some(t) = self.tracked.remove(&handle)
-                    && result.is_ok()
-                {
-                    match t {
-                        Tracked::SetLevel(level) => self.log_level = Some(level),
-                        Tracked::Subscribe(uri) => {
-                            if !self.subscriptions.contains(&uri)
-                                && self.subscriptions.len() < MAX_SUBSCRIPTIONS
-                            {
-                                self.subscriptions.push(uri);
-                            }
-                        }
-                        Tracked::Unsubscribe(uri) => self.subscriptions.retain(|u| *u != uri),
-                    }
-                }
                 if matches!(
                     result,
                     Err(RequestError::Timeout { .. } | RequestError::Cancelled { .. })
                 ) {
                     self.drop_request_exchanges(handle);
                 }
+                if self.restore_on_completed(now, handle, result.as_ref().map(drop)) {
+                    return;
+                }
                 if let Some(method) = self.internal.remove(&handle) {
                     if let Err(error) = result {
                         self.emit(HttpEvent::RestoreFailed {
                             method,
+                            uri: None,
                             error: error.clone(),
                         });
                     }
@@ -608,42 +554,11 @@ impl Connection {
 
     fn on_ready(&mut self, now: Instant) {
         if self.reinitializing {
-            self.reinitializing = false;
-            let mut resent = 0;
-            for h in std::mem::take(&mut self.resend) {
-                if self.session.resend_request(h) {
-                    resent += 1;
-                }
-            }
-            let mut restored = 0;
-            let opts = RequestOptions::new;
-            if let Some(level) = self.log_level.clone()
-                && let Ok(h) =
-                    self.session
-                        .send_request(now, "logging/setLevel", Some(level.into()), opts())
-            {
-                self.internal.insert(h, "logging/setLevel".to_owned());
-                restored += 1;
-            }
-            for uri in self.subscriptions.clone() {
-                let params = serde_json::json!({ "uri": uri });
-                let Ok(raw) = serde_json::value::to_raw_value(&params) else {
-                    continue;
-                };
-                if let Ok(h) =
-                    self.session
-                        .send_request(now, "resources/subscribe", Some(raw.into()), opts())
-                {
-                    self.internal.insert(h, "resources/subscribe".to_owned());
-                    restored += 1;
-                }
-            }
-            self.emit(HttpEvent::SessionReset { resent, restored });
+            self.begin_restore(now);
         }
         // Opened after the pump posts `notifications/initialized`, so that goes first.
         self.want_listener =
             self.phase == Phase::Up(Transport::Streamable) && !self.session.speaks_discover();
-        let _ = now;
     }
 
     pub(crate) fn open_listener(&mut self, now: Instant) {

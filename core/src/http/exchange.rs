@@ -8,7 +8,7 @@ use url::Url;
 use super::error::HttpStatusError;
 use super::headers::{HeaderList, InvalidSessionId};
 use crate::session::{self, MessageKind, RequestHandle};
-use crate::time::Duration;
+use crate::time::{Duration, Instant};
 
 /// One HTTP exchange the connection asked for. Unique within a connection; the adapter quotes
 /// it back on every input about that exchange.
@@ -288,13 +288,36 @@ pub enum HttpEvent {
         /// the connection gives up).
         reinitializing: bool,
     },
-    /// A fresh session replaced an expired one: lost requests were re-sent and the log level,
-    /// resource subscriptions and listener restored.
+    /// A fresh session replaced an expired one: the log level and the resource subscriptions
+    /// of the old one were set on it (each restoring request answered, a failed one reported
+    /// as [`HttpEvent::RestoreFailed`] before this), then the requests lost with the old
+    /// session were re-sent, so they run on a session in the state they were sent for.
+    ///
+    /// Server notifications may have been missed between `since` and `until`: the server may
+    /// have dropped the old session (and its notifications) before the client noticed, and
+    /// the subscriptions were not in place until they were restored. A host with subscribers
+    /// tells them of the gap here.
     SessionReset {
         /// Requests re-sent.
         resent: usize,
         /// Restoring requests issued (`logging/setLevel`, `resources/subscribe`).
         restored: usize,
+        /// When the expiry was noticed (the 404 to the old session id).
+        since: Instant,
+        /// When the state was restored on the new session.
+        until: Instant,
+    },
+    /// 2026-07-28: the stream of a `subscriptions/listen` broke and the listen was re-issued
+    /// (with a new wire id, under the same handle); the server has now acknowledged it again.
+    /// Its notifications may have been missed between `since` and `until`: every one after
+    /// this event comes from the re-issued listen. A host tells the subscription of the gap.
+    ListenResumed {
+        /// The listen.
+        handle: RequestHandle,
+        /// When its stream broke.
+        since: Instant,
+        /// When the server acknowledged it again.
+        until: Instant,
     },
     /// The GET listener is open.
     ListenerOpened,
@@ -311,10 +334,14 @@ pub enum HttpEvent {
         /// The `Last-Event-ID` sent.
         last_event_id: String,
     },
-    /// A restoring request after a reset failed.
+    /// A restoring request after a reset failed. A failed `resources/subscribe` is
+    /// forgotten: the resource is not subscribed on the new session (a host ends the
+    /// subscriptions that counted on it).
     RestoreFailed {
         /// Its method.
         method: String,
+        /// The resource, for `resources/subscribe`.
+        uri: Option<String>,
         /// Why.
         error: session::RequestError,
     },

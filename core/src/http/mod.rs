@@ -27,6 +27,7 @@ pub mod modern;
 pub mod oneshot;
 pub mod origin;
 mod ready_hold;
+mod reset;
 mod response;
 pub mod retry_after;
 mod streams;

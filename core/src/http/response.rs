@@ -115,8 +115,15 @@ impl Connection {
             ));
             return;
         }
-        // Only a POST's 404 means the session is gone: a GET's 404 is "no listener here".
-        if status == 404 && x.had_session_id && x.method == Method::Post {
+        // A POST's 404 means the session is gone; so does a GET's to a listener that this
+        // session had open (the server restarted, say). A first GET's 404 is "no listener
+        // here".
+        let listener_worked = x.purpose == Purpose::Listen
+            && self
+                .stream_of(id)
+                .and_then(|sid| self.streams.get(&sid))
+                .is_some_and(|s| s.accepted);
+        if status == 404 && x.had_session_id && (x.method == Method::Post || listener_worked) {
             return self.on_session_gone(now, id);
         }
         if !(200..300).contains(&status) {
@@ -172,6 +179,10 @@ impl Connection {
                     x.read = Body::Sse(sid.unwrap_or(StreamId(u64::MAX)));
                 }
                 if purpose == Purpose::Listen {
+                    if let Some(s) = sid.and_then(|sid| self.streams.get_mut(&sid)) {
+                        s.accepted = true;
+                        s.dropped_at = None;
+                    }
                     self.emit(HttpEvent::ListenerOpened);
                 }
                 if let Some(sid) = sid
@@ -319,6 +330,12 @@ impl Connection {
         self.resets_in_a_row += 1;
         self.generation += 1;
         self.reinitializing = true;
+        // The gap starts when the listener lost its stream, if it did before this 404.
+        let listener_lost = self
+            .listener
+            .and_then(|sid| self.streams.get(&sid))
+            .and_then(|s| s.dropped_at);
+        self.expired_at = Some(listener_lost.map_or(now, |t| t.min(now)));
         // Everything of the old session goes: its streams (their requests are re-sent), the
         // listener, queued notifications and responses.
         let sids: Vec<StreamId> = self.streams.keys().copied().collect();
@@ -631,6 +648,7 @@ impl Connection {
             return;
         };
         stream.exchange = None;
+        stream.dropped_at.get_or_insert(now);
         let origin = stream.origin;
         let wanted = match origin {
             Origin::Post(Some(h)) => self.session.awaits_reply(h),
@@ -661,6 +679,12 @@ impl Connection {
             // wire id (same handle).
             self.remove_stream(sid);
             if self.reissued.insert(h) && self.session.resend_request(h) {
+                let listen =
+                    <crate::types::v2026::SubscriptionsListen as crate::types::Request>::METHOD;
+                if self.session.pending_method(h) == Some(listen) {
+                    // Its notifications are lost until the server acknowledges it again.
+                    self.listen_breaks.insert(h, now);
+                }
                 return;
             }
             return self.fail_reply(now, Purpose::Request(h), RequestError::NoResponse);

@@ -49,6 +49,12 @@ pub(crate) struct Stream {
     /// For the reply to a handshake request: that request's wire id (a re-issued handshake
     /// waits on another stream).
     pub(crate) handshake_wire: Option<u64>,
+    /// The server accepted an exchange of this stream once (a listener that worked): a 404
+    /// to a later one means the session is gone, not that there is no listener.
+    pub(crate) accepted: bool,
+    /// When the stream last lost its exchange, until the server accepts a new one: what the
+    /// server sent since may be lost.
+    pub(crate) dropped_at: Option<Instant>,
 }
 
 impl Stream {
@@ -80,6 +86,8 @@ impl Stream {
             reconnect_at: None,
             generation,
             handshake_wire: None,
+            accepted: false,
+            dropped_at: None,
         }
     }
 

@@ -8,7 +8,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::Client;
 use crate::error::Error;
-use crate::notify::Notifications;
+use crate::notify::Feed;
 use crate::runtime::Runtime;
 use crate::shared::{Call, ListenSink, Reply};
 use crate::subscription::Subscription;
@@ -39,6 +39,12 @@ impl<R: Runtime> Client<R> {
     /// on are on the stream. Dropping the future before it returns ends the subscription.
     ///
     /// Several subscriptions may be open at once; each gets its own notifications.
+    ///
+    /// It lives as long as this connection: an expired HTTP session is not the end (the
+    /// subscription is re-issued on the new session and the stream yields a
+    /// [`Gap`](crate::Gap) first), a closed connection is. For a subscription that also
+    /// survives the server's restart, subscribe through a [`Manager`](crate::Manager)
+    /// ([`Manager::listen`](crate::Manager::listen)). See [`Subscription`] for the details.
     ///
     /// # Errors
     ///
@@ -95,7 +101,7 @@ impl<R: Runtime> Client<R> {
                 },
             );
             state.wake_driver();
-            (handle, Notifications::new(rx))
+            (handle, Feed::new(rx))
         };
         // From here on, dropping `sub` (this future dropped, or an error) ends the listen.
         let mut sub = Subscription::listen(filter, handle, stream, shared.clone(), self.now_fn());
@@ -138,7 +144,7 @@ impl<R: Runtime> Client<R> {
                 resource_subscriptions: (!uris.is_empty()).then(Vec::new),
                 ..filter
             },
-            self.notifications(),
+            Feed::new(self.inner.shared.subscribe()),
             self.inner.shared.clone(),
             self.now_fn(),
         );

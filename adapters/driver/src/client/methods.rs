@@ -251,7 +251,9 @@ impl<R: Runtime> Client<R> {
     }
 
     /// Sets the level of the log messages the server sends (`notifications/message`, seen
-    /// on [`notifications`](Self::notifications)).
+    /// on [`notifications`](Self::notifications)). The last level set is set again on a new
+    /// HTTP session after the old one expired; a [`Manager`](crate::Manager) keeps the level
+    /// set through [`Manager::set_log_level`](crate::Manager::set_log_level) across reconnects.
     ///
     /// # Errors
     ///

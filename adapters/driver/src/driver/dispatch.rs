@@ -10,9 +10,10 @@ use mcp_proto::types::v2026::ListenFilter;
 use tokio::sync::{broadcast, oneshot};
 
 use super::Driver;
+use crate::notify::{Gap, Item};
 use crate::options::Progress;
 use crate::runtime::Runtime;
-use crate::shared::{Call, ListenSink, Outcome, Phase, Reply};
+use crate::shared::{Call, ListenSink, Outcome, Phase, Polled, Reply};
 
 /// What `dispatch_events` hands on once the state's lock is released.
 pub(super) enum Delivery {
@@ -23,7 +24,13 @@ pub(super) enum Delivery {
     Notification(ServerNotification),
     EndNotifications,
     Acknowledged(oneshot::Sender<ListenFilter>, ListenFilter),
-    Listen(broadcast::Sender<ServerNotification>, ServerNotification),
+    Listen(broadcast::Sender<Item>, ServerNotification),
+    /// Told to every stream, in order with the notifications around it.
+    Gap(Vec<broadcast::Sender<Item>>, Gap),
+    /// The gap of one subscription.
+    ListenGap(broadcast::Sender<Item>, Gap),
+    /// A refused re-subscription, told to the connection's streams.
+    Refused(Item),
     /// Dropped in order: the stream ends after what was delivered to it.
     EndListen(ListenSink),
 }
@@ -42,8 +49,26 @@ impl<R: Runtime> Driver<R> {
         let mut any = false;
         {
             let mut state = self.shared.lock();
-            while let Some(event) = state.core.poll_event(&self.shared.name) {
+            while let Some(polled) = state.core.poll_event(&self.shared.name) {
                 any = true;
+                let event = match polled {
+                    Polled::Session(event) => event,
+                    Polled::Gap(gap) => {
+                        let listens = state.listens.values().map(|l| l.tx.clone()).collect();
+                        deliveries.push(Delivery::Gap(listens, gap));
+                        continue;
+                    }
+                    Polled::ListenGap { handle, gap } => {
+                        if let Some(sink) = state.listens.get(&handle) {
+                            deliveries.push(Delivery::ListenGap(sink.tx.clone(), gap));
+                        }
+                        continue;
+                    }
+                    Polled::Refused { uri, error } => {
+                        deliveries.push(Delivery::Refused(Item::Refused { uri, error }));
+                        continue;
+                    }
+                };
                 match event {
                     Event::Completed { handle, result } => {
                         // Delivered in order, so progress callbacks run before the result.
@@ -202,14 +227,39 @@ impl<R: Runtime> Driver<R> {
                     );
                     // No subscriber is fine; a lagging one is told by its own receiver.
                     if let Some(tx) = &*self.shared.notifications() {
-                        let _ = tx.send(n);
+                        let _ = tx.send(Item::Notification(n));
                     }
                 }
                 Delivery::EndNotifications => drop(self.shared.notifications().take()),
                 // The caller may have stopped waiting: fine.
                 Delivery::Acknowledged(tx, honoured) => drop(tx.send(honoured)),
                 // A subscription whose stream was dropped has no receiver: fine.
-                Delivery::Listen(tx, n) => drop(tx.send(n)),
+                Delivery::Listen(tx, n) => drop(tx.send(Item::Notification(n))),
+                Delivery::ListenGap(tx, gap) => {
+                    tracing::info!(server = &*self.shared.name, "{gap}");
+                    // A subscription whose stream was dropped has no receiver: fine.
+                    let _ = tx.send(Item::Gap(gap));
+                }
+                Delivery::Refused(item) => {
+                    tracing::warn!(
+                        server = &*self.shared.name,
+                        ?item,
+                        "a subscription could not be restored"
+                    );
+                    if let Some(tx) = &*self.shared.notifications() {
+                        let _ = tx.send(item);
+                    }
+                }
+                Delivery::Gap(listens, gap) => {
+                    tracing::info!(server = &*self.shared.name, "{gap}");
+                    // No subscriber is fine.
+                    if let Some(tx) = &*self.shared.notifications() {
+                        let _ = tx.send(Item::Gap(gap.clone()));
+                    }
+                    for tx in listens {
+                        let _ = tx.send(Item::Gap(gap.clone()));
+                    }
+                }
                 Delivery::EndListen(sink) => drop(sink),
             }
         }

@@ -230,7 +230,9 @@ pub(crate) fn trace_http_event(server: &str, event: &HttpEvent) {
         HttpEvent::SessionExpired { reinitializing, .. } => {
             tracing::info!(server, reinitializing, "the server's session expired")
         }
-        HttpEvent::SessionReset { resent, restored } => {
+        HttpEvent::SessionReset {
+            resent, restored, ..
+        } => {
             tracing::info!(
                 server,
                 resent,
@@ -245,7 +247,7 @@ pub(crate) fn trace_http_event(server: &str, event: &HttpEvent) {
         HttpEvent::StreamResumed { stream, .. } => {
             tracing::debug!(server, %stream, "stream resumed");
         }
-        HttpEvent::RestoreFailed { method, error } => {
+        HttpEvent::RestoreFailed { method, error, .. } => {
             tracing::warn!(server, method, %error, "restoring after a session reset failed");
         }
         HttpEvent::ExchangeFailed { purpose, error } => match error {

@@ -21,12 +21,19 @@
 //!   handshake is refused, the transport is unsupported) is not retried.
 //! - `notifications/tools/list_changed` re-lists that server's tools and rewrites its cache
 //!   entry.
+//! - Subscriptions opened through the manager ([`Manager::subscribe`], [`Manager::listen`])
+//!   and the log level set through it ([`Manager::set_log_level`]) survive a reconnect: they
+//!   are set up again on the new connection, and the subscriber sees a
+//!   [`Gap`](crate::Gap) on the same [`Subscription`](crate::Subscription), then the new
+//!   connection's notifications. Anything done on a [`Client`] from [`Manager::client`] lives
+//!   and dies with that connection.
 //! - [`Manager::disconnect`] returns after the server's process is gone, also when it was
 //!   still connecting. Dropping the manager stops every server in the background.
 
 mod cache_file;
 mod cause;
 mod server;
+mod subscribe;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -570,6 +577,9 @@ impl<R: Runtime> Manager<R> {
     }
 
     /// The live client of a ready server, for anything beyond tools (resources, prompts).
+    /// What is set up through it lives as long as that connection: for a subscription or a
+    /// log level that survives the server's reconnect, use [`Manager::subscribe`],
+    /// [`Manager::listen`] and [`Manager::set_log_level`].
     #[must_use]
     pub fn client(&self, server: &str) -> Option<Client<R>> {
         let state = self.inner.lock();

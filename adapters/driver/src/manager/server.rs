@@ -11,7 +11,7 @@ use mcp_manager::reconnect::{
 };
 use mcp_manager::tool_cache::{CacheEntry, CacheKey};
 use mcp_proto::session::NotificationKind;
-use mcp_proto::types::Tool;
+use mcp_proto::types::{LoggingLevel, Tool};
 use tokio::sync::watch;
 
 use super::{Inner, State, cache_file, cause};
@@ -35,6 +35,8 @@ pub(crate) struct Slot<R: Runtime> {
     pub(super) tools: Vec<Tool>,
     /// The tools of the cache entry loaded at start-up, if any.
     pub(super) cached: Option<Vec<Tool>>,
+    /// The log level set through the manager, set again on each new connection.
+    pub(super) log_level: Option<LoggingLevel>,
     stop: watch::Sender<bool>,
     /// `Some` once the supervisor runs: becomes `true` when it has finished.
     done: Option<watch::Receiver<bool>>,
@@ -50,6 +52,7 @@ impl<R: Runtime> Slot<R> {
             client: None,
             tools: Vec::new(),
             cached: None,
+            log_level: None,
             stop,
             done: None,
         }
@@ -244,6 +247,26 @@ impl<R: Runtime> Supervisor<R> {
             Ok(client) => client,
             Err(e) => return Outcome::Failed(cause::of_error(&e)),
         };
+        // Server-side state first, so that it is in place before anyone sees the server ready.
+        let level = self.inner.lock().slot(&self.name).and_then(|s| s.log_level);
+        let restored = {
+            let restore = std::pin::pin!(super::subscribe::restore_log_level(&client, level));
+            match select(restore, std::pin::pin!(stopped(&mut self.stop))).await {
+                Either::Left((result, _)) => Some(result),
+                Either::Right(_) => None,
+            }
+        };
+        match restored {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                client.close().await;
+                return Outcome::Failed(cause::of_error(&e));
+            }
+            None => {
+                client.close().await;
+                return Outcome::Stopped;
+            }
+        }
         // Subscribe before listing, so that a change during the list is not missed.
         let notes = client.notifications();
         let listed = {

@@ -14,6 +14,13 @@ use super::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
 use super::suite::within;
 use crate::{Client, ClientBuilder, Error, Runtime};
 
+// What survives an expired session, in its own module; run with the bodies here.
+pub use super::session_reset_suite::{
+    http_listen_stream_broken_yields_gap, http_session_expired_refused_subscription_ends,
+    http_session_expired_subscription_continues, http_session_expired_task_polled_again,
+    http_session_expired_unknown_task_fails,
+};
+
 /// The session id the scripted server assigns first.
 pub const SESSION: &str = "sess-1";
 
@@ -439,7 +446,7 @@ fn text_of(r: &mcp_proto::types::CallToolResult) -> String {
 /// progress. With `stateful`, also session expiry: `expire_session`, then the next request
 /// gets 404, the client re-initializes and the request succeeds; the resource subscription
 /// (and log level) made before are restored, so a later `notify_resource_updated` still
-/// reaches the subscription.
+/// reaches the subscription, after the gap it reports.
 pub async fn peer_python<R: Runtime>(rt: R, url: String, stateful: bool) {
     let client = connect(&rt, ClientBuilder::new(), &url).await;
     assert_eq!(client.server_info().name, "py-peer");
@@ -512,6 +519,15 @@ pub async fn peer_python<R: Runtime>(rt: R, url: String, stateful: bool) {
             text_of(&r),
             "sent update for demo://greeting",
             "subscription restored"
+        );
+        // The subscription says it may have missed updates, then goes on.
+        let gap = within(&rt, Duration::from_secs(5), sub.recv())
+            .await
+            .expect("the gap in time")
+            .expect("subscription open");
+        assert!(
+            matches!(&gap, Err(crate::Missed::Gap(g)) if g.cause == crate::GapCause::SessionExpired),
+            "{gap:?}"
         );
         let n = within(&rt, Duration::from_secs(5), sub.recv())
             .await

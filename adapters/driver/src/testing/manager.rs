@@ -557,3 +557,156 @@ pub async fn real_servers_at_once<R: Runtime>(
     );
     manager.shutdown().await;
 }
+
+async fn call_text<R: Runtime>(
+    client: &crate::Client<R>,
+    tool: &str,
+    args: serde_json::Value,
+) -> String {
+    let result = client.call_tool(tool, args).await.expect("tool call");
+    match &result.content[0] {
+        ContentBlock::Text(t) => t.text.clone(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+/// The next item of `sub`, within a generous bound.
+async fn next_item<R: Runtime>(
+    rt: &R,
+    sub: &mut crate::Subscription,
+) -> Option<Result<mcp_proto::session::ServerNotification, crate::Missed>> {
+    within(rt, Duration::from_secs(20), sub.recv())
+        .await
+        .expect("the subscription delivers in time")
+}
+
+fn assert_updated(
+    item: Option<Result<mcp_proto::session::ServerNotification, crate::Missed>>,
+    uri: &str,
+) {
+    match item {
+        Some(Ok(n)) if n.method == "notifications/resources/updated" => {
+            let params: serde_json::Value = n
+                .params
+                .as_deref()
+                .and_then(|p| serde_json::from_str(p.get()).ok())
+                .unwrap_or_default();
+            assert_eq!(params["uri"], uri, "{params}");
+        }
+        other => panic!("expected an update of {uri}, got {other:?}"),
+    }
+}
+
+/// A subscription opened through the manager survives the server being killed: the manager
+/// restarts it, subscribes again on the new process and restores the log level; the caller
+/// sees a gap (`Missed::Gap`, cause `Reconnected`) and then the new process's updates on the
+/// same `Subscription`. When the manager stops the server, the stream ends and `close` says
+/// why.
+pub async fn subscription_survives_restart<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    use crate::{GapCause, Missed};
+    const URI: &str = "fixture://counter";
+    let manager = builder(&rt, dir).add(fixture("sub", script, &[])).build();
+    let summary = manager.start().await;
+    assert_eq!(summary.live, ["sub"], "{summary:?}");
+    manager
+        .set_log_level("sub", mcp_proto::types::LoggingLevel::Debug)
+        .await
+        .expect("set the log level");
+    let unknown = manager.subscribe("nope", URI).await;
+    assert!(
+        matches!(&unknown, Err(ManagerError::UnknownServer(s)) if s == "nope"),
+        "{unknown:?}"
+    );
+    let mut sub = manager.subscribe("sub", URI).await.expect("subscribe");
+    assert_eq!(sub.uri(), Some(URI));
+
+    let first = manager.client("sub").expect("sub is ready");
+    call_text(&first, "touch", json!({"uri": URI})).await;
+    assert_updated(next_item(&rt, &mut sub).await, URI);
+    let pid1: u32 = call_text(&first, "pid", json!({}))
+        .await
+        .parse()
+        .expect("pid");
+
+    // Killed from outside: no goodbye, no answer.
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid1.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success(), "kill -KILL {pid1}");
+
+    // The gap comes once the new process took the subscription again.
+    match next_item(&rt, &mut sub).await {
+        Some(Err(Missed::Gap(gap))) => {
+            assert_eq!(gap.cause, GapCause::Reconnected);
+            assert!(gap.since <= gap.until, "{gap:?}");
+        }
+        other => panic!("expected a gap, got {other:?}"),
+    }
+    let second = manager.client("sub").expect("sub is ready again");
+    let pid2: u32 = call_text(&second, "pid", json!({}))
+        .await
+        .parse()
+        .expect("pid");
+    assert_ne!(pid1, pid2, "a new process");
+    assert!(pid_dead(pid1), "the killed process is gone");
+    assert_eq!(
+        call_text(&second, "level", json!({})).await,
+        "debug",
+        "the log level was restored on the new process"
+    );
+    // The new process only sends the update because it was subscribed again.
+    call_text(&second, "touch", json!({"uri": URI})).await;
+    assert_updated(next_item(&rt, &mut sub).await, URI);
+
+    // Stopped for good: the stream ends, and `close` says the connection is gone.
+    manager.disconnect("sub").await.expect("disconnect");
+    let end = next_item(&rt, &mut sub).await;
+    assert!(end.is_none(), "the stream ends: {end:?}");
+    let closed = sub.close().await;
+    assert!(
+        matches!(&closed, Err(e) if e.is_connection_lost()),
+        "{closed:?}"
+    );
+    manager.shutdown().await;
+}
+
+/// A restarted server that refuses the subscription (its resource is gone) ends the
+/// manager's subscription, and `close` gives the server's refusal.
+pub async fn subscription_refused_after_restart<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    const URI: &str = "fixture://counter";
+    let refuse = dir.join("refuse");
+    let refuse_arg = refuse.to_str().expect("UTF-8 path");
+    let manager = builder(&rt, dir)
+        .add(fixture("sub", script, &["--refuse-file", refuse_arg]))
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.live, ["sub"], "{summary:?}");
+    let mut sub = manager.subscribe("sub", URI).await.expect("subscribe");
+    let first = manager.client("sub").expect("sub is ready");
+    let pid: u32 = call_text(&first, "pid", json!({}))
+        .await
+        .parse()
+        .expect("pid");
+    // The next process will not have the resource.
+    std::fs::write(&refuse, "1").expect("write the refuse file");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success(), "kill -KILL {pid}");
+    let end = next_item(&rt, &mut sub).await;
+    assert!(end.is_none(), "the subscription ends: {end:?}");
+    match sub.close().await {
+        Err(crate::Error::Remote { code, .. }) => assert_eq!(code, -32002),
+        other => panic!("expected the server's refusal, got {other:?}"),
+    }
+    // The server itself is fine.
+    let second = manager.client("sub").expect("sub is ready again");
+    let pid2: u32 = call_text(&second, "pid", json!({}))
+        .await
+        .parse()
+        .expect("pid");
+    assert_ne!(pid, pid2);
+    manager.shutdown().await;
+}

@@ -24,6 +24,8 @@ pub mod output_schema_suite;
 mod pipe;
 #[cfg(target_os = "linux")]
 pub mod process;
+#[cfg(feature = "http")]
+pub mod session_reset_suite;
 pub mod suite;
 pub mod task_receiver_suite;
 pub mod task_suite;

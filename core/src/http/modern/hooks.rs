@@ -1,5 +1,5 @@
-//! The 2026-07-28 hooks of [`Connection`]: `tools/list` filtering, the -32020 re-fetch, and
-//! the re-send after it.
+//! The 2026-07-28 hooks of [`Connection`]: `tools/list` filtering, the -32020 re-fetch, the
+//! re-send after it, and the gap of a re-issued listen.
 
 use crate::http::connection::Connection;
 use crate::http::exchange::HttpEvent;
@@ -8,11 +8,22 @@ use crate::time::Instant;
 
 impl Connection {
     /// 2026-07-28 bookkeeping on a session event: filter `tools/list` results (dropping tools
-    /// with invalid annotations), re-send a call once its `tools/list` re-fetch finished.
-    pub(crate) fn observe_modern(&mut self, _now: Instant, ev: session::Event) -> session::Event {
+    /// with invalid annotations), re-send a call once its `tools/list` re-fetch finished,
+    /// report the gap of a re-issued listen once it is acknowledged again.
+    pub(crate) fn observe_modern(&mut self, now: Instant, ev: session::Event) -> session::Event {
+        if let session::Event::SubscriptionAcknowledged { handle, .. } = &ev
+            && let Some(since) = self.listen_breaks.remove(handle)
+        {
+            self.emit(HttpEvent::ListenResumed {
+                handle: *handle,
+                since,
+                until: now,
+            });
+        }
         let session::Event::Completed { handle, result } = ev else {
             return ev;
         };
+        self.listen_breaks.remove(&handle);
         self.header_retried.remove(&handle);
         self.reissued.remove(&handle);
         if let Some(i) = self.header_refetch.iter().position(|(l, _)| *l == handle) {

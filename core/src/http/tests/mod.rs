@@ -17,6 +17,7 @@ mod modern;
 mod props;
 mod ready_hold;
 mod resume;
+mod session_reset;
 mod streamable;
 
 use harness::*;

@@ -471,8 +471,10 @@ fn a_listen_stream_is_reissued_once_when_broken_and_cancel_closes_it() {
     h.head(x.id, 200, &[("content-type", "text/event-stream")]);
     let ack = on_stream(&first, "notifications/subscriptions/acknowledged");
     h.chunk(x.id, &sse(&[("message", None, &ack)]));
+    let broke = h.now;
     h.end(x.id);
     let again = h.next();
+    h.advance(Duration::from_millis(40));
     let second = body(&again)["id"].clone();
     assert_ne!(second, first);
     assert_eq!(body(&again)["method"], "subscriptions/listen");
@@ -493,6 +495,17 @@ fn a_listen_stream_is_reissued_once_when_broken_and_cancel_closes_it() {
     );
     assert!(h.notifications().is_empty(), "{:?}", h.notifications());
     assert!(h.completions(l).is_empty());
+    // The re-issue is a gap, reported once it is acknowledged again.
+    let resumed: Vec<_> = h
+        .http_events()
+        .into_iter()
+        .filter(|e| matches!(e, HttpEvent::ListenResumed { .. }))
+        .collect();
+    assert!(
+        matches!(resumed[..], [HttpEvent::ListenResumed { handle, since, until }]
+            if *handle == l && *since == broke && *until == broke + Duration::from_millis(40)),
+        "{resumed:?}"
+    );
     h.aborts.clear();
     h.conn.session_mut().cancel(h.now, l, None).unwrap();
     h.drain();

@@ -417,10 +417,12 @@ fn session_expired_404_reinitializes_once_resends_and_restores_level_subscriptio
     let lost = h.next();
     let old_wire = body(&lost)["id"].clone();
     h.reply(lost.id, 404, &[], b"");
+    let expired = h.now;
     assert!(h.http_events().iter().any(|e| matches!(e, HttpEvent::SessionExpired { session_id, reinitializing: true } if session_id == "old")));
     assert_eq!(h.conn.session_id(), None);
-    // A fresh initialize, without the session id.
+    // A fresh initialize, without the session id, answered a while later: the gap.
     let init = h.next();
+    h.advance(Duration::from_millis(250));
     assert_eq!(init.purpose, Purpose::Initialize);
     assert!(!init.headers.contains(MCP_SESSION_ID));
     let reply =
@@ -487,8 +489,10 @@ fn session_expired_404_reinitializes_once_resends_and_restores_level_subscriptio
             e,
             HttpEvent::SessionReset {
                 resent: 1,
-                restored: 2
-            }
+                restored: 2,
+                since,
+                until,
+            } if *since == expired && *until == expired + Duration::from_millis(250)
         )),
         "{:?}",
         h.http_events()
