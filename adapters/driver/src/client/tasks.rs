@@ -8,18 +8,22 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::future::{Either, select};
 use mcp_proto::RawParams;
 use mcp_proto::RawResult;
 use mcp_proto::jsonrpc::{self, ErrorObject};
+use mcp_proto::session::ServerNotification;
 use mcp_proto::session::{Era, ProtocolVersion};
 use mcp_proto::task::augment::{self, Augmentation, DEFAULT_TASK_TTL};
 use mcp_proto::task::{
-    TASKS_CANCEL, TASKS_GET, TASKS_RESULT, TASKS_UPDATE, TaskPolicy, TaskPoller, TaskStep,
+    TASKS_CANCEL, TASKS_GET, TASKS_RESULT, TASKS_STATUS_NOTIFICATION, TASKS_UPDATE, TaskPolicy,
+    TaskPoller, TaskStep,
 };
 use mcp_proto::types::v2026::ResultType;
 use mcp_proto::types::{CallTool, CallToolResult, Request as _, TaskStatus, TaskSupport, Tool};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use tokio::sync::broadcast;
 
 use super::Client;
 use crate::error::Error;
@@ -63,6 +67,9 @@ struct Follow {
     /// output schema.
     tool: String,
     check_output: bool,
+    /// The connection's notifications, read for `notifications/tasks/status` while waiting
+    /// for the next poll (bounded: a handle that lags only misses hints).
+    statuses: broadcast::Receiver<ServerNotification>,
 }
 
 /// Each tool's `execution.taskSupport` (`None`: absent), from the `tools/list` pages seen.
@@ -218,6 +225,7 @@ impl<R: Runtime> Client<R> {
                 cancel: options.cancel.clone(),
                 tool: tool.to_owned(),
                 check_output: !options.skip_output_check,
+                statuses: self.inner.shared.subscribe(),
             }),
         };
         handle.tell_status(None);
@@ -368,13 +376,27 @@ impl<R: Runtime> TaskHandle<R> {
         &self.client.inner.shared
     }
 
-    /// Sleeps until the poller has work, then does it.
+    /// Sleeps until the poller has work, then does it. A `notifications/tasks/status` about
+    /// this task that comes first is taken in at once (the status stream learns sooner); the
+    /// next poll stays scheduled, so a server that never sends one is still followed.
     async fn next_step(&mut self) -> Result<TaskStep, Error> {
         let runtime = &self.client.inner.runtime;
-        let Some(at) = self.poller.poll_timeout() else {
-            return Ok(TaskStep::Lost("no further poll can be scheduled".into()));
-        };
-        runtime.sleep_until(at).await;
+        loop {
+            let Some(at) = self.poller.poll_timeout() else {
+                return Ok(TaskStep::Lost("no further poll can be scheduled".into()));
+            };
+            let sleep = runtime.sleep_until(at);
+            let status = next_status(&mut self.follow.statuses);
+            let woken = match select(sleep, std::pin::pin!(status)).await {
+                Either::Left(((), _)) => None,
+                Either::Right((params, _)) => Some(params),
+            };
+            let Some(params) = woken else { break };
+            // Another task's, unreadable, or after the outcome is settled: a hint ignored.
+            if let Some(step) = self.poller.handle_status(runtime.now(), &params) {
+                return Ok(step);
+            }
+        }
         let now = runtime.now();
         if let Some(step) = self.poller.handle_timeout(now) {
             return Ok(step);
@@ -447,6 +469,23 @@ impl<R: Runtime> TaskHandle<R> {
             server: self.shared().name.clone(),
             task_id: self.id().to_owned(),
             detail,
+        }
+    }
+}
+
+/// The params of the next `notifications/tasks/status` on `statuses`; never resolves once
+/// the stream ended (the connection's own errors then reach the next poll).
+async fn next_status(statuses: &mut broadcast::Receiver<ServerNotification>) -> Box<RawValue> {
+    loop {
+        match statuses.recv().await {
+            Ok(n) if n.method == TASKS_STATUS_NOTIFICATION => {
+                if let Some(params) = n.params {
+                    return params;
+                }
+            }
+            // Other notifications, and missed ones (a lag): the poll covers what was missed.
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
         }
     }
 }

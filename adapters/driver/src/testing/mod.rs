@@ -25,6 +25,7 @@ mod pipe;
 #[cfg(target_os = "linux")]
 pub mod process;
 pub mod suite;
+pub mod task_list_suite;
 pub mod task_suite;
 
 use std::collections::HashMap;
