@@ -533,4 +533,6 @@ fn millis(v: &serde_json::Value) -> Option<Duration> {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_exactly_once;
+#[cfg(test)]
 mod tests_initialize_era;
