@@ -119,6 +119,7 @@ fake_tests!(
     tasks_listed_paged_and_by_id,
     tasks_not_offered_is_a_typed_error,
     status_notification_is_used_when_it_comes,
+    cancel_handle_ends_the_wait_at_once,
 );
 
 stdio_tests!(

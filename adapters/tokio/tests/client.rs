@@ -129,6 +129,7 @@ mod tasks {
             tasks_listed_paged_and_by_id,
             tasks_not_offered_is_a_typed_error,
             status_notification_is_used_when_it_comes,
+            cancel_handle_ends_the_wait_at_once,
         );
     }
 }

@@ -251,7 +251,9 @@ impl<R: Runtime> TaskHandle<R> {
     /// input requests with the client's handlers (2026: sent in `tasks/update`; 2025-11-25:
     /// the server sends them as requests while `tasks/result` is open), fetches the payload
     /// with `tasks/result` (2025-11-25), and stops at a terminal status or when the task
-    /// outlives its ttl.
+    /// outlives its ttl. A `notifications/tasks/status` is taken in when it comes (the status
+    /// callback hears of it at once; polling never waits for one), and the call's
+    /// [`CancelHandle`] ends the wait at once, not at the next poll.
     ///
     /// # Errors
     ///
@@ -387,11 +389,35 @@ impl<R: Runtime> TaskHandle<R> {
             };
             let sleep = runtime.sleep_until(at);
             let status = next_status(&mut self.follow.statuses);
-            let woken = match select(sleep, std::pin::pin!(status)).await {
-                Either::Left(((), _)) => None,
-                Either::Right((params, _)) => Some(params),
+            // The call's cancel handle ends the wait at once, not at the next poll (which may
+            // be a minute away).
+            let cancel = self.follow.cancel.clone();
+            let cancelled = async move {
+                match cancel {
+                    Some(c) => drop(c.cancelled().await),
+                    None => std::future::pending::<()>().await,
+                }
             };
-            let Some(params) = woken else { break };
+            let woken = match select(
+                select(sleep, std::pin::pin!(status)),
+                std::pin::pin!(cancelled),
+            )
+            .await
+            {
+                Either::Left((Either::Left(((), _)), _)) => Woken::Due,
+                Either::Left((Either::Right((params, _)), _)) => Woken::Status(params),
+                Either::Right(((), _)) => Woken::Cancelled,
+            };
+            let params = match woken {
+                Woken::Due => break,
+                Woken::Status(params) => params,
+                Woken::Cancelled => {
+                    return Err(Error::Cancelled {
+                        server: self.shared().name.clone(),
+                        method: "tools/call".into(),
+                    });
+                }
+            };
             // Another task's, unreadable, or after the outcome is settled: a hint ignored.
             if let Some(step) = self.poller.handle_status(runtime.now(), &params) {
                 return Ok(step);
@@ -471,6 +497,16 @@ impl<R: Runtime> TaskHandle<R> {
             detail,
         }
     }
+}
+
+/// What ended a follower's wait between two polls.
+enum Woken {
+    /// The poller has work (the next poll or the ttl backstop).
+    Due,
+    /// A `notifications/tasks/status` came (its params).
+    Status(Box<RawValue>),
+    /// The call's cancel handle fired.
+    Cancelled,
 }
 
 /// The params of the next `notifications/tasks/status` on `statuses`; never resolves once

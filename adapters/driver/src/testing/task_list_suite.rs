@@ -216,3 +216,35 @@ pub async fn status_notification_is_used_when_it_comes<R: Runtime>(rt: R) {
     );
     client.close().await;
 }
+
+/// The call's cancel handle ends a transparent task call at once, not at the next poll (a
+/// minute away here), and the task is cancelled at the server (`tasks/cancel`).
+pub async fn cancel_handle_ends_the_wait_at_once<R: Runtime>(rt: R) {
+    let all = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+    let (server, client) = connect_with_tasks(&rt, Some(all)).await;
+    server.on_request("tools/list", |_| {
+        Ok(json!({"tools": [
+            {"name": "slow", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}
+        ]}))
+    });
+    server.on_request("tools/call", |_| {
+        Ok(json!({"task": task("s", "working", 60_000)}))
+    });
+    server.on_request("tasks/cancel", |_| Ok(task("s", "cancelled", 60_000)));
+    let (options, cancel) = CallOptions::new().cancel_handle();
+    let options = options.on_task_status(move |_, _| cancel.cancel("enough"));
+    let r = within(&rt, WAIT, client.call_tool_with("slow", json!({}), options))
+        .await
+        .expect("cancelled long before the minute's poll");
+    assert!(matches!(r, Err(Error::Cancelled { .. })), "{r:?}");
+    assert!(
+        super::suite::eventually(&rt, || !server.received_method("tasks/cancel").is_empty()).await,
+        "tasks/cancel sent"
+    );
+    assert_eq!(
+        server.received_method("tasks/cancel")[0]["params"]["taskId"],
+        "s"
+    );
+    assert!(server.received_method("tasks/get").is_empty());
+    client.close().await;
+}
