@@ -244,6 +244,60 @@ pub struct WatchArgs {
     pub server: ServerCommand,
 }
 
+/// The options of `tasks`: without a subcommand it lists the server's tasks.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TasksArgs {
+    /// What to do with one task; without one, list them all.
+    #[command(subcommand)]
+    pub action: Option<TaskAction>,
+    /// The server.
+    #[command(flatten)]
+    pub server: ServerCommand,
+}
+
+/// What `tasks` does with one task (protocol 2025-11-25).
+#[derive(Debug, Clone, Subcommand)]
+pub enum TaskAction {
+    /// Show one task's status, message, times and ttl (`tasks/get`).
+    Get {
+        /// The task's id (as `mcp tasks` lists it).
+        id: String,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// Print the result of a task's tool call (`tasks/result`; waits while it runs).
+    Result {
+        /// The task's id (as `mcp tasks` lists it).
+        id: String,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+    /// Ask the server to cancel a task (`tasks/cancel`) and show its status afterwards.
+    Cancel {
+        /// The task's id (as `mcp tasks` lists it).
+        id: String,
+        /// The server.
+        #[command(flatten)]
+        server: ServerCommand,
+    },
+}
+
+impl TasksArgs {
+    /// The `-- <command>` given, after `tasks` or after its subcommand.
+    pub fn server(&self) -> &ServerCommand {
+        match &self.action {
+            Some(
+                TaskAction::Get { server, .. }
+                | TaskAction::Result { server, .. }
+                | TaskAction::Cancel { server, .. },
+            ) if !server.argv.is_empty() => server,
+            _ => &self.server,
+        }
+    }
+}
+
 /// Tool arguments: a JSON object and/or `key=value` pairs (pairs win).
 #[derive(Debug, Clone, Default, Args)]
 pub struct ToolArgs {
@@ -305,6 +359,14 @@ pub enum Command {
         #[command(flatten)]
         server: ServerCommand,
     },
+    /// List the server's tasks (protocol 2025-11-25), or `get`, `result`, `cancel` one by id.
+    ///
+    /// `mcp tasks -- server…` lists them (id, status, message, created, updated, ttl);
+    /// `mcp tasks get ID`, `mcp tasks result ID` and `mcp tasks cancel ID` act on one.
+    /// A server keeps its tasks per session: a stdio server started for one command has none
+    /// of an earlier command's, so follow a task in `mcp shell` or on an HTTP server. A
+    /// server that does not offer tasks is the error `not_offered` (exit 4).
+    Tasks(TasksArgs),
     /// List the resources and resource templates.
     Resources(ServerCommand),
     /// Read a resource.
@@ -463,6 +525,7 @@ impl Command {
             | Command::Shell(s) => Some(s),
             Command::Tools(t) => Some(&t.server),
             Command::Watch(w) => Some(&w.server),
+            Command::Tasks(t) => Some(t.server()),
             Command::Call { server, .. }
             | Command::Read { server, .. }
             | Command::Prompt { server, .. }

@@ -7,7 +7,7 @@
 //! | 1 | the tool returned `isError: true`, or `lint` found errors |
 //! | 2 | usage: bad options or arguments (a URL without `http://` or `https://`, a `key=value` that does not fit the tool's input schema, a missing required argument); nothing was sent, but for a prompt's missing argument (found when the server refused the prompt) |
 //! | 3 | connection or handshake failure (refused, reset, an HTTP error status while connecting, the server exited), a transport this build lacks, authorization needed (`mcp login`) or failed; for `tools --all`: no server of the config file came up |
-//! | 4 | the server answered with an error: a JSON-RPC error (tool, prompt or resource not found, invalid params, ...), an HTTP error status on a request, or an invalid answer (a tool result that does not match the tool's `outputSchema` too) |
+//! | 4 | the server answered with an error: a JSON-RPC error (tool, prompt or resource not found, invalid params, ...), an HTTP error status on a request, or an invalid answer (a tool result that does not match the tool's `outputSchema` too); or it does not offer what the command needs (a capability it did not declare) |
 //! | 5 | timeout |
 //! | 129 | stopped by SIGHUP (the terminal went away) |
 //! | 130 | interrupted (Ctrl-C, SIGINT) |
@@ -68,6 +68,7 @@
 //! | `method_not_found` | 4 | the server does not implement the method, -32601 |
 //! | `server_error` | 4 | any other JSON-RPC error (`rpcCode`, `data`) |
 //! | `invalid_response` | 4 | the server's answer does not fit the protocol |
+//! | `not_offered` | 4 | the server does not offer the method the command needs: it did not declare the capability (`mcp tasks` without `tasks.list`, `tasks cancel` without `tasks.cancel`) or its protocol lacks it; nothing was sent (`method`) |
 //! | `output_schema_mismatch` | 4 | the tool's result has no `structuredContent` or one that does not match the `outputSchema` the tool declares (`tool`, `violations`, `violationCount`) |
 //! | `timeout` | 5 | a request (or an HTTP exchange) took too long |
 //! | `connect_timeout` | 5 | connecting took longer than `--connect-timeout` |
@@ -405,6 +406,18 @@ pub enum CliError {
     /// This build cannot do what was asked (an HTTP server before HTTP support landed).
     #[error("{0}")]
     Unsupported(String),
+    /// The server does not offer the method the command needs: it did not declare the
+    /// capability (`tasks` against a server without `tasks.list`), or its protocol has no
+    /// such method. Nothing was sent.
+    #[error("{server} does not offer {method}: {reason}")]
+    NotOffered {
+        /// The server's name.
+        server: String,
+        /// The method, e.g. `tasks/list`.
+        method: String,
+        /// The capability it lacks, or the protocol that has no such method.
+        reason: String,
+    },
     /// The server wants an OAuth token and none is stored, or the stored one was refused and
     /// could not be refreshed. `mcp` never opens a browser unasked: the hint says to log in.
     #[error("{url} needs authorization{}", if *.refused { " (the stored token was refused)" } else { "" })]
@@ -532,6 +545,7 @@ impl CliError {
             | CliError::NotFound { .. }
             | CliError::InvalidParams(_)
             | CliError::Invalid(_)
+            | CliError::NotOffered { .. }
             | CliError::OutputSchema { .. } => Exit::Remote,
             CliError::Timeout { .. } => Exit::Timeout,
             CliError::Interrupted => Exit::Interrupted,
@@ -585,6 +599,10 @@ impl CliError {
             }
             CliError::Exited(_) => "the server may have crashed: its stderr is shown above; run with -v for the wire trace".into(),
             CliError::Closed(_) => "the connection ended before the answer came; run with -v for the wire trace".into(),
+            // A task the server does not know, or one it will not cancel (already ended).
+            CliError::Remote { method, error } if method.starts_with("tasks/") && error.code == ErrorObject::INVALID_PARAMS => {
+                "`mcp tasks` lists the server's tasks with their ids and status".into()
+            }
             CliError::Remote { error, .. } => return remote_hint(error.code),
             CliError::NotFound {
                 kind, suggestions, ..
@@ -639,6 +657,7 @@ impl CliError {
                 "the server's result breaks the schema it declares for `{tool}` (a server bug); \
                  `mcp tools --json` shows the schema, --no-output-check shows the result anyway"
             ),
+                        CliError::NotOffered { .. } => "`mcp info` shows which capabilities the server declares".into(),
             CliError::Unsupported(_) => "connect to a stdio server instead (`-- <command> [args]`), or use a build with HTTP support".into(),
         })
     }

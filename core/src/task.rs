@@ -353,6 +353,20 @@ impl TaskPoller {
         if view.task_id != self.task_id {
             return None;
         }
+        let lacks_payload = match view.status {
+            TaskStatus::Completed => view.result.is_none(),
+            TaskStatus::Failed => view.error.is_none(),
+            _ => false,
+        };
+        if !self.fetches_result && lacks_payload {
+            // 2026-07-28: the payload comes with `tasks/get`, and a notification without it
+            // must not end the task as lost: ask `tasks/get` now instead.
+            self.status = view.status;
+            self.next_poll = Some(now);
+            return Some(TaskStep::Working {
+                message: view.status_message,
+            });
+        }
         Some(self.observe(now, view))
     }
 
@@ -519,5 +533,7 @@ fn millis(v: &serde_json::Value) -> Option<Duration> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_exactly_once;
 #[cfg(test)]
 mod tests_initialize_era;

@@ -78,6 +78,42 @@ everything_tests! {
     everything_close: stdio = Stdio, streamable = StreamableHttp, legacy = LegacySse;
 }
 
+/// Tasks of 2025-11-25 over stdio and Streamable HTTP, as `interop_tokio.rs` runs them.
+macro_rules! task_tests {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use super::*;
+            use mcp_tests::interop::everything_tasks;
+
+            fn run(transport: Transport) {
+                let Some(peers) = setup(transport) else { return };
+                on_async_std(
+                    concat!(stringify!($name), " (tasks)"),
+                    everything_tasks::$name(AsyncStdRuntime::async_std(), peers, transport),
+                );
+            }
+
+            #[test]
+            fn stdio() {
+                run(Transport::Stdio);
+            }
+
+            #[test]
+            fn streamable() {
+                run(Transport::StreamableHttp);
+            }
+        }
+    )*};
+}
+
+task_tests!(
+    everything_task_call,
+    everything_task_drop,
+    everything_task_cancel,
+    everything_task_cancel_handle,
+    everything_task_list,
+);
+
 macro_rules! interop_tests {
     ($module:ident: $($name:ident),* $(,)?) => {$(
         #[test]

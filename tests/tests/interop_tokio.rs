@@ -96,61 +96,35 @@ interop_tests!(era:
     era_everything_http_auto,
 );
 
-/// Tasks of 2025-11-25 over stdio (`simulate-research-query` requires a task).
-mod everything_tasks {
-    use super::*;
-    use mcp_tests::interop::everything_tasks;
+/// Tasks of 2025-11-25 over stdio and Streamable HTTP (`simulate-research-query` requires a
+/// task): one module per body, one test per transport.
+macro_rules! task_tests {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use super::*;
+            use mcp_tests::interop::everything_tasks;
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn call_completes_through_the_task() {
-        let Some(peers) = setup(Transport::Stdio) else {
-            return;
-        };
-        tokio::time::timeout(
-            GUARD,
-            everything_tasks::everything_task_call(
-                TokioRuntime::current(),
-                peers,
-                Transport::Stdio,
-            ),
-        )
-        .await
-        .expect("task call hung");
-    }
+            async fn run(transport: Transport) {
+                let Some(peers) = setup(transport) else { return };
+                tokio::time::timeout(
+                    GUARD,
+                    everything_tasks::$name(TokioRuntime::current(), peers, transport),
+                )
+                .await
+                .expect(concat!(stringify!($name), " hung"));
+            }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn dropping_the_call_sends_tasks_cancel() {
-        let Some(peers) = setup(Transport::Stdio) else {
-            return;
-        };
-        tokio::time::timeout(
-            GUARD,
-            everything_tasks::everything_task_drop(
-                TokioRuntime::current(),
-                peers,
-                Transport::Stdio,
-            ),
-        )
-        .await
-        .expect("task drop hung");
-    }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn stdio() {
+                run(Transport::Stdio).await;
+            }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn cancel_sends_tasks_cancel_and_ends_cancelled() {
-        let Some(peers) = setup(Transport::Stdio) else {
-            return;
-        };
-        tokio::time::timeout(
-            GUARD,
-            everything_tasks::everything_task_cancel(
-                TokioRuntime::current(),
-                peers,
-                Transport::Stdio,
-            ),
-        )
-        .await
-        .expect("task cancel hung");
-    }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn streamable() {
+                run(Transport::StreamableHttp).await;
+            }
+        }
+    )*};
 }
 
 /// Tasks in both directions over stdio and Streamable HTTP: a server task that needs input,
@@ -196,3 +170,10 @@ mod everything_task_receiver {
         everything_task_receiver_sampling,
     );
 }
+task_tests!(
+    everything_task_call,
+    everything_task_drop,
+    everything_task_cancel,
+    everything_task_cancel_handle,
+    everything_task_list,
+);

@@ -116,6 +116,10 @@ fake_tests!(
     task_is_awaited_transparently,
     task_handle_cancel_fail_and_drop,
     task_without_the_extension_is_refused,
+    tasks_listed_paged_and_by_id,
+    tasks_not_offered_is_a_typed_error,
+    status_notification_is_used_when_it_comes,
+    cancel_handle_ends_the_wait_at_once,
 );
 
 stdio_tests!(

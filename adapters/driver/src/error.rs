@@ -214,6 +214,18 @@ pub enum Error {
         /// What was asked for.
         what: String,
     },
+    /// The server does not offer what was asked: it did not declare the capability the
+    /// method needs (`tasks/list` without `tasks.list`, say), or the negotiated protocol has
+    /// no such method. Nothing was sent.
+    #[error("server {server:?} does not offer {method}: {reason}")]
+    NotOffered {
+        /// The server.
+        server: Arc<str>,
+        /// The method that was not sent, e.g. `tasks/list`.
+        method: String,
+        /// Why: the capability it lacks, or the protocol that has no such method.
+        reason: String,
+    },
 }
 
 fn violations_summary(violations: &[crate::SchemaViolation], total: usize) -> String {
@@ -258,7 +270,8 @@ impl Error {
             | Error::Auth { server, .. }
             | Error::Task { server, .. }
             | Error::OutputSchema { server, .. }
-            | Error::Unsupported { server, .. } => server,
+            | Error::Unsupported { server, .. }
+            | Error::NotOffered { server, .. } => server,
         }
     }
 

@@ -26,6 +26,28 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Tasks
+//!
+//! A tool call that the server runs as a task (protocol 2025-11-25, or the 2026-07-28 tasks
+//! extension) is awaited transparently by [`call_tool`](driver::Client::call_tool);
+//! [`call_tool_task`](driver::Client::call_tool_task) hands out the [`TaskHandle`] instead
+//! (status stream, cancel, result). The server's tasks by id (2025-11-25):
+//! [`list_tasks`](driver::Client::list_tasks) (every page, under the
+//! [`ListBudget`](driver::ListBudget)) and [`list_tasks_page`](driver::Client::list_tasks_page)
+//! (one page with its cursor), [`get_task`](driver::Client::get_task),
+//! [`task_result`](driver::Client::task_result) and
+//! [`cancel_task`](driver::Client::cancel_task). A server that does not declare the
+//! capability a method needs (`tasks.list`, `tasks.cancel`) gets
+//! [`Error::NotOffered`] and nothing is sent.
+//!
+//! ```no_run
+//! # async fn f(client: mcp_tokio::Client) -> Result<(), mcp_tokio::Error> {
+//! for task in client.list_tasks().await? {
+//!     println!("{} {}", task.task_id, task.status.as_str());
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! The crate's `examples/` directory has a program per topic: stdio and HTTP servers, OAuth,
 //! many servers through the manager, handlers for server requests, progress and
 //! cancellation, a custom runtime, and the sans-IO core in a hand-written loop.

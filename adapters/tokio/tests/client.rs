@@ -107,6 +107,31 @@ mod tasks {
         task_handle_cancel_fail_and_drop,
         task_without_the_extension_is_refused,
     );
+
+    /// Tasks by id and status notifications (`mcp_driver::testing::task_list_suite`).
+    mod by_id {
+        use super::GUARD;
+        use mcp_driver::testing::task_list_suite;
+        use mcp_tokio::TokioRuntime;
+
+        macro_rules! task_list_tests {
+            ($($name:ident),* $(,)?) => {$(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    tokio::time::timeout(GUARD, task_list_suite::$name(TokioRuntime::current()))
+                        .await
+                        .expect(concat!(stringify!($name), " hung"));
+                }
+            )*};
+        }
+
+        task_list_tests!(
+            tasks_listed_paged_and_by_id,
+            tasks_not_offered_is_a_typed_error,
+            status_notification_is_used_when_it_comes,
+            cancel_handle_ends_the_wait_at_once,
+        );
+    }
 }
 
 /// The client as a task receiver (`mcp_driver::testing::task_receiver_suite`).

@@ -46,6 +46,7 @@ pub async fn run(
             let check = !no_output_check;
             call(ui, &out, connection, client, tool, args, check).await
         }
+        Command::Tasks(args) => super::tasks::run(ui, &out, connection, client, args).await,
         Command::Resources(_) => resources(ui, &out, client).await,
         Command::Read { uri, .. } => read(ui, &out, client, uri).await,
         Command::Prompts(_) => prompts(ui, &out, client).await,

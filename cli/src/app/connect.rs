@@ -615,6 +615,15 @@ pub fn call_error(e: Error) -> CliError {
         Error::Unsupported { what, .. } => {
             CliError::Unsupported(format!("{what} is not supported by this build"))
         }
+        Error::NotOffered {
+            server,
+            method,
+            reason,
+        } => CliError::NotOffered {
+            server: server.to_string(),
+            method,
+            reason,
+        },
         Error::Auth { message, .. } => CliError::AuthFailed(message),
         Error::OutputSchema {
             tool,

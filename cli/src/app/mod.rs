@@ -28,6 +28,7 @@ pub mod roots;
 pub mod sampling;
 pub mod shell;
 pub mod signals;
+pub mod tasks;
 pub mod trace;
 pub mod ui;
 

@@ -358,6 +358,10 @@ fn every_subcommand_parses() {
         &["tools"],
         &["resources"],
         &["prompts"],
+        &["tasks"],
+        &["tasks", "get", "t1"],
+        &["tasks", "result", "t1"],
+        &["tasks", "cancel", "t1"],
         &["ping"],
         &["watch"],
         &["lint"],
@@ -474,4 +478,27 @@ fn roots_and_watch_subscriptions() {
     assert!(parse(&["info", "--", "srv"]).connection.roots.is_empty());
     let before = parse(&["--root", "/a", "--root", "b", "info", "--", "srv"]);
     assert_eq!(before.connection.roots.len(), 2);
+}
+
+#[test]
+fn tasks_takes_the_server_after_itself_or_after_its_subcommand() {
+    let cli = parse(&["tasks", "--", "srv", "a"]);
+    let Command::Tasks(t) = &cli.command else {
+        panic!("tasks");
+    };
+    assert!(t.action.is_none());
+    assert_eq!(t.server().argv, ["srv", "a"]);
+    let cli = parse(&["tasks", "cancel", "t-9", "--", "srv"]);
+    let Command::Tasks(t) = &cli.command else {
+        panic!("tasks");
+    };
+    assert!(matches!(&t.action, Some(TaskAction::Cancel { id, .. }) if id == "t-9"));
+    assert_eq!(
+        cli.command.server_command().map(|s| s.argv.clone()),
+        Some(vec!["srv".to_owned()])
+    );
+    assert_eq!(
+        parse_err(&["tasks", "get"]),
+        ErrorKind::MissingRequiredArgument
+    );
 }

@@ -34,6 +34,7 @@ impl CliError {
             CliError::LoginRequired { .. } => "login_required",
             CliError::AuthFailed(_) => "auth_failed",
             CliError::Unsupported(_) => "unsupported",
+            CliError::NotOffered { .. } => "not_offered",
             CliError::NotFound { kind, .. } => match kind {
                 Missing::Tool => "tool_not_found",
                 Missing::Prompt => "prompt_not_found",
@@ -110,6 +111,9 @@ impl CliError {
                 if let Some(data) = &rejected.data {
                     error.insert("data".into(), data.clone());
                 }
+            }
+            CliError::NotOffered { method, .. } => {
+                error.insert("method".into(), method.clone().into());
             }
             CliError::Remote {
                 method,

@@ -107,6 +107,11 @@ fn all() -> Vec<CliError> {
             violations: vec![("/sum".into(), r#""x" is not of type "number""#.into())],
             total: 2,
         },
+        CliError::NotOffered {
+            server: "mcp-demo".into(),
+            method: "tasks/list".into(),
+            reason: "its capabilities have no `tasks.list`".into(),
+        },
     ]
 }
 
@@ -117,7 +122,7 @@ fn documented_codes() {
         codes,
         [
             2, 3, 3, 3, 3, 4, 5, 130, 143, 129, 1, 1, 2, 4, 3, 3, 3, 2, 2, 2, 3, 5, 3, 4, 3, 4, 4,
-            4
+            4, 4
         ]
     );
     assert_eq!(Exit::Ok.code(), 0);

@@ -8,6 +8,7 @@
 mod http;
 mod ops;
 mod session;
+mod session_tasks;
 mod sse;
 
 pub use http::http;
@@ -155,6 +156,19 @@ mod tests {
         fn line_decoder_is_chunking_invariant(data in prop::collection::vec(any::<u8>(), 0..2000)) {
             super::lines(&data);
         }
+    }
+
+    /// A server of 2025-11-25 with tasks; a task-augmented `tools/call` answered with a
+    /// `CreateTaskResult`; the clock; a poll answered `completed`; `tasks/result` answered; a
+    /// late status notification; close. (Also the seed `fuzz/seeds/session/task_happy_path`.)
+    pub(super) const TASK_HAPPY_PATH: [u8; 44] = [
+        1, 0, 15, 0, 0, 100, 0, 14, 0, 0, 0, 4, 16, 0, 3, 0, 200, 0, 11, 0, 250, 0, 17, 0, 0, 2, 0,
+        0, 0, 17, 0, 2, 0, 0, 0, 0, 16, 2, 0, 0, 0, 0, 12, 0,
+    ];
+
+    #[test]
+    fn a_scripted_task_sequence_follows_a_task_to_its_end() {
+        super::session_ops(&TASK_HAPPY_PATH);
     }
 
     #[test]

@@ -4,11 +4,15 @@
 use std::collections::HashMap;
 
 use super::ops::Ops;
+use super::session_tasks::{self, Tasks};
 use crate::framing::lines::LineDecoder;
 use crate::session::{Event, RequestHandle, RequestOptions, SessionConfig};
 use crate::stdio::StdioConnection;
 use crate::time::{Duration, Instant};
-use crate::types::{ClientCapabilities, ElicitationCapability, Implementation, RootsCapability};
+use crate::types::{
+    ClientCapabilities, ElicitationCapability, Implementation, RootsCapability,
+    TaskRequestsCapability, TasksCapability,
+};
 
 const LINE_LIMIT: usize = 512;
 const VERSIONS: [&str; 6] = [
@@ -31,6 +35,8 @@ struct Model {
     server_requests: Vec<crate::session::InboundRequestId>,
     closed_events: usize,
     next_server_id: u64,
+    /// Task calls, the tasks they created (each followed by a poller), detached requests.
+    tasks: Tasks,
 }
 
 impl Model {
@@ -47,6 +53,11 @@ impl Model {
             if let (Some(h), Some(id)) = (out.request, value.get("id")) {
                 let progress = value.pointer("/params/_meta/progressToken").is_some();
                 self.wire.push((h, id.clone(), progress));
+            } else if let (None, Some(id), Some("tasks/cancel")) =
+                (out.request, value.get("id"), out.method.as_deref())
+            {
+                // A detached request: a wire id, no handle.
+                self.tasks.note_detached(id.clone());
             }
             buf.clear();
         }
@@ -59,6 +70,7 @@ impl Model {
                         let _ = raw.decode::<serde_json::Value>();
                         if let Ok(checked) = raw.to_raw() {
                             assert_eq!(checked.get(), raw.get().trim(), "{raw:?}");
+                            self.tasks.completed(handle, checked, self.now);
                         }
                     }
                     let done = self
@@ -108,9 +120,26 @@ impl Model {
 pub fn session_ops(data: &[u8]) {
     let mut ops = Ops { data };
     let mut config = SessionConfig::new(Implementation::new("fuzz", "0"));
+    let declared = |key: &str| {
+        let mut m = serde_json::Map::new();
+        m.insert(key.to_owned(), serde_json::json!({}));
+        Some(m)
+    };
     config.capabilities = ClientCapabilities {
         roots: Some(RootsCapability::default()),
         elicitation: Some(ElicitationCapability::default()),
+        // A task receiver for sampling and elicitation, so task-augmented server requests
+        // take that path.
+        tasks: Some(TasksCapability {
+            list: Some(serde_json::Map::new()),
+            cancel: Some(serde_json::Map::new()),
+            requests: Some(TaskRequestsCapability {
+                sampling: declared("createMessage"),
+                elicitation: declared("create"),
+                ..TaskRequestsCapability::default()
+            }),
+            ..TasksCapability::default()
+        }),
         ..ClientCapabilities::default()
     };
     config.max_queued = 8;
@@ -125,11 +154,18 @@ pub fn session_ops(data: &[u8]) {
         server_requests: Vec::new(),
         closed_events: 0,
         next_server_id: 0,
+        tasks: Tasks::default(),
     };
     m.drain();
-    // Most runs start with a good handshake, so that the rest of the ops reach a ready session.
-    if !ops.byte().is_multiple_of(4) {
-        let line = br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}"#;
+    // Most runs start with a good handshake, so that the rest of the ops reach a ready session;
+    // a quarter with a server of 2025-11-25 that runs tasks.
+    let handshake = ops.byte() % 4;
+    if handshake != 0 {
+        let line: &[u8] = if handshake == 1 {
+            session_tasks::TASKS_INITIALIZE
+        } else {
+            br#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"f","version":"1"}}}"#
+        };
         let split = ops.byte();
         m.feed(line, split);
         m.drain();
@@ -137,7 +173,7 @@ pub fn session_ops(data: &[u8]) {
     let mut steps = 0;
     while !ops.done() && steps < 256 {
         steps += 1;
-        match ops.byte() % 14 {
+        match ops.byte() % 20 {
             0 => {
                 let version = VERSIONS[ops.byte() as usize % VERSIONS.len()];
                 let line = format!(
@@ -263,6 +299,56 @@ pub fn session_ops(data: &[u8]) {
             13 if ops.byte() < 8 => {
                 let now = m.now;
                 m.conn.handle_eof(now, Some("fuzz eof".into()));
+            }
+            // Tasks (2025-11-25): see `session_tasks`.
+            14 => {
+                // A `CreateTaskResult` (or an odd one) as the answer to a request on the wire.
+                if let Some((_, id, _)) = m.pick_wire(ops.byte()).cloned() {
+                    let task = session_tasks::task_json(&mut ops);
+                    let line =
+                        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"task":{task}}}}}"#);
+                    let split = ops.byte();
+                    m.feed(line.as_bytes(), split);
+                }
+            }
+            15 => {
+                let now = m.now;
+                if let Some(h) = m.tasks.send_request(&mut ops, m.conn.session_mut(), now) {
+                    assert!(m.issued.insert(h, false).is_none(), "handles are unique");
+                }
+            }
+            16 => {
+                let task = session_tasks::task_json(&mut ops);
+                let line = format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{task}}}"#
+                );
+                m.feed(line.as_bytes(), ops.byte());
+                if let Ok(params) = serde_json::value::RawValue::from_string(task) {
+                    let now = m.now;
+                    m.tasks.status(&params, now);
+                }
+            }
+            17 => {
+                let now = m.now;
+                m.tasks.step(&mut ops, now);
+            }
+            18 => {
+                if ops.byte().is_multiple_of(2) || m.tasks.detached.is_empty() {
+                    Tasks::send_detached(&mut ops, m.conn.session_mut());
+                } else {
+                    // The answer to a detached request: nobody waits for it.
+                    let i = ops.byte() as usize % m.tasks.detached.len();
+                    let id = m.tasks.detached.swap_remove(i);
+                    let line = format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"taskId":"t0","status":"cancelled","createdAt":"x","lastUpdatedAt":"y","ttl":null}}}}"#
+                    );
+                    m.feed(line.as_bytes(), ops.byte());
+                }
+            }
+            19 => {
+                m.next_server_id += 1;
+                let line = session_tasks::server_request(&mut ops, m.next_server_id % 6);
+                m.feed(line.as_bytes(), ops.byte());
             }
             _ => {}
         }

@@ -137,11 +137,16 @@ impl Connection {
     }
 }
 
-/// Whether a POST carries `notifications/cancelled` (decoded only while closing).
+/// Whether a POST carries `notifications/cancelled` (decoded only while closing), or is a
+/// detached request (`tasks/cancel` of a dropped call): the messages meant to reach the
+/// server on the way out.
 fn carries_cancel(purpose: Purpose, body: &[u8]) -> bool {
     #[derive(Deserialize)]
     struct Message {
         method: Option<String>,
+    }
+    if purpose == Purpose::Message(MessageKind::Request) {
+        return true;
     }
     purpose == Purpose::Message(MessageKind::Notification)
         && serde_json::from_slice::<Message>(body)

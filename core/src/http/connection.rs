@@ -461,10 +461,15 @@ impl Connection {
                 self.tool_lists.insert(h);
             }
         }
-        let purpose = match (out.kind, out.request) {
-            (MessageKind::Request, None) => Purpose::Initialize,
-            (MessageKind::Request, Some(h)) => Purpose::Request(h),
-            (kind, _) => Purpose::Message(kind),
+        let purpose = match (out.kind, out.request, out.method.as_deref()) {
+            (MessageKind::Request, Some(h), _) => Purpose::Request(h),
+            (MessageKind::Request, None, Some("initialize" | "server/discover")) => {
+                Purpose::Initialize
+            }
+            // A detached request (`tasks/cancel` of a dropped call): a POST in the session
+            // like a notification, whose answer nobody waits for. Not the handshake: it must
+            // carry the session id and must not replace the initialize body.
+            (kind, _, _) => Purpose::Message(kind),
         };
         if let (Purpose::Request(h), Some(method)) = (purpose, out.method.as_deref()) {
             self.track(h, method, &body);

@@ -273,3 +273,29 @@ fn a_seed_that_is_already_terminal_finishes_at_once() {
     assert!(p.is_finished());
     assert_eq!(p.poll_timeout(), None);
 }
+
+#[test]
+fn a_status_notification_without_the_payload_asks_tasks_get_at_once_instead_of_losing_the_task() {
+    let (mut p, _, t0) = start(json!({}));
+    let at = t0 + Duration::from_millis(50);
+    let hint = got("completed", json!({}));
+    let step = p.handle_status(at, &hint).expect("about this task");
+    assert!(matches!(step, TaskStep::Working { .. }), "{step:?}");
+    assert!(!p.is_finished(), "a hint never ends the task by itself");
+    assert_eq!(p.poll_timeout(), Some(at), "tasks/get is due at once");
+    assert!(p.poll(at).is_some());
+    let done = got("completed", json!({"result": {"content": []}}));
+    assert!(matches!(
+        p.handle_get(at, Ok(&done)),
+        TaskStep::Completed(_)
+    ));
+    // A working notification with the payload-free shape is taken in as usual.
+    let (mut p, _, t0) = start(json!({}));
+    let step = p.handle_status(t0, &got("working", json!({"statusMessage": "half"})));
+    assert!(matches!(step, Some(TaskStep::Working { message: Some(m) }) if m == "half"));
+    assert_eq!(
+        p.poll_timeout(),
+        Some(t0 + Duration::from_millis(500)),
+        "the next poll stays scheduled"
+    );
+}

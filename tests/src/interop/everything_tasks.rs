@@ -1,16 +1,18 @@
 //! Tasks of protocol 2025-11-25 against server-everything: `simulate-research-query`
 //! declares `execution.taskSupport: "required"`, so the client must send `params.task`,
-//! follow the task with `tasks/get` and fetch the report with `tasks/result`.
+//! follow the task with `tasks/get` and fetch the report with `tasks/result`. The server's
+//! task list (`tasks/list`, `tasks/get`) is the evidence that a cancel reached it: the task
+//! shows `cancelled` there.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_driver::mcp_proto::types::TaskStatus;
-use mcp_driver::{CallOptions, Error, Runtime, ToolCall, WireDirection};
+use mcp_driver::mcp_proto::types::{CallToolResult, TaskStatus};
+use mcp_driver::{CallOptions, Client, Error, Runtime, ToolCall, WireDirection};
 use serde_json::json;
 
 use super::everything::{full_builder, start_with};
-use super::{Transport, text};
+use super::{Transport, sleep, text};
 use crate::peers::Peers;
 
 /// How long `close()` may take for server-everything (graces 1 s + 1 s, plus margin).
@@ -75,11 +77,16 @@ pub async fn everything_task_cancel<R: Runtime>(rt: R, peers: Peers, transport: 
     };
     assert!(!task.id().is_empty());
     assert_eq!(task.status(), &TaskStatus::Working);
+    let id = task.id().to_owned();
     task.cancel().await.expect("tasks/cancel accepted");
     match task.wait().await {
         Err(Error::Cancelled { .. }) => {}
         other => panic!("expected a cancelled task, got {other:?}"),
     }
+    assert_eq!(
+        s.client.get_task(id).await.expect("tasks/get").status,
+        TaskStatus::Cancelled
+    );
     s.finish(&rt, CLOSE_BOUND).await;
 }
 
@@ -124,5 +131,72 @@ pub async fn everything_task_drop<R: Runtime>(rt: R, peers: Peers, transport: Tr
         .find(|l| l.contains("\"tasks/cancel\""))
         .unwrap_or_else(|| panic!("no tasks/cancel sent:\n{wire}"));
     assert!(cancel.contains("taskId"), "{cancel}");
+    the_only_task_ends_cancelled(&rt, &s.client).await;
     s.finish(&rt, CLOSE_BOUND).await;
+}
+
+/// Cancelling a transparent `call_tool` by its [`CancelHandle`](mcp_driver::CancelHandle)
+/// once the task exists: the call ends as [`Error::Cancelled`] and the server is asked to
+/// cancel the task (its `tasks/get` then shows `cancelled`).
+pub async fn everything_task_cancel_handle<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (builder, _) = full_builder();
+    let s = start_with(&rt, builder, &peers, transport).await;
+    let (options, cancel) = CallOptions::new().cancel_handle();
+    let options = options.on_task_status(move |_, _| cancel.cancel("enough"));
+    let r = s
+        .client
+        .call_tool_with("simulate-research-query", json!({"topic": "stop"}), options)
+        .await;
+    assert!(matches!(r, Err(Error::Cancelled { .. })), "{r:?}");
+    the_only_task_ends_cancelled(&rt, &s.client).await;
+    s.finish(&rt, CLOSE_BOUND).await;
+}
+
+/// After a task-augmented call completes, the server's task list has the task: one page
+/// with `list_tasks_page`, every page with `list_tasks`; `get_task` shows it completed and
+/// `task_result` gives the same result again.
+pub async fn everything_task_list<R: Runtime>(rt: R, peers: Peers, transport: Transport) {
+    let (builder, _) = full_builder();
+    let s = start_with(&rt, builder, &peers, transport).await;
+    let called = s
+        .client
+        .call_tool("simulate-research-query", json!({"topic": "listed"}))
+        .await
+        .expect("the task completes");
+    let tasks = s.client.list_tasks().await.expect("tasks/list");
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    let task = &tasks[0];
+    assert_eq!(task.status, TaskStatus::Completed, "{task:?}");
+    let page = s.client.list_tasks_page(None).await.expect("one page");
+    assert_eq!(page.tasks, tasks);
+    assert_eq!(page.next_cursor, None);
+    let got = s.client.get_task(&task.task_id).await.expect("tasks/get");
+    assert_eq!(got.task_id, task.task_id);
+    assert_eq!(got.status, TaskStatus::Completed);
+    let payload = s
+        .client
+        .task_result(&task.task_id, CallOptions::new())
+        .await
+        .expect("tasks/result");
+    let again: CallToolResult = payload.decode().expect("a tool result");
+    assert_eq!(text(&again), text(&called));
+    s.finish(&rt, CLOSE_BOUND).await;
+}
+
+/// Waits (bounded) until the server's only task shows `cancelled` in `tasks/list`, and checks
+/// `tasks/get` agrees: the evidence that `tasks/cancel` reached the server.
+async fn the_only_task_ends_cancelled<R: Runtime>(rt: &R, client: &Client<R>) {
+    let mut last = Vec::new();
+    for _ in 0..200 {
+        last = client.list_tasks().await.expect("tasks/list");
+        if let [task] = &last[..]
+            && task.status == TaskStatus::Cancelled
+        {
+            let got = client.get_task(&task.task_id).await.expect("tasks/get");
+            assert_eq!(got.status, TaskStatus::Cancelled);
+            return;
+        }
+        sleep(rt, Duration::from_millis(50)).await;
+    }
+    panic!("the task never showed cancelled: {last:?}");
 }

@@ -23,7 +23,7 @@ impl<R: Runtime> Client<R> {
     /// server repeats a cursor (which would loop forever), and with [`Error::ListBudget`] as
     /// soon as the pages so far exceed the connection's [`ListBudget`](crate::ListBudget) (bytes of results,
     /// items or pages).
-    async fn list_all<Q, T>(
+    pub(super) async fn list_all<Q, T>(
         &self,
         options: &CallOptions,
         split: impl Fn(Q::Result) -> (Vec<T>, Option<Cursor>),

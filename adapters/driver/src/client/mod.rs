@@ -7,6 +7,7 @@ mod constructors;
 mod listen;
 mod methods;
 mod output_schema;
+mod task_list;
 mod tasks;
 
 pub use budget::{ListBudget, ListLimit, MAX_PAGES};

@@ -8,18 +8,21 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::future::{Either, select};
 use mcp_proto::RawParams;
 use mcp_proto::RawResult;
 use mcp_proto::jsonrpc::{self, ErrorObject};
 use mcp_proto::session::{Era, ProtocolVersion};
 use mcp_proto::task::augment::{self, Augmentation, DEFAULT_TASK_TTL};
 use mcp_proto::task::{
-    TASKS_CANCEL, TASKS_GET, TASKS_RESULT, TASKS_UPDATE, TaskPolicy, TaskPoller, TaskStep,
+    TASKS_CANCEL, TASKS_GET, TASKS_RESULT, TASKS_STATUS_NOTIFICATION, TASKS_UPDATE, TaskPolicy,
+    TaskPoller, TaskStep,
 };
 use mcp_proto::types::v2026::ResultType;
 use mcp_proto::types::{CallTool, CallToolResult, Request as _, TaskStatus, TaskSupport, Tool};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use tokio::sync::broadcast;
 
 use super::Client;
 use crate::error::Error;
@@ -63,6 +66,9 @@ struct Follow {
     /// output schema.
     tool: String,
     check_output: bool,
+    /// The connection's notifications, read for `notifications/tasks/status` while waiting
+    /// for the next poll (bounded: a handle that lags only misses hints).
+    statuses: broadcast::Receiver<crate::notify::Item>,
 }
 
 /// Each tool's `execution.taskSupport` (`None`: absent), from the `tools/list` pages seen.
@@ -218,6 +224,7 @@ impl<R: Runtime> Client<R> {
                 cancel: options.cancel.clone(),
                 tool: tool.to_owned(),
                 check_output: !options.skip_output_check,
+                statuses: self.inner.shared.subscribe(),
             }),
         };
         handle.tell_status(None);
@@ -243,7 +250,9 @@ impl<R: Runtime> TaskHandle<R> {
     /// input requests with the client's handlers (2026: sent in `tasks/update`; 2025-11-25:
     /// the server sends them as requests while `tasks/result` is open), fetches the payload
     /// with `tasks/result` (2025-11-25), and stops at a terminal status or when the task
-    /// outlives its ttl.
+    /// outlives its ttl. A `notifications/tasks/status` is taken in when it comes (the status
+    /// callback hears of it at once; polling never waits for one), and the call's
+    /// [`CancelHandle`] ends the wait at once, not at the next poll.
     ///
     /// # Errors
     ///
@@ -368,13 +377,51 @@ impl<R: Runtime> TaskHandle<R> {
         &self.client.inner.shared
     }
 
-    /// Sleeps until the poller has work, then does it.
+    /// Sleeps until the poller has work, then does it. A `notifications/tasks/status` about
+    /// this task that comes first is taken in at once (the status stream learns sooner); the
+    /// next poll stays scheduled, so a server that never sends one is still followed.
     async fn next_step(&mut self) -> Result<TaskStep, Error> {
         let runtime = &self.client.inner.runtime;
-        let Some(at) = self.poller.poll_timeout() else {
-            return Ok(TaskStep::Lost("no further poll can be scheduled".into()));
-        };
-        runtime.sleep_until(at).await;
+        loop {
+            let Some(at) = self.poller.poll_timeout() else {
+                return Ok(TaskStep::Lost("no further poll can be scheduled".into()));
+            };
+            let sleep = runtime.sleep_until(at);
+            let status = next_status(&mut self.follow.statuses);
+            // The call's cancel handle ends the wait at once, not at the next poll (which may
+            // be a minute away).
+            let cancel = self.follow.cancel.clone();
+            let cancelled = async move {
+                match cancel {
+                    Some(c) => drop(c.cancelled().await),
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            let woken = match select(
+                select(sleep, std::pin::pin!(status)),
+                std::pin::pin!(cancelled),
+            )
+            .await
+            {
+                Either::Left((Either::Left(((), _)), _)) => Woken::Due,
+                Either::Left((Either::Right((params, _)), _)) => Woken::Status(params),
+                Either::Right(((), _)) => Woken::Cancelled,
+            };
+            let params = match woken {
+                Woken::Due => break,
+                Woken::Status(params) => params,
+                Woken::Cancelled => {
+                    return Err(Error::Cancelled {
+                        server: self.shared().name.clone(),
+                        method: "tools/call".into(),
+                    });
+                }
+            };
+            // Another task's, unreadable, or after the outcome is settled: a hint ignored.
+            if let Some(step) = self.poller.handle_status(runtime.now(), &params) {
+                return Ok(step);
+            }
+        }
         let now = runtime.now();
         if let Some(step) = self.poller.handle_timeout(now) {
             return Ok(step);
@@ -447,6 +494,34 @@ impl<R: Runtime> TaskHandle<R> {
             server: self.shared().name.clone(),
             task_id: self.id().to_owned(),
             detail,
+        }
+    }
+}
+
+/// What ended a follower's wait between two polls.
+enum Woken {
+    /// The poller has work (the next poll or the ttl backstop).
+    Due,
+    /// A `notifications/tasks/status` came (its params).
+    Status(Box<RawValue>),
+    /// The call's cancel handle fired.
+    Cancelled,
+}
+
+/// The params of the next `notifications/tasks/status` on `statuses`; never resolves once
+/// the stream ended (the connection's own errors then reach the next poll).
+async fn next_status(statuses: &mut broadcast::Receiver<crate::notify::Item>) -> Box<RawValue> {
+    loop {
+        match statuses.recv().await {
+            Ok(crate::notify::Item::Notification(n)) if n.method == TASKS_STATUS_NOTIFICATION => {
+                if let Some(params) = n.params {
+                    return params;
+                }
+            }
+            // Other notifications, gaps and missed ones (a lag): the poll covers what was
+            // missed.
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
         }
     }
 }

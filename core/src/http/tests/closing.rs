@@ -118,3 +118,51 @@ fn other_queued_messages_are_dropped_at_close() {
     let delete = h.next();
     assert_eq!(delete.method, Method::Delete, "no other POST before it");
 }
+
+/// A detached request (the `tasks/cancel` of a dropped task call) is an ordinary POST of the
+/// session: it carries the session id, an error answer to it changes nothing (the session
+/// stays up, the initialize body is not replaced), and queued just before close it is still
+/// posted before the DELETE.
+#[test]
+fn a_detached_request_is_posted_in_the_session_and_survives_a_close() {
+    use std::borrow::Cow;
+
+    let params = || Some(serde_json::value::to_raw_value(&json!({"taskId": "t1"})).unwrap());
+    let mut h = H::ready("2025-11-25", Some("s"));
+    h.conn
+        .session_mut()
+        .send_detached_request(Cow::Borrowed("tasks/cancel"), params())
+        .unwrap();
+    let cancel = h.next();
+    assert_eq!(cancel.method, Method::Post);
+    assert_eq!(body(&cancel)["method"], "tasks/cancel");
+    assert_eq!(cancel.headers.get(MCP_SESSION_ID), Some("s"));
+    // The server refuses it (say, the task already ended): the connection goes on.
+    h.reply(cancel.id, 400, &[], b"{\"error\":\"bad\"}");
+    let t = h.send("tools/list", json!({}));
+    let list = h.next();
+    assert_eq!(list.headers.get(MCP_SESSION_ID), Some("s"));
+    h.reply_json(list.id, &answer(&list, json!({"tools": []})));
+    assert_eq!(h.result(t), json!({"tools": []}));
+
+    // Queued, then closed at once: still posted, before the DELETE.
+    h.conn
+        .session_mut()
+        .send_detached_request(Cow::Borrowed("tasks/cancel"), params())
+        .unwrap();
+    h.conn.close(h.now);
+    let cancel = h.next();
+    assert_eq!(body(&cancel)["method"], "tasks/cancel");
+    assert_eq!(cancel.headers.get(MCP_SESSION_ID), Some("s"));
+    h.no_exchange();
+    h.reply(
+        cancel.id,
+        200,
+        &[("content-type", "application/json")],
+        b"{}",
+    );
+    let delete = h.next();
+    assert_eq!(delete.method, Method::Delete);
+    h.reply(delete.id, 200, &[], b"");
+    assert!(h.conn.is_finished());
+}

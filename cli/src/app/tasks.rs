@@ -1,0 +1,204 @@
+//! `mcp tasks`: a server's tasks (protocol 2025-11-25). Without a subcommand it lists them
+//! (`tasks/list`, every page); `get`, `result` and `cancel` act on one task by id
+//! (`tasks/get`, `tasks/result`, `tasks/cancel`).
+//!
+//! Output follows the other commands: a table on a terminal and in a pipe (as `tools` and
+//! `resources` print theirs), the server's result as JSON with `--json` (`{"tasks": [...]}`
+//! for the list, the task itself for `get` and `cancel`, the tool result for `result`). A
+//! server that does not declare the capability a command needs is
+//! [`CliError::NotOffered`] (`not_offered`, exit 4) before anything is sent.
+
+use mcp_proto::types::{CallToolResult, Task};
+use mcp_tokio::{Client, Error};
+use serde_json::json;
+
+use super::commands::{call_options, call_result, error_text};
+use super::connect::call_error;
+use super::output::{Out, to_json};
+use super::ui::Ui;
+use crate::args::{ConnectionArgs, TaskAction, TasksArgs};
+use crate::exit::{CliError, Exit};
+use crate::render::{Column, Table};
+
+/// Runs `mcp tasks` (and its subcommands) on a connected client.
+pub async fn run(
+    ui: &Ui,
+    out: &Out,
+    connection: &ConnectionArgs,
+    client: &Client,
+    args: &TasksArgs,
+) -> Result<Exit, CliError> {
+    let failed = |e: Error| task_error(client, e);
+    match &args.action {
+        None => {
+            let tasks = client.list_tasks().await.map_err(failed)?;
+            if ui.json {
+                return out.json(&json!({ "tasks": to_json(&tasks) }));
+            }
+            out.text(&list_text(&tasks, ui.width))
+        }
+        Some(TaskAction::Get { id, .. }) => {
+            let task = client.get_task(id.clone()).await.map_err(failed)?;
+            show_task(ui, out, &task)
+        }
+        Some(TaskAction::Cancel { id, .. }) => {
+            let task = client.cancel_task(id.clone()).await.map_err(failed)?;
+            show_task(ui, out, &task)
+        }
+        Some(TaskAction::Result { id, .. }) => {
+            let options = call_options(connection);
+            let payload = client
+                .task_result(id.clone(), options)
+                .await
+                .map_err(failed)?;
+            if ui.json {
+                return out.json(&payload);
+            }
+            // For a task of `tools/call` (the only kind a server makes of this client's
+            // requests) the payload is a tool result; anything else is shown as sent.
+            let Ok(result) = payload.decode::<CallToolResult>() else {
+                let pretty = serde_json::to_string_pretty(&payload).unwrap_or_default();
+                return out.text(&format!("{pretty}\n"));
+            };
+            call_result(ui, out, &result)?;
+            if result.is_error == Some(true) {
+                return Err(CliError::ToolFailed(error_text(&result)));
+            }
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+/// A driver error of a tasks command; "does not offer" names the server as it introduced
+/// itself rather than the command line that started it.
+fn task_error(client: &Client, e: Error) -> CliError {
+    match call_error(e) {
+        CliError::NotOffered { method, reason, .. } => CliError::NotOffered {
+            server: client.server_info().name.clone(),
+            method,
+            reason,
+        },
+        other => other,
+    }
+}
+
+/// `get` and `cancel`: the task as JSON, or a field table.
+fn show_task(ui: &Ui, out: &Out, task: &Task) -> Result<Exit, CliError> {
+    if ui.json {
+        return out.json(task);
+    }
+    let mut t = Table::new(vec![Column::new("FIELD"), Column::wrapping("VALUE")]);
+    t.row(["id".to_owned(), task.task_id.clone()]);
+    t.row(["status".to_owned(), task.status.as_str().to_owned()]);
+    if let Some(m) = &task.status_message {
+        t.row(["message".to_owned(), m.clone()]);
+    }
+    t.row(["created".to_owned(), task.created_at.clone()]);
+    t.row(["updated".to_owned(), task.last_updated_at.clone()]);
+    t.row(["ttl".to_owned(), ttl_text(task.ttl)]);
+    if let Some(p) = task.poll_interval {
+        t.row(["poll interval".to_owned(), millis_text(p)]);
+    }
+    out.text(&t.render(ui.width))
+}
+
+/// The human `tasks` text: one row per task.
+pub fn list_text(tasks: &[Task], width: usize) -> String {
+    if tasks.is_empty() {
+        return "the server has no tasks\n".into();
+    }
+    let mut t = Table::new(vec![
+        Column::new("ID"),
+        Column::new("STATUS"),
+        Column::wrapping("MESSAGE"),
+        Column::new("CREATED"),
+        Column::new("UPDATED"),
+        Column::right("TTL"),
+    ]);
+    for task in tasks {
+        t.row([
+            task.task_id.clone(),
+            task.status.as_str().to_owned(),
+            task.status_message.clone().unwrap_or_default(),
+            task.created_at.clone(),
+            task.last_updated_at.clone(),
+            ttl_text(task.ttl),
+        ]);
+    }
+    t.render(width)
+}
+
+/// A task's ttl for people: `unlimited` for `null`.
+fn ttl_text(ttl: Option<u64>) -> String {
+    ttl.map_or_else(|| "unlimited".into(), millis_text)
+}
+
+/// Milliseconds in the largest whole unit that fits (`90s` stays `90s`, `3600000` is `1h`).
+fn millis_text(ms: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (86_400_000, "d"),
+        (3_600_000, "h"),
+        (60_000, "m"),
+        (1000, "s"),
+    ];
+    UNITS
+        .iter()
+        .find(|(size, _)| ms >= *size && ms.is_multiple_of(*size))
+        .map_or_else(
+            || format!("{ms}ms"),
+            |(size, unit)| format!("{}{unit}", ms / size),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str, status: &str, ttl: Option<u64>) -> Task {
+        serde_json::from_value(json!({
+            "taskId": id, "status": status, "statusMessage": "half way",
+            "createdAt": "2025-11-25T10:00:00Z", "lastUpdatedAt": "2025-11-25T10:01:00Z",
+            "ttl": ttl
+        }))
+        .expect("a task")
+    }
+
+    #[test]
+    fn durations_in_the_largest_whole_unit() {
+        assert_eq!(millis_text(3_600_000), "1h");
+        assert_eq!(millis_text(90_000), "90s");
+        assert_eq!(millis_text(1500), "1500ms");
+        assert_eq!(millis_text(0), "0ms");
+        assert_eq!(ttl_text(None), "unlimited");
+    }
+
+    #[test]
+    fn the_list_has_a_row_per_task_with_its_status_message_times_and_ttl() {
+        let text = list_text(
+            &[
+                task("t-1", "working", Some(60_000)),
+                task("t-2", "completed", None),
+            ],
+            200,
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        // The header, its rule, a row per task.
+        assert_eq!(lines.len(), 4, "{text}");
+        for header in ["ID", "STATUS", "MESSAGE", "CREATED", "UPDATED", "TTL"] {
+            assert!(lines[0].contains(header), "{text}");
+        }
+        assert!(
+            lines[2].starts_with("t-1") && lines[2].contains("working"),
+            "{text}"
+        );
+        assert!(
+            lines[2].contains("half way") && lines[2].trim_end().ends_with("1m"),
+            "{text}"
+        );
+        assert!(
+            lines[3].contains("2025-11-25T10:01:00Z") && lines[3].ends_with("unlimited"),
+            "{text}"
+        );
+        assert_eq!(list_text(&[], 80), "the server has no tasks\n");
+    }
+}
