@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
+use std::future::Future;
+use std::sync::LazyLock;
 
 use mcp_proto::types::{
     CallTool, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor, GetPrompt,
@@ -42,9 +44,7 @@ impl<R: Runtime> Client<R> {
                 ..PaginatedParams::default()
             });
             let params = RawParams::for_request(&params).map_err(|e| self.usage(e))?;
-            let raw = self
-                .call(Cow::Borrowed(Q::METHOD), params, options.clone())
-                .await?;
+            let raw = self.call(Cow::Borrowed(Q::METHOD), params, options).await?;
             used.pages += 1;
             used.bytes = used.bytes.saturating_add(raw.get().len() as u64);
             // Checked before decoding: a page over the byte budget is never expanded into
@@ -111,13 +111,19 @@ impl<R: Runtime> Client<R> {
     /// [`Error::OutputSchema`] when the tool declared an `outputSchema` in the last
     /// [`list_tools`](Self::list_tools) and the result's `structuredContent` is missing or
     /// does not match it (see [`ClientBuilder::validate_output`](crate::ClientBuilder::validate_output)).
-    pub async fn call_tool(
-        &self,
-        name: impl AsRef<str>,
-        arguments: impl Serialize,
-    ) -> Result<CallToolResult, Error> {
-        self.call_tool_with(name, arguments, CallOptions::new())
-            .await
+    ///
+    /// The future holds the call's state and nothing more (about 500 bytes, whatever the
+    /// arguments: they are freed once serialized), so tens of thousands of calls can wait at
+    /// once, each in a task of its own.
+    pub fn call_tool<'a>(
+        &'a self,
+        name: impl AsRef<str> + 'a,
+        arguments: impl Serialize + 'a,
+    ) -> impl Future<Output = Result<CallToolResult, Error>> + 'a {
+        // Not an `async fn` around `call_tool_with`: that would hold the name, the arguments
+        // and a `CallOptions` twice, for the life of every call.
+        static DEFAULT: LazyLock<CallOptions> = LazyLock::new(CallOptions::new);
+        self.call_tool_by_ref(name, arguments, &DEFAULT)
     }
 
     /// [`call_tool`](Self::call_tool) with per-call options (timeout, progress). With the
@@ -136,15 +142,35 @@ impl<R: Runtime> Client<R> {
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<CallToolResult, Error> {
+        self.call_tool_by_ref(name, arguments, &options).await
+    }
+
+    /// [`call_tool_with`](Self::call_tool_with) with borrowed options.
+    async fn call_tool_by_ref(
+        &self,
+        name: impl AsRef<str>,
+        arguments: impl Serialize,
+        options: &CallOptions,
+    ) -> Result<CallToolResult, Error> {
         let name = name.as_ref();
-        let check = !options.skip_output_check;
-        let task_options = options.clone();
-        let (raw, augmented) = self.call_tool_raw(name, arguments, options, false).await?;
-        match self.task_of(name, &raw, augmented, &task_options)? {
-            // Boxed: polling a task is rare and its future large (see `call`).
-            Some(task) => Box::pin(task.wait_cancelling_on_drop()).await,
-            None => self.check_output(name, self.decode_tool_result(&raw)?, check),
-        }
+        let params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
+        // Serialized: the caller's arguments (a `json!` object is most of a pending call's
+        // heap) are freed now rather than when the answer comes.
+        drop(arguments);
+        // In a block of its own: the raw result and the task lookup's temporaries end here,
+        // so the future does not keep room for them across the task's wait.
+        let task = {
+            let (raw, augmented) = self.send_tool_call(name, params, options, false).await?;
+            match self.task_of(name, &raw, augmented, options)? {
+                // Boxed: polling a task is rare and its future large (see `call`).
+                Some(task) => Box::pin(task.wait_cancelling_on_drop()),
+                None => {
+                    let result = self.decode_tool_result(&raw)?;
+                    return self.check_output(name, result, !options.skip_output_check);
+                }
+            }
+        };
+        task.await
     }
 
     /// Sends `tools/call` and returns the raw result, and whether the call carried
@@ -158,17 +184,32 @@ impl<R: Runtime> Client<R> {
         wants_task: bool,
     ) -> Result<(RawResult, bool), Error> {
         // The arguments serialized once, straight into their place in the params (see
-        // `RawParams::tool_call`).
-        let mut params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
+        // `RawParams::tool_call`), then freed.
+        let params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
+        drop(arguments);
+        self.send_tool_call(name, params, &options, wants_task)
+            .await
+    }
+
+    /// [`call_tool_raw`](Self::call_tool_raw) with the params already made.
+    async fn send_tool_call(
+        &self,
+        name: &str,
+        params: RawParams,
+        options: &CallOptions,
+        wants_task: bool,
+    ) -> Result<(RawResult, bool), Error> {
         // Boxed, and only when a task is possible at all: the tool lookup may fetch
         // `tools/list`, which would otherwise make every call's future large.
         let augmented = self.may_augment()
             && Box::pin(self.augmentation(name))
                 .await
                 .uses_task(wants_task);
-        if augmented {
-            params = self.with_task(&params, &options)?;
-        }
+        let params = if augmented {
+            self.with_task(&params, options)?
+        } else {
+            params
+        };
         let raw = self
             .call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
             .await?;
