@@ -30,7 +30,8 @@ use std::future::Future;
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::task::Poll;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use mcp_bench::alloc::{Counting, live_bytes};
@@ -222,6 +223,29 @@ fn rss() -> usize {
     kb * 1024
 }
 
+/// Counts the first poll of the call it wraps: low half of the counter, calls pending after
+/// it; high half, calls that finished in it (refused at once).
+struct FirstPoll<F> {
+    call: F,
+    counter: Option<Arc<AtomicUsize>>,
+}
+
+impl<F: Future> Future for FirstPoll<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `call` is structurally pinned (never moved out of `self`); `counter` is not
+        // pinned and only taken.
+        let this = unsafe { self.get_unchecked_mut() };
+        // SAFETY: see above; `this` stays where it was pinned.
+        let result = unsafe { Pin::new_unchecked(&mut this.call) }.poll(cx);
+        if let Some(counter) = this.counter.take() {
+            counter.fetch_add(if result.is_ready() { 1 << 32 } else { 1 }, Relaxed);
+        }
+        result
+    }
+}
+
 /// A spawned call's outcome, as each runtime's join handle gives it.
 trait Joined {
     /// Whether the call failed because the connection closed (and nothing else).
@@ -276,21 +300,13 @@ macro_rules! measure_with {
             // Outside the task: not part of a call's cost, only the bench's own counter.
             let counter = polled.clone();
             tasks.push($spawn(async move {
-                let call = std::pin::pin!(client.call_tool("echo", arguments()));
-                let mut call = call;
-                // The first poll registers the request; counted so that the figure is taken
-                // once every call is pending.
-                let first = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
-                match first {
-                    Poll::Ready(r) => {
-                        counter.fetch_add(1 << 32, Relaxed);
-                        r
-                    }
-                    Poll::Pending => {
-                        counter.fetch_add(1, Relaxed);
-                        call.await
-                    }
+                // The call as a user awaits it, plus the bench's counter of first polls
+                // (8 bytes): once it reaches `calls`, every call is registered.
+                FirstPoll {
+                    call: client.call_tool("echo", arguments()),
+                    counter: Some(counter),
                 }
+                .await
             }));
         }
         // Low half: calls pending after their first poll; high half: calls that finished in

@@ -95,6 +95,11 @@ impl Session {
             .map(RawValue::get)
             .or(p.params.as_ref().map(RawParams::get));
         jsonrpc::encode_request_text(buf, &Id::from(p.wire), &p.method, params);
+        if !self.keeps_sent_params && modern.is_none() {
+            // Nothing can re-send it (see `forget_sent_params`): its params are most of
+            // what a pending request costs once the server has it.
+            p.params = None;
+        }
         Some(Outgoing {
             kind: MessageKind::Request,
             request: Some(handle),

@@ -226,6 +226,9 @@ pub struct Session {
     waiting: VecDeque<Waiting>,
     /// Requests issued past the in-flight cap, in order.
     held: admission::HeldRequests,
+    /// Whether a request keeps its params once sent (see
+    /// [`forget_sent_params`](Self::forget_sent_params)).
+    keeps_sent_params: bool,
     outbound: outbound::OutboundQueue,
     /// Server requests dropped while the outbound queue is full, and the stall deadline.
     backlog: outbound::Backlog,
@@ -266,6 +269,7 @@ impl Session {
             clock: ActiveClock::new(now),
             waiting: VecDeque::new(),
             held: admission::HeldRequests::default(),
+            keeps_sent_params: true,
             outbound,
             backlog: outbound::Backlog::default(),
             inbound: InboundRequests::default(),
@@ -347,6 +351,14 @@ impl Session {
     #[must_use]
     pub fn deadlines_paused(&self) -> bool {
         self.clock.is_paused()
+    }
+
+    /// For a transport that never re-sends a request (stdio: no HTTP session to lose): in
+    /// the initialize era a request's params are dropped once it is sent, since nothing
+    /// will send them again. The discover era keeps them (a multi-round request is re-issued
+    /// with them).
+    pub(crate) fn forget_sent_params(&mut self) {
+        self.keeps_sent_params = false;
     }
 
     // ---- (B) inputs --------------------------------------------------------------------

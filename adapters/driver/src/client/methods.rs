@@ -152,15 +152,19 @@ impl<R: Runtime> Client<R> {
         arguments: impl Serialize,
         options: &CallOptions,
     ) -> Result<CallToolResult, Error> {
-        let name = name.as_ref();
-        let params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
-        // Serialized: the caller's arguments (a `json!` object is most of a pending call's
-        // heap) are freed now rather than when the answer comes.
-        drop(arguments);
-        // In a block of its own: the raw result and the task lookup's temporaries end here,
-        // so the future does not keep room for them across the task's wait.
+        // Locals are scoped to the blocks that use them, and `name.as_ref()` is taken again
+        // where needed: an `async fn` keeps room for every local in scope across an await,
+        // moved or not, and this future is held once per pending call.
+        let sent = {
+            let params = RawParams::tool_call(name.as_ref(), &arguments).map_err(|e| self.usage(e))?;
+            // Serialized: the caller's arguments (a `json!` object is most of a pending
+            // call's heap) are freed now rather than when the answer comes.
+            drop(arguments);
+            self.send_tool_call(name.as_ref(), params, options, false)
+        };
         let task = {
-            let (raw, augmented) = self.send_tool_call(name, params, options, false).await?;
+            let (raw, augmented) = sent.await?;
+            let name = name.as_ref();
             match self.task_of(name, &raw, augmented, options)? {
                 // Boxed: polling a task is rare and its future large (see `call`).
                 Some(task) => Box::pin(task.wait_cancelling_on_drop()),
@@ -205,15 +209,13 @@ impl<R: Runtime> Client<R> {
             && Box::pin(self.augmentation(name))
                 .await
                 .uses_task(wants_task);
-        let params = if augmented {
-            self.with_task(&params, options)?
+        let call = if augmented {
+            let params = self.with_task(&params, options)?;
+            self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
         } else {
-            params
+            self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
         };
-        let raw = self
-            .call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
-            .await?;
-        Ok((raw, augmented))
+        Ok((call.await?, augmented))
     }
 
     /// Decodes a `tools/call` result.
