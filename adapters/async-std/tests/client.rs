@@ -116,6 +116,9 @@ fake_tests!(
     task_is_awaited_transparently,
     task_handle_cancel_fail_and_drop,
     task_without_the_extension_is_refused,
+    calls_past_the_cap_wait_their_turn,
+    a_waiting_call_times_out,
+    a_dropped_waiting_call_frees_its_place,
 );
 
 stdio_tests!(

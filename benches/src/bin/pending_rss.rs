@@ -27,10 +27,10 @@
 //! The server is this very binary started as `pending_rss silent-server` ([`Mode::Silent`]).
 
 use std::future::Future;
+use std::pin::Pin;
 use std::process::{Command, ExitCode};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 

@@ -25,6 +25,10 @@ use crate::shared::{Call, Outcome, Reply};
 /// The cancel handle's side of a call's race, made on the first wait when the call has one.
 type Cancelled<'a> = Pin<Box<dyn Future<Output = Arc<str>> + Send + 'a>>;
 
+/// A request on the authorized path (see `Client::call`), boxed.
+pub(crate) type AuthorizedCall<'a> =
+    Pin<Box<dyn Future<Output = Result<RawResult, Error>> + Send + 'a>>;
+
 /// One request's future: sends on its first poll, then takes the outcome the driver leaves
 /// in the call's entry. Dropped before the outcome, it cancels the request (the server is
 /// told when it has seen it); cancelled by [`CallOptions::cancel`], it ends with
@@ -49,6 +53,10 @@ enum State<'a> {
         /// Boxed, and only when enabled: most programs have no subscriber for it.
         span: Option<Box<tracing::Span>>,
     },
+    /// With an [`AuthProvider`](crate::auth::AuthProvider): the whole authorized exchange,
+    /// each of its requests a `PendingCall` of its own.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Authorized(AuthorizedCall<'a>),
     Done,
 }
 
@@ -64,6 +72,22 @@ impl<'a, R: Runtime> PendingCall<'a, R> {
             method,
             options,
             state: State::Unsent(params),
+        }
+    }
+
+    /// A call on the authorized path: `exchange` does the work.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn authorized(
+        client: &'a Client<R>,
+        method: Cow<'static, str>,
+        exchange: AuthorizedCall<'a>,
+        options: &'a CallOptions,
+    ) -> Self {
+        PendingCall {
+            client,
+            method,
+            options,
+            state: State::Authorized(exchange),
         }
     }
 
@@ -216,8 +240,13 @@ impl<R: Runtime> Future for PendingCall<'_, R> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // Every field is `Unpin` (references, a `Cow`, boxes).
         let this = self.get_mut();
-        match &this.state {
+        match &mut this.state {
             State::Unsent(_) => this.send(cx),
+            State::Authorized(exchange) => {
+                let result = std::task::ready!(exchange.as_mut().poll(cx));
+                this.state = State::Done;
+                Poll::Ready(result)
+            }
             State::Sent { span, .. } => {
                 let span = span.as_deref().cloned();
                 let _entered = span.as_ref().map(tracing::Span::enter);

@@ -14,8 +14,8 @@ use mcp_proto::types::{
 use mcp_proto::{RawParams, RawResult};
 use serde::Serialize;
 
-use super::Client;
 use super::budget::{ListLimit, ListUsage};
+use super::{Client, call};
 use crate::error::Error;
 use crate::options::CallOptions;
 use crate::runtime::Runtime;
@@ -155,15 +155,17 @@ impl<R: Runtime> Client<R> {
         // Locals are scoped to the blocks that use them, and `name.as_ref()` is taken again
         // where needed: an `async fn` keeps room for every local in scope across an await,
         // moved or not, and this future is held once per pending call.
-        let sent = {
-            let params = RawParams::tool_call(name.as_ref(), &arguments).map_err(|e| self.usage(e))?;
+        let (call, augmented) = {
+            let params =
+                RawParams::tool_call(name.as_ref(), &arguments).map_err(|e| self.usage(e))?;
             // Serialized: the caller's arguments (a `json!` object is most of a pending
             // call's heap) are freed now rather than when the answer comes.
             drop(arguments);
-            self.send_tool_call(name.as_ref(), params, options, false)
+            let augmented = self.augments(name.as_ref(), false).await;
+            (self.tool_call(params, options, augmented)?, augmented)
         };
         let task = {
-            let (raw, augmented) = sent.await?;
+            let raw = call.await?;
             let name = name.as_ref();
             match self.task_of(name, &raw, augmented, options)? {
                 // Boxed: polling a task is rare and its future large (see `call`).
@@ -191,31 +193,34 @@ impl<R: Runtime> Client<R> {
         // `RawParams::tool_call`), then freed.
         let params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
         drop(arguments);
-        self.send_tool_call(name, params, &options, wants_task)
-            .await
+        let augmented = self.augments(name, wants_task).await;
+        let raw = self.tool_call(params, &options, augmented)?.await?;
+        Ok((raw, augmented))
     }
 
-    /// [`call_tool_raw`](Self::call_tool_raw) with the params already made.
-    async fn send_tool_call(
-        &self,
-        name: &str,
-        params: RawParams,
-        options: &CallOptions,
-        wants_task: bool,
-    ) -> Result<(RawResult, bool), Error> {
-        // Boxed, and only when a task is possible at all: the tool lookup may fetch
-        // `tools/list`, which would otherwise make every call's future large.
-        let augmented = self.may_augment()
+    /// Whether a `tools/call` of `name` carries a task. Boxed, and only when a task is
+    /// possible at all: the tool lookup may fetch `tools/list`, which would otherwise make
+    /// every call's future large.
+    async fn augments(&self, name: &str, wants_task: bool) -> bool {
+        self.may_augment()
             && Box::pin(self.augmentation(name))
                 .await
-                .uses_task(wants_task);
-        let call = if augmented {
-            let params = self.with_task(&params, options)?;
-            self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
+                .uses_task(wants_task)
+    }
+
+    /// The `tools/call` request, with `params.task` when `augmented`.
+    fn tool_call<'a>(
+        &'a self,
+        params: RawParams,
+        options: &'a CallOptions,
+        augmented: bool,
+    ) -> Result<call::PendingCall<'a, R>, Error> {
+        let params = if augmented {
+            self.with_task(&params, options)?
         } else {
-            self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
+            params
         };
-        Ok((call.await?, augmented))
+        Ok(self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options))
     }
 
     /// Decodes a `tools/call` result.

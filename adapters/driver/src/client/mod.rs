@@ -17,16 +17,14 @@ pub use tasks::{TaskHandle, ToolCall};
 
 use std::borrow::Cow;
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mcp_proto::RawParams;
 use mcp_proto::session::{
     CloseReason, Era, ProtocolVersion, RequestError, RequestHandle, UsageError,
 };
 use mcp_proto::types::{Implementation, Request, ServerCapabilities};
-use mcp_proto::{RawParams, RawResult};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
@@ -51,9 +49,6 @@ pub enum ConnectionState {
     /// Everything is shut down and any server process reaped.
     Closed(CloseReason),
 }
-
-/// A request on the authorized path (see `Client::call`), boxed.
-type AuthorizedCall<'a> = Pin<Box<dyn Future<Output = Result<RawResult, Error>> + Send + 'a>>;
 
 /// What the server said about itself in the handshake.
 #[derive(Debug, Clone)]
@@ -305,8 +300,8 @@ impl<R: Runtime> Client<R> {
         Ok((raw.get() != "null").then_some(raw))
     }
 
-    /// The one path every request takes: a [`PendingCall`](call::PendingCall), or with an
-    /// [`AuthProvider`](crate::auth::AuthProvider) the boxed authorized path (its token
+    /// The one path every request takes: a [`PendingCall`](call::PendingCall), which with an
+    /// [`AuthProvider`](crate::auth::AuthProvider) runs the boxed authorized path (its token
     /// refresh is an HTTP exchange of its own, kilobytes of future that every request's
     /// future would otherwise carry).
     fn call<'a>(
@@ -314,14 +309,17 @@ impl<R: Runtime> Client<R> {
         method: Cow<'static, str>,
         params: Option<RawParams>,
         options: &'a CallOptions,
-    ) -> futures_util::future::Either<AuthorizedCall<'a>, call::PendingCall<'a, R>> {
+    ) -> call::PendingCall<'a, R> {
         #[cfg(feature = "http")]
         if self.inner.auth.is_some() {
-            return futures_util::future::Either::Left(Box::pin(
-                self.call_authorized(method, params, options),
-            ));
+            return call::PendingCall::authorized(
+                self,
+                method.clone(),
+                Box::pin(self.call_authorized(method, params, options)),
+                options,
+            );
         }
-        futures_util::future::Either::Right(call::PendingCall::new(self, method, params, options))
+        call::PendingCall::new(self, method, params, options)
     }
 
     /// [`call`](Self::call) with an [`AuthProvider`](crate::auth::AuthProvider): the
@@ -333,7 +331,7 @@ impl<R: Runtime> Client<R> {
         method: Cow<'static, str>,
         params: Option<RawParams>,
         options: &CallOptions,
-    ) -> Result<RawResult, Error> {
+    ) -> Result<mcp_proto::RawResult, Error> {
         let Some(auth) = &self.inner.auth else {
             return call::PendingCall::new(self, method, params, options).await;
         };

@@ -22,6 +22,10 @@ pub use super::listen_suite::{
 pub use super::output_schema_suite::{
     output_schema_is_checked, output_schema_opt_out, output_schemas_dropped_on_list_changed,
 };
+pub use super::pending_suite::{
+    a_dropped_waiting_call_frees_its_place, a_waiting_call_times_out,
+    calls_past_the_cap_wait_their_turn,
+};
 pub use super::task_suite::{
     task_handle_cancel_fail_and_drop, task_is_awaited_transparently,
     task_without_the_extension_is_refused,
