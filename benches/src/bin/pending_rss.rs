@@ -8,7 +8,7 @@
 //! ```
 //!
 //! on tokio (multi-thread runtime, as `#[tokio::main]` builds it) and on async-std (its global
-//! executor). Each runtime is measured in a fresh process (this binary started as
+//! executor), and the same with the official Rust SDK (`rmcp`, `Peer::call_tool`) on tokio. Each runtime is measured in a fresh process (this binary started as
 //! `pending_rss measure <runtime>`), so that one measurement's freed memory cannot be reused by
 //! the next. Printed per runtime: RSS growth per call (what the operating system charges the
 //! process: tasks, futures, the client's and the core's tables, allocator overhead), the live
@@ -21,7 +21,7 @@
 //! `Error::Closed`: a call lost or answered twice fails the run.
 //!
 //! ```text
-//! cargo run --release -p mcp-bench --bin pending_rss -- [--calls N] [--only tokio,async-std]
+//! cargo run --release -p mcp-bench --bin pending_rss -- [--calls N] [--only tokio,async-std,rmcp]
 //! ```
 //!
 //! The server is this very binary started as `pending_rss silent-server` ([`Mode::Silent`]).
@@ -44,7 +44,8 @@ static GLOBAL: Counting = Counting;
 /// than a run.
 const TIMEOUT: Duration = Duration::from_secs(3600);
 
-const RUNTIMES: [&str; 2] = ["tokio", "async-std"];
+/// The rows: this client on each runtime, and the official Rust SDK (`rmcp`) on tokio.
+const RUNTIMES: [&str; 3] = ["tokio", "async-std", "rmcp"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -68,12 +69,13 @@ fn main() -> ExitCode {
                 args.get(1),
                 args.get(2).and_then(|n| n.parse::<usize>().ok()),
             ) else {
-                eprintln!("usage: pending_rss measure <tokio|async-std> <calls>");
+                eprintln!("usage: pending_rss measure <tokio|async-std|rmcp> <calls>");
                 return ExitCode::FAILURE;
             };
             let figures = match runtime.as_str() {
                 "tokio" => measure_tokio(calls),
                 "async-std" => measure_async_std(calls),
+                "rmcp" => measure_rmcp(calls),
                 other => {
                     eprintln!("unknown runtime {other:?}");
                     return ExitCode::FAILURE;
@@ -87,7 +89,7 @@ fn main() -> ExitCode {
     let (calls, only) = match parse(&args) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("{e}\nusage: pending_rss [--calls N] [--only tokio,async-std]");
+            eprintln!("{e}\nusage: pending_rss [--calls N] [--only tokio,async-std,rmcp]");
             return ExitCode::FAILURE;
         }
     };
@@ -158,7 +160,7 @@ fn parse(args: &[String]) -> Result<(usize, Vec<String>), String> {
                     .map(str::to_owned)
                     .collect();
                 if let Some(bad) = only.iter().find(|r| !RUNTIMES.contains(&r.as_str())) {
-                    return Err(format!("unknown runtime {bad:?} (tokio, async-std)"));
+                    return Err(format!("unknown row {bad:?} (tokio, async-std, rmcp)"));
                 }
             }
             other => return Err(format!("unknown argument {other:?}")),
@@ -378,5 +380,69 @@ fn measure_async_std(calls: usize) -> Figures {
             async_std::task::spawn,
             async_std::task::sleep(Duration::from_millis(10))
         )
+    })
+}
+
+/// The same measurement with `rmcp`: a `Peer` clone per spawned task, its `call_tool`; the
+/// server has read everything once a `ping` sent after the calls is answered (rmcp has no
+/// in-flight cap, so the ping is not held behind them).
+fn measure_rmcp(calls: usize) -> Figures {
+    use rmcp::ServiceExt as _;
+    use rmcp::model::{CallToolRequestParams, ClientConfig, ClientRequest};
+    use rmcp::transport::TokioChildProcess;
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    rt.block_on(async {
+        let mut cmd = tokio::process::Command::new(exe());
+        cmd.arg("silent-server");
+        let transport = TokioChildProcess::new(cmd).expect("rmcp spawns the silent server");
+        let service = ClientConfig::default()
+            .serve(transport)
+            .await
+            .expect("rmcp connects to the silent server");
+        let peer = service.peer().clone();
+        let params = || {
+            let args = arguments().as_object().cloned().expect("an object");
+            CallToolRequestParams::new("echo").with_arguments(args)
+        };
+        let future = std::mem::size_of_val(&peer.call_tool(params()));
+        let polled = Arc::new(AtomicUsize::new(0));
+        let mut tasks = Vec::with_capacity(calls);
+        let before = Probe::now();
+        for _ in 0..calls {
+            let peer = peer.clone();
+            let counter = polled.clone();
+            tasks.push(tokio::spawn(async move {
+                FirstPoll {
+                    call: peer.call_tool(params()),
+                    counter: Some(counter),
+                }
+                .await
+            }));
+        }
+        while polled.load(Relaxed) & 0xFFFF_FFFF < calls {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        peer.send_request(ClientRequest::PingRequest(Default::default()))
+            .await
+            .expect("the silent server answers ping");
+        let after = Probe::now();
+        let _ = service.cancel().await;
+        let mut closed = 0;
+        for t in tasks {
+            if matches!(t.await, Ok(Err(_))) {
+                closed += 1;
+            }
+        }
+        Figures {
+            rss: after.rss.saturating_sub(before.rss),
+            heap: after.heap.saturating_sub(before.heap),
+            future,
+            pending: polled.load(Relaxed) & 0xFFFF_FFFF,
+            closed,
+        }
     })
 }
