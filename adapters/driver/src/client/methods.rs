@@ -112,7 +112,7 @@ impl<R: Runtime> Client<R> {
     /// [`list_tools`](Self::list_tools) and the result's `structuredContent` is missing or
     /// does not match it (see [`ClientBuilder::validate_output`](crate::ClientBuilder::validate_output)).
     ///
-    /// The future holds the call's state and nothing more (about 500 bytes, whatever the
+    /// The future holds the call's state and nothing more (about 220 bytes, whatever the
     /// arguments: they are freed once serialized), so tens of thousands of calls can wait at
     /// once, each in a task of its own.
     pub fn call_tool<'a>(
