@@ -63,6 +63,14 @@ impl Session {
         meta::splice(params, top, &keys)
     }
 
+    /// For a transport that never re-sends a request (stdio: no HTTP session to lose): in
+    /// the initialize era a request's params are dropped once it is sent, since nothing
+    /// will send them again. The discover era keeps them (a multi-round request is re-issued
+    /// with them).
+    pub(crate) fn forget_sent_params(&mut self) {
+        self.keeps_sent_params = false;
+    }
+
     /// Encodes a queued request into `buf` (with the envelope and a round's fields in the
     /// discover era). `None` when it no longer needs sending (cancelled or timed out while
     /// queued: the server never sees it).

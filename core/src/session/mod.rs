@@ -55,6 +55,7 @@ use clock::{ActiveClock, DeadlineIndex};
 use completion::deadline_for;
 use discover::Mode;
 use inbound::{InboundRequests, Reply};
+use outbound::Queued;
 use pending::{Pending, PendingRequests, Stage, TotalLimit};
 
 /// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
@@ -135,33 +136,6 @@ pub(crate) struct ServerState {
     instructions: Option<String>,
 }
 
-/// A message waiting in the outbound queue. Requests are encoded from the pending table when
-/// polled, so their params are never copied twice.
-#[derive(Debug)]
-enum Queued {
-    Initialize {
-        wire: u64,
-    },
-    Discover {
-        wire: u64,
-    },
-    Request(RequestHandle),
-    /// A request nobody waits for ([`Session::send_detached_request`]).
-    Detached {
-        wire: u64,
-        method: Cow<'static, str>,
-        params: Option<Box<RawValue>>,
-    },
-    Notification {
-        method: Cow<'static, str>,
-        params: Option<Box<RawValue>>,
-    },
-    Response {
-        id: Id,
-        result: Result<Box<RawValue>, ErrorObject>,
-    },
-}
-
 /// What waits for the handshake to finish, in the order the host issued it.
 #[derive(Debug)]
 enum Waiting {
@@ -226,8 +200,7 @@ pub struct Session {
     waiting: VecDeque<Waiting>,
     /// Requests issued past the in-flight cap, in order.
     held: admission::HeldRequests,
-    /// Whether a request keeps its params once sent (see
-    /// [`forget_sent_params`](Self::forget_sent_params)).
+    /// Whether a request keeps its params once sent (`forget_sent_params`).
     keeps_sent_params: bool,
     outbound: outbound::OutboundQueue,
     /// Server requests dropped while the outbound queue is full, and the stall deadline.
@@ -351,14 +324,6 @@ impl Session {
     #[must_use]
     pub fn deadlines_paused(&self) -> bool {
         self.clock.is_paused()
-    }
-
-    /// For a transport that never re-sends a request (stdio: no HTTP session to lose): in
-    /// the initialize era a request's params are dropped once it is sent, since nothing
-    /// will send them again. The discover era keeps them (a multi-round request is re-issued
-    /// with them).
-    pub(crate) fn forget_sent_params(&mut self) {
-        self.keeps_sent_params = false;
     }
 
     // ---- (B) inputs --------------------------------------------------------------------
