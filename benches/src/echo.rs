@@ -23,7 +23,15 @@ pub enum Mode {
     Mcp,
     /// No JSON-RPC at all: every line is written back as it came.
     Raw,
+    /// An MCP server that never answers `tools/call` (the pending-request bench's peer): the
+    /// handshake, `ping` and `tools/list` are answered as in [`Mode::Mcp`], and the
+    /// notification [`FLUSH`] is answered with a `notifications/message`, so that a client
+    /// learns that every line it wrote before was read.
+    Silent,
 }
+
+/// The notification a [`Mode::Silent`] server answers with a `notifications/message`.
+pub const FLUSH: &str = "bench/flush";
 
 /// The protocol versions the server accepts in `initialize` (others get the newest).
 const VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -81,10 +89,22 @@ fn answer(mode: Mode, line: Line<'_>, out: &mut Vec<u8>, answered: &mut u64) {
         *answered += 1;
         return;
     }
-    let Ok(Message::Request { id, method, params }) = jsonrpc::decode_one_str(text) else {
+    let (id, method, params) = match jsonrpc::decode_one_str(text) {
+        Ok(Message::Request { id, method, params }) => (id, method, params),
+        Ok(Message::Notification { method, .. }) if mode == Mode::Silent && method == FLUSH => {
+            out.extend_from_slice(
+                br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flushed"}}"#,
+            );
+            out.push(b'\n');
+            return;
+        }
         // Notifications (`initialized`), responses and garbage need no answer.
-        return;
+        _ => return,
     };
+    if mode == Mode::Silent && method == "tools/call" {
+        // Read, never answered: the client's request stays pending.
+        return;
+    }
     *answered += 1;
     let params = params.as_deref();
     match method.as_str() {
@@ -231,6 +251,22 @@ mod tests {
         assert_eq!(out[0]["error"]["code"], -32601);
         assert_eq!(out[1]["error"]["code"], -32602);
         assert_eq!(out[2]["result"]["tools"][0]["name"], "echo");
+    }
+
+    #[test]
+    fn silent_mode_answers_the_handshake_and_flush_but_no_call() {
+        let mut input = handshake_lines();
+        input.push_str(&call_line(1, "never answered"));
+        input.push('\n');
+        input.push_str(&format!(r#"{{"jsonrpc":"2.0","method":"{FLUSH}"}}"#));
+        input.push('\n');
+        input.push_str(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+        let (n, out) = run(Mode::Silent, &input);
+        assert_eq!(n, 2, "initialize and ping, not the call");
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[0]["id"], 0);
+        assert_eq!(out[1]["method"], "notifications/message");
+        assert_eq!(out[2]["id"], 2);
     }
 
     #[test]

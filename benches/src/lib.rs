@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 pub mod baseline;
 pub mod e2e;
 pub mod echo;

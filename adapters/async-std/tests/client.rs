@@ -120,6 +120,9 @@ fake_tests!(
     tasks_not_offered_is_a_typed_error,
     status_notification_is_used_when_it_comes,
     cancel_handle_ends_the_wait_at_once,
+    calls_past_the_cap_wait_their_turn,
+    a_waiting_call_times_out,
+    a_dropped_waiting_call_frees_its_place,
 );
 
 stdio_tests!(

@@ -175,10 +175,13 @@ pub(crate) type Outcome = Result<RawResult, RequestError>;
 
 /// Where the driver delivers a request's outcome.
 pub(crate) enum Reply {
-    /// Left in the entry for the caller's future ([`OutcomeSlot`]) to take; the entry stays
-    /// until then. (A `oneshot` per request cost an allocation and its atomics on every call.)
+    /// Left in the entry for the caller's future (`client::call::PendingCall`) to take; the
+    /// entry stays until then. (A `oneshot` per request cost an allocation and its atomics on
+    /// every call.) The outcome is boxed: every pending call has an entry, while an outcome
+    /// sits in one only between its arrival and the caller's next poll, so the table's
+    /// entries stay small (the box is one allocation per answer).
     Slot {
-        outcome: Option<Outcome>,
+        outcome: Option<Box<Outcome>>,
         waker: Option<Waker>,
     },
     /// Sent on a channel: a listen's completion, which its `Subscription` receives.
@@ -186,8 +189,7 @@ pub(crate) enum Reply {
 }
 
 impl Call {
-    /// A call whose outcome its caller's future, woken by `waker`, takes from the entry
-    /// ([`OutcomeSlot`]).
+    /// A call whose outcome its caller's future, woken by `waker`, takes from the entry.
     pub(crate) fn waiting(progress: Option<ProgressSink>, waker: Waker) -> Self {
         Self {
             reply: Reply::Slot {
@@ -207,58 +209,6 @@ impl Call {
                 ..
             }
         )
-    }
-}
-
-/// The outcome of the call `handle`, once the driver left it in the call's entry.
-///
-/// Resolves to `None` if the entry is gone without an outcome, which only a driver that
-/// stopped without closing the session could cause (it always completes every call).
-pub(crate) struct OutcomeSlot<'a> {
-    pub(crate) shared: &'a Shared,
-    pub(crate) handle: RequestHandle,
-    /// The entry was made, with the waker of the task that polls this, in the same poll as
-    /// this one's first: that poll is `Pending` without a look (an outcome stored since
-    /// then woke that waker, so this is polled again).
-    pub(crate) registered: bool,
-}
-
-impl std::future::Future for OutcomeSlot<'_> {
-    type Output = Option<Outcome>;
-
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Outcome>> {
-        use std::task::Poll;
-        if std::mem::take(&mut self.registered) {
-            return Poll::Pending;
-        }
-        let mut state = self.shared.lock();
-        let Some(call) = state.calls.get_mut(&self.handle) else {
-            return Poll::Ready(None);
-        };
-        match &mut call.reply {
-            Reply::Slot {
-                outcome: None,
-                waker,
-            } => {
-                if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                    *waker = Some(cx.waker().clone());
-                }
-                Poll::Pending
-            }
-            Reply::Slot {
-                outcome: Some(_), ..
-            } => match state.calls.remove(&self.handle) {
-                Some(Call {
-                    reply: Reply::Slot { outcome, .. },
-                    ..
-                }) => Poll::Ready(outcome),
-                _ => Poll::Ready(None),
-            },
-            Reply::Channel(_) => Poll::Ready(None),
-        }
     }
 }
 

@@ -241,3 +241,27 @@ async fn a_batch_of_answers_reaches_callers_a_slice_at_a_time() {
     .await
     .expect("hung");
 }
+
+/// Calls past the in-flight cap (`mcp_driver::testing::pending_suite`).
+mod past_the_cap {
+    use super::GUARD;
+    use mcp_driver::testing::pending_suite;
+    use mcp_tokio::TokioRuntime;
+
+    macro_rules! pending_tests {
+        ($($name:ident),* $(,)?) => {$(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                tokio::time::timeout(GUARD, pending_suite::$name(TokioRuntime::current()))
+                    .await
+                    .expect(concat!(stringify!($name), " hung"));
+            }
+        )*};
+    }
+
+    pending_tests!(
+        calls_past_the_cap_wait_their_turn,
+        a_waiting_call_times_out,
+        a_dropped_waiting_call_frees_its_place,
+    );
+}

@@ -17,11 +17,24 @@ use std::num::NonZeroU64;
 impl Session {
     /// Puts a pending request in the outbound queue and arms its deadline.
     pub(super) fn queue_request(&mut self, now: Instant, handle: RequestHandle) {
-        let active = self.clock.active(now);
+        self.arm_deadline(now, handle);
         let Some(p) = self.pending.get_mut(handle) else {
             return;
         };
         p.stage = Stage::Queued;
+        self.outbound.push_back(Queued::Request(handle));
+    }
+
+    /// Arms a request's deadline from `now`, unless it has one already (a request held past
+    /// the in-flight cap keeps the deadline it got when it was issued).
+    pub(super) fn arm_deadline(&mut self, now: Instant, handle: RequestHandle) {
+        let active = self.clock.active(now);
+        let Some(p) = self.pending.get_mut(handle) else {
+            return;
+        };
+        if p.deadline.is_some() {
+            return;
+        }
         let active = nanos(active);
         if let Some(total) = &mut p.total {
             total.sent_at = active;
@@ -31,7 +44,6 @@ impl Session {
         if let Some((at, _)) = deadline {
             self.deadlines.insert(at.get(), handle);
         }
-        self.outbound.push_back(Queued::Request(handle));
     }
 
     /// Completes a request and, if the server has seen it, tells it to stop.
@@ -64,6 +76,7 @@ impl Session {
             });
         }
         self.events.push_back(Event::Completed { handle, result });
+        self.released(p.stage);
     }
 
     /// Completes a request with its answer (no cancellation notice).
@@ -80,6 +93,7 @@ impl Session {
         }
         self.forget_modern(handle);
         self.events.push_back(Event::Completed { handle, result });
+        self.released(p.stage);
     }
 
     /// Tells the deadline index that one armed request stopped naming its entry (removed
@@ -118,6 +132,7 @@ impl Session {
         }
         self.deadlines.clear();
         self.waiting.clear();
+        self.held.clear();
         self.inbound.clear();
         self.modern = mrtr::ModernRequests::default();
         self.events.push_back(Event::Closed { reason });

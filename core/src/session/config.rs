@@ -169,8 +169,16 @@ pub struct SessionConfig {
     pub request_timeout: Option<Duration>,
     /// How many requests may wait for the handshake to finish; past it, a usage error.
     pub max_queued: usize,
-    /// How many requests may be pending at once (queued or sent); past it, a usage error.
+    /// How many requests may be in flight at once (waiting for the handshake, queued or
+    /// sent). Past it, requests are held and sent in order of issue as room frees up, their
+    /// timeouts running (see [`Session::send_request`](super::Session::send_request)).
+    /// Default 65 536.
     pub max_in_flight: usize,
+    /// How many requests may be held past [`max_in_flight`](Self::max_in_flight); past it,
+    /// [`UsageError::TooManyInFlight`](super::UsageError::TooManyInFlight). `0`: requests
+    /// past the cap fail at once. Default 1 048 576 (each held request costs the session
+    /// about 200 bytes).
+    pub max_held: usize,
     /// How many server-to-client requests may be open at once; past it they are answered
     /// with an error at once.
     pub max_server_requests: usize,
@@ -222,6 +230,7 @@ impl SessionConfig {
             request_timeout: Some(Duration::from_secs(30)),
             max_queued: 1024,
             max_in_flight: 65_536,
+            max_held: 1 << 20,
             max_server_requests: 64,
             era_policy: EraPolicy::Initialize,
             known_era: None,
@@ -304,6 +313,14 @@ impl SessionConfig {
     #[must_use]
     pub fn with_stall_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.stall_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_in_flight`](Self::max_in_flight) and [`max_held`](Self::max_held).
+    #[must_use]
+    pub fn with_max_in_flight(mut self, in_flight: usize, held: usize) -> Self {
+        self.max_in_flight = in_flight;
+        self.max_held = held;
         self
     }
 }

@@ -63,6 +63,14 @@ impl Session {
         meta::splice(params, top, &keys)
     }
 
+    /// For a transport that never re-sends a request (stdio: no HTTP session to lose): in
+    /// the initialize era a request's params are dropped once it is sent, since nothing
+    /// will send them again. The discover era keeps them (a multi-round request is re-issued
+    /// with them).
+    pub(crate) fn forget_sent_params(&mut self) {
+        self.keeps_sent_params = false;
+    }
+
     /// Encodes a queued request into `buf` (with the envelope and a round's fields in the
     /// discover era). `None` when it no longer needs sending (cancelled or timed out while
     /// queued: the server never sees it).
@@ -95,6 +103,11 @@ impl Session {
             .map(RawValue::get)
             .or(p.params.as_ref().map(RawParams::get));
         jsonrpc::encode_request_text(buf, &Id::from(p.wire), &p.method, params);
+        if !self.keeps_sent_params && modern.is_none() {
+            // Nothing can re-send it (see `forget_sent_params`): its params are most of
+            // what a pending request costs once the server has it.
+            p.params = None;
+        }
         Some(Outgoing {
             kind: MessageKind::Request,
             request: Some(handle),

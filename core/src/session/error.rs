@@ -18,10 +18,11 @@ pub enum UsageError {
         /// The configured limit.
         limit: usize,
     },
-    /// Too many requests are pending.
-    #[error("too many requests in flight (limit {limit})")]
+    /// Too many requests are pending: `max_in_flight` in flight and `max_held` more held
+    /// past it (see [`SessionConfig::max_held`](super::SessionConfig::max_held)).
+    #[error("too many requests pending (limit {limit})")]
     TooManyInFlight {
-        /// The configured limit.
+        /// The limit: in flight and held together.
         limit: usize,
     },
     /// A timeout of zero: it would fail before the request could be answered.

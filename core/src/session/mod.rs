@@ -13,6 +13,7 @@ use crate::jsonrpc::{self, ErrorObject, Id};
 use crate::time::{Duration, Instant, saturating_add};
 use crate::types::{Implementation, ServerCapabilities};
 
+mod admission;
 mod cache;
 mod clock;
 mod completion;
@@ -55,6 +56,7 @@ use clock::{ActiveClock, DeadlineIndex};
 use completion::deadline_for;
 use discover::Mode;
 use inbound::{InboundRequests, Reply};
+use outbound::Queued;
 use pending::{Pending, PendingRequests, Stage, TotalLimit};
 
 /// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
@@ -135,33 +137,6 @@ pub(crate) struct ServerState {
     instructions: Option<String>,
 }
 
-/// A message waiting in the outbound queue. Requests are encoded from the pending table when
-/// polled, so their params are never copied twice.
-#[derive(Debug)]
-enum Queued {
-    Initialize {
-        wire: u64,
-    },
-    Discover {
-        wire: u64,
-    },
-    Request(RequestHandle),
-    /// A request nobody waits for ([`Session::send_detached_request`]).
-    Detached {
-        wire: u64,
-        method: Cow<'static, str>,
-        params: Option<Box<RawValue>>,
-    },
-    Notification {
-        method: Cow<'static, str>,
-        params: Option<Box<RawValue>>,
-    },
-    Response {
-        id: Id,
-        result: Result<Box<RawValue>, ErrorObject>,
-    },
-}
-
 /// What waits for the handshake to finish, in the order the host issued it.
 #[derive(Debug)]
 enum Waiting {
@@ -224,6 +199,10 @@ pub struct Session {
     deadlines: DeadlineIndex,
     clock: ActiveClock,
     waiting: VecDeque<Waiting>,
+    /// Requests issued past the in-flight cap, in order.
+    held: admission::HeldRequests,
+    /// Whether a request keeps its params once sent (`forget_sent_params`).
+    keeps_sent_params: bool,
     outbound: outbound::OutboundQueue,
     /// Server requests dropped while the outbound queue is full, and the stall deadline.
     backlog: outbound::Backlog,
@@ -267,6 +246,8 @@ impl Session {
             deadlines: DeadlineIndex::default(),
             clock: ActiveClock::new(now),
             waiting: VecDeque::new(),
+            held: admission::HeldRequests::default(),
+            keeps_sent_params: true,
             outbound,
             backlog: outbound::Backlog::default(),
             inbound: InboundRequests::default(),
@@ -325,10 +306,18 @@ impl Session {
         self.server.as_ref().and_then(|s| s.instructions.as_deref())
     }
 
-    /// How many requests are pending (waiting, queued or sent).
+    /// How many requests are pending (waiting for the handshake, queued, sent, or held past
+    /// [`SessionConfig::max_in_flight`]).
     #[must_use]
     pub fn in_flight(&self) -> usize {
         self.pending.len()
+    }
+
+    /// How many of the pending requests are held past [`SessionConfig::max_in_flight`],
+    /// waiting for room (see [`send_request`](Self::send_request)).
+    #[must_use]
+    pub fn held(&self) -> usize {
+        self.held.len()
     }
 
     /// How many server requests the host has not answered yet.
@@ -481,8 +470,15 @@ impl Session {
     /// `RawValue` with `.into()`). Before the handshake finishes it waits (except `ping`,
     /// which the spec allows at once); its timeout starts when it is sent.
     ///
+    /// With [`SessionConfig::max_in_flight`] requests in flight, a new request is *held*: it
+    /// waits for room in order of issue (the oldest held request is sent as soon as one in
+    /// flight completes), and its timeout starts at once, so the wait counts toward it. A
+    /// held request that times out or is cancelled completes like any other; the server
+    /// never hears of it.
+    ///
     /// Errors: [`UsageError::Closed`], [`UsageError::ReservedMethod`] for `initialize`,
-    /// [`UsageError::ZeroTimeout`], [`UsageError::QueueFull`], [`UsageError::TooManyInFlight`],
+    /// [`UsageError::ZeroTimeout`], [`UsageError::QueueFull`], [`UsageError::TooManyInFlight`]
+    /// (when [`SessionConfig::max_held`] requests are held already),
     /// [`UsageError::InvalidParams`] when progress is asked for and params are not an object.
     pub fn send_request(
         &mut self,
@@ -526,15 +522,20 @@ impl Session {
         if timeout == Some(Duration::ZERO) || options.max_total == Some(Duration::ZERO) {
             return Err(UsageError::ZeroTimeout);
         }
-        if self.pending.len() >= self.config.max_in_flight {
+        let hold = self.must_hold();
+        if hold && self.held.len() >= self.config.max_held {
             return Err(UsageError::TooManyInFlight {
-                limit: self.config.max_in_flight,
+                limit: self
+                    .config
+                    .max_in_flight
+                    .saturating_add(self.config.max_held),
             });
         }
         // `ping` may precede `initialize`, but the discover era has no `ping`: it waits for
         // the era to be known.
-        let waits =
-            self.state == SessionState::Handshaking && (method != "ping" || self.discover_mode());
+        let waits = !hold
+            && self.state == SessionState::Handshaking
+            && (method != "ping" || self.discover_mode());
         if waits && self.waiting.len() >= self.config.max_queued {
             return Err(UsageError::QueueFull {
                 limit: self.config.max_queued,
@@ -572,7 +573,13 @@ impl Session {
                 deadline_is_total: false,
             },
         );
-        if waits {
+        if hold {
+            self.arm_deadline(now, handle);
+            if let Some(p) = self.pending.get_mut(handle) {
+                p.stage = Stage::Held;
+            }
+            self.held.push(handle);
+        } else if waits {
             self.waiting.push_back(Waiting::Request(handle));
         } else {
             self.queue_request(now, handle);

@@ -4,7 +4,8 @@
 //! A driver pulls messages with [`Session::poll_transmit`] only once it has written what it
 //! pulled before (at most one bounded batch is buffered outside the session), so the queue
 //! holds exactly what the peer has not read yet, and every pull is write progress. Requests
-//! the host makes are bounded by [`SessionConfig::max_in_flight`]; answers to the peer's own
+//! the host makes are bounded by [`SessionConfig::max_in_flight`] (past it they are held
+//! outside this queue); answers to the peer's own
 //! requests are the one thing a peer can make the client queue without limit (a flood of
 //! `ping`s while it never reads its input). So, while the queue holds more than
 //! [`SessionConfig::max_outbound_bytes`], server requests are dropped unanswered (one
@@ -16,11 +17,41 @@
 //! [`SessionConfig::max_outbound_bytes`]: super::SessionConfig::max_outbound_bytes
 //! [`SessionConfig::stall_timeout`]: super::SessionConfig::stall_timeout
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use super::{CloseReason, Diagnostic, Queued, Session};
-use crate::jsonrpc::Id;
+use serde_json::value::RawValue;
+
+use super::{CloseReason, Diagnostic, RequestHandle, Session};
+use crate::jsonrpc::{ErrorObject, Id};
 use crate::time::{Duration, Instant, saturating_add};
+
+/// A message waiting in the outbound queue. Requests are encoded from the pending table when
+/// polled, so their params are never copied twice.
+#[derive(Debug)]
+pub(super) enum Queued {
+    Initialize {
+        wire: u64,
+    },
+    Discover {
+        wire: u64,
+    },
+    Request(RequestHandle),
+    /// A request nobody waits for ([`Session::send_detached_request`](super::Session::send_detached_request)).
+    Detached {
+        wire: u64,
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+    },
+    Notification {
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+    },
+    Response {
+        id: Id,
+        result: Result<Box<RawValue>, ErrorObject>,
+    },
+}
 
 /// The queue of messages to send, with the bytes they hold.
 #[derive(Debug, Default)]

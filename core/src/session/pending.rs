@@ -21,6 +21,9 @@ pub(crate) enum Stage {
     Queued,
     /// Handed to the transport: the server may be working on it.
     Sent,
+    /// Issued past the in-flight cap: waits for room, deadline running (see
+    /// [`admission`](super::admission)).
+    Held,
 }
 
 /// One pending request: 80 bytes (checked by a test), since a table of them is most of the

@@ -54,8 +54,11 @@ impl StdioConnection {
     /// Starts a session with a configured line decoder (a different maximum line length).
     #[must_use]
     pub fn with_decoder(config: SessionConfig, decoder: LineDecoder, now: Instant) -> Self {
+        let mut session = Session::new(config, now);
+        // Lines over one byte stream are never re-sent: a lost stream ends the session.
+        session.forget_sent_params();
         StdioConnection {
-            session: Session::new(config, now),
+            session,
             max_line_len: decoder.max_line_len(),
             decoder,
             scratch: Vec::new(),

@@ -68,6 +68,8 @@ pub struct ClientBuilder<R: Runtime> {
     max_outbound: Option<usize>,
     task_receiver_policy: Option<mcp_proto::task::receiver::ReceiverPolicy>,
     stall_timeout: Option<Option<Duration>>,
+    /// Calls in flight and held past them ([`max_in_flight`](Self::max_in_flight)).
+    in_flight: Option<(usize, usize)>,
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
     /// wait for a cancelled connection's process to be gone.
     pub(crate) phase_slot: Option<PhaseSlot>,
@@ -137,6 +139,7 @@ impl<R: Runtime> ClientBuilder<R> {
             max_outbound: None,
             task_receiver_policy: None,
             stall_timeout: None,
+            in_flight: None,
             phase_slot: None,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
@@ -232,6 +235,19 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn stall_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.stall_timeout = Some(timeout);
+        self
+    }
+
+    /// How many calls may be in flight at once (default 65 536), and how many more may wait
+    /// for room past them (default 1 048 576). A call past the cap waits its turn, in the order
+    /// calls were made, and is sent as soon as one in flight completes; its timeout runs from
+    /// the call, so the wait counts toward it, and dropping it while it waits leaves no trace
+    /// (the server never hears of it). Past both, a call fails at once with
+    /// [`Error::Usage`] (`TooManyInFlight`). A cap below 1 counts as 1.
+    #[must_use]
+    pub fn max_in_flight(mut self, in_flight: usize, waiting: usize) -> Self {
+        // A cap of 0 would hold every call until it timed out: the least is 1.
+        self.in_flight = Some((in_flight.max(1), waiting));
         self
     }
 
@@ -773,6 +789,9 @@ impl<R: Runtime> ClientBuilder<R> {
         }
         if let Some(t) = self.stall_timeout {
             config = config.with_stall_timeout(t);
+        }
+        if let Some((in_flight, held)) = self.in_flight {
+            config = config.with_max_in_flight(in_flight, held);
         }
         config
     }

@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
+use std::future::Future;
+use std::sync::LazyLock;
 
 use mcp_proto::types::{
     CallTool, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor, GetPrompt,
@@ -12,8 +14,8 @@ use mcp_proto::types::{
 use mcp_proto::{RawParams, RawResult};
 use serde::Serialize;
 
-use super::Client;
 use super::budget::{ListLimit, ListUsage};
+use super::{Client, call};
 use crate::error::Error;
 use crate::options::CallOptions;
 use crate::runtime::Runtime;
@@ -42,9 +44,7 @@ impl<R: Runtime> Client<R> {
                 ..PaginatedParams::default()
             });
             let params = RawParams::for_request(&params).map_err(|e| self.usage(e))?;
-            let raw = self
-                .call(Cow::Borrowed(Q::METHOD), params, options.clone())
-                .await?;
+            let raw = self.call(Cow::Borrowed(Q::METHOD), params, options).await?;
             used.pages += 1;
             used.bytes = used.bytes.saturating_add(raw.get().len() as u64);
             // Checked before decoding: a page over the byte budget is never expanded into
@@ -111,13 +111,19 @@ impl<R: Runtime> Client<R> {
     /// [`Error::OutputSchema`] when the tool declared an `outputSchema` in the last
     /// [`list_tools`](Self::list_tools) and the result's `structuredContent` is missing or
     /// does not match it (see [`ClientBuilder::validate_output`](crate::ClientBuilder::validate_output)).
-    pub async fn call_tool(
-        &self,
-        name: impl AsRef<str>,
-        arguments: impl Serialize,
-    ) -> Result<CallToolResult, Error> {
-        self.call_tool_with(name, arguments, CallOptions::new())
-            .await
+    ///
+    /// The future holds the call's state and nothing more (about 220 bytes, whatever the
+    /// arguments: they are freed once serialized), so tens of thousands of calls can wait at
+    /// once, each in a task of its own.
+    pub fn call_tool<'a>(
+        &'a self,
+        name: impl AsRef<str> + 'a,
+        arguments: impl Serialize + 'a,
+    ) -> impl Future<Output = Result<CallToolResult, Error>> + 'a {
+        // Not an `async fn` around `call_tool_with`: that would hold the name, the arguments
+        // and a `CallOptions` twice, for the life of every call.
+        static DEFAULT: LazyLock<CallOptions> = LazyLock::new(CallOptions::new);
+        self.call_tool_by_ref(name, arguments, &DEFAULT)
     }
 
     /// [`call_tool`](Self::call_tool) with per-call options (timeout, progress). With the
@@ -136,15 +142,41 @@ impl<R: Runtime> Client<R> {
         arguments: impl Serialize,
         options: CallOptions,
     ) -> Result<CallToolResult, Error> {
-        let name = name.as_ref();
-        let check = !options.skip_output_check;
-        let task_options = options.clone();
-        let (raw, augmented) = self.call_tool_raw(name, arguments, options, false).await?;
-        match self.task_of(name, &raw, augmented, &task_options)? {
-            // Boxed: polling a task is rare and its future large (see `call`).
-            Some(task) => Box::pin(task.wait_cancelling_on_drop()).await,
-            None => self.check_output(name, self.decode_tool_result(&raw)?, check),
-        }
+        self.call_tool_by_ref(name, arguments, &options).await
+    }
+
+    /// [`call_tool_with`](Self::call_tool_with) with borrowed options.
+    async fn call_tool_by_ref(
+        &self,
+        name: impl AsRef<str>,
+        arguments: impl Serialize,
+        options: &CallOptions,
+    ) -> Result<CallToolResult, Error> {
+        // Locals are scoped to the blocks that use them, and `name.as_ref()` is taken again
+        // where needed: an `async fn` keeps room for every local in scope across an await,
+        // moved or not, and this future is held once per pending call.
+        let (call, augmented) = {
+            let params =
+                RawParams::tool_call(name.as_ref(), &arguments).map_err(|e| self.usage(e))?;
+            // Serialized: the caller's arguments (a `json!` object is most of a pending
+            // call's heap) are freed now rather than when the answer comes.
+            drop(arguments);
+            let augmented = self.augments(name.as_ref(), false).await;
+            (self.tool_call(params, options, augmented)?, augmented)
+        };
+        let task = {
+            let raw = call.await?;
+            let name = name.as_ref();
+            match self.task_of(name, &raw, augmented, options)? {
+                // Boxed: polling a task is rare and its future large (see `call`).
+                Some(task) => Box::pin(task.wait_cancelling_on_drop()),
+                None => {
+                    let result = self.decode_tool_result(&raw)?;
+                    return self.check_output(name, result, !options.skip_output_check);
+                }
+            }
+        };
+        task.await
     }
 
     /// Sends `tools/call` and returns the raw result, and whether the call carried
@@ -158,21 +190,37 @@ impl<R: Runtime> Client<R> {
         wants_task: bool,
     ) -> Result<(RawResult, bool), Error> {
         // The arguments serialized once, straight into their place in the params (see
-        // `RawParams::tool_call`).
-        let mut params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
-        // Boxed, and only when a task is possible at all: the tool lookup may fetch
-        // `tools/list`, which would otherwise make every call's future large.
-        let augmented = self.may_augment()
+        // `RawParams::tool_call`), then freed.
+        let params = RawParams::tool_call(name, &arguments).map_err(|e| self.usage(e))?;
+        drop(arguments);
+        let augmented = self.augments(name, wants_task).await;
+        let raw = self.tool_call(params, &options, augmented)?.await?;
+        Ok((raw, augmented))
+    }
+
+    /// Whether a `tools/call` of `name` carries a task. Boxed, and only when a task is
+    /// possible at all: the tool lookup may fetch `tools/list`, which would otherwise make
+    /// every call's future large.
+    async fn augments(&self, name: &str, wants_task: bool) -> bool {
+        self.may_augment()
             && Box::pin(self.augmentation(name))
                 .await
-                .uses_task(wants_task);
-        if augmented {
-            params = self.with_task(&params, &options)?;
-        }
-        let raw = self
-            .call(Cow::Borrowed(CallTool::METHOD), Some(params), options)
-            .await?;
-        Ok((raw, augmented))
+                .uses_task(wants_task)
+    }
+
+    /// The `tools/call` request, with `params.task` when `augmented`.
+    fn tool_call<'a>(
+        &'a self,
+        params: RawParams,
+        options: &'a CallOptions,
+        augmented: bool,
+    ) -> Result<call::PendingCall<'a, R>, Error> {
+        let params = if augmented {
+            self.with_task(&params, options)?
+        } else {
+            params
+        };
+        Ok(self.call(Cow::Borrowed(CallTool::METHOD), Some(params), options))
     }
 
     /// Decodes a `tools/call` result.

@@ -2,6 +2,7 @@
 
 mod budget;
 mod builder;
+mod call;
 mod command_line;
 mod constructors;
 mod listen;
@@ -18,27 +19,25 @@ pub use tasks::{TaskHandle, ToolCall};
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::{Duration, Instant};
 
+use mcp_proto::RawParams;
 use mcp_proto::session::{
     CloseReason, Era, ProtocolVersion, RequestError, RequestHandle, UsageError,
 };
 use mcp_proto::types::{Implementation, Request, ServerCapabilities};
-use mcp_proto::{RawParams, RawResult};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
-use tracing::Instrument as _;
 
 pub(crate) use builder::PhaseSlot;
 pub use builder::{ClientBuilder, IntoStdioCommand};
 
 use crate::error::Error;
 use crate::notify::Notifications;
-use crate::options::{CallOptions, CancelHandle};
+use crate::options::CallOptions;
 use crate::runtime::Runtime;
-use crate::shared::{Call, OutcomeSlot, Phase, Shared};
+use crate::shared::{Call, Phase, Shared};
 
 /// Where a connection is in its life, from [`Client::state`].
 #[derive(Debug, Clone, PartialEq)]
@@ -246,7 +245,9 @@ impl<R: Runtime> Client<R> {
         options: CallOptions,
     ) -> Result<Q::Result, Error> {
         let params = RawParams::for_request(params).map_err(|e| self.usage(e))?;
-        let raw = self.call(Cow::Borrowed(Q::METHOD), params, options).await?;
+        let raw = self
+            .call(Cow::Borrowed(Q::METHOD), params, &options)
+            .await?;
         raw.decode().map_err(|e| self.decode_error(Q::METHOD, e))
     }
 
@@ -263,7 +264,7 @@ impl<R: Runtime> Client<R> {
     ) -> Result<Box<RawValue>, Error> {
         let method = method.into();
         let raw = self
-            .call(method.clone(), params.map(Into::into), options)
+            .call(method.clone(), params.map(Into::into), &options)
             .await?;
         // Checked here: the session may hand over a result it located but did not parse.
         raw.into_raw().map_err(|e| self.decode_error(&method, e))
@@ -300,21 +301,26 @@ impl<R: Runtime> Client<R> {
         Ok((raw.get() != "null").then_some(raw))
     }
 
-    /// The one path every request takes.
-    async fn call(
-        &self,
+    /// The one path every request takes: a [`PendingCall`](call::PendingCall), which with an
+    /// [`AuthProvider`](crate::auth::AuthProvider) runs the boxed authorized path (its token
+    /// refresh is an HTTP exchange of its own, kilobytes of future that every request's
+    /// future would otherwise carry).
+    fn call<'a>(
+        &'a self,
         method: Cow<'static, str>,
         params: Option<RawParams>,
-        options: CallOptions,
-    ) -> Result<RawResult, Error> {
-        // Boxed: the authorization futures (a token refresh is an HTTP exchange of its own)
-        // are kilobytes, and an inline branch would make every request's future that large
-        // (5.8 KB for `call_tool`), to be moved on every push into a `FuturesUnordered`.
+        options: &'a CallOptions,
+    ) -> call::PendingCall<'a, R> {
         #[cfg(feature = "http")]
         if self.inner.auth.is_some() {
-            return Box::pin(self.call_authorized(method, params, options)).await;
+            return call::PendingCall::authorized(
+                self,
+                method.clone(),
+                Box::pin(self.call_authorized(method, params, options)),
+                options,
+            );
         }
-        self.call_once(method, params, options).await
+        call::PendingCall::new(self, method, params, options)
     }
 
     /// [`call`](Self::call) with an [`AuthProvider`](crate::auth::AuthProvider): the
@@ -325,18 +331,16 @@ impl<R: Runtime> Client<R> {
         &self,
         method: Cow<'static, str>,
         params: Option<RawParams>,
-        options: CallOptions,
-    ) -> Result<RawResult, Error> {
+        options: &CallOptions,
+    ) -> Result<mcp_proto::RawResult, Error> {
         let Some(auth) = &self.inner.auth else {
-            return self.call_once(method, params, options).await;
+            return call::PendingCall::new(self, method, params, options).await;
         };
         if let Some(h) = auth.before_request().await {
             self.set_authorization(h);
         }
         let sent = self.authorization();
-        let result = self
-            .call_once(method.clone(), params.clone(), options.clone())
-            .await;
+        let result = call::PendingCall::new(self, method.clone(), params.clone(), options).await;
         let Some(status) = result
             .as_ref()
             .err()
@@ -348,7 +352,7 @@ impl<R: Runtime> Client<R> {
         match auth.recover(status, sent.as_deref()).await {
             Ok(Some(h)) => {
                 self.set_authorization(h);
-                self.call_once(method, params, options).await
+                call::PendingCall::new(self, method, params, options).await
             }
             Ok(None) => result,
             Err(message) => Err(Error::Auth {
@@ -380,89 +384,6 @@ impl<R: Runtime> Client<R> {
         }
     }
 
-    async fn call_once(
-        &self,
-        method: Cow<'static, str>,
-        mut params: Option<RawParams>,
-        options: CallOptions,
-    ) -> Result<RawResult, Error> {
-        let cancel = options.cancel;
-        if cancel.as_ref().is_some_and(CancelHandle::is_cancelled) {
-            // Cancelled before it started: nothing is sent.
-            return Err(Error::Cancelled {
-                server: self.inner.shared.name.clone(),
-                method: method.into_owned(),
-            });
-        }
-        // Sent from inside a poll so that the entry holds the caller's waker from the start:
-        // the first wait below then needs no second turn of the lock.
-        let mut progress = options.progress;
-        let sent = std::future::poll_fn(|cx| {
-            let now = self.inner.runtime.now();
-            let mut state = self.inner.shared.lock();
-            let sent = state.core.session_mut().send_request(
-                now,
-                method.clone(),
-                params.take(),
-                options.request,
-            );
-            if let Ok(handle) = sent {
-                let call = Call::waiting(progress.take(), cx.waker().clone());
-                state.calls.insert(handle, call);
-                state.wake_driver();
-            }
-            Poll::Ready(sent)
-        })
-        .await;
-        let handle = match sent {
-            Ok(handle) => handle,
-            // `usage` may lock the state itself: the guard above is gone.
-            Err(e) => return Err(self.usage(e)),
-        };
-        let span = tracing::debug_span!(
-            "mcp_request",
-            server = self.server_name(),
-            method = &*method,
-            handle = handle.get()
-        );
-        let mut guard = CancelOnDrop {
-            inner: &self.inner,
-            handle,
-            armed: true,
-        };
-        let outcome = OutcomeSlot {
-            shared: &self.inner.shared,
-            handle,
-            registered: true,
-        };
-        let outcome = outcome.instrument(span);
-        let result = match cancel {
-            None => outcome.await,
-            // Boxed: the race is only in the futures of calls that asked for it.
-            Some(cancel) => match Box::pin(outcome_or_cancel(outcome, &cancel)).await {
-                Ok(result) => result,
-                Err(reason) => match self.cancel_call(handle, &reason) {
-                    // The answer was in before the cancel: it wins.
-                    Some(outcome) => Some(outcome),
-                    None => {
-                        guard.armed = false;
-                        return Err(Error::Cancelled {
-                            server: self.inner.shared.name.clone(),
-                            method: method.into_owned(),
-                        });
-                    }
-                },
-            },
-        };
-        guard.armed = false;
-        match result {
-            Some(Ok(raw)) => Ok(raw),
-            Some(Err(e)) => Err(self.request_error(&method, e)),
-            // The driver went away without completing: it only does so once closed.
-            None => Err(self.closed_error(CloseReason::TransportClosed { detail: None })),
-        }
-    }
-
     /// Cancels the waiting call `handle` with `reason` ([`CancelHandle::cancel`]); its outcome
     /// instead when it had already arrived.
     fn cancel_call(&self, handle: RequestHandle, reason: &str) -> Option<crate::shared::Outcome> {
@@ -476,7 +397,7 @@ impl<R: Runtime> Client<R> {
                         ..
                     },
                 ..
-            }) => Some(outcome),
+            }) => Some(*outcome),
             Some(_) => {
                 tracing::debug!(
                     server = &*self.inner.shared.name,
@@ -598,54 +519,5 @@ async fn wait_phase(rx: &mut watch::Receiver<Phase>, f: impl Fn(&Phase) -> bool)
         Ok(p) => p.reason().cloned().unwrap_or(CloseReason::Local),
         // The driver and its state are gone: nothing is open any more.
         Err(_) => CloseReason::TransportClosed { detail: None },
-    }
-}
-
-/// The call's outcome, or `Err(reason)` when `cancel` fires first.
-async fn outcome_or_cancel<F: std::future::Future>(
-    outcome: F,
-    cancel: &CancelHandle,
-) -> Result<F::Output, Arc<str>> {
-    let outcome = std::pin::pin!(outcome);
-    let cancelled = std::pin::pin!(cancel.cancelled());
-    match futures_util::future::select(outcome, cancelled).await {
-        futures_util::future::Either::Left((result, _)) => Ok(result),
-        futures_util::future::Either::Right((reason, _)) => Err(reason),
-    }
-}
-
-/// Cancels the request when its call future is dropped before the answer came.
-struct CancelOnDrop<'a, R: Runtime> {
-    inner: &'a Inner<R>,
-    handle: RequestHandle,
-    armed: bool,
-}
-
-impl<R: Runtime> Drop for CancelOnDrop<'_, R> {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        let now = self.inner.runtime.now();
-        let mut state = self.inner.shared.lock();
-        // A call whose outcome arrived but was not taken is over: nothing to cancel.
-        if state
-            .calls
-            .remove(&self.handle)
-            .is_some_and(|c| !c.is_completed())
-        {
-            tracing::debug!(
-                server = &*self.inner.shared.name,
-                handle = self.handle.get(),
-                "call dropped: cancelling"
-            );
-            // Already finished is a harmless race.
-            let _ = state.core.session_mut().cancel(
-                now,
-                self.handle,
-                Some("the client dropped the request".into()),
-            );
-            state.wake_driver();
-        }
     }
 }

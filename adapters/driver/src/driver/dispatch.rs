@@ -74,7 +74,7 @@ impl<R: Runtime> Driver<R> {
                         // Delivered in order, so progress callbacks run before the result.
                         match state.calls.get_mut(&handle).map(|c| &mut c.reply) {
                             Some(Reply::Slot { outcome, waker }) => {
-                                *outcome = Some(result);
+                                *outcome = Some(Box::new(result));
                                 if let Some(w) = waker.take() {
                                     deliveries.push(Delivery::Wake(w));
                                 }

@@ -8,8 +8,9 @@
 //!
 //! **Backpressure.** Bytes are pulled from the core only when the previous batch has been
 //! written completely, so at most one batch (`WRITE_BATCH` bytes, or one message if larger) is
-//! ever buffered here; the rest waits in the core's bounded queues, and callers see
-//! `TooManyInFlight` instead of unbounded growth. Reading is polled independently of writing,
+//! ever buffered here; the rest waits in the core's bounded queues: past the in-flight cap,
+//! calls wait their turn in the core (each bounded by its own deadline), and past the held
+//! limit callers see `TooManyInFlight` instead of unbounded growth. Reading is polled independently of writing,
 //! so a slow writer never stops responses from being read.
 //!
 //! **Overlap.** A large batch of answers (a server answering many pipelined calls at once) is

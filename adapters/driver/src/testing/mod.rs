@@ -21,6 +21,7 @@ pub mod listen_suite;
 pub mod manager;
 pub mod oauth_server;
 pub mod output_schema_suite;
+pub mod pending_suite;
 mod pipe;
 #[cfg(target_os = "linux")]
 pub mod process;

@@ -22,6 +22,10 @@ pub use super::listen_suite::{
 pub use super::output_schema_suite::{
     output_schema_is_checked, output_schema_opt_out, output_schemas_dropped_on_list_changed,
 };
+pub use super::pending_suite::{
+    a_dropped_waiting_call_frees_its_place, a_waiting_call_times_out,
+    calls_past_the_cap_wait_their_turn,
+};
 pub use super::task_list_suite::{
     cancel_handle_ends_the_wait_at_once, status_notification_is_used_when_it_comes,
     tasks_listed_paged_and_by_id, tasks_not_offered_is_a_typed_error,

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::types::{ClientCapabilities, ElicitationCapability, RootsCapability};
 
+mod admission;
 mod backlog;
 mod detached;
 mod era;

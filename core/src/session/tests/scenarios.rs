@@ -155,8 +155,8 @@ fn the_queue_before_the_handshake_is_bounded() {
 
 #[test]
 fn requests_in_flight_are_capped() {
-    let mut cfg = config();
-    cfg.max_in_flight = 1;
+    // Held requests switched off: past the cap, a request fails at once.
+    let cfg = config().with_max_in_flight(1, 0);
     let mut h = Harness::ready(cfg, "2025-11-25");
     let a = h.send("x", json!({}), RequestOptions::new());
     assert_eq!(
