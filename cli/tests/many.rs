@@ -128,9 +128,9 @@ fn call_routes_a_namespaced_name_to_its_server() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["structuredContent"]["sum"], 5.0, "{v:#}");
-    // A server's own name is not a namespaced name.
+    // A server's own name is not a namespaced name: not found, with the namespaced one offered.
     let o = mcp(&d, &["--config", p, "call", "echo", "text=hi"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(4));
     assert!(
         text(&o.stderr).contains("demo_a__echo"),
         "{}",
@@ -182,6 +182,44 @@ fn call_starts_only_the_named_server_and_reports_its_failure() {
     assert!(
         !marker.exists(),
         "a server the call does not name was started"
+    );
+}
+
+#[test]
+fn a_namespaced_call_is_the_servers_own_call() {
+    let d = dir("typed");
+    let path = d.join("servers.json");
+    let config = serde_json::json!({ "mcpServers": {
+        "demo": { "command": MCP, "args": ["demo-server"] },
+        "github": { "command": "x", "env": { "T": "${MCP_TEST_UNSET_VARIABLE}" } }
+    }});
+    std::fs::write(&path, config.to_string()).unwrap();
+    let p = path.to_str().unwrap();
+    // Arguments typed from the tool's schema: `text` is a string, so 123 stays "123".
+    let o = mcp(&d, &["--config", p, "call", "demo__echo", "text=123"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "123");
+    // A missing required argument is caught before anything is sent.
+    let o = mcp(&d, &["--config", p, "call", "demo__add", "a=1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("missing required argument `b`"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A typo gets the closest namespaced names.
+    let o = mcp(&d, &["--config", p, "--json", "call", "demo__ecko"]);
+    assert_eq!(o.status.code(), Some(4));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "tool_not_found", "{v:#}");
+    assert_eq!(v["error"]["didYouMean"][0], "demo__echo", "{v:#}");
+    // An entry that cannot start names its own problem.
+    let o = mcp(&d, &["--config", p, "call", "github__echo", "text=1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("undefined variable MCP_TEST_UNSET_VARIABLE"),
+        "{}",
+        text(&o.stderr)
     );
 }
 

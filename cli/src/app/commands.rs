@@ -367,7 +367,8 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
 /// mean"; see [`diagnose`]), then calls. The listing also gives the client the tools' output
 /// schemas: unless `check_output` is false, a result that breaks its tool's `outputSchema`
 /// is an error ([`CliError::OutputSchema`]).
-async fn call(
+/// `mcp call` on one connected server (also a `--config` server's own client).
+pub(crate) async fn call(
     ui: &Ui,
     out: &Out,
     connection: &ConnectionArgs,

@@ -470,9 +470,9 @@ fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Durat
             reason: reason.to_string(),
         },
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
-        Error::Exited { status, stderr, .. } => {
-            CliError::Handshake(format!("the server {}", exited_detail(&status, &stderr)))
-        }
+        // A crash while starting (a missing API key, a bad flag) is the server's exit, with
+        // its last words, not a protocol problem.
+        Error::Exited { status, stderr, .. } => CliError::Exited(exited_detail(&status, &stderr)),
         Error::Unsupported { what: detail, .. } => CliError::Unsupported(format!(
             "{detail} is not supported by this build (connecting to {what})"
         )),

@@ -29,16 +29,16 @@ use mcp_proto::types::Implementation;
 use mcp_tokio::mcp_driver::manager::StartupSummary;
 use mcp_tokio::mcp_driver::{Manager, ManagerError, NamespacedTool};
 use mcp_tokio::{ClientBuilder, TokioRuntime};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::commands::{call_result, error_text};
-use super::connect::{call_error, config_entries, era_policy, with_handlers};
+use super::connect::{config_entries, era_policy, with_handlers};
 use super::elicit::ElicitMode;
 use super::output::Out;
 use super::ui::Ui;
 use crate::args::{Cli, Command};
-use crate::exit::{CliError, Exit};
+use crate::exit::{CliError, Exit, Missing};
 use crate::render::{Column, Table};
+use crate::suggest::did_you_mean;
 
 /// How long `tools --all` waits for slow servers without `--connect-timeout`.
 pub const DEFAULT_STARTUP_DEADLINE: Duration = Duration::from_secs(10);
@@ -153,7 +153,10 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
     } = server_configs(cli)?;
     // `call server__tool` needs only its server: the others are neither started nor waited for.
     let targets = match &cli.command {
-        Command::Call { tool, .. } => call_targets(tool, &servers),
+        Command::Call { tool, .. } => {
+            unusable_target(tool, &entries)?;
+            call_targets(tool, &servers)
+        }
         _ => Vec::new(),
     };
     if !targets.is_empty() {
@@ -221,16 +224,31 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             args,
             no_output_check,
             ..
-        } => {
-            let arguments = args.to_map().map_err(|e| CliError::Usage(e.0))?;
-            let mut options = super::commands::call_options(&cli.connection);
-            if *no_output_check {
-                options = options.skip_output_check();
-            }
-            call(ui, out, &manager, tool, arguments, options)
-                .await
-                .map_err(|e| target_failure(e, &targets, &manager.status()))
-        }
+        } => match manager.resolve(tool) {
+            // The server's own client, as if it were the only one: arguments typed and
+            // checked against its schema, did-you-mean, progress, tasks.
+            Some((server, name)) => match manager.client(&server) {
+                Some(client) => {
+                    super::commands::call(
+                        ui,
+                        out,
+                        &cli.connection,
+                        &client,
+                        &name,
+                        args,
+                        !*no_output_check,
+                    )
+                    .await
+                }
+                None => Err(
+                    target_failure(&targets, &manager.status()).unwrap_or_else(|| {
+                        CliError::Handshake(format!("server {server:?} is not ready"))
+                    }),
+                ),
+            },
+            None => Err(target_failure(&targets, &manager.status())
+                .unwrap_or_else(|| unknown_tool(tool, &manager))),
+        },
         _ => list(ui, out, &manager, &summary, &entries, deadline),
     };
     manager.shutdown().await;
@@ -249,13 +267,32 @@ fn call_targets(tool: &str, servers: &[ServerConfig]) -> Vec<String> {
         .collect()
 }
 
-/// A call to an unknown tool whose server did not come up is that server's failure (exit 3
-/// with its reason), not a usage error about the tool's name.
-fn target_failure(e: CliError, targets: &[String], status: &[(String, ServerStatus)]) -> CliError {
-    if !matches!(e, CliError::Usage(_)) {
-        return e;
+/// `call server__tool` for an entry of the file that is not started (broken, say an undefined
+/// `${VAR}`, or disabled): a usage error naming the entry's problem.
+fn unusable_target(
+    tool: &str,
+    entries: &[(String, Option<(&'static str, String)>)],
+) -> Result<(), CliError> {
+    for (name, problem) in entries {
+        let Some((state, why)) = problem else {
+            continue;
+        };
+        if !tool.starts_with(&format!("{}__", sanitize(name))) {
+            continue;
+        }
+        return Err(CliError::Usage(if why.is_empty() {
+            format!("server {name:?} is {state} in the config file")
+        } else {
+            format!("server {name:?} of the config file cannot start: {why}")
+        }));
     }
-    let down = status.iter().find_map(|(name, status)| {
+    Ok(())
+}
+
+/// A call whose server did not come up fails with that server's reason (exit 3), not as an
+/// unknown tool; `None` when every target is ready.
+fn target_failure(targets: &[String], status: &[(String, ServerStatus)]) -> Option<CliError> {
+    status.iter().find_map(|(name, status)| {
         if !targets.contains(name) {
             return None;
         }
@@ -276,11 +313,8 @@ fn target_failure(e: CliError, targets: &[String], status: &[(String, ServerStat
                 .to_string(),
             ),
         }
-    });
-    match down {
-        Some(why) => CliError::Handshake(why),
-        None => e,
-    }
+    })
+    .map(CliError::Handshake)
 }
 
 /// A server's state as `tools --all` reports it.
@@ -466,41 +500,16 @@ fn list(
     }
 }
 
-async fn call(
-    ui: &Ui,
-    out: &Out,
-    manager: &Manager<TokioRuntime>,
-    tool: &str,
-    arguments: Map<String, Value>,
-    options: mcp_tokio::CallOptions,
-) -> Result<Exit, CliError> {
-    let result = manager
-        .call_tool_with(tool, Value::Object(arguments), options)
-        .await
-        .map_err(|e| manager_error(e, manager))?;
-    call_result(ui, out, &result)?;
-    if result.is_error == Some(true) {
-        return Err(CliError::ToolFailed(error_text(&result)));
-    }
-    Ok(Exit::Ok)
-}
-
-fn manager_error(e: ManagerError, manager: &Manager<TokioRuntime>) -> CliError {
-    match e {
-        ManagerError::UnknownTool(name) => {
-            let names: Vec<String> = manager.tools().into_iter().map(|t| t.name).collect();
-            CliError::Usage(format!(
-                "no tool {name:?} on any server of the config file; the tools are: {}",
-                if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                }
-            ))
-        }
-        ManagerError::NotReady { .. } => CliError::Handshake(e.to_string()),
-        ManagerError::Call(e) => call_error(e),
-        other => CliError::closed(other),
+/// A name no started server hands out: `tool_not_found` (exit 4), with the closest of every
+/// server's namespaced names.
+fn unknown_tool(name: &str, manager: &Manager<TokioRuntime>) -> CliError {
+    let names: Vec<String> = manager.tools().into_iter().map(|t| t.name).collect();
+    CliError::NotFound {
+        kind: Missing::Tool,
+        name: name.to_owned(),
+        server: "any server of the config file".into(),
+        said: None,
+        suggestions: did_you_mean(name, names.iter().map(String::as_str)),
     }
 }
 
