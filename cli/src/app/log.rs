@@ -7,8 +7,14 @@
 //! each, labelled like the command's own lines (`warning: demo: ...`), masked like every other
 //! stderr line and drawn around the progress bar. Warnings and errors always show (`-q`
 //! included: they are problems); `-v` adds informational events, `-vv` debug ones.
+//!
+//! A server that keeps sending the same kind of garbage does not flood the terminal: of each
+//! kind of line (server and message up to its first `:`), the first [`REPEATS_SHOWN`] show, then
+//! one line says the rest are not shown; `-vv` shows them all.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Mutex;
 
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
@@ -27,15 +33,44 @@ pub fn install(ui: &Ui, verbose: u8) {
     let subscriber = tracing_subscriber::registry().with(StderrLines {
         ui: ui.clone(),
         max,
+        repeats: (verbose < 2).then(|| Mutex::new(Repeats::default())),
     });
     // Fails only when a subscriber is already set (tests that call `run` twice): keep it.
     let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+/// How many lines of one kind show before the rest are held back (without `-vv`).
+pub const REPEATS_SHOWN: u32 = 5;
+
+/// The kinds of line seen so far and how often; bounded: past [`MAX_KINDS`] kinds, new kinds
+/// are not counted (and always show).
+#[derive(Default)]
+struct Repeats {
+    seen: HashMap<String, u32>,
+}
+
+/// The most kinds of line counted.
+const MAX_KINDS: usize = 256;
+
+impl Repeats {
+    /// Whether a line of `kind` shows, and whether it is the last one that does (the caller
+    /// then says the rest are held back).
+    fn admit(&mut self, kind: &str) -> (bool, bool) {
+        if !self.seen.contains_key(kind) && self.seen.len() >= MAX_KINDS {
+            return (true, false);
+        }
+        let n = self.seen.entry(kind.to_owned()).or_insert(0);
+        *n = n.saturating_add(1);
+        (*n <= REPEATS_SHOWN, *n == REPEATS_SHOWN)
+    }
 }
 
 /// Writes each enabled event as one labelled line through the [`Ui`].
 struct StderrLines {
     ui: Ui,
     max: Level,
+    /// `None` with `-vv`: every line shows.
+    repeats: Option<Mutex<Repeats>>,
 }
 
 impl<S: Subscriber> Layer<S> for StderrLines {
@@ -47,10 +82,36 @@ impl<S: Subscriber> Layer<S> for StderrLines {
     fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
         let level = *event.metadata().level();
         let line = render(event);
-        if level <= Level::WARN {
-            self.ui.note(&line);
-        } else {
-            self.ui.info(&line);
+        let (show, last) = match &self.repeats {
+            Some(repeats) => {
+                // The kind: label, server and message up to the first `:` after them.
+                let head = line.splitn(3, ": ").take(2).collect::<Vec<_>>().join(": ");
+                let rest = &line[head.len().min(line.len())..];
+                let kind = format!("{head}{}", rest.split(':').next().unwrap_or_default());
+                // A poisoned lock only means a panic on another print; the counts still hold.
+                repeats
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .admit(&kind)
+            }
+            None => (true, false),
+        };
+        if !show {
+            return;
+        }
+        let print = |line: &str| {
+            if level <= Level::WARN {
+                self.ui.note(line);
+            } else {
+                self.ui.info(line);
+            }
+        };
+        print(&line);
+        if last {
+            print(&format!(
+                "{}: further lines like this are not shown (-vv shows them all)",
+                line.split(':').next().unwrap_or("warning")
+            ));
         }
     }
 }
@@ -108,6 +169,17 @@ impl Visit for Fields {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kind_of_line_shows_a_few_times_then_once_more_to_say_the_rest_are_held() {
+        let mut r = Repeats::default();
+        let shown: Vec<(bool, bool)> = (0..7).map(|_| r.admit("warning: sh: skipped")).collect();
+        assert_eq!(shown.iter().filter(|(show, _)| *show).count(), 5);
+        assert_eq!(shown[4], (true, true));
+        assert_eq!(shown[5], (false, false));
+        // Another kind is counted on its own.
+        assert_eq!(r.admit("warning: sh: ignored a response"), (true, false));
+    }
     use std::sync::{Arc, Mutex};
 
     /// Records what [`render`] makes of each event.
