@@ -45,16 +45,29 @@ pub fn hide_globals_in_subcommands(mut command: clap::Command, pointer: &str) ->
         .map(|s| s.get_name().to_owned())
         .collect();
     for name in names {
-        command = command.mut_subcommand(name, |sub| {
-            let after = match sub.get_after_help() {
-                Some(own) => format!("{own}\n\n{pointer}"),
-                None => pointer.to_owned(),
-            };
-            sub.mut_args(|a| if a.is_global_set() { a.hide(true) } else { a })
-                .after_help(after)
-        });
+        command = command.mut_subcommand(name, |sub| hide_globals(sub, pointer));
     }
     command
+}
+
+/// Hides the (built) global options in `sub` and in its own subcommands (`tasks get`), and
+/// appends `pointer` to each one's help.
+fn hide_globals(sub: clap::Command, pointer: &str) -> clap::Command {
+    let after = match sub.get_after_help() {
+        Some(own) => format!("{own}\n\n{pointer}"),
+        None => pointer.to_owned(),
+    };
+    let mut sub = sub
+        .mut_args(|a| if a.is_global_set() { a.hide(true) } else { a })
+        .after_help(after);
+    let names: Vec<String> = sub
+        .get_subcommands()
+        .map(|s| s.get_name().to_owned())
+        .collect();
+    for name in names {
+        sub = sub.mut_subcommand(name, |nested| hide_globals(nested, pointer));
+    }
+    sub
 }
 
 /// Parses the process's command line; on error (and for `--help` / `--version`) the clap
@@ -197,6 +210,17 @@ mod tests {
                 assert!(!lists(&help, long), "{name} lists {long}:\n{help}");
             }
             assert!(help.contains("`mcp help options`"), "{name}");
+            // Nested subcommands (`tasks get`) too.
+            for nested in subcommand_names(sub) {
+                let help = sub
+                    .find_subcommand_mut(&nested)
+                    .expect("listed subcommand")
+                    .render_long_help()
+                    .to_string();
+                for long in &globals {
+                    assert!(!lists(&help, long), "{name} {nested} lists {long}:\n{help}");
+                }
+            }
         }
         assert!(topic(Some("nosuch")).is_err());
         assert_eq!(topic(Some("options")).unwrap(), options);
