@@ -294,6 +294,23 @@ pub async fn connect_with(
         .await
         .map_err(|e| match login_required(&e, &what, had_token) {
             Some(login) => login,
+            None if c.era == crate::args::Era::Modern
+                && matches!(
+                    &e,
+                    Error::Handshake {
+                        reason: CloseReason::HandshakeRejected(_),
+                        ..
+                    }
+                ) =>
+            {
+                // Only `server/discover` was tried: the likely cause is an older server.
+                CliError::Handshake(format!(
+                    "{}; with --era modern only protocol 2026-07-28 is tried (--era auto falls back to older versions)",
+                    connect_error(e, &what, http, c.connect_timeout)
+                        .to_string()
+                        .trim_start_matches("handshake with the server failed: ")
+                ))
+            }
             None => connect_error(e, &what, http, c.connect_timeout),
         })?;
     if ui.verbose > 0 {

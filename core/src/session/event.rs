@@ -235,8 +235,9 @@ pub enum CloseReason {
         /// The handshake timeout.
         after: Duration,
     },
-    /// The server answered `initialize` with an error.
-    #[error("initialize failed: {0}")]
+    /// The server answered the handshake request (`initialize`, or `server/discover` when
+    /// only the 2026-07-28 era is allowed) with an error.
+    #[error("the server rejected the handshake: {0}")]
     HandshakeRejected(ErrorObject),
     /// The server chose a protocol version this client does not accept.
     #[error("server chose protocol version {offered:?}; this client supports {}", supported.join(", "))]
