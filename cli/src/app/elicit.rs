@@ -221,9 +221,14 @@ fn ask(
 ) -> Option<Map<String, Value>> {
     let (props, required) = properties(schema);
     say(output, &format!("the server asks: {message}\n"));
+    let any_default = props.iter().any(|(_, prop)| prop.get("default").is_some());
     say(
         output,
-        "(press Enter to take the [default]; Ctrl-D declines)\n",
+        if any_default {
+            "(press Enter to take the [default]; Ctrl-D declines)\n"
+        } else {
+            "(Ctrl-D declines)\n"
+        },
     );
     let mut content = Map::new();
     for (name, prop) in props {
