@@ -67,13 +67,13 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
             wait,
         } => {
             let login = auth::login(cli, &ui, &out, *no_browser, scopes, *wait);
-            return with_interrupt(&ui, &mut signals, login).await;
+            return with_interrupt(&ui, &mut signals, login, false).await;
         }
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
         _ => {}
     }
     if many::uses_manager(cli) {
-        return with_interrupt(&ui, &mut signals, many::run(cli, &ui, &out)).await;
+        return with_interrupt(&ui, &mut signals, many::run(cli, &ui, &out), false).await;
     }
     let connecting = async {
         match &cli.command {
@@ -102,10 +102,18 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
                 Err(stop)
             }
         },
-        Command::Demo => with_interrupt(&ui, &mut signals, demo::tour(&ui, &out, &client)).await,
+        Command::Demo => {
+            with_interrupt(&ui, &mut signals, demo::tour(&ui, &out, &client), false).await
+        }
         command => {
             let work = commands::run(command, &cli.connection, &ui, &out, &client);
-            with_interrupt(&ui, &mut signals, work).await
+            let watching = matches!(command, Command::Watch(_));
+            match with_interrupt(&ui, &mut signals, work, watching).await {
+                // Ctrl-C is how `watch` is meant to end: status 130 as for any interrupted
+                // command, without an error message.
+                Err(CliError::Interrupted) if watching => Ok(Exit::Interrupted),
+                other => other,
+            }
         }
     };
     if let Command::Watch(w) = &cli.command
@@ -126,17 +134,22 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
 }
 
 /// Runs `work` until it ends or a stop signal arrives; then `work` is dropped (cancelling
-/// its calls) and the signal's error is returned.
+/// its calls) and the signal's error is returned. `watching`: Ctrl-C is the command's normal
+/// end, not announced.
 async fn with_interrupt(
     ui: &Ui,
     signals: &mut StopSignals,
     work: impl Future<Output = Result<Exit, CliError>>,
+    watching: bool,
 ) -> Result<Exit, CliError> {
     let result = tokio::select! {
         r = work => r,
         stop = signals.recv() => {
             ui.clear_progress();
-            ui.info(&signals::stopping_line(&stop));
+            // `watch` ends on Ctrl-C by design: nothing to announce.
+            if !matches!(stop, CliError::Interrupted) || !watching {
+                ui.info(&signals::stopping_line(&stop));
+            }
             Err(stop)
         }
     };

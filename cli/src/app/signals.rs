@@ -100,5 +100,5 @@ pub fn stopping_line(error: &CliError) -> String {
         CliError::Stopped(signal) => signal.name(),
         _ => "interrupted",
     };
-    format!("{what}: cancelling and shutting the server down (again to stop at once)")
+    format!("{what}: cancelling and closing the connection (again to stop at once)")
 }
