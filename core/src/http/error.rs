@@ -12,7 +12,9 @@ pub const MAX_BODY_EXCERPT: usize = 2048;
 /// for the user to read, and the parts the authorization flow acts on.
 ///
 /// Build it with [`HttpStatusError::from_response`]. Displays as
-/// `HTTP 401 Unauthorized: <excerpt>` (no colon when the body is empty).
+/// `HTTP 401 Unauthorized: <excerpt>` (no colon when the body is empty); an HTML error page
+/// (a proxy's or a web framework's 404) shows as its text, without markup or `<head>`, on one
+/// line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpStatusError {
     /// The response status.
@@ -54,14 +56,56 @@ impl fmt::Display for HttpStatusError {
         if let Some(reason) = reason_phrase(self.status) {
             write!(f, " {reason}")?;
         }
-        if !self.body_excerpt.is_empty() {
-            write!(f, ": {}", self.body_excerpt)?;
+        let text = readable(&self.body_excerpt);
+        if !text.is_empty() {
+            write!(f, ": {text}")?;
         }
         Ok(())
     }
 }
 
 impl std::error::Error for HttpStatusError {}
+
+/// `excerpt` for a message: an HTML page reduced to its text (tags and `<head>` dropped,
+/// whitespace collapsed), anything else as it is.
+fn readable(excerpt: &str) -> std::borrow::Cow<'_, str> {
+    let start = excerpt
+        .trim_start()
+        .get(..9)
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if !(start.starts_with("<!doctype") || start.starts_with("<html")) {
+        return excerpt.into();
+    }
+    let mut text = String::new();
+    let mut rest = excerpt;
+    while let Some(open) = rest.find('<') {
+        text.push_str(&rest[..open]);
+        text.push(' ');
+        let tag = &rest[open..];
+        // `<head>` holds the title, styles and scripts, none of it the message.
+        let skip_to = if tag
+            .get(..5)
+            .is_some_and(|t| t.eq_ignore_ascii_case("<head"))
+        {
+            tag.to_ascii_lowercase()
+                .find("</head>")
+                .map(|i| i + "</head>".len())
+        } else {
+            tag.find('>').map(|i| i + 1)
+        };
+        match skip_to {
+            Some(n) => rest = &tag[n..],
+            // Cut inside a tag (the excerpt is bounded): nothing readable after it.
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    text.push_str(rest);
+    text.split_whitespace().collect::<Vec<_>>().join(" ").into()
+}
 
 fn excerpt(body: &[u8]) -> String {
     let head = &body[..body.len().min(MAX_BODY_EXCERPT)];
@@ -149,6 +193,24 @@ mod tests {
         assert!(e.challenges.is_empty() && e.auth_server.is_none());
         let e = HttpStatusError::from_response(499, &HeaderList::new(), b"x");
         assert_eq!(e.to_string(), "HTTP 499: x");
+    }
+
+    #[test]
+    fn an_html_error_page_reads_as_its_text() {
+        let page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot GET /nope</pre>\n</body>\n</html>\n";
+        let e = HttpStatusError::from_response(404, &HeaderList::new(), page.as_bytes());
+        assert_eq!(e.to_string(), "HTTP 404 Not Found: Cannot GET /nope");
+        // The excerpt itself stays as sent; plain text and JSON are shown unchanged.
+        assert!(e.body_excerpt.starts_with("<!DOCTYPE html>"));
+        let e = HttpStatusError::from_response(400, &HeaderList::new(), b"{\"error\":\"<bad>\"}");
+        assert_eq!(e.to_string(), "HTTP 400 Bad Request: {\"error\":\"<bad>\"}");
+        // Cut inside a tag: what came before it.
+        let e = HttpStatusError::from_response(
+            502,
+            &HeaderList::new(),
+            b"<html><body>Bad gateway<a hr",
+        );
+        assert_eq!(e.to_string(), "HTTP 502 Bad Gateway: Bad gateway");
     }
 
     #[test]
