@@ -111,8 +111,8 @@ pub fn list_text(tasks: &[Task], width: usize) -> String {
         Column::new("ID"),
         Column::new("STATUS"),
         Column::wrapping("MESSAGE"),
-        Column::new("CREATED"),
-        Column::new("UPDATED"),
+        Column::new("CREATED (UTC)"),
+        Column::new("UPDATED (UTC)"),
         Column::right("TTL"),
     ]);
     for task in tasks {
@@ -120,12 +120,29 @@ pub fn list_text(tasks: &[Task], width: usize) -> String {
             task.task_id.clone(),
             task.status.as_str().to_owned(),
             task.status_message.clone().unwrap_or_default(),
-            task.created_at.clone(),
-            task.last_updated_at.clone(),
+            short_time(&task.created_at),
+            short_time(&task.last_updated_at),
             ttl_text(task.ttl),
         ]);
     }
     t.render(width)
+}
+
+/// An ISO 8601 UTC timestamp as `MM-DD HH:MM:SS`, so a table of tasks fits a terminal
+/// (`--json` and `tasks get` keep it whole); anything else as sent.
+fn short_time(iso: &str) -> String {
+    let b = iso.as_bytes();
+    let shape = b.len() >= 19
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && matches!(b[10], b'T' | b't' | b' ')
+        && b[13] == b':'
+        && b[16] == b':';
+    if shape && iso.ends_with(['Z', 'z']) && iso.is_char_boundary(19) {
+        format!("{} {}", &iso[5..10], &iso[11..19])
+    } else {
+        iso.to_owned()
+    }
 }
 
 /// A task's ttl for people: `unlimited` for `null`.
@@ -196,9 +213,37 @@ mod tests {
             "{text}"
         );
         assert!(
-            lines[3].contains("2025-11-25T10:01:00Z") && lines[3].ends_with("unlimited"),
+            lines[3].contains("11-25 10:01:00") && lines[3].ends_with("unlimited"),
             "{text}"
         );
         assert_eq!(list_text(&[], 80), "the server has no tasks\n");
+        // A 32-character id, its status and both times fit 100 columns whole.
+        let long = task(
+            "6b87b89ffddba117dce499a7c96a1237",
+            "cancelled",
+            Some(300_000),
+        );
+        let text = list_text(&[long], 100);
+        let row = text.lines().nth(2).unwrap_or_default();
+        for whole in [
+            "6b87b89ffddba117dce499a7c96a1237",
+            "cancelled",
+            "11-25 10:00:00",
+            "5m",
+        ] {
+            assert!(row.contains(whole), "{whole}: {text}");
+        }
+    }
+
+    #[test]
+    fn times_are_shortened_only_when_they_are_iso_utc() {
+        assert_eq!(short_time("2026-12-04T17:18:59.232Z"), "12-04 17:18:59");
+        assert_eq!(short_time("2026-12-04T17:18:59Z"), "12-04 17:18:59");
+        assert_eq!(
+            short_time("2026-12-04T17:18:59+01:00"),
+            "2026-12-04T17:18:59+01:00"
+        );
+        assert_eq!(short_time("yesterday"), "yesterday");
+        assert_eq!(short_time("2026-12-04T17:18:5é"), "2026-12-04T17:18:5é");
     }
 }
