@@ -403,7 +403,13 @@ pub(crate) async fn call(
     }
     call_result(ui, out, &result)?;
     if result.is_error == Some(true) {
-        return Err(CliError::ToolFailed(text));
+        // On a terminal the tool's own message was just shown: not again on the error line.
+        let shown = out.terminal && !ui.json && !out.raw && !text.is_empty();
+        return Err(CliError::ToolFailed(if shown {
+            "its message is above".into()
+        } else {
+            text
+        }));
     }
     Ok(Exit::Ok)
 }

@@ -109,8 +109,14 @@ impl<R: Runtime> fmt::Debug for TaskHandle<R> {
 }
 
 impl<R: Runtime> Client<R> {
-    /// Calls a tool and hands out the task if the server made one of the call (the tasks
-    /// extension must be declared with [`ClientBuilder::tasks`](crate::ClientBuilder::tasks)).
+    /// Calls a tool and hands out the task if the server made one of the call.
+    ///
+    /// In protocol 2025-11-25 the call asks for a task when the server accepts task-augmented
+    /// calls and the tool's `execution.taskSupport` is `required` or `optional`; nothing needs
+    /// declaring. In 2026-07-28 the server makes a task of a call only for a client that
+    /// declared the tasks extension ([`ClientBuilder::tasks`](crate::ClientBuilder::tasks)).
+    /// Either way the result is [`ToolCall::Task`] with the handle (status, cancel, result) or
+    /// [`ToolCall::Complete`] when the server answered at once.
     ///
     /// # Errors
     ///
