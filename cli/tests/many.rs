@@ -191,7 +191,8 @@ fn a_namespaced_call_is_the_servers_own_call() {
     let path = d.join("servers.json");
     let config = serde_json::json!({ "mcpServers": {
         "demo": { "command": MCP, "args": ["demo-server"] },
-        "github": { "command": "x", "env": { "T": "${MCP_TEST_UNSET_VARIABLE}" } }
+        "github": { "command": "x", "env": { "T": "${MCP_TEST_UNSET_VARIABLE}" } },
+        "down": { "url": "http://127.0.0.1:1/mcp" }
     }});
     std::fs::write(&path, config.to_string()).unwrap();
     let p = path.to_str().unwrap();
@@ -221,6 +222,11 @@ fn a_namespaced_call_is_the_servers_own_call() {
         "{}",
         text(&o.stderr)
     );
+    // An HTTP server that refuses: the same error as with --url.
+    let o = mcp(&d, &["--config", p, "--json", "call", "down__echo"]);
+    assert_eq!(o.status.code(), Some(3));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "connection_refused", "{v:#}");
 }
 
 #[test]

@@ -544,7 +544,7 @@ pub fn network_failure(detail: &str) -> Option<NetworkFailure> {
 
 /// The HTTP client's own words in a failure's detail, without the driver's `transport
 /// error: <Kind>: ` in front.
-fn client_words(detail: &str) -> &str {
+pub(crate) fn client_words(detail: &str) -> &str {
     let detail = detail.strip_prefix("transport error: ").unwrap_or(detail);
     detail.split_once(": ").map_or(detail, |(_, words)| words)
 }

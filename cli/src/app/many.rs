@@ -212,7 +212,7 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             }
             b
         })
-        .add_all(servers);
+        .add_all(servers.clone());
     if let Some(dir) = cache_dir() {
         builder = builder.cache_dir(dir);
     }
@@ -241,12 +241,12 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
                     .await
                 }
                 None => Err(
-                    target_failure(&targets, &manager.status()).unwrap_or_else(|| {
+                    target_failure(&targets, &manager.status(), &servers).unwrap_or_else(|| {
                         CliError::Handshake(format!("server {server:?} is not ready"))
                     }),
                 ),
             },
-            None => Err(target_failure(&targets, &manager.status())
+            None => Err(target_failure(&targets, &manager.status(), &servers)
                 .unwrap_or_else(|| unknown_tool(tool, &manager))),
         },
         _ => list(ui, out, &manager, &summary, &entries, deadline),
@@ -289,9 +289,43 @@ fn unusable_target(
     Ok(())
 }
 
+/// A server's failure `reason` (as the manager reports it) that is a network failure below
+/// HTTP (refused, reset, DNS, TLS, timeout): the same error as with `--url`.
+fn network_error(name: &str, url: Option<&str>, reason: &str) -> Option<CliError> {
+    let (_, detail) = reason.split_once("transport closed: ")?;
+    let kind = super::connect::network_failure(detail)?;
+    Some(CliError::Network {
+        url: url.map_or_else(|| format!("server {name:?}"), str::to_owned),
+        what: String::new(),
+        kind,
+        detail: super::connect::client_words(detail).to_owned(),
+    })
+}
+
 /// A call whose server did not come up fails with that server's reason (exit 3), not as an
 /// unknown tool; `None` when every target is ready.
-fn target_failure(targets: &[String], status: &[(String, ServerStatus)]) -> Option<CliError> {
+fn target_failure(
+    targets: &[String],
+    status: &[(String, ServerStatus)],
+    servers: &[ServerConfig],
+) -> Option<CliError> {
+    let url = |name: &str| {
+        servers
+            .iter()
+            .find(|s| s.name == name)
+            .and_then(|s| match &s.transport {
+                TransportConfig::Http(h) => Some(h.url.clone()),
+                _ => None,
+            })
+    };
+    if let Some(network) = status.iter().find_map(|(name, status)| match status {
+        ServerStatus::Failed { reason, .. } if targets.contains(name) => {
+            network_error(name, url(name).as_deref(), reason)
+        }
+        _ => None,
+    }) {
+        return Some(network);
+    }
     status.iter().find_map(|(name, status)| {
         if !targets.contains(name) {
             return None;
