@@ -11,7 +11,9 @@
 //!
 //! The peer's command comes from `.peers/env.sh` (`MCP_PEER_EVERYTHING`); without it these
 //! tests fail naming `scripts/test`, unless `MCP_SKIP_INTEROP=1` is set (then they say they
-//! were skipped and pass). Stdio only: nothing binds a port. Waits are anti-hang guards.
+//! were skipped and pass). One test runs the server over Streamable HTTP, which binds every
+//! interface: it runs only inside `scripts/netns-run` (`MCP_NETNS=1`). Waits are anti-hang
+//! guards.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
@@ -294,4 +296,89 @@ fn ctrl_c_during_a_task_sends_tasks_cancel() {
         .unwrap_or_else(|| panic!("no tasks/cancel: {lines:#?}"));
     assert_eq!(cancel["params"]["taskId"], get["params"]["taskId"]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// npm server-everything in its Streamable HTTP mode on a free port of this (loopback-only)
+/// network namespace; killed on drop.
+struct HttpEverything {
+    child: Child,
+    url: String,
+}
+
+impl HttpEverything {
+    /// `None` when the peer is missing (and skipping was asked for) or when not inside
+    /// `scripts/netns-run`: the server binds every interface, so it runs only there.
+    fn start() -> Option<Self> {
+        let server = everything()?;
+        if std::env::var("MCP_NETNS").as_deref() != Ok("1") {
+            assert!(
+                std::env::var("MCP_SKIP_INTEROP").as_deref() == Ok("1"),
+                "server-everything over HTTP binds every interface: run this test with \
+                 `scripts/test` (inside scripts/netns-run, MCP_NETNS=1), or set \
+                 MCP_SKIP_INTEROP=1 to skip it"
+            );
+            eprintln!("skipped: not inside scripts/netns-run (MCP_NETNS=1)");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(&server[0])
+            .args(&server[1..])
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start server-everything");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < GUARD,
+                "server-everything did not listen"
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+        Some(HttpEverything {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        })
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_task_tool_completes_through_mcp_call_over_streamable_http() {
+    let Some(server) = HttpEverything::start() else {
+        return;
+    };
+    let o = Command::new(MCP)
+        .args([
+            "--url",
+            &server.url,
+            "--json",
+            "call",
+            "simulate-research-query",
+            "topic=rust",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("one JSON result");
+    assert!(
+        v["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("rust")),
+        "{v:#}"
+    );
+    assert_ne!(v["isError"], true, "{v:#}");
 }
