@@ -488,4 +488,15 @@ fn terminal_ctrl_c_during_a_question_leaves_the_next_line_to_the_prompt() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait("pong", |s| s.contains("pong from mcp-demo"));
     assert!(screen.contains("mcp-demo> ping"), "{screen}");
+    // The abandoned question has let go of the terminal: the next one is asked and answered.
+    tmux.text("call ask question=third");
+    tmux.keys(&["Enter"]);
+    tmux.wait("the third question", |s| {
+        s.contains("the server asks: third") && s.matches("Answer").count() == 3
+    });
+    tmux.text("Bob");
+    tmux.keys(&["Enter"]);
+    tmux.wait("the third answer", |s| {
+        s.contains("The user said: Bob") && prompts(s).len() == 5
+    });
 }
