@@ -500,3 +500,36 @@ fn terminal_ctrl_c_during_a_question_leaves_the_next_line_to_the_prompt() {
         s.contains("The user said: Bob") && prompts(s).len() == 5
     });
 }
+
+#[test]
+fn terminal_runs_every_line_of_a_paste_in_order() {
+    let dir = temp_dir("paste");
+    let script =
+        format!("{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; sleep 600");
+    let Some(tmux) = Tmux::start("paste", &script, &[("XDG_STATE_HOME", &dir)]) else {
+        return;
+    };
+    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
+    // One send-keys: the three lines reach the terminal together, as a paste does.
+    tmux.keys(&[
+        "call echo text=first",
+        "Enter",
+        "call echo text=second",
+        "Enter",
+        "call echo text=third",
+        "Enter",
+    ]);
+    let screen = tmux.wait("the three results", |s| prompts(s).len() == 4);
+    let results: Vec<&str> = screen
+        .lines()
+        .filter(|l| ["first", "second", "third"].contains(&l.trim()))
+        .collect();
+    assert_eq!(results, ["first", "second", "third"], "{screen}");
+    for (i, word) in ["first", "second", "third"].iter().enumerate() {
+        assert_eq!(
+            prompts(&screen)[i],
+            format!("mcp-demo> call echo text={word}"),
+            "{screen}"
+        );
+    }
+}
