@@ -105,6 +105,21 @@ fn piped_status_is_the_last_commands_and_help_goes_to_stdout() {
     assert!(stderr.contains("connected already"), "{stderr}");
 }
 
+#[test]
+fn piped_help_shows_the_shells_own_forms() {
+    let (status, stdout, stderr) = piped(&[], "help\nhelp tools\nhelp call\nhelp tasks\n");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("Call a tool: `call echo text=hi`"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("`tasks get ID`"), "{stdout}");
+    // Nothing that only works as a one-shot command: `mcp …`, `-- server…`, `--all`.
+    for one_shot in ["mcp call", "mcp tasks", "-- server", "--all", "--config"] {
+        assert!(!stdout.contains(one_shot), "{one_shot:?} in:\n{stdout}");
+    }
+}
+
 /// Reads a child's stderr on a thread, so the test can wait for a line.
 struct Lines {
     rx: mpsc::Receiver<String>,
