@@ -120,6 +120,36 @@ fn piped_help_shows_the_shells_own_forms() {
     }
 }
 
+/// The methods of the requests `mcp -v` shows it sending, in order.
+fn sent_methods(trace: &str) -> Vec<String> {
+    trace
+        .lines()
+        .filter_map(|l| l.strip_prefix("-> "))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m.get("id").is_some())
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn piped_calls_use_the_tool_listing_the_shell_has() {
+    let input = "call echo text=a\ncall echo text=b\ncall add a=1 b=2\ncall nosuch\n";
+    let (_, stdout, trace) = piped(&["-v"], input);
+    assert!(stdout.contains("1 + 2 = 3"), "{stdout}");
+    let sent = sent_methods(&trace);
+    let calls: Vec<usize> = (0..sent.len())
+        .filter(|&i| sent[i] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 4, "{sent:?}");
+    let listed = |from: usize, to: usize| sent[from..to].iter().any(|m| m == "tools/list");
+    // Listed when the shell starts (for completion), before the first call; not again for
+    // the calls of tools it lists; again for a tool it does not list (the server may have
+    // added it).
+    assert!(listed(0, calls[0]), "{sent:?}");
+    assert!(!listed(calls[0], calls[2]), "{sent:?}");
+    assert!(listed(calls[2], calls[3]), "{sent:?}");
+}
+
 /// Reads a child's stderr on a thread, so the test can wait for a line.
 struct Lines {
     rx: mpsc::Receiver<String>,

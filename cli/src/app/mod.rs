@@ -29,6 +29,7 @@ pub mod sampling;
 pub mod shell;
 pub mod signals;
 pub mod tasks;
+pub mod tool_cache;
 pub mod trace;
 pub mod ui;
 
@@ -104,7 +105,8 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         },
         Command::Demo => with_interrupt(&ui, &mut signals, demo::tour(&ui, &out, &client)).await,
         command => {
-            let work = commands::run(command, &cli.connection, &ui, &out, &client);
+            let tools = tool_cache::ToolCache::default();
+            let work = commands::run(command, &cli.connection, &ui, &out, &client, &tools);
             with_interrupt(&ui, &mut signals, work).await
         }
     };

@@ -34,6 +34,7 @@ use mcp_tokio::{Client, Lagged, Notifications};
 use serde_json::Value;
 
 use super::output::Out;
+use super::tool_cache::ToolCache;
 use super::ui::Ui;
 use super::{commands, interrupted};
 use crate::args::{Cli, Command, OutputArgs};
@@ -51,9 +52,10 @@ const FAIRNESS: usize = 64;
 /// of the connection. The caller closes the client afterwards.
 pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> {
     let catalog: SharedCatalog = Arc::new(RwLock::new(catalog::Catalog::default()));
+    let tool_cache = Arc::new(ToolCache::default());
     // A server slow to list its tools must not make Ctrl-C useless before the first prompt.
     tokio::select! {
-        () = catalog::load(client, &catalog) => {}
+        () = catalog::load(client, &catalog, &tool_cache) => {}
         () = interrupted() => return Err(CliError::Interrupted),
     }
     let route = Route::new(ui.clone());
@@ -85,6 +87,7 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
         route,
         printer,
         catalog,
+        tool_cache,
         notifications: Some(client.notifications()),
         task_owners: TaskOwners::default(),
         interactive,
@@ -100,6 +103,9 @@ struct Shell<'a> {
     route: Arc<std::sync::Mutex<Route>>,
     printer: Printer,
     catalog: SharedCatalog,
+    /// The tool listing that `call` and `load` use (listed at start, dropped when the
+    /// server's tools change).
+    tool_cache: Arc<ToolCache>,
     /// `None` once the connection has ended the stream.
     notifications: Option<Notifications>,
     /// Whose task each task status notification is about.
@@ -191,6 +197,8 @@ impl Shell<'_> {
         let out = Out::new(&options);
         Route::set_ui(&self.route, line_ui.clone());
         let client = self.client;
+        // Its own handle: the loop below borrows the shell mutably for notifications.
+        let tool_cache = self.tool_cache.clone();
         // A call shows its task's statuses itself (the status line).
         let call_running = matches!(line.command, Command::Call { .. });
         let work = async {
@@ -199,7 +207,8 @@ impl Shell<'_> {
                     file: Some(path), ..
                 } => super::lint_file(&options, path),
                 command => {
-                    commands::run(command, &options.connection, &line_ui, &out, client).await
+                    let connection = &options.connection;
+                    commands::run(command, connection, &line_ui, &out, client, &tool_cache).await
                 }
             }
         };
@@ -256,8 +265,15 @@ impl Shell<'_> {
             Err(lagged) => return Some(format!("warning: {lagged}")),
         };
         if let Some(list) = List::changed_by(n.kind()) {
+            if list == List::Tools {
+                // The next `call` must not type its arguments from the old schemas.
+                self.tool_cache.forget();
+            }
             let (client, catalog) = (self.client.clone(), self.catalog.clone());
-            tokio::spawn(async move { catalog::refresh(&client, &catalog, list).await });
+            let tool_cache = self.tool_cache.clone();
+            tokio::spawn(async move {
+                catalog::refresh(&client, &catalog, &tool_cache, list).await;
+            });
         }
         let params: Option<Value> = n
             .params
