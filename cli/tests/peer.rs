@@ -94,3 +94,41 @@ fn tools_call_resources_prompts_against_the_python_sdk() {
     let o = run(&peer, &["prompts"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("greet  name"));
 }
+
+#[test]
+fn the_shell_lists_the_tools_again_when_the_server_says_they_changed() {
+    let Some(peer) = peer() else { return };
+    let mut child = Command::new(MCP)
+        .args(["-v", "shell", "--", &peer.0, &peer.1, "stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp shell");
+    let input = "call echo text=a\ncall echo text=b\ncall notify_list_changed\ncall echo text=c\n";
+    std::io::Write::write_all(&mut child.stdin.take().expect("piped"), input.as_bytes())
+        .expect("shell stdin");
+    let o = child.wait_with_output().expect("mcp shell output");
+    let trace = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{trace}");
+    let sent: Vec<String> = trace
+        .lines()
+        .filter_map(|l| l.strip_prefix("-> "))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m.get("id").is_some())
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect();
+    let calls: Vec<usize> = (0..sent.len())
+        .filter(|&i| sent[i] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 4, "{sent:?}");
+    let listed = |from: usize, to: usize| sent[from..to].iter().any(|m| m == "tools/list");
+    assert!(listed(0, calls[0]), "listed at the start: {sent:?}");
+    assert!(!listed(calls[0], calls[2]), "not listed again: {sent:?}");
+    // `notifications/tools/list_changed` came with the third call: the fourth does not use
+    // the old listing.
+    assert!(
+        listed(calls[2], calls[3]),
+        "listed after the change: {sent:?}"
+    );
+}

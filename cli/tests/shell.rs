@@ -105,6 +105,51 @@ fn piped_status_is_the_last_commands_and_help_goes_to_stdout() {
     assert!(stderr.contains("connected already"), "{stderr}");
 }
 
+#[test]
+fn piped_help_shows_the_shells_own_forms() {
+    let (status, stdout, stderr) = piped(&[], "help\nhelp tools\nhelp call\nhelp tasks\n");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("Call a tool: `call echo text=hi`"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("`tasks get ID`"), "{stdout}");
+    // Nothing that only works as a one-shot command: `mcp …`, `-- server…`, `--all`.
+    for one_shot in ["mcp call", "mcp tasks", "-- server", "--all", "--config"] {
+        assert!(!stdout.contains(one_shot), "{one_shot:?} in:\n{stdout}");
+    }
+}
+
+/// The methods of the requests `mcp -v` shows it sending, in order.
+fn sent_methods(trace: &str) -> Vec<String> {
+    trace
+        .lines()
+        .filter_map(|l| l.strip_prefix("-> "))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m.get("id").is_some())
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn piped_calls_use_the_tool_listing_the_shell_has() {
+    let input = "call echo text=a\ncall echo text=b\ncall add a=1 b=2\ncall nosuch\n";
+    let (_, stdout, trace) = piped(&["-v"], input);
+    assert!(stdout.contains("1 + 2 = 3"), "{stdout}");
+    let sent = sent_methods(&trace);
+    let calls: Vec<usize> = (0..sent.len())
+        .filter(|&i| sent[i] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 4, "{sent:?}");
+    let listed = |from: usize, to: usize| sent[from..to].iter().any(|m| m == "tools/list");
+    // Listed when the shell starts (for completion), before the first call; not again for
+    // the calls of tools it lists; again for a tool it does not list (the server may have
+    // added it).
+    assert!(listed(0, calls[0]), "{sent:?}");
+    assert!(!listed(calls[0], calls[2]), "{sent:?}");
+    assert!(listed(calls[2], calls[3]), "{sent:?}");
+}
+
 /// Reads a child's stderr on a thread, so the test can wait for a line.
 struct Lines {
     rx: mpsc::Receiver<String>,
@@ -488,4 +533,48 @@ fn terminal_ctrl_c_during_a_question_leaves_the_next_line_to_the_prompt() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait("pong", |s| s.contains("pong from mcp-demo"));
     assert!(screen.contains("mcp-demo> ping"), "{screen}");
+    // The abandoned question has let go of the terminal: the next one is asked and answered.
+    tmux.text("call ask question=third");
+    tmux.keys(&["Enter"]);
+    tmux.wait("the third question", |s| {
+        s.contains("the server asks: third") && s.matches("Answer").count() == 3
+    });
+    tmux.text("Bob");
+    tmux.keys(&["Enter"]);
+    tmux.wait("the third answer", |s| {
+        s.contains("The user said: Bob") && prompts(s).len() == 5
+    });
+}
+
+#[test]
+fn terminal_runs_every_line_of_a_paste_in_order() {
+    let dir = temp_dir("paste");
+    let script =
+        format!("{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; sleep 600");
+    let Some(tmux) = Tmux::start("paste", &script, &[("XDG_STATE_HOME", &dir)]) else {
+        return;
+    };
+    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
+    // One send-keys: the three lines reach the terminal together, as a paste does.
+    tmux.keys(&[
+        "call echo text=first",
+        "Enter",
+        "call echo text=second",
+        "Enter",
+        "call echo text=third",
+        "Enter",
+    ]);
+    let screen = tmux.wait("the three results", |s| prompts(s).len() == 4);
+    let results: Vec<&str> = screen
+        .lines()
+        .filter(|l| ["first", "second", "third"].contains(&l.trim()))
+        .collect();
+    assert_eq!(results, ["first", "second", "third"], "{screen}");
+    for (i, word) in ["first", "second", "third"].iter().enumerate() {
+        assert_eq!(
+            prompts(&screen)[i],
+            format!("mcp-demo> call echo text={word}"),
+            "{screen}"
+        );
+    }
 }

@@ -382,3 +382,29 @@ fn a_task_tool_completes_through_mcp_call_over_streamable_http() {
     );
     assert_ne!(v["isError"], true, "{v:#}");
 }
+
+#[test]
+fn the_shell_shows_a_calls_task_statuses_only_as_the_calls_status() {
+    let Some(server) = everything() else { return };
+    let mut child = Command::new(MCP)
+        .args(["shell", "--"])
+        .args(&server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp shell");
+    let mut stdin = child.stdin.take().expect("piped");
+    writeln!(stdin, "call simulate-research-query topic=rust").expect("shell stdin");
+    // The end of input ends the shell once the call has ended.
+    drop(stdin);
+    let o = child.wait_with_output().expect("mcp shell output");
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("# Research Report: rust"), "{stdout}");
+    // The server sends `notifications/tasks/status` for the call's task (the statuses the
+    // call follows): none is printed as a notification of its own.
+    assert!(!stderr.contains("tasks/status"), "{stderr}");
+    assert!(!stderr.contains("taskId"), "{stderr}");
+    assert!(!stderr.contains("task "), "{stderr}");
+}

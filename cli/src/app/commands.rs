@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use super::connect::call_error;
 use super::diagnose;
 use super::output::{Out, to_json};
+use super::tool_cache::ToolCache;
 use super::ui::Ui;
 use crate::args::{Command, CompletionRef, ConnectionArgs, ToolArgs, string_pairs};
 use crate::exit::{CliError, Exit};
@@ -21,7 +22,8 @@ use crate::render::{self, Column, Table};
 use crate::{lint, load_stats::format_latency};
 
 /// Runs one server subcommand on a connected client, printing with `ui` and writing results
-/// to `out`.
+/// to `out`. `call` and `load` take the server's tools from `tool_cache` (listing them only when
+/// it does not have them, or not the tool named).
 ///
 /// Both the one-shot CLI and `mcp shell` (once per typed line, on its one session) call
 /// this; subcommands that do not run on a client (`demo`, `login`, `shell`, `help`, …) are a
@@ -32,6 +34,7 @@ pub async fn run(
     ui: &Ui,
     out: &Out,
     client: &Client,
+    tool_cache: &ToolCache,
 ) -> Result<Exit, CliError> {
     let out = out.clone();
     match command {
@@ -43,8 +46,13 @@ pub async fn run(
             no_output_check,
             ..
         } => {
-            let check = !no_output_check;
-            call(ui, &out, connection, client, tool, args, check).await
+            let listed = tool_cache.tools_naming(client, tool).await;
+            let request = CallRequest {
+                tool,
+                args,
+                check_output: !no_output_check,
+            };
+            call(ui, &out, connection, client, request, listed.as_deref()).await
         }
         Command::Tasks(args) => super::tasks::run(ui, &out, connection, client, args).await,
         Command::Resources(_) => resources(ui, &out, client).await,
@@ -132,8 +140,9 @@ pub async fn run(
             duration,
             ..
         } => {
-            let tools = diagnose::listed_tools(client).await;
-            let arguments = diagnose::tool_arguments(tool, args, tools.as_deref())?;
+            let tools = tool_cache.tools_naming(client, tool).await;
+            let arguments =
+                diagnose::tool_arguments(tool, args, tools.as_deref().map(Vec::as_slice))?;
             let plan = super::load::Plan {
                 tool: tool.clone(),
                 arguments,
@@ -363,22 +372,33 @@ pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), Cl
     }
 }
 
-/// `mcp call`: lists the tools first (for the schema, the required arguments and "did you
-/// mean"; see [`diagnose`]), then calls. The listing also gives the client the tools' output
-/// schemas: unless `check_output` is false, a result that breaks its tool's `outputSchema`
-/// is an error ([`CliError::OutputSchema`]).
-/// `mcp call` on one connected server (also a `--config` server's own client).
+/// What `call` is asked: the tool, its arguments as typed, and whether its result is checked
+/// against its `outputSchema`.
+pub(crate) struct CallRequest<'a> {
+    pub(crate) tool: &'a str,
+    pub(crate) args: &'a ToolArgs,
+    pub(crate) check_output: bool,
+}
+
+/// `mcp call` of `tool`, given the server's tools as listed (for the schema, the required
+/// arguments and "did you mean"; see [`diagnose`]; `None`: no listing). The listing also
+/// gave the client the tools' output schemas: unless `check_output` is false, a result that
+/// breaks its tool's `outputSchema` is an error ([`CliError::OutputSchema`]).
 pub(crate) async fn call(
     ui: &Ui,
     out: &Out,
     connection: &ConnectionArgs,
     client: &Client,
-    tool: &str,
-    args: &ToolArgs,
-    check_output: bool,
+    request: CallRequest<'_>,
+    tools: Option<&Vec<Tool>>,
 ) -> Result<Exit, CliError> {
-    let tools = diagnose::listed_tools(client).await;
-    let arguments = diagnose::tool_arguments(tool, args, tools.as_deref())?;
+    let CallRequest {
+        tool,
+        args,
+        check_output,
+    } = request;
+    let tools = tools.map(Vec::as_slice);
+    let arguments = diagnose::tool_arguments(tool, args, tools)?;
     let progress_ui = ui.clone();
     let status_ui = ui.clone();
     // A task-required tool becomes a task: its status changes show where progress does;
@@ -395,10 +415,9 @@ pub(crate) async fn call(
         .call_tool_with(tool.to_owned(), Value::Object(arguments), options)
         .await;
     ui.clear_progress();
-    let result = result.map_err(|e| diagnose::call_failed(client, tool, tools.as_deref(), e))?;
+    let result = result.map_err(|e| diagnose::call_failed(client, tool, tools, e))?;
     let text = error_text(&result);
-    if let Some(error) = diagnose::tool_result_error(client, tool, tools.as_deref(), &result, &text)
-    {
+    if let Some(error) = diagnose::tool_result_error(client, tool, tools, &result, &text) {
         return Err(error);
     }
     call_result(ui, out, &result)?;

@@ -21,13 +21,6 @@ use crate::args::typed::{ArgumentError, required_of, signature};
 use crate::exit::{CliError, Missing, Rejected, strip_rpc_prefix};
 use crate::suggest::did_you_mean;
 
-/// The tools of the server, when it has the capability and lists them; `None` when listing
-/// failed (the call then goes ahead untyped, and its own error says what is wrong).
-pub async fn listed_tools(client: &Client) -> Option<Vec<Tool>> {
-    client.capabilities().tools.as_ref()?;
-    client.list_tools().await.ok()
-}
-
 /// The arguments for `tool`, typed from its input schema when `tools` lists it.
 ///
 /// # Errors

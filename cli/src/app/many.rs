@@ -229,14 +229,21 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             // checked against its schema, did-you-mean, progress, tasks.
             Some((server, name)) => match manager.client(&server) {
                 Some(client) => {
+                    let listed = super::tool_cache::ToolCache::default()
+                        .tools_naming(&client, &name)
+                        .await;
+                    let request = super::commands::CallRequest {
+                        tool: &name,
+                        args,
+                        check_output: !*no_output_check,
+                    };
                     super::commands::call(
                         ui,
                         out,
                         &cli.connection,
                         &client,
-                        &name,
-                        args,
-                        !*no_output_check,
+                        request,
+                        listed.as_deref(),
                     )
                     .await
                 }

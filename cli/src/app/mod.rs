@@ -29,6 +29,7 @@ pub mod sampling;
 pub mod shell;
 pub mod signals;
 pub mod tasks;
+pub mod tool_cache;
 pub mod trace;
 pub mod ui;
 
@@ -106,7 +107,8 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
             with_interrupt(&ui, &mut signals, demo::tour(&ui, &out, &client), false).await
         }
         command => {
-            let work = commands::run(command, &cli.connection, &ui, &out, &client);
+            let tools = tool_cache::ToolCache::default();
+            let work = commands::run(command, &cli.connection, &ui, &out, &client, &tools);
             let watching = matches!(command, Command::Watch(_));
             match with_interrupt(&ui, &mut signals, work, watching).await {
                 // Ctrl-C is how `watch` is meant to end: status 130 as for any interrupted

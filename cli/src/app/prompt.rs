@@ -9,7 +9,7 @@
 use std::io::{BufRead, Write};
 use std::sync::{Mutex, PoisonError};
 
-use super::answer::{Question, QuestionInput};
+use super::answer::{Question, QuestionInput, QuestionOutput};
 use super::ui::Ui;
 
 /// Held while a question is on the terminal.
@@ -32,8 +32,9 @@ where
         let _turn = TERMINAL.lock().unwrap_or_else(PoisonError::into_inner);
         let mut input = QuestionInput::new(question);
         // Not locked for the whole question: a writer elsewhere (a log line, the shell's
-        // prompt after a Ctrl-C) must never wait for a person to answer.
-        let mut output = std::io::stderr();
+        // prompt after a Ctrl-C) must never wait for a person to answer. Once abandoned, the
+        // question writes nothing more: the prompt is back on the terminal.
+        let mut output = QuestionOutput::new(question);
         ask(&mut input, &mut output)
     })
     .await

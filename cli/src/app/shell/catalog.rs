@@ -1,12 +1,14 @@
 //! What the shell knows about the server for tab completion: tool, prompt and argument names,
 //! resource URIs. Loaded once when the shell starts and again when the server says a list
-//! changed.
+//! changed. The tool listing is also kept whole for the session's `call`s ([`ToolCache`]).
 
 use std::sync::{Arc, RwLock};
 
 use mcp_proto::session::NotificationKind;
 use mcp_proto::types::{Prompt, Tool};
 use mcp_tokio::Client;
+
+use crate::app::tool_cache::ToolCache;
 use serde_json::Value;
 
 /// A tool and the names of its arguments.
@@ -84,27 +86,31 @@ impl List {
     }
 }
 
-/// Lists everything the server declares (tools, prompts, resources) into `catalog`. A list
-/// that fails stays as it was: completion is a convenience, never a reason to stop.
-pub async fn load(client: &Client, catalog: &SharedCatalog) {
+/// Lists everything the server declares (tools, prompts, resources) into `catalog` (and
+/// the tools into `tool_cache`). A list that fails stays as it was: completion is a
+/// convenience, never a reason to stop.
+pub async fn load(client: &Client, catalog: &SharedCatalog, tool_cache: &ToolCache) {
     let caps = client.capabilities();
     if caps.tools.is_some() {
-        refresh(client, catalog, List::Tools).await;
+        refresh(client, catalog, tool_cache, List::Tools).await;
     }
     if caps.prompts.is_some() {
-        refresh(client, catalog, List::Prompts).await;
+        refresh(client, catalog, tool_cache, List::Prompts).await;
     }
     if caps.resources.is_some() {
-        refresh(client, catalog, List::Resources).await;
+        refresh(client, catalog, tool_cache, List::Resources).await;
     }
 }
 
-/// Lists one kind again and replaces it in `catalog` (unchanged when the listing fails).
-pub async fn refresh(client: &Client, catalog: &SharedCatalog, list: List) {
+/// Lists one kind again and replaces it in `catalog` (unchanged when the listing fails);
+/// a tool listing also goes to `tool_cache`.
+pub async fn refresh(client: &Client, catalog: &SharedCatalog, tool_cache: &ToolCache, list: List) {
     match list {
         List::Tools => {
+            let generation = tool_cache.generation();
             if let Ok(tools) = client.list_tools().await {
                 write(catalog).tools = tools.iter().map(NamedArgs::of_tool).collect();
+                tool_cache.store(tools, generation);
             }
         }
         List::Prompts => {

@@ -77,9 +77,20 @@ pub fn command_tree() -> clap::Command {
             // `help` is listed by the overview itself, with the shell's meaning.
             let hidden = sub.get_name() == "help"
                 || NOT_IN_SHELL.iter().any(|(name, _)| *name == sub.get_name());
-            sub.hide(hidden).mut_args(|a| {
-                // The session is connected already: `-- server…` does not apply.
-                if a.get_id() == "argv" {
+            let is_tools = sub.get_name() == "tools";
+            let about = sub.get_about().map(|a| for_the_shell(&a.to_string()));
+            let long_about = sub.get_long_about().map(|a| for_the_shell(&a.to_string()));
+            let mut sub = sub.hide(hidden);
+            if let Some(about) = about {
+                sub = sub.about(about);
+            }
+            if let Some(long_about) = long_about {
+                sub = sub.long_about(long_about);
+            }
+            sub.mut_args(|a| {
+                // The session is connected already: `-- server…` does not apply, nor
+                // does `tools --all` (every server of a --config file).
+                if a.get_id() == "argv" || (is_tools && a.get_id() == "all") {
                     a.hide(true)
                 } else {
                     a
@@ -87,6 +98,21 @@ pub fn command_tree() -> clap::Command {
             })
         });
     hide_globals_in_subcommands(command, OUTPUT_POINTER)
+}
+
+/// A subcommand's description as it reads in the shell: its examples in the shell's form
+/// (`call echo text=hi`, not `mcp call echo text=hi -- server…`), without what only the
+/// one-shot command can do (`tools --all`) or what is about starting a session.
+fn for_the_shell(text: &str) -> String {
+    text.split_inclusive(". ")
+        // Advice on which session to follow a task in: the shell is that session.
+        .filter(|sentence| !sentence.contains("`mcp shell`"))
+        .collect::<String>()
+        .replace(" (`--all`: every server of --config)", "")
+        .replace(" -- server…", "")
+        .replace("`mcp ", "`")
+        .trim_end()
+        .to_owned()
 }
 
 /// Parses one typed line.
@@ -348,6 +374,21 @@ mod tests {
             );
             assert!(!help.contains("SERVER_CMD"), "{line}: {help}");
         }
+        // The shell's own forms: no `mcp` in front, no `-- server…`, no `--all`.
+        for line in [
+            "help",
+            "help tools",
+            "help call",
+            "help tasks",
+            "help prompt",
+        ] {
+            let help = text(line);
+            for one_shot in ["mcp ", "-- server", "--all", "--config"] {
+                assert!(!help.contains(one_shot), "{line}: {one_shot:?} in {help}");
+            }
+        }
+        assert!(text("help").contains("Call a tool: `call echo text=hi`"));
+        assert!(text("help tasks").contains("`tasks get ID`"));
         let options = text("help options");
         assert!(
             options.contains("--json") && options.contains("--raw"),

@@ -23,6 +23,7 @@ pub mod complete;
 pub mod input;
 pub mod line;
 pub mod printer;
+pub mod task_owners;
 
 use std::sync::{Arc, RwLock};
 
@@ -33,6 +34,7 @@ use mcp_tokio::{Client, Lagged, Notifications};
 use serde_json::Value;
 
 use super::output::Out;
+use super::tool_cache::ToolCache;
 use super::ui::Ui;
 use super::{commands, interrupted};
 use crate::args::{Cli, Command, OutputArgs};
@@ -41,6 +43,7 @@ use catalog::{List, SharedCatalog};
 use input::{EditorSetup, Input, LineReader};
 use line::{LineCommand, Parsed};
 use printer::{Printer, Route};
+use task_owners::TaskOwners;
 
 /// How many notifications in a row are printed before the running command is polled again.
 const FAIRNESS: usize = 64;
@@ -49,9 +52,10 @@ const FAIRNESS: usize = 64;
 /// of the connection. The caller closes the client afterwards.
 pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> {
     let catalog: SharedCatalog = Arc::new(RwLock::new(catalog::Catalog::default()));
+    let tool_cache = Arc::new(ToolCache::default());
     // A server slow to list its tools must not make Ctrl-C useless before the first prompt.
     tokio::select! {
-        () = catalog::load(client, &catalog) => {}
+        () = catalog::load(client, &catalog, &tool_cache) => {}
         () = interrupted() => return Err(CliError::Interrupted),
     }
     let route = Route::new(ui.clone());
@@ -83,7 +87,9 @@ pub async fn run(cli: &Cli, ui: &Ui, client: &Client) -> Result<Exit, CliError> 
         route,
         printer,
         catalog,
+        tool_cache,
         notifications: Some(client.notifications()),
+        task_owners: TaskOwners::default(),
         interactive,
     };
     shell.read_eval_print(&mut reader).await
@@ -97,8 +103,13 @@ struct Shell<'a> {
     route: Arc<std::sync::Mutex<Route>>,
     printer: Printer,
     catalog: SharedCatalog,
+    /// The tool listing that `call` and `load` use (listed at start, dropped when the
+    /// server's tools change).
+    tool_cache: Arc<ToolCache>,
     /// `None` once the connection has ended the stream.
     notifications: Option<Notifications>,
+    /// Whose task each task status notification is about.
+    task_owners: TaskOwners,
     interactive: bool,
 }
 
@@ -158,8 +169,9 @@ impl Shell<'_> {
             tokio::select! {
                 input = reader.recv() => return Ok(input),
                 Some(item) = next_notification(&mut self.notifications) => {
-                    let text = self.notification(item);
-                    self.printer.line(text);
+                    if let Some(text) = self.notification(item, false) {
+                        self.printer.line(text);
+                    }
                 }
                 reason = self.client.closed() => {
                     if self.interactive {
@@ -185,13 +197,18 @@ impl Shell<'_> {
         let out = Out::new(&options);
         Route::set_ui(&self.route, line_ui.clone());
         let client = self.client;
+        // Its own handle: the loop below borrows the shell mutably for notifications.
+        let tool_cache = self.tool_cache.clone();
+        // A call shows its task's statuses itself (the status line).
+        let call_running = matches!(line.command, Command::Call { .. });
         let work = async {
             match &line.command {
                 Command::Lint {
                     file: Some(path), ..
                 } => super::lint_file(&options, path),
                 command => {
-                    commands::run(command, &options.connection, &line_ui, &out, client).await
+                    let connection = &options.connection;
+                    commands::run(command, connection, &line_ui, &out, client, &tool_cache).await
                 }
             }
         };
@@ -205,8 +222,9 @@ impl Shell<'_> {
                 biased;
                 Some(item) = next_notification(&mut self.notifications), if !starving => {
                     burst += 1;
-                    let text = self.notification(item);
-                    line_ui.info(&text);
+                    if let Some(text) = self.notification(item, call_running) {
+                        line_ui.info(&text);
+                    }
                 }
                 r = &mut work => break r,
                 // After a long run of notifications the command is polled too (yield_now is
@@ -234,22 +252,42 @@ impl Shell<'_> {
         result
     }
 
-    /// The text of one notification; a list change also refreshes completion (in the
-    /// background: the server may be slow to list).
-    fn notification(&self, item: Result<ServerNotification, Lagged>) -> String {
+    /// The text of one notification, `None` when it is not printed (the status of a task
+    /// that a call follows: `call_running` says whether a `call` line runs now). A list
+    /// change also refreshes completion (in the background: the server may be slow to list).
+    fn notification(
+        &mut self,
+        item: Result<ServerNotification, Lagged>,
+        call_running: bool,
+    ) -> Option<String> {
         let n = match item {
             Ok(n) => n,
-            Err(lagged) => return format!("warning: {lagged}"),
+            Err(lagged) => return Some(format!("warning: {lagged}")),
         };
         if let Some(list) = List::changed_by(n.kind()) {
+            if list == List::Tools {
+                // The next `call` must not type its arguments from the old schemas.
+                self.tool_cache.forget();
+            }
             let (client, catalog) = (self.client.clone(), self.catalog.clone());
-            tokio::spawn(async move { catalog::refresh(&client, &catalog, list).await });
+            let tool_cache = self.tool_cache.clone();
+            tokio::spawn(async move {
+                catalog::refresh(&client, &catalog, &tool_cache, list).await;
+            });
         }
         let params: Option<Value> = n
             .params
             .as_ref()
             .and_then(|p| serde_json::from_str(p.get()).ok());
-        notification_text(&n.method, params.as_ref())
+        if n.kind() == NotificationKind::TaskStatus {
+            let id = params.as_ref().and_then(|p| p.get("taskId")?.as_str());
+            if let Some(id) = id
+                && self.task_owners.belongs_to_a_call(id, call_running)
+            {
+                return None;
+            }
+        }
+        Some(notification_text(&n.method, params.as_ref()))
     }
 }
 
@@ -321,6 +359,16 @@ pub fn notification_text(method: &str, params: Option<&Value>) -> String {
         NotificationKind::PromptsListChanged => "the server's prompts changed".into(),
         NotificationKind::ResourcesListChanged => "the server's resources changed".into(),
         NotificationKind::ResourceUpdated => format!("resource updated: {}", param("uri")),
+        NotificationKind::TaskStatus => {
+            let message = params
+                .and_then(|p| p.get("statusMessage"))
+                .and_then(Value::as_str);
+            let (id, status) = (param("taskId"), param("status"));
+            match message {
+                Some(m) => format!("task {id} {status}: {m}"),
+                None => format!("task {id} {status}"),
+            }
+        }
         _ => match params {
             Some(p) => format!("{method} {p}"),
             None => method.to_owned(),
@@ -352,6 +400,13 @@ mod tests {
             Some(&json!({ "level": "warning", "logger": "db", "data": "disk almost full" })),
         );
         assert!(log.contains("disk almost full"), "{log}");
+        assert_eq!(
+            notification_text(
+                "notifications/tasks/status",
+                Some(&json!({ "taskId": "t-1", "status": "working", "statusMessage": "halfway" }))
+            ),
+            "task t-1 working: halfway"
+        );
         assert_eq!(
             notification_text("notifications/custom", Some(&json!({ "n": 1 }))),
             r#"notifications/custom {"n":1}"#
