@@ -394,8 +394,11 @@ fn no_server_left_after(signal: &str) -> ExitStatus {
                 && members.iter().any(|(_, c)| c.starts_with("sleep 1000"))
         },
     );
+    // The watchdog is started beside the server, a moment after it under load.
     let watchdog = format!("mcp-group-watchdog {pgid}");
-    assert!(!processes_matching(&watchdog).is_empty(), "no watchdog");
+    wait_until("the group's watchdog runs", || {
+        !processes_matching(&watchdog).is_empty()
+    });
     mcp.signal(signal);
     let (status, _, stderr) = mcp.finish();
     let mut left = Vec::new();
