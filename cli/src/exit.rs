@@ -603,6 +603,12 @@ impl CliError {
             CliError::Remote { method, error } if method.starts_with("tasks/") && error.code == ErrorObject::INVALID_PARAMS => {
                 "`mcp tasks` lists the server's tasks with their ids and status".into()
             }
+            // A task's state, not a crash: `tasks/result` of a cancelled or failed task.
+            CliError::Remote { method, error }
+                if method == "tasks/result" && error.code == ErrorObject::INTERNAL_ERROR =>
+            {
+                "the task may have ended without a result (cancelled or failed): `mcp tasks get ID` shows its status".into()
+            }
             CliError::Remote { error, .. } => return remote_hint(error.code),
             CliError::NotFound {
                 kind, suggestions, ..

@@ -337,3 +337,21 @@ fn a_stalled_server_was_disconnected_by_the_client_not_closed_by_itself() {
         "the server closed the connection: transport closed"
     );
 }
+
+#[test]
+fn a_task_result_refused_with_an_internal_error_points_to_the_tasks_status() {
+    let e = CliError::Remote {
+        method: "tasks/result".into(),
+        error: ErrorObject::new(ErrorObject::INTERNAL_ERROR, "Task t-1 has no result stored"),
+    };
+    assert!(
+        e.hint().unwrap_or_default().contains("mcp tasks get"),
+        "{:?}",
+        e.hint()
+    );
+    let e = CliError::Remote {
+        method: "tools/call".into(),
+        error: ErrorObject::new(ErrorObject::INTERNAL_ERROR, "boom"),
+    };
+    assert!(e.hint().unwrap_or_default().contains("failed internally"));
+}
