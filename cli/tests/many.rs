@@ -227,6 +227,15 @@ fn a_namespaced_call_is_the_servers_own_call() {
     assert_eq!(o.status.code(), Some(3));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["error"]["code"], "connection_refused", "{v:#}");
+    // And in the list of every server, in the same words.
+    let o = mcp(&d, &["--config", p, "tools", "--all"]);
+    assert!(
+        text(&o.stdout).contains(
+            "down: failed: could not connect to http://127.0.0.1:1/mcp: connection refused"
+        ),
+        "{}",
+        text(&o.stdout)
+    );
 }
 
 #[test]

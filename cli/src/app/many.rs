@@ -256,7 +256,7 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             None => Err(target_failure(&targets, &manager.status(), &servers)
                 .unwrap_or_else(|| unknown_tool(tool, &manager))),
         },
-        _ => list(ui, out, &manager, &summary, &entries, deadline),
+        _ => list(ui, out, &manager, &summary, (&entries, &servers), deadline),
     };
     manager.shutdown().await;
     result
@@ -309,6 +309,17 @@ fn network_error(name: &str, url: Option<&str>, reason: &str) -> Option<CliError
     })
 }
 
+/// The URL of the HTTP server `name` of the file, if it is one.
+fn http_url(servers: &[ServerConfig], name: &str) -> Option<String> {
+    servers
+        .iter()
+        .find(|s| s.name == name)
+        .and_then(|s| match &s.transport {
+            TransportConfig::Http(h) => Some(h.url.clone()),
+            _ => None,
+        })
+}
+
 /// A call whose server did not come up fails with that server's reason (exit 3), not as an
 /// unknown tool; `None` when every target is ready.
 fn target_failure(
@@ -316,15 +327,7 @@ fn target_failure(
     status: &[(String, ServerStatus)],
     servers: &[ServerConfig],
 ) -> Option<CliError> {
-    let url = |name: &str| {
-        servers
-            .iter()
-            .find(|s| s.name == name)
-            .and_then(|s| match &s.transport {
-                TransportConfig::Http(h) => Some(h.url.clone()),
-                _ => None,
-            })
-    };
+    let url = |name: &str| http_url(servers, name);
     if let Some(network) = status.iter().find_map(|(name, status)| match status {
         ServerStatus::Failed { reason, .. } if targets.contains(name) => {
             network_error(name, url(name).as_deref(), reason)
@@ -508,11 +511,22 @@ fn list(
     out: &Out,
     manager: &Manager<TokioRuntime>,
     summary: &StartupSummary,
-    entries: &[(String, Option<(&'static str, String)>)],
+    (entries, configs): (&[(String, Option<(&'static str, String)>)], &[ServerConfig]),
     deadline: Duration,
 ) -> Result<Exit, CliError> {
     let tools = manager.tools();
-    let servers = server_lines(entries, &manager.status(), summary, &tools, deadline);
+    let mut servers = server_lines(entries, &manager.status(), summary, &tools, deadline);
+    // A network failure below HTTP reads as it does with --url, not as the client's chain.
+    for line in servers.iter_mut().filter(|l| l.state == "failed") {
+        let url = http_url(configs, &line.name);
+        if let Some(e) = line
+            .reason
+            .as_deref()
+            .and_then(|r| network_error(&line.name, url.as_deref(), r))
+        {
+            line.reason = Some(e.to_string());
+        }
+    }
     if ui.json {
         out.json(&list_json(&tools, &servers))?;
     } else {
