@@ -256,7 +256,7 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             None => Err(target_failure(&targets, &manager.status(), &servers)
                 .unwrap_or_else(|| unknown_tool(tool, &manager))),
         },
-        _ => list(ui, out, &manager, &summary, (&entries, &servers), deadline),
+        _ => list(ui, out, &manager, &summary, &entries, &servers, deadline),
     };
     manager.shutdown().await;
     result
@@ -511,7 +511,8 @@ fn list(
     out: &Out,
     manager: &Manager<TokioRuntime>,
     summary: &StartupSummary,
-    (entries, configs): (&[(String, Option<(&'static str, String)>)], &[ServerConfig]),
+    entries: &[(String, Option<(&'static str, String)>)],
+    configs: &[ServerConfig],
     deadline: Duration,
 ) -> Result<Exit, CliError> {
     let tools = manager.tools();
