@@ -161,9 +161,14 @@ pub struct CallOptions {
     pub(crate) skip_output_check: bool,
     /// Told every status a task made of the call goes through.
     pub(crate) task_status: Option<TaskStatusSink>,
+    /// Told the id of the task the server made of the call, once.
+    pub(crate) task_created: Option<TaskCreatedSink>,
     /// The `ttl` asked for a task made of the call (2025-11-25).
     pub(crate) task_ttl: Option<Duration>,
 }
+
+/// Where the id of a task made of a call goes ([`CallOptions::on_task_created`]).
+pub(crate) type TaskCreatedSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Where a task's status changes go: the status and the server's message, if any.
 pub(crate) type TaskStatusSink =
@@ -177,6 +182,7 @@ impl fmt::Debug for CallOptions {
             .field("cancel", &self.cancel)
             .field("skip_output_check", &self.skip_output_check)
             .field("task_status", &self.task_status.is_some())
+            .field("task_created", &self.task_created.is_some())
             .field("task_ttl", &self.task_ttl)
             .finish()
     }
@@ -233,6 +239,15 @@ impl CallOptions {
         f: impl Fn(&mcp_proto::types::TaskStatus, Option<&str>) + Send + Sync + 'static,
     ) -> Self {
         self.task_status = Some(Arc::new(f));
+        self
+    }
+
+    /// Calls `f` once with the id of the task the server made of the call, as soon as the
+    /// client knows it (before the first poll): the id `tasks/get`, `tasks/result` and
+    /// `tasks/cancel` take, and that `list_tasks` shows. Not called for a call answered at once.
+    #[must_use]
+    pub fn on_task_created(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.task_created = Some(Arc::new(f));
         self
     }
 

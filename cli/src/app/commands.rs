@@ -401,13 +401,15 @@ pub(crate) async fn call(
     let arguments = diagnose::tool_arguments(tool, args, tools)?;
     let progress_ui = ui.clone();
     let status_ui = ui.clone();
+    let created_ui = ui.clone();
     // A task-required tool becomes a task: its status changes show where progress does;
     // Ctrl-C drops this call, which cancels the task at the server (`tasks/cancel`).
     let mut options = call_options(connection)
         .on_progress(move |p| {
             progress_ui.progress(p.progress, p.total, p.message.as_deref());
         })
-        .on_task_status(move |status, message| status_ui.task_status(status.as_str(), message));
+        .on_task_status(move |status, message| status_ui.task_status(status.as_str(), message))
+        .on_task_created(move |id| created_ui.task_created(id));
     if !check_output {
         options = options.skip_output_check();
     }

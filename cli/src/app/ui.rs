@@ -122,6 +122,15 @@ impl Ui {
         }
     }
 
+    /// Says which task the server made of a call (unless `-q`): a line that stays on a
+    /// terminal, with `-v` otherwise, so the id is there for `mcp tasks get|result|cancel`.
+    pub fn task_created(&self, id: &str) {
+        if self.quiet || !(self.stderr_tty || self.verbose > 0) {
+            return;
+        }
+        self.note(&format!("task {id} created"));
+    }
+
     /// Removes the progress bar, if one is drawn.
     pub fn clear_progress(&self) {
         if self.stderr_tty {

@@ -233,6 +233,9 @@ impl<R: Runtime> Client<R> {
                 statuses: self.inner.shared.subscribe(),
             }),
         };
+        if let Some(created) = &options.task_created {
+            created(handle.poller.task_id());
+        }
         handle.tell_status(None);
         Ok(Some(handle))
     }

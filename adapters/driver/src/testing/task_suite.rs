@@ -80,11 +80,25 @@ pub async fn task_is_awaited_transparently<R: Runtime>(rt: R) {
         a.fetch_add(1, Ordering::SeqCst);
         Ok(json!({"resultType": "complete"}))
     });
-    let result = within(&rt, WAIT, client.call_tool("greet", json!({})))
-        .await
-        .expect("in time")
-        .expect("the task's result");
+    let created = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = created.clone();
+    let options = CallOptions::new().on_task_created(move |id| {
+        seen.lock().expect("not poisoned").push(id.to_owned());
+    });
+    let result = within(
+        &rt,
+        WAIT,
+        client.call_tool_with("greet", json!({}), options),
+    )
+    .await
+    .expect("in time")
+    .expect("the task's result");
     assert_eq!(text_of(&result), "hello rust");
+    assert_eq!(
+        *created.lock().expect("not poisoned"),
+        ["t1"],
+        "told once, with the id"
+    );
     let call = &server.received_method("tools/call")[0];
     assert_eq!(
         call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"],
