@@ -11,42 +11,10 @@
 //! the figure depends on where `n` falls between two capacities; 100k is the size,
 //! 60k is near the worst case (just past a doubling) and 110k near the best.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
+use mcp_bench::alloc::{Counting, live_bytes};
 use mcp_bench::setup;
 use mcp_proto::session::RequestOptions;
 use mcp_proto::time::Instant;
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every method forwards to `System` with the same arguments and only adds
-// bookkeeping of the sizes involved.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Relaxed);
-        // SAFETY: same layout as given.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        // SAFETY: `ptr` was allocated by `System` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Relaxed);
-        // SAFETY: same layout as given.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Relaxed);
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -57,7 +25,7 @@ fn per_request(n: usize, with_body: bool) -> f64 {
     let params = setup::call_params();
     let mut session = setup::ready_session(now, n + 16);
     let mut out = Vec::with_capacity(1 << 20);
-    let before = LIVE.load(Relaxed);
+    let before = live_bytes();
     for _ in 0..n {
         let body = with_body.then(|| params.clone().into());
         session
@@ -67,7 +35,7 @@ fn per_request(n: usize, with_body: bool) -> f64 {
         let _ = session.poll_transmit(&mut out);
     }
     assert_eq!(session.in_flight(), n);
-    let after = LIVE.load(Relaxed);
+    let after = live_bytes();
     drop(session);
     (after - before) as f64 / n as f64
 }
