@@ -9,24 +9,10 @@
 
 use std::process::{Command, Stdio};
 
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+mod common;
+use common::everything;
 
-/// The server's command line, or `None` when skipping was asked for.
-fn everything() -> Option<Vec<String>> {
-    match std::env::var("MCP_PEER_EVERYTHING") {
-        Ok(cmd) if !cmd.trim().is_empty() => {
-            Some(cmd.split_whitespace().map(str::to_owned).collect())
-        }
-        _ if std::env::var("MCP_SKIP_INTEROP").as_deref() == Ok("1") => {
-            eprintln!("skipped: MCP_SKIP_INTEROP=1 and no MCP_PEER_EVERYTHING");
-            None
-        }
-        _ => panic!(
-            "MCP_PEER_EVERYTHING is not set: run `scripts/test` (it installs the peers and \
-             sources .peers/env.sh), or set MCP_SKIP_INTEROP=1 to skip this test"
-        ),
-    }
-}
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 #[test]
 fn a_long_operation_with_progress_outlives_the_timeout() {
