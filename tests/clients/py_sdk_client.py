@@ -75,8 +75,10 @@ def check(cond: Any, message: str) -> None:
 
 def describe(error: BaseException) -> str:
     """An error as one line; the errors inside a task group's ExceptionGroup, each named."""
-    if isinstance(error, BaseExceptionGroup):
-        return "; ".join(describe(e) for e in error.exceptions)
+    # A task group's ExceptionGroup (builtin from Python 3.11, a backport on 3.10).
+    inner = getattr(error, "exceptions", None)
+    if isinstance(inner, tuple) and inner:
+        return "; ".join(describe(e) for e in inner)
     return f"{type(error).__name__}: {error}"
 
 
