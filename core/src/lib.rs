@@ -58,7 +58,7 @@
 //! // A tiny scripted server: answers initialize and tools/call, one line in, one line out.
 //! fn server(line: &[u8]) -> Option<Vec<u8>> {
 //!     let jsonrpc::Decoded::Single(Message::Request { id, method, .. }) =
-//!         jsonrpc::decode(line).ok()?
+//!         jsonrpc::decode(line).ok()?.into_owned()
 //!     else {
 //!         return None; // notifications get no answer
 //!     };

@@ -336,37 +336,39 @@ impl Session {
 
     /// Feeds one framed input: a line from stdio, an SSE event's data, an HTTP JSON body.
     /// A JSON array is a batch. Input that is not JSON-RPC becomes an [`Event::Diagnostic`];
-    /// the session carries on. Ignored once closed.
+    /// the answer it carries, if its id can be read, completes that request with
+    /// [`RequestError::InvalidResponse`] at once (see `salvage`); the session carries on.
+    /// Ignored once closed.
     pub fn handle_message(&mut self, now: Instant, bytes: &[u8]) {
-        if self.is_closed() {
-            return;
-        }
-        self.handle_decoded_input(now, bytes, jsonrpc::decode_ref(bytes));
+        self.handle_input(now, jsonrpc::Input::Bytes(bytes));
     }
 
     /// [`handle_message`](Self::handle_message) for input already known to be UTF-8 (a line
     /// from [`LineDecoder`](crate::framing::lines::LineDecoder), an SSE event's data): the same
     /// behaviour, without checking the UTF-8 a second time.
     pub fn handle_message_str(&mut self, now: Instant, text: &str) {
+        self.handle_input(now, jsonrpc::Input::Text(text));
+    }
+
+    /// [`handle_message`](Self::handle_message) decoding with the general parse only: the
+    /// reference the routing of compactly written input is held equal to.
+    #[cfg(test)]
+    pub(crate) fn handle_message_general(&mut self, now: Instant, bytes: &[u8]) {
         if self.is_closed() {
             return;
         }
-        // One byte first (inline), so that other messages pay no call: the canonical progress
-        // notification has `"method"` where a canonical response has `"id"`; a compact
-        // response opens with one of its three members; the TypeScript SDK's progress
-        // notification with `method`.
-        if text.as_bytes().get(18) == Some(&b'm') && self.canonical_progress(now, text) {
+        self.handle_decoded_input(now, bytes, jsonrpc::decode_general(bytes));
+    }
+
+    fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
+        if self.is_closed() {
             return;
         }
-        match text.as_bytes().get(2) {
-            Some(b'j' | b'i' | b'r') if self.compact_response(now, text) => return,
-            Some(b'm') if self.canonical_progress(now, text) => return,
-            _ => {}
-        }
-        if dispatch::mentions_progress(text) && self.any_order_progress(now, text) {
-            return;
-        }
-        self.handle_decoded_input(now, text.as_bytes(), jsonrpc::decode_ref_str(text));
+        let bytes = match input {
+            jsonrpc::Input::Bytes(bytes) => bytes,
+            jsonrpc::Input::Text(text) => text.as_bytes(),
+        };
+        self.handle_decoded_input(now, bytes, jsonrpc::decode(input));
     }
 
     /// Routes a decoded input; `bytes` is what was decoded, read again only when it was not a
