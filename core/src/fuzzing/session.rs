@@ -224,8 +224,8 @@ pub fn session_ops(data: &[u8]) {
                     let progress = ops.byte();
                     let params =
                         format!(r#"{{"progressToken":{},"progress":{progress}}}"#, h.get());
-                    // The canonical form (its fast path) or `jsonrpc` last (the any-order
-                    // shortcut of the general path).
+                    // The canonical member order or `jsonrpc` last (the TypeScript SDK's):
+                    // both compact, so both read by `jsonrpc::compact`.
                     let line = if ops.byte().is_multiple_of(2) {
                         format!(
                             r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{params}}}"#
