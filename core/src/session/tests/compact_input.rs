@@ -49,7 +49,7 @@ fn progress_run(
 }
 
 #[test]
-fn canonical_progress_fast_path_behaves_like_the_general_path() {
+fn canonical_progress_routes_as_the_general_parse_does() {
     let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
     let (ts, ts_end) = (
         r#"{"method":"notifications/progress","params":"#,
@@ -86,7 +86,7 @@ fn canonical_progress_fast_path_behaves_like_the_general_path() {
 }
 
 /// Four `tools/list` requests, then the answers `inputs` builds from their wire ids, through
-/// the text path (`fast`, which may take a fast path) or the byte path: the events.
+/// the text path (`fast`, which may take the shortcut) or the general parse: the events.
 fn answers_run(fast: bool, inputs: &dyn Fn(&[Value]) -> Vec<String>) -> String {
     let mut h = Harness::ready(config(), "2025-11-25");
     let handles: Vec<_> = (0..4)
@@ -107,13 +107,13 @@ fn assert_answers_route_alike(inputs: impl Fn(&[Value]) -> Vec<String>) {
 }
 
 #[test]
-fn canonical_response_fast_path_behaves_like_the_general_path() {
+fn canonical_response_routes_as_the_general_parse_does() {
     let head = r#"{"jsonrpc":"2.0","id":"#;
     assert_answers_route_alike(|ids| {
         vec![
             format!(r#"{head}0{},"result":{{}}}}"#, ids[1]),
             // Brackets and quotes inside strings; a member after the result; not JSON at all
-            // (nothing the fast path takes).
+            // (nothing the shortcut takes).
             format!(
                 r#"{head}{},"result":{{"s":"}}\"{{]","t":[{{"u":"\\"}}]}},"x":[]}}"#,
                 ids[0]
@@ -144,11 +144,11 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
 }
 
 #[test]
-fn result_first_response_fast_path_behaves_like_the_general_path() {
+fn result_first_response_routes_as_the_general_parse_does() {
     let tail = r#","jsonrpc":"2.0","id":"#;
     assert_answers_route_alike(|ids| {
         vec![
-            // Not taken by the fast path: odd ids, more members, whitespace, scalars.
+            // Odd ids, more members, whitespace (left to the general parse), scalars (read).
             format!(r#"{{"result":{{}}{tail}0{}}}"#, ids[1]),
             format!(r#"{{"result":{{}}{tail}+{}}}"#, ids[1]),
             format!(r#"{{"result":{{}}{tail}{}.0}}"#, ids[1]),
@@ -178,7 +178,7 @@ fn result_first_response_fast_path_behaves_like_the_general_path() {
 }
 
 #[test]
-fn other_member_orders_and_repeated_members_behave_like_the_general_path() {
+fn other_member_orders_and_repeated_members_route_as_the_general_parse_does() {
     assert_answers_route_alike(|ids| {
         vec![
             // Not taken: a member twice, one missing, another member, whitespace.
@@ -200,7 +200,7 @@ fn other_member_orders_and_repeated_members_behave_like_the_general_path() {
             format!(r#"{{"id":{},"result":{{}},"jsonrpc":"2.0"}} "#, ids[1]),
             format!(r#"{{"id":{},"result":{{}},"jsonrpc":"2.0""#, ids[1]),
             format!(r#"{{"id":{},"method":"x","jsonrpc":"2.0"}}"#, ids[1]),
-            // Taken: the other orders.
+            // Read by the shortcut: the other orders.
             format!(
                 r#"{{"id":{},"result":{{"s":"}}\"{{]","t":[{{"u":"\\"}}]}},"jsonrpc":"2.0"}}"#,
                 ids[0]
@@ -254,12 +254,12 @@ fn answer_that_is_not_json_completes_its_request_at_once_on_both_paths() {
 }
 
 #[test]
-fn any_order_progress_shortcut_behaves_like_the_general_path() {
+fn progress_in_any_order_and_spacing_routes_as_the_general_parse_does() {
     let inputs = |t: &serde_json::Value| {
         let p = format!(r#"{{"progressToken":{t},"progress":1,"total":2,"message":"m"}}"#);
         let long = "x".repeat(5000);
         vec![
-            // Routed as progress by the shortcut.
+            // Progress, in other member orders and spacings.
             format!(r#"{{"method":"notifications/progress","params":{p},"jsonrpc":"2.0"}}"#),
             format!(r#"{{"params":{p},"method":"notifications/progress","jsonrpc":"2.0"}}"#),
             format!(
@@ -268,7 +268,7 @@ fn any_order_progress_shortcut_behaves_like_the_general_path() {
             format!(r#"{{"method":"notifications/progress","params":{p}}}"#),
             format!(r#"{{"method":"notifications/progress","params":{p},"x":[1,{{}}]}}"#),
             format!(r#"{{"method":"notifications/progress","jsonrpc":null,"params":{p}}}"#),
-            // Left to the general path (and handled there as before).
+            // Not progress (another member, a bad version or params), or not a message.
             format!(r#"{{"method":"notifications/progress","params":{p},"id":7}}"#),
             format!(r#"{{"id":7,"method":"notifications/progress","params":{p}}}"#),
             format!(r#"{{"method":"notifications/progress","params":{p},"result":{{}}}}"#),
