@@ -6,9 +6,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{
-    Diagnostic, Event, Queued, RawResult, RequestError, ServerNotification, Session, SessionState,
-};
+use super::{Diagnostic, Event, Queued, RawResult, RequestError, ServerNotification, Session};
 use crate::jsonrpc::{ErrorObject, Id, MessageRef, empty_object};
 use crate::time::Instant;
 use crate::types::ClientCapabilities;
@@ -102,7 +100,7 @@ impl Session {
 
     /// Whether an answer with wire id `wire` is the handshake's (read by the session itself).
     fn is_handshake_answer(&self, wire: u64) -> bool {
-        self.state == SessionState::Handshaking && wire == self.handshake_wire
+        self.handshake.awaits(wire)
     }
 
     fn handle_server_request(

@@ -10,7 +10,7 @@ use std::fmt;
 use serde_json::value::RawValue;
 
 use crate::jsonrpc::{self, ErrorObject, Id};
-use crate::time::{Duration, Instant, saturating_add};
+use crate::time::{Duration, Instant};
 use crate::types::{Implementation, ServerCapabilities};
 
 mod admission;
@@ -19,7 +19,6 @@ mod clock;
 mod completion;
 mod config;
 mod detached;
-mod discover;
 mod dispatch;
 mod envelope;
 mod error;
@@ -35,6 +34,7 @@ mod raw_params;
 mod raw_result;
 mod salvage;
 mod task_receiver;
+mod timer;
 pub(crate) use pending::{CounterMap, CounterSet};
 pub(crate) use salvage::Undecodable;
 mod transport_hooks;
@@ -54,7 +54,7 @@ pub use raw_result::RawResult;
 
 use clock::{ActiveClock, DeadlineIndex};
 use completion::deadline_for;
-use discover::Mode;
+use handshake::Handshake;
 use inbound::{InboundRequests, Reply};
 use outbound::Queued;
 use pending::{Pending, PendingRequests, Stage, TotalLimit};
@@ -179,17 +179,8 @@ pub struct Session {
     state: SessionState,
     /// One counter for handles and wire ids: they never collide.
     next_id: u64,
-    /// Which handshake runs, hence which era the session speaks.
-    mode: Mode,
-    /// The version requested in `initialize` (the configured one, or one a -32022 named).
-    initialize_version: ProtocolVersion,
-    handshake_wire: u64,
-    handshake_deadline: Option<Instant>,
-    /// When an Auto probe gives up on `server/discover`.
-    probe_deadline: Option<Instant>,
-    /// Whether the Auto probe fell back to `initialize`.
-    fell_back: bool,
-    envelope_values: envelope::Envelope,
+    /// The handshake sub-machine: which handshake runs, hence which era the session speaks.
+    handshake: Handshake,
     modern: mrtr::ModernRequests,
     cache: cache::ResultCache,
     /// The latest instant an input carried (for clock resumes inside completions).
@@ -217,27 +208,16 @@ impl Session {
     /// and the handshake deadline is armed.
     #[must_use]
     pub fn new(config: SessionConfig, now: Instant) -> Self {
-        let handshake_deadline = config.handshake_timeout.map(|t| saturating_add(now, t));
-        let (mode, probe) = Mode::initial(&config);
+        let handshake = Handshake::new(&config, now);
         let receiver =
             crate::task::receiver::TaskTable::new(config.task_receiver, config.wall_clock);
         let mut outbound = outbound::OutboundQueue::default();
-        outbound.push_back(if mode.is_discover() {
-            Queued::Discover { wire: 0 }
-        } else {
-            Queued::Initialize { wire: 0 }
-        });
+        outbound.push_back(handshake.request());
         Session {
-            envelope_values: envelope::Envelope::new(&config),
-            initialize_version: config.protocol_version,
             config,
             state: SessionState::Handshaking,
             next_id: 1,
-            mode,
-            handshake_wire: 0,
-            handshake_deadline,
-            probe_deadline: probe.map(|t| saturating_add(now, t)),
-            fell_back: false,
+            handshake,
             modern: mrtr::ModernRequests::default(),
             cache: cache::ResultCache::default(),
             clock_now: now,
@@ -399,8 +379,9 @@ impl Session {
         }
     }
 
-    /// Fires every deadline due at `now`: the handshake timeout closes the session, and so
-    /// does the stall deadline of a full outbound queue nobody pulls from; a request
+    /// Fires every timer due at `now`, in a fixed order: the Auto probe falls back to
+    /// `initialize`; the handshake timeout closes the session, and so does the stall deadline
+    /// of a full outbound queue nobody pulls from; tasks past their ttl end; a request
     /// timeout completes that request with [`RequestError::Timeout`] and tells the server
     /// (`notifications/cancelled`). Calling it early is a no-op.
     pub fn handle_timeout(&mut self, now: Instant) {
@@ -408,51 +389,8 @@ impl Session {
             return;
         }
         self.clock_now = self.clock_now.max(now);
-        if self.state == SessionState::Handshaking && self.probe_deadline.is_some_and(|d| now >= d)
-        {
-            self.probe_deadline = None;
-            self.probe_timed_out(now);
-        }
-        if self.state == SessionState::Handshaking
-            && let Some(deadline) = self.handshake_deadline
-            && now >= deadline
-        {
-            let after = self.config.handshake_timeout.unwrap_or_default();
-            self.close_with(CloseReason::HandshakeTimeout { after });
-            return;
-        }
-        self.check_stall(now);
-        if self.is_closed() {
-            return;
-        }
-        self.expire_tasks(now);
-        let active = clock::nanos(self.clock.active(now));
-        loop {
-            let pending = &self.pending;
-            let Some(handle) = self
-                .deadlines
-                .pop_due(active, |at, h| pending.is_armed(at, h))
-            else {
-                break;
-            };
-            let Some(p) = self.pending.get_mut(handle) else {
-                continue;
-            };
-            // The index entry is gone already; forget it so `complete` does not remove it again.
-            let total = p.armed().is_some_and(|(_, total)| total);
-            p.set_armed(None);
-            let after = if total {
-                p.total.as_ref().map(|t| t.max)
-            } else {
-                p.timeout
-            };
-            let after = after.map_or(Duration::ZERO, |n| Duration::from_nanos(n.get()));
-            self.finish(
-                handle,
-                Err(RequestError::Timeout { after, total }),
-                Some("request timed out"),
-            );
-        }
+        let table = self.timers();
+        self.fire_due(&table, now);
     }
 
     /// The transport is gone (stdout closed, the process exited, the HTTP session is lost for
@@ -497,16 +435,14 @@ impl Session {
             return Err(UsageError::ReservedMethod(method.into_owned()));
         }
         self.clock_now = self.clock_now.max(now);
-        let decided_discover = self.discover_mode()
-            && (self.state == SessionState::Ready
-                || matches!(self.config.era_policy, config::EraPolicy::Discover));
-        if decided_discover && discover::REMOVED_METHODS.contains(&&*method) {
+        let settled = self.handshake.settled_era();
+        if settled == Some(Era::Discover) && handshake::REMOVED_METHODS.contains(&&*method) {
             return Err(UsageError::NotInEra {
                 method: method.into_owned(),
                 era: Era::Discover,
             });
         }
-        if self.lacks_discover_method(&method) {
+        if settled == Some(Era::Initialize) && listen::DISCOVER_ONLY.contains(&&*method) {
             return Err(listen::not_in_initialize_era(&method));
         }
         if self.config.era_policy != config::EraPolicy::Initialize
@@ -727,7 +663,7 @@ impl Session {
             match item {
                 Queued::Discover { wire } => {
                     let params = self.discover_params();
-                    discover::encode_discover(buf, wire, &params);
+                    handshake::encode_discover(buf, wire, &params);
                     return Some(Outgoing {
                         kind: MessageKind::Request,
                         request: None,
@@ -790,29 +726,12 @@ impl Session {
         self.events.pop_front()
     }
 
-    /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work:
-    /// the handshake deadline, the stall deadline or the earliest request deadline. `None` when nothing is armed
-    /// (or deadlines are paused).
+    /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work: the
+    /// minimum of the session's timer table (the handshake's and the probe's deadlines, the
+    /// stall deadline, the next task expiry, the earliest request deadline). `None` when
+    /// nothing is armed (request deadlines do not count while paused) or once closed.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.is_closed() {
-            return None;
-        }
-        let handshake = match self.state {
-            SessionState::Handshaking => match (self.handshake_deadline, self.probe_deadline) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            _ => None,
-        };
-        let request = self
-            .deadlines
-            .earliest()
-            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
-        let tasks = self.receiver.next_expiry();
-        [handshake, request, self.stall_deadline(), tasks]
-            .into_iter()
-            .flatten()
-            .min()
+        self.timers().earliest()
     }
 }

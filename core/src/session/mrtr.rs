@@ -104,7 +104,7 @@ impl Session {
     /// -32022 to a request: switch to another modern version the server lists and send it
     /// again (once per request); otherwise the error completes it.
     fn version_retry(&mut self, handle: RequestHandle, e: ErrorObject) {
-        let supported = super::discover::supported_in(&e);
+        let supported = super::handshake::supported_in(&e);
         let current = self.envelope_version();
         let next = crate::session::ProtocolVersion::DISCOVER_ERA
             .into_iter()
@@ -118,9 +118,7 @@ impl Session {
         match next {
             Some(v) if *retries == 0 => {
                 *retries += 1;
-                if let super::discover::Mode::Discover { version, .. } = &mut self.mode {
-                    *version = v;
-                }
+                self.handshake.set_envelope_version(v);
                 if let Some(s) = &mut self.server {
                     s.version = v;
                 }
