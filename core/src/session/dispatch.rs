@@ -6,26 +6,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::server_requests::{self, Answerer};
 use super::{Diagnostic, Event, Queued, RawResult, RequestError, ServerNotification, Session};
 use crate::jsonrpc::{ErrorObject, Id, MessageRef, empty_object};
 use crate::time::Instant;
-use crate::types::ClientCapabilities;
-
-/// Server requests that a human answers: deadlines pause while one is open.
-pub(super) fn pauses_deadlines(method: &str) -> bool {
-    matches!(method, "elicitation/create" | "sampling/createMessage")
-}
-
-/// Whether the host declared the capability a server request needs (`tasks/*` requests are
-/// answered by the session itself when `tasks` is declared: see `task_receiver`).
-pub(super) fn declared(capabilities: &ClientCapabilities, method: &str) -> bool {
-    match method {
-        "roots/list" => capabilities.roots.is_some(),
-        "sampling/createMessage" => capabilities.sampling.is_some(),
-        "elicitation/create" => capabilities.elicitation.is_some(),
-        _ => false,
-    }
-}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -103,6 +87,10 @@ impl Session {
         self.handshake.awaits(wire)
     }
 
+    /// Routes a server request by its descriptor (see [`server_requests`]): refused with
+    /// -32601 when unknown or its capability is undeclared, answered by the session (`ping`,
+    /// the task table), or handed to the host, as a task when it asks to run as one and the
+    /// host accepts that.
     fn handle_server_request(
         &mut self,
         now: Instant,
@@ -116,23 +104,27 @@ impl Session {
             self.drop_server_request(now, &method);
             return;
         }
-        if method == "ping" {
-            self.outbound.push_back(Queued::Response {
-                id,
-                result: Ok(empty_object()),
-            });
-            return;
-        }
-        if self.handle_tasks_request(now, id.clone(), &method, params.as_deref()) {
-            return;
-        }
-        if !declared(&self.config.capabilities, &method) {
+        let kind =
+            server_requests::kind_of(&method).filter(|k| (k.declared)(&self.config.capabilities));
+        let Some(kind) = kind else {
             self.outbound.push_back(Queued::Response {
                 id,
                 result: Err(ErrorObject::method_not_found(&method)),
             });
             self.report(Diagnostic::RefusedServerRequest { method });
             return;
+        };
+        match kind.answerer {
+            Answerer::Pong => {
+                return self.outbound.push_back(Queued::Response {
+                    id,
+                    result: Ok(empty_object()),
+                });
+            }
+            Answerer::TaskTable(query) => {
+                return self.handle_tasks_request(now, id, query, params.as_deref());
+            }
+            Answerer::Host => {}
         }
         if self.inbound.len() >= self.config.max_server_requests || self.inbound.contains_wire(&id)
         {
@@ -148,14 +140,14 @@ impl Session {
             self.report(Diagnostic::ServerRequestLimit { method });
             return;
         }
-        let info = super::task_receiver::TaskInfo::of(&method, params.as_deref());
+        let info = super::task_receiver::TaskInfo::of(kind, params.as_deref());
         if let Some(ttl) = info.augmented
-            && self.accepts_task(&method)
+            && kind.accepted_as_task(&self.config.capabilities)
         {
-            self.accept_task(now, id, method, params, ttl);
+            self.accept_task(now, id, kind, params, ttl);
             return;
         }
-        let pauses = pauses_deadlines(&method);
+        let pauses = kind.pauses_deadlines;
         if pauses {
             self.clock.pause(now);
         }
