@@ -247,12 +247,18 @@ pub fn session_ops(data: &[u8]) {
                 }
             }
             7 => {
-                let method = [
+                // Every kind of the session's descriptor table, and one it does not know; the
+                // first four in the order the scripted sequences (`fuzzing::tests`) rely on.
+                let first = [
                     "roots/list",
                     "elicitation/create",
                     "sampling/createMessage",
                     "ping",
-                ][ops.byte() as usize % 4];
+                ];
+                let rest =
+                    crate::session::server_requests::methods().filter(|m| !first.contains(m));
+                let methods: Vec<_> = first.into_iter().chain(rest).chain(["no/such"]).collect();
+                let method = methods[ops.byte() as usize % methods.len()];
                 m.next_server_id += 1;
                 let line = format!(
                     r#"{{"jsonrpc":"2.0","id":"s{}","method":"{method}","params":{{}}}}"#,

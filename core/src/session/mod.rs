@@ -33,7 +33,7 @@ mod pending;
 mod raw_params;
 mod raw_result;
 mod salvage;
-mod server_requests;
+pub(crate) mod server_requests;
 mod task_receiver;
 mod timer;
 pub(crate) use pending::{CounterMap, CounterSet};

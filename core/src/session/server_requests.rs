@@ -155,6 +155,12 @@ pub(crate) fn kind_of(method: &str) -> Option<&'static ServerRequestKind> {
     SERVER_REQUESTS.iter().find(|k| k.method == method)
 }
 
+/// Every method of the table, in its order (for the fuzz targets, which send each kind).
+#[cfg(any(test, fuzzing))]
+pub(crate) fn methods() -> impl Iterator<Item = &'static str> {
+    SERVER_REQUESTS.iter().map(|k| k.method)
+}
+
 /// Whether request deadlines pause while a `method` request is open.
 pub(crate) fn pauses_deadlines(method: &str) -> bool {
     kind_of(method).is_some_and(|k| k.pauses_deadlines)
