@@ -300,13 +300,8 @@ impl Session {
                 Waiting::Request(handle) => {
                     let method = self.pending.get(handle).map(|p| p.method.to_string());
                     match method {
-                        Some(m) if discover && REMOVED_METHODS.contains(&m.as_str()) => {
-                            self.complete(handle, Err(RequestError::NotInEra { method: m }));
-                        }
-                        Some(m)
-                            if !discover
-                                && crate::session::listen::DISCOVER_ONLY.contains(&m.as_str()) =>
-                        {
+                        // The era is settled now: what it lacks fails.
+                        Some(m) if self.handshake.era_lacking(&m).is_some() => {
                             self.complete(handle, Err(RequestError::NotInEra { method: m }));
                         }
                         _ => self.queue_request(now, handle),
