@@ -1,5 +1,7 @@
-//! The discover handshake (2026-07-28) and the era policy: which handshake runs, the Auto
-//! probe and its fallback to `initialize`, version retries on -32022.
+//! What the session does in the discover handshake (2026-07-28): the answer to
+//! `server/discover`, the Auto probe's fallback to `initialize` and its re-probe, version
+//! retries on -32022, the end of the handshake (either one). Which handshake runs, and the
+//! state it keeps, is the [`Handshake`](super::Handshake)'s.
 //!
 //! Fallback signals (Auto only, never keyed to one error code): an error answer to
 //! `server/discover` that is not a recognised modern error, an answer that is not a valid

@@ -275,7 +275,8 @@ impl Handshake {
     /// -32022 on the discover: try again at `version` under wire id `wire`, bounded. A list
     /// that names the version just sent gets one more try at it (the spec says to retry with
     /// a listed version; the rejection may have been about the request, not the version);
-    /// the same rejection twice gives up. `Err` holds the versions tried, for the close.
+    /// the same rejection twice gives up. `Err` holds the versions tried, for the close
+    /// (empty when the handshake is not a discover, which has nothing to retry).
     pub(crate) fn rediscover(
         &mut self,
         version: ProtocolVersion,
