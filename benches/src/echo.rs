@@ -3,7 +3,7 @@
 //! measured against it.
 //!
 //! It reads stdin in large chunks, frames them with [`LineDecoder`], decodes each line with
-//! [`jsonrpc::decode_one_str`], appends every answer to one buffer, and writes that buffer with
+//! [`jsonrpc::decode`], appends every answer to one buffer, and writes that buffer with
 //! a single `write_all` per chunk read: answers come out in request order, batched as densely
 //! as the requests arrived. [`Mode::Raw`] skips JSON-RPC entirely and writes every line back
 //! (the pipe limit's peer).
@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::io::{self, Read, Write};
 
 use mcp_proto::framing::lines::{Line, LineDecoder, encode_line};
-use mcp_proto::jsonrpc::{self, ErrorObject, Id, Message};
+use mcp_proto::jsonrpc::{self, DecodedRef, ErrorObject, Id, MessageRef};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -89,9 +89,11 @@ fn answer(mode: Mode, line: Line<'_>, out: &mut Vec<u8>, answered: &mut u64) {
         *answered += 1;
         return;
     }
-    let (id, method, params) = match jsonrpc::decode_one_str(text) {
-        Ok(Message::Request { id, method, params }) => (id, method, params),
-        Ok(Message::Notification { method, .. }) if mode == Mode::Silent && method == FLUSH => {
+    let (id, method, params) = match jsonrpc::decode(text) {
+        Ok(DecodedRef::Single(MessageRef::Request { id, method, params })) => (id, method, params),
+        Ok(DecodedRef::Single(MessageRef::Notification { method, .. }))
+            if mode == Mode::Silent && method == FLUSH =>
+        {
             out.extend_from_slice(
                 br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flushed"}}"#,
             );
@@ -106,8 +108,7 @@ fn answer(mode: Mode, line: Line<'_>, out: &mut Vec<u8>, answered: &mut u64) {
         return;
     }
     *answered += 1;
-    let params = params.as_deref();
-    match method.as_str() {
+    match &*method {
         "tools/call" => echo(out, &id, params),
         "initialize" => {
             #[derive(Deserialize)]

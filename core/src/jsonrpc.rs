@@ -14,6 +14,8 @@ use serde::de::Deserializer;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+mod compact;
+
 /// A JSON-RPC request id: an integer or a string (never `null` for a request).
 ///
 /// Ids of requests the peer sends are kept as received and echoed verbatim in the response.
@@ -190,11 +192,11 @@ pub enum Message {
     },
 }
 
-/// One decoded JSON-RPC message borrowing from the input: [`Message`] before anything is
-/// copied. Payloads are raw slices of the input; the method is borrowed unless it held JSON
-/// escapes. Decode with [`decode_ref_str`] when the message is routed (and then dropped, or
-/// copied in part) before the input goes away; [`into_owned`](Self::into_owned) gives the
-/// [`Message`] that [`decode_one`] returns.
+/// One decoded JSON-RPC message borrowing from the input, as [`decode`] returns it: payloads
+/// are raw slices of the input; the method is borrowed unless it held JSON escapes.
+/// [`into_owned`](Self::into_owned) gives the [`Message`] that outlives the input.
+///
+/// Equality compares ids, methods, error objects and the payloads' JSON text.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum MessageRef<'a> {
@@ -230,6 +232,46 @@ pub enum MessageRef<'a> {
     },
 }
 
+impl PartialEq for MessageRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        fn text<'r>(raw: &Option<&'r RawValue>) -> Option<&'r str> {
+            raw.map(RawValue::get)
+        }
+        match (self, other) {
+            (
+                MessageRef::Request { id, method, params },
+                MessageRef::Request {
+                    id: id2,
+                    method: method2,
+                    params: params2,
+                },
+            ) => id == id2 && method == method2 && text(params) == text(params2),
+            (
+                MessageRef::Notification { method, params },
+                MessageRef::Notification {
+                    method: method2,
+                    params: params2,
+                },
+            ) => method == method2 && text(params) == text(params2),
+            (
+                MessageRef::Response { id, result },
+                MessageRef::Response {
+                    id: id2,
+                    result: result2,
+                },
+            ) => id == id2 && result.get() == result2.get(),
+            (
+                MessageRef::Error { id, error },
+                MessageRef::Error {
+                    id: id2,
+                    error: error2,
+                },
+            ) => id == id2 && error == error2,
+            _ => false,
+        }
+    }
+}
+
 impl MessageRef<'_> {
     /// Copies what the message borrows.
     #[must_use]
@@ -253,8 +295,9 @@ impl MessageRef<'_> {
     }
 }
 
-/// [`Decoded`] borrowing from the input (see [`MessageRef`]).
-#[derive(Debug)]
+/// What [`decode`] returns: one message or a batch, borrowing from the input (see
+/// [`MessageRef`]).
+#[derive(Debug, PartialEq)]
 #[non_exhaustive]
 pub enum DecodedRef<'a> {
     /// One message.
@@ -279,7 +322,8 @@ impl DecodedRef<'_> {
     }
 }
 
-/// The result of decoding one framed input: a single message or a batch.
+/// One framed input's messages, owned ([`DecodedRef::into_owned`]): a single message or a
+/// batch.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Decoded {
@@ -372,49 +416,32 @@ where
     <&'de RawValue>::deserialize(d).map(Some)
 }
 
-/// Decodes one framed input (a line, an SSE event's data, an HTTP JSON body).
-///
-/// Never panics. A JSON array is a batch: its elements are decoded one by one.
-pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
-    decode_input(Input::Bytes(bytes)).map(DecodedRef::into_owned)
-}
-
-/// [`decode`] for input already known to be UTF-8 (a stdio line, an SSE event's data): the
-/// same result, without checking the UTF-8 a second time.
-pub fn decode_str(text: &str) -> Result<Decoded, DecodeError> {
-    decode_input(Input::Text(text)).map(DecodedRef::into_owned)
-}
-
-/// [`decode`] without copying: the messages borrow their payloads from `bytes`.
-pub fn decode_ref(bytes: &[u8]) -> Result<DecodedRef<'_>, DecodeError> {
-    decode_input(Input::Bytes(bytes))
-}
-
-/// [`decode_str`] without copying: the messages borrow their payloads from `text`.
-pub fn decode_ref_str(text: &str) -> Result<DecodedRef<'_>, DecodeError> {
-    decode_input(Input::Text(text))
-}
-
-/// Decodes exactly one message (no batch).
-pub fn decode_one(bytes: &[u8]) -> Result<Message, DecodeError> {
-    decode_one_input(Input::Bytes(bytes)).map(MessageRef::into_owned)
-}
-
-/// [`decode_one`] for input already known to be UTF-8.
-pub fn decode_one_str(text: &str) -> Result<Message, DecodeError> {
-    decode_one_input(Input::Text(text)).map(MessageRef::into_owned)
-}
-
-/// [`decode_one_str`] without copying: the message borrows its payload from `text`.
-pub fn decode_one_ref_str(text: &str) -> Result<MessageRef<'_>, DecodeError> {
-    decode_one_input(Input::Text(text))
-}
-
-/// Peer input, as bytes or as text already checked to be UTF-8.
-#[derive(Clone, Copy)]
-enum Input<'a> {
+/// One framed input for [`decode`]: bytes (an HTTP body), or text already checked to be
+/// UTF-8 (a stdio line, an SSE event's data), which is then not checked again.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// Bytes not yet known to be UTF-8.
     Bytes(&'a [u8]),
+    /// Text (UTF-8 by construction).
     Text(&'a str),
+}
+
+impl<'a> From<&'a [u8]> for Input<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Input::Bytes(bytes)
+    }
+}
+
+impl<'a, const N: usize> From<&'a [u8; N]> for Input<'a> {
+    fn from(bytes: &'a [u8; N]) -> Self {
+        Input::Bytes(bytes)
+    }
+}
+
+impl<'a> From<&'a str> for Input<'a> {
+    fn from(text: &'a str) -> Self {
+        Input::Text(text)
+    }
 }
 
 impl<'a> Input<'a> {
@@ -434,7 +461,51 @@ impl<'a> Input<'a> {
     }
 }
 
-fn decode_input(input: Input<'_>) -> Result<DecodedRef<'_>, DecodeError> {
+/// Decodes one framed input (a line, an SSE event's data, an HTTP JSON body): the one way
+/// peer input becomes messages.
+///
+/// The messages borrow their payloads from the input; [`DecodedRef::into_owned`] copies them
+/// when they must outlive it. A JSON array is a batch whose elements are decoded one by one.
+/// A compactly written message is read by a shortcut that gives exactly what the general
+/// parse gives (see `jsonrpc::compact`), so the result never depends on how the peer spaced
+/// or ordered its members beyond what JSON itself says. Never panics.
+///
+/// # Errors
+///
+/// [`DecodeError::NotJson`] for input that is not JSON, [`DecodeError::NotJsonRpc`] for JSON
+/// that is not a JSON-RPC message (an empty batch included).
+pub fn decode<'a>(input: impl Into<Input<'a>>) -> Result<DecodedRef<'a>, DecodeError> {
+    decode_input(input.into(), decode_one_input)
+}
+
+/// [`decode`] without the compact shortcut: the reference the shortcut is held equal to.
+#[cfg(test)]
+pub(crate) fn decode_general<'a>(
+    input: impl Into<Input<'a>>,
+) -> Result<DecodedRef<'a>, DecodeError> {
+    decode_input(input.into(), decode_one_general)
+}
+
+/// One message (or batch element): the compact shortcut when it applies, else the general
+/// parse. Both classify with the same rules ([`classify`]).
+fn decode_one_input(input: Input<'_>) -> Result<MessageRef<'_>, DecodeError> {
+    match compact::envelope(input) {
+        Some(env) => classify(env).map_err(|detail| not_json_rpc(detail, input.bytes())),
+        None => decode_one_general(input),
+    }
+}
+
+fn not_json_rpc(detail: &str, bytes: &[u8]) -> DecodeError {
+    DecodeError::NotJsonRpc {
+        detail: detail.into(),
+        excerpt: excerpt(bytes),
+    }
+}
+
+fn decode_input(
+    input: Input<'_>,
+    decode_one: fn(Input<'_>) -> Result<MessageRef<'_>, DecodeError>,
+) -> Result<DecodedRef<'_>, DecodeError> {
     let bytes = input.bytes();
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
@@ -451,14 +522,15 @@ fn decode_input(input: Input<'_>) -> Result<DecodedRef<'_>, DecodeError> {
         return Ok(DecodedRef::Batch(
             items
                 .into_iter()
-                .map(|raw| decode_one_input(Input::Text(raw.get())))
+                .map(|raw| decode_one(Input::Text(raw.get())))
                 .collect(),
         ));
     }
-    decode_one_input(input).map(DecodedRef::Single)
+    decode_one(input).map(DecodedRef::Single)
 }
 
-fn decode_one_input(input: Input<'_>) -> Result<MessageRef<'_>, DecodeError> {
+/// One message through serde's derived envelope parse.
+fn decode_one_general(input: Input<'_>) -> Result<MessageRef<'_>, DecodeError> {
     let env: Envelope<'_> = match input.parse() {
         Ok(env) => env,
         Err(e) => {
@@ -474,10 +546,7 @@ fn decode_one_input(input: Input<'_>) -> Result<MessageRef<'_>, DecodeError> {
             });
         }
     };
-    classify(env).map_err(|detail| DecodeError::NotJsonRpc {
-        detail: detail.into(),
-        excerpt: excerpt(input.bytes()),
-    })
+    classify(env).map_err(|detail| not_json_rpc(detail, input.bytes()))
 }
 
 fn classify(env: Envelope<'_>) -> Result<MessageRef<'_>, &'static str> {
@@ -602,224 +671,4 @@ pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_j
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn single(s: &str) -> Message {
-        match decode(s.as_bytes()).unwrap() {
-            Decoded::Single(m) => m,
-            other => panic!("expected single, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn method_names_are_borrowed_unless_escaped() {
-        let method_of = |s: &'static str| match decode_one_ref_str(s).unwrap() {
-            MessageRef::Request { method, .. } => method,
-            m => panic!("{m:?}"),
-        };
-        assert!(matches!(
-            method_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-            Cow::Borrowed("ping")
-        ));
-        let escaped = method_of(r#"{"jsonrpc":"2\u002e0","id":1,"method":"p\u0069ng"}"#);
-        assert!(
-            matches!(escaped, Cow::Owned(ref m) if m == "ping"),
-            "{escaped:?}"
-        );
-        assert!(decode_one_ref_str(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#).is_err());
-        assert!(decode_one_ref_str(r#"{"jsonrpc":2,"id":1,"method":"ping"}"#).is_err());
-        assert!(decode_one_ref_str(r#"{"jsonrpc":null,"id":1,"method":"ping"}"#).is_ok());
-    }
-
-    #[test]
-    fn method_names_are_written_as_serde_json_writes_them() {
-        for s in [
-            "tools/call",
-            "",
-            "a\"b",
-            "back\\slash",
-            "tab\tnew\nline\u{1}",
-            "del\u{7f}",
-            "é/日本/😀",
-            "/",
-        ] {
-            let mut ours = Vec::new();
-            write_json_str(&mut ours, s);
-            assert_eq!(ours, serde_json::to_vec(s).unwrap(), "{s:?}");
-        }
-    }
-
-    #[test]
-    fn classifies_each_shape() {
-        match single(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#) {
-            Message::Request { id, method, params } => {
-                assert_eq!(id, Id::from(7));
-                assert_eq!(method, "ping");
-                assert!(params.is_none());
-            }
-            m => panic!("{m:?}"),
-        }
-        match single(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"a":1}}"#) {
-            Message::Notification { method, params } => {
-                assert_eq!(method, "notifications/progress");
-                assert_eq!(params.unwrap().get(), r#"{"a":1}"#);
-            }
-            m => panic!("{m:?}"),
-        }
-        match single(r#"{"jsonrpc":"2.0","id":"abc","result":{"x":[1,2]}}"#) {
-            Message::Response { id, result } => {
-                assert_eq!(id, Id::from("abc"));
-                assert_eq!(result.get(), r#"{"x":[1,2]}"#);
-            }
-            m => panic!("{m:?}"),
-        }
-        match single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#) {
-            Message::Error { id, error } => {
-                assert!(id.is_none());
-                assert_eq!(error.code, -32700);
-            }
-            m => panic!("{m:?}"),
-        }
-        match single(r#"{"jsonrpc":"2.0","error":{"code":1,"message":"m","data":{"k":true}}}"#) {
-            Message::Error { id, error } => {
-                assert!(id.is_none());
-                assert_eq!(error.data.unwrap().get(), r#"{"k":true}"#);
-            }
-            m => panic!("{m:?}"),
-        }
-    }
-
-    #[test]
-    fn null_result_is_still_a_response() {
-        assert!(matches!(
-            single(r#"{"jsonrpc":"2.0","id":1,"result":null}"#),
-            Message::Response { .. }
-        ));
-    }
-
-    #[test]
-    fn rejects_what_is_not_json_rpc() {
-        assert!(matches!(
-            decode(b"Server starting on stdio..."),
-            Err(DecodeError::NotJson { .. })
-        ));
-        assert!(matches!(
-            decode(br#"{"hello":"world"}"#),
-            Err(DecodeError::NotJsonRpc { .. })
-        ));
-        assert!(matches!(
-            decode(br#"{"jsonrpc":"1.0","id":1,"result":{}}"#),
-            Err(DecodeError::NotJsonRpc { .. })
-        ));
-        assert!(matches!(
-            decode(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
-            Err(DecodeError::NotJsonRpc { .. })
-        ));
-        assert!(matches!(decode(b"[]"), Err(DecodeError::NotJsonRpc { .. })));
-        assert!(matches!(decode(b"42"), Err(DecodeError::NotJsonRpc { .. })));
-    }
-
-    #[test]
-    fn batch_elements_decode_independently() {
-        match decode(
-            br#"[{"jsonrpc":"2.0","id":1,"result":{}}, 5, {"jsonrpc":"2.0","method":"m"}]"#,
-        )
-        .unwrap()
-        {
-            Decoded::Batch(items) => {
-                assert_eq!(items.len(), 3);
-                assert!(matches!(items[0], Ok(Message::Response { .. })));
-                assert!(items[1].is_err());
-                assert!(matches!(items[2], Ok(Message::Notification { .. })));
-            }
-            d => panic!("{d:?}"),
-        }
-    }
-
-    #[test]
-    fn peer_ids_round_trip_verbatim() {
-        for raw in ["18446744073709551615", "-3", "\"x\\\"y\"", "1.5"] {
-            let msg = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"ping"}}"#);
-            let Message::Request { id, .. } = single(&msg) else {
-                panic!()
-            };
-            let mut out = Vec::new();
-            encode_response(&mut out, &id, &empty_object());
-            let text = String::from_utf8(out).unwrap();
-            assert!(text.contains(&format!(r#""id":{raw}"#)), "{text}");
-        }
-    }
-
-    #[test]
-    fn encoders_produce_parseable_compact_json() {
-        let params = to_raw(&serde_json::json!({"name": "a\nb"})).unwrap();
-        let mut out = Vec::new();
-        encode_request(&mut out, &Id::from(3), "tools/call", Some(&params));
-        assert_eq!(
-            String::from_utf8_lossy(&out),
-            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a\nb"}}"#
-        );
-        out.clear();
-        encode_notification(&mut out, "notifications/initialized", None);
-        assert!(matches!(
-            single(std::str::from_utf8(&out).unwrap()),
-            Message::Notification { .. }
-        ));
-        out.clear();
-        encode_error(&mut out, None, &ErrorObject::method_not_found("x/y"));
-        assert!(matches!(
-            single(std::str::from_utf8(&out).unwrap()),
-            Message::Error { id: None, .. }
-        ));
-    }
-
-    #[test]
-    fn ids_of_every_shape_and_nothing_else() {
-        let id = |raw: &str| serde_json::from_str::<Id>(raw);
-        assert_eq!(id("7").unwrap(), Id::from(7));
-        assert_eq!(id("-3").unwrap().to_string(), "-3");
-        assert_eq!(id("2.5").unwrap().to_string(), "2.5");
-        assert_eq!(id(r#""a\"b""#).unwrap(), Id::from("a\"b"));
-        for bad in ["true", "null", "{}", "[1]"] {
-            assert!(id(bad).is_err(), "{bad}");
-        }
-        assert!(matches!(
-            decode(br#"{"jsonrpc":"2.0","id":{"x":1},"result":{}}"#),
-            Err(DecodeError::NotJsonRpc { .. })
-        ));
-    }
-
-    #[test]
-    fn text_and_byte_decoding_agree() {
-        let inputs: [&str; 5] = [
-            r#"{"jsonrpc":"2.0","id":1,"result":{"t":"é\n"}}"#,
-            r#"[{"jsonrpc":"2.0","method":"m"},{"jsonrpc":"2.0","id":"x","result":1}]"#,
-            r#"{"hello":"world"}"#,
-            "banner",
-            "[]",
-        ];
-        for input in inputs {
-            let a = format!("{:?}", decode(input.as_bytes()));
-            let b = format!("{:?}", decode_str(input));
-            assert_eq!(a, b, "{input}");
-            let c = format!("{:?}", decode_ref_str(input).map(DecodedRef::into_owned));
-            assert_eq!(a, c, "{input}");
-            let a = format!("{:?}", decode_one(input.as_bytes()));
-            let b = format!("{:?}", decode_one_str(input));
-            assert_eq!(a, b, "{input}");
-            let c = format!(
-                "{:?}",
-                decode_one_ref_str(input).map(MessageRef::into_owned)
-            );
-            assert_eq!(a, c, "{input}");
-        }
-    }
-
-    #[test]
-    fn excerpt_is_bounded() {
-        let long = vec![b'a'; 10_000];
-        assert!(excerpt(&long).len() <= EXCERPT_LEN + 3);
-        assert_eq!(excerpt(b"\xff\xfe"), "\u{fffd}\u{fffd}");
-    }
-}
+mod tests;

@@ -20,6 +20,8 @@
 //! - [`types`]: typed MCP methods in the `lsp-types` style (`Request::METHOD`, `Params`,
 //!   `Result`), for both sides.
 //! - [`http`]: Streamable HTTP and legacy HTTP+SSE decisions.
+//! - [`transport_error`]: what a transport reports about a failure (an HTTP status with its
+//!   challenges, a refused session id), as plain data the session's events carry.
 //! - [`cache_hint`]: the result cache hints of 2026-07-28 (`ttlMs`, `cacheScope`), read once.
 //!
 //! # The run loop
@@ -58,7 +60,7 @@
 //! // A tiny scripted server: answers initialize and tools/call, one line in, one line out.
 //! fn server(line: &[u8]) -> Option<Vec<u8>> {
 //!     let jsonrpc::Decoded::Single(Message::Request { id, method, .. }) =
-//!         jsonrpc::decode(line).ok()?
+//!         jsonrpc::decode(line).ok()?.into_owned()
 //!     else {
 //!         return None; // notifications get no answer
 //!     };
@@ -129,6 +131,7 @@ pub mod session;
 pub mod stdio;
 pub mod task;
 pub mod time;
+pub mod transport_error;
 pub mod types;
 
 pub use session::{

@@ -104,7 +104,7 @@ fake_tests!(
     handlers_answer,
     undeclared_requests_refused,
     garbage_is_skipped,
-    unreadable_result_is_a_decode_error,
+    unreadable_result_is_an_invalid_response,
     max_message_size_bounds_lines,
     eof_fails_pending,
     close_fails_pending,

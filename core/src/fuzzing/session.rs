@@ -224,8 +224,8 @@ pub fn session_ops(data: &[u8]) {
                     let progress = ops.byte();
                     let params =
                         format!(r#"{{"progressToken":{},"progress":{progress}}}"#, h.get());
-                    // The canonical form (its fast path) or `jsonrpc` last (the any-order
-                    // shortcut of the general path).
+                    // The canonical member order or `jsonrpc` last (the TypeScript SDK's):
+                    // both compact, so both read by `jsonrpc::compact`.
                     let line = if ops.byte().is_multiple_of(2) {
                         format!(
                             r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{params}}}"#
@@ -247,12 +247,18 @@ pub fn session_ops(data: &[u8]) {
                 }
             }
             7 => {
-                let method = [
+                // Every kind of the session's descriptor table, and one it does not know; the
+                // first four in the order the scripted sequences (`fuzzing::tests`) rely on.
+                let first = [
                     "roots/list",
                     "elicitation/create",
                     "sampling/createMessage",
                     "ping",
-                ][ops.byte() as usize % 4];
+                ];
+                let rest =
+                    crate::session::server_requests::methods().filter(|m| !first.contains(m));
+                let methods: Vec<_> = first.into_iter().chain(rest).chain(["no/such"]).collect();
+                let method = methods[ops.byte() as usize % methods.len()];
                 m.next_server_id += 1;
                 let line = format!(
                     r#"{{"jsonrpc":"2.0","id":"s{}","method":"{method}","params":{{}}}}"#,

@@ -1,32 +1,11 @@
 //! The error for an HTTP response whose status the transport does not handle itself.
 
-use std::fmt;
-
-use crate::http::challenge::{BearerChallenge, Challenge, find_bearer, parse_challenges};
+use crate::http::challenge::parse_challenges;
 use crate::http::headers::{HeaderList, MCP_AUTH_SERVER};
+pub use crate::transport_error::{HttpStatusError, reason_phrase};
 
 /// The most body text an [`HttpStatusError`] keeps, in bytes.
 pub const MAX_BODY_EXCERPT: usize = 2048;
-
-/// An HTTP response that failed a request (or the connection): its status, the start of its body
-/// for the user to read, and the parts the authorization flow acts on.
-///
-/// Build it with [`HttpStatusError::from_response`]. Displays as
-/// `HTTP 401 Unauthorized: <excerpt>` (no colon when the body is empty); an HTML error page
-/// (a proxy's or a web framework's 404) shows as its text, without markup or `<head>`, on one
-/// line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpStatusError {
-    /// The response status.
-    pub status: u16,
-    /// The first [`MAX_BODY_EXCERPT`] bytes of the body at most, decoded lossily, cut at a char
-    /// boundary and trimmed of surrounding whitespace. Peer text: show it, never act on it.
-    pub body_excerpt: String,
-    /// Every `WWW-Authenticate` challenge of the response, in order.
-    pub challenges: Vec<Challenge>,
-    /// The `Mcp-Auth-Server` header, trimmed, when present and non-empty.
-    pub auth_server: Option<String>,
-}
 
 impl HttpStatusError {
     /// Collects what matters from a response. Reads at most [`MAX_BODY_EXCERPT`] bytes of
@@ -43,68 +22,6 @@ impl HttpStatusError {
                 .map(str::to_owned),
         }
     }
-
-    /// The first Bearer challenge, if the response had one.
-    pub fn bearer(&self) -> Option<BearerChallenge<'_>> {
-        find_bearer(&self.challenges)
-    }
-}
-
-impl fmt::Display for HttpStatusError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "HTTP {}", self.status)?;
-        if let Some(reason) = reason_phrase(self.status) {
-            write!(f, " {reason}")?;
-        }
-        let text = readable(&self.body_excerpt);
-        if !text.is_empty() {
-            write!(f, ": {text}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for HttpStatusError {}
-
-/// `excerpt` for a message: an HTML page reduced to its text (tags and `<head>` dropped,
-/// whitespace collapsed), anything else as it is.
-fn readable(excerpt: &str) -> std::borrow::Cow<'_, str> {
-    let start = excerpt
-        .trim_start()
-        .get(..9)
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    if !(start.starts_with("<!doctype") || start.starts_with("<html")) {
-        return excerpt.into();
-    }
-    let mut text = String::new();
-    let mut rest = excerpt;
-    while let Some(open) = rest.find('<') {
-        text.push_str(&rest[..open]);
-        text.push(' ');
-        let tag = &rest[open..];
-        // `<head>` holds the title, styles and scripts, none of it the message.
-        let skip_to = if tag
-            .get(..5)
-            .is_some_and(|t| t.eq_ignore_ascii_case("<head"))
-        {
-            tag.to_ascii_lowercase()
-                .find("</head>")
-                .map(|i| i + "</head>".len())
-        } else {
-            tag.find('>').map(|i| i + 1)
-        };
-        match skip_to {
-            Some(n) => rest = &tag[n..],
-            // Cut inside a tag (the excerpt is bounded): nothing readable after it.
-            None => {
-                rest = "";
-                break;
-            }
-        }
-    }
-    text.push_str(rest);
-    text.split_whitespace().collect::<Vec<_>>().join(" ").into()
 }
 
 fn excerpt(body: &[u8]) -> String {
@@ -124,39 +41,6 @@ fn excerpt(body: &[u8]) -> String {
         text.pop();
     }
     text.trim().to_owned()
-}
-
-/// The standard reason phrase of the statuses an MCP client is likely to meet, for messages.
-pub fn reason_phrase(status: u16) -> Option<&'static str> {
-    Some(match status {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        402 => "Payment Required",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        406 => "Not Acceptable",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        410 => "Gone",
-        413 => "Content Too Large",
-        415 => "Unsupported Media Type",
-        422 => "Unprocessable Content",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        501 => "Not Implemented",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        300 => "Multiple Choices",
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        304 => "Not Modified",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        _ => return None,
-    })
 }
 
 #[cfg(test)]

@@ -142,30 +142,7 @@ impl<N: Into<String>, V: Into<String>> Extend<(N, V)> for HeaderList {
     }
 }
 
-/// Why a server's `Mcp-Session-Id` was refused by [`validate_session_id`].
-#[non_exhaustive]
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InvalidSessionId {
-    /// The value is empty.
-    #[error("the session id is empty")]
-    Empty,
-    /// The value is longer than [`MAX_SESSION_ID_LEN`].
-    #[error("the session id is {len} bytes long, more than the {max} allowed")]
-    TooLong {
-        /// Its length in bytes.
-        len: usize,
-        /// The maximum, [`MAX_SESSION_ID_LEN`].
-        max: usize,
-    },
-    /// The value has a byte outside visible ASCII (0x21 to 0x7E).
-    #[error("the session id has byte 0x{byte:02x} at offset {offset}, outside visible ASCII")]
-    InvalidByte {
-        /// The offending byte (the first byte of a non-ASCII character).
-        byte: u8,
-        /// Its offset in the value.
-        offset: usize,
-    },
-}
+pub use crate::transport_error::InvalidSessionId;
 
 /// Checks a session id sent by the server: non-empty, at most [`MAX_SESSION_ID_LEN`] bytes, and
 /// only visible ASCII (0x21 to 0x7E), as the MCP transport rules require. A valid id is returned

@@ -124,6 +124,7 @@ impl Session {
 
     pub(super) fn close_with(&mut self, reason: CloseReason) {
         self.state = SessionState::Closed;
+        self.handshake.finish();
         for (handle, _) in self.pending.drain_sorted() {
             self.events.push_back(Event::Completed {
                 handle,

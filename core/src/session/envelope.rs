@@ -51,7 +51,7 @@ impl Session {
         let version = format!("\"{}\"", self.envelope_version().as_str());
         // Invariant: a version string has no characters that need escaping.
         let version = RawValue::from_string(version).expect("a version string is JSON");
-        let e = &self.envelope_values;
+        let e = self.handshake.envelope();
         let mut keys: Vec<(&str, &RawValue)> = vec![
             (META_PROTOCOL_VERSION, &version),
             (META_CLIENT_CAPABILITIES, &e.capabilities),

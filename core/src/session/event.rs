@@ -175,7 +175,7 @@ pub enum RequestError {
     /// The HTTP exchange carrying the request failed with this status (the body excerpt and
     /// any authentication challenge are in the error).
     #[error("{0}")]
-    Http(crate::http::error::HttpStatusError),
+    Http(crate::transport_error::HttpStatusError),
     /// The reply could not be used: not JSON, too large, an unexpected content type.
     #[error("invalid response: {0}")]
     InvalidResponse(String),
@@ -265,7 +265,7 @@ pub enum CloseReason {
     /// The HTTP transport failed for good with this response (the initialize POST was refused,
     /// the session expired twice in a row).
     #[error("{0}")]
-    Http(crate::http::error::HttpStatusError),
+    Http(crate::transport_error::HttpStatusError),
 }
 
 /// Odd input from the peer that the session survived. Reported, never fatal.
@@ -345,10 +345,10 @@ pub enum Diagnostic {
         /// How many.
         count: u64,
     },
-    /// The server's `Mcp-Session-Id` was refused (empty, over
-    /// [`MAX_SESSION_ID_LEN`](crate::http::headers::MAX_SESSION_ID_LEN) bytes, or with bytes
-    /// outside visible ASCII): the connection goes on without a session id.
-    InvalidSessionId(crate::http::headers::InvalidSessionId),
+    /// The server's `Mcp-Session-Id` was refused (empty, too long, or with bytes outside
+    /// visible ASCII: see [`InvalidSessionId`](crate::transport_error::InvalidSessionId)): the
+    /// connection goes on without a session id.
+    InvalidSessionId(crate::transport_error::InvalidSessionId),
     /// A notification whose params could not be read (progress, cancelled). Skipped.
     InvalidNotification {
         /// Its method.

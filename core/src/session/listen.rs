@@ -28,8 +28,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{
-    Deadline, Diagnostic, Era, Event, NotificationKind, RequestHandle, RequestOptions,
-    ServerNotification, Session, SessionState, UsageError,
+    Deadline, Diagnostic, Event, NotificationKind, RequestHandle, RequestOptions,
+    ServerNotification, Session, UsageError,
 };
 use crate::time::Instant;
 use crate::types::Request as _;
@@ -69,16 +69,6 @@ impl Session {
         let mut options = RequestOptions::new();
         options.deadline = ack_timeout;
         self.request::<SubscriptionsListen>(now, &params, options)
-    }
-
-    /// Whether `method` is refused now because the era in use lacks it (the initialize era
-    /// has no `subscriptions/listen`).
-    pub(super) fn lacks_discover_method(&self, method: &str) -> bool {
-        let initialize_era = match self.state {
-            SessionState::Ready => !self.discover_mode(),
-            _ => matches!(self.config.era_policy, super::EraPolicy::Initialize),
-        };
-        initialize_era && DISCOVER_ONLY.contains(&method)
     }
 
     /// The pending listen a notification names, if any.
@@ -130,14 +120,6 @@ impl Session {
         };
         self.events
             .push_back(Event::SubscriptionAcknowledged { handle, honoured });
-    }
-}
-
-/// The error for a discover-only method in the initialize era.
-pub(super) fn not_in_initialize_era(method: &str) -> UsageError {
-    UsageError::NotInEra {
-        method: method.to_owned(),
-        era: Era::Initialize,
     }
 }
 

@@ -10,7 +10,7 @@ use std::fmt;
 use serde_json::value::RawValue;
 
 use crate::jsonrpc::{self, ErrorObject, Id};
-use crate::time::{Duration, Instant, saturating_add};
+use crate::time::{Duration, Instant};
 use crate::types::{Implementation, ServerCapabilities};
 
 mod admission;
@@ -19,7 +19,6 @@ mod clock;
 mod completion;
 mod config;
 mod detached;
-mod discover;
 mod dispatch;
 mod envelope;
 mod error;
@@ -34,7 +33,9 @@ mod pending;
 mod raw_params;
 mod raw_result;
 mod salvage;
+pub(crate) mod server_requests;
 mod task_receiver;
+mod timer;
 pub(crate) use pending::{CounterMap, CounterSet};
 pub(crate) use salvage::Undecodable;
 mod transport_hooks;
@@ -54,7 +55,7 @@ pub use raw_result::RawResult;
 
 use clock::{ActiveClock, DeadlineIndex};
 use completion::deadline_for;
-use discover::Mode;
+use handshake::Handshake;
 use inbound::{InboundRequests, Reply};
 use outbound::Queued;
 use pending::{Pending, PendingRequests, Stage, TotalLimit};
@@ -179,17 +180,8 @@ pub struct Session {
     state: SessionState,
     /// One counter for handles and wire ids: they never collide.
     next_id: u64,
-    /// Which handshake runs, hence which era the session speaks.
-    mode: Mode,
-    /// The version requested in `initialize` (the configured one, or one a -32022 named).
-    initialize_version: ProtocolVersion,
-    handshake_wire: u64,
-    handshake_deadline: Option<Instant>,
-    /// When an Auto probe gives up on `server/discover`.
-    probe_deadline: Option<Instant>,
-    /// Whether the Auto probe fell back to `initialize`.
-    fell_back: bool,
-    envelope_values: envelope::Envelope,
+    /// The handshake sub-machine: which handshake runs, hence which era the session speaks.
+    handshake: Handshake,
     modern: mrtr::ModernRequests,
     cache: cache::ResultCache,
     /// The latest instant an input carried (for clock resumes inside completions).
@@ -217,27 +209,16 @@ impl Session {
     /// and the handshake deadline is armed.
     #[must_use]
     pub fn new(config: SessionConfig, now: Instant) -> Self {
-        let handshake_deadline = config.handshake_timeout.map(|t| saturating_add(now, t));
-        let (mode, probe) = Mode::initial(&config);
+        let handshake = Handshake::new(&config, now);
         let receiver =
             crate::task::receiver::TaskTable::new(config.task_receiver, config.wall_clock);
         let mut outbound = outbound::OutboundQueue::default();
-        outbound.push_back(if mode.is_discover() {
-            Queued::Discover { wire: 0 }
-        } else {
-            Queued::Initialize { wire: 0 }
-        });
+        outbound.push_back(handshake.request());
         Session {
-            envelope_values: envelope::Envelope::new(&config),
-            initialize_version: config.protocol_version,
             config,
             state: SessionState::Handshaking,
             next_id: 1,
-            mode,
-            handshake_wire: 0,
-            handshake_deadline,
-            probe_deadline: probe.map(|t| saturating_add(now, t)),
-            fell_back: false,
+            handshake,
             modern: mrtr::ModernRequests::default(),
             cache: cache::ResultCache::default(),
             clock_now: now,
@@ -336,37 +317,39 @@ impl Session {
 
     /// Feeds one framed input: a line from stdio, an SSE event's data, an HTTP JSON body.
     /// A JSON array is a batch. Input that is not JSON-RPC becomes an [`Event::Diagnostic`];
-    /// the session carries on. Ignored once closed.
+    /// the answer it carries, if its id can be read, completes that request with
+    /// [`RequestError::InvalidResponse`] at once (see `salvage`); the session carries on.
+    /// Ignored once closed.
     pub fn handle_message(&mut self, now: Instant, bytes: &[u8]) {
-        if self.is_closed() {
-            return;
-        }
-        self.handle_decoded_input(now, bytes, jsonrpc::decode_ref(bytes));
+        self.handle_input(now, jsonrpc::Input::Bytes(bytes));
     }
 
     /// [`handle_message`](Self::handle_message) for input already known to be UTF-8 (a line
     /// from [`LineDecoder`](crate::framing::lines::LineDecoder), an SSE event's data): the same
     /// behaviour, without checking the UTF-8 a second time.
     pub fn handle_message_str(&mut self, now: Instant, text: &str) {
+        self.handle_input(now, jsonrpc::Input::Text(text));
+    }
+
+    /// [`handle_message`](Self::handle_message) decoding with the general parse only: the
+    /// reference the routing of compactly written input is held equal to.
+    #[cfg(test)]
+    pub(crate) fn handle_message_general(&mut self, now: Instant, bytes: &[u8]) {
         if self.is_closed() {
             return;
         }
-        // One byte first (inline), so that other messages pay no call: the canonical progress
-        // notification has `"method"` where a canonical response has `"id"`; a compact
-        // response opens with one of its three members; the TypeScript SDK's progress
-        // notification with `method`.
-        if text.as_bytes().get(18) == Some(&b'm') && self.canonical_progress(now, text) {
+        self.handle_decoded_input(now, bytes, jsonrpc::decode_general(bytes));
+    }
+
+    fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
+        if self.is_closed() {
             return;
         }
-        match text.as_bytes().get(2) {
-            Some(b'j' | b'i' | b'r') if self.compact_response(now, text) => return,
-            Some(b'm') if self.canonical_progress(now, text) => return,
-            _ => {}
-        }
-        if dispatch::mentions_progress(text) && self.any_order_progress(now, text) {
-            return;
-        }
-        self.handle_decoded_input(now, text.as_bytes(), jsonrpc::decode_ref_str(text));
+        let bytes = match input {
+            jsonrpc::Input::Bytes(bytes) => bytes,
+            jsonrpc::Input::Text(text) => text.as_bytes(),
+        };
+        self.handle_decoded_input(now, bytes, jsonrpc::decode(input));
     }
 
     /// Routes a decoded input; `bytes` is what was decoded, read again only when it was not a
@@ -397,8 +380,9 @@ impl Session {
         }
     }
 
-    /// Fires every deadline due at `now`: the handshake timeout closes the session, and so
-    /// does the stall deadline of a full outbound queue nobody pulls from; a request
+    /// Fires every timer due at `now`, in a fixed order: the Auto probe falls back to
+    /// `initialize`; the handshake timeout closes the session, and so does the stall deadline
+    /// of a full outbound queue nobody pulls from; tasks past their ttl end; a request
     /// timeout completes that request with [`RequestError::Timeout`] and tells the server
     /// (`notifications/cancelled`). Calling it early is a no-op.
     pub fn handle_timeout(&mut self, now: Instant) {
@@ -406,51 +390,8 @@ impl Session {
             return;
         }
         self.clock_now = self.clock_now.max(now);
-        if self.state == SessionState::Handshaking && self.probe_deadline.is_some_and(|d| now >= d)
-        {
-            self.probe_deadline = None;
-            self.probe_timed_out(now);
-        }
-        if self.state == SessionState::Handshaking
-            && let Some(deadline) = self.handshake_deadline
-            && now >= deadline
-        {
-            let after = self.config.handshake_timeout.unwrap_or_default();
-            self.close_with(CloseReason::HandshakeTimeout { after });
-            return;
-        }
-        self.check_stall(now);
-        if self.is_closed() {
-            return;
-        }
-        self.expire_tasks(now);
-        let active = clock::nanos(self.clock.active(now));
-        loop {
-            let pending = &self.pending;
-            let Some(handle) = self
-                .deadlines
-                .pop_due(active, |at, h| pending.is_armed(at, h))
-            else {
-                break;
-            };
-            let Some(p) = self.pending.get_mut(handle) else {
-                continue;
-            };
-            // The index entry is gone already; forget it so `complete` does not remove it again.
-            let total = p.armed().is_some_and(|(_, total)| total);
-            p.set_armed(None);
-            let after = if total {
-                p.total.as_ref().map(|t| t.max)
-            } else {
-                p.timeout
-            };
-            let after = after.map_or(Duration::ZERO, |n| Duration::from_nanos(n.get()));
-            self.finish(
-                handle,
-                Err(RequestError::Timeout { after, total }),
-                Some("request timed out"),
-            );
-        }
+        let table = self.timers();
+        self.fire_due(&table, now);
     }
 
     /// The transport is gone (stdout closed, the process exited, the HTTP session is lost for
@@ -495,19 +436,13 @@ impl Session {
             return Err(UsageError::ReservedMethod(method.into_owned()));
         }
         self.clock_now = self.clock_now.max(now);
-        let decided_discover = self.discover_mode()
-            && (self.state == SessionState::Ready
-                || matches!(self.config.era_policy, config::EraPolicy::Discover));
-        if decided_discover && discover::REMOVED_METHODS.contains(&&*method) {
+        if let Some(era) = self.handshake.era_lacking(&method) {
             return Err(UsageError::NotInEra {
                 method: method.into_owned(),
-                era: Era::Discover,
+                era,
             });
         }
-        if self.lacks_discover_method(&method) {
-            return Err(listen::not_in_initialize_era(&method));
-        }
-        if self.config.era_policy != config::EraPolicy::Initialize
+        if self.handshake.may_carry_envelope()
             && !envelope::takes_envelope(params.as_ref().map(RawParams::get))
         {
             return Err(UsageError::InvalidParams(
@@ -531,11 +466,9 @@ impl Session {
                     .saturating_add(self.config.max_held),
             });
         }
-        // `ping` may precede `initialize`, but the discover era has no `ping`: it waits for
-        // the era to be known.
         let waits = !hold
             && self.state == SessionState::Handshaking
-            && (method != "ping" || self.discover_mode());
+            && (method != "ping" || self.handshake.ping_waits());
         if waits && self.waiting.len() >= self.config.max_queued {
             return Err(UsageError::QueueFull {
                 limit: self.config.max_queued,
@@ -725,7 +658,7 @@ impl Session {
             match item {
                 Queued::Discover { wire } => {
                     let params = self.discover_params();
-                    discover::encode_discover(buf, wire, &params);
+                    handshake::encode_discover(buf, wire, &params);
                     return Some(Outgoing {
                         kind: MessageKind::Request,
                         request: None,
@@ -788,29 +721,12 @@ impl Session {
         self.events.pop_front()
     }
 
-    /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work:
-    /// the handshake deadline, the stall deadline or the earliest request deadline. `None` when nothing is armed
-    /// (or deadlines are paused).
+    /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work: the
+    /// minimum of the session's timer table (the handshake's and the probe's deadlines, the
+    /// stall deadline, the next task expiry, the earliest request deadline). `None` when
+    /// nothing is armed (request deadlines do not count while paused) or once closed.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.is_closed() {
-            return None;
-        }
-        let handshake = match self.state {
-            SessionState::Handshaking => match (self.handshake_deadline, self.probe_deadline) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            _ => None,
-        };
-        let request = self
-            .deadlines
-            .earliest()
-            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
-        let tasks = self.receiver.next_expiry();
-        [handshake, request, self.stall_deadline(), tasks]
-            .into_iter()
-            .flatten()
-            .min()
+        self.timers().earliest()
     }
 }

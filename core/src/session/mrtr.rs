@@ -19,15 +19,13 @@ use serde_json::value::RawValue;
 
 use super::inbound::Reply;
 use super::pending::Stage;
+use super::server_requests;
 use super::{Event, InboundRequestId, Queued, RequestError, RequestHandle, Session};
 use crate::jsonrpc::{self, ErrorObject};
 use crate::types::v2026::{self, InputRequiredResult, ResultType};
 
 /// Methods whose results may be `input_required`.
 const MULTI_ROUND: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
-
-/// Methods an `inputRequests` entry may carry.
-const INPUT_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
 
 /// The multi-round state of one request.
 #[derive(Debug, Default)]
@@ -104,7 +102,7 @@ impl Session {
     /// -32022 to a request: switch to another modern version the server lists and send it
     /// again (once per request); otherwise the error completes it.
     fn version_retry(&mut self, handle: RequestHandle, e: ErrorObject) {
-        let supported = super::discover::supported_in(&e);
+        let supported = super::handshake::supported_in(&e);
         let current = self.envelope_version();
         let next = crate::session::ProtocolVersion::DISCOVER_ERA
             .into_iter()
@@ -118,9 +116,7 @@ impl Session {
         match next {
             Some(v) if *retries == 0 => {
                 *retries += 1;
-                if let super::discover::Mode::Discover { version, .. } = &mut self.mode {
-                    *version = v;
-                }
+                self.handshake.set_envelope_version(v);
                 if let Some(s) = &mut self.server {
                     s.version = v;
                 }
@@ -161,9 +157,10 @@ impl Session {
             return self.complete(handle, Err(RequestError::TooManyInputRounds { rounds }));
         }
         let requests = result.input_requests.unwrap_or_default();
+        // Only what a descriptor allows as an input request, and only when declared.
         let refused = requests.iter().find(|(_, r)| {
-            !INPUT_METHODS.contains(&r.method.as_str())
-                || !super::dispatch::declared(&self.config.capabilities, &r.method)
+            !server_requests::kind_of(&r.method)
+                .is_some_and(|k| k.input_request && (k.declared)(&self.config.capabilities))
         });
         if let Some((key, r)) = refused {
             let detail = format!(
@@ -189,7 +186,7 @@ impl Session {
         };
         let mut events = Vec::with_capacity(requests.len());
         for (index, (key, request)) in requests.into_iter().enumerate() {
-            let pauses = super::dispatch::pauses_deadlines(&request.method);
+            let pauses = server_requests::pauses_deadlines(&request.method);
             if pauses {
                 self.clock.pause(self.clock_now);
             }

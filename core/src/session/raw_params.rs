@@ -36,7 +36,7 @@ fn exact<E>(write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>) -> Result<Box<str
     let finish = |buf: &mut Vec<u8>| {
         let text = std::str::from_utf8(buf)
             // Invariant: `write` puts only `serde_json`'s output and `write_json_str`'s in it,
-            // both UTF-8 (checked again here: a few instructions a byte).
+            // both UTF-8 (checked again here rather than trusted with `unsafe`).
             .expect("serialized JSON is UTF-8");
         Box::<str>::from(text)
     };

@@ -7,27 +7,18 @@ use serde_json::value::RawValue;
 
 /// A request's result: the JSON text of the answer's `result` member, as the server wrote it.
 ///
-/// **When it is checked.** An answer written the way the SDKs write it (the members
-/// `jsonrpc`, `id` and `result` in any order, nothing between them, the result an object or
-/// array) is not parsed on arrival: the session locates the result by its brackets and the
-/// text is checked when it is read. Checking it on arrival scanned every byte of it once more
-/// just before the caller's typed decode scanned it again (about 1k of the 11k instructions
-/// a `tools/call` cost in the client). Every other answer was parsed whole on arrival, so
-/// its text is known to be one JSON value.
-///
-/// **Guarantees.** [`decode`](Self::decode), [`to_raw`](Self::to_raw) and
-/// [`into_raw`](Self::into_raw) fail, with serde_json's error, on text that is not exactly one
-/// JSON value (an answer with a member after `result`, say); nothing hands out unchecked text
-/// as a [`RawValue`]. [`get`](Self::get) is the text as received.
+/// **Guarantees.** The text is exactly one JSON value: the session decodes every answer before
+/// routing it, and an answer whose body is not valid JSON completes its request with
+/// [`RequestError::InvalidResponse`](super::RequestError::InvalidResponse) instead. So
+/// [`decode`](Self::decode) fails only when the value is not the shape `T` expects, and
+/// [`to_raw`](Self::to_raw) and [`into_raw`](Self::into_raw) do not fail (every `RawResult`
+/// is made from a checked [`RawValue`]; they return a `Result` for the callers written when
+/// results were checked only when read).
+/// [`get`](Self::get) is the text as received.
 #[derive(Clone)]
 pub struct RawResult(Box<str>);
 
 impl RawResult {
-    /// Text the session located but did not parse.
-    pub(crate) fn unchecked(text: &str) -> Self {
-        Self(text.into())
-    }
-
     /// Decodes the result into `T`, checking the text as it goes (trailing text after the
     /// value is an error, as for [`serde_json::from_str`]).
     ///
@@ -57,8 +48,7 @@ impl RawResult {
         RawValue::from_string(self.0.into())
     }
 
-    /// The text as received: on the fast path described at the type, not yet known to be
-    /// valid JSON.
+    /// The text as received.
     #[must_use]
     pub fn get(&self) -> &str {
         &self.0
@@ -88,19 +78,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn checked_reads_refuse_text_that_is_not_one_value() {
-        for bad in ["", "{", r#"{"a":1},"error":{}"#, "1 2", "nul"] {
-            let r = RawResult::unchecked(bad);
-            assert!(r.decode::<serde_json::Value>().is_err(), "{bad:?}");
-            assert!(r.to_raw().is_err(), "{bad:?}");
-            assert!(r.clone().into_raw().is_err(), "{bad:?}");
-            assert_eq!(r.get(), bad);
-        }
-    }
-
-    #[test]
     fn checked_reads_accept_one_value() {
-        let r = RawResult::unchecked(r#"{"content":[{"type":"text","text":"hi"}]} "#);
+        let raw = RawValue::from_string(r#"{"content":[{"type":"text","text":"hi"}]}"#.to_owned());
+        let r = RawResult::from(raw.unwrap());
         let v: serde_json::Value = r.decode().unwrap();
         assert_eq!(v["content"][0]["text"], "hi");
         assert_eq!(
@@ -112,7 +92,7 @@ mod tests {
             r#"{"content":[{"type":"text","text":"hi"}]}"#
         );
         // Borrowing from the text works as with `serde_json::from_str`.
-        let r = RawResult::unchecked(r#""text""#);
+        let r = RawResult::from(RawValue::from_string(r#""text""#.to_owned()).unwrap());
         let s: &str = r.decode().unwrap();
         assert_eq!(s, "text");
     }

@@ -159,7 +159,7 @@ impl Session {
             }
             Undecodable::Json => "the answer is not a valid JSON-RPC response".to_owned(),
         };
-        if self.state == SessionState::Handshaking && wire == self.handshake_wire {
+        if self.handshake.awaits(wire) {
             if !self.discover_mode() {
                 self.close_with(super::CloseReason::InvalidHandshake(detail));
             }
@@ -176,7 +176,7 @@ impl Session {
     pub(crate) fn handle_uncorrelated_error(&mut self, now: Instant, error: ErrorObject) {
         self.report(Diagnostic::UncorrelatedError(error.clone()));
         let wire = match self.state {
-            SessionState::Handshaking if !self.pending.any_sent() => Some(self.handshake_wire),
+            SessionState::Handshaking if !self.pending.any_sent() => Some(self.handshake.wire()),
             SessionState::Ready => self.pending.sole_sent().map(|(_, wire)| wire),
             _ => None,
         };

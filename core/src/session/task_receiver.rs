@@ -22,8 +22,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::dispatch::pauses_deadlines;
 use super::inbound::Reply;
+use super::server_requests::{ServerRequestKind, TaskQuery};
 use super::{Event, Queued, Session};
 use crate::jsonrpc::{self, ErrorObject, Id};
 use crate::task::TASKS_STATUS_NOTIFICATION;
@@ -42,10 +42,10 @@ pub(super) struct TaskInfo {
 }
 
 impl TaskInfo {
-    /// Reads `params` of a request that may concern a task (sampling and elicitation; other
-    /// methods are not looked at). Params that do not parse concern no task: the host's
-    /// typed decoding reports them.
-    pub(super) fn of(method: &str, params: Option<&RawValue>) -> TaskInfo {
+    /// Reads `params` of a request of `kind` if it may concern a task (its descriptor says it
+    /// may run as one; other methods are not looked at). Params that do not parse concern no
+    /// task: the host's typed decoding reports them.
+    pub(super) fn of(kind: &ServerRequestKind, params: Option<&RawValue>) -> TaskInfo {
         #[derive(Deserialize)]
         struct Shape {
             #[serde(default)]
@@ -53,7 +53,7 @@ impl TaskInfo {
             #[serde(default, rename = "_meta")]
             meta: Option<Value>,
         }
-        if !pauses_deadlines(method) {
+        if kind.runs_as_task.is_none() {
             return TaskInfo::default();
         }
         let Some(shape) = params.and_then(|p| serde_json::from_str::<Shape>(p.get()).ok()) else {
@@ -88,14 +88,6 @@ pub(super) fn with_related_task(result: Box<RawValue>, task_id: &str) -> Box<Raw
     super::meta::splice(Some(result.get()), &[], &[(RELATED_TASK_META, &related)]).unwrap_or(result)
 }
 
-/// The methods of a task receiver that the session answers itself.
-fn is_tasks_method(method: &str) -> bool {
-    matches!(
-        method,
-        "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel"
-    )
-}
-
 fn invalid_params(method: &str, e: &serde_json::Error) -> ErrorObject {
     ErrorObject::new(
         ErrorObject::INVALID_PARAMS,
@@ -108,44 +100,20 @@ fn encode<T: serde::Serialize>(value: &T) -> Result<Box<RawValue>, ErrorObject> 
 }
 
 impl Session {
-    /// Whether the host declared the `tasks` capability: the session then answers the
-    /// `tasks/*` requests itself.
-    fn receives_tasks(&self) -> bool {
-        self.config.capabilities.tasks.is_some()
-    }
-
-    /// Whether a task-augmented `method` is accepted as a task (declared in
-    /// `tasks.requests`).
-    pub(super) fn accepts_task(&self, method: &str) -> bool {
-        let requests = self
-            .config
-            .capabilities
-            .tasks
-            .as_ref()
-            .and_then(|t| t.requests.as_ref());
-        requests.is_some_and(|r| match method {
-            "sampling/createMessage" => r.sampling_create_message(),
-            "elicitation/create" => r.elicitation_create(),
-            _ => false,
-        })
-    }
-
-    /// Answers `tasks/get`, `tasks/result`, `tasks/list` or `tasks/cancel` from the task table.
-    /// Returns `false`, having done nothing, for another method or when the host declared no
-    /// `tasks` capability (the request is then refused as undeclared).
+    /// Answers `tasks/get`, `tasks/result`, `tasks/list` or `tasks/cancel` (`query`) from
+    /// the task table: at once, or for `tasks/result` when the task ends. Called for a host
+    /// that declared `tasks` (the descriptors refuse these requests otherwise).
     pub(super) fn handle_tasks_request(
         &mut self,
         now: Instant,
         id: Id,
-        method: &str,
+        query: TaskQuery,
         params: Option<&RawValue>,
-    ) -> bool {
-        if !is_tasks_method(method) || !self.receives_tasks() {
-            return false;
-        }
+    ) {
         self.expire_tasks(now);
+        let method = query.method();
         let text = params.map_or("{}", RawValue::get);
-        let answer = if method == "tasks/list" {
+        let answer = if query == TaskQuery::List {
             match serde_json::from_str::<Option<PaginatedParams>>(text) {
                 Ok(p) => {
                     let cursor = p.and_then(|p| p.cursor);
@@ -157,17 +125,16 @@ impl Session {
             }
         } else {
             match serde_json::from_str::<TaskIdParams>(text) {
-                Ok(p) => match self.answer_task_id_request(now, &id, method, &p.task_id) {
+                Ok(p) => match self.answer_task_id_request(now, &id, query, &p.task_id) {
                     Some(answer) => answer,
                     // Held until the task ends.
-                    None => return true,
+                    None => return,
                 },
                 Err(e) => Err(invalid_params(method, &e)),
             }
         };
         self.outbound
             .push_back(Queued::Response { id, result: answer });
-        true
     }
 
     /// `tasks/get`, `tasks/result` or `tasks/cancel` of `task_id`; `None` when the answer
@@ -176,17 +143,22 @@ impl Session {
         &mut self,
         now: Instant,
         id: &Id,
-        method: &str,
+        query: TaskQuery,
         task_id: &str,
     ) -> Option<Result<Box<RawValue>, ErrorObject>> {
-        Some(match method {
-            "tasks/get" => self.receiver.get(task_id).and_then(|t| encode(&t)),
-            "tasks/result" => match self.receiver.result(task_id, id.clone()) {
+        Some(match query {
+            TaskQuery::Get => self.receiver.get(task_id).and_then(|t| encode(&t)),
+            TaskQuery::Result => match self.receiver.result(task_id, id.clone()) {
                 Ok(ResultAnswer::Ready(answer)) => answer.map(|r| with_related_task(r, task_id)),
                 Ok(ResultAnswer::Waiting) => return None,
                 Err(e) => Err(e),
             },
-            _ => match self.receiver.cancel(now, task_id) {
+            // `tasks/list` names no task: `handle_tasks_request` answers it before this.
+            TaskQuery::List => Err(ErrorObject::new(
+                ErrorObject::INVALID_PARAMS,
+                "tasks/list names no task",
+            )),
+            TaskQuery::Cancel => match self.receiver.cancel(now, task_id) {
                 Ok(ended) => {
                     self.stop_task_handler(now, task_id);
                     let task = encode(&ended.task);
@@ -205,7 +177,7 @@ impl Session {
         &mut self,
         now: Instant,
         id: Id,
-        method: String,
+        kind: &ServerRequestKind,
         params: Option<Box<RawValue>>,
         ttl: Option<u64>,
     ) {
@@ -227,13 +199,16 @@ impl Session {
             id,
             result: created,
         });
-        let pauses = pauses_deadlines(&method);
+        let pauses = kind.pauses_deadlines;
         if pauses {
             self.clock.pause(now);
         }
         let id = self.inbound.insert_reply(Reply::Task(task_id), pauses);
-        self.events
-            .push_back(Event::ServerRequest { id, method, params });
+        self.events.push_back(Event::ServerRequest {
+            id,
+            method: kind.method.to_owned(),
+            params,
+        });
     }
 
     /// The host answered the request of task `task_id`.

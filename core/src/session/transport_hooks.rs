@@ -6,7 +6,7 @@ use super::{
     CloseReason, Queued, RequestError, RequestHandle, Session, SessionState, Waiting,
     pending::Stage,
 };
-use crate::time::{Instant, saturating_add};
+use crate::time::Instant;
 
 impl Session {
     /// Whether `handle` is still pending (no [`Event::Completed`](super::Event::Completed)
@@ -109,15 +109,9 @@ impl Session {
         }
         self.state = SessionState::Handshaking;
         self.server = None;
-        self.handshake_wire = self.next_id;
+        let request = self.handshake.restart(now, self.next_id);
         self.next_id += 1;
-        self.handshake_deadline = self
-            .config
-            .handshake_timeout
-            .map(|t| saturating_add(now, t));
-        self.outbound.push_back(Queued::Initialize {
-            wire: self.handshake_wire,
-        });
+        self.outbound.push_back(request);
         true
     }
 }

@@ -471,12 +471,12 @@ pub async fn garbage_is_skipped<R: Runtime>(rt: R) {
     client.ping().await.expect("ping after garbage");
 }
 
-/// An answer in the canonical form whose result is not JSON: the session hands the result
-/// over unparsed and the read fails, so the call ends at once with [`Error::Decode`] (typed
+/// An answer in the canonical form whose result is not JSON: the frame does not decode, its
+/// id is read all the same, and the call ends at once with [`Error::InvalidResponse`] (typed
 /// or raw), not at its timeout; the connection goes on.
-pub async fn unreadable_result_is_a_decode_error<R: Runtime>(rt: R) {
+pub async fn unreadable_result_is_an_invalid_response<R: Runtime>(rt: R) {
     /// Runs `call` while the server answers its `method` request with an unreadable result,
-    /// and checks that the call failed with a decode error naming `method`.
+    /// and checks that the call failed with an invalid response naming `method`.
     async fn answered_badly<T: std::fmt::Debug>(
         server: &FakeServer,
         method: &str,
@@ -491,7 +491,7 @@ pub async fn unreadable_result_is_a_decode_error<R: Runtime>(rt: R) {
         };
         let (result, ()) = futures_util::future::join(call, answer).await;
         assert!(
-            matches!(&result, Err(Error::Decode { method: m, .. }) if m == method),
+            matches!(&result, Err(Error::InvalidResponse { method: m, .. }) if m == method),
             "{result:?}"
         );
     }

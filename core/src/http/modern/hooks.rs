@@ -55,10 +55,10 @@ impl Connection {
         h: RequestHandle,
         body: &[u8],
     ) -> bool {
-        let Ok(crate::jsonrpc::Message::Error {
+        let Ok(crate::jsonrpc::DecodedRef::Single(crate::jsonrpc::MessageRef::Error {
             id: Some(id),
             error,
-        }) = crate::jsonrpc::decode_one(body)
+        })) = crate::jsonrpc::decode(body)
         else {
             return false;
         };

@@ -332,8 +332,10 @@ pub enum ProbeVerdict {
 /// Reads a refused probe's body (see the module rules).
 #[must_use]
 pub fn classify_probe_refusal(body: &[u8]) -> ProbeVerdict {
-    match jsonrpc::decode_one(body) {
-        Ok(jsonrpc::Message::Error { error, .. }) if v2026::is_modern_error_code(error.code) => {
+    match jsonrpc::decode(body) {
+        Ok(jsonrpc::DecodedRef::Single(jsonrpc::MessageRef::Error { error, .. }))
+            if v2026::is_modern_error_code(error.code) =>
+        {
             ProbeVerdict::Modern(error)
         }
         _ => ProbeVerdict::Legacy,

@@ -7,9 +7,9 @@ use crate::types::{ClientCapabilities, ElicitationCapability, RootsCapability};
 
 mod admission;
 mod backlog;
+mod compact_input;
 mod detached;
 mod era;
-mod fast_path;
 mod harness;
 mod listen;
 mod mrtr;

@@ -724,8 +724,9 @@ fn read_stdin(server: &Server, tx: &mpsc::Sender<Input>) {
         decoder.decode(&buf[..n], |line| match line {
             Line::Message(bytes) => {
                 server.log_line(bytes.as_bytes());
-                match jsonrpc::decode_one(bytes.as_bytes()) {
-                    Ok(m) => messages.push(m),
+                match jsonrpc::decode(bytes.as_bytes()).map(jsonrpc::DecodedRef::into_owned) {
+                    Ok(jsonrpc::Decoded::Single(m)) => messages.push(m),
+                    Ok(batch) => eprintln!("fault_server: ignoring a batch: {batch:?}"),
                     Err(e) => eprintln!("fault_server: ignoring input: {e}"),
                 }
             }

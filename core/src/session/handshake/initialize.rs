@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{CloseReason, Era, ProtocolVersion, ServerState, Session};
+use super::super::{CloseReason, Era, ProtocolVersion, ServerState, Session};
 use crate::jsonrpc::{self, ErrorObject};
 use crate::types::{Implementation, InitializeParams, ServerCapabilities};
 
@@ -22,9 +22,9 @@ struct InitializeAnswer {
 }
 
 impl Session {
-    pub(super) fn initialize_params(&self) -> Box<RawValue> {
+    pub(in crate::session) fn initialize_params(&self) -> Box<RawValue> {
         let params = InitializeParams {
-            protocol_version: self.initialize_version.as_str().to_owned(),
+            protocol_version: self.handshake.initialize_version().as_str().to_owned(),
             capabilities: self.config.capabilities.clone(),
             client_info: self.config.client_info.clone(),
             ..InitializeParams::default()
@@ -34,7 +34,7 @@ impl Session {
     }
 
     /// The answer to `initialize` arrived.
-    pub(super) fn finish_handshake(
+    pub(in crate::session) fn finish_handshake(
         &mut self,
         now: crate::time::Instant,
         answer: Result<Box<RawValue>, ErrorObject>,

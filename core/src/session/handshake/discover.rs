@@ -1,5 +1,7 @@
-//! The discover handshake (2026-07-28) and the era policy: which handshake runs, the Auto
-//! probe and its fallback to `initialize`, version retries on -32022.
+//! What the session does in the discover handshake (2026-07-28): the answer to
+//! `server/discover`, the Auto probe's fallback to `initialize` and its re-probe, version
+//! retries on -32022, the end of the handshake (either one). Which handshake runs, and the
+//! state it keeps, is the [`Handshake`](super::Handshake)'s.
 //!
 //! Fallback signals (Auto only, never keyed to one error code): an error answer to
 //! `server/discover` that is not a recognised modern error, an answer that is not a valid
@@ -12,17 +14,14 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use super::{
-    CloseReason, Diagnostic, EraPolicy, Event, KnownEra, ProtocolVersion, Queued, RequestError,
-    ServerState, Session, SessionConfig, SessionState, Waiting,
+use super::super::{
+    CloseReason, Diagnostic, Event, ProtocolVersion, Queued, RequestError, ServerState, Session,
+    SessionState, Waiting,
 };
 use crate::jsonrpc::{self, ErrorObject};
 use crate::time::Instant;
 use crate::types::Implementation;
 use crate::types::v2026::{self, DiscoverResult, ResultType};
-
-/// How many `server/discover` attempts one handshake may make (version retries included).
-const MAX_DISCOVER_ATTEMPTS: u8 = 3;
 
 /// Methods the discover era removed: the session refuses them there.
 pub(crate) const REMOVED_METHODS: [&str; 4] = [
@@ -31,49 +30,6 @@ pub(crate) const REMOVED_METHODS: [&str; 4] = [
     "resources/subscribe",
     "resources/unsubscribe",
 ];
-
-/// Which handshake the session runs (and, after it, which era it speaks).
-#[derive(Clone, Debug)]
-pub(crate) enum Mode {
-    /// `initialize`. `reprobe`: a failed handshake tries `server/discover` instead of closing
-    /// (Auto with a remembered initialize era).
-    Initialize { reprobe: bool },
-    /// `server/discover` and the envelope. `fallback`: Auto, legacy signals lead to
-    /// `initialize`. `tried`: versions already sent in a discover.
-    Discover {
-        fallback: bool,
-        version: ProtocolVersion,
-        attempts: u8,
-        tried: Vec<ProtocolVersion>,
-    },
-}
-
-impl Mode {
-    /// The mode a new session starts in, and the probe timeout to arm.
-    pub(crate) fn initial(config: &SessionConfig) -> (Mode, Option<crate::time::Duration>) {
-        let discover = |fallback| Mode::Discover {
-            fallback,
-            version: config.discover_version,
-            attempts: 1,
-            tried: vec![config.discover_version],
-        };
-        match (config.era_policy, config.known_era) {
-            (EraPolicy::Initialize, _) => (Mode::Initialize { reprobe: false }, None),
-            (EraPolicy::Discover, _) => (discover(false), None),
-            (EraPolicy::Auto { .. }, Some(KnownEra::Initialize)) => {
-                (Mode::Initialize { reprobe: true }, None)
-            }
-            // A server known to be modern: silence is not legacy evidence, but a legacy
-            // answer still falls back (it was downgraded).
-            (EraPolicy::Auto { .. }, Some(KnownEra::Discover)) => (discover(true), None),
-            (EraPolicy::Auto { probe_timeout }, None) => (discover(true), Some(probe_timeout)),
-        }
-    }
-
-    pub(crate) fn is_discover(&self) -> bool {
-        matches!(self, Mode::Discover { .. })
-    }
-}
 
 /// What to do with a -32022 answer: retry the discover at another modern version, fall back
 /// to `initialize`, or give up.
@@ -86,33 +42,29 @@ enum VersionVerdict {
 impl Session {
     /// Whether the session speaks (or is probing) the discover era.
     pub(crate) fn discover_mode(&self) -> bool {
-        self.mode.is_discover()
+        self.handshake.is_discover()
     }
 
     /// The version the envelope carries.
     pub(crate) fn envelope_version(&self) -> ProtocolVersion {
-        match &self.mode {
-            Mode::Discover { version, .. } => *version,
-            Mode::Initialize { .. } => self.config.discover_version,
-        }
+        self.handshake.envelope_version()
     }
 
     /// Whether the session is waiting for an Auto probe (the stdio layer respawns a server
     /// that exits on it).
     #[must_use]
     pub fn is_probing(&self) -> bool {
-        self.state == SessionState::Handshaking
-            && matches!(self.mode, Mode::Discover { fallback: true, .. })
+        self.handshake.is_probing()
     }
 
     /// The wire id of the current handshake request (`server/discover` or `initialize`): it
     /// changes whenever the handshake is re-issued (a fallback, a version retry, a re-probe),
     /// so a transport can tell an answered exchange from the one still awaited.
     pub(crate) fn handshake_wire(&self) -> u64 {
-        self.handshake_wire
+        self.handshake.wire()
     }
 
-    pub(super) fn discover_params(&self) -> Box<RawValue> {
+    pub(in crate::session) fn discover_params(&self) -> Box<RawValue> {
         // Invariant: `{}` is an object, so the splice cannot fail.
         let empty = RawValue::from_string("{}".to_owned()).expect("{} is JSON");
         self.envelope(Some(empty.get()))
@@ -120,12 +72,12 @@ impl Session {
     }
 
     /// The answer to `server/discover` arrived.
-    pub(super) fn finish_discover(
+    pub(in crate::session) fn finish_discover(
         &mut self,
         now: Instant,
         answer: Result<Box<RawValue>, ErrorObject>,
     ) {
-        let Mode::Discover { fallback, .. } = self.mode else {
+        let Some(fallback) = self.handshake.falls_back() else {
             return;
         };
         let raw = match answer {
@@ -170,9 +122,7 @@ impl Session {
             }
             _ => return self.close_unsupported(result.supported_versions.join(", ")),
         };
-        if let Mode::Discover { version: v, .. } = &mut self.mode {
-            *v = version;
-        }
+        self.handshake.set_envelope_version(version);
         self.server = Some(ServerState {
             version,
             info: result
@@ -191,10 +141,7 @@ impl Session {
             self.config.supported_versions.contains(v) && supported.iter().any(|s| s == v.as_str())
         };
         let current = self.envelope_version();
-        let tried: &[ProtocolVersion] = match &self.mode {
-            Mode::Discover { tried, .. } => tried,
-            Mode::Initialize { .. } => &[],
-        };
+        let tried = self.handshake.tried();
         if accepted(&current) {
             return VersionVerdict::Retry(current);
         }
@@ -221,32 +168,14 @@ impl Session {
     /// a listed version; the rejection may have been about the request, not the version);
     /// the same rejection twice closes.
     fn rediscover(&mut self, version: ProtocolVersion) {
-        let Mode::Discover {
-            version: v,
-            attempts,
-            tried,
-            ..
-        } = &mut self.mode
-        else {
-            return;
-        };
-        if *attempts >= MAX_DISCOVER_ATTEMPTS || tried.iter().filter(|t| **t == version).count() > 1
-        {
-            let list = tried
-                .iter()
-                .map(|v| v.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            return self.close_unsupported(list);
+        let wire = self.next_id;
+        match self.handshake.rediscover(version, wire) {
+            Ok(request) => {
+                self.next_id += 1;
+                self.outbound.push_back(request);
+            }
+            Err(tried) => self.close_unsupported(tried),
         }
-        *attempts += 1;
-        *v = version;
-        tried.push(version);
-        self.handshake_wire = self.next_id;
-        self.next_id += 1;
-        self.outbound.push_back(Queued::Discover {
-            wire: self.handshake_wire,
-        });
     }
 
     fn close_unsupported(&mut self, offered: String) {
@@ -261,37 +190,26 @@ impl Session {
 
     /// Leaves the probe for `initialize` at `version` (fresh wire id; the discover's id is
     /// forgotten, so a late answer to it is stale).
-    pub(super) fn fall_back(&mut self, _now: Instant, version: ProtocolVersion, reason: String) {
-        self.mode = Mode::Initialize { reprobe: false };
-        self.fell_back = true;
-        self.probe_deadline = None;
-        self.initialize_version = version;
-        self.handshake_wire = self.next_id;
+    pub(in crate::session) fn fall_back(
+        &mut self,
+        _now: Instant,
+        version: ProtocolVersion,
+        reason: String,
+    ) {
+        let request = self.handshake.fall_back(version, self.next_id);
         self.next_id += 1;
-        self.outbound.push_back(Queued::Initialize {
-            wire: self.handshake_wire,
-        });
+        self.outbound.push_back(request);
         self.report(Diagnostic::EraFallback { reason });
     }
 
     /// Auto with a remembered initialize era, and `initialize` failed: probe discover once
     /// instead of closing. Returns whether it did.
-    pub(super) fn try_reprobe(&mut self, reason: String) -> bool {
-        if !matches!(self.mode, Mode::Initialize { reprobe: true }) {
+    pub(in crate::session) fn try_reprobe(&mut self, reason: String) -> bool {
+        let Some(request) = self.handshake.reprobe(self.next_id) else {
             return false;
-        }
-        let version = self.config.discover_version;
-        self.mode = Mode::Discover {
-            fallback: false,
-            version,
-            attempts: 1,
-            tried: vec![version],
         };
-        self.handshake_wire = self.next_id;
         self.next_id += 1;
-        self.outbound.push_back(Queued::Discover {
-            wire: self.handshake_wire,
-        });
+        self.outbound.push_back(request);
         self.report(Diagnostic::EraFallback { reason });
         true
     }
@@ -303,7 +221,7 @@ impl Session {
     pub fn restart_after_respawn(&mut self, now: Instant) -> bool {
         // Also right after a fallback: a server may answer the probe with an error and exit
         // before it reads `initialize`.
-        let after_fallback = self.state == SessionState::Handshaking && self.fell_back;
+        let after_fallback = self.handshake.running_after_fallback();
         if !self.is_probing() && !after_fallback {
             return false;
         }
@@ -316,7 +234,7 @@ impl Session {
         let v = if self.is_probing() {
             self.config.protocol_version
         } else {
-            self.initialize_version
+            self.handshake.initialize_version()
         };
         self.fall_back(now, v, "the server exited on server/discover".into());
         true
@@ -327,7 +245,7 @@ impl Session {
     /// an empty or non-modern body (Auto falls back to `initialize`; Discover closes). Ignored
     /// unless the session waits for its discover answer.
     pub fn handle_probe_refusal(&mut self, now: Instant, error: Option<ErrorObject>) {
-        if self.state != SessionState::Handshaking || !self.discover_mode() {
+        if !self.handshake.is_running() || !self.discover_mode() {
             return;
         }
         match error {
@@ -358,22 +276,21 @@ impl Session {
     /// The pending request sent with wire id `wire`, if any (for a transport that inspects
     /// answers before the session sees them).
     #[must_use]
-    pub fn request_for_wire(&self, wire: u64) -> Option<super::RequestHandle> {
+    pub fn request_for_wire(&self, wire: u64) -> Option<crate::session::RequestHandle> {
         self.pending.by_wire(wire)
     }
 
     /// The probe timeout fired: fall back.
-    pub(super) fn probe_timed_out(&mut self, now: Instant) {
+    pub(in crate::session) fn probe_timed_out(&mut self, now: Instant) {
         let v = self.config.protocol_version;
         self.fall_back(now, v, "no answer to server/discover in time".into());
     }
 
     /// The handshake finished at `version`: release what waited for it.
-    pub(super) fn become_ready(&mut self, now: Instant, version: ProtocolVersion) {
+    pub(in crate::session) fn become_ready(&mut self, now: Instant, version: ProtocolVersion) {
         self.state = SessionState::Ready;
-        self.handshake_deadline = None;
-        self.probe_deadline = None;
-        let discover = version.era() == super::Era::Discover;
+        self.handshake.finish();
+        let discover = version.era() == crate::session::Era::Discover;
         if !discover {
             self.outbound.push_back(Queued::Notification {
                 method: Cow::Borrowed("notifications/initialized"),
@@ -385,12 +302,8 @@ impl Session {
                 Waiting::Request(handle) => {
                     let method = self.pending.get(handle).map(|p| p.method.to_string());
                     match method {
-                        Some(m) if discover && REMOVED_METHODS.contains(&m.as_str()) => {
-                            self.complete(handle, Err(RequestError::NotInEra { method: m }));
-                        }
-                        Some(m)
-                            if !discover && super::listen::DISCOVER_ONLY.contains(&m.as_str()) =>
-                        {
+                        // The era is settled now: what it lacks fails.
+                        Some(m) if self.handshake.era_lacking(&m).is_some() => {
                             self.complete(handle, Err(RequestError::NotInEra { method: m }));
                         }
                         _ => self.queue_request(now, handle),
@@ -437,7 +350,7 @@ pub(crate) fn supported_in(e: &ErrorObject) -> Vec<String> {
 }
 
 /// The encoded `server/discover` request.
-pub(super) fn encode_discover(buf: &mut Vec<u8>, wire: u64, params: &RawValue) {
+pub(in crate::session) fn encode_discover(buf: &mut Vec<u8>, wire: u64, params: &RawValue) {
     jsonrpc::encode_request(
         buf,
         &jsonrpc::Id::from(wire),

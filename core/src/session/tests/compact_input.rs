@@ -1,6 +1,7 @@
-//! The fast paths of `Session::handle_message_str` (compact responses in any member order,
-//! progress in the canonical and the TypeScript SDK's order) against the general path:
-//! the same inputs through both must give the same events, transmits and completions.
+//! The compact shortcut of `jsonrpc::decode` as the session sees it: the same inputs through
+//! `Session::handle_message_str` (which takes the shortcut where it applies: compact
+//! responses and notifications in any member order) and through `handle_message_general`
+//! (serde's envelope parse only) must give the same events, transmits and completions.
 
 use serde_json::json;
 
@@ -8,8 +9,8 @@ use super::*;
 
 const S: Duration = Duration::from_secs(1);
 
-/// Feeds `inputs` one at a time through the text path (which may take a fast path) or the
-/// byte path (which never does), `step` apart, with a marker event after each so that the
+/// Feeds `inputs` one at a time through the text path (which may take the shortcut) or the
+/// general decoder (which never does), `step` apart, with a marker event after each so that the
 /// events of both runs line up input by input.
 fn feed(h: &mut Harness, inputs: &[String], fast: bool, step: Option<Duration>) {
     for (n, text) in inputs.iter().enumerate() {
@@ -19,7 +20,7 @@ fn feed(h: &mut Harness, inputs: &[String], fast: bool, step: Option<Duration>) 
         if fast {
             h.session.handle_message_str(h.now, text);
         } else {
-            h.session.handle_message(h.now, text.as_bytes());
+            h.session.handle_message_general(h.now, text.as_bytes());
         }
         h.drain();
         h.events.push(Event::Diagnostic(Diagnostic::NotJson {
@@ -48,7 +49,7 @@ fn progress_run(
 }
 
 #[test]
-fn canonical_progress_fast_path_behaves_like_the_general_path() {
+fn canonical_progress_routes_as_the_general_parse_does() {
     let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
     let (ts, ts_end) = (
         r#"{"method":"notifications/progress","params":"#,
@@ -85,7 +86,7 @@ fn canonical_progress_fast_path_behaves_like_the_general_path() {
 }
 
 /// Four `tools/list` requests, then the answers `inputs` builds from their wire ids, through
-/// the text path (`fast`, which may take a fast path) or the byte path: the events.
+/// the text path (`fast`, which may take the shortcut) or the general parse: the events.
 fn answers_run(fast: bool, inputs: &dyn Fn(&[Value]) -> Vec<String>) -> String {
     let mut h = Harness::ready(config(), "2025-11-25");
     let handles: Vec<_> = (0..4)
@@ -106,13 +107,13 @@ fn assert_answers_route_alike(inputs: impl Fn(&[Value]) -> Vec<String>) {
 }
 
 #[test]
-fn canonical_response_fast_path_behaves_like_the_general_path() {
+fn canonical_response_routes_as_the_general_parse_does() {
     let head = r#"{"jsonrpc":"2.0","id":"#;
     assert_answers_route_alike(|ids| {
         vec![
             format!(r#"{head}0{},"result":{{}}}}"#, ids[1]),
             // Brackets and quotes inside strings; a member after the result; not JSON at all
-            // (nothing the fast path takes).
+            // (nothing the shortcut takes).
             format!(
                 r#"{head}{},"result":{{"s":"}}\"{{]","t":[{{"u":"\\"}}]}},"x":[]}}"#,
                 ids[0]
@@ -143,11 +144,11 @@ fn canonical_response_fast_path_behaves_like_the_general_path() {
 }
 
 #[test]
-fn result_first_response_fast_path_behaves_like_the_general_path() {
+fn result_first_response_routes_as_the_general_parse_does() {
     let tail = r#","jsonrpc":"2.0","id":"#;
     assert_answers_route_alike(|ids| {
         vec![
-            // Not taken by the fast path: odd ids, more members, whitespace, scalars.
+            // Odd ids, more members, whitespace (left to the general parse), scalars (read).
             format!(r#"{{"result":{{}}{tail}0{}}}"#, ids[1]),
             format!(r#"{{"result":{{}}{tail}+{}}}"#, ids[1]),
             format!(r#"{{"result":{{}}{tail}{}.0}}"#, ids[1]),
@@ -177,7 +178,7 @@ fn result_first_response_fast_path_behaves_like_the_general_path() {
 }
 
 #[test]
-fn other_member_orders_and_repeated_members_behave_like_the_general_path() {
+fn other_member_orders_and_repeated_members_route_as_the_general_parse_does() {
     assert_answers_route_alike(|ids| {
         vec![
             // Not taken: a member twice, one missing, another member, whitespace.
@@ -199,7 +200,7 @@ fn other_member_orders_and_repeated_members_behave_like_the_general_path() {
             format!(r#"{{"id":{},"result":{{}},"jsonrpc":"2.0"}} "#, ids[1]),
             format!(r#"{{"id":{},"result":{{}},"jsonrpc":"2.0""#, ids[1]),
             format!(r#"{{"id":{},"method":"x","jsonrpc":"2.0"}}"#, ids[1]),
-            // Taken: the other orders.
+            // Read by the shortcut: the other orders.
             format!(
                 r#"{{"id":{},"result":{{"s":"}}\"{{]","t":[{{"u":"\\"}}]}},"jsonrpc":"2.0"}}"#,
                 ids[0]
@@ -211,47 +212,54 @@ fn other_member_orders_and_repeated_members_behave_like_the_general_path() {
     });
 }
 
-/// The one difference: an answer on a fast path (either order) whose result brackets close
-/// where the fast path expects but whose text is not JSON completes its request, and reading
-/// the result fails; the general path reports the line as not JSON and leaves the request to
-/// its timeout. (Which also shows that both fast paths are taken.)
+/// An answer whose id can be read but whose body is not valid JSON (here: the result, in
+/// either member order, with brackets that close where a bracket scan would expect) gives the
+/// same events on both paths: the request completes at once with `InvalidResponse`, and the
+/// line is reported as not JSON. Later lines for the finished request are reported too.
 #[test]
-fn fast_path_answer_with_a_result_that_is_not_json_completes_with_unreadable_text() {
+fn answer_that_is_not_json_completes_its_request_at_once_on_both_paths() {
     for result_first in [false, true] {
-        let mut h = Harness::ready(config(), "2025-11-25");
-        let r = h.send("tools/call", json!({"name": "t"}), RequestOptions::new());
-        let id = h.wire_id(r);
-        for result in ["{\"a\":[1,\"\n\"]}", r#"{"a" 1}"#, "[1,]"] {
-            let line = if result_first {
-                format!(r#"{{"result":{result},"jsonrpc":"2.0","id":{id}}}"#)
-            } else {
-                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
-            };
-            h.session.handle_message_str(h.now, &line);
-            h.drain();
-        }
-        let c = h.completions(r);
-        assert_eq!(c.len(), 1, "{:?}", h.events);
-        let Ok(raw) = c[0] else { panic!("{:?}", c[0]) };
-        assert_eq!(raw.get(), "{\"a\":[1,\"\n\"]}");
-        assert!(raw.decode::<serde_json::Value>().is_err());
-        assert!(raw.to_raw().is_err());
-        // The later lines (the request finished) go the general path: not JSON.
-        let not_json = h
-            .events
-            .iter()
-            .filter(|e| matches!(e, Event::Diagnostic(Diagnostic::NotJson { .. })));
-        assert_eq!(not_json.count(), 2, "{:?}", h.events);
+        let run = |fast: bool| {
+            let mut h = Harness::ready(config(), "2025-11-25");
+            let r = h.send("tools/call", json!({"name": "t"}), RequestOptions::new());
+            let id = h.wire_id(r);
+            let lines: Vec<String> = ["{\"a\":[1,\"\n\"]}", r#"{"a" 1}"#, "[1,]"]
+                .iter()
+                .map(|result| {
+                    if result_first {
+                        format!(r#"{{"result":{result},"jsonrpc":"2.0","id":{id}}}"#)
+                    } else {
+                        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+                    }
+                })
+                .collect();
+            feed(&mut h, &lines, fast, None);
+            let c = h.completions(r);
+            assert_eq!(c.len(), 1, "{:?}", h.events);
+            assert!(
+                matches!(c[0], Err(RequestError::InvalidResponse(_))),
+                "{:?}",
+                c[0]
+            );
+            let not_json = h
+                .events
+                .iter()
+                .filter(|e| matches!(e, Event::Diagnostic(Diagnostic::NotJson { excerpt }) if !excerpt.starts_with("marker")))
+                .count();
+            assert_eq!(not_json, 3, "{:?}", h.events);
+            format!("{:?}", h.events)
+        };
+        assert_eq!(run(true), run(false));
     }
 }
 
 #[test]
-fn any_order_progress_shortcut_behaves_like_the_general_path() {
+fn progress_in_any_order_and_spacing_routes_as_the_general_parse_does() {
     let inputs = |t: &serde_json::Value| {
         let p = format!(r#"{{"progressToken":{t},"progress":1,"total":2,"message":"m"}}"#);
         let long = "x".repeat(5000);
         vec![
-            // Routed as progress by the shortcut.
+            // Progress, in other member orders and spacings.
             format!(r#"{{"method":"notifications/progress","params":{p},"jsonrpc":"2.0"}}"#),
             format!(r#"{{"params":{p},"method":"notifications/progress","jsonrpc":"2.0"}}"#),
             format!(
@@ -260,7 +268,7 @@ fn any_order_progress_shortcut_behaves_like_the_general_path() {
             format!(r#"{{"method":"notifications/progress","params":{p}}}"#),
             format!(r#"{{"method":"notifications/progress","params":{p},"x":[1,{{}}]}}"#),
             format!(r#"{{"method":"notifications/progress","jsonrpc":null,"params":{p}}}"#),
-            // Left to the general path (and handled there as before).
+            // Not progress (another member, a bad version or params), or not a message.
             format!(r#"{{"method":"notifications/progress","params":{p},"id":7}}"#),
             format!(r#"{{"id":7,"method":"notifications/progress","params":{p}}}"#),
             format!(r#"{{"method":"notifications/progress","params":{p},"result":{{}}}}"#),
@@ -286,7 +294,25 @@ mod properties {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::session::dispatch::tests::json_value;
+
+    /// Values whose strings hold the characters a scan of the result would have to skip:
+    /// quotes, backslashes, brackets, braces, control characters (escaped by serde_json) and
+    /// non-ASCII.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            r#"[a\\"{}\[\]:,\n\té]{0,40}"#.prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::btree_map(r#"[a"\\}\]]{1,4}"#, inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
 
     proptest! {
         /// Any answer that is valid JSON, its three members in any order (the result any

@@ -1,0 +1,148 @@
+//! The envelope of a message written compactly, read without serde's derived visitor.
+//!
+//! Most peers (every official SDK) write each message as one compact object: no whitespace
+//! between members, member names without escapes, a method name and a string id without
+//! escapes, an integer id. For such a frame [`envelope`] walks the members by hand and
+//! returns the same [`Envelope`] the derived `Deserialize` would build; payloads (`params`,
+//! `result`) are still read by `serde_json`, as borrowed [`RawValue`]s, so they are checked
+//! exactly as on the general path.
+//!
+//! **Guarantee.** `envelope` returns `Some` only for input the general parse reads into an
+//! equal envelope, and `None`, having decided nothing, for anything else: whitespace, a member
+//! other than `jsonrpc`, `id`, `method`, `params`, `result`, a member twice, an escape in a
+//! name or string, an `error` member, an id that is not an unsigned integer or a plain string,
+//! a payload that is not one JSON value, trailing bytes. Those go the general way, so the
+//! routing of a message never depends on which decoder read it. The differential property
+//! test in `jsonrpc::tests` holds this on generated, mutated and arbitrary input.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{Envelope, Id, Input};
+
+/// The envelope of `input` when it is written compactly (see the module guarantee), else
+/// `None`.
+pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
+    let bytes = input.bytes();
+    let mut at = 1;
+    if bytes.first() != Some(&b'{') {
+        return None;
+    }
+    let mut env = Envelope {
+        jsonrpc: None,
+        id: None,
+        method: None,
+        params: None,
+        result: None,
+        error: None,
+    };
+    loop {
+        let name = plain_string(bytes, at)?;
+        at += name.len() + 2;
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        at += 1;
+        // A member twice is refused (serde's derived visitor fails on it).
+        match name {
+            b"jsonrpc" if env.jsonrpc.is_none() => {
+                let text = plain_str(input, at)?;
+                at += text.len() + 2;
+                env.jsonrpc = Some(Cow::Borrowed(text));
+            }
+            b"method" if env.method.is_none() => {
+                let text = plain_str(input, at)?;
+                at += text.len() + 2;
+                env.method = Some(Cow::Borrowed(text));
+            }
+            b"id" if env.id.is_none() => {
+                let (id, len) = id(input, at)?;
+                at += len;
+                env.id = Some(Some(id));
+            }
+            b"params" if env.params.is_none() => {
+                let value = value_at(input, at)?;
+                at += value.get().len();
+                env.params = Some(value);
+            }
+            b"result" if env.result.is_none() => {
+                let value = value_at(input, at)?;
+                at += value.get().len();
+                env.result = Some(value);
+            }
+            _ => return None,
+        }
+        match bytes.get(at..)? {
+            [b',', ..] => at += 1,
+            b"}" => return Some(env),
+            _ => return None,
+        }
+    }
+}
+
+/// The content of the string that opens at `bytes[at]` when it holds no escape and no control
+/// character (so that its content is its value), else `None`. Not checked to be UTF-8.
+fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
+    let rest = bytes.get(at..)?.strip_prefix(b"\"")?;
+    let len = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (rest[len] == b'"').then_some(&rest[..len])
+}
+
+/// [`plain_string`] as text, checked to be UTF-8 unless the input is text already.
+fn plain_str(input: Input<'_>, at: usize) -> Option<&str> {
+    match input {
+        Input::Text(text) => {
+            let len = plain_string(text.as_bytes(), at)?.len();
+            // The quotes around `at + 1 .. at + 1 + len` are ASCII: char boundaries.
+            text.get(at + 1..at + 1 + len)
+        }
+        Input::Bytes(bytes) => std::str::from_utf8(plain_string(bytes, at)?).ok(),
+    }
+}
+
+/// The id at `at` and how many bytes it takes: an unsigned integer that fits a `u64`, written
+/// as JSON writes one (no sign, fraction, exponent or leading zero), or a plain string.
+fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
+    let bytes = input.bytes();
+    if bytes.get(at) == Some(&b'"') {
+        let text = plain_str(input, at)?;
+        return Some((Id::String(text.to_owned()), text.len() + 2));
+    }
+    let rest = bytes.get(at..)?;
+    let len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits = &rest[..len];
+    if len == 0 || (len > 1 && digits[0] == b'0') {
+        return None;
+    }
+    // A fraction or an exponent would follow the digits: refused (the general path reads a
+    // float), as is a number too big for a `u64` (the general path reads it as a float).
+    if matches!(rest.get(len), Some(b'.' | b'e' | b'E')) {
+        return None;
+    }
+    // Invariant: ASCII digits are UTF-8.
+    let n: u64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    Some((Id::from(n), len))
+}
+
+/// The JSON value that starts exactly at `at` (no whitespace before it), read by `serde_json`
+/// and so checked as the general path checks it. Where it ends is for the caller to judge.
+fn value_at(input: Input<'_>, at: usize) -> Option<&RawValue> {
+    let value: &RawValue = match input {
+        // `at` follows an ASCII `:`: a char boundary.
+        Input::Text(text) => {
+            <&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(text.get(at..)?))
+                .ok()?
+        }
+        Input::Bytes(bytes) => {
+            <&RawValue>::deserialize(&mut serde_json::Deserializer::from_slice(bytes.get(at..)?))
+                .ok()?
+        }
+    };
+    // Whitespace before the value is refused: `get()` would not start at `at`.
+    let starts_at_at = std::ptr::eq(value.get().as_ptr(), input.bytes().get(at..)?.as_ptr());
+    starts_at_at.then_some(value)
+}
