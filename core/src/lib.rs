@@ -127,6 +127,7 @@ pub mod framing;
 pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
+pub mod rpc;
 pub mod session;
 pub mod stdio;
 pub mod task;

@@ -220,7 +220,7 @@ impl Session {
         // Invariant: the filter above saw the entry.
         let entry = self.pending.get(handle).expect("entry checked above");
         if entry.total.is_some() && entry.stage == super::Stage::Sent {
-            let active = super::clock::nanos(self.clock.active(now));
+            let active = crate::rpc::clock::nanos(self.clock.active(now));
             let deadline = super::deadline_for(entry, active);
             self.rearm(handle, deadline);
         }
