@@ -14,6 +14,10 @@
 //!   cancellation, progress, server-to-client requests, close.
 //! - [`stdio::StdioConnection`]: a session over newline-delimited JSON (a child's stdio, a
 //!   socket, a pipe). [`stdio::shutdown::ShutdownSchedule`] is the policy for stopping a child.
+//! - [`server::ServerSession`]: the server side in the same shape: answers `initialize`
+//!   (2024-11-05 to 2025-11-25), hands client requests to its host as events, sends the host's
+//!   requests to the client with deadlines; [`server::stdio::StdioServerConnection`] adds the
+//!   line framing. [`rpc`] holds what both sides share.
 //! - [`framing`]: the line decoder and the EventSource (SSE) decoder, chunk-boundary safe and
 //!   bounded in memory.
 //! - [`jsonrpc`]: envelopes, parsed once, with payloads kept raw until the caller decodes them.
@@ -128,6 +132,7 @@ pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
 pub mod rpc;
+pub mod server;
 pub mod session;
 pub mod stdio;
 pub mod task;

@@ -1,0 +1,281 @@
+//! Routing of decoded client messages: requests answered by the session (`initialize`,
+//! `ping`, `logging/setLevel`, refusals) or handed to the host, answers to the server's own
+//! requests, and the notifications the session reads (`initialized`, `cancelled`,
+//! `progress`).
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::outgoing::Queued;
+use super::{Diagnostic, Event, ServerSession, ServerState};
+use crate::jsonrpc::{DecodeError, ErrorObject, Id, MessageRef, empty_object};
+use crate::rpc::RequestHandle;
+use crate::rpc::clock::nanos;
+use crate::session::RawResult;
+use crate::session::RequestError;
+use crate::time::Instant;
+use crate::types::SetLevelParams;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressParams {
+    progress_token: Id,
+    progress: f64,
+    #[serde(default)]
+    total: Option<f64>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CancelledParams {
+    request_id: Id,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// `_meta.progressToken` of a request's params, when it is a string or an integer.
+#[derive(Deserialize)]
+struct WithMeta {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    #[serde(default)]
+    progress_token: Option<Id>,
+}
+
+impl ServerSession {
+    /// Routes one message borrowed from the input: only what an event keeps is copied.
+    pub(super) fn handle_decoded(&mut self, now: Instant, msg: MessageRef<'_>) {
+        match msg {
+            MessageRef::Request { id, method, params } => {
+                self.handle_request(now, id, &method, params);
+            }
+            MessageRef::Notification { method, params } => {
+                self.handle_notification(now, &method, params);
+            }
+            MessageRef::Response { id, result } => {
+                self.handle_answer(id, Ok(RawResult::from(result)));
+            }
+            MessageRef::Error {
+                id: Some(id),
+                error,
+            } => self.handle_answer(id, Err(RequestError::Remote(error))),
+            MessageRef::Error { id: None, error } => {
+                self.report(Diagnostic::UncorrelatedError(error));
+            }
+        }
+    }
+
+    /// Input that is not a message: answered with a JSON-RPC error of unknown id (JSON-RPC
+    /// 2.0 section 5), and reported.
+    pub(super) fn undecodable(&mut self, e: DecodeError) {
+        let code = match e {
+            DecodeError::NotJson { .. } => ErrorObject::PARSE_ERROR,
+            _ => ErrorObject::INVALID_REQUEST,
+        };
+        let message = match e {
+            DecodeError::NotJson { .. } => "Parse error",
+            _ => "Invalid Request",
+        };
+        self.report(Diagnostic::Undecodable(e));
+        self.answer_by_session(None, Err(ErrorObject::new(code, message)), None);
+    }
+
+    pub(super) fn report(&mut self, diagnostic: Diagnostic) {
+        self.events.push_back(Event::Diagnostic(diagnostic));
+    }
+
+    /// Queues an answer the session gives on its own; dropped (and reported) when the client
+    /// is not reading, so a client that floods without reading cannot grow the queue.
+    fn answer_by_session(
+        &mut self,
+        id: Option<Id>,
+        result: Result<Box<RawValue>, ErrorObject>,
+        method: Option<&str>,
+    ) {
+        if self.outbound_full() {
+            return self.report(Diagnostic::OutboundQueueFull {
+                method: method.map(str::to_owned),
+            });
+        }
+        self.outbound.push_back(Queued::Response { id, result });
+    }
+
+    fn refuse(&mut self, id: Id, method: &str, code: i64, message: &str) {
+        self.answer_by_session(Some(id), Err(ErrorObject::new(code, message)), Some(method));
+    }
+
+    fn handle_request(&mut self, _now: Instant, id: Id, method: &str, params: Option<&RawValue>) {
+        if self.outbound_full() {
+            return self.report(Diagnostic::OutboundQueueFull {
+                method: Some(method.to_owned()),
+            });
+        }
+        match method {
+            "ping" => return self.answer_by_session(Some(id), Ok(empty_object()), None),
+            "initialize" => return self.handle_initialize(id, params),
+            // The 2026-07-28 handshake is not spoken: method-not-found makes a probing
+            // client fall back to `initialize`.
+            "server/discover" => {
+                return self.answer_by_session(
+                    Some(id),
+                    Err(ErrorObject::method_not_found(method)),
+                    Some(method),
+                );
+            }
+            _ => {}
+        }
+        if self.state == ServerState::AwaitingInitialize {
+            self.report(Diagnostic::BeforeInitialize {
+                method: method.to_owned(),
+            });
+            return self.refuse(
+                id,
+                method,
+                ErrorObject::INVALID_REQUEST,
+                "the session is not initialized: send initialize first",
+            );
+        }
+        if method == "logging/setLevel" {
+            return self.handle_set_level(id, params);
+        }
+        let reason = if self.client_requests.contains_wire(&id) {
+            Some("a request with this id is still open")
+        } else if self.client_requests.len() >= self.config.max_open_client_requests {
+            Some("too many concurrent requests")
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            self.report(Diagnostic::RequestRefused {
+                method: method.to_owned(),
+                reason,
+            });
+            return self.refuse(id, method, ErrorObject::INVALID_REQUEST, reason);
+        }
+        let progress_token = params
+            .and_then(|p| serde_json::from_str::<WithMeta>(p.get()).ok())
+            .and_then(|w| w.meta)
+            .and_then(|m| m.progress_token);
+        let id = self.client_requests.insert(id, progress_token.clone());
+        self.events.push_back(Event::Request {
+            id,
+            method: method.to_owned(),
+            params: params.map(RawValue::to_owned),
+            progress_token,
+        });
+    }
+
+    /// `logging/setLevel`, answered by the session when the server declared `logging`.
+    fn handle_set_level(&mut self, id: Id, params: Option<&RawValue>) {
+        let method = "logging/setLevel";
+        if self.config.capabilities.logging.is_none() {
+            let error = ErrorObject::method_not_found(method);
+            return self.answer_by_session(Some(id), Err(error), Some(method));
+        }
+        match serde_json::from_str::<SetLevelParams>(params.map_or("null", RawValue::get)) {
+            Ok(p) => {
+                self.log_level = Some(p.level);
+                self.events.push_back(Event::LogLevel { level: p.level });
+                self.answer_by_session(Some(id), Ok(empty_object()), Some(method));
+            }
+            Err(e) => {
+                let error = ErrorObject::new(ErrorObject::INVALID_PARAMS, e.to_string());
+                self.answer_by_session(Some(id), Err(error), Some(method));
+            }
+        }
+    }
+
+    fn handle_notification(&mut self, now: Instant, method: &str, params: Option<&RawValue>) {
+        match method {
+            "notifications/initialized" => match self.state {
+                ServerState::Initializing => {
+                    self.state = ServerState::Ready;
+                    self.events.push_back(Event::Ready);
+                }
+                ServerState::AwaitingInitialize => self.report(Diagnostic::BeforeInitialize {
+                    method: method.to_owned(),
+                }),
+                // A repeat changes nothing.
+                _ => {}
+            },
+            "notifications/cancelled" => match parse::<CancelledParams>(params) {
+                // Unknown or finished ids are ignored, as the spec allows.
+                Ok(p) => {
+                    if let Some(id) = self.client_requests.remove_wire(&p.request_id) {
+                        self.events.push_back(Event::RequestCancelled {
+                            id,
+                            reason: p.reason,
+                        });
+                    }
+                }
+                Err(detail) => self.invalid_notification(method, detail),
+            },
+            "notifications/progress" => match parse::<ProgressParams>(params) {
+                Ok(p) => self.handle_progress(now, p),
+                Err(detail) => self.invalid_notification(method, detail),
+            },
+            _ if self.state == ServerState::AwaitingInitialize => {
+                self.report(Diagnostic::BeforeInitialize {
+                    method: method.to_owned(),
+                });
+            }
+            _ => self.events.push_back(Event::Notification {
+                method: method.to_owned(),
+                params: params.map(RawValue::to_owned),
+            }),
+        }
+    }
+
+    fn invalid_notification(&mut self, method: &str, detail: String) {
+        self.report(Diagnostic::InvalidNotification {
+            method: method.to_owned(),
+            detail,
+        });
+    }
+
+    /// Progress on a server-to-client request that asked for it: an event, and its timeout
+    /// restarted when it was sent with a maximum total time.
+    fn handle_progress(&mut self, now: Instant, p: ProgressParams) {
+        let handle = p.progress_token.as_u64().map(RequestHandle);
+        let Some(handle) = handle.filter(|h| self.pending.get(h).is_some_and(|e| e.progress))
+        else {
+            return self.report(Diagnostic::UnknownProgress);
+        };
+        let active = nanos(self.clock.active(now));
+        let rearm = self
+            .pending
+            .get(&handle)
+            .filter(|e| e.max_total.is_some())
+            .map(|e| e.deadline_after(active).map(|(at, _)| at));
+        if let Some(deadline) = rearm {
+            self.arm(handle, deadline);
+        }
+        self.events.push_back(Event::Progress {
+            handle,
+            progress: p.progress,
+            total: p.total,
+            message: p.message,
+        });
+    }
+
+    /// An answer from the client: completes the request it names, else is reported.
+    fn handle_answer(&mut self, id: Id, result: Result<RawResult, RequestError>) {
+        let handle = id.as_u64().map(RequestHandle);
+        match handle.filter(|h| self.pending.get(h).is_some_and(|p| p.sent)) {
+            Some(handle) => self.finish(handle, result, None),
+            None => self.report(Diagnostic::UnknownResponse { id }),
+        }
+    }
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {
+    let raw = params.map_or("null", RawValue::get);
+    serde_json::from_str(raw).map_err(|e| e.to_string())
+}

@@ -1,0 +1,6 @@
+//! Scripted-client tests of the server session, one scenario per test.
+
+mod exactly_once;
+mod harness;
+mod pair;
+mod scenarios;
