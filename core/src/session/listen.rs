@@ -28,7 +28,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{
-    Deadline, Diagnostic, Era, Event, NotificationKind, RequestHandle, RequestOptions,
+    Deadline, Diagnostic, Event, NotificationKind, RequestHandle, RequestOptions,
     ServerNotification, Session, UsageError,
 };
 use crate::time::Instant;
@@ -120,14 +120,6 @@ impl Session {
         };
         self.events
             .push_back(Event::SubscriptionAcknowledged { handle, honoured });
-    }
-}
-
-/// The error for a discover-only method in the initialize era.
-pub(super) fn not_in_initialize_era(method: &str) -> UsageError {
-    UsageError::NotInEra {
-        method: method.to_owned(),
-        era: Era::Initialize,
     }
 }
 

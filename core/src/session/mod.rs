@@ -389,17 +389,13 @@ impl Session {
             return Err(UsageError::ReservedMethod(method.into_owned()));
         }
         self.clock_now = self.clock_now.max(now);
-        let settled = self.handshake.settled_era();
-        if settled == Some(Era::Discover) && handshake::REMOVED_METHODS.contains(&&*method) {
+        if let Some(era) = self.handshake.era_lacking(&method) {
             return Err(UsageError::NotInEra {
                 method: method.into_owned(),
-                era: Era::Discover,
+                era,
             });
         }
-        if settled == Some(Era::Initialize) && listen::DISCOVER_ONLY.contains(&&*method) {
-            return Err(listen::not_in_initialize_era(&method));
-        }
-        if self.config.era_policy != config::EraPolicy::Initialize
+        if self.handshake.may_carry_envelope()
             && !envelope::takes_envelope(params.as_ref().map(RawParams::get))
         {
             return Err(UsageError::InvalidParams(
@@ -423,11 +419,9 @@ impl Session {
                     .saturating_add(self.config.max_held),
             });
         }
-        // `ping` may precede `initialize`, but the discover era has no `ping`: it waits for
-        // the era to be known.
         let waits = !hold
             && self.state == SessionState::Handshaking
-            && (method != "ping" || self.discover_mode());
+            && (method != "ping" || self.handshake.ping_waits());
         if waits && self.waiting.len() >= self.config.max_queued {
             return Err(UsageError::QueueFull {
                 limit: self.config.max_queued,

@@ -1,5 +1,7 @@
-//! The discover handshake (2026-07-28) and the era policy: which handshake runs, the Auto
-//! probe and its fallback to `initialize`, version retries on -32022.
+//! What the session does in the discover handshake (2026-07-28): the answer to
+//! `server/discover`, the Auto probe's fallback to `initialize` and its re-probe, version
+//! retries on -32022, the end of the handshake (either one). Which handshake runs, and the
+//! state it keeps, is the [`Handshake`](super::Handshake)'s.
 //!
 //! Fallback signals (Auto only, never keyed to one error code): an error answer to
 //! `server/discover` that is not a recognised modern error, an answer that is not a valid
@@ -300,13 +302,8 @@ impl Session {
                 Waiting::Request(handle) => {
                     let method = self.pending.get(handle).map(|p| p.method.to_string());
                     match method {
-                        Some(m) if discover && REMOVED_METHODS.contains(&m.as_str()) => {
-                            self.complete(handle, Err(RequestError::NotInEra { method: m }));
-                        }
-                        Some(m)
-                            if !discover
-                                && crate::session::listen::DISCOVER_ONLY.contains(&m.as_str()) =>
-                        {
+                        // The era is settled now: what it lacks fails.
+                        Some(m) if self.handshake.era_lacking(&m).is_some() => {
                             self.complete(handle, Err(RequestError::NotInEra { method: m }));
                         }
                         _ => self.queue_request(now, handle),

@@ -10,6 +10,7 @@
 
 use super::config::{EraPolicy, KnownEra};
 use super::envelope::Envelope;
+use super::listen::DISCOVER_ONLY;
 use super::outbound::Queued;
 use super::{Era, ProtocolVersion, SessionConfig};
 use crate::time::{Duration, Instant, saturating_add};
@@ -149,6 +150,31 @@ impl Handshake {
         })
     }
 
+    /// The era that lacks `method`, when the era known now ([`settled_era`](Self::settled_era))
+    /// does: the discover era has no `ping`, `logging/setLevel` or resource subscriptions, the
+    /// initialize era no `subscriptions/listen`. `None` when the method exists there, or the
+    /// era is not known yet.
+    pub(crate) fn era_lacking(&self, method: &str) -> Option<Era> {
+        let era = self.settled_era()?;
+        let lacks = match era {
+            Era::Discover => REMOVED_METHODS.contains(&method),
+            Era::Initialize => DISCOVER_ONLY.contains(&method),
+        };
+        lacks.then_some(era)
+    }
+
+    /// Whether a request may go out with the envelope (so its params must be an object):
+    /// under any era policy but `Initialize`.
+    pub(crate) fn may_carry_envelope(&self) -> bool {
+        self.pinned != Some(Era::Initialize)
+    }
+
+    /// Whether a `ping` issued during the handshake waits for it: `ping` may precede
+    /// `initialize`, but the discover era has no `ping`, so there it waits for the era.
+    pub(crate) fn ping_waits(&self) -> bool {
+        self.is_discover()
+    }
+
     /// The version the envelope carries.
     pub(crate) fn envelope_version(&self) -> ProtocolVersion {
         match &self.mode {
@@ -249,7 +275,8 @@ impl Handshake {
     /// -32022 on the discover: try again at `version` under wire id `wire`, bounded. A list
     /// that names the version just sent gets one more try at it (the spec says to retry with
     /// a listed version; the rejection may have been about the request, not the version);
-    /// the same rejection twice gives up. `Err` holds the versions tried, for the close.
+    /// the same rejection twice gives up. `Err` holds the versions tried, for the close
+    /// (empty when the handshake is not a discover, which has nothing to retry).
     pub(crate) fn rediscover(
         &mut self,
         version: ProtocolVersion,
@@ -314,5 +341,94 @@ impl Handshake {
     /// The handshake timeout configured (what a [`HandshakeTimer::Overall`] reports).
     pub(crate) fn timeout(&self) -> Duration {
         self.timeout.unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Implementation;
+
+    fn config(policy: EraPolicy) -> SessionConfig {
+        SessionConfig::new(Implementation::new("t", "0"))
+            .with_era_policy(policy)
+            .with_handshake_timeout(Some(Duration::from_secs(10)))
+    }
+
+    fn auto() -> EraPolicy {
+        EraPolicy::Auto {
+            probe_timeout: Duration::from_secs(2),
+        }
+    }
+
+    #[test]
+    fn the_policy_pins_the_era_until_the_handshake_settles_it() {
+        let t0 = Instant::now();
+        let h = Handshake::new(&config(EraPolicy::Initialize), t0);
+        assert_eq!(h.settled_era(), Some(Era::Initialize));
+        assert_eq!(h.era_lacking("subscriptions/listen"), Some(Era::Initialize));
+        assert_eq!(h.era_lacking("ping"), None);
+        assert!(!h.may_carry_envelope());
+        let h = Handshake::new(&config(EraPolicy::Discover), t0);
+        assert_eq!(h.era_lacking("ping"), Some(Era::Discover));
+        assert!(h.may_carry_envelope());
+        // Auto knows nothing until it finishes, then what it chose.
+        let mut h = Handshake::new(&config(auto()), t0);
+        assert!(h.is_probing());
+        assert_eq!(h.settled_era(), None);
+        assert_eq!(h.era_lacking("ping"), None);
+        assert!(matches!(h.request(), Queued::Discover { wire: 0 }));
+        h.finish();
+        assert!(!h.is_probing());
+        assert_eq!(h.era_lacking("ping"), Some(Era::Discover));
+    }
+
+    #[test]
+    fn deadlines_are_armed_while_running_and_the_fallback_disarms_the_probe() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs(1);
+        let mut h = Handshake::new(&config(auto()), t0);
+        assert_eq!(h.deadline(HandshakeTimer::Probe), Some(t0 + 2 * s));
+        assert_eq!(h.deadline(HandshakeTimer::Overall), Some(t0 + 10 * s));
+        let version = ProtocolVersion::INITIALIZE_ERA[0];
+        assert!(matches!(
+            h.fall_back(version, 7),
+            Queued::Initialize { wire: 7 }
+        ));
+        assert!(h.awaits(7) && !h.awaits(0), "the probe's id is forgotten");
+        assert_eq!(h.deadline(HandshakeTimer::Probe), None);
+        assert!(h.running_after_fallback());
+        assert_eq!(h.initialize_version(), version);
+        h.finish();
+        assert_eq!(h.deadline(HandshakeTimer::Overall), None);
+        assert!(!h.awaits(7));
+        // A restart re-arms the overall deadline from its instant, under a new id.
+        assert!(matches!(
+            h.restart(t0 + 60 * s, 9),
+            Queued::Initialize { wire: 9 }
+        ));
+        assert_eq!(h.deadline(HandshakeTimer::Overall), Some(t0 + 70 * s));
+        assert!(h.awaits(9));
+    }
+
+    #[test]
+    fn version_retries_are_bounded() {
+        let t0 = Instant::now();
+        let mut h = Handshake::new(&config(EraPolicy::Discover), t0);
+        let v = ProtocolVersion::DISCOVER_ERA[0];
+        // The version just sent gets one more try; the same rejection again gives up.
+        assert!(h.rediscover(v, 1).is_ok());
+        assert_eq!(
+            h.rediscover(v, 2).err(),
+            Some(v.as_str().to_owned() + ", " + v.as_str())
+        );
+        assert!(h.awaits(1), "a refused retry leaves the exchange as it was");
+        // Only a discover retries.
+        let mut h = Handshake::new(&config(EraPolicy::Initialize), t0);
+        assert!(h.rediscover(v, 1).is_err());
+        assert!(
+            h.reprobe(1).is_none(),
+            "no re-probe without a remembered initialize era"
+        );
     }
 }

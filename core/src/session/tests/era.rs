@@ -637,3 +637,38 @@ fn the_result_cache_honours_ttl_and_list_changed_and_skips_mrtr_retries() {
         "resources/updated invalidates the read"
     );
 }
+
+#[test]
+fn a_probe_and_a_handshake_deadline_due_together_fall_back_then_close() {
+    // Both timers at t0 + 5 s: the probe fires first (its order in the timer table), so the
+    // fallback is reported, then the handshake timeout closes the session.
+    let mut h = Harness::new(auto().with_handshake_timeout(Some(Duration::from_secs(5))));
+    assert_eq!(
+        h.session.poll_timeout(),
+        Some(h.t0 + Duration::from_secs(5))
+    );
+    h.advance(Duration::from_secs(5));
+    assert_eq!(h.fallbacks(), 1);
+    let fallback = h
+        .events
+        .iter()
+        .position(|e| matches!(e, Event::Diagnostic(Diagnostic::EraFallback { .. })));
+    let closed = h.events.iter().position(|e| {
+        matches!(
+            e,
+            Event::Closed {
+                reason: CloseReason::HandshakeTimeout { .. }
+            }
+        )
+    });
+    assert!(
+        matches!((fallback, closed), (Some(f), Some(c)) if f < c),
+        "{:?}",
+        h.events
+    );
+    assert_eq!(
+        h.session.poll_timeout(),
+        None,
+        "nothing is armed once closed"
+    );
+}
