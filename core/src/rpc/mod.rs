@@ -1,5 +1,5 @@
 //! What the client and the server sessions share: the caller's request handle, the
-//! description of an outgoing message, and (in [`clock`]) the active clock and the deadline
+//! description of an outgoing message, and (in the crate-private `clock`) the active clock and the deadline
 //! index their pending requests are timed with.
 //!
 //! Both sessions re-export these types; they live here so neither side owns them.
