@@ -4,3 +4,4 @@ mod exactly_once;
 mod harness;
 mod pair;
 mod scenarios;
+mod stdio;
