@@ -7,7 +7,13 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use serde_json::value::RawValue;
+
+use crate::jsonrpc::{self, ErrorObject, Id};
+
 pub(crate) mod clock;
+pub(crate) mod notifications;
+pub(crate) mod queue;
 
 /// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
 /// id under the same handle. Every handle completes exactly once (the client's
@@ -58,4 +64,47 @@ pub struct Outgoing {
     pub request: Option<RequestHandle>,
     /// Its method (requests and notifications).
     pub method: Option<Cow<'static, str>>,
+}
+
+impl Outgoing {
+    /// Writes a notification into `buf` and describes it.
+    pub(crate) fn notification(
+        buf: &mut Vec<u8>,
+        method: Cow<'static, str>,
+        params: Option<&RawValue>,
+    ) -> Outgoing {
+        jsonrpc::encode_notification(buf, &method, params);
+        Outgoing {
+            kind: MessageKind::Notification,
+            request: None,
+            method: Some(method),
+        }
+    }
+
+    /// Writes the answer to the peer's request `id` into `buf` and describes it.
+    pub(crate) fn response(
+        buf: &mut Vec<u8>,
+        id: &Id,
+        result: &Result<Box<RawValue>, ErrorObject>,
+    ) -> Outgoing {
+        match result {
+            Ok(r) => jsonrpc::encode_response(buf, id, r),
+            Err(e) => jsonrpc::encode_error(buf, Some(id), e),
+        }
+        Self::response_kind()
+    }
+
+    /// Writes an error answer to a message whose id could not be read (`"id": null`).
+    pub(crate) fn unidentified_error(buf: &mut Vec<u8>, error: &ErrorObject) -> Outgoing {
+        jsonrpc::encode_error(buf, None, error);
+        Self::response_kind()
+    }
+
+    fn response_kind() -> Outgoing {
+        Outgoing {
+            kind: MessageKind::Response,
+            request: None,
+            method: None,
+        }
+    }
 }

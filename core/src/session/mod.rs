@@ -645,23 +645,10 @@ impl Session {
                     });
                 }
                 Queued::Notification { method, params } => {
-                    jsonrpc::encode_notification(buf, &method, params.as_deref());
-                    return Some(Outgoing {
-                        kind: MessageKind::Notification,
-                        request: None,
-                        method: Some(method),
-                    });
+                    return Some(Outgoing::notification(buf, method, params.as_deref()));
                 }
                 Queued::Response { id, result } => {
-                    match &result {
-                        Ok(r) => jsonrpc::encode_response(buf, &id, r),
-                        Err(e) => jsonrpc::encode_error(buf, Some(&id), e),
-                    }
-                    return Some(Outgoing {
-                        kind: MessageKind::Response,
-                        request: None,
-                        method: None,
-                    });
+                    return Some(Outgoing::response(buf, &id, &result));
                 }
             }
         }
