@@ -11,29 +11,11 @@ use super::{Diagnostic, Event, ServerSession, ServerState};
 use crate::jsonrpc::{DecodeError, ErrorObject, Id, MessageRef, empty_object};
 use crate::rpc::RequestHandle;
 use crate::rpc::clock::nanos;
+use crate::rpc::notifications::{CancelledParams, ProgressParams, parse};
 use crate::session::RawResult;
 use crate::session::RequestError;
 use crate::time::Instant;
 use crate::types::SetLevelParams;
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ProgressParams {
-    progress_token: Id,
-    progress: f64,
-    #[serde(default)]
-    total: Option<f64>,
-    #[serde(default)]
-    message: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CancelledParams {
-    request_id: Id,
-    #[serde(default)]
-    reason: Option<String>,
-}
 
 /// `_meta.progressToken` of a request's params, when it is a string or an integer.
 #[derive(Deserialize)]
@@ -84,7 +66,8 @@ impl ServerSession {
             _ => "Invalid Request",
         };
         self.report(Diagnostic::Undecodable(e));
-        self.answer_by_session(None, Err(ErrorObject::new(code, message)), None);
+        let error = ErrorObject::new(code, message);
+        self.queue_own(Queued::UnidentifiedError(error), None);
     }
 
     pub(super) fn report(&mut self, diagnostic: Diagnostic) {
@@ -95,20 +78,24 @@ impl ServerSession {
     /// is not reading, so a client that floods without reading cannot grow the queue.
     fn answer_by_session(
         &mut self,
-        id: Option<Id>,
+        id: Id,
         result: Result<Box<RawValue>, ErrorObject>,
         method: Option<&str>,
     ) {
+        self.queue_own(Queued::Response { id, result }, method);
+    }
+
+    fn queue_own(&mut self, item: Queued, method: Option<&str>) {
         if self.outbound_full() {
             return self.report(Diagnostic::OutboundQueueFull {
                 method: method.map(str::to_owned),
             });
         }
-        self.outbound.push_back(Queued::Response { id, result });
+        self.outbound.push_back(item);
     }
 
     fn refuse(&mut self, id: Id, method: &str, code: i64, message: &str) {
-        self.answer_by_session(Some(id), Err(ErrorObject::new(code, message)), Some(method));
+        self.answer_by_session(id, Err(ErrorObject::new(code, message)), Some(method));
     }
 
     fn handle_request(&mut self, _now: Instant, id: Id, method: &str, params: Option<&RawValue>) {
@@ -118,13 +105,13 @@ impl ServerSession {
             });
         }
         match method {
-            "ping" => return self.answer_by_session(Some(id), Ok(empty_object()), None),
+            "ping" => return self.answer_by_session(id, Ok(empty_object()), None),
             "initialize" => return self.handle_initialize(id, params),
             // The 2026-07-28 handshake is not spoken: method-not-found makes a probing
             // client fall back to `initialize`.
             "server/discover" => {
                 return self.answer_by_session(
-                    Some(id),
+                    id,
                     Err(ErrorObject::method_not_found(method)),
                     Some(method),
                 );
@@ -177,17 +164,17 @@ impl ServerSession {
         let method = "logging/setLevel";
         if self.config.capabilities.logging.is_none() {
             let error = ErrorObject::method_not_found(method);
-            return self.answer_by_session(Some(id), Err(error), Some(method));
+            return self.answer_by_session(id, Err(error), Some(method));
         }
         match serde_json::from_str::<SetLevelParams>(params.map_or("null", RawValue::get)) {
             Ok(p) => {
                 self.log_level = Some(p.level);
                 self.events.push_back(Event::LogLevel { level: p.level });
-                self.answer_by_session(Some(id), Ok(empty_object()), Some(method));
+                self.answer_by_session(id, Ok(empty_object()), Some(method));
             }
             Err(e) => {
                 let error = ErrorObject::new(ErrorObject::INVALID_PARAMS, e.to_string());
-                self.answer_by_session(Some(id), Err(error), Some(method));
+                self.answer_by_session(id, Err(error), Some(method));
             }
         }
     }
@@ -273,9 +260,4 @@ impl ServerSession {
             None => self.report(Diagnostic::UnknownResponse { id }),
         }
     }
-}
-
-fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {
-    let raw = params.map_or("null", RawValue::get);
-    serde_json::from_str(raw).map_err(|e| e.to_string())
 }

@@ -68,9 +68,7 @@ impl ServerSession {
     fn answer_initialize(&mut self, id: Id, result: Result<Box<RawValue>, ErrorObject>) {
         // Not dropped for a full queue here: `handle_request` drops every request while the
         // queue is full, so this is reached only when there is room.
-        self.outbound.push_back(super::outgoing::Queued::Response {
-            id: Some(id),
-            result,
-        });
+        self.outbound
+            .push_back(super::outgoing::Queued::Response { id, result });
     }
 }

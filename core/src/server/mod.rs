@@ -317,7 +317,7 @@ impl ServerSession {
         // An answer is never refused for a full queue: it ends a request the client waits on,
         // and each open request is answered once (the table bounds them).
         self.outbound.push_back(Queued::Response {
-            id: Some(open.wire),
+            id: open.wire,
             result,
         });
         Ok(())
@@ -566,27 +566,13 @@ impl ServerSession {
                     });
                 }
                 Queued::Notification { method, params } => {
-                    jsonrpc::encode_notification(buf, &method, params.as_deref());
-                    return Some(Outgoing {
-                        kind: MessageKind::Notification,
-                        request: None,
-                        method: Some(method),
-                    });
+                    return Some(Outgoing::notification(buf, method, params.as_deref()));
                 }
                 Queued::Response { id, result } => {
-                    match (&id, &result) {
-                        (Some(id), Ok(r)) => jsonrpc::encode_response(buf, id, r),
-                        (id, Err(e)) => jsonrpc::encode_error(buf, id.as_ref(), e),
-                        // Invariant: only answers with an id carry a result (the session
-                        // queues id-less answers only for errors); kept total rather than
-                        // panicking.
-                        (None, Ok(_)) => continue,
-                    }
-                    return Some(Outgoing {
-                        kind: MessageKind::Response,
-                        request: None,
-                        method: None,
-                    });
+                    return Some(Outgoing::response(buf, &id, &result));
+                }
+                Queued::UnidentifiedError(error) => {
+                    return Some(Outgoing::unidentified_error(buf, &error));
                 }
             }
         }

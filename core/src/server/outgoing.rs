@@ -2,7 +2,6 @@
 //! requests to the client, with their deadlines in the shared [`DeadlineIndex`].
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 use std::num::NonZeroU64;
 
 use serde_json::value::RawValue;
@@ -23,37 +22,19 @@ pub(super) enum Queued {
         params: Option<Box<RawValue>>,
     },
     Response {
-        id: Option<Id>,
+        id: Id,
         result: Result<Box<RawValue>, ErrorObject>,
     },
+    /// An error answer to input whose id could not be read (`"id": null`).
+    UnidentifiedError(ErrorObject),
 }
 
-/// The queue of messages to send and the bytes they hold (estimated).
-#[derive(Debug, Default)]
-pub(super) struct OutboundQueue {
-    items: VecDeque<Queued>,
-    bytes: usize,
-}
+/// The queue of messages to send, with the bytes they hold.
+pub(super) type OutboundQueue = crate::rpc::queue::OutboundQueue<Queued>;
 
-impl OutboundQueue {
-    pub(super) fn push_back(&mut self, item: Queued) {
-        self.bytes = self.bytes.saturating_add(cost(&item));
-        self.items.push_back(item);
-    }
-
-    pub(super) fn pop_front(&mut self) -> Option<Queued> {
-        let item = self.items.pop_front()?;
-        self.bytes = self.bytes.saturating_sub(cost(&item));
-        Some(item)
-    }
-
-    pub(super) fn clear(&mut self) {
-        self.items.clear();
-        self.bytes = 0;
-    }
-
-    pub(super) fn bytes(&self) -> usize {
-        self.bytes
+impl crate::rpc::queue::Cost for Queued {
+    fn cost(&self) -> usize {
+        cost(self)
     }
 }
 
@@ -63,18 +44,23 @@ fn cost(item: &Queued) -> usize {
     let payload = match item {
         Queued::Response { id, result } => {
             let id = match id {
-                Some(Id::String(s)) => s.len(),
-                _ => 0,
+                Id::String(s) => s.len(),
+                Id::Number(_) => 0,
             };
             id + match result {
                 Ok(r) => r.get().len(),
-                Err(e) => e.message.len() + e.data.as_ref().map_or(0, |d| d.get().len()),
+                Err(e) => error_len(e),
             }
         }
+        Queued::UnidentifiedError(e) => error_len(e),
         Queued::Notification { params, .. } => params.as_ref().map_or(0, |p| p.get().len()),
         Queued::Request(_) => 0,
     };
     size_of::<Queued>() + payload
+}
+
+fn error_len(e: &ErrorObject) -> usize {
+    e.message.len() + e.data.as_ref().map_or(0, |d| d.get().len())
 }
 
 /// One server-to-client request. Its wire id is its handle's number (a stdio stream never
