@@ -3,6 +3,10 @@
 
 use std::collections::VecDeque;
 
+use serde_json::value::RawValue;
+
+use crate::jsonrpc::{ErrorObject, Id};
+
 /// What a queued message holds in memory: its inline size and the payload it owns (an
 /// estimate: the bound it serves is a budget, not an exact count).
 pub(crate) trait Cost {
@@ -52,4 +56,22 @@ impl<T: Cost> OutboundQueue<T> {
     pub(crate) fn bytes(&self) -> usize {
         self.bytes
     }
+}
+
+/// The payload an answer owns: a string id's text and the result's, or the error's message
+/// and data.
+pub(crate) fn answer_payload(id: &Id, result: &Result<Box<RawValue>, ErrorObject>) -> usize {
+    let id = match id {
+        Id::String(s) => s.len(),
+        Id::Number(_) => 0,
+    };
+    id + match result {
+        Ok(r) => r.get().len(),
+        Err(e) => error_payload(e),
+    }
+}
+
+/// The payload an error object owns: its message and data.
+pub(crate) fn error_payload(e: &ErrorObject) -> usize {
+    e.message.len() + e.data.as_ref().map_or(0, |d| d.get().len())
 }

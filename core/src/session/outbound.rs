@@ -65,16 +65,7 @@ impl crate::rpc::queue::Cost for Queued {
 /// encoded from the pending table when pulled; their params are counted there.
 fn cost(item: &Queued) -> usize {
     let payload = match item {
-        Queued::Response { id, result } => {
-            let id = match id {
-                Id::String(s) => s.len(),
-                _ => 0,
-            };
-            id + match result {
-                Ok(r) => r.get().len(),
-                Err(e) => e.message.len() + e.data.as_ref().map_or(0, |d| d.get().len()),
-            }
-        }
+        Queued::Response { id, result } => crate::rpc::queue::answer_payload(id, result),
         Queued::Notification { params, .. } | Queued::Detached { params, .. } => {
             params.as_ref().map_or(0, |p| p.get().len())
         }
