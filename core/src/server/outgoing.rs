@@ -10,6 +10,7 @@ use super::{Event, ServerSession};
 use crate::jsonrpc::{ErrorObject, Id};
 use crate::rpc::RequestHandle;
 use crate::rpc::clock::nanos;
+use crate::rpc::queue::{answer_payload, error_payload};
 use crate::session::{RawParams, RawResult, RequestError, meta};
 use crate::time::{Duration, Instant};
 
@@ -38,29 +39,17 @@ impl crate::rpc::queue::Cost for Queued {
     }
 }
 
-/// What one queued message holds: its inline size and the payload it owns (a request's
-/// params are counted as they are queued, see [`ServerSession::send_request`]).
+/// What one queued message holds: its inline size and the payload it owns. A request's
+/// params stay in the pending table until it is pulled, bounded in number by
+/// [`ServerConfig::max_in_flight`](super::ServerConfig::max_in_flight), not counted here.
 fn cost(item: &Queued) -> usize {
     let payload = match item {
-        Queued::Response { id, result } => {
-            let id = match id {
-                Id::String(s) => s.len(),
-                Id::Number(_) => 0,
-            };
-            id + match result {
-                Ok(r) => r.get().len(),
-                Err(e) => error_len(e),
-            }
-        }
-        Queued::UnidentifiedError(e) => error_len(e),
+        Queued::Response { id, result } => answer_payload(id, result),
+        Queued::UnidentifiedError(e) => error_payload(e),
         Queued::Notification { params, .. } => params.as_ref().map_or(0, |p| p.get().len()),
         Queued::Request(_) => 0,
     };
     size_of::<Queued>() + payload
-}
-
-fn error_len(e: &ErrorObject) -> usize {
-    e.message.len() + e.data.as_ref().map_or(0, |d| d.get().len())
 }
 
 /// One server-to-client request. Its wire id is its handle's number (a stdio stream never
