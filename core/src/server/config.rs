@@ -21,7 +21,9 @@ pub struct ServerConfig {
     /// The `serverInfo` of the `initialize` result.
     pub server_info: Implementation,
     /// The capabilities of the `initialize` result. They also gate the session's own
-    /// behaviour: `logging` makes it answer `logging/setLevel` and enables
+    /// behaviour: `tools`, `resources`, `prompts`, `completions` and `tasks` let their methods
+    /// through to the host (undeclared, they are answered `-32601`; `resources/subscribe`
+    /// needs `subscribe`); `logging` makes it answer `logging/setLevel` and enables
     /// [`log`](super::ServerSession::log); `listChanged` and `subscribe` enable the matching
     /// notifications.
     pub capabilities: ServerCapabilities,

@@ -15,7 +15,7 @@ use crate::rpc::notifications::{CancelledParams, ProgressParams, parse};
 use crate::session::RawResult;
 use crate::session::RequestError;
 use crate::time::Instant;
-use crate::types::SetLevelParams;
+use crate::types::{ServerCapabilities, SetLevelParams};
 
 /// `_meta.progressToken` of a request's params, when it is a string or an integer.
 #[derive(Deserialize)]
@@ -131,6 +131,10 @@ impl ServerSession {
         }
         if method == "logging/setLevel" {
             return self.handle_set_level(id, params);
+        }
+        if !offered(&self.config.capabilities, method) {
+            let error = ErrorObject::method_not_found(method);
+            return self.answer_by_session(id, Err(error), Some(method));
         }
         let reason = if self.client_requests.contains_wire(&id) {
             Some("a request with this id is still open")
@@ -259,5 +263,26 @@ impl ServerSession {
             Some(handle) => self.finish(handle, result, None),
             None => self.report(Diagnostic::UnknownResponse { id }),
         }
+    }
+}
+
+/// Whether the server's capabilities offer `method`: the tools, resources, prompts,
+/// completion and task methods need their capability (`resources/subscribe` and
+/// `resources/unsubscribe` need `resources.subscribe`), so that a client calling one the
+/// server did not declare gets `-32601` from the session instead of reaching a host that has
+/// no handler. Any other method goes to the host.
+fn offered(capabilities: &ServerCapabilities, method: &str) -> bool {
+    let (group, _) = method.split_once('/').unwrap_or((method, ""));
+    match (group, method) {
+        (_, "resources/subscribe" | "resources/unsubscribe") => capabilities
+            .resources
+            .as_ref()
+            .is_some_and(|r| r.subscribe == Some(true)),
+        ("tools", _) => capabilities.tools.is_some(),
+        ("resources", _) => capabilities.resources.is_some(),
+        ("prompts", _) => capabilities.prompts.is_some(),
+        ("completion", _) => capabilities.completions.is_some(),
+        ("tasks", _) => capabilities.tasks.is_some(),
+        _ => true,
     }
 }

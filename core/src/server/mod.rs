@@ -123,7 +123,8 @@ struct ClientState {
 ///
 /// **Guarantees.** Every client request handed over as [`Event::Request`] is answered at most
 /// once (a second answer is a [`UsageError::NotOpen`]); the session answers `initialize`,
-/// `ping`, `logging/setLevel` and every request it refuses itself. Every [`RequestHandle`]
+/// `ping`, `logging/setLevel` and every request it refuses itself (before `initialize`, past
+/// the open-request limit, a method of a capability the server did not declare: `-32601`). Every [`RequestHandle`]
 /// completes exactly once with [`Event::Completed`]: a result, a remote error, a timeout, a
 /// cancellation, or the close. [`Event::Closed`] comes once, after the last completion. The
 /// tables and the outbound queue are bounded by [`ServerConfig`].

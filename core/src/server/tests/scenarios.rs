@@ -168,9 +168,7 @@ fn a_request_goes_to_the_host_and_its_answer_to_the_client() {
 #[test]
 fn a_string_id_is_echoed_verbatim_and_an_error_answer_is_sent() {
     let mut c = Client::ready(json!({}));
-    c.send(
-        json!({"jsonrpc": "2.0", "id": "abc", "method": "prompts/get", "params": {"name": "p"}}),
-    );
+    c.send(json!({"jsonrpc": "2.0", "id": "abc", "method": "tools/call", "params": {"name": "p"}}));
     let (id, ..) = host_request(&c.events());
     c.server
         .respond_error(
@@ -668,4 +666,30 @@ fn a_batch_is_handled_element_by_element() {
     assert_eq!(answers[0]["id"], 1);
     assert_eq!(answers[1]["error"]["code"], ErrorObject::INVALID_REQUEST);
     assert_eq!(answers[2]["id"], 2);
+}
+
+#[test]
+fn a_method_of_an_undeclared_capability_is_method_not_found() {
+    // The test server declares tools and resources (with subscribe), not prompts.
+    let mut c = Client::ready(json!({}));
+    c.request(1, "prompts/list", json!({}));
+    assert_eq!(c.one()["error"]["code"], ErrorObject::METHOD_NOT_FOUND);
+    c.request(2, "completion/complete", json!({}));
+    assert_eq!(c.one()["error"]["code"], ErrorObject::METHOD_NOT_FOUND);
+    c.request(3, "resources/subscribe", json!({"uri": "file:///a"}));
+    c.request(4, "tools/list", json!({}));
+    c.request(5, "vendor/thing", json!({}));
+    assert!(c.received().is_empty());
+    let methods: Vec<String> = c
+        .events()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Request { method, .. } => Some(method),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        methods,
+        ["resources/subscribe", "tools/list", "vendor/thing"]
+    );
 }
