@@ -8,6 +8,45 @@
 //! 2026-07-28 era is refused in a way such a client understands: `server/discover` is
 //! answered with `-32601` (method not found), so a client that probes with it falls back to
 //! `initialize`.
+//!
+//! # Example: a stdio server's loop
+//!
+//! ```
+//! use mcp_proto::server::stdio::StdioServerConnection;
+//! use mcp_proto::server::{Event, ServerConfig};
+//! use mcp_proto::types::{Implementation, ServerCapabilities, ToolsCapability};
+//! use std::time::Instant;
+//!
+//! let config = ServerConfig::new(Implementation::new("echo", "1.0")).with_capabilities(
+//!     ServerCapabilities { tools: Some(ToolsCapability::default()), ..Default::default() },
+//! );
+//! let now = Instant::now();
+//! let mut conn = StdioServerConnection::new(config, now);
+//!
+//! // What a client writes: the handshake, then a tool call (bytes may be cut anywhere).
+//! let input = concat!(
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#, "\n",
+//!     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
+//!     r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#, "\n",
+//! );
+//! conn.handle_bytes(now, input.as_bytes());
+//!
+//! // The drain rule: events (answered here at once), then what to write.
+//! while let Some(event) = conn.session_mut().poll_event() {
+//!     if let Event::Request { id, method, .. } = event {
+//!         assert_eq!(method, "tools/call");
+//!         let result = serde_json::json!({"content": [{"type": "text", "text": "hi"}]});
+//!         let result = mcp_proto::jsonrpc::to_raw(&result).unwrap();
+//!         conn.session_mut().respond(now, id, result).unwrap();
+//!     }
+//! }
+//! let mut stdout = Vec::new();
+//! while conn.poll_transmit(&mut stdout).is_some() {}
+//! let lines: Vec<&str> = std::str::from_utf8(&stdout).unwrap().lines().collect();
+//! assert!(lines[0].contains(r#""protocolVersion":"2025-06-18""#));
+//! assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"hi","type":"text"}]}}"#);
+//! // A real loop would now sleep until `conn.session().poll_timeout()` or the next input.
+//! ```
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
