@@ -1,4 +1,5 @@
-//! `mcp-proto`: the sans-IO core of a Model Context Protocol (MCP) client.
+//! `mcp-proto`: the sans-IO core of a Model Context Protocol (MCP) client, and the server
+//! session beside it.
 //!
 //! This crate decides everything MCP asks of a client and does none of the I/O. It is fed
 //! bytes and clock ticks, and it emits bytes, events and its next deadline. It never reads a
@@ -17,7 +18,9 @@
 //! - [`server::ServerSession`]: the server side in the same shape: answers `initialize`
 //!   (2024-11-05 to 2025-11-25), hands client requests to its host as events, sends the host's
 //!   requests to the client with deadlines; [`server::stdio::StdioServerConnection`] adds the
-//!   line framing. [`rpc`] holds what both sides share.
+//!   line framing. It does not speak the 2026-07-28 era: `server/discover` is answered
+//!   `-32601`, so a probing client falls back to `initialize`. [`rpc`] holds what both sides
+//!   share.
 //! - [`framing`]: the line decoder and the EventSource (SSE) decoder, chunk-boundary safe and
 //!   bounded in memory.
 //! - [`jsonrpc`]: envelopes, parsed once, with payloads kept raw until the caller decodes them.

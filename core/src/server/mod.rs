@@ -261,7 +261,8 @@ impl ServerSession {
     // ---- (B) inputs --------------------------------------------------------------------
 
     /// Feeds one framed message from the client (a line, an HTTP body). A JSON array is a
-    /// batch, each element handled in order. Input that is not JSON-RPC is answered with a
+    /// batch (2025-03-26), each element handled in order and answered on its own: the answers
+    /// go out as separate messages, not as one array. Input that is not JSON-RPC is answered with a
     /// JSON-RPC error (`"id": null`) and reported as an [`Event::Diagnostic`]. Ignored once
     /// closed.
     pub fn handle_message(&mut self, now: Instant, bytes: &[u8]) {
