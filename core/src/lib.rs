@@ -1,4 +1,5 @@
-//! `mcp-proto`: the sans-IO core of a Model Context Protocol (MCP) client.
+//! `mcp-proto`: the sans-IO core of a Model Context Protocol (MCP) client, and the server
+//! session beside it.
 //!
 //! This crate decides everything MCP asks of a client and does none of the I/O. It is fed
 //! bytes and clock ticks, and it emits bytes, events and its next deadline. It never reads a
@@ -14,6 +15,12 @@
 //!   cancellation, progress, server-to-client requests, close.
 //! - [`stdio::StdioConnection`]: a session over newline-delimited JSON (a child's stdio, a
 //!   socket, a pipe). [`stdio::shutdown::ShutdownSchedule`] is the policy for stopping a child.
+//! - [`server::ServerSession`]: the server side in the same shape: answers `initialize`
+//!   (2024-11-05 to 2025-11-25), hands client requests to its host as events, sends the host's
+//!   requests to the client with deadlines; [`server::stdio::StdioServerConnection`] adds the
+//!   line framing. It does not speak the 2026-07-28 era: `server/discover` is answered
+//!   `-32601`, so a probing client falls back to `initialize`. [`rpc`] holds what both sides
+//!   share.
 //! - [`framing`]: the line decoder and the EventSource (SSE) decoder, chunk-boundary safe and
 //!   bounded in memory.
 //! - [`jsonrpc`]: envelopes, parsed once, with payloads kept raw until the caller decodes them.
@@ -127,6 +134,8 @@ pub mod framing;
 pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
+pub mod rpc;
+pub mod server;
 pub mod session;
 pub mod stdio;
 pub mod task;

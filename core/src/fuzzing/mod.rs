@@ -7,11 +7,13 @@
 
 mod http;
 mod ops;
+mod server;
 mod session;
 mod session_tasks;
 mod sse;
 
 pub use http::http;
+pub use server::server_ops;
 pub use session::session_ops;
 pub use sse::sse;
 
@@ -148,6 +150,11 @@ mod tests {
         }
 
         #[test]
+        fn server_ops_hold_their_invariants(data in prop::collection::vec(any::<u8>(), 0..800)) {
+            super::server_ops(&data);
+        }
+
+        #[test]
         fn http_response_sequences_hold_their_invariants(data in prop::collection::vec(any::<u8>(), 0..800)) {
             super::http(&data);
         }
@@ -179,5 +186,17 @@ mod tests {
             8, 0, 12,
         ];
         super::session_ops(&ops);
+    }
+
+    /// A client that initializes, gets a `roots/list` and answers it, calls a tool (cut in
+    /// 4-byte chunks) that the host answers, reads, and the host closes.
+    const SERVER_HAPPY_PATH: [u8; 29] = [
+        0, 0, 0, 255, 0, 2, 0, 255, 5, 1, 50, 10, 0, 0, 9, 1, 255, 0, 4, 3, 4, 3, 0, 10, 0, 12, 0,
+        10, 0,
+    ];
+
+    #[test]
+    fn a_scripted_server_sequence_runs_the_happy_path() {
+        super::server_ops(&SERVER_HAPPY_PATH);
     }
 }

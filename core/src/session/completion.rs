@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 
-use super::clock::nanos;
 use super::pending::{Pending, Stage};
 use super::{
     CloseReason, Diagnostic, Event, Queued, RawResult, RequestError, RequestHandle, Session,
@@ -11,6 +10,7 @@ use super::{
 };
 use super::{meta, mrtr};
 use crate::jsonrpc;
+use crate::rpc::clock::nanos;
 use crate::time::Instant;
 use std::num::NonZeroU64;
 

@@ -3,32 +3,13 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::server_requests::{self, Answerer};
 use super::{Diagnostic, Event, Queued, RawResult, RequestError, ServerNotification, Session};
 use crate::jsonrpc::{ErrorObject, Id, MessageRef, empty_object};
+use crate::rpc::notifications::{CancelledParams, ProgressParams, parse};
 use crate::time::Instant;
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ProgressParams {
-    progress_token: Id,
-    progress: f64,
-    #[serde(default)]
-    total: Option<f64>,
-    #[serde(default)]
-    message: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CancelledParams {
-    request_id: Id,
-    #[serde(default)]
-    reason: Option<String>,
-}
 
 impl Session {
     /// Routes one message borrowed from the input: only what an event keeps is copied.
@@ -220,7 +201,7 @@ impl Session {
         // Invariant: the filter above saw the entry.
         let entry = self.pending.get(handle).expect("entry checked above");
         if entry.total.is_some() && entry.stage == super::Stage::Sent {
-            let active = super::clock::nanos(self.clock.active(now));
+            let active = crate::rpc::clock::nanos(self.clock.active(now));
             let deadline = super::deadline_for(entry, active);
             self.rearm(handle, deadline);
         }
@@ -235,9 +216,4 @@ impl Session {
 
 fn to_owned(raw: &RawValue) -> Box<RawValue> {
     raw.to_owned()
-}
-
-fn parse<T: for<'de> Deserialize<'de>>(params: Option<&RawValue>) -> Result<T, String> {
-    let raw = params.map_or("null", RawValue::get);
-    serde_json::from_str(raw).map_err(|e| e.to_string())
 }

@@ -153,7 +153,7 @@ fn write_meta(out: &mut String, inner: &[(String, &RawValue)], meta: &[(&str, &R
     out.push('}');
 }
 
-pub(super) fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {
+pub(crate) fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {
     #[derive(serde::Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Cancelled<'a> {

@@ -15,7 +15,6 @@ use crate::types::{Implementation, ServerCapabilities};
 
 mod admission;
 mod cache;
-mod clock;
 mod completion;
 mod config;
 mod detached;
@@ -26,7 +25,7 @@ mod event;
 mod handshake;
 mod inbound;
 mod listen;
-mod meta;
+pub(crate) mod meta;
 mod mrtr;
 mod outbound;
 mod pending;
@@ -43,6 +42,7 @@ mod transport_hooks;
 #[cfg(test)]
 mod tests;
 
+pub use crate::rpc::{MessageKind, Outgoing, RequestHandle};
 pub use config::{
     Deadline, Era, EraPolicy, KnownEra, ProtocolVersion, RequestOptions, SessionConfig,
 };
@@ -53,31 +53,12 @@ pub use event::{
 pub use raw_params::RawParams;
 pub use raw_result::RawResult;
 
-use clock::{ActiveClock, DeadlineIndex};
+use crate::rpc::clock::{ActiveClock, DeadlineIndex};
 use completion::deadline_for;
 use handshake::Handshake;
 use inbound::{InboundRequests, Reply};
 use outbound::Queued;
 use pending::{Pending, PendingRequests, Stage, TotalLimit};
-
-/// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
-/// id under the same handle. Every handle completes exactly once ([`Event::Completed`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RequestHandle(pub(crate) u64);
-
-impl RequestHandle {
-    /// The handle as a number (unique within a session), for logs and maps.
-    #[must_use]
-    pub fn get(self) -> u64 {
-        self.0
-    }
-}
-
-impl fmt::Display for RequestHandle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.0)
-    }
-}
 
 /// The token for one request from the server, used to answer it with [`Session::respond`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -87,34 +68,6 @@ impl fmt::Display for InboundRequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "server#{}", self.0)
     }
-}
-
-/// What kind of JSON-RPC message an [`Outgoing`] is: enough for an HTTP layer to pick the
-/// stream and the expected status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum MessageKind {
-    /// A request: a response is expected.
-    Request,
-    /// A notification: no response.
-    Notification,
-    /// A response (or error) to a server request.
-    Response,
-}
-
-/// One message to send. Its bytes (one compact JSON object, no trailing newline) were
-/// appended to the buffer passed to [`Session::poll_transmit`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[must_use]
-#[non_exhaustive]
-pub struct Outgoing {
-    /// Request, notification or response.
-    pub kind: MessageKind,
-    /// The request it is, for [`MessageKind::Request`] (`None` for the session's own
-    /// `initialize`).
-    pub request: Option<RequestHandle>,
-    /// Its method (requests and notifications).
-    pub method: Option<Cow<'static, str>>,
 }
 
 /// Where the session is in its life.
@@ -692,23 +645,10 @@ impl Session {
                     });
                 }
                 Queued::Notification { method, params } => {
-                    jsonrpc::encode_notification(buf, &method, params.as_deref());
-                    return Some(Outgoing {
-                        kind: MessageKind::Notification,
-                        request: None,
-                        method: Some(method),
-                    });
+                    return Some(Outgoing::notification(buf, method, params.as_deref()));
                 }
                 Queued::Response { id, result } => {
-                    match &result {
-                        Ok(r) => jsonrpc::encode_response(buf, &id, r),
-                        Err(e) => jsonrpc::encode_error(buf, Some(&id), e),
-                    }
-                    return Some(Outgoing {
-                        kind: MessageKind::Response,
-                        request: None,
-                        method: None,
-                    });
+                    return Some(Outgoing::response(buf, &id, &result));
                 }
             }
         }

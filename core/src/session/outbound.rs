@@ -18,7 +18,6 @@
 //! [`SessionConfig::stall_timeout`]: super::SessionConfig::stall_timeout
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 
 use serde_json::value::RawValue;
 
@@ -54,39 +53,11 @@ pub(super) enum Queued {
 }
 
 /// The queue of messages to send, with the bytes they hold.
-#[derive(Debug, Default)]
-pub(super) struct OutboundQueue {
-    items: VecDeque<Queued>,
-    /// What `items` hold, estimated: each entry's inline size plus the payload it owns.
-    bytes: usize,
-}
+pub(super) type OutboundQueue = crate::rpc::queue::OutboundQueue<Queued>;
 
-impl OutboundQueue {
-    pub(super) fn push_back(&mut self, item: Queued) {
-        self.bytes = self.bytes.saturating_add(cost(&item));
-        self.items.push_back(item);
-    }
-
-    pub(super) fn pop_front(&mut self) -> Option<Queued> {
-        let item = self.items.pop_front()?;
-        self.bytes = self.bytes.saturating_sub(cost(&item));
-        Some(item)
-    }
-
-    pub(super) fn clear(&mut self) {
-        self.items.clear();
-        self.bytes = 0;
-    }
-
-    /// Takes every queued message, in order.
-    pub(super) fn take_all(&mut self) -> VecDeque<Queued> {
-        self.bytes = 0;
-        std::mem::take(&mut self.items)
-    }
-
-    /// The bytes the queued messages hold (estimated).
-    pub(super) fn bytes(&self) -> usize {
-        self.bytes
+impl crate::rpc::queue::Cost for Queued {
+    fn cost(&self) -> usize {
+        cost(self)
     }
 }
 
@@ -94,16 +65,7 @@ impl OutboundQueue {
 /// encoded from the pending table when pulled; their params are counted there.
 fn cost(item: &Queued) -> usize {
     let payload = match item {
-        Queued::Response { id, result } => {
-            let id = match id {
-                Id::String(s) => s.len(),
-                _ => 0,
-            };
-            id + match result {
-                Ok(r) => r.get().len(),
-                Err(e) => e.message.len() + e.data.as_ref().map_or(0, |d| d.get().len()),
-            }
-        }
+        Queued::Response { id, result } => crate::rpc::queue::answer_payload(id, result),
         Queued::Notification { params, .. } | Queued::Detached { params, .. } => {
             params.as_ref().map_or(0, |p| p.get().len())
         }

@@ -29,7 +29,7 @@ pub(crate) enum Stage {
 /// One pending request: 80 bytes (checked by a test), since a table of them is most of the
 /// core's memory per request in flight.
 ///
-/// Times are nanoseconds of the session's active time ([`ActiveClock`](super::clock::ActiveClock)):
+/// Times are nanoseconds of the session's active time ([`ActiveClock`](crate::rpc::clock::ActiveClock)):
 /// `u64` instead of `Duration` (16 bytes), and never zero (a zero timeout is refused, so a
 /// deadline is at least 1 ns after the epoch), which lets `Option` use the zero niche. The
 /// rarely used total limit lives out of line.
@@ -76,7 +76,7 @@ impl Pending {
 
 /// Nanoseconds of a nonzero duration (saturating at about 584 years); `None` for zero.
 pub(crate) fn nonzero_nanos(d: crate::time::Duration) -> Option<NonZeroU64> {
-    NonZeroU64::new(super::clock::nanos(d))
+    NonZeroU64::new(crate::rpc::clock::nanos(d))
 }
 
 /// Hashes the session's own counter values (handles, wire ids) with one multiplication.

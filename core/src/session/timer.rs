@@ -6,9 +6,9 @@
 //! deadlines in active time); the table is read from those owners whenever it is asked for,
 //! so no code path has to remember to update it and it can never go stale.
 
-use super::clock::nanos;
 use super::handshake::HandshakeTimer;
 use super::{CloseReason, RequestError, Session};
+use crate::rpc::clock::nanos;
 use crate::time::{Duration, Instant};
 
 /// One kind of session deadline. The order of [`Timer::ALL`] is the order they fire in.

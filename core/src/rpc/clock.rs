@@ -1,4 +1,4 @@
-//! The session's "active" clock and the index of request deadlines.
+//! The active clock and the index of request deadlines, shared by the client and server sessions.
 //!
 //! Request deadlines are kept in active time: time since the session started, minus the time
 //! spent with deadlines paused (while the host answers an elicitation or a sampling request on

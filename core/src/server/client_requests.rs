@@ -1,0 +1,76 @@
+//! The client's requests that the host is answering, keyed by the host's token, with the
+//! JSON-RPC ids they arrived with.
+
+use std::collections::HashMap;
+
+use super::ClientRequestId;
+use crate::jsonrpc::Id;
+use crate::session::CounterMap;
+
+/// What the session remembers of one open client request.
+#[derive(Debug)]
+pub(super) struct OpenRequest {
+    /// The client's id, echoed verbatim in the answer.
+    pub(super) wire: Id,
+    /// The client's `_meta.progressToken`.
+    pub(super) progress_token: Option<Id>,
+    /// The last progress value sent for it (progress must increase).
+    pub(super) last_progress: Option<f64>,
+}
+
+/// Open client requests. Bounded by the caller
+/// ([`ServerConfig::max_open_client_requests`](super::ServerConfig::max_open_client_requests)).
+#[derive(Debug, Default)]
+pub(super) struct ClientRequests {
+    open: CounterMap<ClientRequestId, OpenRequest>,
+    /// Peer-chosen keys: a std map (SipHash), so a client cannot choose ids that collide.
+    by_wire: HashMap<Id, ClientRequestId>,
+    next: u64,
+}
+
+impl ClientRequests {
+    pub(super) fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    pub(super) fn contains_wire(&self, wire: &Id) -> bool {
+        self.by_wire.contains_key(wire)
+    }
+
+    /// Opens a request; the caller checked the wire id is not open already.
+    pub(super) fn insert(&mut self, wire: Id, progress_token: Option<Id>) -> ClientRequestId {
+        let id = ClientRequestId(self.next);
+        self.next += 1;
+        self.by_wire.insert(wire.clone(), id);
+        self.open.insert(
+            id,
+            OpenRequest {
+                wire,
+                progress_token,
+                last_progress: None,
+            },
+        );
+        id
+    }
+
+    pub(super) fn get_mut(&mut self, id: ClientRequestId) -> Option<&mut OpenRequest> {
+        self.open.get_mut(&id)
+    }
+
+    pub(super) fn remove(&mut self, id: ClientRequestId) -> Option<OpenRequest> {
+        let open = self.open.remove(&id)?;
+        self.by_wire.remove(&open.wire);
+        Some(open)
+    }
+
+    pub(super) fn remove_wire(&mut self, wire: &Id) -> Option<ClientRequestId> {
+        let id = self.by_wire.remove(wire)?;
+        self.open.remove(&id);
+        Some(id)
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.open.clear();
+        self.by_wire.clear();
+    }
+}

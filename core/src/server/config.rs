@@ -1,0 +1,95 @@
+//! What the host tells a [`ServerSession`](super::ServerSession) about itself and its limits.
+
+use crate::time::Duration;
+use crate::types::{Implementation, ServerCapabilities};
+
+/// The server's identity, what it offers, and the bounds of its tables and queues.
+///
+/// ```
+/// # use mcp_proto::server::ServerConfig;
+/// # use mcp_proto::types::{Implementation, ServerCapabilities, ToolsCapability};
+/// let config = ServerConfig::new(Implementation::new("demo", "1.0"))
+///     .with_capabilities(ServerCapabilities {
+///         tools: Some(ToolsCapability::default()),
+///         ..ServerCapabilities::default()
+///     })
+///     .with_instructions("Call `echo` to hear yourself.");
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    /// The `serverInfo` of the `initialize` result.
+    pub server_info: Implementation,
+    /// The capabilities of the `initialize` result. They also gate the session's own
+    /// behaviour: `tools`, `resources`, `prompts`, `completions` and `tasks` let their methods
+    /// through to the host (undeclared, they are answered `-32601`; `resources/subscribe`
+    /// needs `subscribe`); `logging` makes it answer `logging/setLevel` and enables
+    /// [`log`](super::ServerSession::log); `listChanged` and `subscribe` enable the matching
+    /// notifications.
+    pub capabilities: ServerCapabilities,
+    /// The `instructions` of the `initialize` result.
+    pub instructions: Option<String>,
+    /// The default deadline of a server-to-client request (30 s; `None`: no deadline).
+    pub request_timeout: Option<Duration>,
+    /// Client requests handed to the host and not answered yet; past it, a new request is
+    /// answered with a JSON-RPC error at once (default 1024).
+    pub max_open_client_requests: usize,
+    /// Server-to-client requests pending; past it, [`send_request`](super::ServerSession::send_request)
+    /// returns [`UsageError::TooManyInFlight`](super::UsageError::TooManyInFlight) (default 256).
+    pub max_in_flight: usize,
+    /// The bytes queued for the client (estimated). Past it, the host's notifications and
+    /// requests are refused with [`UsageError::QueueFull`](super::UsageError::QueueFull), and
+    /// the client's new requests get no answer until it reads (default 8 MiB).
+    pub max_outbound_bytes: usize,
+}
+
+impl ServerConfig {
+    /// A server called `server_info`, with no capabilities and the default limits.
+    #[must_use]
+    pub fn new(server_info: Implementation) -> Self {
+        ServerConfig {
+            server_info,
+            capabilities: ServerCapabilities::default(),
+            instructions: None,
+            request_timeout: Some(Duration::from_secs(30)),
+            max_open_client_requests: 1024,
+            max_in_flight: 256,
+            max_outbound_bytes: 8 << 20,
+        }
+    }
+
+    /// Sets the capabilities announced in the `initialize` result.
+    #[must_use]
+    pub fn with_capabilities(mut self, capabilities: ServerCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Sets the `instructions` of the `initialize` result.
+    #[must_use]
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets the default deadline of server-to-client requests.
+    #[must_use]
+    pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets the bounds: open client requests, server requests in flight, queued bytes.
+    #[must_use]
+    pub fn with_limits(
+        mut self,
+        open_client_requests: usize,
+        in_flight: usize,
+        outbound_bytes: usize,
+    ) -> Self {
+        self.max_open_client_requests = open_client_requests;
+        self.max_in_flight = in_flight;
+        self.max_outbound_bytes = outbound_bytes;
+        self
+    }
+}

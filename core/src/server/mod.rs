@@ -1,0 +1,641 @@
+//! The MCP server session: the other side of [`Session`](crate::session::Session), in the same
+//! shape. It answers `initialize`, hands the client's requests and notifications to its host
+//! as events and sends the host's answers, sends the host's own requests to the client with
+//! deadlines, and closes, all without I/O.
+//!
+//! [`ServerSession`] takes framed messages; [`stdio::StdioServerConnection`] adds the line
+//! framing of a stdio server. Protocol versions 2024-11-05 to 2025-11-25 are spoken. The
+//! 2026-07-28 era is refused in a way such a client understands: `server/discover` is
+//! answered with `-32601` (method not found), so a client that probes with it falls back to
+//! `initialize`.
+//!
+//! # Example: a stdio server's loop
+//!
+//! ```
+//! use mcp_proto::server::stdio::StdioServerConnection;
+//! use mcp_proto::server::{Event, ServerConfig};
+//! use mcp_proto::types::{Implementation, ServerCapabilities, ToolsCapability};
+//! use std::time::Instant;
+//!
+//! let config = ServerConfig::new(Implementation::new("echo", "1.0")).with_capabilities(
+//!     ServerCapabilities { tools: Some(ToolsCapability::default()), ..Default::default() },
+//! );
+//! let now = Instant::now();
+//! let mut conn = StdioServerConnection::new(config, now);
+//!
+//! // What a client writes: the handshake, then a tool call (bytes may be cut anywhere).
+//! let input = concat!(
+//!     r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#, "\n",
+//!     r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, "\n",
+//!     r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#, "\n",
+//! );
+//! conn.handle_bytes(now, input.as_bytes());
+//!
+//! // The drain rule: events (answered here at once), then what to write.
+//! while let Some(event) = conn.session_mut().poll_event() {
+//!     if let Event::Request { id, method, .. } = event {
+//!         assert_eq!(method, "tools/call");
+//!         let result = serde_json::json!({"content": [{"type": "text", "text": "hi"}]});
+//!         let result = mcp_proto::jsonrpc::to_raw(&result).unwrap();
+//!         conn.session_mut().respond(now, id, result).unwrap();
+//!     }
+//! }
+//! let mut stdout = Vec::new();
+//! while conn.poll_transmit(&mut stdout).is_some() {}
+//! let lines: Vec<&str> = std::str::from_utf8(&stdout).unwrap().lines().collect();
+//! assert!(lines[0].contains(r#""protocolVersion":"2025-06-18""#));
+//! assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"hi","type":"text"}]}}"#);
+//! // A real loop would now sleep until `conn.session().poll_timeout()` or the next input.
+//! ```
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::fmt;
+
+use serde_json::value::RawValue;
+
+use crate::jsonrpc::{self, ErrorObject, Id};
+use crate::rpc::clock::{ActiveClock, DeadlineIndex, nanos};
+use crate::session::{
+    CloseReason, CounterMap, Deadline, ProtocolVersion, RawParams, RequestError, RequestOptions,
+    meta, server_requests,
+};
+use crate::time::{Duration, Instant};
+use crate::types::{ClientCapabilities, Implementation, LoggingLevel};
+
+pub use crate::rpc::{MessageKind, Outgoing, RequestHandle};
+
+mod client_requests;
+mod config;
+mod dispatch;
+mod error;
+mod event;
+mod handshake;
+mod notify;
+mod outgoing;
+pub mod stdio;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::ServerConfig;
+pub use error::UsageError;
+pub use event::{Diagnostic, Event};
+pub use handshake::negotiate;
+pub use notify::ListChanged;
+
+use client_requests::ClientRequests;
+use outgoing::{OutboundQueue, Pending, Queued};
+
+/// The host's token for one client request, used to answer it. Not the client's JSON-RPC id
+/// (two clients' ids, or an id reused after its answer, never confuse the host).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClientRequestId(pub(crate) u64);
+
+impl ClientRequestId {
+    /// The token as a number (unique within a session), for logs and maps.
+    #[must_use]
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for ClientRequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "client#{}", self.0)
+    }
+}
+
+/// Where the server session is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerState {
+    /// Waiting for `initialize`: only `ping` is answered, other requests get an error.
+    AwaitingInitialize,
+    /// `initialize` answered; the client's requests flow, the server's own wait for
+    /// `notifications/initialized` (except `ping`).
+    Initializing,
+    /// `notifications/initialized` received: everything flows.
+    Ready,
+    /// Over: every server-to-client request has completed; commands return
+    /// [`UsageError::Closed`].
+    Closed,
+}
+
+/// What the session learned from the client's `initialize`.
+#[derive(Clone, Debug)]
+struct ClientState {
+    version: ProtocolVersion,
+    info: Implementation,
+    capabilities: ClientCapabilities,
+}
+
+/// One MCP server session, transport-neutral and deterministic.
+///
+/// The session is fed framed JSON-RPC messages from one client and clock ticks, and produces
+/// messages to send, events for the host, and its next deadline. It never reads a clock,
+/// never does I/O and never panics on client input. Its methods fall in four groups, as in
+/// quinn-proto and as in the client's [`Session`](crate::session::Session):
+///
+/// - **(A) getters**: [`state`](Self::state), [`is_closed`](Self::is_closed),
+///   [`config`](Self::config), [`protocol_version`](Self::protocol_version),
+///   [`client_info`](Self::client_info), [`client_capabilities`](Self::client_capabilities),
+///   [`log_level`](Self::log_level), [`open_client_requests`](Self::open_client_requests),
+///   [`in_flight`](Self::in_flight).
+/// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch;
+///   [`handle_message_str`](Self::handle_message_str) when it is known to be UTF-8),
+///   [`handle_timeout`](Self::handle_timeout), [`handle_transport_closed`](Self::handle_transport_closed).
+/// - **(C) commands**: answers to the client's requests ([`respond`](Self::respond),
+///   [`respond_error`](Self::respond_error), [`notify_progress`](Self::notify_progress));
+///   the server's own requests ([`send_request`](Self::send_request) /
+///   [`request`](Self::request) return a [`RequestHandle`], [`cancel`](Self::cancel));
+///   notifications ([`notify`](Self::notify), [`notify_list_changed`](Self::notify_list_changed),
+///   [`notify_resource_updated`](Self::notify_resource_updated), [`log`](Self::log));
+///   [`close`](Self::close). Misuse returns a [`UsageError`] at once.
+/// - **(D) outputs**: [`poll_transmit`](Self::poll_transmit), [`poll_event`](Self::poll_event),
+///   [`poll_timeout`](Self::poll_timeout).
+///
+/// **The drain invariant.** After every (B) or (C) call, drain `poll_transmit` until `None`,
+/// drain `poll_event` until `None`, then read `poll_timeout` and sleep until that instant (or
+/// the next input). `handle_timeout` called early is a no-op; right after it returns,
+/// `poll_timeout` is `None` or later than the `now` it was given.
+///
+/// **Guarantees.** Every client request handed over as [`Event::Request`] is answered at most
+/// once (a second answer is a [`UsageError::NotOpen`]); the session answers `initialize`,
+/// `ping`, `logging/setLevel` and every request it refuses itself (before `initialize`, past
+/// the open-request limit, a method of a capability the server did not declare: `-32601`). Every [`RequestHandle`]
+/// completes exactly once with [`Event::Completed`]: a result, a remote error, a timeout, a
+/// cancellation, or the close. [`Event::Closed`] comes once, after the last completion. The
+/// tables and the outbound queue are bounded by [`ServerConfig`].
+#[derive(Debug)]
+pub struct ServerSession {
+    config: ServerConfig,
+    state: ServerState,
+    client: Option<ClientState>,
+    log_level: Option<LoggingLevel>,
+    /// The counter of server-to-client handles (each one's wire id too).
+    next_id: u64,
+    pending: CounterMap<RequestHandle, Pending>,
+    deadlines: DeadlineIndex,
+    clock: ActiveClock,
+    client_requests: ClientRequests,
+    outbound: OutboundQueue,
+    events: VecDeque<Event>,
+}
+
+impl ServerSession {
+    /// Starts a session at `now`, waiting for the client's `initialize`.
+    #[must_use]
+    pub fn new(config: ServerConfig, now: Instant) -> Self {
+        ServerSession {
+            config,
+            state: ServerState::AwaitingInitialize,
+            client: None,
+            log_level: None,
+            next_id: 1,
+            pending: CounterMap::default(),
+            deadlines: DeadlineIndex::default(),
+            clock: ActiveClock::new(now),
+            client_requests: ClientRequests::default(),
+            outbound: OutboundQueue::default(),
+            events: VecDeque::new(),
+        }
+    }
+
+    // ---- (A) getters -------------------------------------------------------------------
+
+    /// Where the session is in its life.
+    #[must_use]
+    pub fn state(&self) -> ServerState {
+        self.state
+    }
+
+    /// Whether the session is closed.
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.state == ServerState::Closed
+    }
+
+    /// The configuration it was created with.
+    #[must_use]
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// The negotiated protocol version, once `initialize` was answered.
+    #[must_use]
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.client.as_ref().map(|c| c.version)
+    }
+
+    /// The client's `clientInfo`, once `initialize` was answered.
+    #[must_use]
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.client.as_ref().map(|c| &c.info)
+    }
+
+    /// The client's capabilities, once `initialize` was answered.
+    #[must_use]
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.client.as_ref().map(|c| &c.capabilities)
+    }
+
+    /// The level the client set with `logging/setLevel`, if it did.
+    #[must_use]
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        self.log_level
+    }
+
+    /// How many client requests the host has not answered yet.
+    #[must_use]
+    pub fn open_client_requests(&self) -> usize {
+        self.client_requests.len()
+    }
+
+    /// How many server-to-client requests are pending.
+    #[must_use]
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    // ---- (B) inputs --------------------------------------------------------------------
+
+    /// Feeds one framed message from the client (a line, an HTTP body). A JSON array is a
+    /// batch (2025-03-26), each element handled in order and answered on its own: the answers
+    /// go out as separate messages, not as one array. Input that is not JSON-RPC is answered with a
+    /// JSON-RPC error (`"id": null`) and reported as an [`Event::Diagnostic`]. Ignored once
+    /// closed.
+    pub fn handle_message(&mut self, now: Instant, bytes: &[u8]) {
+        self.handle_input(now, jsonrpc::Input::Bytes(bytes));
+    }
+
+    /// [`handle_message`](Self::handle_message) for input already known to be UTF-8.
+    pub fn handle_message_str(&mut self, now: Instant, text: &str) {
+        self.handle_input(now, jsonrpc::Input::Text(text));
+    }
+
+    fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
+        if self.is_closed() {
+            return;
+        }
+        match jsonrpc::decode(input) {
+            Ok(jsonrpc::DecodedRef::Single(msg)) => self.handle_decoded(now, msg),
+            Ok(jsonrpc::DecodedRef::Batch(items)) => {
+                for item in items {
+                    match item {
+                        Ok(msg) => self.handle_decoded(now, msg),
+                        Err(e) => self.undecodable(e),
+                    }
+                    if self.is_closed() {
+                        return;
+                    }
+                }
+            }
+            Err(e) => self.undecodable(e),
+            #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
+            Ok(_) => {}
+        }
+    }
+
+    /// Completes every server-to-client request whose deadline is due with
+    /// [`RequestError::Timeout`] (and tells the client with `notifications/cancelled`).
+    /// Calling it early is a no-op.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if !self.is_closed() {
+            self.fire_deadlines(now);
+        }
+    }
+
+    /// The transport is gone (stdin closed, the HTTP session deleted). Every pending
+    /// server-to-client request completes with [`RequestError::Closed`], then
+    /// [`Event::Closed`]; what was queued is dropped.
+    pub fn handle_transport_closed(&mut self, _now: Instant, detail: Option<String>) {
+        if !self.is_closed() {
+            self.outbound.clear();
+            self.close_with(CloseReason::TransportClosed { detail });
+        }
+    }
+
+    // ---- (C) commands ------------------------------------------------------------------
+
+    /// Answers the client request `id` with `result`, exactly once.
+    ///
+    /// Errors: [`UsageError::NotOpen`] when it was answered already or the client cancelled
+    /// it (the answer is dropped, as the spec asks: a race the host can ignore);
+    /// [`UsageError::Closed`].
+    pub fn respond(
+        &mut self,
+        _now: Instant,
+        id: ClientRequestId,
+        result: Box<RawValue>,
+    ) -> Result<(), UsageError> {
+        self.answer(id, Ok(result))
+    }
+
+    /// Answers the client request `id` with a JSON-RPC error, exactly once (the same rules as
+    /// [`respond`](Self::respond)).
+    pub fn respond_error(
+        &mut self,
+        _now: Instant,
+        id: ClientRequestId,
+        error: ErrorObject,
+    ) -> Result<(), UsageError> {
+        self.answer(id, Err(error))
+    }
+
+    fn answer(
+        &mut self,
+        id: ClientRequestId,
+        result: Result<Box<RawValue>, ErrorObject>,
+    ) -> Result<(), UsageError> {
+        if self.is_closed() {
+            return Err(UsageError::Closed);
+        }
+        let open = self
+            .client_requests
+            .remove(id)
+            .ok_or(UsageError::NotOpen(id))?;
+        // An answer is never refused for a full queue: it ends a request the client waits on,
+        // and each open request is answered once (the table bounds them).
+        self.outbound.push_back(Queued::Response {
+            id: open.wire,
+            result,
+        });
+        Ok(())
+    }
+
+    /// Sends `notifications/progress` for the client request `id`, which carried a progress
+    /// token. `progress` must be finite and above the last value sent for it.
+    ///
+    /// Errors: [`UsageError::NotOpen`], [`UsageError::NoProgressToken`],
+    /// [`UsageError::ProgressNotIncreasing`], [`UsageError::QueueFull`], [`UsageError::Closed`].
+    pub fn notify_progress(
+        &mut self,
+        _now: Instant,
+        id: ClientRequestId,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), UsageError> {
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Progress<'a> {
+            progress_token: &'a Id,
+            progress: f64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            total: Option<f64>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            message: Option<&'a str>,
+        }
+        self.check_room()?;
+        let open = self
+            .client_requests
+            .get_mut(id)
+            .ok_or(UsageError::NotOpen(id))?;
+        let token = open
+            .progress_token
+            .as_ref()
+            .ok_or(UsageError::NoProgressToken(id))?;
+        let increases = open.last_progress.is_none_or(|last| progress > last);
+        if !progress.is_finite() || !increases || total.is_some_and(|t| !t.is_finite()) {
+            return Err(UsageError::ProgressNotIncreasing { progress });
+        }
+        let params = jsonrpc::to_raw(&Progress {
+            progress_token: token,
+            progress,
+            total,
+            message,
+        })
+        .map_err(|e| UsageError::InvalidParams(e.to_string()))?;
+        open.last_progress = Some(progress);
+        self.outbound.push_back(Queued::Notification {
+            method: Cow::Borrowed("notifications/progress"),
+            params: Some(params),
+        });
+        Ok(())
+    }
+
+    /// Sends a request to the client with raw params. Its deadline (from `options`, else
+    /// [`ServerConfig::request_timeout`]) starts now; with
+    /// [`RequestOptions::progress`] a progress token is added and the client's progress
+    /// arrives as [`Event::Progress`]. The request completes exactly once
+    /// ([`Event::Completed`]).
+    ///
+    /// A method of the client's known kinds (`sampling/createMessage`, `elicitation/create`,
+    /// `roots/list`, `tasks/*`) needs the client's capability for it; `ping` and methods the
+    /// session does not know need none. Before `notifications/initialized`, only `ping` may be
+    /// sent.
+    ///
+    /// Errors: [`UsageError::Closed`], [`UsageError::NotReady`],
+    /// [`UsageError::CapabilityNotDeclared`], [`UsageError::ReservedMethod`] (`initialize`),
+    /// [`UsageError::ZeroTimeout`], [`UsageError::TooManyInFlight`], [`UsageError::QueueFull`],
+    /// [`UsageError::InvalidParams`] when progress is asked for and params are not an object.
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<RawParams>,
+        options: RequestOptions,
+    ) -> Result<RequestHandle, UsageError> {
+        let method = method.into();
+        self.check_room()?;
+        if method == "initialize" || method.starts_with("notifications/") {
+            return Err(UsageError::ReservedMethod(method.into_owned()));
+        }
+        if method != "ping" && self.state != ServerState::Ready {
+            return Err(UsageError::NotReady {
+                method: method.into_owned(),
+            });
+        }
+        let declared = match (
+            server_requests::kind_of(&method),
+            self.client_capabilities(),
+        ) {
+            (Some(kind), Some(capabilities)) => (kind.declared)(capabilities),
+            (Some(kind), None) => kind.method == "ping",
+            (None, _) => true,
+        };
+        if !declared {
+            return Err(UsageError::CapabilityNotDeclared {
+                method: method.into_owned(),
+            });
+        }
+        let timeout = match options.deadline {
+            Deadline::SessionDefault => self.config.request_timeout,
+            Deadline::Never => None,
+            Deadline::After(d) => Some(d),
+        };
+        if timeout == Some(Duration::ZERO) || options.max_total == Some(Duration::ZERO) {
+            return Err(UsageError::ZeroTimeout);
+        }
+        if self.pending.len() >= self.config.max_in_flight {
+            return Err(UsageError::TooManyInFlight {
+                limit: self.config.max_in_flight,
+            });
+        }
+        let handle = RequestHandle(self.next_id);
+        let params = if options.progress {
+            Some(
+                meta::with_progress_token(params.as_ref().map(RawParams::get), handle.0)
+                    .map_err(UsageError::InvalidParams)?
+                    .into(),
+            )
+        } else {
+            params
+        };
+        self.next_id += 1;
+        let active = nanos(self.clock.active(now));
+        let pending = Pending {
+            method,
+            params,
+            sent: false,
+            progress: options.progress,
+            timeout: timeout.and_then(|t| std::num::NonZeroU64::new(nanos(t))),
+            max_total: options
+                .max_total
+                .and_then(|t| std::num::NonZeroU64::new(nanos(t))),
+            issued_at: active,
+            deadline: None,
+        };
+        let deadline = pending.deadline_after(active).map(|(at, _)| at);
+        self.pending.insert(handle, pending);
+        self.arm(handle, deadline);
+        self.outbound.push_back(Queued::Request(handle));
+        Ok(handle)
+    }
+
+    /// Sends a typed request (see [`send_request`](Self::send_request) for the rules); decode
+    /// the result in the caller's type: `raw.decode::<R::Result>()`.
+    pub fn request<R: crate::types::Request>(
+        &mut self,
+        now: Instant,
+        params: &R::Params,
+        options: RequestOptions,
+    ) -> Result<RequestHandle, UsageError> {
+        let params =
+            RawParams::for_request(params).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
+        self.send_request(now, R::METHOD, params, options)
+    }
+
+    /// Cancels a server-to-client request: it completes with [`RequestError::Cancelled`] and,
+    /// if the client has seen it, the client is sent `notifications/cancelled`. A late answer
+    /// is reported as a diagnostic.
+    ///
+    /// Returns [`UsageError::UnknownRequest`] when it already completed (a race the host can
+    /// ignore).
+    pub fn cancel(
+        &mut self,
+        _now: Instant,
+        handle: RequestHandle,
+        reason: Option<String>,
+    ) -> Result<(), UsageError> {
+        if !self.pending.contains_key(&handle) {
+            return Err(UsageError::UnknownRequest(handle));
+        }
+        let notice = reason.clone();
+        self.finish(
+            handle,
+            Err(RequestError::Cancelled { reason }),
+            Some(notice.as_deref()),
+        );
+        Ok(())
+    }
+
+    /// Closes the session: every pending server-to-client request completes with
+    /// [`RequestError::Closed`]`(`[`CloseReason::Local`]`)`, then [`Event::Closed`] comes.
+    /// Messages already queued (answers, say) can still be drained with `poll_transmit`, so a
+    /// transport may flush them before it shuts down. Idempotent.
+    pub fn close(&mut self, _now: Instant) {
+        if !self.is_closed() {
+            self.close_with(CloseReason::Local);
+        }
+    }
+
+    fn close_with(&mut self, reason: CloseReason) {
+        let mut handles: Vec<RequestHandle> = self.pending.keys().copied().collect();
+        handles.sort_unstable();
+        for handle in handles {
+            self.finish(handle, Err(RequestError::Closed(reason.clone())), None);
+        }
+        self.deadlines.clear();
+        self.client_requests.clear();
+        self.state = ServerState::Closed;
+        self.events.push_back(Event::Closed { reason });
+    }
+
+    /// Refuses a host command when closed or when the client is not reading.
+    fn check_room(&self) -> Result<(), UsageError> {
+        if self.is_closed() {
+            return Err(UsageError::Closed);
+        }
+        if self.outbound_full() {
+            return Err(UsageError::QueueFull {
+                limit: self.config.max_outbound_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    fn outbound_full(&self) -> bool {
+        self.outbound.bytes() >= self.config.max_outbound_bytes
+    }
+
+    // ---- (D) outputs -------------------------------------------------------------------
+
+    /// The next message to send: its bytes are appended to `buf` (one compact JSON object,
+    /// no newline; the stdio framing adds it) and its description is returned.
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
+        while let Some(item) = self.outbound.pop_front() {
+            match item {
+                Queued::Request(handle) => {
+                    // A request cancelled or timed out before it was sent is never sent.
+                    let Some(p) = self.pending.get_mut(&handle) else {
+                        continue;
+                    };
+                    p.sent = true;
+                    let params = p.params.take();
+                    jsonrpc::encode_request_text(
+                        buf,
+                        &Id::from(handle.0),
+                        &p.method,
+                        params.as_ref().map(RawParams::get),
+                    );
+                    return Some(Outgoing {
+                        kind: MessageKind::Request,
+                        request: Some(handle),
+                        method: Some(p.method.clone()),
+                    });
+                }
+                Queued::Notification { method, params } => {
+                    return Some(Outgoing::notification(buf, method, params.as_deref()));
+                }
+                Queued::Response { id, result } => {
+                    return Some(Outgoing::response(buf, &id, &result));
+                }
+                Queued::UnidentifiedError(error) => {
+                    return Some(Outgoing::unidentified_error(buf, &error));
+                }
+            }
+        }
+        None
+    }
+
+    /// The next event, in the order things happened.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work: the
+    /// earliest deadline of a server-to-client request (the session's one timer). `None` when
+    /// none is armed or once closed.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.is_closed() {
+            return None;
+        }
+        self.deadlines
+            .earliest()
+            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)))
+    }
+}

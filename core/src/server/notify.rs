@@ -1,0 +1,165 @@
+//! Notifications from the server to the client: the generic command and the ones the
+//! server's capabilities gate (`list_changed`, `resources/updated`, log messages).
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use super::outgoing::Queued;
+use super::{ServerSession, ServerState, UsageError};
+use crate::jsonrpc::to_raw;
+use crate::time::Instant;
+use crate::types::LoggingLevel;
+
+/// Which list changed, for [`ServerSession::notify_list_changed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ListChanged {
+    /// `notifications/tools/list_changed` (needs `tools.listChanged`).
+    Tools,
+    /// `notifications/resources/list_changed` (needs `resources.listChanged`).
+    Resources,
+    /// `notifications/prompts/list_changed` (needs `prompts.listChanged`).
+    Prompts,
+}
+
+impl ListChanged {
+    /// Its method on the wire.
+    #[must_use]
+    pub fn method(self) -> &'static str {
+        match self {
+            ListChanged::Tools => "notifications/tools/list_changed",
+            ListChanged::Resources => "notifications/resources/list_changed",
+            ListChanged::Prompts => "notifications/prompts/list_changed",
+        }
+    }
+}
+
+/// Notifications the session sends through their own commands.
+const RESERVED: [&str; 4] = [
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/message",
+];
+
+impl ServerSession {
+    /// Sends a notification with raw params, once the client sent `initialize`.
+    ///
+    /// Errors: [`UsageError::NotInitialized`], [`UsageError::ReservedMethod`] for
+    /// `notifications/cancelled`, `notifications/progress`, `notifications/message` and
+    /// `notifications/initialized` (their own commands send them), [`UsageError::QueueFull`],
+    /// [`UsageError::Closed`].
+    pub fn notify(
+        &mut self,
+        _now: Instant,
+        method: impl Into<Cow<'static, str>>,
+        params: Option<Box<RawValue>>,
+    ) -> Result<(), UsageError> {
+        let method = method.into();
+        if RESERVED.contains(&&*method) {
+            return Err(UsageError::ReservedMethod(method.into_owned()));
+        }
+        self.queue_notification(method, params)
+    }
+
+    /// Tells the client a list changed. The server must have declared `listChanged` for it.
+    ///
+    /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
+    pub fn notify_list_changed(
+        &mut self,
+        _now: Instant,
+        list: ListChanged,
+    ) -> Result<(), UsageError> {
+        let caps = &self.config.capabilities;
+        let declared = match list {
+            ListChanged::Tools => caps.tools.as_ref().and_then(|c| c.list_changed),
+            ListChanged::Resources => caps.resources.as_ref().and_then(|c| c.list_changed),
+            ListChanged::Prompts => caps.prompts.as_ref().and_then(|c| c.list_changed),
+        };
+        if declared != Some(true) {
+            return Err(UsageError::CapabilityNotDeclared {
+                method: list.method().to_owned(),
+            });
+        }
+        self.queue_notification(Cow::Borrowed(list.method()), None)
+    }
+
+    /// Tells the client the resource `uri` changed (`notifications/resources/updated`). The
+    /// server must have declared `resources.subscribe`.
+    ///
+    /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
+    pub fn notify_resource_updated(&mut self, _now: Instant, uri: &str) -> Result<(), UsageError> {
+        #[derive(serde::Serialize)]
+        struct Updated<'a> {
+            uri: &'a str,
+        }
+        let method = "notifications/resources/updated";
+        let subscribe = self
+            .config
+            .capabilities
+            .resources
+            .as_ref()
+            .and_then(|r| r.subscribe);
+        if subscribe != Some(true) {
+            return Err(UsageError::CapabilityNotDeclared {
+                method: method.to_owned(),
+            });
+        }
+        let params =
+            to_raw(&Updated { uri }).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
+        self.queue_notification(Cow::Borrowed(method), Some(params))
+    }
+
+    /// Sends a log entry (`notifications/message`) unless it is below the level the client
+    /// set with `logging/setLevel` (every level goes out until it sets one). Returns whether
+    /// it was sent. The server must have declared `logging`.
+    ///
+    /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
+    pub fn log(
+        &mut self,
+        _now: Instant,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: &RawValue,
+    ) -> Result<bool, UsageError> {
+        #[derive(serde::Serialize)]
+        struct Message<'a> {
+            level: LoggingLevel,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            logger: Option<&'a str>,
+            data: &'a RawValue,
+        }
+        let method = "notifications/message";
+        if self.config.capabilities.logging.is_none() {
+            return Err(UsageError::CapabilityNotDeclared {
+                method: method.to_owned(),
+            });
+        }
+        if self.log_level.is_some_and(|min| level < min) {
+            return Ok(false);
+        }
+        let params = to_raw(&Message {
+            level,
+            logger,
+            data,
+        })
+        .map_err(|e| UsageError::InvalidParams(e.to_string()))?;
+        self.queue_notification(Cow::Borrowed(method), Some(params))?;
+        Ok(true)
+    }
+
+    fn queue_notification(
+        &mut self,
+        method: Cow<'static, str>,
+        params: Option<Box<RawValue>>,
+    ) -> Result<(), UsageError> {
+        self.check_room()?;
+        if self.state == ServerState::AwaitingInitialize {
+            return Err(UsageError::NotInitialized);
+        }
+        self.outbound
+            .push_back(Queued::Notification { method, params });
+        Ok(())
+    }
+}

@@ -1,0 +1,7 @@
+//! Scripted-client tests of the server session, one scenario per test.
+
+mod exactly_once;
+mod harness;
+mod pair;
+mod scenarios;
+mod stdio;
