@@ -86,23 +86,29 @@ pub(crate) struct QueuedPost {
 ///
 /// The connection owns the session and turns its messages into HTTP exchanges that an adapter
 /// performs; the adapter reports each response (head, body chunks, end) or failure. Its methods
-/// follow the session's four groups:
+/// follow the [one connection contract](crate::connection), in four groups:
 ///
-/// - **(A) getters**: [`session`](Self::session), [`session_id`](Self::session_id),
-///   [`transport`](Self::transport), [`is_finished`](Self::is_finished),
-///   [`buffered_len`](Self::buffered_len).
+/// - **(A) getters**: [`session`](Self::session), [`is_finished`](Self::is_finished),
+///   [`buffered_len`](Self::buffered_len), [`session_id`](Self::session_id),
+///   [`transport`](Self::transport), [`config`](Self::config),
+///   [`open_exchanges`](Self::open_exchanges).
 /// - **(B) inputs**: [`handle_response_head`](Self::handle_response_head),
 ///   [`handle_body`](Self::handle_body), [`handle_body_end`](Self::handle_body_end),
-///   [`handle_failure`](Self::handle_failure), [`handle_timeout`](Self::handle_timeout).
-/// - **(C) commands**: issue requests, notifications, cancellations and responses on
-///   [`session_mut`](Self::session_mut); [`close`](Self::close).
+///   [`handle_failure`](Self::handle_failure), [`handle_timeout`](Self::handle_timeout),
+///   [`handle_transport_lost`](Self::handle_transport_lost).
+/// - **(C) commands**: requests, notifications, cancellations and responses on
+///   [`session_mut`](Self::session_mut); [`close`](Self::close);
+///   [`set_authorization`](Self::set_authorization).
 /// - **(D) outputs**: [`poll_exchange`](Self::poll_exchange), [`poll_abort`](Self::poll_abort),
 ///   [`poll_event`](Self::poll_event), [`poll_timeout`](Self::poll_timeout).
 ///
-/// **Drain invariant.** After every input or command, drain `poll_exchange`, `poll_abort` and
-/// `poll_event` until `None`, then sleep until `poll_timeout`. Exchanges created by a command
-/// on `session_mut` take their deadlines from the time of the last input (pass a fresh `now`
-/// with [`flush`](Self::flush) for exact ones).
+/// **Drain rule.** After every input or command, drain `poll_exchange` and `poll_abort` until
+/// `None`, then `poll_event` until `None`, then read `poll_timeout` and wait for it or the next
+/// input. `poll_exchange` takes `now` (as quinn's `poll_transmit` does): a command on
+/// `session_mut` has no clock, so the messages it queued become exchanges, with their
+/// deadlines, at the `now` of the `poll_exchange` that takes them. (`poll_event` moves them
+/// too, at the time of the last input or output call, so an event that a command caused is
+/// never missed.)
 ///
 /// **Guarantees.** Every request handle completes exactly once (session guarantee; the HTTP
 /// layer fails a request whose exchange failed, never twice). Request deadlines stay the
@@ -230,12 +236,6 @@ impl Connection {
         &self.session
     }
 
-    /// The session, to issue requests, notifications, cancellations and responses. Drain the
-    /// connection's outputs afterwards.
-    pub fn session_mut(&mut self) -> &mut Session {
-        &mut self.session
-    }
-
     /// The `Mcp-Session-Id` in use, if the server assigned a valid one.
     #[must_use]
     pub fn session_id(&self) -> Option<&str> {
@@ -256,17 +256,6 @@ impl Connection {
     #[must_use]
     pub fn config(&self) -> &ConnectionConfig {
         &self.config
-    }
-
-    /// Replaces the `Authorization` header of every later exchange to the server's origin
-    /// (`Some("Bearer <token>")`), or removes it (`None`): what an OAuth adapter calls after
-    /// it obtained or refreshed a token. Exchanges already asked for keep the header they had.
-    pub fn set_authorization(&mut self, value: Option<String>) {
-        let h = &mut self.config.extra_headers;
-        h.remove(super::headers::AUTHORIZATION);
-        if let Some(v) = value {
-            h.insert(super::headers::AUTHORIZATION, v);
-        }
     }
 
     /// Whether the connection is over ([`HttpEvent::Finished`] was emitted).
@@ -302,14 +291,19 @@ impl Connection {
                 .sum::<usize>()
     }
 
-    // ---- (C) commands ------------------------------------------------------------------
+    // ---- (B) inputs (the HTTP ones are in `response.rs`) -------------------------------
 
-    /// Takes the messages the host queued on [`session_mut`](Self::session_mut) at `now`.
-    /// Optional: the `poll_*` methods do it too, with the time of the last input.
-    pub fn flush(&mut self, now: Instant) {
+    /// The adapter can carry nothing more (its task is stopping): every pending request
+    /// completes with `Closed`, then [`Event::Session`]`(`[`Closed`](session::Event::Closed)`)`
+    /// with [`CloseReason::TransportClosed`](session::CloseReason::TransportClosed) carrying
+    /// `detail`; the connection then winds down as after a close. No-op once closed.
+    pub fn handle_transport_lost(&mut self, now: Instant, detail: Option<String>) {
         self.now = self.now.max(now);
+        self.session.handle_transport_closed(now, detail);
         self.pump(self.now);
     }
+
+    // ---- (C) commands ------------------------------------------------------------------
 
     /// Closes: the session closes (pending requests complete with `Closed`), open exchanges
     /// are aborted except the POSTs of `notifications/cancelled` (queued ones are sent), and
@@ -323,11 +317,31 @@ impl Connection {
         self.pump(now);
     }
 
+    /// The session, to issue requests, notifications, cancellations and responses. Drain the
+    /// connection's outputs afterwards.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// Replaces the `Authorization` header of every later exchange to the server's origin
+    /// (`Some("Bearer <token>")`), or removes it (`None`): what an OAuth adapter calls after
+    /// it obtained or refreshed a token. Exchanges already asked for keep the header they had.
+    pub fn set_authorization(&mut self, value: Option<String>) {
+        let h = &mut self.config.extra_headers;
+        h.remove(super::headers::AUTHORIZATION);
+        if let Some(v) = value {
+            h.insert(super::headers::AUTHORIZATION, v);
+        }
+    }
+
     // ---- (D) outputs -------------------------------------------------------------------
 
-    /// The next HTTP exchange to perform.
+    /// The next HTTP exchange to perform. `now` is when it starts: the messages that commands
+    /// queued on [`session_mut`](Self::session_mut) become exchanges here, and an exchange's
+    /// deadline counts from it.
     #[must_use]
-    pub fn poll_exchange(&mut self) -> Option<HttpRequest> {
+    pub fn poll_exchange(&mut self, now: Instant) -> Option<HttpRequest> {
+        self.now = self.now.max(now);
         self.pump(self.now);
         self.ready_exchanges.pop_front()
     }
@@ -339,7 +353,8 @@ impl Connection {
         self.aborts.pop_front()
     }
 
-    /// The next event.
+    /// The next event: the session's and the connection's own ([`HttpEvent`]), in order.
+    /// Drain it after `poll_exchange` and `poll_abort`.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.pump(self.now);
@@ -681,6 +696,42 @@ impl Connection {
         ) {
             self.release_ready();
         }
-        self.events.push_back(Event::Http(ev));
+        self.events.push_back(Event::Transport(ev));
+    }
+}
+
+impl crate::connection::Connection for Connection {
+    type TransportEvent = HttpEvent;
+
+    fn session(&self) -> &Session {
+        Connection::session(self)
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        Connection::session_mut(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        Connection::is_finished(self)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        Connection::handle_timeout(self, now);
+    }
+
+    fn handle_transport_lost(&mut self, now: Instant, detail: Option<String>) {
+        Connection::handle_transport_lost(self, now, detail);
+    }
+
+    fn close(&mut self, now: Instant) {
+        Connection::close(self, now);
+    }
+
+    fn poll_event(&mut self) -> Option<Event> {
+        Connection::poll_event(self)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        Connection::poll_timeout(self)
     }
 }

@@ -18,7 +18,9 @@ use super::budget::ListBudget;
 #[cfg(unix)]
 pub use super::command_line::IntoStdioCommand;
 use super::{Client, Inner, ServerInfo, closed_error};
-use crate::driver::{BoxRead, BoxWrite, Driver, DriverOptions, StreamIo, Transport};
+use crate::driver::{
+    BoxRead, BoxWrite, ByteStream, Driver, DriverOptions, LinesIo, StreamIo, TransportIo,
+};
 use crate::error::Error;
 use crate::handler::{ElicitationHandler, Handlers, RootsHandler, SamplingHandler};
 use crate::options::{WireDirection, WireTap};
@@ -581,7 +583,7 @@ impl<R: Runtime> ClientBuilder<R> {
                 command: spec.command.clone(),
                 source,
             })?;
-        let io = Transport::Stdio(Box::new(crate::driver::StdioIo {
+        let io = LinesIo::new(ByteStream::Stdio(Box::new(crate::driver::StdioIo {
             child,
             reader: Some(pipes.stdout),
             writer: Some(pipes.stdin),
@@ -589,7 +591,7 @@ impl<R: Runtime> ClientBuilder<R> {
             schedule: None,
             spec,
             tail: self.stderr_tail,
-        }));
+        })));
         let bound = self.shutdown.stdin_grace + self.shutdown.term_grace;
         let core = self.lines_core(&runtime);
         self.start(
@@ -684,20 +686,13 @@ impl<R: Runtime> ClientBuilder<R> {
             }
             let bound = config.close_timeout;
             let conn = Connection::new(config, self.session_config(), runtime.now());
-            let io = Transport::Http(crate::driver::HttpIo::new(
+            let io = crate::driver::HttpIo::new(
                 client.clone(),
                 self.wire.clone(),
                 self.http_trace.clone(),
-            ));
+            );
             let result = self
-                .start(
-                    runtime.clone(),
-                    name.clone(),
-                    Core::Http(conn),
-                    io,
-                    bound,
-                    auth.clone(),
-                )
+                .start(runtime.clone(), name.clone(), conn, io, bound, auth.clone())
                 .await;
             let (Err(e), Some(a), 0) = (&result, &auth, attempt) else {
                 return result;
@@ -734,10 +729,10 @@ impl<R: Runtime> ClientBuilder<R> {
         let runtime = self.resolve_runtime(&name)?;
         let reader: BoxRead = Box::pin(reader);
         let writer: BoxWrite = Box::pin(writer);
-        let io = Transport::Stream(StreamIo {
+        let io = LinesIo::new(ByteStream::Stream(StreamIo {
             reader: Some(reader),
             writer: Some(writer),
-        });
+        }));
         let core = self.lines_core(&runtime);
         self.start(
             runtime,
@@ -796,29 +791,30 @@ impl<R: Runtime> ClientBuilder<R> {
         config
     }
 
-    fn lines_core(&self, runtime: &R) -> Core {
+    fn lines_core(&self, runtime: &R) -> StdioConnection {
         let decoder = match self.max_message {
             Some(n) => LineDecoder::with_max_line_len(n),
             None => LineDecoder::new(),
         };
-        Core::Lines(StdioConnection::with_decoder(
-            self.session_config(),
-            decoder,
-            runtime.now(),
-        ))
+        StdioConnection::with_decoder(self.session_config(), decoder, runtime.now())
     }
 
-    /// Spawns the driver and waits for the handshake.
-    async fn start(
+    /// Spawns the driver of `core` over `io` and waits for the handshake.
+    async fn start<T: TransportIo<R>>(
         &self,
         runtime: R,
         name: Arc<str>,
-        core: Core,
-        io: Transport<R>,
+        core: T::Conn,
+        io: T,
         graces: Duration,
         #[cfg(feature = "http")] auth: Option<Arc<crate::auth::AuthSession<R>>>,
-    ) -> Result<Client<R>, Error> {
-        let shared = Shared::new(name.clone(), core, self.notification_capacity);
+    ) -> Result<Client<R>, Error>
+    where
+        T::Conn: Core,
+    {
+        let driven = Shared::new(name.clone(), core, self.notification_capacity);
+        // The handles' view of the same state: the connection as `dyn Core`.
+        let shared: Arc<Shared> = driven.clone();
         let mut phase = shared.phase.subscribe();
         if let Some(slot) = &self.phase_slot {
             *slot
@@ -833,7 +829,7 @@ impl<R: Runtime> ClientBuilder<R> {
             stderr_lines: self.stderr_lines,
             wire: self.wire.clone(),
         };
-        let driver = Driver::new(shared.clone(), runtime.clone(), io, options);
+        let driver = Driver::new(driven, runtime.clone(), io, options);
         let span = tracing::info_span!("mcp_connection", server = &*name);
         runtime.spawn(Box::pin(driver.instrument(span)));
         // Dropping this future during the handshake must not leave the server running until
