@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use super::connection::{Body, Connection, Exchange, Phase};
 use super::exchange::{ExchangeId, HttpEvent, Method, Purpose};
+use super::timers::Timer;
 use crate::session::MessageKind;
 use crate::time::{Instant, saturating_add};
 
@@ -48,24 +49,10 @@ impl Connection {
         self.streams.clear();
         self.listener = None;
         self.legacy_stream = None;
-        let kept: Vec<ExchangeId> = self
-            .exchanges
-            .iter()
-            .filter(|(_, x)| x.method == Method::Post && carries_cancel(x.purpose, &x.body))
-            .map(|(id, _)| *id)
-            .collect();
-        self.ready_exchanges.retain(|r| kept.contains(&r.id));
-        let dropped: Vec<ExchangeId> = self
-            .exchanges
-            .keys()
-            .filter(|id| !kept.contains(id))
-            .copied()
-            .collect();
-        for id in &dropped {
-            self.exchanges.remove(id);
-        }
-        self.aborts.extend(dropped);
-        self.close_deadline = Some(saturating_add(now, self.config.close_timeout));
+        self.exchanges
+            .keep_only(|x| x.method == Method::Post && carries_cancel(x.purpose, &x.body));
+        let deadline = saturating_add(now, self.config.close_timeout);
+        self.timers.set(Timer::Close, Some(deadline));
         self.cancels_before = Some(delete);
         self.after_cancels(now);
     }
@@ -107,13 +94,10 @@ impl Connection {
     /// The close deadline passed: abort what is still open (cancellations, the DELETE) and
     /// finish.
     pub(crate) fn close_deadline_passed(&mut self) {
-        self.close_deadline = None;
+        self.timers.set(Timer::Close, None);
         self.cancels_before = None;
         self.delete = None;
-        self.ready_exchanges.clear();
-        let open: Vec<ExchangeId> = self.exchanges.keys().copied().collect();
-        self.exchanges.clear();
-        self.aborts.extend(open);
+        self.exchanges.abort_all();
         self.finish();
     }
 
@@ -122,7 +106,7 @@ impl Connection {
             return;
         }
         self.phase = Phase::Finished;
-        self.close_deadline = None;
+        self.timers.set(Timer::Close, None);
         self.delete = None;
         self.cancels_before = None;
         self.release_ready();
@@ -131,7 +115,7 @@ impl Connection {
 
     pub(crate) fn delete_done(&mut self, id: ExchangeId) {
         if self.delete == Some(id) {
-            self.exchanges.remove(&id);
+            self.exchanges.remove(id);
             self.finish();
         }
     }

@@ -9,10 +9,12 @@ use super::exchange::{
     ConnectionConfig, Event, ExchangeError, ExchangeId, HttpEvent, HttpRequest, Method, Purpose,
     StreamId, Transport, TransportMode,
 };
+use super::exchange_table::ExchangeTable;
 use super::headers::HeaderList;
 use super::ready_hold::ReadyHold;
 use super::reset::Restorable;
 use super::streams::{Origin, Stream};
+use super::timers::{Timer, TimerTable};
 use crate::session::{
     self, CounterMap, CounterSet, MessageKind, RequestError, RequestHandle, Session, SessionConfig,
 };
@@ -133,23 +135,22 @@ pub struct Connection {
     pub(crate) expired_at: Option<Instant>,
     /// The initialize message, kept for the auto fallback.
     pub(crate) init_body: Option<Vec<u8>>,
-    pub(crate) next_exchange: u64,
     next_stream: u64,
-    pub(crate) exchanges: BTreeMap<ExchangeId, Exchange>,
+    /// The open exchanges, the requests for the adapter and the exchanges it drops.
+    pub(crate) exchanges: ExchangeTable,
     pub(crate) streams: BTreeMap<StreamId, Stream>,
     pub(crate) listener: Option<StreamId>,
     pub(crate) legacy_stream: Option<StreamId>,
     pub(crate) posts: VecDeque<QueuedPost>,
     pub(crate) delayed: Vec<(Instant, QueuedPost)>,
-    pub(crate) ready_exchanges: VecDeque<HttpRequest>,
-    pub(crate) aborts: VecDeque<ExchangeId>,
     pub(crate) events: VecDeque<Event>,
     /// The connection's own requests (2026-07-28 `tools/list` re-fetches) and their methods.
     pub(crate) internal: CounterMap<RequestHandle, String>,
     /// What is restored on a fresh session after a reset (see `reset.rs`).
     pub(crate) restorable: Restorable,
-    /// When closing gives up (cancellations and DELETE included); see `closing.rs`.
-    pub(crate) close_deadline: Option<Instant>,
+    /// The connection's own timers (the close deadline lives only here; the others are read
+    /// back from the tables that own them). See `timers.rs`.
+    pub(crate) timers: TimerTable,
     /// The DELETE in flight.
     pub(crate) delete: Option<ExchangeId>,
     /// Closing waits for the POSTs of `notifications/cancelled` to be answered; `true` when a
@@ -196,20 +197,17 @@ impl Connection {
             reinitializing: false,
             expired_at: None,
             init_body: None,
-            next_exchange: 0,
             next_stream: 0,
-            exchanges: BTreeMap::new(),
+            exchanges: ExchangeTable::default(),
             streams: BTreeMap::new(),
             listener: None,
             legacy_stream: None,
             posts: VecDeque::new(),
             delayed: Vec::new(),
-            ready_exchanges: VecDeque::new(),
-            aborts: VecDeque::new(),
             events: VecDeque::new(),
             internal: CounterMap::default(),
             restorable: Restorable::default(),
-            close_deadline: None,
+            timers: TimerTable::default(),
             delete: None,
             cancels_before: None,
             want_listener: false,
@@ -274,15 +272,7 @@ impl Connection {
     /// bounded by the configured limits.
     #[must_use]
     pub fn buffered_len(&self) -> usize {
-        let bodies: usize = self
-            .exchanges
-            .values()
-            .map(|x| match &x.read {
-                Body::Json(b) => b.len(),
-                Body::Error { excerpt, .. } => excerpt.len(),
-                _ => 0,
-            })
-            .sum();
+        let bodies = self.exchanges.buffered_len();
         bodies
             + self
                 .streams
@@ -343,14 +333,14 @@ impl Connection {
     pub fn poll_exchange(&mut self, now: Instant) -> Option<HttpRequest> {
         self.now = self.now.max(now);
         self.pump(self.now);
-        self.ready_exchanges.pop_front()
+        self.exchanges.poll_ready()
     }
 
     /// The next exchange to drop (stop reading, close the connection): a stream no longer
     /// needed, a timed-out exchange, a response the connection acted on at its head.
     #[must_use]
     pub fn poll_abort(&mut self) -> Option<ExchangeId> {
-        self.aborts.pop_front()
+        self.exchanges.poll_abort()
     }
 
     /// The next event: the session's and the connection's own ([`HttpEvent`]), in order.
@@ -361,68 +351,91 @@ impl Connection {
         self.events.pop_front()
     }
 
-    /// When [`handle_timeout`](Self::handle_timeout) next has work: the session's deadlines,
-    /// exchange deadlines, reconnections, delayed retries and the end of a wait for the
-    /// listener ([`ConnectionConfig::await_listener`]).
+    /// When [`handle_timeout`](Self::handle_timeout) next has work: the minimum of the
+    /// session's deadline and the connection's timer table (exchange deadlines,
+    /// reconnections, delayed retries, the close, the end of a wait for the listener
+    /// ([`ConnectionConfig::await_listener`])).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.phase == Phase::Finished {
             return None;
         }
-        let exchanges = self.exchanges.values().filter_map(|x| x.deadline);
-        let streams = self.streams.values().filter_map(|s| s.reconnect_at);
-        let delayed = self.delayed.iter().map(|(at, _)| *at);
-        let hold = self.ready_hold.as_ref().map(|h| h.until);
-        exchanges
-            .chain(streams)
-            .chain(delayed)
-            .chain(self.session.poll_timeout())
-            .chain(self.close_deadline)
-            .chain(hold)
-            .min()
+        match (self.timers.next_timeout(), self.session.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
-    /// Fires what is due at `now`: session deadlines, exchange deadlines (the exchange is
-    /// aborted and counts as failed), reconnections, delayed retries.
+    /// Fires what is due at `now`: session deadlines, then the connection's timers in a
+    /// fixed order (the listener wait, exchange deadlines (the exchange is aborted and counts
+    /// as failed), reconnections, delayed retries, the close). Calling it early is a no-op.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = self.now.max(now);
         self.session.handle_timeout(now);
         self.pump(now);
-        if self.ready_hold.as_ref().is_some_and(|h| now >= h.until) {
-            self.release_ready();
-        }
-        let due: Vec<ExchangeId> = self
-            .exchanges
-            .iter()
-            .filter(|(_, x)| x.deadline.is_some_and(|d| now >= d))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in due {
-            self.aborts.push_back(id);
-            self.fail_exchange(now, id, "the exchange timed out".to_owned());
-        }
-        let due: Vec<StreamId> = self
-            .streams
-            .iter()
-            .filter(|(_, s)| s.reconnect_at.is_some_and(|d| now >= d))
-            .map(|(id, _)| *id)
-            .collect();
-        for sid in due {
-            self.reconnect(now, sid);
-        }
-        let mut i = 0;
-        while i < self.delayed.len() {
-            if now >= self.delayed[i].0 {
-                let (_, post) = self.delayed.swap_remove(i);
-                self.reissue(now, post);
-            } else {
-                i += 1;
-            }
-        }
+        self.fire(Timer::ReadyHold, now);
+        self.fire(Timer::Exchange, now);
+        self.fire(Timer::Reconnect, now);
+        self.fire(Timer::Retry, now);
+        // What the retries and reconnections queued moves before the close is looked at.
         self.pump(now);
-        if self.close_deadline.is_some_and(|d| now >= d) {
-            self.close_deadline_passed();
+        self.fire(Timer::Close, now);
+        self.refresh_timers();
+    }
+
+    /// Fires `timer` if it expired (the table is read back first: an earlier timer's work may
+    /// have moved it).
+    fn fire(&mut self, timer: Timer, now: Instant) {
+        self.refresh_timers();
+        if !self.timers.is_expired(timer, now) {
+            return;
         }
+        match timer {
+            Timer::ReadyHold => self.release_ready(),
+            Timer::Exchange => {
+                for id in self.exchanges.due(now) {
+                    self.exchanges.abort(id);
+                    self.fail_exchange(now, id, "the exchange timed out".to_owned());
+                }
+            }
+            Timer::Reconnect => {
+                let due: Vec<StreamId> = self
+                    .streams
+                    .iter()
+                    .filter(|(_, s)| s.reconnect_at.is_some_and(|d| now >= d))
+                    .map(|(id, _)| *id)
+                    .collect();
+                for sid in due {
+                    self.reconnect(now, sid);
+                }
+            }
+            Timer::Retry => {
+                let mut i = 0;
+                while i < self.delayed.len() {
+                    if now >= self.delayed[i].0 {
+                        let (_, post) = self.delayed.swap_remove(i);
+                        self.reissue(now, post);
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            Timer::Close => self.close_deadline_passed(),
+        }
+    }
+
+    /// Reads the deadlines the tables own back into the timer table (the close deadline is
+    /// the table's own). Called at the end of every pump and of `handle_timeout`, so the
+    /// table is current whenever the host reads `poll_timeout`.
+    fn refresh_timers(&mut self) {
+        let reconnect = self.streams.values().filter_map(|s| s.reconnect_at).min();
+        let retry = self.delayed.iter().map(|(at, _)| *at).min();
+        let hold = self.ready_hold.as_ref().map(|h| h.until);
+        self.timers
+            .set(Timer::Exchange, self.exchanges.next_deadline());
+        self.timers.set(Timer::Reconnect, reconnect);
+        self.timers.set(Timer::Retry, retry);
+        self.timers.set(Timer::ReadyHold, hold);
     }
 
     // ---- internals: the pump -------------------------------------------------------------
@@ -458,6 +471,7 @@ impl Connection {
             // No listener could be opened (no stream slot): nothing to wait for.
             self.release_ready();
         }
+        self.refresh_timers();
     }
 
     fn take_outgoing(&mut self, now: Instant, out: session::Outgoing, body: Vec<u8>) {
@@ -605,16 +619,7 @@ impl Connection {
 
     /// Aborts the exchanges of a request that finished without them (timeout, cancel).
     fn drop_request_exchanges(&mut self, handle: RequestHandle) {
-        let ids: Vec<ExchangeId> = self
-            .exchanges
-            .iter()
-            .filter(|(_, x)| x.purpose == Purpose::Request(handle))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            self.exchanges.remove(&id);
-            self.aborts.push_back(id);
-        }
+        self.exchanges.abort_request(handle);
         let sids: Vec<StreamId> = self
             .streams
             .iter()
@@ -632,9 +637,9 @@ impl Connection {
     pub(crate) fn remove_stream(&mut self, sid: StreamId) {
         if let Some(s) = self.streams.remove(&sid)
             && let Some(x) = s.exchange
-            && self.exchanges.remove(&x).is_some()
+            && self.exchanges.remove(x).is_some()
         {
-            self.aborts.push_back(x);
+            self.exchanges.abort(x);
         }
         if self.listener == Some(sid) {
             self.listener = None;

@@ -160,8 +160,7 @@ impl Connection {
     /// Registers an exchange and queues its request description, with the headers of the
     /// moment (session id, protocol version, custom headers on the configured origin).
     pub(crate) fn issue(&mut self, mut x: Exchange) -> ExchangeId {
-        let id = ExchangeId(self.next_exchange);
-        self.next_exchange += 1;
+        let id = self.exchanges.next_id();
         let mut headers = HeaderList::new();
         if same_origin(&x.url, &self.config.url) {
             for (n, v) in self.config.extra_headers.iter() {
@@ -205,15 +204,15 @@ impl Connection {
         if let Some(last) = &x.last_event_id {
             headers.insert(LAST_EVENT_ID, last.clone());
         }
-        self.ready_exchanges.push_back(HttpRequest {
+        let request = HttpRequest {
             id,
             method: x.method,
             url: x.url.clone(),
             headers,
             body: x.body.clone(),
             purpose: x.purpose,
-        });
-        self.exchanges.insert(id, x);
+        };
+        self.exchanges.insert(request, x);
         id
     }
 

@@ -21,6 +21,7 @@ mod closing;
 mod connection;
 pub mod error;
 mod exchange;
+mod exchange_table;
 pub mod headers;
 mod issue;
 pub mod modern;
@@ -31,6 +32,7 @@ mod reset;
 mod response;
 pub mod retry_after;
 mod streams;
+mod timers;
 
 #[cfg(test)]
 mod tests;

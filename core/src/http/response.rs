@@ -28,7 +28,7 @@ impl Connection {
         headers: HeaderList,
     ) {
         self.now = self.now.max(now);
-        if self.exchanges.contains_key(&exchange) {
+        if self.exchanges.contains(exchange) {
             self.on_head(now, exchange, status, headers);
         }
         self.pump(now);
@@ -58,12 +58,12 @@ impl Connection {
     // ---- heads -------------------------------------------------------------------------
 
     fn on_head(&mut self, now: Instant, id: ExchangeId, status: u16, headers: HeaderList) {
-        let Some(x) = self.exchanges.get(&id) else {
+        let Some(x) = self.exchanges.get(id) else {
             return;
         };
         let purpose = x.purpose;
         if purpose == Purpose::Delete {
-            self.aborts.push_back(id);
+            self.exchanges.abort(id);
             return self.delete_done(id);
         }
         // Redirects: same origin only, bounded hops, re-issued by the connection itself.
@@ -166,11 +166,11 @@ impl Connection {
             Purpose::Listen | Purpose::Resume(_) | Purpose::LegacyConnect => {
                 if content != Some(ContentType::EventStream) {
                     let message = "the stream is not text/event-stream".to_owned();
-                    self.aborts.push_back(id);
+                    self.exchanges.abort(id);
                     return self.fail_exchange(now, id, message);
                 }
                 let sid = self.stream_of(id);
-                if let Some(x) = self.exchanges.get_mut(&id) {
+                if let Some(x) = self.exchanges.get_mut(id) {
                     // The stream is long-lived; the legacy one keeps its deadline until
                     // the endpoint event.
                     if purpose != Purpose::LegacyConnect {
@@ -187,10 +187,7 @@ impl Connection {
                 }
                 if let Some(sid) = sid
                     && let Some(s) = self.streams.get(&sid)
-                    && let Some(last) = self
-                        .exchanges
-                        .get(&id)
-                        .and_then(|x| x.last_event_id.clone())
+                    && let Some(last) = self.exchanges.get(id).and_then(|x| x.last_event_id.clone())
                     && s.origin != Origin::Legacy
                 {
                     self.emit(HttpEvent::StreamResumed {
@@ -215,7 +212,7 @@ impl Connection {
             Some(ContentType::Json) => self.set_read(id, Body::Json(Vec::new())),
             Some(ContentType::EventStream) => {
                 let Some(sid) = self.new_stream(origin) else {
-                    self.aborts.push_back(id);
+                    self.exchanges.abort(id);
                     return self.fail_exchange(now, id, "too many open streams".to_owned());
                 };
                 let handshake =
@@ -256,7 +253,7 @@ impl Connection {
     }
 
     fn on_error_head(&mut self, now: Instant, id: ExchangeId, status: u16, headers: HeaderList) {
-        let Some(x) = self.exchanges.get(&id) else {
+        let Some(x) = self.exchanges.get(id) else {
             return;
         };
         match x.purpose {
@@ -278,8 +275,8 @@ impl Connection {
                 self.start_legacy(now);
             }
             Purpose::Listen if matches!(status, 400 | 404 | 405) => {
-                self.aborts.push_back(id);
-                self.exchanges.remove(&id);
+                self.exchanges.abort(id);
+                self.exchanges.remove(id);
                 if let Some(sid) = self.listener {
                     self.remove_stream(sid);
                 }
@@ -370,7 +367,7 @@ impl Connection {
 
     fn on_body(&mut self, now: Instant, id: ExchangeId, chunk: &[u8]) {
         let max_body = self.config.max_body;
-        let Some(x) = self.exchanges.get_mut(&id) else {
+        let Some(x) = self.exchanges.get_mut(id) else {
             return;
         };
         match &mut x.read {
@@ -395,7 +392,7 @@ impl Connection {
             Body::Json(buf) => {
                 if buf.len().saturating_add(chunk.len()) > max_body {
                     let x = self.take(id);
-                    self.aborts.push_back(id);
+                    self.exchanges.abort(id);
                     let error = RequestError::InvalidResponse(format!(
                         "the JSON body is larger than {max_body} bytes"
                     ));
@@ -430,7 +427,7 @@ impl Connection {
             _ => {}
         });
         for item in items {
-            if !self.exchanges.contains_key(&id) {
+            if !self.exchanges.contains(id) {
                 return;
             }
             self.sse_item(now, id, sid, item);
@@ -473,14 +470,14 @@ impl Connection {
                     Ok(url) => {
                         self.legacy_endpoint = Some(url);
                         self.phase = Phase::Up(Transport::Legacy);
-                        if let Some(x) = self.exchanges.get_mut(&id) {
+                        if let Some(x) = self.exchanges.get_mut(id) {
                             x.deadline = None;
                         }
                         self.emit(HttpEvent::TransportSelected(Transport::Legacy));
                     }
                     Err(e) => {
                         self.take(id);
-                        self.aborts.push_back(id);
+                        self.exchanges.abort(id);
                         let detail = format!("legacy endpoint refused: {e}");
                         self.session.handle_transport_closed(now, Some(detail));
                     }
@@ -496,7 +493,7 @@ impl Connection {
     // ---- ends and failures -------------------------------------------------------------
 
     fn on_end(&mut self, now: Instant, id: ExchangeId) {
-        let Some(x) = self.exchanges.get(&id) else {
+        let Some(x) = self.exchanges.get(id) else {
             return;
         };
         match &x.read {
@@ -513,7 +510,7 @@ impl Connection {
                 for discarded in items {
                     self.emit(HttpEvent::EventTooLarge { discarded });
                 }
-                self.exchanges.remove(&id);
+                self.exchanges.remove(id);
                 self.stream_dropped(now, sid);
             }
             Body::Head | Body::Ignore(_) => {
@@ -603,14 +600,14 @@ impl Connection {
 
     /// An exchange failed below HTTP (or its deadline passed; it is already in the aborts).
     pub(crate) fn fail_exchange(&mut self, now: Instant, id: ExchangeId, message: String) {
-        let Some(x) = self.exchanges.get(&id) else {
+        let Some(x) = self.exchanges.get(id) else {
             return;
         };
         if x.purpose == Purpose::Delete {
             return self.delete_done(id);
         }
         if let Body::Sse(sid) = x.read {
-            self.exchanges.remove(&id);
+            self.exchanges.remove(id);
             return self.stream_dropped(now, sid);
         }
         if matches!(x.purpose, Purpose::Listen | Purpose::Resume(_)) {
@@ -620,14 +617,14 @@ impl Connection {
                 self.release_ready();
             }
             let sid = self.stream_of(id);
-            self.exchanges.remove(&id);
+            self.exchanges.remove(id);
             if let Some(sid) = sid {
                 self.stream_dropped(now, sid);
             }
             return;
         }
         // Invariant: looked up just above.
-        let x = self.exchanges.remove(&id).expect("exchange exists");
+        let x = self.exchanges.remove(id).expect("exchange exists");
         match x.read {
             Body::Error {
                 status,
@@ -728,13 +725,12 @@ impl Connection {
 
     /// Removes an exchange the connection is done with (and tells the adapter to drop it).
     fn take(&mut self, id: ExchangeId) -> super::connection::Exchange {
-        self.aborts.push_back(id);
         // Invariant: callers looked the exchange up just before.
-        self.exchanges.remove(&id).expect("exchange exists")
+        self.exchanges.take(id).expect("exchange exists")
     }
 
     fn set_read(&mut self, id: ExchangeId, read: Body) {
-        if let Some(x) = self.exchanges.get_mut(&id) {
+        if let Some(x) = self.exchanges.get_mut(id) {
             x.read = read;
         }
     }
