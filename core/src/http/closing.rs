@@ -36,7 +36,9 @@ impl Connection {
         let messages_flow = matches!(self.phase, Phase::Up(_));
         // Queued cancellations are issued before the phase changes: the POST URL of the
         // legacy transport depends on it.
-        let queued: Vec<_> = std::mem::take(&mut self.posts)
+        let queued: Vec<_> = self
+            .posts
+            .take_queued()
             .into_iter()
             .filter(|p| messages_flow && carries_cancel(p.purpose, &p.body))
             .collect();
@@ -44,11 +46,10 @@ impl Connection {
             self.issue_post(now, post);
         }
         self.phase = Phase::Closing;
-        self.delayed.clear();
+        self.posts.clear_delayed();
         self.resend.clear();
         self.streams.clear();
-        self.listener = None;
-        self.legacy_stream = None;
+        self.streams.set_listener(None);
         self.exchanges
             .keep_only(|x| x.method == Method::Post && carries_cancel(x.purpose, &x.body));
         let deadline = saturating_add(now, self.config.close_timeout);
@@ -69,7 +70,7 @@ impl Connection {
         }
         self.cancels_before = None;
         // A cancellation answered 429 / 503 is not retried: the connection is going away.
-        self.delayed.clear();
+        self.posts.clear_delayed();
         // A cancellation answered 404 ended the session id: nothing left to DELETE.
         if !delete || self.session_id.is_none() {
             return self.finish();

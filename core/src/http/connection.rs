@@ -1,7 +1,7 @@
 //! [`Connection`]: a [`Session`] carried over Streamable HTTP or legacy HTTP+SSE, as a sans-IO
 //! state machine that asks for HTTP exchanges and is told how they went.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use url::Url;
 
@@ -11,9 +11,10 @@ use super::exchange::{
 };
 use super::exchange_table::ExchangeTable;
 use super::headers::HeaderList;
+use super::post_queue::{PostQueue, QueuedPost};
 use super::ready_hold::ReadyHold;
 use super::reset::Restorable;
-use super::streams::{Origin, Stream};
+use super::streams::{Origin, StreamTable};
 use super::timers::{Timer, TimerTable};
 use crate::session::{
     self, CounterMap, CounterSet, MessageKind, RequestError, RequestHandle, Session, SessionConfig,
@@ -74,16 +75,6 @@ pub(crate) struct Exchange {
     pub(crate) initialized: bool,
 }
 
-/// A message waiting for a POST slot, or an exchange waiting to be re-issued (429 / 503).
-#[derive(Debug)]
-pub(crate) struct QueuedPost {
-    pub(crate) body: Vec<u8>,
-    pub(crate) purpose: Purpose,
-    pub(crate) retries: u8,
-    /// It is `notifications/initialized` (see [`Exchange::initialized`]).
-    pub(crate) initialized: bool,
-}
-
 /// A [`Session`] over Streamable HTTP (or legacy HTTP+SSE), sans IO.
 ///
 /// The connection owns the session and turns its messages into HTTP exchanges that an adapter
@@ -135,14 +126,12 @@ pub struct Connection {
     pub(crate) expired_at: Option<Instant>,
     /// The initialize message, kept for the auto fallback.
     pub(crate) init_body: Option<Vec<u8>>,
-    next_stream: u64,
     /// The open exchanges, the requests for the adapter and the exchanges it drops.
     pub(crate) exchanges: ExchangeTable,
-    pub(crate) streams: BTreeMap<StreamId, Stream>,
-    pub(crate) listener: Option<StreamId>,
-    pub(crate) legacy_stream: Option<StreamId>,
-    pub(crate) posts: VecDeque<QueuedPost>,
-    pub(crate) delayed: Vec<(Instant, QueuedPost)>,
+    /// The SSE streams, and which one is the GET listener.
+    pub(crate) streams: StreamTable,
+    /// The POSTs waiting for a slot, and those waiting to be sent again (429 / 503).
+    pub(crate) posts: PostQueue,
     pub(crate) events: VecDeque<Event>,
     /// The connection's own requests (2026-07-28 `tools/list` re-fetches) and their methods.
     pub(crate) internal: CounterMap<RequestHandle, String>,
@@ -197,13 +186,9 @@ impl Connection {
             reinitializing: false,
             expired_at: None,
             init_body: None,
-            next_stream: 0,
             exchanges: ExchangeTable::default(),
-            streams: BTreeMap::new(),
-            listener: None,
-            legacy_stream: None,
-            posts: VecDeque::new(),
-            delayed: Vec::new(),
+            streams: StreamTable::default(),
+            posts: PostQueue::default(),
             events: VecDeque::new(),
             internal: CounterMap::default(),
             restorable: Restorable::default(),
@@ -272,13 +257,7 @@ impl Connection {
     /// bounded by the configured limits.
     #[must_use]
     pub fn buffered_len(&self) -> usize {
-        let bodies = self.exchanges.buffered_len();
-        bodies
-            + self
-                .streams
-                .values()
-                .map(Stream::buffered_len)
-                .sum::<usize>()
+        self.exchanges.buffered_len() + self.streams.buffered_len()
     }
 
     // ---- (B) inputs (the HTTP ones are in `response.rs`) -------------------------------
@@ -399,25 +378,13 @@ impl Connection {
                 }
             }
             Timer::Reconnect => {
-                let due: Vec<StreamId> = self
-                    .streams
-                    .iter()
-                    .filter(|(_, s)| s.reconnect_at.is_some_and(|d| now >= d))
-                    .map(|(id, _)| *id)
-                    .collect();
-                for sid in due {
+                for sid in self.streams.due(now) {
                     self.reconnect(now, sid);
                 }
             }
             Timer::Retry => {
-                let mut i = 0;
-                while i < self.delayed.len() {
-                    if now >= self.delayed[i].0 {
-                        let (_, post) = self.delayed.swap_remove(i);
-                        self.reissue(now, post);
-                    } else {
-                        i += 1;
-                    }
+                for post in self.posts.take_due(now) {
+                    self.reissue(now, post);
                 }
             }
             Timer::Close => self.close_deadline_passed(),
@@ -428,8 +395,8 @@ impl Connection {
     /// the table's own). Called at the end of every pump and of `handle_timeout`, so the
     /// table is current whenever the host reads `poll_timeout`.
     fn refresh_timers(&mut self) {
-        let reconnect = self.streams.values().filter_map(|s| s.reconnect_at).min();
-        let retry = self.delayed.iter().map(|(at, _)| *at).min();
+        let reconnect = self.streams.next_reconnect();
+        let retry = self.posts.next_retry();
         let hold = self.ready_hold.as_ref().map(|h| h.until);
         self.timers
             .set(Timer::Exchange, self.exchanges.next_deadline());
@@ -467,7 +434,7 @@ impl Connection {
         if std::mem::take(&mut self.want_listener) {
             self.open_listener(now);
         }
-        if self.listener.is_none() {
+        if self.streams.listener().is_none() {
             // No listener could be opened (no stream slot): nothing to wait for.
             self.release_ready();
         }
@@ -569,7 +536,7 @@ impl Connection {
         } else if ready
             && self.want_listener
             && self.config.listen
-            && self.listener.is_none()
+            && self.streams.listener().is_none()
             && let Some(wait) = self.config.await_listener
         {
             self.ready_hold = Some(ReadyHold::new(ev, saturating_add(now, wait)));
@@ -596,53 +563,36 @@ impl Connection {
     }
 
     pub(crate) fn open_listener(&mut self, now: Instant) {
-        if !self.config.listen || self.listener.is_some() {
+        if !self.config.listen || self.streams.listener().is_some() {
             return;
         }
         let Some(sid) = self.new_stream(Origin::Listen) else {
             return;
         };
-        self.listener = Some(sid);
+        self.streams.set_listener(Some(sid));
         self.issue_get(now, sid, Purpose::Listen);
     }
 
     pub(crate) fn new_stream(&mut self, origin: Origin) -> Option<StreamId> {
-        if self.streams.len() >= self.config.max_streams {
-            return None;
-        }
-        let sid = StreamId(self.next_stream);
-        self.next_stream += 1;
-        self.streams
-            .insert(sid, Stream::new(origin, &self.config, sid, self.generation));
-        Some(sid)
+        self.streams.open(origin, &self.config, self.generation)
     }
 
     /// Aborts the exchanges of a request that finished without them (timeout, cancel).
     fn drop_request_exchanges(&mut self, handle: RequestHandle) {
         self.exchanges.abort_request(handle);
-        let sids: Vec<StreamId> = self
-            .streams
-            .iter()
-            .filter(|(_, s)| s.origin == Origin::Post(Some(handle)))
-            .map(|(id, _)| *id)
-            .collect();
-        for sid in sids {
+        for sid in self.streams.of_request(handle) {
             self.remove_stream(sid);
         }
-        self.delayed
-            .retain(|(_, p)| p.purpose != Purpose::Request(handle));
+        self.posts.forget_request(handle);
         self.resend.retain(|h| *h != handle);
     }
 
     pub(crate) fn remove_stream(&mut self, sid: StreamId) {
-        if let Some(s) = self.streams.remove(&sid)
+        if let Some(s) = self.streams.remove(sid)
             && let Some(x) = s.exchange
             && self.exchanges.remove(x).is_some()
         {
             self.exchanges.abort(x);
-        }
-        if self.listener == Some(sid) {
-            self.listener = None;
         }
     }
 

@@ -3,12 +3,13 @@
 
 use url::Url;
 
-use super::connection::{Body, Connection, Exchange, Phase, QueuedPost};
+use super::connection::{Body, Connection, Exchange, Phase};
 use super::exchange::{ExchangeId, HttpRequest, Method, Purpose, StreamId, Transport};
 use super::headers::{
     ACCEPT, CONTENT_TYPE, HeaderList, LAST_EVENT_ID, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
 use super::origin::same_origin;
+use super::post_queue::QueuedPost;
 use super::streams::Origin;
 use crate::session::SessionState;
 use crate::time::{Instant, saturating_add};
@@ -53,15 +54,11 @@ impl Connection {
             if !allowed {
                 // `initialize` jumps the queue: everything else waits for the handshake.
                 if !init
-                    && let Some(i) = self
-                        .posts
-                        .iter()
-                        .position(|p| p.purpose == Purpose::Initialize)
+                    && self.posts.has_initialize()
                     && matches!(self.phase, Phase::Probing | Phase::Up(_))
                     && open_posts < self.config.max_concurrent_posts
-                    && let Some(p) = self.posts.remove(i)
+                    && self.posts.initialize_first()
                 {
-                    self.posts.push_front(p);
                     continue;
                 }
                 return;
@@ -110,7 +107,7 @@ impl Connection {
     pub(crate) fn issue_get(&mut self, now: Instant, sid: StreamId, purpose: Purpose) {
         let last_event_id = self
             .streams
-            .get(&sid)
+            .get(sid)
             .and_then(|s| s.resume_id())
             .map(str::to_owned);
         let id = self.issue(Exchange {
@@ -127,7 +124,7 @@ impl Connection {
             read: Body::Head,
             initialized: false,
         });
-        if let Some(s) = self.streams.get_mut(&sid) {
+        if let Some(s) = self.streams.get_mut(sid) {
             s.attach(id, self.config.max_event);
         }
     }
@@ -137,7 +134,6 @@ impl Connection {
         let Some(sid) = self.new_stream(Origin::Legacy) else {
             return;
         };
-        self.legacy_stream = Some(sid);
         let id = self.issue(Exchange {
             method: Method::Get,
             url: self.config.url.clone(),
@@ -152,7 +148,7 @@ impl Connection {
             read: Body::Head,
             initialized: false,
         });
-        if let Some(s) = self.streams.get_mut(&sid) {
+        if let Some(s) = self.streams.get_mut(sid) {
             s.attach(id, self.config.max_event);
         }
     }

@@ -27,6 +27,7 @@ mod issue;
 pub mod modern;
 pub mod oneshot;
 pub mod origin;
+mod post_queue;
 mod ready_hold;
 mod reset;
 mod response;

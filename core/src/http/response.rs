@@ -1,7 +1,7 @@
 //! What the responses to the connection's exchanges mean: heads (status, session id, content
 //! type, redirects, 429/503, 404), bodies (JSON, SSE) and their ends and failures.
 
-use super::connection::{Body, Connection, Phase, QueuedPost};
+use super::connection::{Body, Connection, Phase};
 use super::error::{HttpStatusError, MAX_BODY_EXCERPT};
 use super::exchange::{
     ExchangeError, ExchangeFailure, ExchangeId, HttpEvent, Method, Purpose, StreamId, Transport,
@@ -9,6 +9,7 @@ use super::exchange::{
 };
 use super::headers::{ContentType, HeaderList, LOCATION, MCP_SESSION_ID, validate_session_id};
 use super::origin::{RedirectDecision, decide_redirect, resolve_endpoint};
+use super::post_queue::QueuedPost;
 use super::retry_after::retry_after_from_headers;
 use super::streams::Origin;
 use crate::framing::sse::SseItem;
@@ -83,7 +84,7 @@ impl Connection {
                     let sid = self.stream_of(id);
                     let new = self.issue(x);
                     if let Some(sid) = sid
-                        && let Some(s) = self.streams.get_mut(&sid)
+                        && let Some(s) = self.streams.get_mut(sid)
                     {
                         s.attach(new, self.config.max_event);
                     }
@@ -104,7 +105,7 @@ impl Connection {
         {
             let x = self.take(id);
             let at = saturating_add(now, delay);
-            self.delayed.push((
+            self.posts.delay(
                 at,
                 QueuedPost {
                     body: x.body,
@@ -112,7 +113,7 @@ impl Connection {
                     retries: x.retries + 1,
                     initialized: x.initialized,
                 },
-            ));
+            );
             return;
         }
         // A POST's 404 means the session is gone; so does a GET's to a listener that this
@@ -121,7 +122,7 @@ impl Connection {
         let listener_worked = x.purpose == Purpose::Listen
             && self
                 .stream_of(id)
-                .and_then(|sid| self.streams.get(&sid))
+                .and_then(|sid| self.streams.get(sid))
                 .is_some_and(|s| s.accepted);
         if status == 404 && x.had_session_id && (x.method == Method::Post || listener_worked) {
             return self.on_session_gone(now, id);
@@ -179,14 +180,14 @@ impl Connection {
                     x.read = Body::Sse(sid.unwrap_or(StreamId(u64::MAX)));
                 }
                 if purpose == Purpose::Listen {
-                    if let Some(s) = sid.and_then(|sid| self.streams.get_mut(&sid)) {
+                    if let Some(s) = sid.and_then(|sid| self.streams.get_mut(sid)) {
                         s.accepted = true;
                         s.dropped_at = None;
                     }
                     self.emit(HttpEvent::ListenerOpened);
                 }
                 if let Some(sid) = sid
-                    && let Some(s) = self.streams.get(&sid)
+                    && let Some(s) = self.streams.get(sid)
                     && let Some(last) = self.exchanges.get(id).and_then(|x| x.last_event_id.clone())
                     && s.origin != Origin::Legacy
                 {
@@ -217,7 +218,7 @@ impl Connection {
                 };
                 let handshake =
                     (origin == Origin::Post(None)).then(|| self.session.handshake_wire());
-                if let Some(s) = self.streams.get_mut(&sid) {
+                if let Some(s) = self.streams.get_mut(sid) {
                     s.attach(id, self.config.max_event);
                     s.handshake_wire = handshake;
                 }
@@ -277,7 +278,7 @@ impl Connection {
             Purpose::Listen if matches!(status, 400 | 404 | 405) => {
                 self.exchanges.abort(id);
                 self.exchanges.remove(id);
-                if let Some(sid) = self.listener {
+                if let Some(sid) = self.streams.listener() {
                     self.remove_stream(sid);
                 }
                 self.emit(HttpEvent::ListenerUnavailable {
@@ -329,15 +330,16 @@ impl Connection {
         self.reinitializing = true;
         // The gap starts when the listener lost its stream, if it did before this 404.
         let listener_lost = self
-            .listener
-            .and_then(|sid| self.streams.get(&sid))
+            .streams
+            .listener()
+            .and_then(|sid| self.streams.get(sid))
             .and_then(|s| s.dropped_at);
         self.expired_at = Some(listener_lost.map_or(now, |t| t.min(now)));
         // Everything of the old session goes: its streams (their requests are re-sent), the
         // listener, queued notifications and responses.
-        let sids: Vec<StreamId> = self.streams.keys().copied().collect();
+        let sids: Vec<StreamId> = self.streams.ids();
         for sid in sids {
-            if let Some(Origin::Post(Some(h))) = self.streams.get(&sid).map(|s| s.origin)
+            if let Some(Origin::Post(Some(h))) = self.streams.get(sid).map(|s| s.origin)
                 && self.session.is_pending(h)
             {
                 self.resend.push(h);
@@ -411,7 +413,7 @@ impl Connection {
     }
 
     fn feed_sse(&mut self, now: Instant, id: ExchangeId, sid: StreamId, chunk: &[u8]) {
-        let Some(stream) = self.streams.get_mut(&sid) else {
+        let Some(stream) = self.streams.get_mut(sid) else {
             return;
         };
         let mut items = Vec::new();
@@ -434,14 +436,14 @@ impl Connection {
         }
         // An id set by an event without data (a priming event) dispatches nothing but is
         // the place to resume from.
-        if let Some(stream) = self.streams.get_mut(&sid) {
+        if let Some(stream) = self.streams.get_mut(sid) {
             stream.sync_id();
         }
     }
 
     fn sse_item(&mut self, now: Instant, id: ExchangeId, sid: StreamId, item: Item) {
         let max_retry = self.config.max_retry;
-        let Some(stream) = self.streams.get_mut(&sid) else {
+        let Some(stream) = self.streams.get_mut(sid) else {
             return;
         };
         match item {
@@ -500,7 +502,7 @@ impl Connection {
             Body::Sse(sid) => {
                 let sid = *sid;
                 let mut items = Vec::new();
-                if let Some(s) = self.streams.get_mut(&sid) {
+                if let Some(s) = self.streams.get_mut(sid) {
                     s.decoder.finish(|item| {
                         if let SseItem::TooLarge { discarded, .. } = item {
                             items.push(discarded);
@@ -584,7 +586,7 @@ impl Connection {
                             purpose: Purpose::Listen,
                             error: ExchangeError::Status(error),
                         });
-                        if let Some(sid) = self.listener {
+                        if let Some(sid) = self.streams.listener() {
                             self.stream_dropped(now, sid);
                         }
                     }
@@ -641,7 +643,7 @@ impl Connection {
 
     /// The current exchange of stream `sid` ended or failed: resume, reconnect, or give up.
     fn stream_dropped(&mut self, now: Instant, sid: StreamId) {
-        let Some(stream) = self.streams.get_mut(&sid) else {
+        let Some(stream) = self.streams.get_mut(sid) else {
             return;
         };
         stream.exchange = None;
@@ -657,8 +659,7 @@ impl Connection {
             }
             Origin::Listen => !self.session.is_closed(),
             Origin::Legacy => {
-                self.streams.remove(&sid);
-                self.legacy_stream = None;
+                self.streams.remove(sid);
                 let detail = "the legacy SSE stream ended".to_owned();
                 self.session.handle_transport_closed(now, Some(detail));
                 return;
@@ -710,7 +711,7 @@ impl Connection {
 
     /// A stream's reconnection is due.
     pub(crate) fn reconnect(&mut self, now: Instant, sid: StreamId) {
-        let Some(stream) = self.streams.get_mut(&sid) else {
+        let Some(stream) = self.streams.get_mut(sid) else {
             return;
         };
         stream.reconnect_at = None;
@@ -736,26 +737,18 @@ impl Connection {
     }
 
     fn stream_of(&self, id: ExchangeId) -> Option<StreamId> {
-        self.streams
-            .iter()
-            .find(|(_, s)| s.exchange == Some(id))
-            .map(|(sid, _)| *sid)
+        self.streams.of_exchange(id)
     }
 
     /// The exchange `id` is gone at its head (redirect refused, too many hops).
     fn lost(&mut self, now: Instant, id: ExchangeId, purpose: Purpose, message: &str) {
         match purpose {
             Purpose::Listen | Purpose::Resume(_) => {
-                if let Some(sid) = self
-                    .streams
-                    .iter()
-                    .find(|(_, s)| s.exchange == Some(id))
-                    .map(|(sid, _)| *sid)
-                {
+                if let Some(sid) = self.streams.of_exchange(id) {
                     self.remove_stream(sid);
                 }
                 if purpose == Purpose::Listen {
-                    self.listener = None;
+                    self.streams.set_listener(None);
                     self.emit(HttpEvent::ListenerUnavailable { status: None });
                 }
                 self.emit(HttpEvent::ExchangeFailed {
