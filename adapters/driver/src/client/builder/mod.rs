@@ -12,8 +12,13 @@ use mcp_proto::stdio::shutdown::ShutdownConfig;
 use mcp_proto::types::Implementation;
 
 use super::budget::ListBudget;
+// Named by the option docs only.
+#[cfg(doc)]
+use super::Client;
 #[cfg(unix)]
 pub use super::command_line::IntoStdioCommand;
+#[cfg(doc)]
+use crate::error::Error;
 use crate::handler::{ElicitationHandler, Handlers, RootsHandler, SamplingHandler};
 use crate::options::{WireDirection, WireTap};
 #[cfg(unix)]
