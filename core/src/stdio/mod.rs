@@ -455,6 +455,38 @@ mod tests {
         assert!(matches!(events.last(), Some(Event::Closed { .. })));
     }
 
+    #[test]
+    fn a_lost_transport_while_a_respawn_waits_closes_without_respawning() {
+        let (mut c, now) = auto_conn(5);
+        drain(&mut c);
+        let h = c
+            .session_mut()
+            .send_request(now, "tools/list", None, RequestOptions::new())
+            .unwrap();
+        c.handle_eof(now, None);
+        let (_, _, actions) = drain_all(&mut c);
+        assert_eq!(actions, [StdioEvent::Respawn]);
+        // The adapter could not start the server again.
+        c.handle_transport_lost(now, Some("could not start it again".into()));
+        assert!(!c.awaiting_respawn());
+        assert!(c.is_finished());
+        let (out, events, actions) = drain_all(&mut c);
+        assert!(out.is_empty());
+        assert_eq!(actions, []);
+        assert!(events.iter().any(|e| matches!(
+            e,
+            Event::Completed { handle, result: Err(crate::session::RequestError::Closed(_)) }
+                if *handle == h
+        )));
+        assert!(matches!(
+            events.last(),
+            Some(Event::Closed {
+                reason: crate::session::CloseReason::TransportClosed { detail: Some(d) }
+            }) if d == "could not start it again"
+        ));
+        assert_eq!(c.poll_timeout(), None);
+    }
+
     const INIT_OK: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n";
 
     #[test]
