@@ -125,7 +125,7 @@ pub struct Connection {
     /// [`HttpEvent::SessionReset`] reports.
     pub(crate) expired_at: Option<Instant>,
     /// The initialize message, kept for the auto fallback.
-    pub(crate) init_body: Option<Vec<u8>>,
+    init_body: Option<Vec<u8>>,
     /// The open exchanges, the requests for the adapter and the exchanges it drops.
     pub(crate) exchanges: ExchangeTable,
     /// The SSE streams, and which one is the GET listener.
