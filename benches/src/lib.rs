@@ -92,7 +92,10 @@ mod tests {
             let mut progress = 0usize;
             for chunk in chunks(&bytes, 64 * 1024) {
                 c.handle_bytes(now, chunk);
-                while let Some(e) = c.session_mut().poll_event() {
+                while let Some(e) = c.poll_event() {
+                    let mcp_proto::connection::Event::Session(e) = e else {
+                        panic!("{}: a transport event", class.name());
+                    };
                     match e {
                         mcp_proto::Event::Completed { result: Ok(_), .. } => completed += 1,
                         mcp_proto::Event::Progress { .. } => progress += 1,

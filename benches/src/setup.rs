@@ -52,8 +52,14 @@ pub fn ready_connection(now: Instant, stream: &Stream) -> StdioConnection {
     c.handle_bytes(now, &init);
     send_requests(c.session_mut(), now, stream);
     while c.poll_transmit(&mut out).is_some() {}
-    while let Some(e) = c.session_mut().poll_event() {
-        assert!(matches!(e, Event::Ready { .. }), "unexpected {e:?}");
+    while let Some(e) = c.poll_event() {
+        assert!(
+            matches!(
+                e,
+                mcp_proto::connection::Event::Session(Event::Ready { .. })
+            ),
+            "unexpected {e:?}"
+        );
     }
     c
 }

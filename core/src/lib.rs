@@ -13,6 +13,7 @@
 //! - [`session::Session`]: the client session. Handshake (`initialize` → result →
 //!   `notifications/initialized`), version negotiation, pending requests and their deadlines,
 //!   cancellation, progress, server-to-client requests, close.
+//! - [`connection`]: the one contract both connection types keep, and their event shape.
 //! - [`stdio::StdioConnection`]: a session over newline-delimited JSON (a child's stdio, a
 //!   socket, a pipe). [`stdio::shutdown::ShutdownSchedule`] is the policy for stopping a child.
 //! - [`server::ServerSession`]: the server side in the same shape: answers `initialize`
@@ -26,19 +27,40 @@
 //! - [`jsonrpc`]: envelopes, parsed once, with payloads kept raw until the caller decodes them.
 //! - [`types`]: typed MCP methods in the `lsp-types` style (`Request::METHOD`, `Params`,
 //!   `Result`), for both sides.
-//! - [`http`]: Streamable HTTP and legacy HTTP+SSE decisions.
+//! - [`http`]: Streamable HTTP and legacy HTTP+SSE decisions; [`http::Connection`] is a
+//!   session over them.
 //! - [`transport_error`]: what a transport reports about a failure (an HTTP status with its
 //!   challenges, a refused session id), as plain data the session's events carry.
 //! - [`cache_hint`]: the result cache hints of 2026-07-28 (`ttlMs`, `cacheScope`), read once.
 //!
+//! # One connection contract
+//!
+//! A host drives a session through a *connection*, which owns the [`Session`] and carries its
+//! messages over one transport. Both connection types keep one contract
+//! ([`connection::Connection`], written on each type as quinn-proto does): the same four method
+//! groups and the same drain rule; only the transport's own inputs and transmit output differ.
+//!
+//! | group | [`stdio::StdioConnection`] | [`http::Connection`] |
+//! |---|---|---|
+//! | **(A) getters** | [`session`](stdio::StdioConnection::session), [`is_finished`](stdio::StdioConnection::is_finished), [`buffered_len`](stdio::StdioConnection::buffered_len), [`awaiting_respawn`](stdio::StdioConnection::awaiting_respawn) | [`session`](http::Connection::session), [`is_finished`](http::Connection::is_finished), [`buffered_len`](http::Connection::buffered_len), [`session_id`](http::Connection::session_id), [`transport`](http::Connection::transport), [`config`](http::Connection::config), [`open_exchanges`](http::Connection::open_exchanges) |
+//! | **(B) inputs** `handle_*` | [`handle_bytes`](stdio::StdioConnection::handle_bytes), [`handle_eof`](stdio::StdioConnection::handle_eof), [`handle_respawned`](stdio::StdioConnection::handle_respawned), [`handle_timeout`](stdio::StdioConnection::handle_timeout), [`handle_transport_lost`](stdio::StdioConnection::handle_transport_lost) | [`handle_response_head`](http::Connection::handle_response_head), [`handle_body`](http::Connection::handle_body), [`handle_body_end`](http::Connection::handle_body_end), [`handle_failure`](http::Connection::handle_failure), [`handle_timeout`](http::Connection::handle_timeout), [`handle_transport_lost`](http::Connection::handle_transport_lost) |
+//! | **(C) commands** | [`session_mut`](stdio::StdioConnection::session_mut) (requests, notifications, cancellations, responses: see [`Session`]), [`close`](stdio::StdioConnection::close) | [`session_mut`](http::Connection::session_mut) (the same), [`close`](http::Connection::close), [`set_authorization`](http::Connection::set_authorization) |
+//! | **(D) outputs** `poll_*` | [`poll_transmit`](stdio::StdioConnection::poll_transmit), [`poll_event`](stdio::StdioConnection::poll_event), [`poll_timeout`](stdio::StdioConnection::poll_timeout) | [`poll_exchange`](http::Connection::poll_exchange), [`poll_abort`](http::Connection::poll_abort), [`poll_event`](http::Connection::poll_event), [`poll_timeout`](http::Connection::poll_timeout) |
+//!
+//! Events are one shape for both: [`connection::Event`] is either a session event
+//! ([`Event::Session`](connection::Event::Session)) or the transport's own
+//! ([`Event::Transport`](connection::Event::Transport): [`stdio::StdioEvent`] asks the adapter
+//! to respawn a server that exited on the era probe; [`http::HttpEvent`] reports session
+//! resets, resumed streams, the end of the DELETE).
+//!
 //! # The run loop
 //!
-//! Every state machine here has the same four method groups (as in quinn-proto): getters,
-//! inputs (`handle_*`), commands that return a handle or a [`session::UsageError`], and outputs
-//! (`poll_*`). The one rule, str0m's *single-mutation invariant*: **after every input or
-//! command, drain `poll_transmit` until `None`, drain `poll_event` until `None`, then read
-//! `poll_timeout` and wait until that instant or the next input**, whichever comes first.
-//! When the instant comes, call `handle_timeout(now)`; calling it early is a no-op.
+//! The one rule, str0m's *single-mutation invariant*: **after every input or command, drain
+//! the transmit output (`poll_transmit`; `poll_exchange` and `poll_abort`) until `None`, drain
+//! `poll_event` until `None`, then read `poll_timeout` and wait until that instant or the next
+//! input**, whichever comes first. When the instant comes, call `handle_timeout(now)`; calling
+//! it early is a no-op. Every other state machine here ([`session::Session`] on its own,
+//! [`stdio::shutdown::ShutdownSchedule`], [`http::oneshot::OneShot`]) has the same groups.
 //!
 //! # Errors, in three tiers
 //!
@@ -55,21 +77,27 @@
 //! [`session::Event::Diagnostic`] and the session carries on. Every peer-supplied duration is
 //! clamped and added with checked arithmetic. A panic in this crate is a bug.
 //!
-//! # Example: a session against an in-memory server
+//! # Example: the run loop over stdio and over HTTP
+//!
+//! The same hand-written loop drives both connection types, each against a tiny scripted
+//! in-memory server; only step 1, the transport's transmit output, differs.
 //!
 //! ```
-//! use mcp_proto::session::{Event, RequestOptions, SessionConfig};
+//! use mcp_proto::connection::Event;
+//! use mcp_proto::http::headers::HeaderList;
+//! use mcp_proto::http::{self, ConnectionConfig};
+//! use mcp_proto::jsonrpc::{self, Message};
+//! use mcp_proto::session::{self, RequestHandle, RequestOptions, SessionConfig};
 //! use mcp_proto::stdio::StdioConnection;
 //! use mcp_proto::types::{CallTool, CallToolParams, CallToolResult, Implementation};
-//! use mcp_proto::jsonrpc::{self, Message};
 //! use std::time::Instant;
 //!
-//! // A tiny scripted server: answers initialize and tools/call, one line in, one line out.
-//! fn server(line: &[u8]) -> Option<Vec<u8>> {
+//! // The scripted server: answers initialize and tools/call; `None` for notifications.
+//! fn server(message: &[u8]) -> Option<Vec<u8>> {
 //!     let jsonrpc::Decoded::Single(Message::Request { id, method, .. }) =
-//!         jsonrpc::decode(line).ok()?.into_owned()
+//!         jsonrpc::decode(message).ok()?.into_owned()
 //!     else {
-//!         return None; // notifications get no answer
+//!         return None;
 //!     };
 //!     let result = match method.as_str() {
 //!         "initialize" => serde_json::json!({
@@ -82,43 +110,80 @@
 //!     };
 //!     let mut out = Vec::new();
 //!     jsonrpc::encode_response(&mut out, &id, &jsonrpc::to_raw(&result).unwrap());
-//!     out.push(b'\n');
 //!     Some(out)
 //! }
 //!
+//! // What the loop does with an event: the call's answer is the one this host waits for.
+//! fn on_event<T>(event: Event<T>, call: RequestHandle, answer: &mut Option<String>) {
+//!     match event {
+//!         Event::Session(session::Event::Completed { handle, result }) if handle == call => {
+//!             let result: CallToolResult = result.expect("the call succeeds").decode().unwrap();
+//!             *answer = result.content[0].as_text().map(str::to_owned);
+//!         }
+//!         Event::Session(_) | Event::Transport(_) => {} // Ready, notifications, HTTP reports
+//!     }
+//! }
+//!
 //! let now = Instant::now();
-//! let config = SessionConfig::new(Implementation::new("example", "0.1"));
-//! let mut conn = StdioConnection::new(config, now);
+//! let config = || SessionConfig::new(Implementation::new("example", "0.1"));
+//! let params = CallToolParams::new("say_hi", Default::default());
 //!
-//! // Issued before the handshake finished: it waits, then goes out after `initialized`.
-//! let call = conn
-//!     .session_mut()
-//!     .request::<CallTool>(now, &CallToolParams::new("say_hi", Default::default()), RequestOptions::new())
-//!     .unwrap();
-//!
+//! // ---- over stdio ----
+//! let mut conn = StdioConnection::new(config(), now);
+//! // (C) a command, issued before the handshake finished: it waits, then goes out.
+//! let call = conn.session_mut().request::<CallTool>(now, &params, RequestOptions::new()).unwrap();
 //! let mut answer = None;
-//! let mut wire = Vec::new();
-//! // The drive loop: drain transmits (here: straight into the server), then events.
 //! for _ in 0..10 {
-//!     wire.clear();
+//!     // (D) 1. the transmit output, into the server; its answers are inputs (B).
+//!     let mut wire = Vec::new();
 //!     while conn.poll_transmit(&mut wire).is_some() {}
 //!     for line in wire.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-//!         if let Some(reply) = server(line) {
+//!         if let Some(mut reply) = server(line) {
+//!             reply.push(b'\n');
 //!             conn.handle_bytes(now, &reply); // bytes may be cut anywhere
 //!         }
 //!     }
-//!     while let Some(event) = conn.session_mut().poll_event() {
-//!         match event {
-//!             Event::Ready { version, .. } => assert_eq!(version.as_str(), "2025-11-25"),
-//!             Event::Completed { handle, result } if handle == call => {
-//!                 let raw = result.expect("the call succeeds");
-//!                 let result: CallToolResult = raw.decode().unwrap(); // checks the text
-//!                 answer = result.content[0].as_text().map(str::to_owned);
-//!             }
-//!             _ => {}
-//!         }
+//!     // (D) 2. the events.
+//!     while let Some(event) = conn.poll_event() {
+//!         on_event(event, call, &mut answer);
 //!     }
-//!     // A real driver would now sleep until `conn.session().poll_timeout()`.
+//!     // (D) 3. the deadline: a real driver sleeps until it, then calls `handle_timeout`.
+//!     if conn.poll_timeout().is_some_and(|at| at <= now) {
+//!         conn.handle_timeout(now);
+//!     }
+//! }
+//! assert_eq!(answer.as_deref(), Some("hi"));
+//! assert_eq!(conn.session().server_info().unwrap().name, "echo");
+//!
+//! // ---- over Streamable HTTP ----
+//! let url = "http://127.0.0.1:3000/mcp".parse().unwrap();
+//! let mut conn = http::Connection::new(ConnectionConfig::new(url), config(), now);
+//! let call = conn.session_mut().request::<CallTool>(now, &params, RequestOptions::new()).unwrap();
+//! let mut answer = None;
+//! for _ in 0..10 {
+//!     // (D) 1. the transmit output, into the server; its answers are inputs (B).
+//!     while let Some(exchange) = conn.poll_exchange(now) {
+//!         let (status, body) = match exchange.method {
+//!             http::Method::Post => server(&exchange.body).map_or((202, None), |b| (200, Some(b))),
+//!             _ => (405, None), // no listener stream; DELETE is refused too
+//!         };
+//!         let mut headers = HeaderList::new();
+//!         if body.is_some() {
+//!             headers.insert("content-type", "application/json");
+//!         }
+//!         conn.handle_response_head(now, exchange.id, status, headers);
+//!         conn.handle_body(now, exchange.id, body.as_deref().unwrap_or_default());
+//!         conn.handle_body_end(now, exchange.id);
+//!     }
+//!     while conn.poll_abort().is_some() {} // nothing to stop: every exchange ended
+//!     // (D) 2. the events.
+//!     while let Some(event) = conn.poll_event() {
+//!         on_event(event, call, &mut answer);
+//!     }
+//!     // (D) 3. the deadline: a real driver sleeps until it, then calls `handle_timeout`.
+//!     if conn.poll_timeout().is_some_and(|at| at <= now) {
+//!         conn.handle_timeout(now);
+//!     }
 //! }
 //! assert_eq!(answer.as_deref(), Some("hi"));
 //! assert_eq!(conn.session().server_info().unwrap().name, "echo");
@@ -129,6 +194,7 @@
 
 pub mod auth;
 pub mod cache_hint;
+pub mod connection;
 pub mod framing;
 #[cfg(any(test, fuzzing))]
 pub mod fuzzing;

@@ -86,7 +86,10 @@ impl Client {
     fn drain(&mut self) {
         while self.conn.poll_transmit(&mut self.sink).is_some() {}
         self.sink.clear();
-        while let Some(e) = self.conn.session_mut().poll_event() {
+        while let Some(e) = self.conn.poll_event() {
+            let mcp_proto::connection::Event::Session(e) = e else {
+                continue;
+            };
             match e {
                 Event::Diagnostic(Diagnostic::LineTooLong { discarded, .. }) => {
                     self.seen.too_long.push(discarded);

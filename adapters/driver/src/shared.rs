@@ -11,21 +11,20 @@ use std::task::Waker;
 use std::time::Instant;
 
 use mcp_proto::RawResult;
-use mcp_proto::session::{
-    CloseReason, Event, InboundRequestId, RequestError, RequestHandle, Session,
-};
+use mcp_proto::session::{CloseReason, InboundRequestId, RequestError, RequestHandle, Session};
 use mcp_proto::stdio::StdioConnection;
 use mcp_proto::types::v2026::ListenFilter;
 use tokio::sync::{broadcast, oneshot, watch};
 
 use crate::error::ExitInfo;
-use crate::notify::{Gap, GapCause, Item};
+use crate::notify::{Gap, Item};
 use crate::options::ProgressSink;
 
-/// What the core reports that the driver acts on: a session event, or a gap in the
-/// notifications that subscribers are told of.
-pub(crate) enum Polled {
-    Session(Event),
+/// What a transport event means for the notification streams: a gap they are told of, or a
+/// refused re-subscription.
+// Only the HTTP transport has notices.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) enum Notice {
     Gap(Gap),
     /// The gap of one re-issued listen.
     ListenGap {
@@ -39,108 +38,64 @@ pub(crate) enum Polled {
     },
 }
 
-/// The protocol state machine of one connection. One variant per framing.
-///
-/// Not `Debug`: the HTTP connection holds the user's headers (credentials).
-// One per connection, inside the shared `Arc` and never moved: the size difference is moot.
-#[allow(clippy::large_enum_variant)]
-pub(crate) enum Core {
-    /// Newline-delimited JSON over a byte stream (a child's stdio, a socket, a pipe).
-    Lines(StdioConnection),
-    /// Streamable HTTP or legacy HTTP+SSE.
+/// What `Client` handles do with their connection, whatever its transport: commands on the
+/// session and close (the command group of the core's contract), and the HTTP `Authorization`
+/// header. Handles hold the connection as `dyn Core`; the driver, which knows the concrete
+/// type, runs its inputs and outputs.
+pub(crate) trait Core: Send {
+    /// The session, for its getters.
+    fn session(&self) -> &Session;
+    /// The session, for commands; wake the driver afterwards.
+    fn session_mut(&mut self) -> &mut Session;
+    /// Closes the session and starts the transport's own closing (the HTTP DELETE).
+    fn close(&mut self, now: Instant);
+    /// The `Authorization` header later HTTP exchanges carry; `None` without HTTP.
     #[cfg(feature = "http")]
-    Http(mcp_proto::http::Connection),
+    fn authorization(&self) -> Option<String> {
+        None
+    }
+    /// Replaces the `Authorization` header of later HTTP exchanges; nothing without HTTP.
+    #[cfg(feature = "http")]
+    fn set_authorization(&mut self, _header: String) {}
 }
 
-impl Core {
-    pub(crate) fn session(&self) -> &Session {
-        match self {
-            Core::Lines(c) => c.session(),
-            #[cfg(feature = "http")]
-            Core::Http(c) => c.session(),
-        }
+impl Core for StdioConnection {
+    fn session(&self) -> &Session {
+        StdioConnection::session(self)
     }
 
-    pub(crate) fn session_mut(&mut self) -> &mut Session {
-        match self {
-            Core::Lines(c) => c.session_mut(),
-            #[cfg(feature = "http")]
-            Core::Http(c) => c.session_mut(),
-        }
+    fn session_mut(&mut self) -> &mut Session {
+        StdioConnection::session_mut(self)
     }
 
-    /// Closes the session (and, over HTTP, starts the DELETE).
-    pub(crate) fn close(&mut self, now: Instant) {
-        match self {
-            Core::Lines(c) => c.session_mut().close(now),
-            #[cfg(feature = "http")]
-            Core::Http(c) => c.close(now),
-        }
+    fn close(&mut self, now: Instant) {
+        StdioConnection::close(self, now);
+    }
+}
+
+#[cfg(feature = "http")]
+impl Core for mcp_proto::http::Connection {
+    fn session(&self) -> &Session {
+        mcp_proto::http::Connection::session(self)
     }
 
-    /// The next session event, or a gap. Over HTTP the connection's own events are reported
-    /// as tracing events on the way; a session reset (the core already restored the
-    /// subscriptions and the log level) is also the gap its subscribers are told of.
-    #[cfg_attr(not(feature = "http"), allow(unused_variables))]
-    pub(crate) fn poll_event(&mut self, server: &str) -> Option<Polled> {
-        match self {
-            Core::Lines(c) => c.session_mut().poll_event().map(Polled::Session),
-            #[cfg(feature = "http")]
-            Core::Http(c) => loop {
-                match c.poll_event()? {
-                    mcp_proto::http::Event::Session(e) => return Some(Polled::Session(e)),
-                    mcp_proto::http::Event::Http(e) => {
-                        crate::driver::trace_http_event(server, &e);
-                        match e {
-                            mcp_proto::http::HttpEvent::SessionReset { since, until, .. } => {
-                                return Some(Polled::Gap(Gap {
-                                    cause: GapCause::SessionExpired,
-                                    since,
-                                    until,
-                                }));
-                            }
-                            mcp_proto::http::HttpEvent::ListenResumed {
-                                handle,
-                                since,
-                                until,
-                            } => {
-                                let cause = GapCause::StreamBroken;
-                                let gap = Gap {
-                                    cause,
-                                    since,
-                                    until,
-                                };
-                                return Some(Polled::ListenGap { handle, gap });
-                            }
-                            mcp_proto::http::HttpEvent::RestoreFailed {
-                                uri: Some(uri),
-                                error,
-                                ..
-                            } => return Some(Polled::Refused { uri, error }),
-                            _ => {}
-                        }
-                    }
-                    _ => {}
-                }
-            },
-        }
+    fn session_mut(&mut self) -> &mut Session {
+        mcp_proto::http::Connection::session_mut(self)
     }
 
-    /// When [`handle_timeout`](Self::handle_timeout) next has work.
-    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
-        match self {
-            Core::Lines(c) => c.session().poll_timeout(),
-            #[cfg(feature = "http")]
-            Core::Http(c) => c.poll_timeout(),
-        }
+    fn close(&mut self, now: Instant) {
+        mcp_proto::http::Connection::close(self, now);
     }
 
-    pub(crate) fn handle_timeout(&mut self, now: Instant) {
-        match self {
-            Core::Lines(c) => c.session_mut().handle_timeout(now),
-            #[cfg(feature = "http")]
-            Core::Http(c) => c.handle_timeout(now),
-        }
+    fn authorization(&self) -> Option<String> {
+        self.config()
+            .extra_headers
+            .get(mcp_proto::http::headers::AUTHORIZATION)
+            .map(str::to_owned)
+    }
+
+    fn set_authorization(&mut self, header: String) {
+        mcp_proto::http::Connection::set_authorization(self, Some(header));
     }
 }
 
@@ -243,8 +198,9 @@ impl Hasher for HandleHasher {
     }
 }
 
-pub(crate) struct State {
-    pub(crate) core: Core,
+/// The state handles and the driver share. `C` is the connection: its concrete type for the
+/// driver, `dyn Core` for handles (the same allocation, unsized).
+pub(crate) struct State<C: ?Sized = dyn Core> {
     pub(crate) calls: HashMap<RequestHandle, Call, BuildHasherDefault<HandleHasher>>,
     /// Open listens (each also has its completion in `calls`).
     pub(crate) listens: HashMap<RequestHandle, ListenSink, BuildHasherDefault<HandleHasher>>,
@@ -252,9 +208,11 @@ pub(crate) struct State {
     pub(crate) handlers: HashMap<InboundRequestId, oneshot::Sender<()>>,
     pub(crate) driver: Option<Waker>,
     pub(crate) exit: Option<ExitInfo>,
+    /// Last: the one field whose type may be unsized.
+    pub(crate) core: C,
 }
 
-impl State {
+impl<C: ?Sized> State<C> {
     pub(crate) fn wake_driver(&mut self) {
         if let Some(w) = self.driver.take() {
             w.wake();
@@ -262,9 +220,9 @@ impl State {
     }
 }
 
-pub(crate) struct Shared {
+/// What one connection's driver and handles share. `C` as in [`State`].
+pub(crate) struct Shared<C: ?Sized = dyn Core> {
     pub(crate) name: Arc<str>,
-    pub(crate) state: Mutex<State>,
     pub(crate) phase: watch::Sender<Phase>,
     /// How many notifications a stream holds before a slow reader lags.
     pub(crate) notification_capacity: usize,
@@ -273,10 +231,12 @@ pub(crate) struct Shared {
     /// The listed tools' compiled output schemas (dropped by the driver on
     /// `notifications/tools/list_changed`).
     pub(crate) output_schemas: crate::client::SchemaCache,
+    /// Last, so that `Arc<Shared<C>>` coerces to `Arc<Shared<dyn Core>>` for the handles.
+    pub(crate) state: Mutex<State<C>>,
 }
 
-impl Shared {
-    pub(crate) fn new(name: Arc<str>, core: Core, notification_capacity: usize) -> Arc<Self> {
+impl<C> Shared<C> {
+    pub(crate) fn new(name: Arc<str>, core: C, notification_capacity: usize) -> Arc<Self> {
         let (phase, _) = watch::channel(Phase::Handshaking);
         let (notifications, _) = broadcast::channel(notification_capacity.max(1));
         Arc::new(Shared {
@@ -295,7 +255,9 @@ impl Shared {
             output_schemas: crate::client::SchemaCache::default(),
         })
     }
+}
 
+impl<C: ?Sized> Shared<C> {
     /// The notification sender, `None` once closed.
     pub(crate) fn notifications(&self) -> MutexGuard<'_, Option<broadcast::Sender<Item>>> {
         self.notifications
@@ -313,7 +275,7 @@ impl Shared {
 
     /// Locks the state. A panic while it was held (a bug) leaves plain data that is still
     /// consistent enough to fail every call, so poisoning is ignored.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State<C>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

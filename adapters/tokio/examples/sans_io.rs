@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use mcp_tokio::mcp_proto::connection::Event as ConnEvent;
 use mcp_tokio::mcp_proto::session::{Event, RequestOptions, SessionConfig};
 use mcp_tokio::mcp_proto::stdio::StdioConnection;
 use mcp_tokio::types::{
@@ -73,7 +74,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut done = false;
         // A command issued while handling events is another mutation: drain again first.
         let mut issued = false;
-        while let Some(event) = conn.session_mut().poll_event() {
+        while let Some(event) = conn.poll_event() {
+            // The stdio connection's own events (a respawn, for the Auto era probe) do not
+            // occur with the default era policy.
+            let ConnEvent::Session(event) = event else {
+                continue;
+            };
             match event {
                 Event::Ready { version, .. } => {
                     let info = conn.session().server_info().map(|i| i.name.clone());
@@ -97,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Event::Completed { handle, result } if Some(handle) == echo => {
                     let result: CallToolResult = result?.decode()?;
                     println!("echo -> {}", result.content[0].as_text().unwrap_or("?"));
-                    conn.session_mut().close(Instant::now());
+                    conn.close(Instant::now());
                     issued = true;
                 }
                 Event::Closed { reason } => {
@@ -115,19 +121,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         // 3. Wait for input, or until the core's next deadline.
         let now = Instant::now();
-        let wait = conn
-            .session()
-            .poll_timeout()
-            .map_or(Duration::from_secs(3600), |t| {
-                t.saturating_duration_since(now)
-            });
+        let wait = conn.poll_timeout().map_or(Duration::from_secs(3600), |t| {
+            t.saturating_duration_since(now)
+        });
         match rx.recv_timeout(wait) {
             Ok(Some(chunk)) => conn.handle_bytes(Instant::now(), &chunk),
             Ok(None) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 conn.handle_eof(Instant::now(), None);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                conn.session_mut().handle_timeout(Instant::now());
+                conn.handle_timeout(Instant::now());
             }
         }
     }

@@ -164,6 +164,7 @@ stdio_tests!(
     stdio_crash_mid_request,
     stdio_close_within_bound,
     stdio_drop_without_close,
+    stdio_exit_on_the_era_probe_respawns,
 );
 
 /// `mcp_tokio::Client::stdio` finds the runtime by itself.

@@ -28,7 +28,7 @@ struct Run {
 
 impl Run {
     fn drain(&mut self) {
-        while let Some(x) = self.conn.poll_exchange() {
+        while let Some(x) = self.conn.poll_exchange(self.now) {
             self.known.push(x);
         }
         if self.known.len() > 64 {
@@ -42,7 +42,7 @@ impl Run {
                     *n += 1;
                     assert_eq!(*n, 1, "request {handle} completed twice");
                 }
-                Event::Http(HttpEvent::Finished) => self.finished += 1,
+                Event::Transport(HttpEvent::Finished) => self.finished += 1,
                 _ => {}
             }
         }

@@ -48,15 +48,21 @@ fn stdio_events(input: &[u8], chunk_sizes: &[usize]) -> Vec<String> {
         rest = tail;
         i += 1;
         while conn.poll_transmit(&mut sink).is_some() {}
-        while let Some(e) = conn.session_mut().poll_event() {
-            events.push(describe(&e));
-        }
+        drain_events(&mut conn, &mut events);
     }
     conn.handle_eof(now, None);
-    while let Some(e) = conn.session_mut().poll_event() {
-        events.push(describe(&e));
-    }
+    drain_events(&mut conn, &mut events);
     events
+}
+
+/// Describes every event of the connection, the session's and its own, in order.
+fn drain_events(conn: &mut StdioConnection, events: &mut Vec<String>) {
+    while let Some(e) = conn.poll_event() {
+        events.push(match e {
+            crate::connection::Event::Session(e) => describe(&e),
+            crate::connection::Event::Transport(t) => format!("stdio {t:?}"),
+        });
+    }
 }
 
 fn describe(e: &Event) -> String {

@@ -61,7 +61,11 @@ impl Model {
             }
             buf.clear();
         }
-        while let Some(e) = self.conn.session_mut().poll_event() {
+        while let Some(e) = self.conn.poll_event() {
+            // The connection's own events (a respawn) need no bookkeeping here.
+            let crate::connection::Event::Session(e) = e else {
+                continue;
+            };
             match e {
                 Event::Completed { handle, result } => {
                     if let Ok(raw) = &result {
@@ -292,8 +296,8 @@ pub fn session_ops(data: &[u8]) {
                 let ms = u64::from(ops.u16()) * u64::from(ops.byte() % 8 + 1);
                 m.now += Duration::from_millis(ms);
                 let now = m.now;
-                m.conn.session_mut().handle_timeout(now);
-                if let Some(t) = m.conn.session().poll_timeout() {
+                m.conn.handle_timeout(now);
+                if let Some(t) = m.conn.poll_timeout() {
                     assert!(t > now, "deadline {t:?} is not after now {now:?}");
                 }
             }

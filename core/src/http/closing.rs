@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use super::connection::{Body, Connection, Exchange, Phase};
 use super::exchange::{ExchangeId, HttpEvent, Method, Purpose};
+use super::timers::Timer;
 use crate::session::MessageKind;
 use crate::time::{Instant, saturating_add};
 
@@ -35,7 +36,9 @@ impl Connection {
         let messages_flow = matches!(self.phase, Phase::Up(_));
         // Queued cancellations are issued before the phase changes: the POST URL of the
         // legacy transport depends on it.
-        let queued: Vec<_> = std::mem::take(&mut self.posts)
+        let queued: Vec<_> = self
+            .posts
+            .take_queued()
             .into_iter()
             .filter(|p| messages_flow && carries_cancel(p.purpose, &p.body))
             .collect();
@@ -43,29 +46,14 @@ impl Connection {
             self.issue_post(now, post);
         }
         self.phase = Phase::Closing;
-        self.delayed.clear();
+        self.posts.clear_delayed();
         self.resend.clear();
         self.streams.clear();
-        self.listener = None;
-        self.legacy_stream = None;
-        let kept: Vec<ExchangeId> = self
-            .exchanges
-            .iter()
-            .filter(|(_, x)| x.method == Method::Post && carries_cancel(x.purpose, &x.body))
-            .map(|(id, _)| *id)
-            .collect();
-        self.ready_exchanges.retain(|r| kept.contains(&r.id));
-        let dropped: Vec<ExchangeId> = self
-            .exchanges
-            .keys()
-            .filter(|id| !kept.contains(id))
-            .copied()
-            .collect();
-        for id in &dropped {
-            self.exchanges.remove(id);
-        }
-        self.aborts.extend(dropped);
-        self.close_deadline = Some(saturating_add(now, self.config.close_timeout));
+        self.streams.set_listener(None);
+        self.exchanges
+            .keep_only(|x| x.method == Method::Post && carries_cancel(x.purpose, &x.body));
+        let deadline = saturating_add(now, self.config.close_timeout);
+        self.timers.set(Timer::Close, Some(deadline));
         self.cancels_before = Some(delete);
         self.after_cancels(now);
     }
@@ -82,7 +70,7 @@ impl Connection {
         }
         self.cancels_before = None;
         // A cancellation answered 429 / 503 is not retried: the connection is going away.
-        self.delayed.clear();
+        self.posts.clear_delayed();
         // A cancellation answered 404 ended the session id: nothing left to DELETE.
         if !delete || self.session_id.is_none() {
             return self.finish();
@@ -107,13 +95,10 @@ impl Connection {
     /// The close deadline passed: abort what is still open (cancellations, the DELETE) and
     /// finish.
     pub(crate) fn close_deadline_passed(&mut self) {
-        self.close_deadline = None;
+        self.timers.set(Timer::Close, None);
         self.cancels_before = None;
         self.delete = None;
-        self.ready_exchanges.clear();
-        let open: Vec<ExchangeId> = self.exchanges.keys().copied().collect();
-        self.exchanges.clear();
-        self.aborts.extend(open);
+        self.exchanges.abort_all();
         self.finish();
     }
 
@@ -122,7 +107,7 @@ impl Connection {
             return;
         }
         self.phase = Phase::Finished;
-        self.close_deadline = None;
+        self.timers.set(Timer::Close, None);
         self.delete = None;
         self.cancels_before = None;
         self.release_ready();
@@ -131,7 +116,7 @@ impl Connection {
 
     pub(crate) fn delete_done(&mut self, id: ExchangeId) {
         if self.delete == Some(id) {
-            self.exchanges.remove(&id);
+            self.exchanges.remove(id);
             self.finish();
         }
     }

@@ -1,7 +1,7 @@
 //! [`Connection`]: a [`Session`] carried over Streamable HTTP or legacy HTTP+SSE, as a sans-IO
 //! state machine that asks for HTTP exchanges and is told how they went.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use url::Url;
 
@@ -9,10 +9,13 @@ use super::exchange::{
     ConnectionConfig, Event, ExchangeError, ExchangeId, HttpEvent, HttpRequest, Method, Purpose,
     StreamId, Transport, TransportMode,
 };
+use super::exchange_table::ExchangeTable;
 use super::headers::HeaderList;
+use super::post_queue::{PostQueue, QueuedPost};
 use super::ready_hold::ReadyHold;
 use super::reset::Restorable;
-use super::streams::{Origin, Stream};
+use super::streams::{Origin, StreamTable};
+use super::timers::{Timer, TimerTable};
 use crate::session::{
     self, CounterMap, CounterSet, MessageKind, RequestError, RequestHandle, Session, SessionConfig,
 };
@@ -72,37 +75,33 @@ pub(crate) struct Exchange {
     pub(crate) initialized: bool,
 }
 
-/// A message waiting for a POST slot, or an exchange waiting to be re-issued (429 / 503).
-#[derive(Debug)]
-pub(crate) struct QueuedPost {
-    pub(crate) body: Vec<u8>,
-    pub(crate) purpose: Purpose,
-    pub(crate) retries: u8,
-    /// It is `notifications/initialized` (see [`Exchange::initialized`]).
-    pub(crate) initialized: bool,
-}
-
 /// A [`Session`] over Streamable HTTP (or legacy HTTP+SSE), sans IO.
 ///
 /// The connection owns the session and turns its messages into HTTP exchanges that an adapter
 /// performs; the adapter reports each response (head, body chunks, end) or failure. Its methods
-/// follow the session's four groups:
+/// follow the [one connection contract](crate::connection), in four groups:
 ///
-/// - **(A) getters**: [`session`](Self::session), [`session_id`](Self::session_id),
-///   [`transport`](Self::transport), [`is_finished`](Self::is_finished),
-///   [`buffered_len`](Self::buffered_len).
+/// - **(A) getters**: [`session`](Self::session), [`is_finished`](Self::is_finished),
+///   [`buffered_len`](Self::buffered_len), [`session_id`](Self::session_id),
+///   [`transport`](Self::transport), [`config`](Self::config),
+///   [`open_exchanges`](Self::open_exchanges).
 /// - **(B) inputs**: [`handle_response_head`](Self::handle_response_head),
 ///   [`handle_body`](Self::handle_body), [`handle_body_end`](Self::handle_body_end),
-///   [`handle_failure`](Self::handle_failure), [`handle_timeout`](Self::handle_timeout).
-/// - **(C) commands**: issue requests, notifications, cancellations and responses on
-///   [`session_mut`](Self::session_mut); [`close`](Self::close).
+///   [`handle_failure`](Self::handle_failure), [`handle_timeout`](Self::handle_timeout),
+///   [`handle_transport_lost`](Self::handle_transport_lost).
+/// - **(C) commands**: requests, notifications, cancellations and responses on
+///   [`session_mut`](Self::session_mut); [`close`](Self::close);
+///   [`set_authorization`](Self::set_authorization).
 /// - **(D) outputs**: [`poll_exchange`](Self::poll_exchange), [`poll_abort`](Self::poll_abort),
 ///   [`poll_event`](Self::poll_event), [`poll_timeout`](Self::poll_timeout).
 ///
-/// **Drain invariant.** After every input or command, drain `poll_exchange`, `poll_abort` and
-/// `poll_event` until `None`, then sleep until `poll_timeout`. Exchanges created by a command
-/// on `session_mut` take their deadlines from the time of the last input (pass a fresh `now`
-/// with [`flush`](Self::flush) for exact ones).
+/// **Drain rule.** After every input or command, drain `poll_exchange` and `poll_abort` until
+/// `None`, then `poll_event` until `None`, then read `poll_timeout` and wait for it or the next
+/// input. `poll_exchange` takes `now` (as quinn's `poll_transmit` does): a command on
+/// `session_mut` has no clock, so the messages it queued become exchanges, with their
+/// deadlines, at the `now` of the `poll_exchange` that takes them. (`poll_event` moves them
+/// too, at the time of the last input or output call, so an event that a command caused is
+/// never missed.)
 ///
 /// **Guarantees.** Every request handle completes exactly once (session guarantee; the HTTP
 /// layer fails a request whose exchange failed, never twice). Request deadlines stay the
@@ -126,24 +125,21 @@ pub struct Connection {
     /// [`HttpEvent::SessionReset`] reports.
     pub(crate) expired_at: Option<Instant>,
     /// The initialize message, kept for the auto fallback.
-    pub(crate) init_body: Option<Vec<u8>>,
-    pub(crate) next_exchange: u64,
-    next_stream: u64,
-    pub(crate) exchanges: BTreeMap<ExchangeId, Exchange>,
-    pub(crate) streams: BTreeMap<StreamId, Stream>,
-    pub(crate) listener: Option<StreamId>,
-    pub(crate) legacy_stream: Option<StreamId>,
-    pub(crate) posts: VecDeque<QueuedPost>,
-    pub(crate) delayed: Vec<(Instant, QueuedPost)>,
-    pub(crate) ready_exchanges: VecDeque<HttpRequest>,
-    pub(crate) aborts: VecDeque<ExchangeId>,
+    init_body: Option<Vec<u8>>,
+    /// The open exchanges, the requests for the adapter and the exchanges it drops.
+    pub(crate) exchanges: ExchangeTable,
+    /// The SSE streams, and which one is the GET listener.
+    pub(crate) streams: StreamTable,
+    /// The POSTs waiting for a slot, and those waiting to be sent again (429 / 503).
+    pub(crate) posts: PostQueue,
     pub(crate) events: VecDeque<Event>,
     /// The connection's own requests (2026-07-28 `tools/list` re-fetches) and their methods.
     pub(crate) internal: CounterMap<RequestHandle, String>,
     /// What is restored on a fresh session after a reset (see `reset.rs`).
     pub(crate) restorable: Restorable,
-    /// When closing gives up (cancellations and DELETE included); see `closing.rs`.
-    pub(crate) close_deadline: Option<Instant>,
+    /// The connection's own timers (the close deadline lives only here; the others are read
+    /// back from the tables that own them). See `timers.rs`.
+    pub(crate) timers: TimerTable,
     /// The DELETE in flight.
     pub(crate) delete: Option<ExchangeId>,
     /// Closing waits for the POSTs of `notifications/cancelled` to be answered; `true` when a
@@ -190,20 +186,13 @@ impl Connection {
             reinitializing: false,
             expired_at: None,
             init_body: None,
-            next_exchange: 0,
-            next_stream: 0,
-            exchanges: BTreeMap::new(),
-            streams: BTreeMap::new(),
-            listener: None,
-            legacy_stream: None,
-            posts: VecDeque::new(),
-            delayed: Vec::new(),
-            ready_exchanges: VecDeque::new(),
-            aborts: VecDeque::new(),
+            exchanges: ExchangeTable::default(),
+            streams: StreamTable::default(),
+            posts: PostQueue::default(),
             events: VecDeque::new(),
             internal: CounterMap::default(),
             restorable: Restorable::default(),
-            close_deadline: None,
+            timers: TimerTable::default(),
             delete: None,
             cancels_before: None,
             want_listener: false,
@@ -230,12 +219,6 @@ impl Connection {
         &self.session
     }
 
-    /// The session, to issue requests, notifications, cancellations and responses. Drain the
-    /// connection's outputs afterwards.
-    pub fn session_mut(&mut self) -> &mut Session {
-        &mut self.session
-    }
-
     /// The `Mcp-Session-Id` in use, if the server assigned a valid one.
     #[must_use]
     pub fn session_id(&self) -> Option<&str> {
@@ -258,17 +241,6 @@ impl Connection {
         &self.config
     }
 
-    /// Replaces the `Authorization` header of every later exchange to the server's origin
-    /// (`Some("Bearer <token>")`), or removes it (`None`): what an OAuth adapter calls after
-    /// it obtained or refreshed a token. Exchanges already asked for keep the header they had.
-    pub fn set_authorization(&mut self, value: Option<String>) {
-        let h = &mut self.config.extra_headers;
-        h.remove(super::headers::AUTHORIZATION);
-        if let Some(v) = value {
-            h.insert(super::headers::AUTHORIZATION, v);
-        }
-    }
-
     /// Whether the connection is over ([`HttpEvent::Finished`] was emitted).
     #[must_use]
     pub fn is_finished(&self) -> bool {
@@ -285,31 +257,22 @@ impl Connection {
     /// bounded by the configured limits.
     #[must_use]
     pub fn buffered_len(&self) -> usize {
-        let bodies: usize = self
-            .exchanges
-            .values()
-            .map(|x| match &x.read {
-                Body::Json(b) => b.len(),
-                Body::Error { excerpt, .. } => excerpt.len(),
-                _ => 0,
-            })
-            .sum();
-        bodies
-            + self
-                .streams
-                .values()
-                .map(Stream::buffered_len)
-                .sum::<usize>()
+        self.exchanges.buffered_len() + self.streams.buffered_len()
+    }
+
+    // ---- (B) inputs (the HTTP ones are in `response.rs`) -------------------------------
+
+    /// The adapter can carry nothing more (its task is stopping): every pending request
+    /// completes with `Closed`, then [`Event::Session`]`(`[`Closed`](session::Event::Closed)`)`
+    /// with [`CloseReason::TransportClosed`](session::CloseReason::TransportClosed) carrying
+    /// `detail`; the connection then winds down as after a close. No-op once closed.
+    pub fn handle_transport_lost(&mut self, now: Instant, detail: Option<String>) {
+        self.now = self.now.max(now);
+        self.session.handle_transport_closed(now, detail);
+        self.pump(self.now);
     }
 
     // ---- (C) commands ------------------------------------------------------------------
-
-    /// Takes the messages the host queued on [`session_mut`](Self::session_mut) at `now`.
-    /// Optional: the `poll_*` methods do it too, with the time of the last input.
-    pub fn flush(&mut self, now: Instant) {
-        self.now = self.now.max(now);
-        self.pump(self.now);
-    }
 
     /// Closes: the session closes (pending requests complete with `Closed`), open exchanges
     /// are aborted except the POSTs of `notifications/cancelled` (queued ones are sent), and
@@ -323,91 +286,123 @@ impl Connection {
         self.pump(now);
     }
 
+    /// The session, to issue requests, notifications, cancellations and responses. Drain the
+    /// connection's outputs afterwards.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// Replaces the `Authorization` header of every later exchange to the server's origin
+    /// (`Some("Bearer <token>")`), or removes it (`None`): what an OAuth adapter calls after
+    /// it obtained or refreshed a token. Exchanges already asked for keep the header they had.
+    pub fn set_authorization(&mut self, value: Option<String>) {
+        let h = &mut self.config.extra_headers;
+        h.remove(super::headers::AUTHORIZATION);
+        if let Some(v) = value {
+            h.insert(super::headers::AUTHORIZATION, v);
+        }
+    }
+
     // ---- (D) outputs -------------------------------------------------------------------
 
-    /// The next HTTP exchange to perform.
+    /// The next HTTP exchange to perform. `now` is when it starts: the messages that commands
+    /// queued on [`session_mut`](Self::session_mut) become exchanges here, and an exchange's
+    /// deadline counts from it.
     #[must_use]
-    pub fn poll_exchange(&mut self) -> Option<HttpRequest> {
+    pub fn poll_exchange(&mut self, now: Instant) -> Option<HttpRequest> {
+        self.now = self.now.max(now);
         self.pump(self.now);
-        self.ready_exchanges.pop_front()
+        self.exchanges.poll_ready()
     }
 
     /// The next exchange to drop (stop reading, close the connection): a stream no longer
     /// needed, a timed-out exchange, a response the connection acted on at its head.
     #[must_use]
     pub fn poll_abort(&mut self) -> Option<ExchangeId> {
-        self.aborts.pop_front()
+        self.exchanges.poll_abort()
     }
 
-    /// The next event.
+    /// The next event: the session's and the connection's own ([`HttpEvent`]), in order.
+    /// Drain it after `poll_exchange` and `poll_abort`.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.pump(self.now);
         self.events.pop_front()
     }
 
-    /// When [`handle_timeout`](Self::handle_timeout) next has work: the session's deadlines,
-    /// exchange deadlines, reconnections, delayed retries and the end of a wait for the
-    /// listener ([`ConnectionConfig::await_listener`]).
+    /// When [`handle_timeout`](Self::handle_timeout) next has work: the minimum of the
+    /// session's deadline and the connection's timer table (exchange deadlines,
+    /// reconnections, delayed retries, the close, the end of a wait for the listener
+    /// ([`ConnectionConfig::await_listener`])).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.phase == Phase::Finished {
             return None;
         }
-        let exchanges = self.exchanges.values().filter_map(|x| x.deadline);
-        let streams = self.streams.values().filter_map(|s| s.reconnect_at);
-        let delayed = self.delayed.iter().map(|(at, _)| *at);
-        let hold = self.ready_hold.as_ref().map(|h| h.until);
-        exchanges
-            .chain(streams)
-            .chain(delayed)
-            .chain(self.session.poll_timeout())
-            .chain(self.close_deadline)
-            .chain(hold)
-            .min()
+        match (self.timers.next_timeout(), self.session.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
-    /// Fires what is due at `now`: session deadlines, exchange deadlines (the exchange is
-    /// aborted and counts as failed), reconnections, delayed retries.
+    /// Fires what is due at `now`: session deadlines, then the connection's timers in a
+    /// fixed order (the listener wait, exchange deadlines (the exchange is aborted and counts
+    /// as failed), reconnections, delayed retries, the close). Calling it early is a no-op.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = self.now.max(now);
         self.session.handle_timeout(now);
         self.pump(now);
-        if self.ready_hold.as_ref().is_some_and(|h| now >= h.until) {
-            self.release_ready();
-        }
-        let due: Vec<ExchangeId> = self
-            .exchanges
-            .iter()
-            .filter(|(_, x)| x.deadline.is_some_and(|d| now >= d))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in due {
-            self.aborts.push_back(id);
-            self.fail_exchange(now, id, "the exchange timed out".to_owned());
-        }
-        let due: Vec<StreamId> = self
-            .streams
-            .iter()
-            .filter(|(_, s)| s.reconnect_at.is_some_and(|d| now >= d))
-            .map(|(id, _)| *id)
-            .collect();
-        for sid in due {
-            self.reconnect(now, sid);
-        }
-        let mut i = 0;
-        while i < self.delayed.len() {
-            if now >= self.delayed[i].0 {
-                let (_, post) = self.delayed.swap_remove(i);
-                self.reissue(now, post);
-            } else {
-                i += 1;
-            }
-        }
+        self.fire(Timer::ReadyHold, now);
+        self.fire(Timer::Exchange, now);
+        self.fire(Timer::Reconnect, now);
+        self.fire(Timer::Retry, now);
+        // What the retries and reconnections queued moves before the close is looked at.
         self.pump(now);
-        if self.close_deadline.is_some_and(|d| now >= d) {
-            self.close_deadline_passed();
+        self.fire(Timer::Close, now);
+        self.refresh_timers();
+    }
+
+    /// Fires `timer` if it expired (the table is read back first: an earlier timer's work may
+    /// have moved it).
+    fn fire(&mut self, timer: Timer, now: Instant) {
+        self.refresh_timers();
+        if !self.timers.is_expired(timer, now) {
+            return;
         }
+        match timer {
+            Timer::ReadyHold => self.release_ready(),
+            Timer::Exchange => {
+                for id in self.exchanges.due(now) {
+                    self.exchanges.abort(id);
+                    self.fail_exchange(now, id, "the exchange timed out".to_owned());
+                }
+            }
+            Timer::Reconnect => {
+                for sid in self.streams.due(now) {
+                    self.reconnect(now, sid);
+                }
+            }
+            Timer::Retry => {
+                for post in self.posts.take_due(now) {
+                    self.reissue(now, post);
+                }
+            }
+            Timer::Close => self.close_deadline_passed(),
+        }
+    }
+
+    /// Reads the deadlines the tables own back into the timer table (the close deadline is
+    /// the table's own). Called at the end of every pump and of `handle_timeout`, so the
+    /// table is current whenever the host reads `poll_timeout`.
+    fn refresh_timers(&mut self) {
+        let reconnect = self.streams.next_reconnect();
+        let retry = self.posts.next_retry();
+        let hold = self.ready_hold.as_ref().map(|h| h.until);
+        self.timers
+            .set(Timer::Exchange, self.exchanges.next_deadline());
+        self.timers.set(Timer::Reconnect, reconnect);
+        self.timers.set(Timer::Retry, retry);
+        self.timers.set(Timer::ReadyHold, hold);
     }
 
     // ---- internals: the pump -------------------------------------------------------------
@@ -439,10 +434,11 @@ impl Connection {
         if std::mem::take(&mut self.want_listener) {
             self.open_listener(now);
         }
-        if self.listener.is_none() {
+        if self.streams.listener().is_none() {
             // No listener could be opened (no stream slot): nothing to wait for.
             self.release_ready();
         }
+        self.refresh_timers();
     }
 
     fn take_outgoing(&mut self, now: Instant, out: session::Outgoing, body: Vec<u8>) {
@@ -540,7 +536,7 @@ impl Connection {
         } else if ready
             && self.want_listener
             && self.config.listen
-            && self.listener.is_none()
+            && self.streams.listener().is_none()
             && let Some(wait) = self.config.await_listener
         {
             self.ready_hold = Some(ReadyHold::new(ev, saturating_add(now, wait)));
@@ -567,62 +563,36 @@ impl Connection {
     }
 
     pub(crate) fn open_listener(&mut self, now: Instant) {
-        if !self.config.listen || self.listener.is_some() {
+        if !self.config.listen || self.streams.listener().is_some() {
             return;
         }
         let Some(sid) = self.new_stream(Origin::Listen) else {
             return;
         };
-        self.listener = Some(sid);
+        self.streams.set_listener(Some(sid));
         self.issue_get(now, sid, Purpose::Listen);
     }
 
     pub(crate) fn new_stream(&mut self, origin: Origin) -> Option<StreamId> {
-        if self.streams.len() >= self.config.max_streams {
-            return None;
-        }
-        let sid = StreamId(self.next_stream);
-        self.next_stream += 1;
-        self.streams
-            .insert(sid, Stream::new(origin, &self.config, sid, self.generation));
-        Some(sid)
+        self.streams.open(origin, &self.config, self.generation)
     }
 
     /// Aborts the exchanges of a request that finished without them (timeout, cancel).
     fn drop_request_exchanges(&mut self, handle: RequestHandle) {
-        let ids: Vec<ExchangeId> = self
-            .exchanges
-            .iter()
-            .filter(|(_, x)| x.purpose == Purpose::Request(handle))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            self.exchanges.remove(&id);
-            self.aborts.push_back(id);
-        }
-        let sids: Vec<StreamId> = self
-            .streams
-            .iter()
-            .filter(|(_, s)| s.origin == Origin::Post(Some(handle)))
-            .map(|(id, _)| *id)
-            .collect();
-        for sid in sids {
+        self.exchanges.abort_request(handle);
+        for sid in self.streams.of_request(handle) {
             self.remove_stream(sid);
         }
-        self.delayed
-            .retain(|(_, p)| p.purpose != Purpose::Request(handle));
+        self.posts.forget_request(handle);
         self.resend.retain(|h| *h != handle);
     }
 
     pub(crate) fn remove_stream(&mut self, sid: StreamId) {
-        if let Some(s) = self.streams.remove(&sid)
+        if let Some(s) = self.streams.remove(sid)
             && let Some(x) = s.exchange
-            && self.exchanges.remove(&x).is_some()
+            && self.exchanges.remove(x).is_some()
         {
-            self.aborts.push_back(x);
-        }
-        if self.listener == Some(sid) {
-            self.listener = None;
+            self.exchanges.abort(x);
         }
     }
 
@@ -681,6 +651,42 @@ impl Connection {
         ) {
             self.release_ready();
         }
-        self.events.push_back(Event::Http(ev));
+        self.events.push_back(Event::Transport(ev));
+    }
+}
+
+impl crate::connection::Connection for Connection {
+    type TransportEvent = HttpEvent;
+
+    fn session(&self) -> &Session {
+        Connection::session(self)
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        Connection::session_mut(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        Connection::is_finished(self)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        Connection::handle_timeout(self, now);
+    }
+
+    fn handle_transport_lost(&mut self, now: Instant, detail: Option<String>) {
+        Connection::handle_transport_lost(self, now, detail);
+    }
+
+    fn close(&mut self, now: Instant) {
+        Connection::close(self, now);
+    }
+
+    fn poll_event(&mut self) -> Option<Event> {
+        Connection::poll_event(self)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        Connection::poll_timeout(self)
     }
 }

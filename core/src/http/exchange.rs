@@ -370,12 +370,6 @@ pub enum HttpEvent {
     },
 }
 
-/// An event from [`Connection::poll_event`](super::Connection::poll_event).
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Event {
-    /// A session event (completions, notifications, server requests, close).
-    Session(session::Event),
-    /// An HTTP-level event.
-    Http(HttpEvent),
-}
+/// An event from [`Connection::poll_event`](super::Connection::poll_event): a session event,
+/// or an HTTP-level one ([`HttpEvent`]).
+pub type Event = crate::connection::Event<HttpEvent>;

@@ -3,12 +3,13 @@
 
 use url::Url;
 
-use super::connection::{Body, Connection, Exchange, Phase, QueuedPost};
+use super::connection::{Body, Connection, Exchange, Phase};
 use super::exchange::{ExchangeId, HttpRequest, Method, Purpose, StreamId, Transport};
 use super::headers::{
     ACCEPT, CONTENT_TYPE, HeaderList, LAST_EVENT_ID, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
 };
 use super::origin::same_origin;
+use super::post_queue::QueuedPost;
 use super::streams::Origin;
 use crate::session::SessionState;
 use crate::time::{Instant, saturating_add};
@@ -53,15 +54,11 @@ impl Connection {
             if !allowed {
                 // `initialize` jumps the queue: everything else waits for the handshake.
                 if !init
-                    && let Some(i) = self
-                        .posts
-                        .iter()
-                        .position(|p| p.purpose == Purpose::Initialize)
+                    && self.posts.has_initialize()
                     && matches!(self.phase, Phase::Probing | Phase::Up(_))
                     && open_posts < self.config.max_concurrent_posts
-                    && let Some(p) = self.posts.remove(i)
+                    && self.posts.initialize_first()
                 {
-                    self.posts.push_front(p);
                     continue;
                 }
                 return;
@@ -110,7 +107,7 @@ impl Connection {
     pub(crate) fn issue_get(&mut self, now: Instant, sid: StreamId, purpose: Purpose) {
         let last_event_id = self
             .streams
-            .get(&sid)
+            .get(sid)
             .and_then(|s| s.resume_id())
             .map(str::to_owned);
         let id = self.issue(Exchange {
@@ -127,7 +124,7 @@ impl Connection {
             read: Body::Head,
             initialized: false,
         });
-        if let Some(s) = self.streams.get_mut(&sid) {
+        if let Some(s) = self.streams.get_mut(sid) {
             s.attach(id, self.config.max_event);
         }
     }
@@ -137,7 +134,6 @@ impl Connection {
         let Some(sid) = self.new_stream(Origin::Legacy) else {
             return;
         };
-        self.legacy_stream = Some(sid);
         let id = self.issue(Exchange {
             method: Method::Get,
             url: self.config.url.clone(),
@@ -152,7 +148,7 @@ impl Connection {
             read: Body::Head,
             initialized: false,
         });
-        if let Some(s) = self.streams.get_mut(&sid) {
+        if let Some(s) = self.streams.get_mut(sid) {
             s.attach(id, self.config.max_event);
         }
     }
@@ -160,8 +156,7 @@ impl Connection {
     /// Registers an exchange and queues its request description, with the headers of the
     /// moment (session id, protocol version, custom headers on the configured origin).
     pub(crate) fn issue(&mut self, mut x: Exchange) -> ExchangeId {
-        let id = ExchangeId(self.next_exchange);
-        self.next_exchange += 1;
+        let id = self.exchanges.next_id();
         let mut headers = HeaderList::new();
         if same_origin(&x.url, &self.config.url) {
             for (n, v) in self.config.extra_headers.iter() {
@@ -205,15 +200,15 @@ impl Connection {
         if let Some(last) = &x.last_event_id {
             headers.insert(LAST_EVENT_ID, last.clone());
         }
-        self.ready_exchanges.push_back(HttpRequest {
+        let request = HttpRequest {
             id,
             method: x.method,
             url: x.url.clone(),
             headers,
             body: x.body.clone(),
             purpose: x.purpose,
-        });
-        self.exchanges.insert(id, x);
+        };
+        self.exchanges.insert(request, x);
         id
     }
 

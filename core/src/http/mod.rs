@@ -21,16 +21,19 @@ mod closing;
 mod connection;
 pub mod error;
 mod exchange;
+mod exchange_table;
 pub mod headers;
 mod issue;
 pub mod modern;
 pub mod oneshot;
 pub mod origin;
+mod post_queue;
 mod ready_hold;
 mod reset;
 mod response;
 pub mod retry_after;
 mod streams;
+mod timers;
 
 #[cfg(test)]
 mod tests;

@@ -135,8 +135,8 @@ impl OneShot {
 
     /// See [`Connection::poll_exchange`].
     #[must_use]
-    pub fn poll_exchange(&mut self) -> Option<HttpRequest> {
-        self.conn.poll_exchange()
+    pub fn poll_exchange(&mut self, now: Instant) -> Option<HttpRequest> {
+        self.conn.poll_exchange(now)
     }
 
     /// See [`Connection::poll_abort`].
@@ -171,7 +171,7 @@ impl OneShot {
                 self.outcome = Some(result.clone());
                 self.conn.close(now);
             }
-            if self.events.len() < 1024 || matches!(ev, Event::Http(HttpEvent::Finished)) {
+            if self.events.len() < 1024 || matches!(ev, Event::Transport(HttpEvent::Finished)) {
                 self.events.push_back(ev);
             }
         }

@@ -1,7 +1,7 @@
 //! What the responses to the connection's exchanges mean: heads (status, session id, content
 //! type, redirects, 429/503, 404), bodies (JSON, SSE) and their ends and failures.
 
-use super::connection::{Body, Connection, Phase, QueuedPost};
+use super::connection::{Body, Connection, Phase};
 use super::error::{HttpStatusError, MAX_BODY_EXCERPT};
 use super::exchange::{
     ExchangeError, ExchangeFailure, ExchangeId, HttpEvent, Method, Purpose, StreamId, Transport,
@@ -9,6 +9,7 @@ use super::exchange::{
 };
 use super::headers::{ContentType, HeaderList, LOCATION, MCP_SESSION_ID, validate_session_id};
 use super::origin::{RedirectDecision, decide_redirect, resolve_endpoint};
+use super::post_queue::QueuedPost;
 use super::retry_after::retry_after_from_headers;
 use super::streams::Origin;
 use crate::framing::sse::SseItem;
@@ -28,7 +29,7 @@ impl Connection {
         headers: HeaderList,
     ) {
         self.now = self.now.max(now);
-        if self.exchanges.contains_key(&exchange) {
+        if self.exchanges.contains(exchange) {
             self.on_head(now, exchange, status, headers);
         }
         self.pump(now);
@@ -58,12 +59,12 @@ impl Connection {
     // ---- heads -------------------------------------------------------------------------
 
     fn on_head(&mut self, now: Instant, id: ExchangeId, status: u16, headers: HeaderList) {
-        let Some(x) = self.exchanges.get(&id) else {
+        let Some(x) = self.exchanges.get(id) else {
             return;
         };
         let purpose = x.purpose;
         if purpose == Purpose::Delete {
-            self.aborts.push_back(id);
+            self.exchanges.abort(id);
             return self.delete_done(id);
         }
         // Redirects: same origin only, bounded hops, re-issued by the connection itself.
@@ -83,7 +84,7 @@ impl Connection {
                     let sid = self.stream_of(id);
                     let new = self.issue(x);
                     if let Some(sid) = sid
-                        && let Some(s) = self.streams.get_mut(&sid)
+                        && let Some(s) = self.streams.get_mut(sid)
                     {
                         s.attach(new, self.config.max_event);
                     }
@@ -104,7 +105,7 @@ impl Connection {
         {
             let x = self.take(id);
             let at = saturating_add(now, delay);
-            self.delayed.push((
+            self.posts.delay(
                 at,
                 QueuedPost {
                     body: x.body,
@@ -112,7 +113,7 @@ impl Connection {
                     retries: x.retries + 1,
                     initialized: x.initialized,
                 },
-            ));
+            );
             return;
         }
         // A POST's 404 means the session is gone; so does a GET's to a listener that this
@@ -121,7 +122,7 @@ impl Connection {
         let listener_worked = x.purpose == Purpose::Listen
             && self
                 .stream_of(id)
-                .and_then(|sid| self.streams.get(&sid))
+                .and_then(|sid| self.streams.get(sid))
                 .is_some_and(|s| s.accepted);
         if status == 404 && x.had_session_id && (x.method == Method::Post || listener_worked) {
             return self.on_session_gone(now, id);
@@ -166,11 +167,11 @@ impl Connection {
             Purpose::Listen | Purpose::Resume(_) | Purpose::LegacyConnect => {
                 if content != Some(ContentType::EventStream) {
                     let message = "the stream is not text/event-stream".to_owned();
-                    self.aborts.push_back(id);
+                    self.exchanges.abort(id);
                     return self.fail_exchange(now, id, message);
                 }
                 let sid = self.stream_of(id);
-                if let Some(x) = self.exchanges.get_mut(&id) {
+                if let Some(x) = self.exchanges.get_mut(id) {
                     // The stream is long-lived; the legacy one keeps its deadline until
                     // the endpoint event.
                     if purpose != Purpose::LegacyConnect {
@@ -179,18 +180,15 @@ impl Connection {
                     x.read = Body::Sse(sid.unwrap_or(StreamId(u64::MAX)));
                 }
                 if purpose == Purpose::Listen {
-                    if let Some(s) = sid.and_then(|sid| self.streams.get_mut(&sid)) {
+                    if let Some(s) = sid.and_then(|sid| self.streams.get_mut(sid)) {
                         s.accepted = true;
                         s.dropped_at = None;
                     }
                     self.emit(HttpEvent::ListenerOpened);
                 }
                 if let Some(sid) = sid
-                    && let Some(s) = self.streams.get(&sid)
-                    && let Some(last) = self
-                        .exchanges
-                        .get(&id)
-                        .and_then(|x| x.last_event_id.clone())
+                    && let Some(s) = self.streams.get(sid)
+                    && let Some(last) = self.exchanges.get(id).and_then(|x| x.last_event_id.clone())
                     && s.origin != Origin::Legacy
                 {
                     self.emit(HttpEvent::StreamResumed {
@@ -215,12 +213,12 @@ impl Connection {
             Some(ContentType::Json) => self.set_read(id, Body::Json(Vec::new())),
             Some(ContentType::EventStream) => {
                 let Some(sid) = self.new_stream(origin) else {
-                    self.aborts.push_back(id);
+                    self.exchanges.abort(id);
                     return self.fail_exchange(now, id, "too many open streams".to_owned());
                 };
                 let handshake =
                     (origin == Origin::Post(None)).then(|| self.session.handshake_wire());
-                if let Some(s) = self.streams.get_mut(&sid) {
+                if let Some(s) = self.streams.get_mut(sid) {
                     s.attach(id, self.config.max_event);
                     s.handshake_wire = handshake;
                 }
@@ -256,7 +254,7 @@ impl Connection {
     }
 
     fn on_error_head(&mut self, now: Instant, id: ExchangeId, status: u16, headers: HeaderList) {
-        let Some(x) = self.exchanges.get(&id) else {
+        let Some(x) = self.exchanges.get(id) else {
             return;
         };
         match x.purpose {
@@ -278,9 +276,9 @@ impl Connection {
                 self.start_legacy(now);
             }
             Purpose::Listen if matches!(status, 400 | 404 | 405) => {
-                self.aborts.push_back(id);
-                self.exchanges.remove(&id);
-                if let Some(sid) = self.listener {
+                self.exchanges.abort(id);
+                self.exchanges.remove(id);
+                if let Some(sid) = self.streams.listener() {
                     self.remove_stream(sid);
                 }
                 self.emit(HttpEvent::ListenerUnavailable {
@@ -332,15 +330,16 @@ impl Connection {
         self.reinitializing = true;
         // The gap starts when the listener lost its stream, if it did before this 404.
         let listener_lost = self
-            .listener
-            .and_then(|sid| self.streams.get(&sid))
+            .streams
+            .listener()
+            .and_then(|sid| self.streams.get(sid))
             .and_then(|s| s.dropped_at);
         self.expired_at = Some(listener_lost.map_or(now, |t| t.min(now)));
         // Everything of the old session goes: its streams (their requests are re-sent), the
         // listener, queued notifications and responses.
-        let sids: Vec<StreamId> = self.streams.keys().copied().collect();
+        let sids: Vec<StreamId> = self.streams.ids();
         for sid in sids {
-            if let Some(Origin::Post(Some(h))) = self.streams.get(&sid).map(|s| s.origin)
+            if let Some(Origin::Post(Some(h))) = self.streams.get(sid).map(|s| s.origin)
                 && self.session.is_pending(h)
             {
                 self.resend.push(h);
@@ -370,7 +369,7 @@ impl Connection {
 
     fn on_body(&mut self, now: Instant, id: ExchangeId, chunk: &[u8]) {
         let max_body = self.config.max_body;
-        let Some(x) = self.exchanges.get_mut(&id) else {
+        let Some(x) = self.exchanges.get_mut(id) else {
             return;
         };
         match &mut x.read {
@@ -395,7 +394,7 @@ impl Connection {
             Body::Json(buf) => {
                 if buf.len().saturating_add(chunk.len()) > max_body {
                     let x = self.take(id);
-                    self.aborts.push_back(id);
+                    self.exchanges.abort(id);
                     let error = RequestError::InvalidResponse(format!(
                         "the JSON body is larger than {max_body} bytes"
                     ));
@@ -414,7 +413,7 @@ impl Connection {
     }
 
     fn feed_sse(&mut self, now: Instant, id: ExchangeId, sid: StreamId, chunk: &[u8]) {
-        let Some(stream) = self.streams.get_mut(&sid) else {
+        let Some(stream) = self.streams.get_mut(sid) else {
             return;
         };
         let mut items = Vec::new();
@@ -430,21 +429,21 @@ impl Connection {
             _ => {}
         });
         for item in items {
-            if !self.exchanges.contains_key(&id) {
+            if !self.exchanges.contains(id) {
                 return;
             }
             self.sse_item(now, id, sid, item);
         }
         // An id set by an event without data (a priming event) dispatches nothing but is
         // the place to resume from.
-        if let Some(stream) = self.streams.get_mut(&sid) {
+        if let Some(stream) = self.streams.get_mut(sid) {
             stream.sync_id();
         }
     }
 
     fn sse_item(&mut self, now: Instant, id: ExchangeId, sid: StreamId, item: Item) {
         let max_retry = self.config.max_retry;
-        let Some(stream) = self.streams.get_mut(&sid) else {
+        let Some(stream) = self.streams.get_mut(sid) else {
             return;
         };
         match item {
@@ -473,14 +472,14 @@ impl Connection {
                     Ok(url) => {
                         self.legacy_endpoint = Some(url);
                         self.phase = Phase::Up(Transport::Legacy);
-                        if let Some(x) = self.exchanges.get_mut(&id) {
+                        if let Some(x) = self.exchanges.get_mut(id) {
                             x.deadline = None;
                         }
                         self.emit(HttpEvent::TransportSelected(Transport::Legacy));
                     }
                     Err(e) => {
                         self.take(id);
-                        self.aborts.push_back(id);
+                        self.exchanges.abort(id);
                         let detail = format!("legacy endpoint refused: {e}");
                         self.session.handle_transport_closed(now, Some(detail));
                     }
@@ -496,14 +495,14 @@ impl Connection {
     // ---- ends and failures -------------------------------------------------------------
 
     fn on_end(&mut self, now: Instant, id: ExchangeId) {
-        let Some(x) = self.exchanges.get(&id) else {
+        let Some(x) = self.exchanges.get(id) else {
             return;
         };
         match &x.read {
             Body::Sse(sid) => {
                 let sid = *sid;
                 let mut items = Vec::new();
-                if let Some(s) = self.streams.get_mut(&sid) {
+                if let Some(s) = self.streams.get_mut(sid) {
                     s.decoder.finish(|item| {
                         if let SseItem::TooLarge { discarded, .. } = item {
                             items.push(discarded);
@@ -513,7 +512,7 @@ impl Connection {
                 for discarded in items {
                     self.emit(HttpEvent::EventTooLarge { discarded });
                 }
-                self.exchanges.remove(&id);
+                self.exchanges.remove(id);
                 self.stream_dropped(now, sid);
             }
             Body::Head | Body::Ignore(_) => {
@@ -587,7 +586,7 @@ impl Connection {
                             purpose: Purpose::Listen,
                             error: ExchangeError::Status(error),
                         });
-                        if let Some(sid) = self.listener {
+                        if let Some(sid) = self.streams.listener() {
                             self.stream_dropped(now, sid);
                         }
                     }
@@ -603,14 +602,14 @@ impl Connection {
 
     /// An exchange failed below HTTP (or its deadline passed; it is already in the aborts).
     pub(crate) fn fail_exchange(&mut self, now: Instant, id: ExchangeId, message: String) {
-        let Some(x) = self.exchanges.get(&id) else {
+        let Some(x) = self.exchanges.get(id) else {
             return;
         };
         if x.purpose == Purpose::Delete {
             return self.delete_done(id);
         }
         if let Body::Sse(sid) = x.read {
-            self.exchanges.remove(&id);
+            self.exchanges.remove(id);
             return self.stream_dropped(now, sid);
         }
         if matches!(x.purpose, Purpose::Listen | Purpose::Resume(_)) {
@@ -620,14 +619,14 @@ impl Connection {
                 self.release_ready();
             }
             let sid = self.stream_of(id);
-            self.exchanges.remove(&id);
+            self.exchanges.remove(id);
             if let Some(sid) = sid {
                 self.stream_dropped(now, sid);
             }
             return;
         }
         // Invariant: looked up just above.
-        let x = self.exchanges.remove(&id).expect("exchange exists");
+        let x = self.exchanges.remove(id).expect("exchange exists");
         match x.read {
             Body::Error {
                 status,
@@ -644,7 +643,7 @@ impl Connection {
 
     /// The current exchange of stream `sid` ended or failed: resume, reconnect, or give up.
     fn stream_dropped(&mut self, now: Instant, sid: StreamId) {
-        let Some(stream) = self.streams.get_mut(&sid) else {
+        let Some(stream) = self.streams.get_mut(sid) else {
             return;
         };
         stream.exchange = None;
@@ -660,8 +659,7 @@ impl Connection {
             }
             Origin::Listen => !self.session.is_closed(),
             Origin::Legacy => {
-                self.streams.remove(&sid);
-                self.legacy_stream = None;
+                self.streams.remove(sid);
                 let detail = "the legacy SSE stream ended".to_owned();
                 self.session.handle_transport_closed(now, Some(detail));
                 return;
@@ -713,7 +711,7 @@ impl Connection {
 
     /// A stream's reconnection is due.
     pub(crate) fn reconnect(&mut self, now: Instant, sid: StreamId) {
-        let Some(stream) = self.streams.get_mut(&sid) else {
+        let Some(stream) = self.streams.get_mut(sid) else {
             return;
         };
         stream.reconnect_at = None;
@@ -728,38 +726,29 @@ impl Connection {
 
     /// Removes an exchange the connection is done with (and tells the adapter to drop it).
     fn take(&mut self, id: ExchangeId) -> super::connection::Exchange {
-        self.aborts.push_back(id);
         // Invariant: callers looked the exchange up just before.
-        self.exchanges.remove(&id).expect("exchange exists")
+        self.exchanges.take(id).expect("exchange exists")
     }
 
     fn set_read(&mut self, id: ExchangeId, read: Body) {
-        if let Some(x) = self.exchanges.get_mut(&id) {
+        if let Some(x) = self.exchanges.get_mut(id) {
             x.read = read;
         }
     }
 
     fn stream_of(&self, id: ExchangeId) -> Option<StreamId> {
-        self.streams
-            .iter()
-            .find(|(_, s)| s.exchange == Some(id))
-            .map(|(sid, _)| *sid)
+        self.streams.of_exchange(id)
     }
 
     /// The exchange `id` is gone at its head (redirect refused, too many hops).
     fn lost(&mut self, now: Instant, id: ExchangeId, purpose: Purpose, message: &str) {
         match purpose {
             Purpose::Listen | Purpose::Resume(_) => {
-                if let Some(sid) = self
-                    .streams
-                    .iter()
-                    .find(|(_, s)| s.exchange == Some(id))
-                    .map(|(sid, _)| *sid)
-                {
+                if let Some(sid) = self.streams.of_exchange(id) {
                     self.remove_stream(sid);
                 }
                 if purpose == Purpose::Listen {
-                    self.listener = None;
+                    self.streams.set_listener(None);
                     self.emit(HttpEvent::ListenerUnavailable { status: None });
                 }
                 self.emit(HttpEvent::ExchangeFailed {

@@ -182,3 +182,104 @@ impl Stream {
             + self.current_id.as_ref().map_or(0, String::len)
     }
 }
+
+/// The logical SSE streams of one connection and which one is the GET listener. Ids are never
+/// reused; at most `max_streams` are open.
+#[derive(Debug, Default)]
+pub(crate) struct StreamTable {
+    open: std::collections::BTreeMap<StreamId, Stream>,
+    next: u64,
+    /// The GET listener, while it is open or being opened.
+    listener: Option<StreamId>,
+}
+
+impl StreamTable {
+    /// A new stream of `origin`, unless `config.max_streams` are open.
+    pub(crate) fn open(
+        &mut self,
+        origin: Origin,
+        config: &ConnectionConfig,
+        generation: u32,
+    ) -> Option<StreamId> {
+        if self.open.len() >= config.max_streams {
+            return None;
+        }
+        let sid = StreamId(self.next);
+        self.next += 1;
+        self.open
+            .insert(sid, Stream::new(origin, config, sid, generation));
+        Some(sid)
+    }
+
+    pub(crate) fn get(&self, sid: StreamId) -> Option<&Stream> {
+        self.open.get(&sid)
+    }
+
+    pub(crate) fn get_mut(&mut self, sid: StreamId) -> Option<&mut Stream> {
+        self.open.get_mut(&sid)
+    }
+
+    pub(crate) fn ids(&self) -> Vec<StreamId> {
+        self.open.keys().copied().collect()
+    }
+
+    /// Forgets stream `sid` (and that it was the listener); returns it.
+    pub(crate) fn remove(&mut self, sid: StreamId) -> Option<Stream> {
+        if self.listener == Some(sid) {
+            self.listener = None;
+        }
+        self.open.remove(&sid)
+    }
+
+    /// Forgets every stream.
+    pub(crate) fn clear(&mut self) {
+        self.open.clear();
+        self.listener = None;
+    }
+
+    /// The GET listener.
+    pub(crate) fn listener(&self) -> Option<StreamId> {
+        self.listener
+    }
+
+    /// Sets (or forgets) which stream is the GET listener.
+    pub(crate) fn set_listener(&mut self, sid: Option<StreamId>) {
+        self.listener = sid;
+    }
+
+    /// The stream reading exchange `id`.
+    pub(crate) fn of_exchange(&self, id: ExchangeId) -> Option<StreamId> {
+        self.open
+            .iter()
+            .find(|(_, s)| s.exchange == Some(id))
+            .map(|(sid, _)| *sid)
+    }
+
+    /// The streams of the reply POSTs of request `handle`.
+    pub(crate) fn of_request(&self, handle: RequestHandle) -> Vec<StreamId> {
+        self.open
+            .iter()
+            .filter(|(_, s)| s.origin == Origin::Post(Some(handle)))
+            .map(|(sid, _)| *sid)
+            .collect()
+    }
+
+    /// The streams due to reconnect at `now`.
+    pub(crate) fn due(&self, now: Instant) -> Vec<StreamId> {
+        self.open
+            .iter()
+            .filter(|(_, s)| s.reconnect_at.is_some_and(|d| now >= d))
+            .map(|(sid, _)| *sid)
+            .collect()
+    }
+
+    /// When the next reconnection is due.
+    pub(crate) fn next_reconnect(&self) -> Option<Instant> {
+        self.open.values().filter_map(|s| s.reconnect_at).min()
+    }
+
+    /// Bytes the streams' decoders hold.
+    pub(crate) fn buffered_len(&self) -> usize {
+        self.open.values().map(Stream::buffered_len).sum()
+    }
+}

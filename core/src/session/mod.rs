@@ -112,7 +112,10 @@ enum Waiting {
 ///   [`instructions`](Self::instructions), [`in_flight`](Self::in_flight).
 /// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch;
 ///   [`handle_message_str`](Self::handle_message_str) when it is known to be UTF-8),
-///   [`handle_timeout`](Self::handle_timeout), [`handle_transport_closed`](Self::handle_transport_closed).
+///   [`handle_timeout`](Self::handle_timeout). The end of the transport is the connection's
+///   input ([`Connection::handle_transport_lost`](crate::connection::Connection::handle_transport_lost));
+///   what the core's connections need beyond that (failing, re-sending or re-initializing
+///   for a transport) is crate-private.
 /// - **(C) commands**: [`send_request`](Self::send_request) / [`request`](Self::request)
 ///   return a [`RequestHandle`]; [`notify`](Self::notify), [`cancel`](Self::cancel),
 ///   [`respond`](Self::respond), [`close`](Self::close). Misuse returns a [`UsageError`] at once.
@@ -350,7 +353,7 @@ impl Session {
     /// The transport is gone (stdout closed, the process exited, the HTTP session is lost for
     /// good). Every pending request completes with [`RequestError::Closed`], then
     /// [`Event::Closed`]. `detail` is what the adapter knows (exit status, stderr lines).
-    pub fn handle_transport_closed(&mut self, _now: Instant, detail: Option<String>) {
+    pub(crate) fn handle_transport_closed(&mut self, _now: Instant, detail: Option<String>) {
         if self.is_closed() {
             return;
         }

@@ -1,6 +1,10 @@
-//! What a transport (the HTTP layer) needs from the session beyond framed messages: fail one
-//! request from outside, tell whether a request is still pending, re-send a request under a
-//! fresh wire id, and go back to the handshake when the server forgot the session (HTTP 404).
+//! The session's transport hooks: what the core's own connections (the HTTP layer) need from
+//! the session beyond framed messages: fail one request from outside, tell whether a request
+//! is still pending, re-send a request under a fresh wire id, and go back to the handshake
+//! when the server forgot the session (HTTP 404).
+//!
+//! Crate-private: a host drives a session through a connection
+//! ([`crate::connection::Connection`]), whose inputs call these.
 
 use super::{
     CloseReason, Queued, RequestError, RequestHandle, Session, SessionState, Waiting,
@@ -12,7 +16,7 @@ impl Session {
     /// Whether `handle` is still pending (no [`Event::Completed`](super::Event::Completed)
     /// yet).
     #[must_use]
-    pub fn is_pending(&self, handle: RequestHandle) -> bool {
+    pub(crate) fn is_pending(&self, handle: RequestHandle) -> bool {
         self.pending.get(handle).is_some()
     }
 
@@ -21,7 +25,7 @@ impl Session {
     /// is queued to be sent again under a new wire id). A transport uses it to tell an
     /// exchange that ended without its answer from one that was answered.
     #[must_use]
-    pub fn awaits_reply(&self, handle: RequestHandle) -> bool {
+    pub(crate) fn awaits_reply(&self, handle: RequestHandle) -> bool {
         self.pending
             .get(handle)
             .is_some_and(|p| matches!(p.stage, Stage::Sent))
@@ -29,14 +33,14 @@ impl Session {
 
     /// The method of a pending request.
     #[must_use]
-    pub fn pending_method(&self, handle: RequestHandle) -> Option<&str> {
+    pub(crate) fn pending_method(&self, handle: RequestHandle) -> Option<&str> {
         self.pending.get(handle).map(|p| &*p.method)
     }
 
     /// Completes one pending request with a transport error (an HTTP status, a stream that
     /// ended without the answer). No `notifications/cancelled` is sent: the transport lost the
     /// exchange, the server may never have seen it. Returns whether the request was pending.
-    pub fn fail_request(&mut self, handle: RequestHandle, error: RequestError) -> bool {
+    pub(crate) fn fail_request(&mut self, handle: RequestHandle, error: RequestError) -> bool {
         if !self.is_pending(handle) {
             return false;
         }
@@ -47,7 +51,7 @@ impl Session {
     /// Closes the session for a transport-level reason the HTTP layer found (the initialize
     /// POST failed, the legacy stream dropped). Every pending request completes with
     /// [`RequestError::Closed`]`(reason)`, then [`Event::Closed`](super::Event::Closed).
-    pub fn close_for_transport(&mut self, _now: Instant, reason: CloseReason) {
+    pub(crate) fn close_for_transport(&mut self, _now: Instant, reason: CloseReason) {
         if self.is_closed() {
             return;
         }
@@ -59,7 +63,7 @@ impl Session {
     /// it gets a fresh wire id under the same handle and goes back to the outbound queue. Its
     /// deadline is unchanged. Only valid once the session is ready again; returns whether the
     /// request was re-queued.
-    pub fn resend_request(&mut self, handle: RequestHandle) -> bool {
+    pub(crate) fn resend_request(&mut self, handle: RequestHandle) -> bool {
         if self.state != SessionState::Ready {
             return false;
         }
@@ -84,7 +88,7 @@ impl Session {
     /// new handshake. Requests already sent stay pending: re-send the lost ones with
     /// [`resend_request`](Self::resend_request) after the new
     /// [`Event::Ready`](super::Event::Ready). Returns `false` (and does nothing) when closed.
-    pub fn restart_handshake(&mut self, now: Instant) -> bool {
+    pub(crate) fn restart_handshake(&mut self, now: Instant) -> bool {
         if self.is_closed() {
             return false;
         }

@@ -1,35 +1,58 @@
 //! The stdio transport: line framing around a [`Session`], and the child-process policy.
 //!
 //! [`StdioConnection`] is all a byte-stream transport needs (a child's stdin/stdout, a socket,
-//! an in-process pipe): feed it the bytes read with [`handle_bytes`](StdioConnection::handle_bytes),
-//! write what [`poll_transmit`](StdioConnection::poll_transmit) appends, and report the end of
-//! the stream with [`handle_eof`](StdioConnection::handle_eof). Everything else (requests,
-//! events, deadlines) is the session's, reached through [`session`](StdioConnection::session)
-//! and [`session_mut`](StdioConnection::session_mut); the drain invariant of [`Session`] holds
-//! unchanged.
+//! an in-process pipe). It keeps the [one connection contract](crate::connection): feed it the
+//! bytes read with [`handle_bytes`](StdioConnection::handle_bytes), write what
+//! [`poll_transmit`](StdioConnection::poll_transmit) appends, then drain
+//! [`poll_event`](StdioConnection::poll_event) and read
+//! [`poll_timeout`](StdioConnection::poll_timeout).
 //!
 //! [`shutdown::ShutdownSchedule`] is the policy for stopping a child process.
 
 pub mod shutdown;
 
+use crate::connection::{self, Connection};
 use crate::framing::lines::{Line, LineDecoder, encode_line};
 use crate::session::{Diagnostic, Outgoing, Session, SessionConfig, Undecodable};
 use crate::time::Instant;
 
-/// Something the stdio connection needs the adapter to do to the child process.
+/// Something the stdio connection itself reports, in [`Event::Transport`](connection::Event::Transport):
+/// an action the adapter executes on the child process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum StdioAction {
+pub enum StdioEvent {
     /// The server exited on the Auto probe (`server/discover`), as old servers do on any
     /// request before `initialize`. Start the same command again, then call
     /// [`StdioConnection::handle_respawned`]: the session goes straight to `initialize` on the
     /// new pipes, and the requests issued meanwhile are sent after it, under the same handles.
     /// Until then [`StdioConnection::poll_transmit`] yields nothing (there is no process to
-    /// write to).
+    /// write to). If the command cannot be started again, report that with
+    /// [`StdioConnection::handle_transport_lost`].
     Respawn,
 }
 
+/// An event from [`StdioConnection::poll_event`].
+pub type Event = connection::Event<StdioEvent>;
+
 /// A [`Session`] over newline-delimited JSON.
+///
+/// Its methods follow the [one connection contract](crate::connection), in four groups:
+///
+/// - **(A) getters**: [`session`](Self::session), [`is_finished`](Self::is_finished),
+///   [`buffered_len`](Self::buffered_len), [`awaiting_respawn`](Self::awaiting_respawn).
+/// - **(B) inputs**: [`handle_bytes`](Self::handle_bytes), [`handle_eof`](Self::handle_eof),
+///   [`handle_respawned`](Self::handle_respawned), [`handle_timeout`](Self::handle_timeout),
+///   [`handle_transport_lost`](Self::handle_transport_lost).
+/// - **(C) commands**: requests, notifications, cancellations and responses on
+///   [`session_mut`](Self::session_mut); [`close`](Self::close).
+/// - **(D) outputs**: [`poll_transmit`](Self::poll_transmit), [`poll_event`](Self::poll_event),
+///   [`poll_timeout`](Self::poll_timeout).
+///
+/// **Drain rule.** After every input or command, drain `poll_transmit` until `None`, then
+/// `poll_event` until `None`, then read `poll_timeout` and wait for it or the next input.
+///
+/// **Guarantees.** Every request handle completes exactly once; memory for peer input is
+/// bounded by the line limit; peer input never panics, it becomes an event.
 #[derive(Debug)]
 pub struct StdioConnection {
     session: Session,
@@ -41,7 +64,8 @@ pub struct StdioConnection {
     awaiting_respawn: bool,
     /// Whether a respawn happened already (at most one per connection).
     respawned: bool,
-    actions: std::collections::VecDeque<StdioAction>,
+    /// The connection's own events, handed out after the session's (at most one respawn).
+    events: std::collections::VecDeque<StdioEvent>,
 }
 
 impl StdioConnection {
@@ -64,20 +88,24 @@ impl StdioConnection {
             scratch: Vec::new(),
             awaiting_respawn: false,
             respawned: false,
-            actions: std::collections::VecDeque::new(),
+            events: std::collections::VecDeque::new(),
         }
     }
 
-    /// The session, for its getters.
+    // ---- (A) getters -------------------------------------------------------------------
+
+    /// The session, for its getters (state, negotiated version, server info).
     #[must_use]
     pub fn session(&self) -> &Session {
         &self.session
     }
 
-    /// The session, for commands (requests, notifications, cancels, answers, close) and
-    /// `handle_timeout`.
-    pub fn session_mut(&mut self) -> &mut Session {
-        &mut self.session
+    /// Whether the session is closed. Its last messages (a cancellation) may still be in
+    /// [`poll_transmit`](Self::poll_transmit); stopping the child is the adapter's, by
+    /// [`shutdown::ShutdownSchedule`].
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        self.session.is_closed()
     }
 
     /// Bytes the line decoder holds for an incomplete line (bounded by the line limit).
@@ -85,6 +113,14 @@ impl StdioConnection {
     pub fn buffered_len(&self) -> usize {
         self.decoder.buffered_len()
     }
+
+    /// Whether a [`StdioEvent::Respawn`] is waiting for [`handle_respawned`](Self::handle_respawned).
+    #[must_use]
+    pub fn awaiting_respawn(&self) -> bool {
+        self.awaiting_respawn
+    }
+
+    // ---- (B) inputs --------------------------------------------------------------------
 
     /// Feeds bytes read from the peer, cut anywhere. Complete lines go to the session; an
     /// over-long or non-UTF-8 line becomes an [`Event::Diagnostic`](crate::session::Event::Diagnostic).
@@ -103,7 +139,7 @@ impl StdioConnection {
     ///
     /// Exception: when the output ends while an Auto probe waits for its `server/discover`
     /// answer, or right after the probe fell back and before `initialize` was answered (the
-    /// first time only), the session is kept and [`StdioAction::Respawn`] is queued instead.
+    /// first time only), the session is kept and [`StdioEvent::Respawn`] is queued instead.
     pub fn handle_eof(&mut self, now: Instant, detail: Option<String>) {
         let session = &mut self.session;
         self.decoder.finish(|line| deliver(session, now, line));
@@ -114,31 +150,51 @@ impl StdioConnection {
             self.respawned = true;
             self.awaiting_respawn = true;
             self.decoder = LineDecoder::with_max_line_len(self.max_line_len);
-            self.actions.push_back(StdioAction::Respawn);
+            self.events.push_back(StdioEvent::Respawn);
             return;
         }
         self.session.handle_transport_closed(now, detail);
     }
 
-    /// The next action for the adapter (see [`StdioAction`]). Drain it with the session's
-    /// events after every input.
-    #[must_use]
-    pub fn poll_action(&mut self) -> Option<StdioAction> {
-        self.actions.pop_front()
-    }
-
-    /// Whether a [`StdioAction::Respawn`] is waiting for [`handle_respawned`](Self::handle_respawned).
-    #[must_use]
-    pub fn awaiting_respawn(&self) -> bool {
-        self.awaiting_respawn
-    }
-
-    /// The adapter started the server again after [`StdioAction::Respawn`]: output resumes
+    /// The adapter started the server again after [`StdioEvent::Respawn`]: output resumes
     /// (`initialize` first). Bytes from the old process must not be fed any more. A call
     /// without a pending respawn does nothing.
     pub fn handle_respawned(&mut self, _now: Instant) {
         self.awaiting_respawn = false;
     }
+
+    /// The instant of [`poll_timeout`](Self::poll_timeout) came: fires the session's due
+    /// deadlines (handshake, probe, requests, stall). Calling it early is a no-op.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.session.handle_timeout(now);
+    }
+
+    /// The adapter can carry nothing more (its task stops, a respawn could not start the
+    /// server): every pending request completes with `Closed`, then one
+    /// [`Event::Closed`](crate::session::Event::Closed) carrying `detail`. No respawn is
+    /// asked for, and a pending one is dropped. No-op once closed.
+    pub fn handle_transport_lost(&mut self, now: Instant, detail: Option<String>) {
+        self.awaiting_respawn = false;
+        self.session.handle_transport_closed(now, detail);
+    }
+
+    // ---- (C) commands ------------------------------------------------------------------
+
+    /// The session, for commands: requests, notifications, cancellations, responses. Drain
+    /// the outputs afterwards.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
+    /// Closes the session: pending requests complete with `Closed`, then
+    /// [`Event::Closed`](crate::session::Event::Closed). Messages already queued (a
+    /// cancellation) still come out of [`poll_transmit`](Self::poll_transmit), so the adapter
+    /// can flush them before it stops the child. Idempotent.
+    pub fn close(&mut self, now: Instant) {
+        self.session.close(now);
+    }
+
+    // ---- (D) outputs -------------------------------------------------------------------
 
     /// The next message to write: one line, `\n` included, appended to `buf`.
     #[must_use]
@@ -150,6 +206,59 @@ impl StdioConnection {
         let out = self.session.poll_transmit(&mut self.scratch)?;
         encode_line(buf, &self.scratch);
         Some(out)
+    }
+
+    /// The next event: the session's, in order, then the connection's own
+    /// ([`StdioEvent::Respawn`]). Drain it after `poll_transmit`.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        if let Some(e) = self.session.poll_event() {
+            return Some(connection::Event::Session(e));
+        }
+        self.events.pop_front().map(connection::Event::Transport)
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) next has work: the session's earliest
+    /// deadline.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.session.poll_timeout()
+    }
+}
+
+impl Connection for StdioConnection {
+    type TransportEvent = StdioEvent;
+
+    fn session(&self) -> &Session {
+        StdioConnection::session(self)
+    }
+
+    fn session_mut(&mut self) -> &mut Session {
+        StdioConnection::session_mut(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        StdioConnection::is_finished(self)
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        StdioConnection::handle_timeout(self, now);
+    }
+
+    fn handle_transport_lost(&mut self, now: Instant, detail: Option<String>) {
+        StdioConnection::handle_transport_lost(self, now, detail);
+    }
+
+    fn close(&mut self, now: Instant) {
+        StdioConnection::close(self, now);
+    }
+
+    fn poll_event(&mut self) -> Option<Event> {
+        StdioConnection::poll_event(self)
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        StdioConnection::poll_timeout(self)
     }
 }
 
@@ -186,13 +295,26 @@ mod tests {
         (c, now)
     }
 
-    fn drain(c: &mut StdioConnection) -> (Vec<u8>, Vec<Event>) {
+    /// Drains the outputs by the drain rule: the bytes written, the session's events and the
+    /// connection's own.
+    fn drain_all(c: &mut StdioConnection) -> (Vec<u8>, Vec<Event>, Vec<StdioEvent>) {
         let mut out = Vec::new();
         while c.poll_transmit(&mut out).is_some() {}
         let mut events = Vec::new();
-        while let Some(e) = c.session_mut().poll_event() {
-            events.push(e);
+        let mut actions = Vec::new();
+        while let Some(e) = c.poll_event() {
+            match e {
+                connection::Event::Session(e) => events.push(e),
+                connection::Event::Transport(a) => actions.push(a),
+            }
         }
+        (out, events, actions)
+    }
+
+    /// [`drain_all`], where the connection asks for no action.
+    fn drain(c: &mut StdioConnection) -> (Vec<u8>, Vec<Event>) {
+        let (out, events, actions) = drain_all(c);
+        assert_eq!(actions, [], "no action was expected");
         (out, events)
     }
 
@@ -228,7 +350,7 @@ mod tests {
             .replace('\n', "")
         );
         c.handle_bytes(now, answer.as_bytes());
-        let (out, events) = drain(&mut c);
+        let (out, events, actions) = drain_all(&mut c);
         assert!(out.is_empty());
         assert!(matches!(
             events[..],
@@ -237,7 +359,7 @@ mod tests {
                 ..
             }]
         ));
-        assert_eq!(c.poll_action(), None);
+        assert_eq!(actions, []);
     }
 
     #[test]
@@ -250,9 +372,9 @@ mod tests {
             .unwrap();
         c.handle_bytes(now, b"Error: unknown method server/discover\n");
         c.handle_eof(now, Some("exited with status 1".into()));
-        assert_eq!(c.poll_action(), Some(StdioAction::Respawn));
         assert!(c.awaiting_respawn());
-        let (out, events) = drain(&mut c);
+        let (out, events, actions) = drain_all(&mut c);
+        assert_eq!(actions, [StdioEvent::Respawn]);
         assert!(
             out.is_empty(),
             "nothing is written before the new process exists"
@@ -281,8 +403,8 @@ mod tests {
         assert!(matches!(events.last(), Some(Event::Ready { .. })));
         // A second exit is a real close: no second respawn.
         c.handle_eof(now, None);
-        assert_eq!(c.poll_action(), None);
-        let (_, events) = drain(&mut c);
+        let (_, events, actions) = drain_all(&mut c);
+        assert_eq!(actions, []);
         assert!(matches!(events.last(), Some(Event::Closed { .. })));
     }
 
@@ -302,7 +424,8 @@ mod tests {
             "written to the dying process"
         );
         c.handle_eof(now, None);
-        assert_eq!(c.poll_action(), Some(StdioAction::Respawn));
+        let (_, _, actions) = drain_all(&mut c);
+        assert_eq!(actions, [StdioEvent::Respawn]);
         c.handle_respawned(now);
         let (out, events) = drain(&mut c);
         let sent = lines(&out);
@@ -316,10 +439,10 @@ mod tests {
         let (mut c, now) = auto_conn(5);
         drain(&mut c);
         let later = now + std::time::Duration::from_secs(5);
-        c.session_mut().handle_timeout(later);
-        let (out, _) = drain(&mut c);
+        c.handle_timeout(later);
+        let (out, _, actions) = drain_all(&mut c);
         assert_eq!(lines(&out)[0]["method"], "initialize");
-        assert_eq!(c.poll_action(), None);
+        assert_eq!(actions, []);
     }
 
     #[test]
@@ -327,9 +450,41 @@ mod tests {
         let (mut c, now) = conn();
         drain(&mut c);
         c.handle_eof(now, None);
-        assert_eq!(c.poll_action(), None);
-        let (_, events) = drain(&mut c);
+        let (_, events, actions) = drain_all(&mut c);
+        assert_eq!(actions, []);
         assert!(matches!(events.last(), Some(Event::Closed { .. })));
+    }
+
+    #[test]
+    fn a_lost_transport_while_a_respawn_waits_closes_without_respawning() {
+        let (mut c, now) = auto_conn(5);
+        drain(&mut c);
+        let h = c
+            .session_mut()
+            .send_request(now, "tools/list", None, RequestOptions::new())
+            .unwrap();
+        c.handle_eof(now, None);
+        let (_, _, actions) = drain_all(&mut c);
+        assert_eq!(actions, [StdioEvent::Respawn]);
+        // The adapter could not start the server again.
+        c.handle_transport_lost(now, Some("could not start it again".into()));
+        assert!(!c.awaiting_respawn());
+        assert!(c.is_finished());
+        let (out, events, actions) = drain_all(&mut c);
+        assert!(out.is_empty());
+        assert_eq!(actions, []);
+        assert!(events.iter().any(|e| matches!(
+            e,
+            Event::Completed { handle, result: Err(crate::session::RequestError::Closed(_)) }
+                if *handle == h
+        )));
+        assert!(matches!(
+            events.last(),
+            Some(Event::Closed {
+                reason: crate::session::CloseReason::TransportClosed { detail: Some(d) }
+            }) if d == "could not start it again"
+        ));
+        assert_eq!(c.poll_timeout(), None);
     }
 
     const INIT_OK: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n";

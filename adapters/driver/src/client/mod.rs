@@ -365,23 +365,12 @@ impl<R: Runtime> Client<R> {
     /// The `Authorization` header later HTTP exchanges carry.
     #[cfg(feature = "http")]
     fn authorization(&self) -> Option<String> {
-        let state = self.inner.shared.lock();
-        match &state.core {
-            crate::shared::Core::Http(c) => c
-                .config()
-                .extra_headers
-                .get(mcp_proto::http::headers::AUTHORIZATION)
-                .map(str::to_owned),
-            _ => None,
-        }
+        self.inner.shared.lock().core.authorization()
     }
 
     #[cfg(feature = "http")]
     fn set_authorization(&self, header: String) {
-        let mut state = self.inner.shared.lock();
-        if let crate::shared::Core::Http(c) = &mut state.core {
-            c.set_authorization(Some(header));
-        }
+        self.inner.shared.lock().core.set_authorization(header);
     }
 
     /// Cancels the waiting call `handle` with `reason` ([`CancelHandle::cancel`]); its outcome

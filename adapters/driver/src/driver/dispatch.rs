@@ -4,16 +4,17 @@
 use std::task::Waker;
 
 use futures_util::future::{Either, select};
+use mcp_proto::connection::{self, Connection as _};
 use mcp_proto::jsonrpc::{self, ErrorObject};
 use mcp_proto::session::{Event, NotificationKind, ServerNotification};
 use mcp_proto::types::v2026::ListenFilter;
 use tokio::sync::{broadcast, oneshot};
 
-use super::Driver;
+use super::{Driver, Observed, TransportIo};
 use crate::notify::{Gap, Item};
 use crate::options::Progress;
 use crate::runtime::Runtime;
-use crate::shared::{Call, ListenSink, Outcome, Phase, Polled, Reply};
+use crate::shared::{Call, ListenSink, Notice, Outcome, Phase, Reply, State};
 
 /// What `dispatch_events` hands on once the state's lock is released.
 pub(super) enum Delivery {
@@ -33,15 +34,34 @@ pub(super) enum Delivery {
     Refused(Item),
     /// Dropped in order: the stream ends after what was delivered to it.
     EndListen(ListenSink),
+    /// Nothing to deliver.
+    Nothing,
+}
+
+/// What subscribers are told of a transport's notice.
+fn notice_delivery<C>(state: &State<C>, notice: Notice) -> Delivery {
+    match notice {
+        Notice::Gap(gap) => {
+            let listens = state.listens.values().map(|l| l.tx.clone()).collect();
+            Delivery::Gap(listens, gap)
+        }
+        Notice::ListenGap { handle, gap } => match state.listens.get(&handle) {
+            Some(sink) => Delivery::ListenGap(sink.tx.clone(), gap),
+            // The subscription ended meanwhile: nobody to tell.
+            None => Delivery::Nothing,
+        },
+        Notice::Refused { uri, error } => Delivery::Refused(Item::Refused { uri, error }),
+    }
 }
 
 /// The most deliveries whose room the driver keeps between batches: a burst past it (a
 /// flood of notifications) gives its memory back.
 const KEPT_DELIVERIES: usize = 1024;
 
-impl<R: Runtime> Driver<R> {
+impl<R: Runtime, T: TransportIo<R>> Driver<R, T> {
     /// Drains the core's events and delivers them: results to callers, progress to sinks,
-    /// notifications to streams, server requests to handlers.
+    /// notifications to streams, server requests to handlers. The transport's own events are
+    /// read by its I/O ([`TransportIo::observe`]); those it acts on wait in `actions`.
     pub(super) fn dispatch_events(&mut self) -> bool {
         // The room of the last batch, reused: growing a fresh list to a window's worth of
         // results cost a handful of reallocations per read.
@@ -49,23 +69,18 @@ impl<R: Runtime> Driver<R> {
         let mut any = false;
         {
             let mut state = self.shared.lock();
-            while let Some(polled) = state.core.poll_event(&self.shared.name) {
+            while let Some(polled) = state.core.poll_event() {
                 any = true;
                 let event = match polled {
-                    Polled::Session(event) => event,
-                    Polled::Gap(gap) => {
-                        let listens = state.listens.values().map(|l| l.tx.clone()).collect();
-                        deliveries.push(Delivery::Gap(listens, gap));
-                        continue;
-                    }
-                    Polled::ListenGap { handle, gap } => {
-                        if let Some(sink) = state.listens.get(&handle) {
-                            deliveries.push(Delivery::ListenGap(sink.tx.clone(), gap));
+                    connection::Event::Session(event) => event,
+                    connection::Event::Transport(event) => {
+                        match T::observe(&self.shared.name, event) {
+                            Observed::Notice(notice) => {
+                                deliveries.push(notice_delivery(&state, notice));
+                            }
+                            Observed::Act(event) => self.actions.push(event),
+                            Observed::Seen => {}
                         }
-                        continue;
-                    }
-                    Polled::Refused { uri, error } => {
-                        deliveries.push(Delivery::Refused(Item::Refused { uri, error }));
                         continue;
                     }
                 };
@@ -261,6 +276,7 @@ impl<R: Runtime> Driver<R> {
                     }
                 }
                 Delivery::EndListen(sink) => drop(sink),
+                Delivery::Nothing => {}
             }
         }
         if deliveries.capacity() <= KEPT_DELIVERIES {

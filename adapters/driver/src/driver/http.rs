@@ -12,8 +12,12 @@ use futures_util::StreamExt as _;
 use mcp_proto::http::headers::HeaderList;
 use mcp_proto::http::{Connection, ExchangeError, ExchangeFailure, ExchangeId, HttpEvent};
 
+use super::{Link, Observed, TransportIo};
 use crate::http::{BodyStream, HttpClient, HttpFuture};
+use crate::notify::{Gap, GapCause};
 use crate::options::HttpTrace;
+use crate::runtime::Runtime;
+use crate::shared::Notice;
 
 /// Body chunks taken from one exchange per round, so that one busy stream cannot starve the
 /// others (the driver comes back at once when it stopped early).
@@ -67,9 +71,9 @@ impl HttpIo {
     }
 
     /// Starts the exchanges the connection asks for and drops the ones it aborts.
-    fn take_commands(&mut self, server: &str, conn: &mut Connection) -> bool {
+    fn take_commands(&mut self, server: &str, now: Instant, conn: &mut Connection) -> bool {
         let mut any = false;
-        while let Some(request) = conn.poll_exchange() {
+        while let Some(request) = conn.poll_exchange(now) {
             any = true;
             // Neither the query (it may carry an API key) nor any header value is logged.
             tracing::debug!(
@@ -156,69 +160,134 @@ impl HttpIo {
     }
 
     /// One round: commands from the connection, then what the exchanges did, fed back.
-    /// Polling happens outside the state lock (`lock` is called for each step), so handles are
+    /// Polling happens outside the state lock (it is taken for each step), so handles are
     /// never blocked behind network I/O.
-    pub(crate) fn poll(
-        &mut self,
-        cx: &mut Context<'_>,
-        now: Instant,
-        server: &str,
-        mut with_conn: impl FnMut(&mut dyn FnMut(&mut Connection)),
-    ) -> bool {
-        let mut any = false;
-        with_conn(&mut |conn| {
-            conn.flush(now);
-            any |= self.take_commands(server, conn);
-        });
+    fn poll_round(&mut self, cx: &mut Context<'_>, now: Instant, shared: &Shared) -> bool {
+        let server = &*shared.name;
+        let any = self.take_commands(server, now, &mut shared.lock().core);
         let mut inputs = self.poll_open(cx);
         if inputs.is_empty() {
             return any;
         }
-        with_conn(&mut |conn| {
-            for (id, input) in inputs.drain(..) {
-                match input {
-                    Input::Head(status, headers) => {
-                        tracing::trace!(server, exchange = %id, status, "http response");
-                        self.trace(HttpTrace::Response {
-                            exchange: id.get(),
-                            status,
-                            headers: &headers,
-                        });
-                        conn.handle_response_head(now, id, status, headers);
+        let mut state = shared.lock();
+        let conn = &mut state.core;
+        for (id, input) in inputs.drain(..) {
+            match input {
+                Input::Head(status, headers) => {
+                    tracing::trace!(server, exchange = %id, status, "http response");
+                    self.trace(HttpTrace::Response {
+                        exchange: id.get(),
+                        status,
+                        headers: &headers,
+                    });
+                    conn.handle_response_head(now, id, status, headers);
+                }
+                Input::Chunk(chunk) => {
+                    if let Some(tap) = &self.wire {
+                        tap(crate::options::WireDirection::Received, &chunk);
                     }
-                    Input::Chunk(chunk) => {
-                        if let Some(tap) = &self.wire {
-                            tap(crate::options::WireDirection::Received, &chunk);
-                        }
-                        self.trace(HttpTrace::Body {
-                            exchange: id.get(),
-                            chunk: &chunk,
-                        });
-                        conn.handle_body(now, id, &chunk);
-                    }
-                    Input::End => {
-                        self.trace(HttpTrace::End { exchange: id.get() });
-                        conn.handle_body_end(now, id);
-                    }
-                    Input::Failed(failure) => {
-                        tracing::debug!(server, exchange = %id, %failure, "http exchange failed");
-                        self.trace(HttpTrace::Failed {
-                            exchange: id.get(),
-                            failure: &failure,
-                        });
-                        conn.handle_failure(now, id, failure);
-                    }
+                    self.trace(HttpTrace::Body {
+                        exchange: id.get(),
+                        chunk: &chunk,
+                    });
+                    conn.handle_body(now, id, &chunk);
+                }
+                Input::End => {
+                    self.trace(HttpTrace::End { exchange: id.get() });
+                    conn.handle_body_end(now, id);
+                }
+                Input::Failed(failure) => {
+                    tracing::debug!(server, exchange = %id, %failure, "http exchange failed");
+                    self.trace(HttpTrace::Failed {
+                        exchange: id.get(),
+                        failure: &failure,
+                    });
+                    conn.handle_failure(now, id, failure);
                 }
             }
-            self.take_commands(server, conn);
-        });
+        }
+        self.take_commands(server, now, conn);
         true
+    }
+}
+
+/// The shared state of an HTTP connection.
+type Shared = crate::shared::Shared<Connection>;
+
+impl<R: Runtime> TransportIo<R> for HttpIo {
+    type Conn = Connection;
+
+    /// Nothing arrives on its own: responses are read in the output half, right after the
+    /// exchanges they answer were started.
+    fn poll_input(
+        &mut self,
+        _cx: &mut Context<'_>,
+        _now: Instant,
+        _link: &Link<'_, R, Connection>,
+    ) -> bool {
+        false
+    }
+
+    fn poll_output(
+        &mut self,
+        cx: &mut Context<'_>,
+        now: Instant,
+        link: &Link<'_, R, Connection>,
+    ) -> bool {
+        self.poll_round(cx, now, link.shared)
+    }
+
+    /// Reports the event as a tracing event; a session reset (the core already restored the
+    /// subscriptions and the log level) is also the gap its subscribers are told of.
+    fn observe(server: &str, event: HttpEvent) -> Observed<HttpEvent> {
+        trace_http_event(server, &event);
+        match event {
+            HttpEvent::SessionReset { since, until, .. } => Observed::Notice(Notice::Gap(Gap {
+                cause: GapCause::SessionExpired,
+                since,
+                until,
+            })),
+            HttpEvent::ListenResumed {
+                handle,
+                since,
+                until,
+            } => Observed::Notice(Notice::ListenGap {
+                handle,
+                gap: Gap {
+                    cause: GapCause::StreamBroken,
+                    since,
+                    until,
+                },
+            }),
+            HttpEvent::RestoreFailed {
+                uri: Some(uri),
+                error,
+                ..
+            } => Observed::Notice(Notice::Refused { uri, error }),
+            _ => Observed::Seen,
+        }
+    }
+
+    /// Nothing of its own to shut down: the connection sends the DELETE (bounded by its close
+    /// deadline) and reports when it is finished; open exchanges drop with the driver.
+    fn poll_shutdown(
+        &mut self,
+        _cx: &mut Context<'_>,
+        _now: Instant,
+        _link: &Link<'_, R, Connection>,
+    ) -> bool {
+        true
+    }
+
+    /// Every deadline is the connection's.
+    fn next_deadline(&self, _closed: bool) -> Option<Instant> {
+        None
     }
 }
 
 /// Reports one of the connection's own events as a tracing event. No header value is in any
 /// of them.
-pub(crate) fn trace_http_event(server: &str, event: &HttpEvent) {
+fn trace_http_event(server: &str, event: &HttpEvent) {
     match event {
         HttpEvent::TransportSelected(t) => {
             tracing::debug!(server, transport = ?t, "http transport selected")

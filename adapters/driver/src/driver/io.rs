@@ -1,5 +1,4 @@
-//! The transports a driver executes. One variant per kind of I/O, matching the `Core` variant
-//! in `shared` that decides what to do with it.
+//! The byte streams a line transport reads and writes: a caller's stream, or a child's pipes.
 
 use std::pin::Pin;
 use std::process::ExitStatus;
@@ -13,16 +12,13 @@ use crate::runtime::Runtime;
 pub(crate) type BoxRead = Pin<Box<dyn futures_io::AsyncRead + Send>>;
 pub(crate) type BoxWrite = Pin<Box<dyn futures_io::AsyncWrite + Send>>;
 
-/// The I/O of one connection.
-pub(crate) enum Transport<R: Runtime> {
+/// The byte stream of one line connection.
+pub(crate) enum ByteStream<R: Runtime> {
     /// A caller-supplied byte stream (`Client::over`).
     Stream(StreamIo),
     /// A child process speaking over its stdin / stdout.
     #[cfg(unix)]
     Stdio(Box<StdioIo<R>>),
-    /// HTTP exchanges performed by the runtime's client.
-    #[cfg(feature = "http")]
-    Http(super::http::HttpIo),
     /// Keeps `R` used on platforms without child processes.
     #[allow(dead_code)]
     #[doc(hidden)]
@@ -47,28 +43,24 @@ pub(crate) struct StdioIo<R: Runtime> {
     pub(crate) tail: crate::process::StderrTailConfig,
 }
 
-impl<R: Runtime> Transport<R> {
-    /// The byte stream read from, `None` for transports without one (HTTP).
-    pub(crate) fn reader(&mut self) -> Option<&mut Option<BoxRead>> {
+impl<R: Runtime> ByteStream<R> {
+    /// The stream read from (`None` once it ended).
+    pub(crate) fn reader(&mut self) -> &mut Option<BoxRead> {
         match self {
-            Transport::Stream(s) => Some(&mut s.reader),
+            ByteStream::Stream(s) => &mut s.reader,
             #[cfg(unix)]
-            Transport::Stdio(s) => Some(&mut s.reader),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => None,
-            Transport::_Never(n, _) => match *n {},
+            ByteStream::Stdio(s) => &mut s.reader,
+            ByteStream::_Never(n, _) => match *n {},
         }
     }
 
-    /// The byte stream written to, `None` for transports without one (HTTP).
-    pub(crate) fn writer(&mut self) -> Option<&mut Option<BoxWrite>> {
+    /// The stream written to (`None` once it failed or was closed).
+    pub(crate) fn writer(&mut self) -> &mut Option<BoxWrite> {
         match self {
-            Transport::Stream(s) => Some(&mut s.writer),
+            ByteStream::Stream(s) => &mut s.writer,
             #[cfg(unix)]
-            Transport::Stdio(s) => Some(&mut s.writer),
-            #[cfg(feature = "http")]
-            Transport::Http(_) => None,
-            Transport::_Never(n, _) => match *n {},
+            ByteStream::Stdio(s) => &mut s.writer,
+            ByteStream::_Never(n, _) => match *n {},
         }
     }
 }

@@ -27,6 +27,7 @@ mod pipe;
 pub mod process;
 #[cfg(feature = "http")]
 pub mod session_reset_suite;
+mod stdio_suite;
 pub mod suite;
 pub mod task_list_suite;
 pub mod task_receiver_suite;

@@ -6,7 +6,6 @@
 //! (`adapters/tokio/tests/fixtures/stdio_server.py`); the `/proc` checks are Linux-only.
 
 use std::future::Future;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -25,6 +24,10 @@ pub use super::output_schema_suite::{
 pub use super::pending_suite::{
     a_dropped_waiting_call_frees_its_place, a_waiting_call_times_out,
     calls_past_the_cap_wait_their_turn,
+};
+pub use super::stdio_suite::{
+    pid_dead, stdio_close_within_bound, stdio_crash_mid_request, stdio_drop_without_close,
+    stdio_exit_on_the_era_probe_respawns, stdio_paging_call_banner, stdio_spawn_error,
 };
 pub use super::task_list_suite::{
     cancel_handle_ends_the_wait_at_once, status_notification_is_used_when_it_comes,
@@ -606,163 +609,4 @@ pub async fn subscribe_and_unsubscribe<R: Runtime>(rt: R) {
         server.received_method("resources/unsubscribe")[0]["params"]["uri"],
         "file:///a"
     );
-}
-
-// ---- stdio -------------------------------------------------------------------------------
-
-fn fixture_command(script: &Path, flags: &[&str]) -> crate::process::StdioCommand {
-    crate::process::StdioCommand::new("python3")
-        .args([script.to_string_lossy().into_owned()])
-        .args(flags.iter().copied())
-}
-
-/// Whether `pid` is gone or a zombie not ours to reap (Linux `/proc`).
-#[must_use]
-pub fn pid_dead(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return true;
-    };
-    let state = stat
-        .rfind(')')
-        .and_then(|i| stat[i + 1..].trim_start().chars().next());
-    matches!(state, Some('Z' | 'X') | None)
-}
-
-async fn text_of<R: Runtime>(client: &Client<R>, tool: &str) -> String {
-    let r = client.call_tool(tool, ()).await.expect("tool call");
-    match &r.content[0] {
-        ContentBlock::Text(t) => t.text.clone(),
-        other => panic!("expected text, got {other:?}"),
-    }
-}
-
-/// stdio: two pages of tools, a call, and a banner line that is skipped.
-pub async fn stdio_paging_call_banner<R: Runtime>(rt: R, script: &Path) {
-    let client = ClientBuilder::new()
-        .runtime(rt.clone())
-        .stdio(fixture_command(script, &["--banner"]))
-        .await
-        .expect("connect");
-    assert_eq!(client.server_info().name, "py-fixture");
-    assert_eq!(client.server_name(), "python3");
-    let names: Vec<_> = client
-        .list_tools()
-        .await
-        .expect("list")
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
-    assert_eq!(names, ["echo", "crash", "pid", "grandchild", "sleep"]);
-    let r = client
-        .call_tool("echo", json!({"text": "hi"}))
-        .await
-        .expect("echo");
-    assert!(matches!(&r.content[0], ContentBlock::Text(t) if t.text == "hi"));
-    client.close().await;
-}
-
-/// stdio: a crash mid-request fails it with the exit status and the last stderr lines.
-pub async fn stdio_crash_mid_request<R: Runtime>(rt: R, script: &Path) {
-    let client = ClientBuilder::new()
-        .runtime(rt.clone())
-        .name("fixture")
-        .stdio(fixture_command(script, &[]))
-        .await
-        .expect("connect");
-    // The crash comes while its own call is pending, with a second request queued behind it.
-    let crash = client.call_tool("crash", json!({"code": 3}));
-    let queued = async {
-        sleep(&rt, Duration::from_millis(20)).await;
-        client
-            .call_tool("echo", json!({"text": "never answered"}))
-            .await
-    };
-    let (a, b) = futures_util::future::join(crash, queued).await;
-    for r in [a, b] {
-        match r {
-            Err(e @ Error::Exited { .. }) => {
-                let msg = e.to_string();
-                assert!(
-                    msg.starts_with("server \"fixture\" exited with status 3"),
-                    "{msg}"
-                );
-                assert!(msg.contains("fatal error: boom"), "{msg}");
-            }
-            other => panic!("expected an exit error, got {other:?}"),
-        }
-    }
-    match client.ping().await {
-        Err(Error::Exited { stderr, .. }) => assert!(stderr.iter().any(|l| l.contains("boom"))),
-        other => panic!("expected an exit error, got {other:?}"),
-    }
-    client.close().await;
-}
-
-/// stdio: a server that ignores stdin EOF and SIGTERM is killed within the bound, with its
-/// grandchild, and reaped.
-pub async fn stdio_close_within_bound<R: Runtime>(rt: R, script: &Path) {
-    let client = ClientBuilder::new()
-        .runtime(rt.clone())
-        .shutdown_graces(Duration::from_millis(200), Duration::from_millis(200))
-        .stdio(fixture_command(script, &["--stubborn"]))
-        .await
-        .expect("connect");
-    let pid: u32 = text_of(&client, "pid").await.parse().expect("pid");
-    let grandchild: u32 = text_of(&client, "grandchild").await.parse().expect("pid");
-    assert!(!pid_dead(pid) && !pid_dead(grandchild));
-    let started = Instant::now();
-    client.close().await;
-    let took = started.elapsed();
-    assert!(took < Duration::from_secs(3), "close took {took:?}");
-    assert!(
-        took >= Duration::from_millis(350),
-        "the graces were skipped: {took:?}"
-    );
-    assert!(pid_dead(pid), "the server is gone");
-    assert!(
-        eventually(&rt, || pid_dead(grandchild)).await,
-        "the grandchild is gone"
-    );
-    assert!(matches!(client.state(), crate::ConnectionState::Closed(_)));
-}
-
-/// stdio: dropping every client without `close()` leaves no process, including a grandchild
-/// behind a shell wrapper (`sh -c 'python3 server & wait'`).
-pub async fn stdio_drop_without_close<R: Runtime>(rt: R, script: &Path) {
-    // A background job's stdin is /dev/null: hand it the real one through fd 3.
-    let line = format!("exec 3<&0; python3 '{}' <&3 3<&- & wait", script.display());
-    let client = ClientBuilder::new()
-        .runtime(rt.clone())
-        .shutdown_graces(Duration::from_millis(200), Duration::from_millis(200))
-        .stdio(crate::process::StdioCommand::new("sh").args(["-c", line.as_str()]))
-        .await
-        .expect("connect");
-    let server_pid: u32 = text_of(&client, "pid").await.parse().expect("pid");
-    let grandchild: u32 = text_of(&client, "grandchild").await.parse().expect("pid");
-    let other = client.clone();
-    drop(client);
-    assert!(!pid_dead(server_pid), "a clone keeps the connection");
-    other.ping().await.expect("the clone still works");
-    drop(other);
-    assert!(
-        eventually(&rt, || pid_dead(server_pid)).await,
-        "the python server is gone"
-    );
-    assert!(
-        eventually(&rt, || pid_dead(grandchild)).await,
-        "the grandchild is gone"
-    );
-}
-
-/// stdio: a program that does not exist is a spawn error naming the server.
-pub async fn stdio_spawn_error<R: Runtime>(rt: R) {
-    match ClientBuilder::<R>::new()
-        .runtime(rt)
-        .name("missing")
-        .stdio("/nonexistent/mcp-server --x")
-        .await
-    {
-        Err(e @ Error::Spawn { .. }) => assert!(e.to_string().contains("\"missing\""), "{e}"),
-        other => panic!("expected a spawn error, got {other:?}"),
-    }
 }

@@ -166,3 +166,33 @@ fn a_detached_request_is_posted_in_the_session_and_survives_a_close() {
     h.reply(delete.id, 200, &[], b"");
     assert!(h.conn.is_finished());
 }
+
+#[test]
+fn a_lost_transport_completes_every_request_and_closes_with_its_detail() {
+    let mut h = H::ready("2025-06-18", Some("s"));
+    let t = h.send("tools/call", json!({"name": "slow"}));
+    let call = h.next();
+    h.conn
+        .handle_transport_lost(h.now, Some("the task was stopped".into()));
+    h.drain();
+    assert!(
+        h.aborts.contains(&call.id),
+        "the call's exchange is dropped"
+    );
+    assert!(matches!(
+        h.error(t),
+        RequestError::Closed(session::CloseReason::TransportClosed { detail: Some(d) })
+            if d == "the task was stopped"
+    ));
+    assert!(h.events.iter().any(|e| matches!(
+        e,
+        Event::Session(session::Event::Closed {
+            reason: session::CloseReason::TransportClosed { .. }
+        })
+    )));
+    // Like any close: the DELETE of the session, then the end.
+    let delete = h.next();
+    assert_eq!(delete.method, Method::Delete);
+    h.reply(delete.id, 200, &[], b"");
+    assert!(h.conn.is_finished());
+}

@@ -107,7 +107,7 @@ impl H {
     }
 
     pub(super) fn drain(&mut self) {
-        while let Some(x) = self.conn.poll_exchange() {
+        while let Some(x) = self.conn.poll_exchange(self.now) {
             self.out.push_back(x);
         }
         while let Some(a) = self.conn.poll_abort() {
@@ -116,7 +116,7 @@ impl H {
         while let Some(e) = self.conn.poll_event() {
             self.events.push(e);
         }
-        while let Some(x) = self.conn.poll_exchange() {
+        while let Some(x) = self.conn.poll_exchange(self.now) {
             self.out.push_back(x);
         }
     }
@@ -227,7 +227,7 @@ impl H {
         self.events
             .iter()
             .filter_map(|e| match e {
-                Event::Http(h) => Some(h),
+                Event::Transport(h) => Some(h),
                 _ => None,
             })
             .collect()

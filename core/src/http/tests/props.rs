@@ -214,7 +214,7 @@ proptest! {
         for hd in &run.handles {
             prop_assert_eq!(counts.get(hd).copied(), Some(1), "handle {} completions", hd);
         }
-        let finished = run.h.events.iter().filter(|e| matches!(e, Event::Http(HttpEvent::Finished))).count();
+        let finished = run.h.events.iter().filter(|e| matches!(e, Event::Transport(HttpEvent::Finished))).count();
         prop_assert_eq!(finished, 1);
     }
 }

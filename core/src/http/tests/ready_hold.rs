@@ -71,7 +71,7 @@ fn ready_waits_for_the_listener_head_and_comes_before_its_messages() {
     let opened_at = h
         .events
         .iter()
-        .position(|e| matches!(e, Event::Http(HttpEvent::ListenerOpened)))
+        .position(|e| matches!(e, Event::Transport(HttpEvent::ListenerOpened)))
         .unwrap();
     assert!(ready_at < opened_at, "{:?}", h.events);
     assert_eq!(h.notifications(), ["notifications/tools/list_changed"]);

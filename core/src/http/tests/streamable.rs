@@ -683,7 +683,7 @@ fn the_one_shot_helper_initializes_calls_and_deletes() {
         t0,
     )
     .unwrap();
-    let init = shot.poll_exchange().unwrap();
+    let init = shot.poll_exchange(t0).unwrap();
     assert_eq!(init.purpose, Purpose::Initialize);
     let reply =
         json!({"jsonrpc": "2.0", "id": body(&init)["id"], "result": init_result("2025-06-18")});
@@ -701,7 +701,7 @@ fn the_one_shot_helper_initializes_calls_and_deletes() {
     shot.handle_body(t0, init.id, reply.to_string().as_bytes());
     shot.handle_body_end(t0, init.id);
     let mut call = None;
-    while let Some(x) = shot.poll_exchange() {
+    while let Some(x) = shot.poll_exchange(t0) {
         match x.purpose {
             Purpose::Request(_) => call = Some(x),
             _ => {
@@ -726,7 +726,7 @@ fn the_one_shot_helper_initializes_calls_and_deletes() {
     shot.handle_body_end(t0, call.id);
     assert!(matches!(shot.outcome(), Some(Ok(_))));
     let mut delete = None;
-    while let Some(x) = shot.poll_exchange() {
+    while let Some(x) = shot.poll_exchange(t0) {
         if x.method == Method::Delete {
             delete = Some(x);
         }
@@ -749,7 +749,7 @@ fn the_one_shot_helper_gives_up_at_its_deadline() {
         t0,
     )
     .unwrap();
-    let _init = shot.poll_exchange().unwrap();
+    let _init = shot.poll_exchange(t0).unwrap();
     let at = shot.poll_timeout().unwrap();
     assert!(at <= t0 + Duration::from_secs(2));
     shot.handle_timeout(t0 + Duration::from_secs(2));

@@ -218,7 +218,7 @@ impl Session {
     /// before `initialize`): the adapter respawns the server and the session goes straight to
     /// `initialize` on the new pipes. Requests the host issued keep waiting, under the same
     /// handles. Returns `false` (and does nothing) when the session is not probing.
-    pub fn restart_after_respawn(&mut self, now: Instant) -> bool {
+    pub(crate) fn restart_after_respawn(&mut self, now: Instant) -> bool {
         // Also right after a fallback: a server may answer the probe with an error and exit
         // before it reads `initialize`.
         let after_fallback = self.handshake.running_after_fallback();
@@ -244,7 +244,7 @@ impl Session {
     /// recognised modern JSON-RPC error the body carried (handled like that answer), `None` for
     /// an empty or non-modern body (Auto falls back to `initialize`; Discover closes). Ignored
     /// unless the session waits for its discover answer.
-    pub fn handle_probe_refusal(&mut self, now: Instant, error: Option<ErrorObject>) {
+    pub(crate) fn handle_probe_refusal(&mut self, now: Instant, error: Option<ErrorObject>) {
         if !self.handshake.is_running() || !self.discover_mode() {
             return;
         }
@@ -276,7 +276,7 @@ impl Session {
     /// The pending request sent with wire id `wire`, if any (for a transport that inspects
     /// answers before the session sees them).
     #[must_use]
-    pub fn request_for_wire(&self, wire: u64) -> Option<crate::session::RequestHandle> {
+    pub(crate) fn request_for_wire(&self, wire: u64) -> Option<crate::session::RequestHandle> {
         self.pending.by_wire(wire)
     }
 

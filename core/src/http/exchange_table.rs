@@ -1,0 +1,166 @@
+//! [`ExchangeTable`]: the exchanges of one connection, from the moment the connection asks for
+//! one ([`Connection::poll_exchange`](super::Connection::poll_exchange)) until it ended or the
+//! adapter was told to drop it ([`Connection::poll_abort`](super::Connection::poll_abort)).
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::connection::{Body, Exchange};
+use super::exchange::{ExchangeId, HttpRequest, Purpose};
+use crate::session::RequestHandle;
+use crate::time::Instant;
+
+/// The open exchanges, the requests not yet handed to the adapter, and the exchanges the
+/// adapter must drop. Ids are never reused.
+#[derive(Debug, Default)]
+pub(crate) struct ExchangeTable {
+    open: BTreeMap<ExchangeId, Exchange>,
+    next: u64,
+    /// Asked for and not yet taken by `poll_exchange` (each is also in `open`).
+    ready: VecDeque<HttpRequest>,
+    /// To be dropped by the adapter, in order.
+    aborts: VecDeque<ExchangeId>,
+}
+
+impl ExchangeTable {
+    /// The id the next exchange gets.
+    pub(crate) fn next_id(&mut self) -> ExchangeId {
+        let id = ExchangeId(self.next);
+        self.next += 1;
+        id
+    }
+
+    /// Opens `x` under `request.id` (from [`next_id`](Self::next_id)) and queues its request
+    /// for the adapter.
+    pub(crate) fn insert(&mut self, request: HttpRequest, x: Exchange) {
+        self.open.insert(request.id, x);
+        self.ready.push_back(request);
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.open.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
+
+    pub(crate) fn contains(&self, id: ExchangeId) -> bool {
+        self.open.contains_key(&id)
+    }
+
+    pub(crate) fn get(&self, id: ExchangeId) -> Option<&Exchange> {
+        self.open.get(&id)
+    }
+
+    pub(crate) fn get_mut(&mut self, id: ExchangeId) -> Option<&mut Exchange> {
+        self.open.get_mut(&id)
+    }
+
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Exchange> {
+        self.open.values()
+    }
+
+    /// Forgets an exchange that ended (its body ended, it failed, the connection acted on
+    /// it). Pair it with [`abort`](Self::abort) when the adapter must stop it too.
+    pub(crate) fn remove(&mut self, id: ExchangeId) -> Option<Exchange> {
+        self.open.remove(&id)
+    }
+
+    /// Tells the adapter to drop exchange `id` (stop reading, close the connection). An id
+    /// the adapter never started or already finished is ignored there.
+    pub(crate) fn abort(&mut self, id: ExchangeId) {
+        self.aborts.push_back(id);
+    }
+
+    /// Forgets and aborts `id`, if open; returns it.
+    pub(crate) fn take(&mut self, id: ExchangeId) -> Option<Exchange> {
+        let x = self.open.remove(&id)?;
+        self.aborts.push_back(id);
+        Some(x)
+    }
+
+    /// Forgets and aborts every exchange of request `handle`.
+    pub(crate) fn abort_request(&mut self, handle: RequestHandle) {
+        self.abort_where(|x| x.purpose == Purpose::Request(handle));
+    }
+
+    /// Forgets and aborts every exchange for which `pred` holds. A request already queued for
+    /// the adapter stays queued: it is handed out, then dropped.
+    pub(crate) fn abort_where(&mut self, mut pred: impl FnMut(&Exchange) -> bool) {
+        let ids: Vec<ExchangeId> = self
+            .open
+            .iter()
+            .filter(|(_, x)| pred(x))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.open.remove(&id);
+            self.aborts.push_back(id);
+        }
+    }
+
+    /// Keeps only the exchanges for which `keep` holds: the others are forgotten and
+    /// aborted, and only the kept ones' requests stay queued for the adapter.
+    pub(crate) fn keep_only(&mut self, mut keep: impl FnMut(&Exchange) -> bool) {
+        let kept: Vec<ExchangeId> = self
+            .open
+            .iter()
+            .filter(|(_, x)| keep(x))
+            .map(|(id, _)| *id)
+            .collect();
+        self.ready.retain(|r| kept.contains(&r.id));
+        let dropped: Vec<ExchangeId> = self
+            .open
+            .keys()
+            .filter(|id| !kept.contains(id))
+            .copied()
+            .collect();
+        for id in &dropped {
+            self.open.remove(id);
+        }
+        self.aborts.extend(dropped);
+    }
+
+    /// Forgets and aborts every exchange; nothing more is handed out.
+    pub(crate) fn abort_all(&mut self) {
+        self.ready.clear();
+        let open = std::mem::take(&mut self.open);
+        self.aborts.extend(open.into_keys());
+    }
+
+    /// The next request for the adapter.
+    pub(crate) fn poll_ready(&mut self) -> Option<HttpRequest> {
+        self.ready.pop_front()
+    }
+
+    /// The next exchange the adapter drops.
+    pub(crate) fn poll_abort(&mut self) -> Option<ExchangeId> {
+        self.aborts.pop_front()
+    }
+
+    /// The exchanges whose deadline is at or before `now`.
+    pub(crate) fn due(&self, now: Instant) -> Vec<ExchangeId> {
+        self.open
+            .iter()
+            .filter(|(_, x)| x.deadline.is_some_and(|d| now >= d))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// The earliest exchange deadline.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.open.values().filter_map(|x| x.deadline).min()
+    }
+
+    /// Bytes held for bodies being read (JSON bodies, error excerpts).
+    pub(crate) fn buffered_len(&self) -> usize {
+        self.open
+            .values()
+            .map(|x| match &x.read {
+                Body::Json(b) => b.len(),
+                Body::Error { excerpt, .. } => excerpt.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+}
