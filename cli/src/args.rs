@@ -474,6 +474,26 @@ pub enum Command {
     Demo,
     /// Run the built-in demo server on stdin/stdout.
     DemoServer,
+    /// Serve stdio to a host (a desktop app, an IDE) and forward everything to the remote
+    /// server at --url: `mcp bridge --url https://example.com/mcp`.
+    ///
+    /// The upstream connection (Streamable HTTP, legacy HTTP+SSE as a fallback) is made when
+    /// the host sends `initialize`, with the host's protocol version, client info and
+    /// capabilities, and the host gets the server's own answer: the same tools, the same
+    /// results. Requests, results, errors, notifications, progress, cancellation,
+    /// subscriptions and the server's sampling, elicitation and roots requests are forwarded
+    /// both ways. The stored OAuth token is sent and refreshed (`mcp login --url URL` first);
+    /// --header adds headers; --timeout bounds each forwarded request (default: none, the host
+    /// decides). stdout carries only the protocol, logs go to stderr. When the host closes
+    /// stdin, the bridge cancels what is still running upstream, ends the upstream session
+    /// (HTTP DELETE) and exits.
+    ///
+    /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
+    ///
+    ///   {"mcpServers": {"remote": {"command": "mcp",
+    ///     "args": ["bridge", "--url", "https://example.com/mcp"]}}}
+    #[command(verbatim_doc_comment)]
+    Bridge,
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
     ///
     /// The commands are those of `mcp` without the connection options: `tools`,
@@ -537,6 +557,7 @@ impl Command {
             | Command::Logout { .. }
             | Command::Demo
             | Command::DemoServer
+            | Command::Bridge
             | Command::Completions { .. }
             | Command::Help { .. } => None,
         }
