@@ -6,6 +6,8 @@
 //! events and the upstream's messages, and drains the host session afterwards.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::ErrorObject;
@@ -34,6 +36,68 @@ pub enum Upstream {
 /// one supersedes them), never the answers.
 pub const PROGRESS_QUEUE: usize = 256;
 
+/// The one queue of answers and progress from the upstream tasks to the loop: one queue, so
+/// that a request's progress reaches the host before its answer (the order the server sent
+/// them in). Answers are never dropped (one per open host request, which the host session
+/// bounds); progress updates past [`PROGRESS_QUEUE`] queued are.
+#[derive(Clone)]
+pub struct UpstreamQueue {
+    tx: mpsc::UnboundedSender<Upstream>,
+    progress_queued: Arc<AtomicUsize>,
+}
+
+impl UpstreamQueue {
+    /// A queue and the receiver the loop reads.
+    pub fn new() -> (Self, UpstreamReceiver) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let progress_queued = Arc::new(AtomicUsize::new(0));
+        let queue = UpstreamQueue {
+            tx,
+            progress_queued: progress_queued.clone(),
+        };
+        (
+            queue,
+            UpstreamReceiver {
+                rx,
+                progress_queued,
+            },
+        )
+    }
+
+    fn answer(&self, id: ClientRequestId, result: Result<Box<RawValue>, ErrorObject>) {
+        // The loop is gone only after the host session closed: nobody to answer.
+        let _ = self.tx.send(Upstream::Answer(id, result));
+    }
+
+    fn progress(&self, id: ClientRequestId, p: Progress) {
+        // Full: the host is not reading; a later update supersedes this one.
+        if self.progress_queued.fetch_add(1, Ordering::Relaxed) >= PROGRESS_QUEUE {
+            self.progress_queued.fetch_sub(1, Ordering::Relaxed);
+            return;
+        }
+        if self.tx.send(Upstream::Progress(id, p)).is_err() {
+            self.progress_queued.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The loop's end of an [`UpstreamQueue`].
+pub struct UpstreamReceiver {
+    rx: mpsc::UnboundedReceiver<Upstream>,
+    progress_queued: Arc<AtomicUsize>,
+}
+
+impl UpstreamReceiver {
+    /// The next answer or progress update, in the order they were queued.
+    pub async fn recv(&mut self) -> Option<Upstream> {
+        let message = self.rx.recv().await?;
+        if matches!(message, Upstream::Progress(..)) {
+            self.progress_queued.fetch_sub(1, Ordering::Relaxed);
+        }
+        Some(message)
+    }
+}
+
 /// The forwarding state of one bridged session.
 pub struct Forwarder {
     client: Client,
@@ -43,29 +107,21 @@ pub struct Forwarder {
     to_host: HashMap<RequestHandle, (u64, oneshot::Sender<Result<Value, ErrorObject>>)>,
     /// The host handle of each upstream request key (to withdraw it).
     keys: HashMap<u64, RequestHandle>,
-    answers: mpsc::UnboundedSender<Upstream>,
-    progress: mpsc::Sender<Upstream>,
+    upstream: UpstreamQueue,
     timeout: Option<Duration>,
 }
 
 impl Forwarder {
-    /// Forwards between a host session and `client`. Answers come back on `answers`
-    /// (unbounded, but one per open host request, which the session bounds), progress on
-    /// `progress` (bounded by [`PROGRESS_QUEUE`]). `timeout` bounds each forwarded request
-    /// (`None`: the host's own deadlines and cancellations decide).
-    pub fn new(
-        client: Client,
-        answers: mpsc::UnboundedSender<Upstream>,
-        progress: mpsc::Sender<Upstream>,
-        timeout: Option<Duration>,
-    ) -> Self {
+    /// Forwards between a host session and `client`. Answers and progress come back on
+    /// `upstream`. `timeout` bounds each forwarded request (`None`: the host's own deadlines
+    /// and cancellations decide).
+    pub fn new(client: Client, upstream: UpstreamQueue, timeout: Option<Duration>) -> Self {
         Forwarder {
             client,
             open: HashMap::new(),
             to_host: HashMap::new(),
             keys: HashMap::new(),
-            answers,
-            progress,
+            upstream,
             timeout,
         }
     }
@@ -154,22 +210,18 @@ impl Forwarder {
             None => options.no_timeout(),
         };
         if wants_progress {
-            let progress = self.progress.clone();
-            options = options.on_progress(move |p| {
-                // Full: the host is not reading; a later update supersedes this one.
-                let _ = progress.try_send(Upstream::Progress(id, p));
-            });
+            let upstream = self.upstream.clone();
+            options = options.on_progress(move |p| upstream.progress(id, p));
         }
         self.open.insert(id, cancel);
         let client = self.client.clone();
-        let answers = self.answers.clone();
+        let upstream = self.upstream.clone();
         tokio::spawn(async move {
             let result = client
                 .request_raw(method, params, options)
                 .await
                 .map_err(error_for_host);
-            // The loop is gone only after the host session closed: nobody to answer.
-            let _ = answers.send(Upstream::Answer(id, result));
+            upstream.answer(id, result);
         });
     }
 

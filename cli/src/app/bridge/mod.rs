@@ -31,7 +31,7 @@ use tokio::sync::mpsc;
 use super::ui::Ui;
 use crate::args::Cli;
 use crate::exit::{CliError, Exit};
-use forward::{Forwarder, PROGRESS_QUEUE, Upstream};
+use forward::{Forwarder, UpstreamQueue};
 use upstream::ToHost;
 
 /// How much of stdin is read at once.
@@ -226,14 +226,8 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         line.feed(&mut session, now);
     }
 
-    let (answers_tx, mut answers) = mpsc::unbounded_channel::<Upstream>();
-    let (progress_tx, mut progress) = mpsc::channel::<Upstream>(PROGRESS_QUEUE);
-    let mut fwd = Forwarder::new(
-        client.clone(),
-        answers_tx,
-        progress_tx,
-        cli.connection.timeout,
-    );
+    let (queue, mut answers) = UpstreamQueue::new();
+    let mut fwd = Forwarder::new(client.clone(), queue, cli.connection.timeout);
     let mut exit = Ok(Exit::Ok);
     let mut host_open = true;
     loop {
@@ -269,7 +263,6 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
                 }
             },
             Some(message) = answers.recv() => fwd.on_upstream(&mut session, now, message),
-            Some(message) = progress.recv() => fwd.on_upstream(&mut session, now, message),
             Some(message) = to_host.recv() => fwd.on_to_host(&mut session, now, message),
             notification = notifications.recv() => match notification {
                 Some(Ok(n)) => fwd.on_notification(&mut session, now, n),
