@@ -131,11 +131,6 @@ impl Forwarder {
         &self.client
     }
 
-    /// How many host requests are being worked on upstream.
-    pub fn open_requests(&self) -> usize {
-        self.open.len()
-    }
-
     /// Acts on one event of the host session. Returns `false` once the session closed.
     pub fn on_host_event(
         &mut self,
@@ -329,8 +324,11 @@ impl Forwarder {
     }
 
     /// The host is gone: cancels every request still running upstream (each sends
-    /// `notifications/cancelled`) and withdraws the upstream's requests to the host.
-    pub fn cancel_all(&mut self) {
+    /// `notifications/cancelled`) and withdraws the upstream's requests to the host. Returns
+    /// how many were cancelled: each one's task still reports its (cancelled) answer on the
+    /// queue once the cancellation went out, which the loop waits for before closing.
+    pub fn cancel_all(&mut self) -> usize {
+        let cancelled = self.open.len();
         for (_, cancel) in self.open.drain() {
             cancel.cancel("the host disconnected");
         }
@@ -341,6 +339,7 @@ impl Forwarder {
             )));
         }
         self.keys.clear();
+        cancelled
     }
 }
 

@@ -34,6 +34,10 @@ use crate::exit::{CliError, Exit};
 use forward::{Forwarder, UpstreamQueue};
 use upstream::ToHost;
 
+/// How long the bridge waits for cancelled upstream calls to end before it closes the
+/// upstream session anyway.
+const CANCEL_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How much of stdin is read at once.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -283,13 +287,25 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
             () = sleep_until(timer) => session.handle_timeout(now),
         }
     }
-    if fwd.open_requests() > 0 {
-        tracing::info!(
-            "bridge: cancelling {} request(s) still running upstream",
-            fwd.open_requests()
-        );
+    let cancelled = fwd.cancel_all();
+    if cancelled > 0 {
+        tracing::info!("bridge: cancelling {cancelled} request(s) still running upstream");
+        // Each cancelled call ends once its `notifications/cancelled` is handed to the
+        // connection; closing before that would end the session with the work still running.
+        let ended = async {
+            let mut left = cancelled;
+            while left > 0 {
+                match answers.recv().await {
+                    Some(forward::Upstream::Answer(..)) => left -= 1,
+                    Some(forward::Upstream::Progress(..)) => {}
+                    None => return,
+                }
+            }
+        };
+        if tokio::time::timeout(CANCEL_BOUND, ended).await.is_err() {
+            tracing::warn!("bridge: upstream calls still cancelling; closing anyway");
+        }
     }
-    fwd.cancel_all();
     fwd.client().close().await;
     exit
 }
