@@ -1,12 +1,13 @@
 //! `mcp bridge --url URL`: a stdio MCP server for a host (a desktop app, an IDE) that forwards
 //! everything to a remote Streamable HTTP / legacy SSE server.
 //!
-//! The host's side is the core's [`ServerSession`] over newline-delimited JSON on stdin and
-//! stdout; the remote side is a [`Client`](mcp_tokio::Client). The upstream connection is made
-//! when the host sends `initialize`, with the host's client info, capabilities and protocol
-//! version ([`upstream::connect`]); the host session then answers that `initialize` with the
-//! server's own `serverInfo`, capabilities, instructions and negotiated version, so the host
-//! sees what it would see directly. [`forward::Forwarder`] maps everything after that.
+//! The host's side is the server driver ([`mcp_tokio::server`]) on stdin and stdout; the
+//! remote side is a [`Client`](mcp_tokio::Client). The upstream connection is made when the
+//! host sends `initialize`, with the host's client info, capabilities and protocol version
+//! ([`upstream::connect`]); the host session then starts with the server's own `serverInfo`,
+//! capabilities and instructions, and answers the host's `initialize` with the version the
+//! server agreed to, so the host sees what it would see directly. [`forward`] maps everything
+//! after that.
 //!
 //! Before `initialize`, a session with no capabilities answers the host (`ping`, errors for
 //! anything else). When the host closes stdin, the requests still running upstream are
@@ -17,65 +18,41 @@
 pub mod forward;
 pub mod upstream;
 
-use std::io;
-
 use mcp_manager::config::TransportConfig;
-use mcp_proto::framing::lines::{Line, LineDecoder, encode_line};
+use mcp_proto::framing::lines::encode_line;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::{ServerConfig, ServerSession};
-use mcp_proto::types::Implementation;
+use mcp_proto::types::{Implementation, InitializeParams};
+use mcp_tokio::server::Server;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 
 use super::ui::Ui;
 use crate::args::Cli;
 use crate::exit::{CliError, Exit};
-use forward::{Forwarder, UpstreamQueue};
-use upstream::ToHost;
+use forward::Forwarder;
+use upstream::HostSlot;
 
-/// How long the bridge waits for cancelled upstream calls to end before it closes the
-/// upstream session anyway.
+/// How long the bridge waits, after the host left, for the cancelled upstream calls to end
+/// before it closes the upstream session anyway.
 const CANCEL_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// How much of stdin is read at once.
+/// How much of stdin is read at once before `initialize`.
 const READ_CHUNK: usize = 64 * 1024;
 
-/// A line read from the host, owned (lines are kept across the upstream connect).
-enum HostLine {
-    Text(String),
-    /// Not UTF-8: the session answers it as a parse error.
-    Bytes(Vec<u8>),
+/// The longest line accepted before `initialize` (the server driver's limit after it).
+const MAX_EARLY_LINE: usize = 16 << 20;
+
+/// The host's `initialize`, and what it sent after it in the same read.
+struct HostInitialize {
+    id: Value,
+    params: InitializeParams,
+    rest: Vec<u8>,
 }
 
-impl HostLine {
-    fn feed(&self, session: &mut ServerSession, now: std::time::Instant) {
-        match self {
-            HostLine::Text(t) => session.handle_message_str(now, t),
-            HostLine::Bytes(b) => session.handle_message(now, b),
-        }
-    }
-}
-
-/// Splits `chunk` into the host's lines (an over-long line is dropped and logged).
-fn split_lines(decoder: &mut LineDecoder, chunk: &[u8], lines: &mut Vec<HostLine>) {
-    decoder.decode(chunk, |line| match line {
-        Line::Message(text) => lines.push(HostLine::Text(text.to_owned())),
-        Line::InvalidUtf8 { bytes, .. } => lines.push(HostLine::Bytes(bytes.to_vec())),
-        Line::TooLong { discarded, limit } => {
-            tracing::warn!("bridge: dropped a {discarded}-byte line from the host (limit {limit})");
-        }
-        #[allow(unreachable_patterns)] // `Line` is non_exhaustive
-        _ => {}
-    });
-}
-
-/// The `id` and params of the host's line when it is an `initialize` request.
-fn as_initialize(line: &HostLine) -> Option<(Value, Option<Value>)> {
-    let HostLine::Text(text) = line else {
-        return None;
-    };
-    let Ok(Value::Object(mut message)) = serde_json::from_str::<Value>(text) else {
+/// The `id` and params of `line` when it is an `initialize` request.
+fn as_initialize(line: &[u8]) -> Option<(Value, Option<Value>)> {
+    let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(line) else {
         return None;
     };
     if message.get("method").and_then(Value::as_str) != Some("initialize") {
@@ -85,48 +62,68 @@ fn as_initialize(line: &HostLine) -> Option<(Value, Option<Value>)> {
     Some((id, message.remove("params")))
 }
 
-/// Reads stdin into a bounded channel (so a host that floods the bridge is held back, not
-/// buffered); the channel closes at end of input.
-fn read_stdin() -> mpsc::Receiver<io::Result<Vec<u8>>> {
-    let (tx, rx) = mpsc::channel(4);
-    tokio::spawn(async move {
-        let mut stdin = tokio::io::stdin();
-        let mut buf = vec![0u8; READ_CHUNK];
-        loop {
-            match stdin.read(&mut buf).await {
-                Ok(0) => return,
-                Ok(n) => {
-                    if tx.send(Ok(buf[..n].to_vec())).await.is_err() {
-                        return;
-                    }
-                }
-                Err(e) => {
-                    let _ = tx.send(Err(e)).await;
-                    return;
-                }
-            }
-        }
-    });
-    rx
-}
-
-/// Writes what the session has queued for the host, one line per message.
+/// Writes what `session` has queued, one line per message.
 async fn flush(
     session: &mut ServerSession,
-    stdout: &mut tokio::io::Stdout,
-    buf: &mut Vec<u8>,
-) -> io::Result<()> {
-    let mut scratch = Vec::new();
+    out: &mut (impl AsyncWrite + Unpin),
+) -> std::io::Result<()> {
+    let (mut buf, mut scratch) = (Vec::new(), Vec::new());
     while session.poll_transmit(&mut scratch).is_some() {
-        encode_line(buf, &scratch);
+        encode_line(&mut buf, &scratch);
         scratch.clear();
     }
     if !buf.is_empty() {
-        stdout.write_all(buf).await?;
-        stdout.flush().await?;
-        buf.clear();
+        out.write_all(&buf).await?;
+        out.flush().await?;
     }
     Ok(())
+}
+
+/// Reads the host's input until its `initialize` (with readable params) and returns it;
+/// `None` when the host closes stdin first. Until then a session of no capabilities answers
+/// the host: `ping`, and an error for any other request (or for unreadable `initialize`
+/// params).
+async fn await_initialize(
+    stdin: &mut (impl AsyncRead + Unpin),
+    stdout: &mut (impl AsyncWrite + Unpin),
+) -> Result<Option<HostInitialize>, CliError> {
+    let info = Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION"));
+    let mut waiting = ServerSession::new(ServerConfig::new(info), std::time::Instant::now());
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; READ_CHUNK];
+    loop {
+        while let Some(end) = buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=end).collect();
+            let line = line.trim_ascii();
+            if line.is_empty() {
+                continue;
+            }
+            if let Some((id, params)) = as_initialize(line)
+                && let Ok(params) = upstream::initialize_params(params.as_ref())
+            {
+                flush(&mut waiting, stdout)
+                    .await
+                    .map_err(CliError::closed)?;
+                let rest = std::mem::take(&mut buf);
+                return Ok(Some(HostInitialize { id, params, rest }));
+            }
+            waiting.handle_message(std::time::Instant::now(), line);
+            while waiting.poll_event().is_some() {}
+        }
+        flush(&mut waiting, stdout)
+            .await
+            .map_err(CliError::closed)?;
+        if buf.len() > MAX_EARLY_LINE {
+            return Err(CliError::Closed(format!(
+                "the host sent a line over {MAX_EARLY_LINE} bytes before initialize"
+            )));
+        }
+        let n = stdin.read(&mut chunk).await.map_err(CliError::closed)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
 }
 
 /// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
@@ -143,51 +140,15 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
             "mcp bridge --url forwards to an HTTP server".into(),
         ));
     }
-    let mut stdin = read_stdin();
+    let mut stdin = tokio::io::stdin();
     let mut stdout = tokio::io::stdout();
-    let mut out = Vec::new();
-    let mut decoder = LineDecoder::new();
-    let mut lines = Vec::new();
-
-    // Until `initialize`: a session of no capabilities answers `ping` and refuses the rest.
-    let now = std::time::Instant::now();
-    let mut waiting = ServerSession::new(
-        ServerConfig::new(Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION"))),
-        now,
-    );
-    let (init_id, init_params, mut backlog) = 'initialize: loop {
-        let Some(chunk) = stdin.recv().await else {
-            tracing::info!("bridge: the host closed stdin before initialize");
-            return Ok(Exit::Ok);
-        };
-        let chunk = chunk.map_err(CliError::closed)?;
-        split_lines(&mut decoder, &chunk, &mut lines);
-        let mut drained = lines.drain(..);
-        while let Some(line) = drained.by_ref().next() {
-            let now = std::time::Instant::now();
-            if let Some((id, params)) = as_initialize(&line) {
-                match upstream::initialize_params(params.as_ref()) {
-                    Ok(p) => break 'initialize (id, p, drained.collect::<Vec<_>>()),
-                    // Unreadable params: the waiting session answers the error itself.
-                    Err(_) => line.feed(&mut waiting, now),
-                }
-            } else {
-                line.feed(&mut waiting, now);
-            }
-            while waiting.poll_event().is_some() {}
-        }
-        drop(drained);
-        flush(&mut waiting, &mut stdout, &mut out)
-            .await
-            .map_err(CliError::closed)?;
+    let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
+        tracing::info!("bridge: the host closed stdin before initialize");
+        return Ok(Exit::Ok);
     };
-    flush(&mut waiting, &mut stdout, &mut out)
-        .await
-        .map_err(CliError::closed)?;
-    drop(waiting);
 
-    let (to_host_tx, mut to_host) = mpsc::channel::<ToHost>(64);
-    let client = match upstream::connect(cli, ui, config, &init_params, to_host_tx).await {
+    let host = HostSlot::default();
+    let client = match upstream::connect(cli, ui, config, &init.params, host.clone()).await {
         Ok(c) => c,
         Err(e) => {
             // The host learns why in the answer to its `initialize`; the user on stderr.
@@ -195,7 +156,7 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
                 ErrorObject::INTERNAL_ERROR,
                 format!("mcp bridge could not reach the server: {e}"),
             );
-            let answer = serde_json::json!({"jsonrpc": "2.0", "id": init_id, "error": error});
+            let answer = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "error": error});
             let mut line = answer.to_string().into_bytes();
             line.push(b'\n');
             // The host may be gone already; the error below is what matters.
@@ -213,107 +174,62 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     let mut notifications = client.notifications();
     let mut host_config = ServerConfig::new(client.server_info().clone())
         .with_capabilities(client.capabilities().clone())
+        // The upstream server times its own requests out (and cancels them).
         .with_request_timeout(None);
     if let Some(instructions) = client.instructions() {
         host_config = host_config.with_instructions(instructions);
     }
-    let now = std::time::Instant::now();
-    let mut session = ServerSession::new(host_config, now);
     // The host's own `initialize`, asking for the version the server agreed to: the session
     // answers it with that version (every version the client speaks, the session speaks).
-    let mut params =
-        serde_json::to_value(&init_params).map_err(|e| CliError::closed(io::Error::other(e)))?;
+    // Replayed ahead of the rest of stdin.
+    let mut params = serde_json::to_value(&init.params)
+        .map_err(|e| CliError::closed(std::io::Error::other(e)))?;
     params["protocolVersion"] = Value::from(client.protocol_version().as_str());
-    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": init_id, "method": "initialize", "params": params});
-    session.handle_message_str(now, &initialize.to_string());
-    for line in backlog.drain(..) {
-        line.feed(&mut session, now);
-    }
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "method": "initialize", "params": params});
+    let mut replay = initialize.to_string().into_bytes();
+    replay.push(b'\n');
+    replay.extend_from_slice(&init.rest);
+    let input = std::io::Cursor::new(replay).chain(stdin);
 
-    let (queue, mut answers) = UpstreamQueue::new();
-    let mut fwd = Forwarder::new(client.clone(), queue, cli.connection.timeout);
-    let mut exit = Ok(Exit::Ok);
-    let mut host_open = true;
-    loop {
-        let now = std::time::Instant::now();
-        while let Some(event) = session.poll_event() {
-            host_open &= fwd.on_host_event(&mut session, now, event);
-        }
-        if let Err(e) = flush(&mut session, &mut stdout, &mut out).await {
-            tracing::info!("bridge: the host stopped reading: {e}");
-            session.handle_transport_closed(now, Some(e.to_string()));
-            break;
-        }
-        if !host_open {
-            break;
-        }
-        let timer = session.poll_timeout();
-        tokio::select! {
-            chunk = stdin.recv() => match chunk {
-                Some(Ok(chunk)) => {
-                    split_lines(&mut decoder, &chunk, &mut lines);
-                    for line in lines.drain(..) {
-                        line.feed(&mut session, now);
-                    }
-                }
-                Some(Err(e)) => session.handle_transport_closed(now, Some(e.to_string())),
-                None => {
-                    decoder.finish(|line| {
-                        if let Line::Message(text) = line {
-                            session.handle_message_str(now, text);
-                        }
-                    });
-                    session.handle_transport_closed(now, None);
-                }
-            },
-            Some(message) = answers.recv() => fwd.on_upstream(&mut session, now, message),
-            Some(message) = to_host.recv() => fwd.on_to_host(&mut session, now, message),
-            notification = notifications.recv() => match notification {
-                Some(Ok(n)) => fwd.on_notification(&mut session, now, n),
-                Some(Err(lagged)) => tracing::warn!("bridge: {lagged}"),
-                None => {}
-            },
-            reason = client.closed() => {
-                tracing::warn!("bridge: the server's connection ended: {reason}");
-                exit = Err(CliError::Closed(format!("the server's connection ended: {reason}")));
-                session.close(now);
-                while let Some(event) = session.poll_event() {
-                    fwd.on_host_event(&mut session, now, event);
-                }
-                // Answers already queued still reach the host.
-                let _ = flush(&mut session, &mut stdout, &mut out).await;
-                break;
-            }
-            () = sleep_until(timer) => session.handle_timeout(now),
-        }
-    }
-    let cancelled = fwd.cancel_all();
-    if cancelled > 0 {
-        tracing::info!("bridge: cancelling {cancelled} request(s) still running upstream");
-        // Each cancelled call ends once its `notifications/cancelled` is handed to the
-        // connection; closing before that would end the session with the work still running.
-        let ended = async {
-            let mut left = cancelled;
-            while left > 0 {
-                match answers.recv().await {
-                    Some(forward::Upstream::Answer(..)) => left -= 1,
-                    Some(forward::Upstream::Progress(..)) => {}
-                    None => return,
+    let (forwarder, calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
+    let (handle, driver) =
+        mcp_tokio::server::start(Server::new(host_config), forwarder, input, stdout);
+    // Set once, here: the slot was empty until the host session existed.
+    let _ = host.set(handle.clone());
+    let pump = {
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            while let Some(n) = notifications.recv().await {
+                match n {
+                    Ok(n) => forward::to_host(&handle, &n),
+                    Err(lagged) => tracing::warn!("bridge: {lagged}"),
                 }
             }
-        };
-        if tokio::time::timeout(CANCEL_BOUND, ended).await.is_err() {
-            tracing::warn!("bridge: upstream calls still cancelling; closing anyway");
+        })
+    };
+    let mut driver = std::pin::pin!(driver);
+    let exit = tokio::select! {
+        reason = &mut driver => {
+            tracing::info!("bridge: the host session ended: {reason}");
+            Ok(Exit::Ok)
         }
+        reason = client.closed() => {
+            tracing::warn!("bridge: the server's connection ended: {reason}");
+            // Answers already queued still reach the host, then the driver finishes.
+            handle.close();
+            driver.await;
+            Err(CliError::Closed(format!("the server's connection ended: {reason}")))
+        }
+    };
+    pump.abort();
+    // The host's requests still running are cancelled as the driver drops them (each queues
+    // its `notifications/cancelled`); once all are gone, closing sends those, then the DELETE.
+    if tokio::time::timeout(CANCEL_BOUND, calls_ended.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("bridge: upstream calls still cancelling; closing anyway");
     }
-    fwd.client().close().await;
+    client.close().await;
     exit
-}
-
-/// Sleeps until `at`, or forever without a deadline.
-async fn sleep_until(at: Option<std::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
-    }
 }

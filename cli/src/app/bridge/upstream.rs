@@ -1,91 +1,53 @@
 //! The bridge's upstream side: connecting to the remote server as the host would, and the
 //! handlers that hand the server's own requests (sampling, elicitation, roots) to the host.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use mcp_manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::session::{Era, EraPolicy, ProtocolVersion};
+use mcp_proto::session::{Era, EraPolicy, ProtocolVersion, RequestError, RequestOptions};
 use mcp_proto::types::{InitializeParams, Root};
 use mcp_tokio::mcp_driver::{HandlerFuture, RootsHandler};
+use mcp_tokio::server::{ServerError, ServerHandle};
 use mcp_tokio::{Client, ClientBuilder};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
 
 use crate::app::ui::Ui;
 use crate::args::Cli;
 use crate::exit::CliError;
 
-/// A server-to-client request of the upstream server, or its withdrawal, for the host.
-#[derive(Debug)]
-pub enum ToHost {
-    /// Forward `method` with `params` to the host and send its answer on `reply`.
-    Request {
-        /// The bridge's key for it (the host's request handle is only known once sent).
-        key: u64,
-        /// `sampling/createMessage`, `elicitation/create` or `roots/list`.
-        method: &'static str,
-        /// The server's params.
-        params: Value,
-        /// Where the host's answer goes.
-        reply: oneshot::Sender<Result<Value, ErrorObject>>,
-    },
-    /// The upstream server cancelled request `key` (or its connection closed): cancel it at
-    /// the host too.
-    Withdrawn {
-        /// The request's key.
-        key: u64,
-    },
-}
+/// Where the upstream server's requests go: the host session's handle, set once the host
+/// session is started (after the upstream connection, which needs the host's `initialize`).
+pub type HostSlot = Arc<OnceLock<ServerHandle>>;
 
-/// Forwards one kind of server request to the bridge loop and waits for the host's answer.
+/// Forwards one kind of server request to the host and waits for its answer.
 #[derive(Clone)]
 struct Forward {
-    tx: mpsc::Sender<ToHost>,
-    next_key: Arc<AtomicU64>,
-}
-
-/// Sends [`ToHost::Withdrawn`] when the handler's future is dropped before the host answered
-/// (the driver drops it when the server cancels its request).
-struct WithdrawOnDrop {
-    key: u64,
-    tx: mpsc::Sender<ToHost>,
-    answered: bool,
-}
-
-impl Drop for WithdrawOnDrop {
-    fn drop(&mut self) {
-        if !self.answered {
-            // A full or closed channel means the loop is gone or the host is not reading:
-            // the session's close completes the request anyway.
-            let _ = self.tx.try_send(ToHost::Withdrawn { key: self.key });
-        }
-    }
+    host: HostSlot,
 }
 
 impl Forward {
+    /// Asks the host. The upstream server has its own deadline and cancels when it passes
+    /// (the driver then drops this future, which cancels the request at the host); a person
+    /// answering an elicitation must not be cut short here.
     async fn ask(&self, method: &'static str, params: Value) -> Result<Value, ErrorObject> {
-        let key = self.next_key.fetch_add(1, Ordering::Relaxed);
-        let (reply, answer) = oneshot::channel();
-        let gone = || ErrorObject::new(ErrorObject::INTERNAL_ERROR, "the bridge's host is gone");
-        self.tx
-            .send(ToHost::Request {
-                key,
-                method,
-                params,
-                reply,
-            })
-            .await
-            .map_err(|_| gone())?;
-        let mut guard = WithdrawOnDrop {
-            key,
-            tx: self.tx.clone(),
-            answered: false,
+        let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
+        let host = self
+            .host
+            .get()
+            .ok_or_else(|| internal("the bridge's host is not connected yet".into()))?;
+        let params = match params {
+            Value::Null => None,
+            p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
         };
-        let result = answer.await.map_err(|_| gone());
-        guard.answered = true;
-        result?
+        let options = RequestOptions::new().no_timeout();
+        match host.request_raw(method, params.as_deref(), options).await {
+            Ok(raw) => raw
+                .decode::<Value>()
+                .map_err(|e| internal(format!("the host's answer: {e}"))),
+            Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
+            Err(e) => Err(internal(format!("the host did not answer: {e}"))),
+        }
     }
 }
 
@@ -123,22 +85,19 @@ pub fn initialize_params(params: Option<&Value>) -> Result<InitializeParams, Err
 /// Connects to the upstream server at `config` speaking as the host: its `clientInfo`, its
 /// capabilities (so the server offers what it would offer the host directly), its protocol
 /// version when this client speaks it, the `initialize` handshake only (the host spoke
-/// `initialize`). The server's requests arrive on `to_host`.
+/// `initialize`). The server's requests go to the host in `to_host` once it is set.
 pub async fn connect(
     cli: &Cli,
     ui: &Ui,
     config: ServerConfig,
     host: &InitializeParams,
-    to_host: mpsc::Sender<ToHost>,
+    to_host: HostSlot,
 ) -> Result<Client, CliError> {
     let auth = match &config.transport {
         TransportConfig::Http(h) => crate::app::auth::stored_provider(cli, &h.headers),
         _ => None,
     };
-    let forward = Forward {
-        tx: to_host,
-        next_key: Arc::new(AtomicU64::new(1)),
-    };
+    let forward = Forward { host: to_host };
     let sampling = forward.clone();
     let elicitation = forward.clone();
     let mut builder = ClientBuilder::new()
