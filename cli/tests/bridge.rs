@@ -10,6 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
+use mcp_driver::testing::oauth_server::OAuthServer;
 use serde_json::{Value, json};
 
 /// The anti-hang guard of every wait (never reached when the bridge works).
@@ -72,6 +73,11 @@ fn upstream() -> ScriptedHttpServer {
                 "error": {"code": -32601, "message": "method not found"}})),
         }
     })
+}
+
+/// The directory of test `name` (its token store is `tokens.json` there).
+fn test_dir(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("mcp-bridge-test-{name}-{}", std::process::id()))
 }
 
 /// The bridge process with the host's end of its stdio.
@@ -355,7 +361,10 @@ fn an_unreachable_server_fails_the_hosts_initialize_and_exits_3() {
     let answer = bridge.recv();
     assert_eq!(answer["id"], 1, "{answer}");
     let message = answer["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("could not reach the server"), "{answer}");
+    assert!(
+        message.contains("could not connect to http://127.0.0.1:9/mcp"),
+        "{answer}"
+    );
     assert_eq!(bridge.finish(), 3);
 }
 
@@ -377,5 +386,64 @@ fn requests_before_initialize_are_refused_and_ping_is_answered() {
         "nothing goes upstream before initialize"
     );
     bridge.initialize(&json!({}));
+    assert_eq!(bridge.finish(), 0);
+}
+
+/// A browser stand-in for `mcp login` (as in `oauth.rs`): GET the URL, then its `Location`
+/// (the loopback callback). Pure bash (`/dev/tcp`).
+const BROWSER: &str = r#"
+get() {
+  local rest="${1#http://}"; local hostport="${rest%%/*}"; local path="/${rest#*/}"
+  exec 3<>"/dev/tcp/${hostport%%:*}/${hostport##*:}"
+  printf 'GET %s HTTP/1.1\r\nHost: %s\r\n\r\n' "$path" "$hostport" >&3
+  local line
+  while IFS= read -r line <&3; do
+    line="${line%$'\r'}"
+    [ -z "$line" ] && break
+    case "$line" in [Ll]ocation:*) LOCATION="${line#*: }";; esac
+  done
+  exec 3<&-
+}
+get "$1"
+get "$LOCATION"
+"#;
+
+#[test]
+fn the_stored_oauth_token_is_used_and_without_one_initialize_says_to_log_in() {
+    let server = OAuthServer::start(3600);
+    let url = server.mcp_url();
+
+    // No token: the host's initialize fails with the hint, the bridge exits 3.
+    let mut bridge = Bridge::start(&url, "oauth-none");
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}));
+    let refused = bridge.recv();
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("mcp login"), "{refused}");
+    assert_eq!(bridge.finish(), 3);
+
+    // After `mcp login`, the bridge sends the stored token.
+    let dir = test_dir("oauth-login");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("browser.sh");
+    std::fs::write(&script, BROWSER).expect("browser script");
+    let login = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["login", "--url", &url])
+        .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
+        .env("MCP_BROWSER", format!("bash {}", script.display()))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp login");
+    assert!(
+        login.status.success(),
+        "{}",
+        String::from_utf8_lossy(&login.stderr)
+    );
+    let mut bridge = Bridge::start(&url, "oauth-login");
+    let init = bridge.initialize(&json!({}));
+    assert!(init.get("result").is_some(), "{init}");
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let (list, _) = bridge.answer(2);
+    assert_eq!(list["result"]["tools"][0]["name"], "echo", "{list}");
     assert_eq!(bridge.finish(), 0);
 }

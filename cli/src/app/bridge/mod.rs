@@ -151,11 +151,13 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     let client = match upstream::connect(cli, ui, config, &init.params, host.clone()).await {
         Ok(c) => c,
         Err(e) => {
-            // The host learns why in the answer to its `initialize`; the user on stderr.
-            let error = ErrorObject::new(
-                ErrorObject::INTERNAL_ERROR,
-                format!("mcp bridge could not reach the server: {e}"),
-            );
+            // The host learns why (and what to do: `mcp login`, say) in the answer to its
+            // `initialize`; the user also on stderr.
+            let mut message = format!("mcp bridge: {e}");
+            if let Some(hint) = e.hint() {
+                message = format!("{message} ({hint})");
+            }
+            let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, message);
             let answer = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "error": error});
             let mut line = answer.to_string().into_bytes();
             line.push(b'\n');
