@@ -53,8 +53,11 @@ fn upstream() -> ScriptedHttpServer {
                         ScriptedReply::data(&json!({"jsonrpc": "2.0", "method": "notifications/progress",
                             "params": {"progressToken": token, "progress": n, "total": 2, "message": format!("step {n}")}}))
                     };
+                    let log = ScriptedReply::data(&json!({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "warning", "logger": "up", "data": {"note": "halfway"}}}));
                     ScriptedReply::sse([
                         progress(1),
+                        log,
                         progress(2),
                         ScriptedReply::data(&json!({"jsonrpc": "2.0", "id": id,
                             "result": {"content": [{"type": "text", "text": "done"}]}})),
@@ -65,6 +68,9 @@ fn upstream() -> ScriptedHttpServer {
                 Some("ask") => ScriptedReply::sse([ScriptedReply::data(&json!({"jsonrpc": "2.0",
                     "id": "up-1", "method": "sampling/createMessage",
                     "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}}))])
+                .held_open(),
+                Some("roots") => ScriptedReply::sse([ScriptedReply::data(&json!({"jsonrpc": "2.0",
+                    "id": "up-2", "method": "roots/list"}))])
                 .held_open(),
                 // `slow`: never answered.
                 _ => ScriptedReply::sse(Vec::<String>::new()).held_open(),
@@ -259,6 +265,16 @@ fn the_host_sees_the_server_as_it_is_and_the_server_sees_the_host() {
         "params": {"name": "progress", "arguments": {}, "_meta": {"progressToken": "host-tok"}}}));
     let (call, before) = bridge.answer(3);
     assert_eq!(call["result"]["content"][0]["text"], "done", "{call}");
+    // The server's log message, as it sent it.
+    let log: Vec<&Value> = before
+        .iter()
+        .filter(|l| l["method"] == "notifications/message")
+        .collect();
+    assert_eq!(log.len(), 1, "{before:?}");
+    assert_eq!(
+        log[0]["params"],
+        json!({"level": "warning", "logger": "up", "data": {"note": "halfway"}})
+    );
     let progress: Vec<&Value> = before
         .iter()
         .filter(|l| l["method"] == "notifications/progress")
@@ -445,5 +461,28 @@ fn the_stored_oauth_token_is_used_and_without_one_initialize_says_to_log_in() {
     bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let (list, _) = bridge.answer(2);
     assert_eq!(list["result"]["tools"][0]["name"], "echo", "{list}");
+    assert_eq!(bridge.finish(), 0);
+}
+
+#[test]
+fn the_servers_roots_request_is_answered_by_the_host() {
+    let server = upstream();
+    let mut bridge = Bridge::start(&server.url("/mcp"), "roots");
+    bridge.initialize(&json!({"roots": {"listChanged": true}}));
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "roots", "arguments": {}}}));
+    let request = bridge.recv();
+    assert_eq!(request["method"], "roots/list", "{request}");
+    let roots = json!([{"uri": "file:///work/project", "name": "project"}]);
+    bridge.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": roots}}));
+    let reply = wait_for(&server, "the host's roots", |r| {
+        r.json()
+            .is_some_and(|b| b["id"] == "up-2" && b.get("result").is_some())
+    });
+    assert_eq!(reply.json().expect("json")["result"]["roots"], roots);
+    // The host's notification reaches the server.
+    bridge.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    wait_for(&server, "roots/list_changed", |r| {
+        r.rpc_method().as_deref() == Some("notifications/roots/list_changed")
+    });
     assert_eq!(bridge.finish(), 0);
 }
