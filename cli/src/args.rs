@@ -474,6 +474,33 @@ pub enum Command {
     Demo,
     /// Run the built-in demo server on stdin/stdout.
     DemoServer,
+    /// Serve a host app over stdio, forwarding everything to the server at --url.
+    ///
+    /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
+    /// app, an IDE) that cannot reach a remote server itself.
+    ///
+    /// The upstream connection (Streamable HTTP, legacy HTTP+SSE as a fallback) is made when
+    /// the host sends `initialize`, with the host's protocol version, client info and
+    /// capabilities, and the host gets the server's own answer: the same tools, the same
+    /// results. Requests, results, errors, notifications, progress, cancellation,
+    /// subscriptions and the server's sampling, elicitation and roots requests are forwarded
+    /// both ways. The stored OAuth token is sent and refreshed (`mcp login --url URL` first),
+    /// and so is every header given with --header; a forwarded request is bounded by the
+    /// global --timeout (default: none, the host decides). stdout carries only the protocol, logs go to stderr. When the host closes
+    /// stdin, the bridge cancels what is still running upstream, ends the upstream session
+    /// (HTTP DELETE) and exits.
+    ///
+    /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
+    ///
+    ///   {"mcpServers": {"remote": {"command": "mcp",
+    ///     "args": ["bridge", "--url", "https://example.com/mcp"]}}}
+    // The snippet is help text for a terminal, not a link.
+    #[allow(rustdoc::bare_urls)]
+    #[command(
+        verbatim_doc_comment,
+        override_usage = "mcp bridge --url <URL> [-H <K:V>]... [--timeout <DURATION>]"
+    )]
+    Bridge,
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
     ///
     /// The commands are those of `mcp` without the connection options: `tools`,
@@ -537,6 +564,7 @@ impl Command {
             | Command::Logout { .. }
             | Command::Demo
             | Command::DemoServer
+            | Command::Bridge
             | Command::Completions { .. }
             | Command::Help { .. } => None,
         }

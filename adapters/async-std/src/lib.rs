@@ -94,6 +94,7 @@ mod http_pool;
 #[cfg(feature = "http")]
 mod hyper_io;
 mod runtime;
+pub mod server;
 
 pub use mcp_driver;
 pub use mcp_driver::mcp_manager;

@@ -25,6 +25,9 @@
 //!   [`on_roots`](ClientBuilder::on_roots), [`roots`](ClientBuilder::roots)) with the structs
 //!   of `mcp_proto::types` in and out, or the raw-JSON [`RootsHandler`], [`SamplingHandler`],
 //!   [`ElicitationHandler`]; exactly what is registered is declared.
+//! - The server side ([`server`]): one MCP client served over any byte stream pair by the
+//!   same kind of driver over the core's server session, with a handler per request
+//!   (progress, cancellation, requests to the client awaited) and a [`server::ServerHandle`].
 //! - With the `testing` feature: `testing::FakeServer`, a scripted in-process server.
 //!
 //! This crate depends on no runtime: only `futures-io`, `futures-util` and tokio's
@@ -48,6 +51,7 @@ mod options;
 #[cfg(unix)]
 pub mod process;
 pub mod runtime;
+pub mod server;
 mod shared;
 mod subscription;
 #[cfg(feature = "testing")]

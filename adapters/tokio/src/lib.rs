@@ -26,6 +26,11 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Serving
+//!
+//! [`server`] serves one MCP client (stdio with [`server::serve_stdio`], or any tokio byte
+//! stream pair) with the runtime-neutral server driver over the core's server session.
+//!
 //! # Tasks
 //!
 //! A tool call that the server runs as a task (protocol 2025-11-25, or the 2026-07-28 tasks
@@ -113,6 +118,7 @@
 #[cfg(feature = "http")]
 mod http;
 mod runtime;
+pub mod server;
 
 pub use mcp_driver;
 pub use mcp_driver::mcp_manager;

@@ -158,6 +158,7 @@ pub async fn run(
         }
         Command::Demo
         | Command::DemoServer
+        | Command::Bridge
         | Command::Login { .. }
         | Command::Logout { .. }
         | Command::Shell(_)

@@ -254,6 +254,28 @@ pub async fn connect_with(
     auth: Option<mcp_tokio::mcp_driver::auth::AuthProvider>,
 ) -> Result<Client, CliError> {
     let c = &cli.connection;
+    let builder = ClientBuilder::new()
+        .client_info(Implementation::new("mcp-term", env!("CARGO_PKG_VERSION")))
+        .era_policy(era_policy(
+            c.era,
+            matches!(config.transport, TransportConfig::Stdio(_)),
+            c.connect_timeout,
+        ));
+    let builder = with_handlers(builder, ui, elicit, roots(cli)?.as_ref());
+    connect_built(cli, ui, config, builder, auth).await
+}
+
+/// Connects to `config` with a builder whose identity and handlers the caller chose (`mcp
+/// bridge` passes its host's): adds the global options (--timeout, --connect-timeout, the -v
+/// trace), `auth`, and maps a failure to the CLI's errors as every command does.
+pub async fn connect_built(
+    cli: &Cli,
+    ui: &Ui,
+    config: ServerConfig,
+    mut builder: ClientBuilder,
+    auth: Option<mcp_tokio::mcp_driver::auth::AuthProvider>,
+) -> Result<Client, CliError> {
+    let c = &cli.connection;
     let what = describe(&config);
     let http = matches!(config.transport, TransportConfig::Http(_));
     let had_token = auth
@@ -262,14 +284,6 @@ pub async fn connect_with(
     if ui.verbose > 0 {
         ui.note(&format!("connecting: {}", describe_verbose(&config)));
     }
-    let mut builder = ClientBuilder::new()
-        .client_info(Implementation::new("mcp-term", env!("CARGO_PKG_VERSION")))
-        .era_policy(era_policy(
-            c.era,
-            matches!(config.transport, TransportConfig::Stdio(_)),
-            c.connect_timeout,
-        ));
-    builder = with_handlers(builder, ui, elicit, roots(cli)?.as_ref());
     if let Some(t) = c.timeout {
         builder = builder.request_timeout(Some(t));
     }

@@ -14,6 +14,7 @@
 
 pub mod answer;
 pub mod auth;
+pub mod bridge;
 pub mod commands;
 pub mod connect;
 pub mod demo;
@@ -71,6 +72,10 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
             return with_interrupt(&ui, &mut signals, login, false).await;
         }
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
+        // The host ends the bridge by closing stdin; a signal ends it as any command.
+        Command::Bridge => {
+            return with_interrupt(&ui, &mut signals, bridge::run(cli, &ui), false).await;
+        }
         _ => {}
     }
     if many::uses_manager(cli) {

@@ -26,6 +26,7 @@ mod pipe;
 #[cfg(target_os = "linux")]
 pub mod process;
 #[cfg(feature = "http")]
+pub mod server_suite;
 pub mod session_reset_suite;
 mod stdio_suite;
 pub mod suite;

@@ -283,7 +283,11 @@ impl<R: Runtime> ClientBuilder<R> {
 
     fn session_config(&self) -> SessionConfig {
         let mut config = SessionConfig::new(self.client_info.clone())
-            .with_capabilities(self.handlers.capabilities())
+            .with_capabilities(
+                self.capabilities
+                    .clone()
+                    .unwrap_or_else(|| self.handlers.capabilities()),
+            )
             .with_wall_clock(wall_clock());
         if let Some(t) = self.handshake_timeout {
             config = config.with_handshake_timeout(t);

@@ -66,6 +66,8 @@ pub struct ClientBuilder<R: Runtime> {
     stall_timeout: Option<Option<Duration>>,
     /// Calls in flight and held past them ([`max_in_flight`](Self::max_in_flight)).
     in_flight: Option<(usize, usize)>,
+    /// Capabilities declared instead of the handlers' ([`client_capabilities`](Self::client_capabilities)).
+    capabilities: Option<mcp_proto::types::ClientCapabilities>,
     /// Filled with the connection's phase as soon as its driver runs, so that the manager can
     /// wait for a cancelled connection's process to be gone.
     pub(crate) phase_slot: Option<PhaseSlot>,
@@ -136,6 +138,7 @@ impl<R: Runtime> ClientBuilder<R> {
             task_receiver_policy: None,
             stall_timeout: None,
             in_flight: None,
+            capabilities: None,
             phase_slot: None,
             #[cfg(feature = "http")]
             http: HttpOptions::default(),
@@ -294,6 +297,21 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn clear_env(mut self, clear: bool) -> Self {
         self.clear_env = clear;
+        self
+    }
+
+    /// Declares exactly `capabilities` in `initialize`, instead of those the registered
+    /// handlers imply. For a client that speaks for another one (a proxy such as `mcp bridge`
+    /// passes on its host's capabilities, `experimental` and unknown fields included, so the
+    /// server sees the host as it is). Register a handler for each of sampling, elicitation
+    /// and roots that is declared: the core answers a server request of a capability that is
+    /// declared but has no handler with `-32601`.
+    #[must_use]
+    pub fn client_capabilities(
+        mut self,
+        capabilities: mcp_proto::types::ClientCapabilities,
+    ) -> Self {
+        self.capabilities = Some(capabilities);
         self
     }
 

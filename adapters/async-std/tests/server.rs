@@ -1,0 +1,58 @@
+//! The server driver against the crate's own client over an in-memory pipe pair
+//! (`mcp_driver::testing::server_suite`), on async-std's executor and under `smol::block_on`,
+//! each bounded by an anti-hang guard.
+
+use std::future::Future;
+use std::time::Duration;
+
+use mcp_async_std::{AsyncStdRuntime, SmolRuntime};
+use mcp_driver::testing::server_suite;
+
+const GUARD: Duration = Duration::from_secs(30);
+
+/// Runs `body` under async-std's `block_on`, failing if it takes longer than [`GUARD`].
+#[cfg(feature = "async-std")]
+fn on_async_std(what: &str, body: impl Future<Output = ()>) {
+    async_std::task::block_on(async_std::future::timeout(GUARD, body))
+        .unwrap_or_else(|_| panic!("{what} hung on async-std"));
+}
+
+/// Runs `body` under `smol::block_on`, failing if it takes longer than [`GUARD`].
+fn on_smol(what: &str, body: impl Future<Output = ()>) {
+    let guard = async {
+        smol::Timer::after(GUARD).await;
+        panic!("{what} hung on smol");
+    };
+    smol::block_on(smol::future::or(body, guard));
+}
+
+macro_rules! server_tests {
+    ($($name:ident),* $(,)?) => {
+        #[cfg(feature = "async-std")]
+        mod async_std_executor {
+            use super::*;
+            $(
+                #[test]
+                fn $name() {
+                    on_async_std(stringify!($name), server_suite::$name(AsyncStdRuntime::async_std()));
+                }
+            )*
+        }
+        mod smol_executor {
+            use super::*;
+            $(
+                #[test]
+                fn $name() {
+                    on_smol(stringify!($name), server_suite::$name(SmolRuntime::smol()));
+                }
+            )*
+        }
+    };
+}
+
+server_tests!(
+    call_with_progress,
+    sampling_from_a_handler,
+    cancellation_reaches_the_handler,
+    notifications_both_ways,
+);

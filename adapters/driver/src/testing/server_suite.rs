@@ -1,0 +1,319 @@
+//! Test bodies for the server driver ([`crate::server`]) against this crate's own
+//! [`Client`] over an in-memory pipe pair, generic over the runtime (each adapter's tests run
+//! them; the caller bounds each with a timeout).
+
+use std::sync::{Arc, Mutex};
+
+use mcp_proto::jsonrpc::{ErrorObject, to_raw};
+use mcp_proto::server::ServerConfig;
+use mcp_proto::session::{CloseReason, RequestOptions};
+use mcp_proto::types::{CreateMessageResult, Implementation, ServerCapabilities, ToolsCapability};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use tokio::sync::{Notify, oneshot};
+
+use super::pipe;
+use crate::server::{ListChanged, RequestContext, RequestOutcome, Server, ServerHandle};
+use crate::{CallOptions, CancelHandle, Client, ClientBuilder, Error, Progress, Runtime};
+
+/// What the test server's handler reports to the test.
+#[derive(Default)]
+struct Seen {
+    /// `tools/call` requests whose handler saw the cancellation, with the context's view.
+    cancelled: Mutex<Vec<String>>,
+    cancelled_notify: Notify,
+    /// Notifications the handler received.
+    notifications: Mutex<Vec<String>>,
+    notification_notify: Notify,
+    /// Set by the blocking tool once it started.
+    started: Notify,
+}
+
+fn ok(value: &Value) -> RequestOutcome {
+    to_raw(value).map_err(|e| ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string()))
+}
+
+fn text(result: &mcp_proto::types::CallToolResult) -> String {
+    serde_json::to_value(&result.content).expect("content serializes")[0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The tools of the test server: `progress` (three steps, then an answer), `sample` (asks
+/// the client's model), `block` (runs until cancelled).
+async fn tools_call(
+    seen: Arc<Seen>,
+    params: Option<Box<RawValue>>,
+    cx: RequestContext,
+) -> RequestOutcome {
+    let params: Value = params.map_or(Value::Null, |p| {
+        serde_json::from_str(p.get()).unwrap_or(Value::Null)
+    });
+    match params["name"].as_str() {
+        Some("progress") => {
+            for step in 1..=3 {
+                let sent = cx
+                    .progress(f64::from(step), Some(3.0), Some(&format!("step {step}")))
+                    .map_err(|e| ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string()))?;
+                assert_eq!(sent, cx.progress_token().is_some(), "sent iff asked for");
+            }
+            ok(&json!({"content": [{"type": "text", "text": "done"}]}))
+        }
+        Some("sample") => {
+            let ask = json!({
+                "messages": [{"role": "user", "content": {"type": "text", "text": "what is 2+2?"}}],
+                "maxTokens": 16
+            });
+            let ask = to_raw(&ask).expect("valid JSON");
+            let answer = cx
+                .request_raw("sampling/createMessage", Some(&ask), RequestOptions::new())
+                .await
+                .map_err(|e| ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string()))?;
+            let answer: CreateMessageResult = answer.decode().expect("a CreateMessageResult");
+            let said = serde_json::to_value(&answer.content).expect("serializes")["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            ok(&json!({"content": [{"type": "text", "text": format!("the model said: {said}")}]}))
+        }
+        Some("block") => {
+            seen.started.notify_one();
+            // Dropped by the driver when the client cancels; `cancelled` wakes work beside it.
+            let watcher = cx.clone();
+            let seen2 = seen.clone();
+            // The future below never completes on its own: only the cancellation ends it.
+            cx.cancelled().await;
+            seen2
+                .cancelled
+                .lock()
+                .expect("not poisoned")
+                .push(format!("cancelled={}", watcher.is_cancelled()));
+            seen2.cancelled_notify.notify_one();
+            std::future::pending::<RequestOutcome>().await
+        }
+        other => Err(ErrorObject::new(
+            ErrorObject::INVALID_PARAMS,
+            format!("unknown tool {other:?}"),
+        )),
+    }
+}
+
+struct TestHandler {
+    seen: Arc<Seen>,
+}
+
+impl crate::server::ServerHandler for TestHandler {
+    fn on_request(
+        &self,
+        method: String,
+        params: Option<Box<RawValue>>,
+        context: RequestContext,
+    ) -> crate::HandlerFuture<'_, RequestOutcome> {
+        let seen = self.seen.clone();
+        Box::pin(async move {
+            match method.as_str() {
+                "tools/list" => ok(&json!({"tools": [
+                    {"name": "progress", "inputSchema": {"type": "object"}},
+                    {"name": "sample", "inputSchema": {"type": "object"}},
+                    {"name": "block", "inputSchema": {"type": "object"}},
+                ]})),
+                "tools/call" => tools_call(seen, params, context).await,
+                other => Err(ErrorObject::method_not_found(other)),
+            }
+        })
+    }
+
+    fn on_notification(&self, method: &str, _params: Option<&RawValue>, _server: &ServerHandle) {
+        self.seen
+            .notifications
+            .lock()
+            .expect("not poisoned")
+            .push(method.to_owned());
+        self.seen.notification_notify.notify_one();
+    }
+}
+
+/// Starts the test server and connects a client with a sampling handler to it over a pipe
+/// pair. Returns the client, the server's handle, what the handler saw, and the driver's
+/// outcome.
+async fn start<R: Runtime>(
+    rt: &R,
+) -> (
+    Client<R>,
+    ServerHandle,
+    Arc<Seen>,
+    oneshot::Receiver<CloseReason>,
+) {
+    let (to_server, server_reads) = pipe(64 * 1024);
+    let (to_client, client_reads) = pipe(64 * 1024);
+    let config = ServerConfig::new(Implementation::new("suite-server", "1.0")).with_capabilities(
+        ServerCapabilities {
+            tools: Some(ToolsCapability {
+                list_changed: Some(true),
+                ..ToolsCapability::default()
+            }),
+            ..ServerCapabilities::default()
+        },
+    );
+    let seen = Arc::new(Seen::default());
+    let handler = TestHandler { seen: seen.clone() };
+    let (handle, driver) = Server::new(config).start(rt.clone(), handler, server_reads, to_client);
+    let (done_tx, done) = oneshot::channel();
+    rt.spawn(Box::pin(async move {
+        let _ = done_tx.send(driver.await);
+    }));
+    let client = ClientBuilder::new()
+        .runtime(rt.clone())
+        .name("suite")
+        .on_sampling(|params| async move {
+            let question = params.last_user_text().unwrap_or_default();
+            Ok(CreateMessageResult::text(
+                "test-model",
+                format!("{question} 4"),
+            ))
+        })
+        .over(client_reads, to_server)
+        .await
+        .expect("handshake with the server driver");
+    (client, handle, seen, done)
+}
+
+/// A tool call with progress: every update reaches the client's callback, in order, before
+/// the answer; the server session negotiated the handshake.
+pub async fn call_with_progress<R: Runtime>(rt: R) {
+    let (client, handle, _seen, done) = start(&rt).await;
+    assert_eq!(client.server_info().name, "suite-server");
+    assert_eq!(handle.protocol_version(), Some(client.protocol_version()));
+    assert!(handle.client_info().is_some(), "the client's info is known");
+    let tools = client.list_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 3);
+    let updates = Arc::new(Mutex::new(Vec::<Progress>::new()));
+    let sink = updates.clone();
+    let options =
+        CallOptions::new().on_progress(move |p| sink.lock().expect("not poisoned").push(p));
+    let result = client
+        .call_tool_with("progress", json!({}), options)
+        .await
+        .expect("the call");
+    assert_eq!(text(&result), "done");
+    let updates = updates.lock().expect("not poisoned").clone();
+    let steps: Vec<(f64, Option<f64>, Option<String>)> = updates
+        .into_iter()
+        .map(|p| (p.progress, p.total, p.message))
+        .collect();
+    assert_eq!(
+        steps,
+        (1..=3)
+            .map(|s| (f64::from(s), Some(3.0), Some(format!("step {s}"))))
+            .collect::<Vec<_>>()
+    );
+    client.close().await;
+    let reason = done.await.expect("the driver finished");
+    assert!(
+        matches!(reason, CloseReason::TransportClosed { .. }),
+        "the client's close ends the server: {reason:?}"
+    );
+    assert!(handle.is_closed());
+}
+
+/// A handler asks the client's model (`sampling/createMessage`) mid-call and awaits the
+/// answer of the client's sampling handler.
+pub async fn sampling_from_a_handler<R: Runtime>(rt: R) {
+    let (client, handle, _seen, _done) = start(&rt).await;
+    assert!(
+        handle
+            .client_capabilities()
+            .is_some_and(|c| c.sampling.is_some()),
+        "the client declared sampling"
+    );
+    let result = client
+        .call_tool("sample", json!({}))
+        .await
+        .expect("the call");
+    assert_eq!(text(&result), "the model said: what is 2+2? 4");
+    client.close().await;
+}
+
+/// The client cancels a call: the handler's context sees it, the call fails on the client
+/// side, and the server answers nothing (the next call still works).
+pub async fn cancellation_reaches_the_handler<R: Runtime>(rt: R) {
+    let (client, _handle, seen, _done) = start(&rt).await;
+    let (options, cancel): (CallOptions, CancelHandle) = CallOptions::new().cancel_handle();
+    let started = seen.started.notified();
+    let call = client.call_tool_with("block", json!({}), options);
+    let mut call = Box::pin(call);
+    // Drive the call until the handler runs, then cancel it.
+    let outcome = {
+        let mut started = Box::pin(started);
+        match futures_util::future::select(&mut call, &mut started).await {
+            futures_util::future::Either::Left((r, _)) => panic!("block answered: {r:?}"),
+            futures_util::future::Either::Right(((), _)) => {
+                cancel.cancel("the user gave up");
+                call.await
+            }
+        }
+    };
+    assert!(
+        matches!(outcome, Err(Error::Cancelled { .. })),
+        "the call ends cancelled: {outcome:?}"
+    );
+    let notified = seen.cancelled_notify.notified();
+    if seen.cancelled.lock().expect("not poisoned").is_empty() {
+        notified.await;
+    }
+    assert_eq!(
+        *seen.cancelled.lock().expect("not poisoned"),
+        vec!["cancelled=true".to_owned()]
+    );
+    let again = client
+        .call_tool("progress", json!({}))
+        .await
+        .expect("a later call");
+    assert_eq!(text(&again), "done");
+    client.close().await;
+}
+
+/// Notifications both ways: the server's `list_changed` reaches the client's stream, the
+/// client's notification reaches the handler; a client disconnect cancels running work.
+pub async fn notifications_both_ways<R: Runtime>(rt: R) {
+    let (client, handle, seen, done) = start(&rt).await;
+    let mut notes = client.notifications();
+    handle
+        .notify_list_changed(ListChanged::Tools)
+        .expect("tools.listChanged is declared");
+    let note = notes
+        .recv()
+        .await
+        .expect("a notification")
+        .expect("not lagged");
+    assert_eq!(note.method, "notifications/tools/list_changed");
+    // Not declared: refused at once, nothing sent.
+    assert!(handle.notify_list_changed(ListChanged::Prompts).is_err());
+
+    let heard = seen.notification_notify.notified();
+    client
+        .notify("notifications/roots/list_changed", json!({}))
+        .expect("sent");
+    heard.await;
+    assert_eq!(
+        *seen.notifications.lock().expect("not poisoned"),
+        vec!["notifications/roots/list_changed".to_owned()]
+    );
+
+    // A call left running when the client goes away is cancelled on the server.
+    let started = seen.started.notified();
+    let client2 = client.clone();
+    rt.spawn(Box::pin(async move {
+        let _ = client2.call_tool("block", json!({})).await;
+    }));
+    started.await;
+    let cancelled = seen.cancelled_notify.notified();
+    client.close().await;
+    cancelled.await;
+    let reason = done.await.expect("the driver finished");
+    assert!(
+        matches!(reason, CloseReason::TransportClosed { .. }),
+        "{reason:?}"
+    );
+}

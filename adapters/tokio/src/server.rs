@@ -1,0 +1,82 @@
+//! The MCP server side on tokio: [`mcp_driver::server`] (the runtime-neutral server driver
+//! over the core's server session) with [`TokioRuntime`], plus the stdio glue.
+//!
+//! ```no_run
+//! use mcp_tokio::server::{RequestContext, Server};
+//! use mcp_tokio::mcp_proto::jsonrpc::{ErrorObject, to_raw};
+//! use mcp_tokio::mcp_proto::server::ServerConfig;
+//! use mcp_tokio::types::{Implementation, ServerCapabilities, ToolsCapability};
+//!
+//! # async fn f() {
+//! let config = ServerConfig::new(Implementation::new("echo", "1.0")).with_capabilities(
+//!     ServerCapabilities { tools: Some(ToolsCapability::default()), ..Default::default() },
+//! );
+//! let handler = |method: String, _params, _cx: RequestContext| async move {
+//!     match method.as_str() {
+//!         "tools/list" => to_raw(&serde_json::json!({"tools": []}))
+//!             .map_err(|e| ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string())),
+//!         other => Err(ErrorObject::method_not_found(other)),
+//!     }
+//! };
+//! mcp_tokio::server::serve_stdio(Server::new(config), handler).await;
+//! # }
+//! ```
+
+use mcp_driver::mcp_proto::session::CloseReason;
+#[doc(inline)]
+pub use mcp_driver::server::*;
+use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+
+use crate::TokioRuntime;
+
+/// The driver of one server connection on tokio: [`mcp_driver::server::ServerDriver`].
+pub type ServerDriver = mcp_driver::server::ServerDriver<TokioRuntime>;
+
+/// Starts serving one client on this process's stdin and stdout, on the current tokio
+/// runtime: the handle, and the driver to await (or spawn).
+///
+/// tokio reads stdin on a blocking thread: a program that ends its server before stdin
+/// closes should leave with `std::process::exit` (or `Runtime::shutdown_background`)
+/// rather than wait for that thread.
+///
+/// # Panics
+///
+/// Outside a tokio runtime.
+pub fn start_stdio<H: ServerHandler>(server: Server, handler: H) -> (ServerHandle, ServerDriver) {
+    start(server, handler, tokio::io::stdin(), tokio::io::stdout())
+}
+
+/// Serves one client on this process's stdin and stdout until it leaves (stdin closes) or
+/// the server is closed; returns why. See [`start_stdio`].
+///
+/// # Panics
+///
+/// Outside a tokio runtime.
+pub async fn serve_stdio<H: ServerHandler>(server: Server, handler: H) -> CloseReason {
+    start_stdio(server, handler).1.await
+}
+
+/// Starts serving one client over a tokio byte stream pair (a socket's halves, a duplex
+/// pipe): the handle, and the driver to await (or spawn).
+///
+/// # Panics
+///
+/// Outside a tokio runtime.
+pub fn start<H, Rd, Wr>(
+    server: Server,
+    handler: H,
+    reader: Rd,
+    writer: Wr,
+) -> (ServerHandle, ServerDriver)
+where
+    H: ServerHandler,
+    Rd: tokio::io::AsyncRead + Send + 'static,
+    Wr: tokio::io::AsyncWrite + Send + 'static,
+{
+    server.start(
+        TokioRuntime::current(),
+        handler,
+        reader.compat(),
+        writer.compat_write(),
+    )
+}

@@ -1,0 +1,27 @@
+//! The server driver against the crate's own client over an in-memory pipe pair
+//! (`mcp_driver::testing::server_suite`) on tokio, each bounded by an anti-hang guard.
+
+use std::time::Duration;
+
+use mcp_driver::testing::server_suite;
+use mcp_tokio::TokioRuntime;
+
+const GUARD: Duration = Duration::from_secs(30);
+
+macro_rules! server_tests {
+    ($($name:ident),* $(,)?) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $name() {
+            tokio::time::timeout(GUARD, server_suite::$name(TokioRuntime::current()))
+                .await
+                .expect("the test finished within the guard");
+        }
+    )*};
+}
+
+server_tests!(
+    call_with_progress,
+    sampling_from_a_handler,
+    cancellation_reaches_the_handler,
+    notifications_both_ways,
+);

@@ -1,0 +1,164 @@
+//! The bridge's forwarding: the host's requests, notifications and log level go upstream
+//! ([`Forwarder`], the server driver's [`ServerHandler`]); the upstream server's
+//! notifications and log messages come back to the host ([`to_host`]).
+//!
+//! What the server driver already guarantees is relied on, not repeated: a host request
+//! cancelled (or the host leaving) drops its handler's future, and dropping the client's
+//! `request_raw` future cancels the call upstream (`notifications/cancelled`); progress is
+//! written before the answer queued after it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::session::ServerNotification;
+use mcp_proto::types::{LoggingLevel, LoggingMessageParams};
+use mcp_tokio::mcp_driver::{CallOptions, HandlerFuture};
+use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
+use mcp_tokio::{Client, Error};
+use serde_json::value::RawValue;
+use tokio::sync::watch;
+
+/// Forwards each host request to the upstream client and its answer back.
+pub struct Forwarder {
+    client: Client,
+    timeout: Option<Duration>,
+    in_flight: Arc<watch::Sender<usize>>,
+}
+
+/// Counts a forwarded call until its future is gone (answered, or dropped and so cancelled
+/// upstream).
+struct InFlight(Arc<watch::Sender<usize>>);
+
+impl InFlight {
+    fn new(count: &Arc<watch::Sender<usize>>) -> Self {
+        count.send_modify(|n| *n += 1);
+        InFlight(count.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
+}
+
+/// Waits until every forwarded call's future is gone: after the host left, each one dropped
+/// has queued its `notifications/cancelled` upstream by then.
+pub struct CallsEnded(watch::Receiver<usize>);
+
+impl CallsEnded {
+    /// Completes once no forwarded call is left.
+    pub async fn wait(mut self) {
+        // An error means the forwarder is gone, and with it every call.
+        let _ = self.0.wait_for(|n| *n == 0).await;
+    }
+}
+
+impl Forwarder {
+    /// Forwards to `client`; `timeout` bounds each forwarded request (`None`: the host's own
+    /// deadlines and cancellations decide).
+    pub fn new(client: Client, timeout: Option<Duration>) -> (Self, CallsEnded) {
+        let (tx, rx) = watch::channel(0);
+        let forwarder = Forwarder {
+            client,
+            timeout,
+            in_flight: Arc::new(tx),
+        };
+        (forwarder, CallsEnded(rx))
+    }
+}
+
+impl ServerHandler for Forwarder {
+    fn on_request(
+        &self,
+        method: String,
+        params: Option<Box<RawValue>>,
+        context: RequestContext,
+    ) -> HandlerFuture<'_, RequestOutcome> {
+        let mut options = match self.timeout {
+            Some(t) => CallOptions::new().timeout(t),
+            None => CallOptions::new().no_timeout(),
+        };
+        if context.progress_token().is_some() {
+            // Upstream progress under the bridge's token, to the host under the host's.
+            let cx = context.clone();
+            options = options.on_progress(move |p| {
+                if let Err(e) = cx.progress(p.progress, p.total, p.message.as_deref()) {
+                    tracing::debug!("bridge: progress for {} not forwarded: {e}", cx.id());
+                }
+            });
+        }
+        let client = self.client.clone();
+        let counted = InFlight::new(&self.in_flight);
+        Box::pin(async move {
+            // Declared before the call, so dropped after it (its cancellation queued first).
+            let _counted = counted;
+            client
+                .request_raw(method, params, options)
+                .await
+                .map_err(error_for_host)
+        })
+    }
+
+    fn on_notification(&self, method: &str, params: Option<&RawValue>, _server: &ServerHandle) {
+        if let Err(e) = self.client.notify(method.to_owned(), params) {
+            tracing::warn!("bridge: could not forward {method} upstream: {e}");
+        }
+    }
+
+    fn on_log_level(&self, level: LoggingLevel, _server: &ServerHandle) {
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            if let Err(e) = client.set_log_level(level).await {
+                tracing::warn!("bridge: logging/setLevel upstream failed: {e}");
+            }
+        });
+    }
+
+    fn on_diagnostic(&self, diagnostic: &mcp_tokio::server::Diagnostic) {
+        tracing::info!("bridge: odd input from the host: {diagnostic:?}");
+    }
+}
+
+/// Hands one upstream notification to the host: a log message through the session's log
+/// (filtered by the level the host set), anything else as it came.
+pub fn to_host(host: &ServerHandle, n: &ServerNotification) {
+    let result = if n.method == "notifications/message" {
+        match n
+            .params
+            .as_deref()
+            .map(|p| serde_json::from_str::<LoggingMessageParams>(p.get()))
+        {
+            Some(Ok(m)) => host.log(m.level, m.logger.as_deref(), &m.data).map(drop),
+            _ => {
+                tracing::debug!("bridge: unreadable log message not forwarded");
+                Ok(())
+            }
+        }
+    } else {
+        host.notify(n.method.clone(), n.params.as_deref())
+    };
+    if let Err(e) = result {
+        tracing::debug!("bridge: {} not forwarded to the host: {e}", n.method);
+    }
+}
+
+/// The JSON-RPC error the host gets for a failed upstream request: the server's own error
+/// object when it answered one (code, message and data as they were), else an internal error
+/// saying what went wrong on the way.
+pub fn error_for_host(e: Error) -> ErrorObject {
+    match e {
+        Error::Remote {
+            code,
+            message,
+            data,
+            ..
+        } => {
+            let mut error = ErrorObject::new(code, message);
+            error.data = data;
+            error
+        }
+        other => ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {other}")),
+    }
+}

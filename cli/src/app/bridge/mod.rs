@@ -1,0 +1,237 @@
+//! `mcp bridge --url URL`: a stdio MCP server for a host (a desktop app, an IDE) that forwards
+//! everything to a remote Streamable HTTP / legacy SSE server.
+//!
+//! The host's side is the server driver ([`mcp_tokio::server`]) on stdin and stdout; the
+//! remote side is a [`Client`](mcp_tokio::Client). The upstream connection is made when the
+//! host sends `initialize`, with the host's client info, capabilities and protocol version
+//! ([`upstream::connect`]); the host session then starts with the server's own `serverInfo`,
+//! capabilities and instructions, and answers the host's `initialize` with the version the
+//! server agreed to, so the host sees what it would see directly. [`forward`] maps everything
+//! after that.
+//!
+//! Before `initialize`, a session with no capabilities answers the host (`ping`, errors for
+//! anything else). When the host closes stdin, the requests still running upstream are
+//! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`) and
+//! the bridge exits 0. When the upstream connection ends, the bridge ends the host session
+//! and exits 3. stdout carries only the protocol; logs go to stderr.
+
+pub mod forward;
+pub mod upstream;
+
+use mcp_manager::config::TransportConfig;
+use mcp_proto::framing::lines::encode_line;
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::server::{ServerConfig, ServerSession};
+use mcp_proto::types::{Implementation, InitializeParams};
+use mcp_tokio::server::Server;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+
+use super::ui::Ui;
+use crate::args::Cli;
+use crate::exit::{CliError, Exit};
+use forward::Forwarder;
+use upstream::HostSlot;
+
+/// How long the bridge waits, after the host left, for the cancelled upstream calls to end
+/// before it closes the upstream session anyway.
+const CANCEL_BOUND: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How much of stdin is read at once before `initialize`.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// The longest line accepted before `initialize` (the server driver's limit after it).
+const MAX_EARLY_LINE: usize = 16 << 20;
+
+/// The host's `initialize`, and what it sent after it in the same read.
+struct HostInitialize {
+    id: Value,
+    params: InitializeParams,
+    rest: Vec<u8>,
+}
+
+/// The `id` and params of `line` when it is an `initialize` request.
+fn as_initialize(line: &[u8]) -> Option<(Value, Option<Value>)> {
+    let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(line) else {
+        return None;
+    };
+    if message.get("method").and_then(Value::as_str) != Some("initialize") {
+        return None;
+    }
+    let id = message.remove("id")?;
+    Some((id, message.remove("params")))
+}
+
+/// Writes what `session` has queued, one line per message.
+async fn flush(
+    session: &mut ServerSession,
+    out: &mut (impl AsyncWrite + Unpin),
+) -> std::io::Result<()> {
+    let (mut buf, mut scratch) = (Vec::new(), Vec::new());
+    while session.poll_transmit(&mut scratch).is_some() {
+        encode_line(&mut buf, &scratch);
+        scratch.clear();
+    }
+    if !buf.is_empty() {
+        out.write_all(&buf).await?;
+        out.flush().await?;
+    }
+    Ok(())
+}
+
+/// Reads the host's input until its `initialize` (with readable params) and returns it;
+/// `None` when the host closes stdin first. Until then a session of no capabilities answers
+/// the host: `ping`, and an error for any other request (or for unreadable `initialize`
+/// params).
+async fn await_initialize(
+    stdin: &mut (impl AsyncRead + Unpin),
+    stdout: &mut (impl AsyncWrite + Unpin),
+) -> Result<Option<HostInitialize>, CliError> {
+    let info = Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION"));
+    let mut waiting = ServerSession::new(ServerConfig::new(info), std::time::Instant::now());
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; READ_CHUNK];
+    loop {
+        while let Some(end) = buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=end).collect();
+            let line = line.trim_ascii();
+            if line.is_empty() {
+                continue;
+            }
+            if let Some((id, params)) = as_initialize(line)
+                && let Ok(params) = upstream::initialize_params(params.as_ref())
+            {
+                flush(&mut waiting, stdout)
+                    .await
+                    .map_err(CliError::closed)?;
+                let rest = std::mem::take(&mut buf);
+                return Ok(Some(HostInitialize { id, params, rest }));
+            }
+            waiting.handle_message(std::time::Instant::now(), line);
+            while waiting.poll_event().is_some() {}
+        }
+        flush(&mut waiting, stdout)
+            .await
+            .map_err(CliError::closed)?;
+        if buf.len() > MAX_EARLY_LINE {
+            return Err(CliError::Closed(format!(
+                "the host sent a line over {MAX_EARLY_LINE} bytes before initialize"
+            )));
+        }
+        let n = stdin.read(&mut chunk).await.map_err(CliError::closed)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
+/// ends.
+pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
+    if cli.connection.url.is_none() {
+        return Err(CliError::Usage(
+            "mcp bridge needs --url URL: the remote server to forward to".into(),
+        ));
+    }
+    let config = super::connect::server_config(cli)?;
+    if !matches!(config.transport, TransportConfig::Http(_)) {
+        return Err(CliError::Usage(
+            "mcp bridge --url forwards to an HTTP server".into(),
+        ));
+    }
+    let mut stdin = tokio::io::stdin();
+    let mut stdout = tokio::io::stdout();
+    let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
+        tracing::info!("bridge: the host closed stdin before initialize");
+        return Ok(Exit::Ok);
+    };
+
+    let host = HostSlot::default();
+    let client = match upstream::connect(cli, ui, config, &init.params, host.clone()).await {
+        Ok(c) => c,
+        Err(e) => {
+            // The host learns why (and what to do: `mcp login`, say) in the answer to its
+            // `initialize`; the user also on stderr.
+            let mut message = format!("mcp bridge: {e}");
+            if let Some(hint) = e.hint() {
+                message = format!("{message} ({hint})");
+            }
+            let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, message);
+            let answer = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "error": error});
+            let mut line = answer.to_string().into_bytes();
+            line.push(b'\n');
+            // The host may be gone already; the error below is what matters.
+            let _ = stdout.write_all(&line).await;
+            let _ = stdout.flush().await;
+            return Err(e);
+        }
+    };
+    tracing::info!(
+        "bridge: connected to {} {} (protocol {})",
+        client.server_info().name,
+        client.server_info().version,
+        client.protocol_version()
+    );
+    let mut notifications = client.notifications();
+    let mut host_config = ServerConfig::new(client.server_info().clone())
+        .with_capabilities(client.capabilities().clone())
+        // The upstream server times its own requests out (and cancels them).
+        .with_request_timeout(None);
+    if let Some(instructions) = client.instructions() {
+        host_config = host_config.with_instructions(instructions);
+    }
+    // The host's own `initialize`, asking for the version the server agreed to: the session
+    // answers it with that version (every version the client speaks, the session speaks).
+    // Replayed ahead of the rest of stdin.
+    let mut params = serde_json::to_value(&init.params)
+        .map_err(|e| CliError::closed(std::io::Error::other(e)))?;
+    params["protocolVersion"] = Value::from(client.protocol_version().as_str());
+    let initialize = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "method": "initialize", "params": params});
+    let mut replay = initialize.to_string().into_bytes();
+    replay.push(b'\n');
+    replay.extend_from_slice(&init.rest);
+    let input = std::io::Cursor::new(replay).chain(stdin);
+
+    let (forwarder, calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
+    let (handle, driver) =
+        mcp_tokio::server::start(Server::new(host_config), forwarder, input, stdout);
+    // Set once, here: the slot was empty until the host session existed.
+    let _ = host.set(handle.clone());
+    let pump = {
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            while let Some(n) = notifications.recv().await {
+                match n {
+                    Ok(n) => forward::to_host(&handle, &n),
+                    Err(lagged) => tracing::warn!("bridge: {lagged}"),
+                }
+            }
+        })
+    };
+    let mut driver = std::pin::pin!(driver);
+    let exit = tokio::select! {
+        reason = &mut driver => {
+            tracing::info!("bridge: the host session ended: {reason}");
+            Ok(Exit::Ok)
+        }
+        reason = client.closed() => {
+            tracing::warn!("bridge: the server's connection ended: {reason}");
+            // Answers already queued still reach the host, then the driver finishes.
+            handle.close();
+            driver.await;
+            Err(CliError::Closed(format!("the server's connection ended: {reason}")))
+        }
+    };
+    pump.abort();
+    // The host's requests still running are cancelled as the driver drops them (each queues
+    // its `notifications/cancelled`); once all are gone, closing sends those, then the DELETE.
+    if tokio::time::timeout(CANCEL_BOUND, calls_ended.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("bridge: upstream calls still cancelling; closing anyway");
+    }
+    client.close().await;
+    exit
+}

@@ -1,0 +1,124 @@
+//! The bridge's upstream side: connecting to the remote server as the host would, and the
+//! handlers that hand the server's own requests (sampling, elicitation, roots) to the host.
+
+use std::sync::{Arc, OnceLock};
+
+use mcp_manager::config::{ServerConfig, TransportConfig};
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::session::{Era, EraPolicy, ProtocolVersion, RequestError, RequestOptions};
+use mcp_proto::types::{InitializeParams, Root};
+use mcp_tokio::mcp_driver::{HandlerFuture, RootsHandler};
+use mcp_tokio::server::{ServerError, ServerHandle};
+use mcp_tokio::{Client, ClientBuilder};
+use serde_json::Value;
+
+use crate::app::ui::Ui;
+use crate::args::Cli;
+use crate::exit::CliError;
+
+/// Where the upstream server's requests go: the host session's handle, set once the host
+/// session is started (after the upstream connection, which needs the host's `initialize`).
+pub type HostSlot = Arc<OnceLock<ServerHandle>>;
+
+/// Forwards one kind of server request to the host and waits for its answer.
+#[derive(Clone)]
+struct Forward {
+    host: HostSlot,
+}
+
+impl Forward {
+    /// Asks the host. The upstream server has its own deadline and cancels when it passes
+    /// (the driver then drops this future, which cancels the request at the host); a person
+    /// answering an elicitation must not be cut short here.
+    async fn ask(&self, method: &'static str, params: Value) -> Result<Value, ErrorObject> {
+        let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
+        let host = self
+            .host
+            .get()
+            .ok_or_else(|| internal("the bridge's host is not connected yet".into()))?;
+        let params = match params {
+            Value::Null => None,
+            p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
+        };
+        let options = RequestOptions::new().no_timeout();
+        match host.request_raw(method, params.as_deref(), options).await {
+            Ok(raw) => raw
+                .decode::<Value>()
+                .map_err(|e| internal(format!("the host's answer: {e}"))),
+            Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
+            Err(e) => Err(internal(format!("the host did not answer: {e}"))),
+        }
+    }
+}
+
+impl RootsHandler for Forward {
+    fn list_roots(&self) -> HandlerFuture<'_, Result<Vec<Root>, ErrorObject>> {
+        Box::pin(async move {
+            let value = self.ask("roots/list", Value::Null).await?;
+            let roots = value.get("roots").cloned().unwrap_or(Value::Null);
+            serde_json::from_value(roots).map_err(|e| {
+                ErrorObject::new(
+                    ErrorObject::INTERNAL_ERROR,
+                    format!("the host's roots/list result is not a list of roots: {e}"),
+                )
+            })
+        })
+    }
+
+    fn list_changed(&self) -> bool {
+        // Only the capabilities given to the builder are declared (the host's own).
+        false
+    }
+}
+
+/// Reads the host's `initialize` params; an error answer for the host when they are not
+/// readable.
+pub fn initialize_params(params: Option<&Value>) -> Result<InitializeParams, ErrorObject> {
+    serde_json::from_value(params.cloned().unwrap_or(Value::Null)).map_err(|e| {
+        ErrorObject::new(
+            ErrorObject::INVALID_PARAMS,
+            format!("invalid initialize params: {e}"),
+        )
+    })
+}
+
+/// Connects to the upstream server at `config` speaking as the host: its `clientInfo`, its
+/// capabilities (so the server offers what it would offer the host directly), its protocol
+/// version when this client speaks it, the `initialize` handshake only (the host spoke
+/// `initialize`). The server's requests go to the host in `to_host` once it is set.
+pub async fn connect(
+    cli: &Cli,
+    ui: &Ui,
+    config: ServerConfig,
+    host: &InitializeParams,
+    to_host: HostSlot,
+) -> Result<Client, CliError> {
+    let auth = match &config.transport {
+        TransportConfig::Http(h) => crate::app::auth::stored_provider(cli, &h.headers),
+        _ => None,
+    };
+    let forward = Forward { host: to_host };
+    let sampling = forward.clone();
+    let elicitation = forward.clone();
+    let mut builder = ClientBuilder::new()
+        .client_info(host.client_info.clone())
+        .client_capabilities(host.capabilities.clone())
+        .era_policy(EraPolicy::Initialize)
+        .roots_handler(forward)
+        .sampling_handler(move |params: Value| {
+            let f = sampling.clone();
+            async move { f.ask("sampling/createMessage", params).await }
+        })
+        .elicitation_handler(move |params: Value| {
+            let f = elicitation.clone();
+            async move { f.ask("elicitation/create", params).await }
+        })
+        // The host checks results itself; the bridge forwards them as they are.
+        .validate_output(false);
+    if let Some(version) =
+        ProtocolVersion::parse(&host.protocol_version).filter(|v| v.era() == Era::Initialize)
+    {
+        builder = builder.protocol_version(version);
+    }
+    crate::app::connect::connect_built(cli, ui, config, builder, auth).await
+}

@@ -1,0 +1,488 @@
+//! `mcp bridge --url URL` as a host runs it: the built binary on piped stdin/stdout, in front
+//! of a scripted Streamable HTTP server on 127.0.0.1 that records every request. What the host
+//! sees is what the server said (identity, capabilities, instructions, version, results,
+//! errors, progress); what the server sees is the host (client info, capabilities); a
+//! cancellation, a server-to-client request and the host leaving are forwarded.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
+use mcp_driver::testing::oauth_server::OAuthServer;
+use serde_json::{Value, json};
+
+/// The anti-hang guard of every wait (never reached when the bridge works).
+const GUARD: Duration = Duration::from_secs(30);
+
+/// The scripted upstream server: a session id, `tools` and `logging`, an `echo` tool, and
+/// tools/call behaviours by name (`progress`, `fail`, `slow`, `ask`).
+fn upstream() -> ScriptedHttpServer {
+    ScriptedHttpServer::start(|req: &RecordedRequest| {
+        match req.method.as_str() {
+            "DELETE" => return ScriptedReply::status(200),
+            "GET" => return ScriptedReply::status(405),
+            _ => {}
+        }
+        let body = req.json().unwrap_or(Value::Null);
+        let id = body.get("id").cloned().unwrap_or(Value::Null);
+        let Some(method) = body.get("method").and_then(Value::as_str) else {
+            // A response (the host's answer to the server's request): accepted.
+            return ScriptedReply::status(202);
+        };
+        let ok = |result: Value| {
+            ScriptedReply::json(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+        };
+        match method {
+            "initialize" => ok(json!({
+                "protocolVersion": "2025-03-26",
+                "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+                "serverInfo": {"name": "scripted-upstream", "version": "9.9"},
+                "instructions": "be nice"
+            }))
+            .with_header("mcp-session-id", "sess-1"),
+            m if m.starts_with("notifications/") => ScriptedReply::status(202),
+            "tools/list" => ok(json!({"tools": [
+                {"name": "echo", "inputSchema": {"type": "object"}, "x-extra": [1, 2]}
+            ]})),
+            "tools/call" => match body["params"]["name"].as_str() {
+                Some("progress") => {
+                    let token = body["params"]["_meta"]["progressToken"].clone();
+                    let progress = |n: u32| {
+                        ScriptedReply::data(&json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                            "params": {"progressToken": token, "progress": n, "total": 2, "message": format!("step {n}")}}))
+                    };
+                    let log = ScriptedReply::data(&json!({"jsonrpc": "2.0", "method": "notifications/message",
+                        "params": {"level": "warning", "logger": "up", "data": {"note": "halfway"}}}));
+                    ScriptedReply::sse([
+                        progress(1),
+                        log,
+                        progress(2),
+                        ScriptedReply::data(&json!({"jsonrpc": "2.0", "id": id,
+                            "result": {"content": [{"type": "text", "text": "done"}]}})),
+                    ])
+                }
+                Some("fail") => ScriptedReply::json(&json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32042, "message": "needs more", "data": {"why": "scripted"}}})),
+                Some("ask") => ScriptedReply::sse([ScriptedReply::data(&json!({"jsonrpc": "2.0",
+                    "id": "up-1", "method": "sampling/createMessage",
+                    "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}}))])
+                .held_open(),
+                Some("roots") => ScriptedReply::sse([ScriptedReply::data(&json!({"jsonrpc": "2.0",
+                    "id": "up-2", "method": "roots/list"}))])
+                .held_open(),
+                // `slow`: never answered.
+                _ => ScriptedReply::sse(Vec::<String>::new()).held_open(),
+            },
+            _ => ScriptedReply::json(&json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "method not found"}})),
+        }
+    })
+}
+
+/// The directory of test `name` (its token store is `tokens.json` there).
+fn test_dir(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("mcp-bridge-test-{name}-{}", std::process::id()))
+}
+
+/// The bridge process with the host's end of its stdio.
+struct Bridge {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Value>,
+    dir: std::path::PathBuf,
+}
+
+impl Bridge {
+    fn start(url: &str, name: &str) -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-bridge-test-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
+            .args(["bridge", "--url", url])
+            // No stored token from the user's own store.
+            .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn mcp bridge");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("stdout carries only JSON-RPC lines: {line:?}: {e}")
+                });
+                if tx.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Bridge {
+            child,
+            stdin,
+            lines,
+            dir,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to the bridge");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next line from the bridge.
+    fn recv(&self) -> Value {
+        self.lines
+            .recv_timeout(GUARD)
+            .expect("the bridge wrote a line before the guard")
+    }
+
+    /// The answer to `id`, with every line before it.
+    fn answer(&self, id: i64) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
+        loop {
+            let line = self.recv();
+            if line["id"] == id && line.get("method").is_none() {
+                return (line, before);
+            }
+            before.push(line);
+        }
+    }
+
+    fn initialize(&mut self, capabilities: &Value) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": capabilities,
+            "clientInfo": {"name": "host-app", "version": "3.1"}}}),
+        );
+        let (answer, before) = self.answer(1);
+        assert!(before.is_empty(), "{before:?}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        answer
+    }
+
+    /// Closes stdin and waits for the exit status.
+    fn finish(mut self) -> i32 {
+        drop(self.stdin.take());
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(
+                started.elapsed() < GUARD,
+                "the bridge did not exit after stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Waits until the server has received a request that `pred` accepts, and returns it.
+fn wait_for(
+    server: &ScriptedHttpServer,
+    what: &str,
+    pred: impl Fn(&RecordedRequest) -> bool,
+) -> RecordedRequest {
+    let started = Instant::now();
+    loop {
+        if let Some(r) = server.requests().into_iter().find(|r| pred(r)) {
+            return r;
+        }
+        assert!(
+            started.elapsed() < GUARD,
+            "the server never got {what}: {:?}",
+            server.requests()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn rpc(server: &ScriptedHttpServer, method: &str) -> Vec<Value> {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.rpc_method().as_deref() == Some(method))
+        .filter_map(RecordedRequest::json)
+        .collect()
+}
+
+#[test]
+fn the_host_sees_the_server_as_it_is_and_the_server_sees_the_host() {
+    let server = upstream();
+    let mut bridge = Bridge::start(&server.url("/mcp"), "identity");
+    let host_caps = json!({"sampling": {}, "experimental": {"host.feature": {"level": 2}}});
+    let init = bridge.initialize(&host_caps);
+    let result = &init["result"];
+    assert_eq!(
+        result["serverInfo"],
+        json!({"name": "scripted-upstream", "version": "9.9"}),
+        "{init}"
+    );
+    assert_eq!(
+        result["protocolVersion"], "2025-03-26",
+        "the version the server agreed: {init}"
+    );
+    assert_eq!(result["instructions"], "be nice", "{init}");
+    assert_eq!(
+        result["capabilities"],
+        json!({"tools": {"listChanged": true}, "logging": {}}),
+        "{init}"
+    );
+
+    let upstream_init = &rpc(&server, "initialize")[0]["params"];
+    assert_eq!(
+        upstream_init["clientInfo"],
+        json!({"name": "host-app", "version": "3.1"})
+    );
+    assert_eq!(upstream_init["capabilities"], host_caps);
+    assert_eq!(upstream_init["protocolVersion"], "2025-06-18");
+
+    // A result as the server wrote it, unknown fields included.
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let (list, _) = bridge.answer(2);
+    assert_eq!(
+        list["result"]["tools"],
+        json!([{"name": "echo", "inputSchema": {"type": "object"}, "x-extra": [1, 2]}])
+    );
+
+    // Progress under the host's own token, before the answer.
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "progress", "arguments": {}, "_meta": {"progressToken": "host-tok"}}}));
+    let (call, before) = bridge.answer(3);
+    assert_eq!(call["result"]["content"][0]["text"], "done", "{call}");
+    // The server's log message, as it sent it.
+    let log: Vec<&Value> = before
+        .iter()
+        .filter(|l| l["method"] == "notifications/message")
+        .collect();
+    assert_eq!(log.len(), 1, "{before:?}");
+    assert_eq!(
+        log[0]["params"],
+        json!({"level": "warning", "logger": "up", "data": {"note": "halfway"}})
+    );
+    let progress: Vec<&Value> = before
+        .iter()
+        .filter(|l| l["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 2, "{before:?}");
+    for (n, p) in progress.iter().enumerate() {
+        assert_eq!(p["params"]["progressToken"], "host-tok", "{p}");
+        // The value, not its spelling: the bridge writes numbers as floats (`1.0`).
+        assert_eq!(
+            p["params"]["progress"].as_f64(),
+            Some(n as f64 + 1.0),
+            "{p}"
+        );
+        assert_eq!(p["params"]["total"].as_f64(), Some(2.0), "{p}");
+        assert_eq!(p["params"]["message"], format!("step {}", n + 1), "{p}");
+    }
+
+    // The server's error object as it was: code, message, data.
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "fail", "arguments": {}}}));
+    let (failed, _) = bridge.answer(4);
+    assert_eq!(
+        failed["error"],
+        json!({"code": -32042, "message": "needs more", "data": {"why": "scripted"}}),
+        "{failed}"
+    );
+
+    // The host leaves: the upstream session is deleted, the bridge exits 0.
+    assert_eq!(bridge.finish(), 0);
+    let delete = wait_for(&server, "a DELETE", |r| r.method == "DELETE");
+    assert_eq!(delete.header("mcp-session-id"), Some("sess-1"));
+}
+
+#[test]
+fn a_cancel_from_the_host_and_the_host_leaving_cancel_the_upstream_calls() {
+    let server = upstream();
+    let mut bridge = Bridge::start(&server.url("/mcp"), "cancel");
+    bridge.initialize(&json!({}));
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {}}}));
+    let call = wait_for(&server, "the slow call", |r| {
+        r.rpc_method().as_deref() == Some("tools/call")
+    });
+    let wire_id = call.rpc_id().expect("a request id");
+    bridge.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "user stop"}}));
+    let cancelled = wait_for(&server, "notifications/cancelled", |r| {
+        r.rpc_method().as_deref() == Some("notifications/cancelled")
+    });
+    let params = &cancelled.json().expect("json")["params"];
+    assert_eq!(params["requestId"], wire_id, "{params}");
+    // The host's reason is not passed on (the server driver drops a cancelled request's
+    // future without it); the upstream server is told the call was dropped.
+    assert!(params["reason"].is_string(), "{params}");
+
+    // A second slow call still running when the host closes stdin.
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "slow", "arguments": {}}}));
+    let started = Instant::now();
+    while rpc(&server, "tools/call").len() < 2 {
+        assert!(
+            started.elapsed() < GUARD,
+            "the second call never reached the server"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second_id = rpc(&server, "tools/call")[1]["id"].clone();
+    assert_eq!(bridge.finish(), 0);
+    let cancels = rpc(&server, "notifications/cancelled");
+    assert!(
+        cancels
+            .iter()
+            .any(|c| c["params"]["requestId"] == second_id),
+        "the call still running was not cancelled upstream: {cancels:?}"
+    );
+    wait_for(&server, "a DELETE", |r| r.method == "DELETE");
+}
+
+#[test]
+fn the_servers_sampling_request_goes_to_the_host_and_its_answer_back() {
+    let server = upstream();
+    let mut bridge = Bridge::start(&server.url("/mcp"), "sampling");
+    bridge.initialize(&json!({"sampling": {}}));
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask", "arguments": {}}}));
+    let request = bridge.recv();
+    assert_eq!(request["method"], "sampling/createMessage", "{request}");
+    assert_eq!(request["params"]["maxTokens"], 5, "{request}");
+    let answer = json!({"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "host-model"});
+    bridge.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": answer}));
+    let reply = wait_for(&server, "the host's sampling answer", |r| {
+        r.json()
+            .is_some_and(|b| b["id"] == "up-1" && b.get("result").is_some())
+    });
+    assert_eq!(reply.json().expect("json")["result"], answer);
+    assert_eq!(bridge.finish(), 0);
+}
+
+#[test]
+fn an_unreachable_server_fails_the_hosts_initialize_and_exits_3() {
+    // Port 9 (discard) is closed on a test machine's loopback: connecting is refused.
+    let mut bridge = Bridge::start("http://127.0.0.1:9/mcp", "unreachable");
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}));
+    let answer = bridge.recv();
+    assert_eq!(answer["id"], 1, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("could not connect to http://127.0.0.1:9/mcp"),
+        "{answer}"
+    );
+    assert_eq!(bridge.finish(), 3);
+}
+
+#[test]
+fn requests_before_initialize_are_refused_and_ping_is_answered() {
+    let server = upstream();
+    let mut bridge = Bridge::start(&server.url("/mcp"), "early");
+    bridge.send(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}));
+    assert_eq!(
+        bridge.recv(),
+        json!({"jsonrpc": "2.0", "id": "p", "result": {}})
+    );
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}));
+    let refused = bridge.recv();
+    assert_eq!(refused["id"], 5, "{refused}");
+    assert!(refused["error"]["code"].is_i64(), "{refused}");
+    assert!(
+        server.requests().is_empty(),
+        "nothing goes upstream before initialize"
+    );
+    bridge.initialize(&json!({}));
+    assert_eq!(bridge.finish(), 0);
+}
+
+/// A browser stand-in for `mcp login` (as in `oauth.rs`): GET the URL, then its `Location`
+/// (the loopback callback). Pure bash (`/dev/tcp`).
+const BROWSER: &str = r#"
+get() {
+  local rest="${1#http://}"; local hostport="${rest%%/*}"; local path="/${rest#*/}"
+  exec 3<>"/dev/tcp/${hostport%%:*}/${hostport##*:}"
+  printf 'GET %s HTTP/1.1\r\nHost: %s\r\n\r\n' "$path" "$hostport" >&3
+  local line
+  while IFS= read -r line <&3; do
+    line="${line%$'\r'}"
+    [ -z "$line" ] && break
+    case "$line" in [Ll]ocation:*) LOCATION="${line#*: }";; esac
+  done
+  exec 3<&-
+}
+get "$1"
+get "$LOCATION"
+"#;
+
+#[test]
+fn the_stored_oauth_token_is_used_and_without_one_initialize_says_to_log_in() {
+    let server = OAuthServer::start(3600);
+    let url = server.mcp_url();
+
+    // No token: the host's initialize fails with the hint, the bridge exits 3.
+    let mut bridge = Bridge::start(&url, "oauth-none");
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}));
+    let refused = bridge.recv();
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("mcp login"), "{refused}");
+    assert_eq!(bridge.finish(), 3);
+
+    // After `mcp login`, the bridge sends the stored token.
+    let dir = test_dir("oauth-login");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let script = dir.join("browser.sh");
+    std::fs::write(&script, BROWSER).expect("browser script");
+    let login = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["login", "--url", &url])
+        .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
+        .env("MCP_BROWSER", format!("bash {}", script.display()))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp login");
+    assert!(
+        login.status.success(),
+        "{}",
+        String::from_utf8_lossy(&login.stderr)
+    );
+    let mut bridge = Bridge::start(&url, "oauth-login");
+    let init = bridge.initialize(&json!({}));
+    assert!(init.get("result").is_some(), "{init}");
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let (list, _) = bridge.answer(2);
+    assert_eq!(list["result"]["tools"][0]["name"], "echo", "{list}");
+    assert_eq!(bridge.finish(), 0);
+}
+
+#[test]
+fn the_servers_roots_request_is_answered_by_the_host() {
+    let server = upstream();
+    let mut bridge = Bridge::start(&server.url("/mcp"), "roots");
+    bridge.initialize(&json!({"roots": {"listChanged": true}}));
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "roots", "arguments": {}}}));
+    let request = bridge.recv();
+    assert_eq!(request["method"], "roots/list", "{request}");
+    let roots = json!([{"uri": "file:///work/project", "name": "project"}]);
+    bridge.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": roots}}));
+    let reply = wait_for(&server, "the host's roots", |r| {
+        r.json()
+            .is_some_and(|b| b["id"] == "up-2" && b.get("result").is_some())
+    });
+    assert_eq!(reply.json().expect("json")["result"]["roots"], roots);
+    // The host's notification reaches the server.
+    bridge.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    wait_for(&server, "roots/list_changed", |r| {
+        r.rpc_method().as_deref() == Some("notifications/roots/list_changed")
+    });
+    assert_eq!(bridge.finish(), 0);
+}
