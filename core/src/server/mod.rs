@@ -71,6 +71,7 @@ mod dispatch;
 mod error;
 mod event;
 mod handshake;
+mod limits;
 mod notify;
 mod outgoing;
 pub mod stdio;
@@ -85,6 +86,7 @@ pub use handshake::negotiate;
 pub use notify::ListChanged;
 
 use client_requests::ClientRequests;
+use limits::Limits;
 use outgoing::{OutboundQueue, Pending, Queued};
 
 /// The host's token for one client request, used to answer it. Not the client's JSON-RPC id
@@ -181,13 +183,21 @@ pub struct ServerSession {
     client_requests: ClientRequests,
     outbound: OutboundQueue,
     events: VecDeque<Event>,
+    limits: Limits,
 }
 
 impl ServerSession {
     /// Starts a session at `now`, waiting for the client's `initialize`.
     #[must_use]
     pub fn new(config: ServerConfig, now: Instant) -> Self {
+        let limits = Limits {
+            handshake_deadline: config
+                .handshake_timeout
+                .map(|after| crate::time::saturating_add(now, after)),
+            ..Limits::default()
+        };
         ServerSession {
+            limits,
             config,
             state: ServerState::AwaitingInitialize,
             client: None,
@@ -295,15 +305,24 @@ impl ServerSession {
             #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
             Ok(_) => {}
         }
+        self.track_backlog(now);
     }
 
     /// Completes every server-to-client request whose deadline is due with
-    /// [`RequestError::Timeout`] (and tells the client with `notifications/cancelled`).
-    /// Calling it early is a no-op.
+    /// [`RequestError::Timeout`] (and tells the client with `notifications/cancelled`), and
+    /// closes the session when a limit is due: no `initialize` within
+    /// [`ServerConfig::handshake_timeout`]
+    /// ([`CloseReason::InitializeNotReceived`]), or a full outbound queue nobody took from
+    /// for [`ServerConfig::stall_timeout`] ([`CloseReason::ClientStalled`]). Calling it early
+    /// is a no-op.
     pub fn handle_timeout(&mut self, now: Instant) {
         if !self.is_closed() {
             self.fire_deadlines(now);
         }
+        if !self.is_closed() {
+            self.fire_limits(now);
+        }
+        self.track_backlog(now);
     }
 
     /// The transport is gone (stdin closed, the HTTP session deleted). Every pending
@@ -325,22 +344,26 @@ impl ServerSession {
     /// [`UsageError::Closed`].
     pub fn respond(
         &mut self,
-        _now: Instant,
+        now: Instant,
         id: ClientRequestId,
         result: Box<RawValue>,
     ) -> Result<(), UsageError> {
-        self.answer(id, Ok(result))
+        self.answer(id, Ok(result))?;
+        self.track_backlog(now);
+        Ok(())
     }
 
     /// Answers the client request `id` with a JSON-RPC error, exactly once (the same rules as
     /// [`respond`](Self::respond)).
     pub fn respond_error(
         &mut self,
-        _now: Instant,
+        now: Instant,
         id: ClientRequestId,
         error: ErrorObject,
     ) -> Result<(), UsageError> {
-        self.answer(id, Err(error))
+        self.answer(id, Err(error))?;
+        self.track_backlog(now);
+        Ok(())
     }
 
     fn answer(
@@ -371,7 +394,7 @@ impl ServerSession {
     /// [`UsageError::ProgressNotIncreasing`], [`UsageError::QueueFull`], [`UsageError::Closed`].
     pub fn notify_progress(
         &mut self,
-        _now: Instant,
+        now: Instant,
         id: ClientRequestId,
         progress: f64,
         total: Option<f64>,
@@ -412,6 +435,7 @@ impl ServerSession {
             method: Cow::Borrowed("notifications/progress"),
             params: Some(params),
         });
+        self.track_backlog(now);
         Ok(())
     }
 
@@ -460,6 +484,7 @@ impl ServerSession {
                 method: method.into_owned(),
             });
         }
+        self.check_version(&method)?;
         let timeout = match options.deadline {
             Deadline::SessionDefault => self.config.request_timeout,
             Deadline::Never => None,
@@ -501,6 +526,7 @@ impl ServerSession {
         self.pending.insert(handle, pending);
         self.arm(handle, deadline);
         self.outbound.push_back(Queued::Request(handle));
+        self.track_backlog(now);
         Ok(handle)
     }
 
@@ -525,7 +551,7 @@ impl ServerSession {
     /// ignore).
     pub fn cancel(
         &mut self,
-        _now: Instant,
+        now: Instant,
         handle: RequestHandle,
         reason: Option<String>,
     ) -> Result<(), UsageError> {
@@ -538,6 +564,7 @@ impl ServerSession {
             Err(RequestError::Cancelled { reason }),
             Some(notice.as_deref()),
         );
+        self.track_backlog(now);
         Ok(())
     }
 
@@ -559,6 +586,7 @@ impl ServerSession {
         }
         self.deadlines.clear();
         self.client_requests.clear();
+        self.limits = Limits::default();
         self.state = ServerState::Closed;
         self.events.push_back(Event::Closed { reason });
     }
@@ -585,6 +613,12 @@ impl ServerSession {
     /// The next message to send: its bytes are appended to `buf` (one compact JSON object,
     /// no newline; the stdio framing adds it) and its description is returned.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
+        let out = self.next_transmit(buf)?;
+        self.outbound_pulled();
+        Some(out)
+    }
+
+    fn next_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
         while let Some(item) = self.outbound.pop_front() {
             match item {
                 Queued::Request(handle) => {
@@ -627,15 +661,20 @@ impl ServerSession {
     }
 
     /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work: the
-    /// earliest deadline of a server-to-client request (the session's one timer). `None` when
-    /// none is armed or once closed.
+    /// earliest deadline of a server-to-client request, the handshake deadline, or the stall
+    /// deadline. `None` when none is armed or once closed.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.is_closed() {
             return None;
         }
-        self.deadlines
+        let request = self
+            .deadlines
             .earliest()
-            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)))
+            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
+        match (request, self.limits_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }

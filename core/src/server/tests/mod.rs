@@ -2,6 +2,7 @@
 
 mod exactly_once;
 mod harness;
+mod limits;
 mod pair;
 mod scenarios;
 mod stdio;
