@@ -71,6 +71,7 @@ mod dispatch;
 mod error;
 mod event;
 mod handshake;
+pub mod http;
 mod limits;
 mod notify;
 mod outgoing;
