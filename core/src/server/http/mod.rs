@@ -550,7 +550,7 @@ impl HttpServer {
         }
         let shape = BodyShape::of(body).ok_or(Refusal::InvalidBody)?;
         let key = match self.config.mode {
-            HttpMode::Stateless => self.open_stateless(now, version)?,
+            HttpMode::Stateless => self.open_stateless(now, version, shape.initialize)?,
             HttpMode::Stateful if headers.contains(MCP_SESSION_ID) => {
                 self.named_session(headers)?
             }
@@ -743,16 +743,20 @@ impl HttpServer {
         key
     }
 
-    /// A stateless POST's own session, already initialized unless the body initializes it.
+    /// A stateless POST's own session, already initialized unless the body `initializes` it.
     fn open_stateless(
         &mut self,
         now: Instant,
         version: Option<ProtocolVersion>,
+        initializes: bool,
     ) -> Result<SessionKey, Refusal> {
         if self.entries.len() >= self.config.max_sessions {
             return Err(Refusal::TooManySessions);
         }
         let key = self.insert_entry(now, String::new());
+        if initializes {
+            return Ok(key);
+        }
         let Some(entry) = self.entries.get_mut(&key) else {
             return Err(Refusal::UnknownSession);
         };

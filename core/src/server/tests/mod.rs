@@ -2,6 +2,8 @@
 
 mod exactly_once;
 mod harness;
+mod http;
+mod http_harness;
 mod limits;
 mod pair;
 mod scenarios;
