@@ -294,6 +294,7 @@ impl Entry {
         }
         self.by_request.retain(|_, s| *s != stream_no);
         self.by_progress.retain(|_, s| *s != stream_no);
+        self.by_wire.retain(|_, s| *s != stream_no);
         self.ended.push_back(stream_no);
         while self.ended.len() > config.ended_streams_kept {
             if let Some(old) = self.ended.pop_front() {
@@ -301,6 +302,44 @@ impl Entry {
                 self.by_handle.retain(|_, s| *s != old);
             }
         }
+    }
+
+    /// The client cancelled request `id`: no answer will come for it (the spec's rule), so
+    /// its POST stops waiting for one; a POST with nothing left to wait for ends (its held
+    /// answers sent, or an empty event stream).
+    pub(super) fn cancelled(
+        &mut self,
+        config: &HttpServerConfig,
+        out: &mut VecDeque<Output>,
+        id: ClientRequestId,
+    ) {
+        let Some(stream_no) = self.by_request.remove(&id) else {
+            return;
+        };
+        let Some(stream) = self.streams.get_mut(&stream_no) else {
+            return;
+        };
+        stream.awaiting = stream.awaiting.saturating_sub(1);
+        if stream.awaiting > 0 || stream.done {
+            return;
+        }
+        match stream.framing {
+            Framing::Undecided | Framing::Json if !stream.answers.is_empty() => {
+                finish_json(stream, out);
+            }
+            Framing::Undecided | Framing::Json => {
+                if let Some(response) = stream.response.take() {
+                    out.push_back(sse_head(response));
+                    out.push_back(Output::End { response });
+                }
+            }
+            Framing::Sse => {
+                if let Some(response) = stream.response.take() {
+                    out.push_back(Output::End { response });
+                }
+            }
+        }
+        self.stream_done(config, stream_no);
     }
 
     /// The client's connection of `response` dropped: not a cancellation (the spec's rule);

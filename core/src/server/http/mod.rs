@@ -575,19 +575,24 @@ impl HttpServer {
         entry.session.handle_message(now, body);
         // Who asked what: the host's tokens and progress tokens of this POST's requests.
         let mut forwarded = Vec::new();
+        let mut routed = VecDeque::new();
         while let Some(event) = entry.session.poll_event() {
-            if let Event::Request {
-                id, progress_token, ..
-            } = &event
-            {
-                entry.by_request.insert(*id, stream_no);
-                if let Some(token) = progress_token {
-                    entry.by_progress.insert(token.clone(), stream_no);
+            match &event {
+                Event::Request {
+                    id, progress_token, ..
+                } => {
+                    entry.by_request.insert(*id, stream_no);
+                    if let Some(token) = progress_token {
+                        entry.by_progress.insert(token.clone(), stream_no);
+                    }
                 }
+                Event::RequestCancelled { id, .. } => {
+                    entry.cancelled(&self.config, &mut routed, *id);
+                }
+                _ => {}
             }
             forwarded.push(event);
         }
-        let mut routed = VecDeque::new();
         entry.route(&self.config, &mut routed);
         // Requests the session did not answer at once wait for the host: their answers are
         // routed by id. An id still open on another POST keeps its first owner (the session
@@ -794,8 +799,12 @@ impl HttpServer {
         entry.route(&self.config, &mut routed);
         let mut closed = None;
         while let Some(event) = entry.session.poll_event() {
-            if let Event::Closed { reason } = &event {
-                closed = Some(reason.clone());
+            match &event {
+                Event::Closed { reason } => closed = Some(reason.clone()),
+                Event::RequestCancelled { id, .. } => {
+                    entry.cancelled(&self.config, &mut routed, *id);
+                }
+                _ => {}
             }
             self.events.push_back(HttpEvent::Session {
                 session: key,

@@ -677,3 +677,33 @@ fn a_batch_is_answered_as_one_json_array() {
     let ids: Vec<&Value> = body.as_array().unwrap().iter().map(|m| &m["id"]).collect();
     assert_eq!(ids, [&json!(2), &json!(1)]);
 }
+
+#[test]
+fn a_cancelled_call_ends_its_post_without_an_answer() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.post(Some(&sid), &call(5, "slow"));
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let c = h.post(
+        Some(&sid),
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}),
+    );
+    assert_eq!(h.status(c), 202);
+    let seen = h.seen(r);
+    assert!(
+        seen.ended,
+        "the POST does not wait for an answer that will not come"
+    );
+    assert!(seen.events().is_empty());
+    let now = h.now;
+    let late = h
+        .server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({})).unwrap());
+    assert!(late.is_err(), "the late answer is dropped");
+    h.drain();
+    assert!(h.seen(r).events().is_empty());
+}
