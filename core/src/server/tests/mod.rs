@@ -4,6 +4,7 @@ mod exactly_once;
 mod harness;
 mod http;
 mod http_harness;
+mod http_pair;
 mod limits;
 mod pair;
 mod scenarios;
