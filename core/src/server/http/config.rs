@@ -2,6 +2,7 @@
 //! mode, the checks it makes of each request and the bounds of its tables and buffers.
 
 use crate::server::ServerConfig;
+use crate::time::Duration;
 
 /// Whether clients get sessions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +66,10 @@ pub struct HttpServerConfig {
     /// Streams whose answers are all sent that are still kept for resumption, per session
     /// (default 8; the oldest go first).
     pub ended_streams_kept: usize,
+    /// How long a session may go without a request and without an open stream before it
+    /// ends (a client that never sends DELETE must not hold a place in the table for ever).
+    /// `None`: never (default 30 minutes).
+    pub idle_timeout: Option<Duration>,
 }
 
 impl HttpServerConfig {
@@ -84,6 +89,7 @@ impl HttpServerConfig {
             replay_events: 128,
             replay_bytes: 1 << 20,
             ended_streams_kept: 8,
+            idle_timeout: Some(Duration::from_secs(30 * 60)),
         }
     }
 
@@ -121,6 +127,13 @@ impl HttpServerConfig {
         self.max_sessions = sessions;
         self.max_body_bytes = body_bytes;
         self.max_streams_per_session = streams;
+        self
+    }
+
+    /// Sets how long an idle session lives (`None`: for ever).
+    #[must_use]
+    pub fn with_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.idle_timeout = timeout;
         self
     }
 

@@ -11,6 +11,7 @@ use crate::jsonrpc::{self, DecodedRef, Id, MessageRef};
 use crate::rpc::{MessageKind, Outgoing, RequestHandle};
 use crate::server::{ClientRequestId, ServerSession};
 use crate::session::ProtocolVersion;
+use crate::time::Instant;
 
 /// The stream number of the GET stream (POST streams count from 1).
 pub(super) const GET_STREAM: u64 = 0;
@@ -103,10 +104,12 @@ pub(super) struct Entry {
     pub(super) unidentified: Vec<Vec<u8>>,
     /// Whether the session was ended and its streams closed.
     pub(super) finished: bool,
+    /// The last time it had a request or an open stream (for the idle timeout).
+    pub(super) last_active: Instant,
 }
 
 impl Entry {
-    pub(super) fn new(wire_id: String, session: ServerSession) -> Self {
+    pub(super) fn new(wire_id: String, session: ServerSession, now: Instant) -> Self {
         let mut streams = HashMap::new();
         streams.insert(GET_STREAM, Stream::get());
         Entry {
@@ -123,6 +126,7 @@ impl Entry {
             feeding: None,
             unidentified: Vec::new(),
             finished: false,
+            last_active: now,
         }
     }
 

@@ -707,3 +707,43 @@ fn a_cancelled_call_ends_its_post_without_an_answer() {
     h.drain();
     assert!(h.seen(r).events().is_empty());
 }
+
+#[test]
+fn an_idle_session_ends_and_one_with_an_open_stream_does_not() {
+    let mut h = Http::with_config(
+        HttpServerConfig::new(config()).with_idle_timeout(Some(Duration::from_secs(60))),
+    );
+    let (idle_sid, idle) = h.initialize("2025-11-25", json!({}));
+    let (busy_sid, busy) = h.initialize("2025-11-25", json!({}));
+    let get = h.send(
+        "GET",
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &busy_sid),
+        ],
+        b"",
+    );
+    assert_eq!(
+        h.server.poll_timeout(),
+        Some(h.now + Duration::from_secs(60))
+    );
+    h.advance(Duration::from_secs(59));
+    assert!(h.server.session(idle).is_some());
+    h.advance(Duration::from_secs(1));
+    assert!(
+        h.server.session(idle).is_none(),
+        "idle for the timeout: ended"
+    );
+    assert!(h.events.iter().any(|e| matches!(e, HttpEvent::SessionEnded { session, reason: CloseReason::TransportClosed { .. } } if *session == idle)));
+    let r = h.post(Some(&idle_sid), &call(1, "x"));
+    assert_eq!(h.status(r), 404);
+    h.advance(Duration::from_secs(3600));
+    assert!(h.server.session(busy).is_some(), "its GET stream is open");
+    let now = h.now;
+    h.server.handle_response_closed(now, get);
+    h.advance(Duration::from_secs(60));
+    assert!(
+        h.server.session(busy).is_none(),
+        "idle from the stream's end"
+    );
+}
