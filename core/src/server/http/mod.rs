@@ -27,6 +27,43 @@
 //! - **(D) outputs**: [`poll_output`](HttpServer::poll_output),
 //!   [`poll_event`](HttpServer::poll_event), [`poll_timeout`](HttpServer::poll_timeout).
 //!
+//! # Example: a session's first exchange
+//!
+//! ```
+//! use mcp_proto::http::headers::HeaderList;
+//! use mcp_proto::server::ServerConfig;
+//! use mcp_proto::server::http::{HttpServer, HttpServerConfig, Output, RequestHead};
+//! use mcp_proto::types::Implementation;
+//! use std::time::Instant;
+//!
+//! let now = Instant::now();
+//! let config = HttpServerConfig::new(ServerConfig::new(Implementation::new("demo", "1.0")));
+//! let mut server = HttpServer::new(config, now);
+//!
+//! let headers: HeaderList = [
+//!     ("accept", "application/json, text/event-stream"),
+//!     ("content-type", "application/json"),
+//! ]
+//! .into_iter()
+//! .collect();
+//! let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+//! let entropy = [7u8; 16]; // a real host draws these from its random source
+//! let response = server.handle_request(now, &RequestHead::new("POST", headers), body.as_bytes(), entropy);
+//!
+//! // The drain rule: what to write, then the events.
+//! let Some(Output::Head { status, headers, .. }) = server.poll_output() else { panic!() };
+//! assert_eq!(status, 200);
+//! assert_eq!(headers.get("mcp-session-id"), Some("07".repeat(16).as_str()));
+//! let Some(Output::Body { bytes, .. }) = server.poll_output() else { panic!() };
+//! assert!(std::str::from_utf8(&bytes).unwrap().contains(r#""protocolVersion":"2025-11-25""#));
+//! assert_eq!(server.poll_output(), Some(Output::End { response }));
+//! while let Some(event) = server.poll_event() {
+//!     // `SessionOpened`, then the session's `InitializeAnswered`: a host answers the
+//!     // session's requests through `server.session_mut(key)`.
+//!     let _ = event;
+//! }
+//! ```
+//!
 //! **The drain rule.** After every (B) or (C) call, drain `poll_output` until `None`, then
 //! `poll_event` until `None`, then sleep until `poll_timeout` or the next input. Every
 //! [`ResponseId`] gets exactly one [`Output::Head`], then [`Output::Body`] chunks, then one
