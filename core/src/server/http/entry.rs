@@ -36,6 +36,8 @@ pub(super) struct Stream {
     pub(super) framing: Framing,
     /// Whether the client accepts SSE (else related messages go to the GET stream).
     pub(super) sse_ok: bool,
+    /// Whether the client accepts a JSON body (else the answers come as SSE events).
+    pub(super) json_ok: bool,
     /// Requests of the POST not answered yet.
     pub(super) awaiting: usize,
     /// Answers held for a JSON body.
@@ -49,11 +51,12 @@ pub(super) struct Stream {
 }
 
 impl Stream {
-    pub(super) fn post(response: ResponseId, sse_ok: bool, awaiting: usize) -> Self {
+    pub(super) fn post(response: ResponseId, sse_ok: bool, json_ok: bool, awaiting: usize) -> Self {
         Stream {
             response: Some(response),
             framing: Framing::Undecided,
             sse_ok,
+            json_ok,
             awaiting,
             answers: Vec::new(),
             log: EventLog::default(),
@@ -67,6 +70,7 @@ impl Stream {
             response: None,
             framing: Framing::Sse,
             sse_ok: true,
+            json_ok: false,
             awaiting: 0,
             answers: Vec::new(),
             log: EventLog::default(),
@@ -247,7 +251,7 @@ impl Entry {
             stream.awaiting = stream.awaiting.saturating_sub(1);
         }
         if stream.framing == Framing::Undecided {
-            if answer || !stream.sse_ok {
+            if (answer && stream.json_ok) || !stream.sse_ok {
                 stream.answers.push(bytes);
                 if stream.awaiting == 0 {
                     finish_json(stream, out);

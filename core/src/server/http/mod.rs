@@ -64,6 +64,13 @@
 //! }
 //! ```
 //!
+//! **Bounds.** Each session's messages are taken from it as soon as it queues them, so the
+//! session's own stall close does not apply here; what is held instead is bounded per stream
+//! ([`HttpServerConfig::replay_events`], [`HttpServerConfig::replay_bytes`]), per session
+//! ([`HttpServerConfig::max_streams_per_session`], [`HttpServerConfig::ended_streams_kept`])
+//! and in sessions ([`HttpServerConfig::max_sessions`], [`HttpServerConfig::idle_timeout`]).
+//! A host that stops polling keeps its own outputs, which it alone can bound.
+//!
 //! **The drain rule.** After every (B) or (C) call, drain `poll_output` until `None`, then
 //! `poll_event` until `None`, then sleep until `poll_timeout` or the next input. Every
 //! [`ResponseId`] gets exactly one [`Output::Head`], then [`Output::Body`] chunks, then one
@@ -423,7 +430,7 @@ impl HttpServer {
         let sse_ok = accepts.sse;
         entry.streams.insert(
             stream_no,
-            Stream::post(response, sse_ok, shape.requests.len()),
+            Stream::post(response, sse_ok, accepts.json, shape.requests.len()),
         );
         self.responses.insert(response, key);
         entry.feeding = Some((stream_no, shape.requests.clone()));

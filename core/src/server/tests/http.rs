@@ -747,3 +747,34 @@ fn an_idle_session_ends_and_one_with_an_open_stream_does_not() {
         "idle from the stream's end"
     );
 }
+
+#[test]
+fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.send(
+        "POST",
+        &[
+            ("accept", "text/event-stream"),
+            JSON,
+            ("mcp-session-id", &sid),
+        ],
+        call(2, "echo").to_string().as_bytes(),
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    let seen = h.seen(r);
+    assert_eq!(seen.header("content-type"), Some("text/event-stream"));
+    let events = seen.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].1["id"], 2);
+    assert!(seen.ended);
+}
