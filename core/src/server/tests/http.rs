@@ -778,3 +778,64 @@ fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
     assert_eq!(events[0].1["id"], 2);
     assert!(seen.ended);
 }
+
+#[test]
+fn the_get_stream_resumes_after_its_last_event_id() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let get = h.send(
+        "GET",
+        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+        b"",
+    );
+    let now = h.now;
+    for list in ["tools", "resources"] {
+        let method = format!("notifications/{list}/list_changed");
+        h.server
+            .session_mut(key)
+            .unwrap()
+            .notify(now, method, None)
+            .unwrap();
+    }
+    h.drain();
+    let first = h.seen(get).events();
+    assert_eq!(first.len(), 2);
+    h.server.handle_response_closed(now, get);
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .notify(now, "notifications/prompts/list_changed", None)
+        .unwrap();
+    h.drain();
+    let again = h.send(
+        "GET",
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &sid),
+            ("last-event-id", &first[0].0),
+        ],
+        b"",
+    );
+    let seen = h.seen(again);
+    assert_eq!(seen.status, Some(200));
+    let methods: Vec<Value> = seen
+        .events()
+        .into_iter()
+        .map(|(_, m)| m["method"].clone())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            json!("notifications/resources/list_changed"),
+            json!("notifications/prompts/list_changed")
+        ]
+    );
+    assert!(!seen.ended, "the GET stream stays open");
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .notify(now, "notifications/tools/list_changed", None)
+        .unwrap();
+    h.drain();
+    assert_eq!(h.seen(again).events().len(), 3, "and live again");
+}
