@@ -5,6 +5,7 @@ mod harness;
 mod http;
 mod http_harness;
 mod http_pair;
+mod http_streams;
 mod limits;
 mod pair;
 mod scenarios;
