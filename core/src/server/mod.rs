@@ -4,7 +4,9 @@
 //! deadlines, and closes, all without I/O.
 //!
 //! [`ServerSession`] takes framed messages; [`stdio::StdioServerConnection`] adds the line
-//! framing of a stdio server. Protocol versions 2024-11-05 to 2025-11-25 are spoken. The
+//! framing of a stdio server; [`http::HttpServer`] serves a table of sessions over Streamable
+//! HTTP (session ids, JSON or SSE answers, the GET stream, resumption, DELETE, the `Origin`
+//! and bearer checks, a stateless mode). Protocol versions 2024-11-05 to 2025-11-25 are spoken. The
 //! 2026-07-28 era is refused in a way such a client understands: `server/discover` is
 //! answered with `-32601` (method not found), so a client that probes with it falls back to
 //! `initialize`.

@@ -1,4 +1,4 @@
-//! The Streamable HTTP server's decisions, one scenario per test.
+//! The Streamable HTTP server's sessions and refusals, one scenario per test.
 
 use serde_json::{Value, json};
 
