@@ -8,7 +8,7 @@ use super::stream::{EventLog, encode_event, encode_priming, event_id};
 use super::{HttpServerConfig, Output, ResponseId};
 use crate::http::headers::{CONTENT_TYPE, HeaderList};
 use crate::jsonrpc::{self, DecodedRef, Id, MessageRef};
-use crate::rpc::{MessageKind, Outgoing, RequestHandle};
+use crate::rpc::{MessageKind, Outgoing};
 use crate::server::{ClientRequestId, ServerSession};
 use crate::session::ProtocolVersion;
 use crate::time::Instant;
@@ -96,8 +96,6 @@ pub(super) struct Entry {
     pub(super) by_request: HashMap<ClientRequestId, u64>,
     /// Progress tokens of those requests: their progress goes with them.
     pub(super) by_progress: HashMap<Id, u64>,
-    /// Server-to-client requests sent in relation to a client request.
-    pub(super) by_handle: HashMap<RequestHandle, u64>,
     /// The stream messages queued now relate to (during a POST's feed, or
     /// [`HttpServer::related`](super::HttpServer::related)).
     pub(super) related: Option<u64>,
@@ -125,7 +123,6 @@ impl Entry {
             by_wire: HashMap::new(),
             by_request: HashMap::new(),
             by_progress: HashMap::new(),
-            by_handle: HashMap::new(),
             related: None,
             feeding: None,
             unidentified: Vec::new(),
@@ -167,13 +164,10 @@ impl Entry {
     ) {
         let target = match sent.kind {
             MessageKind::Response => return self.route_answer(config, out, bytes),
-            MessageKind::Request => {
-                let handle = sent.request;
-                if let (Some(h), Some(s)) = (handle, self.related) {
-                    self.by_handle.insert(h, s);
-                }
-                handle.and_then(|h| self.by_handle.get(&h).copied())
-            }
+            // `related` is set only while the host's closure runs and what it queued is
+            // routed (`HttpServer::related` routes before and after it), so nothing needs
+            // remembering per request.
+            MessageKind::Request => self.related,
             _ => self.related.or_else(|| self.progress_stream(&bytes)),
         };
         let target = target.filter(|s| self.streams.get(s).is_some_and(|st| !st.done && st.sse_ok));
@@ -307,7 +301,6 @@ impl Entry {
         while self.ended.len() > config.ended_streams_kept {
             if let Some(old) = self.ended.pop_front() {
                 self.streams.remove(&old);
-                self.by_handle.retain(|_, s| *s != old);
             }
         }
     }

@@ -436,3 +436,28 @@ fn the_get_stream_resumes_after_its_last_event_id() {
     h.drain();
     assert_eq!(h.seen(again).events().len(), 3, "and live again");
 }
+
+#[test]
+fn a_request_id_still_open_is_refused_on_the_new_post_and_the_first_keeps_its_answer() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let first = h.post(Some(&sid), &call(9, "slow"));
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let again = h.post(Some(&sid), &call(9, "slow"));
+    let seen = h.seen(again);
+    assert_eq!(seen.status, Some(200));
+    let refusal = seen.json();
+    assert_eq!(refusal["id"], 9);
+    assert!(refusal["error"]["code"].is_i64(), "{refusal}");
+    assert_eq!(h.seen(first).status, None, "the first still waits");
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    assert_eq!(h.seen(first).json()["result"], json!({"content": []}));
+}
