@@ -19,7 +19,8 @@
 //! - [`server::ServerSession`]: the server side in the same shape: answers `initialize`
 //!   (2024-11-05 to 2025-11-25), hands client requests to its host as events, sends the host's
 //!   requests to the client with deadlines; [`server::stdio::StdioServerConnection`] adds the
-//!   line framing. It does not speak the 2026-07-28 era: `server/discover` is answered
+//!   line framing; [`server::http::HttpServer`] serves sessions over Streamable HTTP. It
+//!   does not speak the 2026-07-28 era: `server/discover` is answered
 //!   `-32601`, so a probing client falls back to `initialize`. [`rpc`] holds what both sides
 //!   share.
 //! - [`framing`]: the line decoder and the EventSource (SSE) decoder, chunk-boundary safe and

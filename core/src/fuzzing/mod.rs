@@ -6,6 +6,7 @@
 //! panic is the finding. Not a stable API.
 
 mod http;
+mod http_server;
 mod ops;
 mod server;
 mod session;
@@ -13,6 +14,7 @@ mod session_tasks;
 mod sse;
 
 pub use http::http;
+pub use http_server::http_server_ops;
 pub use server::server_ops;
 pub use session::session_ops;
 pub use sse::sse;
@@ -166,6 +168,11 @@ mod tests {
         }
 
         #[test]
+        fn http_server_ops_hold_their_invariants(data in prop::collection::vec(any::<u8>(), 0..800)) {
+            super::http_server_ops(&data);
+        }
+
+        #[test]
         fn line_decoder_is_chunking_invariant(data in prop::collection::vec(any::<u8>(), 0..2000)) {
             super::lines(&data);
         }
@@ -200,6 +207,25 @@ mod tests {
         0, 0, 0, 255, 0, 2, 0, 255, 5, 1, 50, 10, 0, 0, 9, 1, 255, 0, 4, 3, 4, 3, 0, 10, 0, 12, 0,
         10, 0,
     ];
+
+    /// Stateful: initialize (POST, no session id), `notifications/initialized`, the host
+    /// sends `roots/list` (on the GET stream, opened next), the client answers it by POST, a
+    /// tool call the host answers, then the end. (Also the seed `fuzz/seeds/http_server/happy_path`.)
+    pub(super) const HTTP_SERVER_HAPPY_PATH: [u8; 29] = [
+        0, // stateful
+        0, 0, 0, 0, 0, // POST initialize, both accepted, no session id
+        0, 2, 0, 1, 2, // POST initialized in the session (the third id known)
+        4, 2, 0, // GET in the session
+        7, 1, 200, // roots/list to the session
+        0, 6, 1, 1, 2, // the client's answer (id 1)
+        0, 3, 2, 1, 2, // a tool call (id 2)
+        6, 0, // the host answers it
+    ];
+
+    #[test]
+    fn a_scripted_http_server_sequence_reaches_a_session() {
+        assert_eq!(super::http_server::run(&HTTP_SERVER_HAPPY_PATH), 1);
+    }
 
     #[test]
     fn a_scripted_server_sequence_runs_the_happy_path() {

@@ -41,6 +41,16 @@ pub struct ServerConfig {
     /// requests are refused with [`UsageError::QueueFull`](super::UsageError::QueueFull), and
     /// the client's new requests get no answer until it reads (default 8 MiB).
     pub max_outbound_bytes: usize,
+    /// How long a client may take to send `initialize` after the session started; past it
+    /// the session closes with
+    /// [`CloseReason::InitializeNotReceived`](crate::session::CloseReason::InitializeNotReceived).
+    /// `None`: wait forever (default 60 s).
+    pub handshake_timeout: Option<Duration>,
+    /// How long the outbound queue may hold [`max_outbound_bytes`](Self::max_outbound_bytes)
+    /// or more without the transport taking a message; past it the session closes with
+    /// [`CloseReason::ClientStalled`](crate::session::CloseReason::ClientStalled) and drops
+    /// what was queued. `None`: never (default 10 s).
+    pub stall_timeout: Option<Duration>,
 }
 
 impl ServerConfig {
@@ -55,6 +65,8 @@ impl ServerConfig {
             max_open_client_requests: 1024,
             max_in_flight: 256,
             max_outbound_bytes: 8 << 20,
+            handshake_timeout: Some(Duration::from_secs(60)),
+            stall_timeout: Some(Duration::from_secs(10)),
         }
     }
 
@@ -76,6 +88,21 @@ impl ServerConfig {
     #[must_use]
     pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets how long the client may take to send `initialize` (`None`: forever).
+    #[must_use]
+    pub fn with_handshake_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.handshake_timeout = timeout;
+        self
+    }
+
+    /// Sets how long a full outbound queue may go unread before the session closes
+    /// (`None`: never).
+    #[must_use]
+    pub fn with_stall_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.stall_timeout = timeout;
         self
     }
 

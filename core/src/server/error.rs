@@ -2,6 +2,7 @@
 
 use super::ClientRequestId;
 use crate::rpc::RequestHandle;
+use crate::session::ProtocolVersion;
 
 /// A command the server session cannot carry out because of how the host called it.
 ///
@@ -38,6 +39,18 @@ pub enum UsageError {
     /// `notifications/message` through [`log`](super::ServerSession::log)).
     #[error("{0} is sent through its own command")]
     ReservedMethod(String),
+    /// The negotiated protocol version predates this method (`elicitation/create` needs
+    /// 2025-06-18, the `tasks/*` requests and their notifications 2025-11-25): a client of
+    /// that version would not understand it.
+    #[error("{method} needs protocol version {needs} or later; the client speaks {negotiated}")]
+    VersionTooOld {
+        /// The method refused.
+        method: String,
+        /// The first version that has it.
+        needs: ProtocolVersion,
+        /// The version negotiated with this client.
+        negotiated: ProtocolVersion,
+    },
     /// Too many server-to-client requests are pending.
     #[error("too many requests pending (limit {limit})")]
     TooManyInFlight {

@@ -61,6 +61,7 @@ impl ServerSession {
             capabilities: params.capabilities,
         });
         self.state = ServerState::Initializing;
+        self.limits.handshake_deadline = None;
         self.answer_initialize(id, Ok(result));
         self.events.push_back(Event::InitializeAnswered { version });
     }

@@ -4,7 +4,9 @@
 //! deadlines, and closes, all without I/O.
 //!
 //! [`ServerSession`] takes framed messages; [`stdio::StdioServerConnection`] adds the line
-//! framing of a stdio server. Protocol versions 2024-11-05 to 2025-11-25 are spoken. The
+//! framing of a stdio server; [`http::HttpServer`] serves a table of sessions over Streamable
+//! HTTP (session ids, JSON or SSE answers, the GET stream, resumption, DELETE, the `Origin`
+//! and bearer checks, a stateless mode). Protocol versions 2024-11-05 to 2025-11-25 are spoken. The
 //! 2026-07-28 era is refused in a way such a client understands: `server/discover` is
 //! answered with `-32601` (method not found), so a client that probes with it falls back to
 //! `initialize`.
@@ -71,6 +73,8 @@ mod dispatch;
 mod error;
 mod event;
 mod handshake;
+pub mod http;
+mod limits;
 mod notify;
 mod outgoing;
 pub mod stdio;
@@ -85,6 +89,7 @@ pub use handshake::negotiate;
 pub use notify::ListChanged;
 
 use client_requests::ClientRequests;
+use limits::Limits;
 use outgoing::{OutboundQueue, Pending, Queued};
 
 /// The host's token for one client request, used to answer it. Not the client's JSON-RPC id
@@ -181,13 +186,21 @@ pub struct ServerSession {
     client_requests: ClientRequests,
     outbound: OutboundQueue,
     events: VecDeque<Event>,
+    limits: Limits,
 }
 
 impl ServerSession {
     /// Starts a session at `now`, waiting for the client's `initialize`.
     #[must_use]
     pub fn new(config: ServerConfig, now: Instant) -> Self {
+        let limits = Limits {
+            handshake_deadline: config
+                .handshake_timeout
+                .map(|after| crate::time::saturating_add(now, after)),
+            ..Limits::default()
+        };
         ServerSession {
+            limits,
             config,
             state: ServerState::AwaitingInitialize,
             client: None,
@@ -295,15 +308,24 @@ impl ServerSession {
             #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
             Ok(_) => {}
         }
+        self.track_backlog(now);
     }
 
     /// Completes every server-to-client request whose deadline is due with
-    /// [`RequestError::Timeout`] (and tells the client with `notifications/cancelled`).
-    /// Calling it early is a no-op.
+    /// [`RequestError::Timeout`] (and tells the client with `notifications/cancelled`), and
+    /// closes the session when a limit is due: no `initialize` within
+    /// [`ServerConfig::handshake_timeout`]
+    /// ([`CloseReason::InitializeNotReceived`]), or a full outbound queue nobody took from
+    /// for [`ServerConfig::stall_timeout`] ([`CloseReason::ClientStalled`]). Calling it early
+    /// is a no-op.
     pub fn handle_timeout(&mut self, now: Instant) {
         if !self.is_closed() {
             self.fire_deadlines(now);
         }
+        if !self.is_closed() {
+            self.fire_limits(now);
+        }
+        self.track_backlog(now);
     }
 
     /// The transport is gone (stdin closed, the HTTP session deleted). Every pending
@@ -325,22 +347,26 @@ impl ServerSession {
     /// [`UsageError::Closed`].
     pub fn respond(
         &mut self,
-        _now: Instant,
+        now: Instant,
         id: ClientRequestId,
         result: Box<RawValue>,
     ) -> Result<(), UsageError> {
-        self.answer(id, Ok(result))
+        self.answer(id, Ok(result))?;
+        self.track_backlog(now);
+        Ok(())
     }
 
     /// Answers the client request `id` with a JSON-RPC error, exactly once (the same rules as
     /// [`respond`](Self::respond)).
     pub fn respond_error(
         &mut self,
-        _now: Instant,
+        now: Instant,
         id: ClientRequestId,
         error: ErrorObject,
     ) -> Result<(), UsageError> {
-        self.answer(id, Err(error))
+        self.answer(id, Err(error))?;
+        self.track_backlog(now);
+        Ok(())
     }
 
     fn answer(
@@ -371,7 +397,7 @@ impl ServerSession {
     /// [`UsageError::ProgressNotIncreasing`], [`UsageError::QueueFull`], [`UsageError::Closed`].
     pub fn notify_progress(
         &mut self,
-        _now: Instant,
+        now: Instant,
         id: ClientRequestId,
         progress: f64,
         total: Option<f64>,
@@ -412,6 +438,7 @@ impl ServerSession {
             method: Cow::Borrowed("notifications/progress"),
             params: Some(params),
         });
+        self.track_backlog(now);
         Ok(())
     }
 
@@ -460,6 +487,7 @@ impl ServerSession {
                 method: method.into_owned(),
             });
         }
+        self.check_version(&method)?;
         let timeout = match options.deadline {
             Deadline::SessionDefault => self.config.request_timeout,
             Deadline::Never => None,
@@ -501,6 +529,7 @@ impl ServerSession {
         self.pending.insert(handle, pending);
         self.arm(handle, deadline);
         self.outbound.push_back(Queued::Request(handle));
+        self.track_backlog(now);
         Ok(handle)
     }
 
@@ -525,7 +554,7 @@ impl ServerSession {
     /// ignore).
     pub fn cancel(
         &mut self,
-        _now: Instant,
+        now: Instant,
         handle: RequestHandle,
         reason: Option<String>,
     ) -> Result<(), UsageError> {
@@ -538,6 +567,7 @@ impl ServerSession {
             Err(RequestError::Cancelled { reason }),
             Some(notice.as_deref()),
         );
+        self.track_backlog(now);
         Ok(())
     }
 
@@ -559,6 +589,7 @@ impl ServerSession {
         }
         self.deadlines.clear();
         self.client_requests.clear();
+        self.limits = Limits::default();
         self.state = ServerState::Closed;
         self.events.push_back(Event::Closed { reason });
     }
@@ -585,6 +616,12 @@ impl ServerSession {
     /// The next message to send: its bytes are appended to `buf` (one compact JSON object,
     /// no newline; the stdio framing adds it) and its description is returned.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
+        let out = self.next_transmit(buf)?;
+        self.outbound_pulled();
+        Some(out)
+    }
+
+    fn next_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
         while let Some(item) = self.outbound.pop_front() {
             match item {
                 Queued::Request(handle) => {
@@ -627,15 +664,20 @@ impl ServerSession {
     }
 
     /// The earliest instant at which [`handle_timeout`](Self::handle_timeout) has work: the
-    /// earliest deadline of a server-to-client request (the session's one timer). `None` when
-    /// none is armed or once closed.
+    /// earliest deadline of a server-to-client request, the handshake deadline, or the stall
+    /// deadline. `None` when none is armed or once closed.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.is_closed() {
             return None;
         }
-        self.deadlines
+        let request = self
+            .deadlines
             .earliest()
-            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)))
+            .and_then(|at| self.clock.instant_of(Duration::from_nanos(at)));
+        match (request, self.limits_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }

@@ -52,7 +52,7 @@ impl ServerSession {
     /// [`UsageError::Closed`].
     pub fn notify(
         &mut self,
-        _now: Instant,
+        now: Instant,
         method: impl Into<Cow<'static, str>>,
         params: Option<Box<RawValue>>,
     ) -> Result<(), UsageError> {
@@ -60,7 +60,8 @@ impl ServerSession {
         if RESERVED.contains(&&*method) {
             return Err(UsageError::ReservedMethod(method.into_owned()));
         }
-        self.queue_notification(method, params)
+        self.check_version(&method)?;
+        self.queue_notification(now, method, params)
     }
 
     /// Tells the client a list changed. The server must have declared `listChanged` for it.
@@ -68,7 +69,7 @@ impl ServerSession {
     /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
     pub fn notify_list_changed(
         &mut self,
-        _now: Instant,
+        now: Instant,
         list: ListChanged,
     ) -> Result<(), UsageError> {
         let caps = &self.config.capabilities;
@@ -82,14 +83,14 @@ impl ServerSession {
                 method: list.method().to_owned(),
             });
         }
-        self.queue_notification(Cow::Borrowed(list.method()), None)
+        self.queue_notification(now, Cow::Borrowed(list.method()), None)
     }
 
     /// Tells the client the resource `uri` changed (`notifications/resources/updated`). The
     /// server must have declared `resources.subscribe`.
     ///
     /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
-    pub fn notify_resource_updated(&mut self, _now: Instant, uri: &str) -> Result<(), UsageError> {
+    pub fn notify_resource_updated(&mut self, now: Instant, uri: &str) -> Result<(), UsageError> {
         #[derive(serde::Serialize)]
         struct Updated<'a> {
             uri: &'a str,
@@ -108,7 +109,7 @@ impl ServerSession {
         }
         let params =
             to_raw(&Updated { uri }).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
-        self.queue_notification(Cow::Borrowed(method), Some(params))
+        self.queue_notification(now, Cow::Borrowed(method), Some(params))
     }
 
     /// Sends a log entry (`notifications/message`) unless it is below the level the client
@@ -118,7 +119,7 @@ impl ServerSession {
     /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
     pub fn log(
         &mut self,
-        _now: Instant,
+        now: Instant,
         level: LoggingLevel,
         logger: Option<&str>,
         data: &RawValue,
@@ -145,12 +146,13 @@ impl ServerSession {
             data,
         })
         .map_err(|e| UsageError::InvalidParams(e.to_string()))?;
-        self.queue_notification(Cow::Borrowed(method), Some(params))?;
+        self.queue_notification(now, Cow::Borrowed(method), Some(params))?;
         Ok(true)
     }
 
     fn queue_notification(
         &mut self,
+        now: Instant,
         method: Cow<'static, str>,
         params: Option<Box<RawValue>>,
     ) -> Result<(), UsageError> {
@@ -160,6 +162,7 @@ impl ServerSession {
         }
         self.outbound
             .push_back(Queued::Notification { method, params });
+        self.track_backlog(now);
         Ok(())
     }
 }

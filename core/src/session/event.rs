@@ -262,6 +262,23 @@ pub enum CloseReason {
         /// The server requests dropped unanswered.
         dropped: u64,
     },
+    /// A server session's client did not send `initialize` within
+    /// [`ServerConfig::handshake_timeout`](crate::server::ServerConfig::handshake_timeout).
+    #[error("the client sent no initialize within {}ms", after.as_millis())]
+    InitializeNotReceived {
+        /// The handshake timeout.
+        after: Duration,
+    },
+    /// A server session's client stopped reading: messages were queued for it beyond
+    /// [`ServerConfig::max_outbound_bytes`](crate::server::ServerConfig::max_outbound_bytes)
+    /// and none was taken for [`ServerConfig::stall_timeout`](crate::server::ServerConfig::stall_timeout).
+    #[error("the client stopped reading: {queued} bytes of messages unsent for {}ms", after.as_millis())]
+    ClientStalled {
+        /// The stall timeout.
+        after: Duration,
+        /// The bytes queued (estimated).
+        queued: usize,
+    },
     /// The HTTP transport failed for good with this response (the initialize POST was refused,
     /// the session expired twice in a row).
     #[error("{0}")]

@@ -2,6 +2,11 @@
 
 mod exactly_once;
 mod harness;
+mod http;
+mod http_harness;
+mod http_pair;
+mod http_streams;
+mod limits;
 mod pair;
 mod scenarios;
 mod stdio;

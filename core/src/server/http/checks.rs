@@ -1,0 +1,208 @@
+//! The checks made of a request's head before anything reaches a session: `Origin`, the
+//! bearer token, `Accept`, `Content-Type` and `MCP-Protocol-Version`. Pure functions.
+
+use subtle::ConstantTimeEq;
+
+use super::OriginCheck;
+use crate::http::headers::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, ContentType, HeaderList};
+use crate::session::{Era, ProtocolVersion};
+
+/// Whether `origin` (the `Origin` header, if any) may reach the server.
+#[must_use]
+pub(crate) fn origin_allowed(check: &OriginCheck, origin: Option<&str>) -> bool {
+    let (OriginCheck::LoopbackOr(allowed), Some(origin)) = (check, origin) else {
+        return true;
+    };
+    let origin = origin.trim().trim_end_matches('/');
+    if allowed
+        .iter()
+        .any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin))
+    {
+        return true;
+    }
+    // `null` (a sandboxed page, a file) and anything unparsable are not loopback.
+    let Ok(url) = url::Url::parse(origin) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// Whether the request carries `Authorization: Bearer <expected>`. The token is compared in
+/// constant time (its length is not secret).
+#[must_use]
+pub(crate) fn bearer_matches(headers: &HeaderList, expected: &str) -> bool {
+    let Some(value) = headers.get(AUTHORIZATION) else {
+        return false;
+    };
+    let value = value.trim();
+    let Some((scheme, token)) = value.split_once(' ') else {
+        return false;
+    };
+    scheme.eq_ignore_ascii_case("bearer")
+        && bool::from(token.trim().as_bytes().ct_eq(expected.as_bytes()))
+}
+
+/// What a request's `Accept` lets the server answer with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Accepts {
+    pub(crate) json: bool,
+    pub(crate) sse: bool,
+}
+
+/// Reads `Accept`: media ranges without parameters, `*/*`, `application/*` and `text/*`
+/// included. No `Accept` header accepts both (RFC 9110 §12.5.1).
+#[must_use]
+pub(crate) fn accepts(headers: &HeaderList) -> Accepts {
+    let mut out = Accepts {
+        json: false,
+        sse: false,
+    };
+    let mut any = false;
+    for value in headers.get_all(ACCEPT) {
+        for range in value.split(',') {
+            any = true;
+            let essence = range.split(';').next().unwrap_or_default().trim();
+            let lower = essence.to_ascii_lowercase();
+            match lower.as_str() {
+                "*/*" => {
+                    out.json = true;
+                    out.sse = true;
+                }
+                "application/*" | "application/json" => out.json = true,
+                "text/*" | "text/event-stream" => out.sse = true,
+                _ => {}
+            }
+        }
+    }
+    if !any {
+        return Accepts {
+            json: true,
+            sse: true,
+        };
+    }
+    out
+}
+
+/// Whether a POST body is declared JSON (or not declared at all).
+#[must_use]
+pub(crate) fn content_is_json(headers: &HeaderList) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .is_none_or(|v| ContentType::parse(v) == ContentType::Json)
+}
+
+/// The `MCP-Protocol-Version` of a request: `Ok(None)` without the header, `Err` with the
+/// value for one this server does not speak (it must get 400).
+pub(crate) fn protocol_version(headers: &HeaderList) -> Result<Option<ProtocolVersion>, String> {
+    let Some(value) = headers.get(crate::http::headers::MCP_PROTOCOL_VERSION) else {
+        return Ok(None);
+    };
+    let value = value.trim();
+    match ProtocolVersion::parse(value) {
+        Some(v) if v.era() == Era::Initialize => Ok(Some(v)),
+        _ => Err(value.to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(fields: &[(&str, &str)]) -> HeaderList {
+        let mut h = HeaderList::new();
+        for (n, v) in fields {
+            h.append(*n, *v);
+        }
+        h
+    }
+
+    #[test]
+    fn loopback_origins_pass_others_need_the_list() {
+        let check = OriginCheck::LoopbackOr(vec!["https://app.example.com".into()]);
+        for ok in [
+            None,
+            Some("http://localhost:3000"),
+            Some("http://127.0.0.1"),
+            Some("http://127.5.6.7:80"),
+            Some("http://[::1]:8080"),
+            Some("HTTPS://APP.EXAMPLE.COM/"),
+        ] {
+            assert!(origin_allowed(&check, ok), "{ok:?}");
+        }
+        for bad in [
+            "https://evil.example",
+            "http://localhost.evil.example",
+            "null",
+            "http://10.0.0.1",
+            "not a url",
+            "",
+        ] {
+            assert!(!origin_allowed(&check, Some(bad)), "{bad}");
+        }
+        assert!(origin_allowed(
+            &OriginCheck::Off,
+            Some("https://evil.example")
+        ));
+    }
+
+    #[test]
+    fn bearer_needs_the_scheme_and_the_exact_token() {
+        let ok = headers(&[("authorization", "Bearer s3cret")]);
+        assert!(bearer_matches(&ok, "s3cret"));
+        assert!(bearer_matches(
+            &headers(&[("Authorization", "bearer  s3cret ")]),
+            "s3cret"
+        ));
+        for bad in [
+            "Bearer s3cre",
+            "Bearer s3cret2",
+            "Basic s3cret",
+            "s3cret",
+            "Bearer",
+        ] {
+            assert!(
+                !bearer_matches(&headers(&[("authorization", bad)]), "s3cret"),
+                "{bad}"
+            );
+        }
+        assert!(!bearer_matches(&HeaderList::new(), "s3cret"));
+    }
+
+    #[test]
+    fn accept_ranges() {
+        let a = accepts(&headers(&[(
+            "accept",
+            "application/json, text/event-stream",
+        )]));
+        assert!(a.json && a.sse);
+        let a = accepts(&headers(&[("accept", "text/event-stream;q=1")]));
+        assert!(!a.json && a.sse);
+        let a = accepts(&headers(&[("accept", "text/html")]));
+        assert!(!a.json && !a.sse);
+        let a = accepts(&headers(&[("accept", "*/*")]));
+        assert!(a.json && a.sse);
+        assert_eq!(
+            accepts(&HeaderList::new()),
+            Accepts {
+                json: true,
+                sse: true
+            }
+        );
+    }
+
+    #[test]
+    fn protocol_version_header() {
+        assert_eq!(protocol_version(&HeaderList::new()), Ok(None));
+        let h = headers(&[("mcp-protocol-version", "2025-06-18")]);
+        assert_eq!(protocol_version(&h), Ok(Some(ProtocolVersion::V2025_06_18)));
+        let h = headers(&[("mcp-protocol-version", "1999-01-01")]);
+        assert_eq!(protocol_version(&h), Err("1999-01-01".into()));
+        let h = headers(&[("mcp-protocol-version", "2026-07-28")]);
+        assert!(protocol_version(&h).is_err(), "not spoken by this server");
+    }
+}

@@ -1,0 +1,147 @@
+//! What the host tells an [`HttpServer`](super::HttpServer): the MCP server behind it, its
+//! mode, the checks it makes of each request and the bounds of its tables and buffers.
+
+use crate::server::ServerConfig;
+use crate::time::Duration;
+
+/// Whether clients get sessions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpMode {
+    /// `initialize` opens a session whose id (`Mcp-Session-Id`) every later request carries;
+    /// GET streams, resumption and DELETE are available.
+    Stateful,
+    /// No session ids: every POST is served by its own short-lived session, which ends with
+    /// the POST's last answer (as the TypeScript SDK's stateless transport). A POST that is not
+    /// `initialize` is served as if the client had initialized with the version of its
+    /// `MCP-Protocol-Version` header (2025-03-26 without one) and no capabilities, so the
+    /// server sends it no requests of its own. GET and DELETE are answered 405.
+    Stateless,
+}
+
+/// The `Origin` check that protects a local server from DNS rebinding: a web page on another
+/// site must not reach it through the user's browser.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OriginCheck {
+    /// Every `Origin` is accepted (a server reachable from other machines, whose clients are
+    /// authenticated otherwise).
+    Off,
+    /// A request with an `Origin` header whose host is not loopback (`localhost`,
+    /// `127.0.0.0/8`, `::1`) and which is not in the list gets 403. Requests without `Origin`
+    /// (native clients) pass. Entries are whole origins (`https://app.example.com`), compared
+    /// without case.
+    LoopbackOr(Vec<String>),
+}
+
+/// The configuration of an [`HttpServer`](super::HttpServer).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct HttpServerConfig {
+    /// The MCP server each session runs.
+    pub server: ServerConfig,
+    /// Sessions or none.
+    pub mode: HttpMode,
+    /// Whether a client may open the GET stream for messages unrelated to its requests
+    /// (default on; off: GET is answered 405).
+    pub get_stream: bool,
+    /// The `Origin` check (default [`OriginCheck::LoopbackOr`] with no extra origins: the
+    /// right default for a server bound to a loopback address).
+    pub origin: OriginCheck,
+    /// A token every request must carry as `Authorization: Bearer <token>`; without it or
+    /// with another, 401 and `WWW-Authenticate: Bearer` (default none).
+    pub bearer_token: Option<String>,
+    /// Sessions at once; past it, a new `initialize` gets 503 (default 64).
+    pub max_sessions: usize,
+    /// The largest POST body accepted, in bytes; a larger one gets 413 (default 4 MiB).
+    pub max_body_bytes: usize,
+    /// Open response streams per session (POSTs waiting for their answers, and the GET
+    /// stream); past it, 429 (default 32).
+    pub max_streams_per_session: usize,
+    /// SSE events each stream keeps for `Last-Event-ID` resumption, and for the GET stream
+    /// while no client listens (default 128; the oldest go first).
+    pub replay_events: usize,
+    /// The bytes each stream keeps for resumption (default 1 MiB; the oldest go first).
+    pub replay_bytes: usize,
+    /// Streams whose answers are all sent that are still kept for resumption, per session
+    /// (default 8; the oldest go first).
+    pub ended_streams_kept: usize,
+    /// How long a session may go without a request and without an open stream before it
+    /// ends (a client that never sends DELETE must not hold a place in the table for ever).
+    /// `None`: never (default 30 minutes).
+    pub idle_timeout: Option<Duration>,
+}
+
+impl HttpServerConfig {
+    /// A stateful server of `server`, with the GET stream, the loopback `Origin` check, no
+    /// bearer token and the default bounds.
+    #[must_use]
+    pub fn new(server: ServerConfig) -> Self {
+        HttpServerConfig {
+            server,
+            mode: HttpMode::Stateful,
+            get_stream: true,
+            origin: OriginCheck::LoopbackOr(Vec::new()),
+            bearer_token: None,
+            max_sessions: 64,
+            max_body_bytes: 4 << 20,
+            max_streams_per_session: 32,
+            replay_events: 128,
+            replay_bytes: 1 << 20,
+            ended_streams_kept: 8,
+            idle_timeout: Some(Duration::from_secs(30 * 60)),
+        }
+    }
+
+    /// Sets the mode.
+    #[must_use]
+    pub fn with_mode(mut self, mode: HttpMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Enables or disables the GET stream.
+    #[must_use]
+    pub fn with_get_stream(mut self, enabled: bool) -> Self {
+        self.get_stream = enabled;
+        self
+    }
+
+    /// Sets the `Origin` check.
+    #[must_use]
+    pub fn with_origin_check(mut self, origin: OriginCheck) -> Self {
+        self.origin = origin;
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` of every request.
+    #[must_use]
+    pub fn with_bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Sets the bounds: sessions, body bytes, streams per session.
+    #[must_use]
+    pub fn with_limits(mut self, sessions: usize, body_bytes: usize, streams: usize) -> Self {
+        self.max_sessions = sessions;
+        self.max_body_bytes = body_bytes;
+        self.max_streams_per_session = streams;
+        self
+    }
+
+    /// Sets how long an idle session lives (`None`: for ever).
+    #[must_use]
+    pub fn with_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Sets what each stream keeps for resumption: events and bytes.
+    #[must_use]
+    pub fn with_replay(mut self, events: usize, bytes: usize) -> Self {
+        self.replay_events = events;
+        self.replay_bytes = bytes;
+        self
+    }
+}

@@ -1,0 +1,516 @@
+//! One session of an [`HttpServer`](super::HttpServer) and its response streams: where each
+//! message the session sends goes (the POST it answers or relates to, or the GET stream), in
+//! which framing (one JSON body, or SSE events), and what is kept for resumption.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::stream::{EventLog, encode_event, encode_priming, event_id};
+use super::{HttpServerConfig, Output, ResponseId};
+use crate::http::headers::{CONTENT_TYPE, HeaderList};
+use crate::jsonrpc::{self, DecodedRef, Id, MessageRef};
+use crate::rpc::{MessageKind, Outgoing};
+use crate::server::{ClientRequestId, ServerSession};
+use crate::session::ProtocolVersion;
+use crate::time::Instant;
+
+/// The stream number of the GET stream (POST streams count from 1).
+pub(super) const GET_STREAM: u64 = 0;
+
+/// How a POST's answers go out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Framing {
+    /// Nothing sent yet: JSON if only the answers come, SSE if something comes first.
+    Undecided,
+    /// One `application/json` body (an array for a batch), sent when every answer is in.
+    Json,
+    /// `text/event-stream`, one event per message, ended after the last answer.
+    Sse,
+}
+
+/// One response stream: a POST's, or the GET stream.
+#[derive(Debug)]
+pub(super) struct Stream {
+    /// The HTTP response carrying it now; `None` while no client listens (the POST's
+    /// connection dropped, no GET open): events are only logged then.
+    pub(super) response: Option<ResponseId>,
+    pub(super) framing: Framing,
+    /// Whether the client accepts SSE (else related messages go to the GET stream).
+    pub(super) sse_ok: bool,
+    /// Whether the client accepts a JSON body (else the answers come as SSE events).
+    pub(super) json_ok: bool,
+    /// Requests of the POST not answered yet.
+    pub(super) awaiting: usize,
+    /// Answers held for a JSON body.
+    pub(super) answers: Vec<Vec<u8>>,
+    /// Events for resumption.
+    pub(super) log: EventLog,
+    /// The last event the live response has seen (the GET stream's backlog starts after it).
+    pub(super) delivered: u64,
+    /// Whether every answer went out (a POST stream) or the session ended.
+    pub(super) done: bool,
+}
+
+impl Stream {
+    pub(super) fn post(response: ResponseId, sse_ok: bool, json_ok: bool, awaiting: usize) -> Self {
+        Stream {
+            response: Some(response),
+            framing: Framing::Undecided,
+            sse_ok,
+            json_ok,
+            awaiting,
+            answers: Vec::new(),
+            log: EventLog::default(),
+            delivered: 0,
+            done: false,
+        }
+    }
+
+    pub(super) fn get() -> Self {
+        Stream {
+            response: None,
+            framing: Framing::Sse,
+            sse_ok: true,
+            json_ok: false,
+            awaiting: 0,
+            answers: Vec::new(),
+            log: EventLog::default(),
+            delivered: 0,
+            done: false,
+        }
+    }
+}
+
+/// One session and its streams.
+#[derive(Debug)]
+pub(super) struct Entry {
+    /// The `Mcp-Session-Id` (empty in stateless mode).
+    pub(super) wire_id: String,
+    pub(super) session: ServerSession,
+    pub(super) streams: HashMap<u64, Stream>,
+    /// Ended POST streams kept for resumption, oldest first.
+    pub(super) ended: VecDeque<u64>,
+    pub(super) next_stream: u64,
+    /// Open client requests (JSON-RPC ids) and the stream their answer goes to.
+    pub(super) by_wire: HashMap<Id, u64>,
+    /// The host's tokens of those requests, for related messages.
+    pub(super) by_request: HashMap<ClientRequestId, u64>,
+    /// Progress tokens of those requests: their progress goes with them.
+    pub(super) by_progress: HashMap<Id, u64>,
+    /// The stream messages queued now relate to (during a POST's feed, or
+    /// [`HttpServer::related`](super::HttpServer::related)).
+    pub(super) related: Option<u64>,
+    /// During a POST's feed: its stream and its request ids, so the session's own answers
+    /// (ping, initialize, refusals) go to it even when an id repeats an open one.
+    pub(super) feeding: Option<(u64, Vec<Id>)>,
+    /// Answers with `"id": null` (unreadable input) during the feed.
+    pub(super) unidentified: Vec<Vec<u8>>,
+    /// Whether the session was ended and its streams closed.
+    pub(super) finished: bool,
+    /// The last time it had a request or an open stream (for the idle timeout).
+    pub(super) last_active: Instant,
+}
+
+impl Entry {
+    pub(super) fn new(wire_id: String, session: ServerSession, now: Instant) -> Self {
+        let mut streams = HashMap::new();
+        streams.insert(GET_STREAM, Stream::get());
+        Entry {
+            wire_id,
+            session,
+            streams,
+            ended: VecDeque::new(),
+            next_stream: 1,
+            by_wire: HashMap::new(),
+            by_request: HashMap::new(),
+            by_progress: HashMap::new(),
+            related: None,
+            feeding: None,
+            unidentified: Vec::new(),
+            finished: false,
+            last_active: now,
+        }
+    }
+
+    /// Open streams that hold a response or wait for answers.
+    pub(super) fn live_streams(&self) -> usize {
+        self.streams
+            .iter()
+            .filter(|(n, s)| !s.done && (**n != GET_STREAM || s.response.is_some()))
+            .count()
+    }
+
+    /// Whether 2025-11-25 stream behaviour applies (the priming event).
+    fn primes(&self) -> bool {
+        self.session
+            .protocol_version()
+            .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+    }
+
+    /// Moves everything the session queued to its streams.
+    pub(super) fn route(&mut self, config: &HttpServerConfig, out: &mut VecDeque<Output>) {
+        let mut buf = Vec::new();
+        while let Some(sent) = self.session.poll_transmit(&mut buf) {
+            let bytes = std::mem::take(&mut buf);
+            self.route_one(config, out, &sent, bytes);
+        }
+    }
+
+    fn route_one(
+        &mut self,
+        config: &HttpServerConfig,
+        out: &mut VecDeque<Output>,
+        sent: &Outgoing,
+        bytes: Vec<u8>,
+    ) {
+        let target = match sent.kind {
+            MessageKind::Response => return self.route_answer(config, out, bytes),
+            // `related` is set only while the host's closure runs and what it queued is
+            // routed (`HttpServer::related` routes before and after it), so nothing needs
+            // remembering per request.
+            MessageKind::Request => self.related,
+            _ => self.related.or_else(|| self.progress_stream(&bytes)),
+        };
+        let target = target.filter(|s| self.streams.get(s).is_some_and(|st| !st.done && st.sse_ok));
+        self.deliver(config, out, target.unwrap_or(GET_STREAM), bytes, false);
+    }
+
+    /// The stream of the request a `notifications/progress` reports on.
+    fn progress_stream(&self, bytes: &[u8]) -> Option<u64> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct P {
+            progress_token: Id,
+        }
+        let Ok(DecodedRef::Single(MessageRef::Notification { method, params })) =
+            jsonrpc::decode(bytes)
+        else {
+            return None;
+        };
+        if method != "notifications/progress" {
+            return None;
+        }
+        let p: P = serde_json::from_str(params?.get()).ok()?;
+        self.by_progress.get(&p.progress_token).copied()
+    }
+
+    fn route_answer(
+        &mut self,
+        config: &HttpServerConfig,
+        out: &mut VecDeque<Output>,
+        bytes: Vec<u8>,
+    ) {
+        let id = match jsonrpc::decode(bytes.as_slice()) {
+            Ok(DecodedRef::Single(MessageRef::Response { id, .. })) => Some(id),
+            Ok(DecodedRef::Single(MessageRef::Error { id, .. })) => id,
+            _ => None,
+        };
+        if let Some((stream, ids)) = &mut self.feeding {
+            let stream = *stream;
+            match &id {
+                Some(id) if ids.contains(id) => {
+                    if let Some(at) = ids.iter().position(|i| i == id) {
+                        ids.remove(at);
+                    }
+                    return self.deliver(config, out, stream, bytes, true);
+                }
+                None => return self.unidentified.push(bytes),
+                Some(_) => {}
+            }
+        }
+        let stream = id.as_ref().and_then(|id| self.by_wire.remove(id));
+        match stream {
+            Some(stream) => self.deliver(config, out, stream, bytes, true),
+            // An answer no open POST waits for (its stream is gone): the GET stream is the
+            // only place left; the spec allows answers there only on resumption, and this is
+            // a session-level oddity the client can still read.
+            None => self.deliver(config, out, GET_STREAM, bytes, false),
+        }
+    }
+
+    /// Sends or logs one message on `stream`; `answer` counts it against the POST's
+    /// requests.
+    pub(super) fn deliver(
+        &mut self,
+        config: &HttpServerConfig,
+        out: &mut VecDeque<Output>,
+        stream_no: u64,
+        bytes: Vec<u8>,
+        answer: bool,
+    ) {
+        let primes = self.primes();
+        let Some(stream) = self.streams.get_mut(&stream_no) else {
+            return;
+        };
+        if answer {
+            stream.awaiting = stream.awaiting.saturating_sub(1);
+        }
+        if stream.framing == Framing::Undecided {
+            if (answer && stream.json_ok) || !stream.sse_ok {
+                stream.answers.push(bytes);
+                if stream.awaiting == 0 {
+                    finish_json(stream, out);
+                    self.stream_done(config, stream_no);
+                }
+                return;
+            }
+            stream.framing = Framing::Sse;
+            if let Some(response) = stream.response {
+                out.push_back(sse_head(response));
+                if primes {
+                    let mut body = Vec::new();
+                    encode_priming(&mut body, &event_id(stream_no, 0));
+                    out.push_back(Output::Body {
+                        response,
+                        bytes: body,
+                    });
+                }
+            }
+            // Answers that came before (a batch's first ones) go first, in order.
+            for held in std::mem::take(&mut stream.answers) {
+                push_event(stream, stream_no, config, out, held);
+            }
+        }
+        if stream.framing == Framing::Json {
+            stream.answers.push(bytes);
+            if stream.awaiting == 0 {
+                finish_json(stream, out);
+                self.stream_done(config, stream_no);
+            }
+            return;
+        }
+        push_event(stream, stream_no, config, out, bytes);
+        if stream_no != GET_STREAM && stream.awaiting == 0 && answer {
+            if let Some(response) = stream.response.take() {
+                out.push_back(Output::End { response });
+            }
+            self.stream_done(config, stream_no);
+        }
+    }
+
+    /// A POST stream has all its answers: kept a while for resumption, then dropped.
+    fn stream_done(&mut self, config: &HttpServerConfig, stream_no: u64) {
+        if let Some(s) = self.streams.get_mut(&stream_no) {
+            s.done = true;
+            s.response = None;
+            s.answers.clear();
+        }
+        self.by_request.retain(|_, s| *s != stream_no);
+        self.by_progress.retain(|_, s| *s != stream_no);
+        self.by_wire.retain(|_, s| *s != stream_no);
+        self.ended.push_back(stream_no);
+        while self.ended.len() > config.ended_streams_kept {
+            if let Some(old) = self.ended.pop_front() {
+                self.streams.remove(&old);
+            }
+        }
+    }
+
+    /// The client cancelled request `id`: no answer will come for it (the spec's rule), so
+    /// its POST stops waiting for one; a POST with nothing left to wait for ends (its held
+    /// answers sent, or an empty event stream).
+    pub(super) fn cancelled(
+        &mut self,
+        config: &HttpServerConfig,
+        out: &mut VecDeque<Output>,
+        id: ClientRequestId,
+    ) {
+        let Some(stream_no) = self.by_request.remove(&id) else {
+            return;
+        };
+        let Some(stream) = self.streams.get_mut(&stream_no) else {
+            return;
+        };
+        stream.awaiting = stream.awaiting.saturating_sub(1);
+        if stream.awaiting > 0 || stream.done {
+            return;
+        }
+        match stream.framing {
+            Framing::Undecided | Framing::Json if !stream.answers.is_empty() => {
+                finish_json(stream, out);
+            }
+            Framing::Undecided | Framing::Json => {
+                if let Some(response) = stream.response.take() {
+                    out.push_back(sse_head(response));
+                    out.push_back(Output::End { response });
+                }
+            }
+            Framing::Sse => {
+                if let Some(response) = stream.response.take() {
+                    out.push_back(Output::End { response });
+                }
+            }
+        }
+        self.stream_done(config, stream_no);
+    }
+
+    /// The client's connection of `response` dropped: not a cancellation (the spec's rule);
+    /// its stream's messages are logged for resumption from now on.
+    pub(super) fn detach(&mut self, response: ResponseId) {
+        for stream in self.streams.values_mut() {
+            if stream.response == Some(response) {
+                stream.response = None;
+                // Held JSON answers cannot be resumed; from now on events are logged.
+                stream.framing = Framing::Sse;
+                let held = std::mem::take(&mut stream.answers);
+                for bytes in held {
+                    stream.log.push(bytes, usize::MAX, usize::MAX);
+                }
+            }
+        }
+    }
+
+    /// Opens the GET stream on `response`: what was queued for it while no client listened
+    /// goes first.
+    pub(super) fn open_get(&mut self, out: &mut VecDeque<Output>, response: ResponseId) {
+        let primes = self.primes();
+        let Some(stream) = self.streams.get_mut(&GET_STREAM) else {
+            return;
+        };
+        stream.response = Some(response);
+        out.push_back(sse_head(response));
+        let mut body = Vec::new();
+        if primes {
+            encode_priming(&mut body, &event_id(GET_STREAM, stream.log.last_seq));
+        }
+        for (seq, data) in stream.log.after(stream.delivered) {
+            encode_event(&mut body, &event_id(GET_STREAM, seq), data);
+        }
+        stream.delivered = stream.log.last_seq;
+        if !body.is_empty() {
+            out.push_back(Output::Body {
+                response,
+                bytes: body,
+            });
+        }
+    }
+
+    /// Resumes stream `stream_no` after event `seq` on `response`. `false` when the stream
+    /// is not known (never existed, or dropped).
+    pub(super) fn resume(
+        &mut self,
+        out: &mut VecDeque<Output>,
+        response: ResponseId,
+        stream_no: u64,
+        seq: u64,
+    ) -> bool {
+        let Some(stream) = self.streams.get_mut(&stream_no) else {
+            return false;
+        };
+        if seq > stream.log.last_seq {
+            return false;
+        }
+        // A connection still attached is replaced: the client moved to the new one.
+        if let Some(old) = stream.response.take() {
+            out.push_back(Output::End { response: old });
+        }
+        out.push_back(sse_head(response));
+        let mut body = Vec::new();
+        for (s, data) in stream.log.after(seq) {
+            encode_event(&mut body, &event_id(stream_no, s), data);
+        }
+        if !body.is_empty() {
+            out.push_back(Output::Body {
+                response,
+                bytes: body,
+            });
+        }
+        stream.delivered = stream.log.last_seq;
+        if stream.done {
+            out.push_back(Output::End { response });
+        } else {
+            stream.framing = Framing::Sse;
+            stream.response = Some(response);
+        }
+        true
+    }
+
+    /// Ends every live response (the session is over).
+    pub(super) fn end_all(&mut self, out: &mut VecDeque<Output>) {
+        let mut numbers: Vec<u64> = self.streams.keys().copied().collect();
+        numbers.sort_unstable();
+        for n in numbers {
+            let Some(stream) = self.streams.get_mut(&n) else {
+                continue;
+            };
+            stream.done = true;
+            if let Some(response) = stream.response.take() {
+                if stream.framing == Framing::Undecided {
+                    // No answer came: the POST ends as 404 (the session is gone), the
+                    // status a client re-initializes on.
+                    out.push_back(super::refusal_head(response, 404));
+                    out.push_back(Output::Body {
+                        response,
+                        bytes: super::error_body("Session ended"),
+                    });
+                }
+                out.push_back(Output::End { response });
+            }
+        }
+        self.finished = true;
+    }
+}
+
+fn sse_head(response: ResponseId) -> Output {
+    let mut headers = HeaderList::new();
+    headers.insert(CONTENT_TYPE, "text/event-stream");
+    headers.insert("cache-control", "no-cache");
+    Output::Head {
+        response,
+        status: 200,
+        headers,
+    }
+}
+
+fn push_event(
+    stream: &mut Stream,
+    stream_no: u64,
+    config: &HttpServerConfig,
+    out: &mut VecDeque<Output>,
+    bytes: Vec<u8>,
+) {
+    let mut event = Vec::new();
+    let seq = stream.log.last_seq + 1;
+    encode_event(&mut event, &event_id(stream_no, seq), &bytes);
+    stream
+        .log
+        .push(bytes, config.replay_events, config.replay_bytes);
+    if let Some(response) = stream.response {
+        stream.delivered = seq;
+        out.push_back(Output::Body {
+            response,
+            bytes: event,
+        });
+    }
+}
+
+/// Sends a POST's held answers as one JSON body (an array for several) and ends it.
+fn finish_json(stream: &mut Stream, out: &mut VecDeque<Output>) {
+    stream.framing = Framing::Json;
+    let answers = std::mem::take(&mut stream.answers);
+    let Some(response) = stream.response.take() else {
+        return;
+    };
+    let bytes = match answers.len() {
+        1 => answers.into_iter().next().unwrap_or_default(),
+        _ => {
+            let mut body = vec![b'['];
+            for (i, a) in answers.iter().enumerate() {
+                if i > 0 {
+                    body.push(b',');
+                }
+                body.extend_from_slice(a);
+            }
+            body.push(b']');
+            body
+        }
+    };
+    let mut headers = HeaderList::new();
+    headers.insert(CONTENT_TYPE, "application/json");
+    out.push_back(Output::Head {
+        response,
+        status: 200,
+        headers,
+    });
+    out.push_back(Output::Body { response, bytes });
+    out.push_back(Output::End { response });
+}

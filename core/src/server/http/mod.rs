@@ -1,0 +1,778 @@
+//! A sans-IO Streamable HTTP server: the HTTP decisions of the MCP transport (2025-03-26 to
+//! 2025-11-25) around a table of [`ServerSession`]s.
+//!
+//! The host's HTTP library hands each request's head and body to
+//! [`HttpServer::handle_request`] and writes what [`HttpServer::poll_output`] gives it: a
+//! response head, body chunks, the end, for each [`ResponseId`]. The machine decides
+//! everything in between: which session a request belongs to (`Mcp-Session-Id`, 404 for an
+//! unknown or ended one, 400 without one after `initialize`), the checks of the head
+//! (`Origin` against DNS rebinding: 403; the bearer token: 401; `Accept`: 406;
+//! `MCP-Protocol-Version`: 400; the body size: 413), whether a POST is answered with one JSON
+//! body or an SSE stream, what goes on the GET stream, event ids and their replay on
+//! `Last-Event-ID`, and DELETE. It draws no randomness (the host passes 16 random bytes with
+//! each request, used when a session id is minted) and reads no clock.
+//!
+//! The host answers its sessions' requests through [`session_mut`](HttpServer::session_mut)
+//! (or [`related`](HttpServer::related) to send messages on a request's own stream), with the
+//! same groups as [`ServerSession`]:
+//!
+//! - **(A) getters**: [`config`](HttpServer::config), [`sessions`](HttpServer::sessions),
+//!   [`session`](HttpServer::session), [`session_id`](HttpServer::session_id),
+//!   [`buffered_bytes`](HttpServer::buffered_bytes).
+//! - **(B) inputs**: [`handle_request`](HttpServer::handle_request),
+//!   [`handle_response_closed`](HttpServer::handle_response_closed),
+//!   [`handle_timeout`](HttpServer::handle_timeout).
+//! - **(C) commands**: [`session_mut`](HttpServer::session_mut),
+//!   [`related`](HttpServer::related), [`close_session`](HttpServer::close_session).
+//! - **(D) outputs**: [`poll_output`](HttpServer::poll_output),
+//!   [`poll_event`](HttpServer::poll_event), [`poll_timeout`](HttpServer::poll_timeout).
+//!
+//! # Example: a session's first exchange
+//!
+//! ```
+//! use mcp_proto::http::headers::HeaderList;
+//! use mcp_proto::server::ServerConfig;
+//! use mcp_proto::server::http::{HttpServer, HttpServerConfig, Output, RequestHead};
+//! use mcp_proto::types::Implementation;
+//! use std::time::Instant;
+//!
+//! let now = Instant::now();
+//! let config = HttpServerConfig::new(ServerConfig::new(Implementation::new("demo", "1.0")));
+//! let mut server = HttpServer::new(config, now);
+//!
+//! let headers: HeaderList = [
+//!     ("accept", "application/json, text/event-stream"),
+//!     ("content-type", "application/json"),
+//! ]
+//! .into_iter()
+//! .collect();
+//! let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+//! let entropy = [7u8; 16]; // a real host draws these from its random source
+//! let response = server.handle_request(now, &RequestHead::new("POST", headers), body.as_bytes(), entropy);
+//!
+//! // The drain rule: what to write, then the events.
+//! let Some(Output::Head { status, headers, .. }) = server.poll_output() else { panic!() };
+//! assert_eq!(status, 200);
+//! assert_eq!(headers.get("mcp-session-id"), Some("07".repeat(16).as_str()));
+//! let Some(Output::Body { bytes, .. }) = server.poll_output() else { panic!() };
+//! assert!(std::str::from_utf8(&bytes).unwrap().contains(r#""protocolVersion":"2025-11-25""#));
+//! assert_eq!(server.poll_output(), Some(Output::End { response }));
+//! while let Some(event) = server.poll_event() {
+//!     // `SessionOpened`, then the session's `InitializeAnswered`: a host answers the
+//!     // session's requests through `server.session_mut(key)`.
+//!     let _ = event;
+//! }
+//! ```
+//!
+//! **Bounds.** Each session's messages are taken from it as soon as it queues them, so the
+//! session's own stall close does not apply here; what is held instead is bounded per stream
+//! ([`HttpServerConfig::replay_events`], [`HttpServerConfig::replay_bytes`]), per session
+//! ([`HttpServerConfig::max_streams_per_session`], [`HttpServerConfig::ended_streams_kept`])
+//! and in sessions ([`HttpServerConfig::max_sessions`], [`HttpServerConfig::idle_timeout`]).
+//! A host that stops polling keeps its own outputs, which it alone can bound.
+//!
+//! **The drain rule.** After every (B) or (C) call, drain `poll_output` until `None`, then
+//! `poll_event` until `None`, then sleep until `poll_timeout` or the next input. Every
+//! [`ResponseId`] gets exactly one [`Output::Head`], then [`Output::Body`] chunks, then one
+//! [`Output::End`] (unless the host reported the connection closed first).
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::http::headers::{
+    CONTENT_TYPE, HeaderList, LAST_EVENT_ID, MCP_SESSION_ID, WWW_AUTHENTICATE,
+};
+use crate::jsonrpc::{self, DecodedRef, ErrorObject, Id, MessageRef};
+use crate::server::{ClientRequestId, Event, ServerSession};
+use crate::session::{CloseReason, ProtocolVersion};
+use crate::time::Instant;
+
+mod checks;
+mod config;
+mod entry;
+mod stream;
+mod types;
+
+pub use config::{HttpMode, HttpServerConfig, OriginCheck};
+pub use types::{HttpEvent, Output, Refusal, RequestHead, ResponseId, SessionKey};
+
+use entry::{Entry, GET_STREAM, Stream};
+
+/// The Streamable HTTP server machine (see the [module docs](self)).
+#[derive(Debug)]
+pub struct HttpServer {
+    config: HttpServerConfig,
+    entries: HashMap<SessionKey, Entry>,
+    by_wire_id: HashMap<String, SessionKey>,
+    /// Which session each open response belongs to.
+    responses: HashMap<ResponseId, SessionKey>,
+    /// Sessions the host touched through `session_mut`: routed at the next poll.
+    dirty: Vec<SessionKey>,
+    next_response: u64,
+    next_session: u64,
+    out: VecDeque<Output>,
+    events: VecDeque<HttpEvent>,
+    /// The latest instant an input gave (the session close of a stateless POST happens
+    /// while polling, which takes none).
+    last_now: Instant,
+}
+
+impl HttpServer {
+    /// A server with no sessions, started at `now`.
+    #[must_use]
+    pub fn new(config: HttpServerConfig, now: Instant) -> Self {
+        HttpServer {
+            config,
+            entries: HashMap::new(),
+            by_wire_id: HashMap::new(),
+            responses: HashMap::new(),
+            dirty: Vec::new(),
+            next_response: 1,
+            next_session: 1,
+            out: VecDeque::new(),
+            events: VecDeque::new(),
+            last_now: now,
+        }
+    }
+
+    // ---- (A) getters -------------------------------------------------------------------
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &HttpServerConfig {
+        &self.config
+    }
+
+    /// The live sessions, in no order.
+    pub fn sessions(&self) -> impl Iterator<Item = SessionKey> + '_ {
+        self.entries.keys().copied()
+    }
+
+    /// A live session, for its getters.
+    #[must_use]
+    pub fn session(&self, key: SessionKey) -> Option<&ServerSession> {
+        self.entries.get(&key).map(|e| &e.session)
+    }
+
+    /// A session's `Mcp-Session-Id` (`None` in stateless mode or once ended).
+    #[must_use]
+    pub fn session_id(&self, key: SessionKey) -> Option<&str> {
+        self.entries
+            .get(&key)
+            .map(|e| e.wire_id.as_str())
+            .filter(|id| !id.is_empty())
+    }
+
+    /// The bytes held for output and for resumption, over all sessions (bounded by the
+    /// configuration: sessions times streams times replay bytes, plus what the host has not
+    /// polled).
+    #[must_use]
+    pub fn buffered_bytes(&self) -> usize {
+        let logs: usize = self
+            .entries
+            .values()
+            .flat_map(|e| e.streams.values())
+            .map(|s| s.log.bytes() + s.answers.iter().map(Vec::len).sum::<usize>())
+            .sum();
+        let out: usize = self
+            .out
+            .iter()
+            .map(|o| match o {
+                Output::Body { bytes, .. } => bytes.len(),
+                _ => 0,
+            })
+            .sum();
+        logs + out
+    }
+
+    // ---- (B) inputs --------------------------------------------------------------------
+
+    /// Takes one HTTP request with its whole body (empty for GET and DELETE) and returns the
+    /// token its response will be written under. `entropy` is 16 random bytes from the host,
+    /// used only when the request opens a session (its id is their hex form).
+    pub fn handle_request(
+        &mut self,
+        now: Instant,
+        head: &RequestHead,
+        body: &[u8],
+        entropy: [u8; 16],
+    ) -> ResponseId {
+        self.last_now = self.last_now.max(now);
+        // What the host queued since the last poll goes out first, routed as it was meant.
+        self.settle_dirty();
+        let response = ResponseId(self.next_response);
+        self.next_response += 1;
+        if let Err(refusal) = self.serve(now, response, head, body, entropy) {
+            self.refuse(response, refusal);
+        }
+        response
+    }
+
+    /// The client's connection for `response` closed before its end. A POST's answers are
+    /// still produced and logged for resumption (a disconnection is not a cancellation); the
+    /// GET stream's messages wait for the next GET. Unknown or ended responses are ignored.
+    pub fn handle_response_closed(&mut self, now: Instant, response: ResponseId) {
+        let Some(key) = self.responses.remove(&response) else {
+            return;
+        };
+        if let Some(entry) = self.entries.get_mut(&key) {
+            entry.detach(response);
+            // The idle timeout counts from the last stream's end.
+            entry.last_active = entry.last_active.max(now);
+        }
+    }
+
+    /// Runs every session's deadlines, and ends the sessions idle for
+    /// [`HttpServerConfig::idle_timeout`]; a session that closes ends (its streams end, its
+    /// id gets 404).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.last_now = self.last_now.max(now);
+        let mut keys: Vec<SessionKey> = self.entries.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            if let Some(entry) = self.entries.get_mut(&key) {
+                entry.session.handle_timeout(now);
+                if entry.live_streams() > 0 {
+                    entry.last_active = entry.last_active.max(now);
+                } else if let Some(idle) = self.config.idle_timeout
+                    && now >= crate::time::saturating_add(entry.last_active, idle)
+                {
+                    let detail = format!("idle for {} s", idle.as_secs());
+                    entry.session.handle_transport_closed(now, Some(detail));
+                }
+            }
+            self.settle(key);
+        }
+    }
+
+    // ---- (C) commands ------------------------------------------------------------------
+
+    /// A live session, for its commands (answers, notifications, requests, close). What it
+    /// queues is routed at the next [`poll_output`](Self::poll_output): answers to their
+    /// POST, progress to the request it reports on, the rest to the GET stream.
+    pub fn session_mut(&mut self, key: SessionKey) -> Option<&mut ServerSession> {
+        let entry = self.entries.get_mut(&key)?;
+        if !self.dirty.contains(&key) {
+            self.dirty.push(key);
+        }
+        Some(&mut entry.session)
+    }
+
+    /// Runs `f` on a session with what it queues going to the stream of the client request
+    /// `request` (a server-to-client request or a notification made while serving it; the
+    /// POST then answers with SSE). When that POST is answered already or its client does
+    /// not accept SSE, they go to the GET stream. `None` when the session is not live.
+    pub fn related<R>(
+        &mut self,
+        key: SessionKey,
+        request: ClientRequestId,
+        f: impl FnOnce(&mut ServerSession) -> R,
+    ) -> Option<R> {
+        self.settle(key);
+        let entry = self.entries.get_mut(&key)?;
+        entry.related = entry.by_request.get(&request).copied();
+        let result = f(&mut entry.session);
+        self.settle(key);
+        if let Some(entry) = self.entries.get_mut(&key) {
+            entry.related = None;
+        }
+        Some(result)
+    }
+
+    /// Closes a session from the host's side: its pending requests complete
+    /// ([`CloseReason::Local`]), its queued answers are flushed, its streams end.
+    pub fn close_session(&mut self, now: Instant, key: SessionKey) {
+        if let Some(entry) = self.entries.get_mut(&key) {
+            entry.session.close(now);
+        }
+        self.settle(key);
+    }
+
+    // ---- (D) outputs -------------------------------------------------------------------
+
+    /// The next thing to write.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.settle_dirty();
+        let out = self.out.pop_front()?;
+        if let Output::End { response } = &out {
+            self.responses.remove(response);
+        }
+        Some(out)
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<HttpEvent> {
+        self.settle_dirty();
+        self.events.pop_front()
+    }
+
+    /// The earliest deadline of any session, or of the idle timeout of one without open
+    /// streams.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let idle = self.config.idle_timeout;
+        self.entries
+            .values()
+            .flat_map(|e| {
+                let idle_at = idle
+                    .filter(|_| e.live_streams() == 0)
+                    .map(|d| crate::time::saturating_add(e.last_active, d));
+                [e.session.poll_timeout(), idle_at]
+            })
+            .flatten()
+            .min()
+    }
+
+    // ---- internals ---------------------------------------------------------------------
+
+    fn refuse(&mut self, response: ResponseId, refusal: Refusal) {
+        let mut head = refusal_head(response, refusal.status());
+        if let Output::Head { headers, .. } = &mut head {
+            match &refusal {
+                Refusal::Unauthorized => headers.insert(WWW_AUTHENTICATE, "Bearer"),
+                Refusal::MethodNotAllowed(_) => headers.insert("allow", self.allowed_methods()),
+                _ => {}
+            }
+        }
+        self.out.push_back(head);
+        self.out.push_back(Output::Body {
+            response,
+            bytes: error_body(&refusal.message()),
+        });
+        self.out.push_back(Output::End { response });
+        self.events
+            .push_back(HttpEvent::Refused { response, refusal });
+    }
+
+    fn allowed_methods(&self) -> &'static str {
+        match (self.config.mode, self.config.get_stream) {
+            (HttpMode::Stateless, _) => "POST",
+            (_, true) => "GET, POST, DELETE",
+            (_, false) => "POST, DELETE",
+        }
+    }
+
+    fn serve(
+        &mut self,
+        now: Instant,
+        response: ResponseId,
+        head: &RequestHead,
+        body: &[u8],
+        entropy: [u8; 16],
+    ) -> Result<(), Refusal> {
+        let headers = &head.headers;
+        let origin = headers.get("origin");
+        if !checks::origin_allowed(&self.config.origin, origin) {
+            return Err(Refusal::Origin(origin.unwrap_or_default().to_owned()));
+        }
+        if let Some(token) = &self.config.bearer_token
+            && !checks::bearer_matches(headers, token)
+        {
+            return Err(Refusal::Unauthorized);
+        }
+        let version = checks::protocol_version(headers).map_err(Refusal::UnsupportedVersion)?;
+        let stateless = self.config.mode == HttpMode::Stateless;
+        match head.method.to_ascii_uppercase().as_str() {
+            "POST" => self.serve_post(now, response, headers, body, entropy, version),
+            "GET" if !stateless && self.config.get_stream => self.serve_get(response, headers),
+            "DELETE" if !stateless => self.serve_delete(now, response, headers),
+            _ => Err(Refusal::MethodNotAllowed(head.method.clone())),
+        }
+    }
+
+    /// The live session a request names; 400 without a header, 404 for an unknown id.
+    fn named_session(&self, headers: &HeaderList) -> Result<SessionKey, Refusal> {
+        let id = headers
+            .get(MCP_SESSION_ID)
+            .ok_or(Refusal::MissingSessionId)?;
+        self.by_wire_id
+            .get(id.trim())
+            .copied()
+            .ok_or(Refusal::UnknownSession)
+    }
+
+    fn serve_post(
+        &mut self,
+        now: Instant,
+        response: ResponseId,
+        headers: &HeaderList,
+        body: &[u8],
+        entropy: [u8; 16],
+        version: Option<ProtocolVersion>,
+    ) -> Result<(), Refusal> {
+        if body.len() > self.config.max_body_bytes {
+            return Err(Refusal::BodyTooLarge { len: body.len() });
+        }
+        let accepts = checks::accepts(headers);
+        if !accepts.json && !accepts.sse {
+            return Err(Refusal::NotAcceptable);
+        }
+        if !checks::content_is_json(headers) {
+            return Err(Refusal::UnsupportedMediaType);
+        }
+        let shape = BodyShape::of(body).ok_or(Refusal::InvalidBody)?;
+        let key = match self.config.mode {
+            HttpMode::Stateless => self.open_stateless(now, version, shape.initialize)?,
+            HttpMode::Stateful if headers.contains(MCP_SESSION_ID) => {
+                self.named_session(headers)?
+            }
+            HttpMode::Stateful if shape.initialize => self.open_session(now, entropy)?,
+            HttpMode::Stateful => return Err(Refusal::MissingSessionId),
+        };
+        let Some(entry) = self.entries.get_mut(&key) else {
+            return Err(Refusal::UnknownSession);
+        };
+        entry.last_active = entry.last_active.max(now);
+        if entry.live_streams() >= self.config.max_streams_per_session {
+            return Err(Refusal::TooManyStreams);
+        }
+        let stream_no = entry.next_stream;
+        entry.next_stream += 1;
+        let sse_ok = accepts.sse;
+        entry.streams.insert(
+            stream_no,
+            Stream::post(response, sse_ok, accepts.json, shape.requests.len()),
+        );
+        self.responses.insert(response, key);
+        entry.feeding = Some((stream_no, shape.requests.clone()));
+        entry.session.handle_message(now, body);
+        // Who asked what: the host's tokens and progress tokens of this POST's requests.
+        let mut forwarded = Vec::new();
+        let mut routed = VecDeque::new();
+        while let Some(event) = entry.session.poll_event() {
+            match &event {
+                Event::Request {
+                    id, progress_token, ..
+                } => {
+                    entry.by_request.insert(*id, stream_no);
+                    if let Some(token) = progress_token {
+                        entry.by_progress.insert(token.clone(), stream_no);
+                    }
+                }
+                Event::RequestCancelled { id, .. } => {
+                    entry.cancelled(&self.config, &mut routed, *id);
+                }
+                _ => {}
+            }
+            forwarded.push(event);
+        }
+        entry.route(&self.config, &mut routed);
+        // Requests the session did not answer at once wait for the host: their answers are
+        // routed by id. An id still open on another POST keeps its first owner (the session
+        // refused the repeat, and that refusal came back to this POST above).
+        if let Some((_, open)) = entry.feeding.take() {
+            for id in open {
+                entry.by_wire.entry(id).or_insert(stream_no);
+            }
+        }
+        let unidentified = std::mem::take(&mut entry.unidentified);
+        tag_heads(&mut routed, &entry.wire_id);
+        self.out.extend(routed);
+        for event in forwarded {
+            self.events.push_back(HttpEvent::Session {
+                session: key,
+                event,
+            });
+        }
+        if shape.requests.is_empty() {
+            self.accept_without_requests(key, stream_no, response, unidentified);
+        } else if let Some(entry) = self.entries.get_mut(&key) {
+            // Errors to unreadable batch elements come with the answers.
+            for bytes in unidentified {
+                entry.deliver(&self.config, &mut self.out, stream_no, bytes, false);
+            }
+        }
+        self.settle(key);
+        Ok(())
+    }
+
+    /// A POST of notifications and answers only: 202, or 400 with the error the session
+    /// gave to unreadable elements.
+    fn accept_without_requests(
+        &mut self,
+        key: SessionKey,
+        stream_no: u64,
+        response: ResponseId,
+        unidentified: Vec<Vec<u8>>,
+    ) {
+        if let Some(entry) = self.entries.get_mut(&key)
+            && let Some(stream) = entry.streams.get_mut(&stream_no)
+        {
+            stream.done = true;
+            stream.response = None;
+            entry.streams.remove(&stream_no);
+        }
+        let (status, body) = match unidentified.into_iter().next() {
+            Some(error) => (400, error),
+            None => (202, Vec::new()),
+        };
+        let mut head = refusal_head(response, status);
+        if body.is_empty()
+            && let Output::Head { headers, .. } = &mut head
+        {
+            headers.remove(CONTENT_TYPE);
+        }
+        self.out.push_back(head);
+        if !body.is_empty() {
+            self.out.push_back(Output::Body {
+                response,
+                bytes: body,
+            });
+        }
+        self.out.push_back(Output::End { response });
+    }
+
+    fn serve_get(&mut self, response: ResponseId, headers: &HeaderList) -> Result<(), Refusal> {
+        if !checks::accepts(headers).sse {
+            return Err(Refusal::NotAcceptable);
+        }
+        let key = self.named_session(headers)?;
+        let config_streams = self.config.max_streams_per_session;
+        let Some(entry) = self.entries.get_mut(&key) else {
+            return Err(Refusal::UnknownSession);
+        };
+        let mut routed = VecDeque::new();
+        if let Some(last) = headers.get(LAST_EVENT_ID) {
+            let (stream_no, seq) = stream::parse_event_id(last)
+                .ok_or_else(|| Refusal::UnknownLastEventId(last.to_owned()))?;
+            if stream_no == GET_STREAM
+                && entry
+                    .streams
+                    .get(&GET_STREAM)
+                    .is_some_and(|s| s.response.is_some())
+            {
+                return Err(Refusal::GetStreamTaken);
+            }
+            if !entry.resume(&mut routed, response, stream_no, seq) {
+                return Err(Refusal::UnknownLastEventId(last.to_owned()));
+            }
+        } else {
+            if entry
+                .streams
+                .get(&GET_STREAM)
+                .is_some_and(|s| s.response.is_some())
+            {
+                return Err(Refusal::GetStreamTaken);
+            }
+            if entry.live_streams() >= config_streams {
+                return Err(Refusal::TooManyStreams);
+            }
+            entry.open_get(&mut routed, response);
+        }
+        tag_heads(&mut routed, &entry.wire_id);
+        self.out.extend(routed);
+        self.responses.insert(response, key);
+        Ok(())
+    }
+
+    fn serve_delete(
+        &mut self,
+        now: Instant,
+        response: ResponseId,
+        headers: &HeaderList,
+    ) -> Result<(), Refusal> {
+        let key = self.named_session(headers)?;
+        if let Some(entry) = self.entries.get_mut(&key) {
+            entry
+                .session
+                .handle_transport_closed(now, Some("the client deleted the session".into()));
+        }
+        self.settle(key);
+        self.out.push_back(Output::Head {
+            response,
+            status: 200,
+            headers: HeaderList::new(),
+        });
+        self.out.push_back(Output::End { response });
+        Ok(())
+    }
+
+    fn open_session(&mut self, now: Instant, entropy: [u8; 16]) -> Result<SessionKey, Refusal> {
+        if self.entries.len() >= self.config.max_sessions {
+            return Err(Refusal::TooManySessions);
+        }
+        let wire_id: String = entropy.iter().map(|b| format!("{b:02x}")).collect();
+        if self.by_wire_id.contains_key(&wire_id) {
+            // The host's entropy repeated: refusing is safer than sharing a session.
+            return Err(Refusal::TooManySessions);
+        }
+        let key = self.insert_entry(now, wire_id.clone());
+        self.by_wire_id.insert(wire_id, key);
+        Ok(key)
+    }
+
+    fn insert_entry(&mut self, now: Instant, wire_id: String) -> SessionKey {
+        let key = SessionKey(self.next_session);
+        self.next_session += 1;
+        let session = ServerSession::new(self.config.server.clone(), now);
+        self.entries.insert(key, Entry::new(wire_id, session, now));
+        self.events
+            .push_back(HttpEvent::SessionOpened { session: key });
+        key
+    }
+
+    /// A stateless POST's own session, already initialized unless the body `initializes` it.
+    fn open_stateless(
+        &mut self,
+        now: Instant,
+        version: Option<ProtocolVersion>,
+        initializes: bool,
+    ) -> Result<SessionKey, Refusal> {
+        if self.entries.len() >= self.config.max_sessions {
+            return Err(Refusal::TooManySessions);
+        }
+        let key = self.insert_entry(now, String::new());
+        if initializes {
+            return Ok(key);
+        }
+        let Some(entry) = self.entries.get_mut(&key) else {
+            return Err(Refusal::UnknownSession);
+        };
+        let version = version.unwrap_or(ProtocolVersion::V2025_03_26);
+        let init = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{}","capabilities":{{}},"clientInfo":{{"name":"stateless","version":"0"}}}}}}"#,
+            version.as_str()
+        );
+        entry.session.handle_message_str(now, &init);
+        entry.session.handle_message_str(
+            now,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        // The implied handshake is not the client's: its answer and events are dropped.
+        let mut sink = Vec::new();
+        while entry.session.poll_transmit(&mut sink).is_some() {
+            sink.clear();
+        }
+        while entry.session.poll_event().is_some() {}
+        Ok(key)
+    }
+
+    fn settle_dirty(&mut self) {
+        for key in std::mem::take(&mut self.dirty) {
+            self.settle(key);
+        }
+    }
+
+    /// Routes what a session queued, forwards its events, and ends it once it closed.
+    fn settle(&mut self, key: SessionKey) {
+        let Some(entry) = self.entries.get_mut(&key) else {
+            return;
+        };
+        if entry.live_streams() > 0 {
+            entry.last_active = entry.last_active.max(self.last_now);
+        }
+        let mut routed = VecDeque::new();
+        entry.route(&self.config, &mut routed);
+        let mut closed = None;
+        while let Some(event) = entry.session.poll_event() {
+            match &event {
+                Event::Closed { reason } => closed = Some(reason.clone()),
+                Event::RequestCancelled { id, .. } => {
+                    entry.cancelled(&self.config, &mut routed, *id);
+                }
+                _ => {}
+            }
+            self.events.push_back(HttpEvent::Session {
+                session: key,
+                event,
+            });
+        }
+        let stateless_done = self.config.mode == HttpMode::Stateless
+            && entry
+                .streams
+                .iter()
+                .all(|(n, s)| *n == GET_STREAM || s.done);
+        if entry.session.is_closed() || closed.is_some() {
+            entry.end_all(&mut routed);
+        }
+        tag_heads(&mut routed, &entry.wire_id);
+        self.out.extend(routed);
+        if entry.session.is_closed() {
+            let wire_id = entry.wire_id.clone();
+            self.entries.remove(&key);
+            self.by_wire_id.remove(&wire_id);
+            self.responses.retain(|_, k| *k != key);
+            self.events.push_back(HttpEvent::SessionEnded {
+                session: key,
+                reason: closed.unwrap_or(CloseReason::Local),
+            });
+        } else if stateless_done && self.entries.get(&key).is_some_and(|e| e.next_stream > 1) {
+            // A stateless POST answered in full: its session has nothing more to do.
+            if let Some(entry) = self.entries.get_mut(&key) {
+                entry.session.handle_transport_closed(
+                    self.last_now,
+                    Some("the stateless request was answered".into()),
+                );
+            }
+            self.settle(key);
+        }
+    }
+}
+
+/// What a POST body holds, read before it reaches a session.
+struct BodyShape {
+    /// The ids of its requests.
+    requests: Vec<Id>,
+    /// Whether it holds an `initialize` request.
+    initialize: bool,
+}
+
+impl BodyShape {
+    /// `None` for a body that is not JSON-RPC at all (not JSON, or JSON of no message's
+    /// shape); a batch with some bad elements is read (the session answers those).
+    fn of(body: &[u8]) -> Option<BodyShape> {
+        let mut shape = BodyShape {
+            requests: Vec::new(),
+            initialize: false,
+        };
+        let mut note = |msg: &MessageRef<'_>| {
+            if let MessageRef::Request { id, method, .. } = msg {
+                shape.requests.push(id.clone());
+                shape.initialize |= method == "initialize";
+            }
+        };
+        match jsonrpc::decode(body).ok()? {
+            DecodedRef::Single(msg) => note(&msg),
+            DecodedRef::Batch(items) => {
+                if items.is_empty() {
+                    return None;
+                }
+                for msg in items.iter().flatten() {
+                    note(msg);
+                }
+            }
+            #[allow(unreachable_patterns)] // non_exhaustive for other crates only
+            _ => return None,
+        }
+        Some(shape)
+    }
+}
+
+/// The head of an error or refusal: `status` and a JSON body.
+pub(super) fn refusal_head(response: ResponseId, status: u16) -> Output {
+    let mut headers = HeaderList::new();
+    headers.insert(CONTENT_TYPE, "application/json");
+    Output::Head {
+        response,
+        status,
+        headers,
+    }
+}
+
+/// A JSON-RPC error with `"id": null`, the body of a refusal (as the TypeScript SDK sends).
+pub(super) fn error_body(message: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    jsonrpc::encode_error(&mut out, None, &ErrorObject::new(-32000, message));
+    out
+}
+
+/// Puts the session id on the heads of a session's responses.
+fn tag_heads(outputs: &mut VecDeque<Output>, wire_id: &str) {
+    if wire_id.is_empty() {
+        return;
+    }
+    for o in outputs {
+        if let Output::Head { headers, .. } = o {
+            headers.insert(MCP_SESSION_ID, wire_id);
+        }
+    }
+}

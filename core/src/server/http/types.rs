@@ -1,0 +1,214 @@
+//! The values an [`HttpServer`](super::HttpServer) exchanges with its host: the tokens of
+//! responses and sessions, a request's head, what to write, why a request was refused, and
+//! the events.
+
+use std::fmt;
+
+use crate::http::headers::HeaderList;
+use crate::server::Event;
+use crate::session::{CloseReason, ProtocolVersion};
+
+/// The host's token for one HTTP request and its response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResponseId(pub(super) u64);
+
+impl ResponseId {
+    /// The token as a number (unique within the server), for logs and maps.
+    #[must_use]
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+/// The host's token for one session (not its `Mcp-Session-Id`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionKey(pub(super) u64);
+
+impl SessionKey {
+    /// The token as a number (unique within the server).
+    #[must_use]
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for SessionKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "session#{}", self.0)
+    }
+}
+
+/// The head of an incoming HTTP request: its method and header fields. The host routes the
+/// path (one MCP endpoint) itself.
+#[derive(Clone, Debug)]
+pub struct RequestHead {
+    /// `GET`, `POST`, `DELETE` (others get 405).
+    pub method: String,
+    /// The header fields.
+    pub headers: HeaderList,
+}
+
+impl RequestHead {
+    /// A head of `method` with `headers`.
+    #[must_use]
+    pub fn new(method: impl Into<String>, headers: HeaderList) -> Self {
+        RequestHead {
+            method: method.into(),
+            headers,
+        }
+    }
+}
+
+/// What to write for a response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Output {
+    /// The status and headers; comes first, once.
+    Head {
+        /// The response.
+        response: ResponseId,
+        /// The status code.
+        status: u16,
+        /// The header fields.
+        headers: HeaderList,
+    },
+    /// A body chunk (a JSON body, or SSE events).
+    Body {
+        /// The response.
+        response: ResponseId,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
+    /// The response is complete: finish it and close its stream.
+    End {
+        /// The response.
+        response: ResponseId,
+    },
+}
+
+/// Why a request was refused before it reached a session (the status it got).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// 403: an `Origin` that is neither loopback nor allowed (DNS rebinding protection).
+    Origin(String),
+    /// 401: the bearer token is missing or wrong.
+    Unauthorized,
+    /// 405: a method other than GET, POST and DELETE, or GET/DELETE where they are disabled.
+    MethodNotAllowed(String),
+    /// 406: the client accepts neither JSON nor SSE (or not SSE for GET).
+    NotAcceptable,
+    /// 415: a POST body that is not declared JSON.
+    UnsupportedMediaType,
+    /// 413: a POST body over [`HttpServerConfig::max_body_bytes`](super::HttpServerConfig::max_body_bytes).
+    BodyTooLarge {
+        /// Its size.
+        len: usize,
+    },
+    /// 400: an `MCP-Protocol-Version` this server does not speak.
+    UnsupportedVersion(String),
+    /// 400: no `Mcp-Session-Id` on a request other than `initialize`.
+    MissingSessionId,
+    /// 404: an `Mcp-Session-Id` of no live session (unknown, deleted, ended).
+    UnknownSession,
+    /// 400: a POST body that is not JSON-RPC.
+    InvalidBody,
+    /// 503: [`HttpServerConfig::max_sessions`](super::HttpServerConfig::max_sessions) sessions are open.
+    TooManySessions,
+    /// 429: [`HttpServerConfig::max_streams_per_session`](super::HttpServerConfig::max_streams_per_session) streams are open.
+    TooManyStreams,
+    /// 409: the session's GET stream is already open.
+    GetStreamTaken,
+    /// 400: a `Last-Event-ID` of no stream kept.
+    UnknownLastEventId(String),
+}
+
+impl Refusal {
+    /// The status code it gets.
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        match self {
+            Refusal::Origin(_) => 403,
+            Refusal::Unauthorized => 401,
+            Refusal::MethodNotAllowed(_) => 405,
+            Refusal::NotAcceptable => 406,
+            Refusal::UnsupportedMediaType => 415,
+            Refusal::BodyTooLarge { .. } => 413,
+            Refusal::UnknownSession => 404,
+            Refusal::TooManySessions => 503,
+            Refusal::TooManyStreams => 429,
+            Refusal::GetStreamTaken => 409,
+            Refusal::UnsupportedVersion(_)
+            | Refusal::MissingSessionId
+            | Refusal::InvalidBody
+            | Refusal::UnknownLastEventId(_) => 400,
+        }
+    }
+
+    pub(super) fn message(&self) -> String {
+        match self {
+            Refusal::Origin(o) => format!("Forbidden: origin {o} is not allowed"),
+            Refusal::Unauthorized => "Unauthorized".into(),
+            Refusal::MethodNotAllowed(m) => format!("Method not allowed: {m}"),
+            Refusal::NotAcceptable => {
+                "Not Acceptable: the client must accept application/json and text/event-stream"
+                    .into()
+            }
+            Refusal::UnsupportedMediaType => {
+                "Unsupported Media Type: the body must be application/json".into()
+            }
+            Refusal::BodyTooLarge { len } => format!("Payload too large: {len} bytes"),
+            Refusal::UnsupportedVersion(v) => {
+                let supported: Vec<&str> = ProtocolVersion::INITIALIZE_ERA
+                    .iter()
+                    .map(|v| v.as_str())
+                    .collect();
+                format!(
+                    "Bad Request: unsupported protocol version {v:?} (supported: {})",
+                    supported.join(", ")
+                )
+            }
+            Refusal::MissingSessionId => "Bad Request: Mcp-Session-Id header is required".into(),
+            Refusal::UnknownSession => "Session not found".into(),
+            Refusal::InvalidBody => "Parse error: the body is not a JSON-RPC message".into(),
+            Refusal::TooManySessions => "Service unavailable: too many sessions".into(),
+            Refusal::TooManyStreams => "Too many open streams in this session".into(),
+            Refusal::GetStreamTaken => "Conflict: the session's GET stream is already open".into(),
+            Refusal::UnknownLastEventId(id) => format!("Bad Request: unknown Last-Event-ID {id:?}"),
+        }
+    }
+}
+
+/// What the host must know.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum HttpEvent {
+    /// A client initialized a new session.
+    SessionOpened {
+        /// The session.
+        session: SessionKey,
+    },
+    /// An event of a session, for the host to act on as with a lone [`ServerSession`](crate::server::ServerSession)
+    /// (answer requests through [`HttpServer::session_mut`](super::HttpServer::session_mut)).
+    Session {
+        /// The session.
+        session: SessionKey,
+        /// Its event.
+        event: Event,
+    },
+    /// A session is over (DELETE, its close, a limit): its key is no longer valid, its id
+    /// gets 404 from now on. Comes after its [`Event::Closed`].
+    SessionEnded {
+        /// The session.
+        session: SessionKey,
+        /// Why.
+        reason: CloseReason,
+    },
+    /// A request was refused before reaching a session (for the host's logs).
+    Refused {
+        /// Its response.
+        response: ResponseId,
+        /// Why, and with which status.
+        refusal: Refusal,
+    },
+}

@@ -1,0 +1,463 @@
+//! The Streamable HTTP server's response streams, one scenario per test: JSON or SSE per
+//! POST, the GET stream, resumption, cancellation.
+
+use serde_json::{Value, json};
+
+use super::harness::config;
+use super::http::call;
+use super::http_harness::{ACCEPT_BOTH, Http, JSON};
+use crate::jsonrpc::to_raw;
+use crate::server::Event;
+use crate::server::http::{HttpEvent, HttpServerConfig};
+use crate::session::RequestOptions;
+
+#[test]
+fn a_request_answered_alone_gets_one_json_body() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.post(Some(&sid), &call(7, "echo"));
+    assert_eq!(h.seen(r).status, None, "nothing until the host answers");
+    let [(k, id, ref method)] = h.host_requests()[..] else {
+        panic!()
+    };
+    assert_eq!((k, method.as_str()), (key, "tools/call"));
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    let seen = h.seen(r);
+    assert_eq!(seen.status, Some(200));
+    assert_eq!(seen.header("content-type"), Some("application/json"));
+    assert_eq!(seen.header("mcp-session-id"), Some(sid.as_str()));
+    assert_eq!(
+        seen.json(),
+        json!({"jsonrpc": "2.0", "id": 7, "result": {"content": []}})
+    );
+    assert!(seen.ended);
+}
+
+#[test]
+fn a_server_request_related_to_a_call_switches_the_post_to_sse() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({"sampling": {}}));
+    let r = h.post(Some(&sid), &call(3, "ask"));
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let now = h.now;
+    let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
+        .unwrap()
+        .into();
+    let handle = h
+        .server
+        .related(key, id, |s| {
+            s.send_request(
+                now,
+                "sampling/createMessage",
+                Some(params),
+                RequestOptions::default(),
+            )
+        })
+        .unwrap()
+        .unwrap();
+    h.drain();
+    let seen = h.seen(r);
+    assert_eq!(seen.status, Some(200));
+    assert_eq!(seen.header("content-type"), Some("text/event-stream"));
+    let events = seen.events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].1["method"], "sampling/createMessage");
+    assert!(!seen.ended);
+    // The client answers with a POST of its own: 202, and the host sees the completion.
+    let wire = events[0].1["id"].clone();
+    let a = h.post(Some(&sid), &json!({"jsonrpc": "2.0", "id": wire, "result": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}}));
+    assert_eq!(h.status(a), 202);
+    assert!(h.events.iter().any(|e| matches!(e, HttpEvent::Session { event: Event::Completed { handle: done, result: Ok(_) }, .. } if *done == handle)));
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    let seen = h.seen(r);
+    let events = seen.events();
+    assert_eq!(events.last().unwrap().1["id"], 3);
+    assert!(seen.ended, "the stream ends after the answer");
+}
+
+#[test]
+fn progress_of_a_call_goes_on_its_post_stream() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.post(
+        Some(&sid),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "_meta": {"progressToken": "p"}}}),
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let get = h.send("GET", &[ACCEPT_BOTH, ("mcp-session-id", &sid)], b"");
+    let now = h.now;
+    let s = h.server.session_mut(key).unwrap();
+    s.notify_progress(now, id, 1.0, Some(2.0), None).unwrap();
+    s.respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    let events = h.seen(r).events();
+    assert_eq!(events[0].1["method"], "notifications/progress");
+    assert_eq!(events[1].1["id"], 1);
+    assert!(h.seen(r).ended);
+    assert!(h.seen(get).events().is_empty(), "nothing on the GET stream");
+}
+
+#[test]
+fn a_json_only_client_gets_related_messages_on_the_get_stream() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({"sampling": {}}));
+    let r = h.send(
+        "POST",
+        &[
+            ("accept", "application/json"),
+            JSON,
+            ("mcp-session-id", &sid),
+        ],
+        call(1, "ask").to_string().as_bytes(),
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let get = h.send(
+        "GET",
+        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+        b"",
+    );
+    let now = h.now;
+    let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
+        .unwrap()
+        .into();
+    h.server
+        .related(key, id, |s| {
+            s.send_request(
+                now,
+                "sampling/createMessage",
+                Some(params),
+                RequestOptions::default(),
+            )
+        })
+        .unwrap()
+        .unwrap();
+    h.drain();
+    assert_eq!(h.seen(r).status, None, "still waiting for its JSON answer");
+    assert_eq!(
+        h.seen(get).events()[0].1["method"],
+        "sampling/createMessage"
+    );
+}
+
+#[test]
+fn unrelated_messages_go_to_the_get_stream_and_wait_for_it() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .notify(now, "notifications/tools/list_changed", None)
+        .unwrap();
+    h.drain();
+    let get = h.send(
+        "GET",
+        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+        b"",
+    );
+    let seen = h.seen(get);
+    assert_eq!(seen.status, Some(200));
+    assert_eq!(seen.header("content-type"), Some("text/event-stream"));
+    assert_eq!(seen.header("mcp-session-id"), Some(sid.as_str()));
+    let events = seen.events();
+    assert_eq!(events.len(), 1, "the backlog comes first: {events:?}");
+    assert_eq!(events[0].1["method"], "notifications/tools/list_changed");
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .notify(now, "notifications/resources/list_changed", None)
+        .unwrap();
+    h.drain();
+    assert_eq!(h.seen(get).events().len(), 2, "live after that");
+    let second = h.send(
+        "GET",
+        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+        b"",
+    );
+    assert_eq!(h.status(second), 409, "one GET stream per session");
+}
+
+#[test]
+fn get_is_405_when_disabled_and_406_without_sse() {
+    let mut h = Http::with_config(HttpServerConfig::new(config()).with_get_stream(false));
+    let (sid, _) = h.initialize("2025-11-25", json!({}));
+    let r = h.send(
+        "GET",
+        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+        b"",
+    );
+    assert_eq!(h.status(r), 405);
+    assert_eq!(h.seen(r).header("allow"), Some("POST, DELETE"));
+    let mut h = Http::new();
+    let (sid, _) = h.initialize("2025-11-25", json!({}));
+    let r = h.send(
+        "GET",
+        &[("accept", "application/json"), ("mcp-session-id", &sid)],
+        b"",
+    );
+    assert_eq!(h.status(r), 406);
+}
+
+#[test]
+fn last_event_id_replays_the_rest_of_a_dropped_post_stream() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.post(
+        Some(&sid),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "_meta": {"progressToken": 9}}}),
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .notify_progress(now, id, 1.0, None, None)
+        .unwrap();
+    h.drain();
+    let first = h.seen(r).events();
+    let last_id = first[0].0.clone();
+    // The client's connection drops; the work goes on.
+    h.server.handle_response_closed(now, r);
+    let s = h.server.session_mut(key).unwrap();
+    s.notify_progress(now, id, 2.0, None, None).unwrap();
+    s.respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    let resumed = h.send(
+        "GET",
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &sid),
+            ("last-event-id", &last_id),
+        ],
+        b"",
+    );
+    let seen = h.seen(resumed);
+    assert_eq!(seen.status, Some(200));
+    let events = seen.events();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0].1["params"]["progress"], 2.0);
+    assert_eq!(events[1].1["id"], 1);
+    assert!(seen.ended, "the stream had ended: the replay ends too");
+    assert_ne!(events[0].0, last_id, "event ids are unique");
+}
+
+#[test]
+fn a_bogus_last_event_id_is_400() {
+    let mut h = Http::new();
+    let (sid, _) = h.initialize("2025-11-25", json!({}));
+    for bogus in ["x", "99-1", "0-99", "-", "1-1-1"] {
+        let r = h.send(
+            "GET",
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", &sid),
+                ("last-event-id", bogus),
+            ],
+            b"",
+        );
+        assert_eq!(h.status(r), 400, "{bogus}");
+    }
+}
+
+#[test]
+fn a_batch_is_answered_as_one_json_array() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-03-26", json!({}));
+    let r = h.send(
+        "POST",
+        &[
+            ("accept", "application/json"),
+            JSON,
+            ("mcp-session-id", &sid),
+        ],
+        json!([call(1, "a"), {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
+            .to_string()
+            .as_bytes(),
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    assert_eq!(
+        h.seen(r).status,
+        None,
+        "the ping is answered, the call not yet"
+    );
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    let body = h.seen(r).json();
+    let ids: Vec<&Value> = body.as_array().unwrap().iter().map(|m| &m["id"]).collect();
+    assert_eq!(ids, [&json!(2), &json!(1)]);
+}
+
+#[test]
+fn a_cancelled_call_ends_its_post_without_an_answer() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.post(Some(&sid), &call(5, "slow"));
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let c = h.post(
+        Some(&sid),
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}),
+    );
+    assert_eq!(h.status(c), 202);
+    let seen = h.seen(r);
+    assert!(
+        seen.ended,
+        "the POST does not wait for an answer that will not come"
+    );
+    assert!(seen.events().is_empty());
+    let now = h.now;
+    let late = h
+        .server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({})).unwrap());
+    assert!(late.is_err(), "the late answer is dropped");
+    h.drain();
+    assert!(h.seen(r).events().is_empty());
+}
+
+#[test]
+fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.send(
+        "POST",
+        &[
+            ("accept", "text/event-stream"),
+            JSON,
+            ("mcp-session-id", &sid),
+        ],
+        call(2, "echo").to_string().as_bytes(),
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    let seen = h.seen(r);
+    assert_eq!(seen.header("content-type"), Some("text/event-stream"));
+    let events = seen.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].1["id"], 2);
+    assert!(seen.ended);
+}
+
+#[test]
+fn the_get_stream_resumes_after_its_last_event_id() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let get = h.send(
+        "GET",
+        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+        b"",
+    );
+    let now = h.now;
+    for list in ["tools", "resources"] {
+        let method = format!("notifications/{list}/list_changed");
+        h.server
+            .session_mut(key)
+            .unwrap()
+            .notify(now, method, None)
+            .unwrap();
+    }
+    h.drain();
+    let first = h.seen(get).events();
+    assert_eq!(first.len(), 2);
+    h.server.handle_response_closed(now, get);
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .notify(now, "notifications/prompts/list_changed", None)
+        .unwrap();
+    h.drain();
+    let again = h.send(
+        "GET",
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &sid),
+            ("last-event-id", &first[0].0),
+        ],
+        b"",
+    );
+    let seen = h.seen(again);
+    assert_eq!(seen.status, Some(200));
+    let methods: Vec<Value> = seen
+        .events()
+        .into_iter()
+        .map(|(_, m)| m["method"].clone())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            json!("notifications/resources/list_changed"),
+            json!("notifications/prompts/list_changed")
+        ]
+    );
+    assert!(!seen.ended, "the GET stream stays open");
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .notify(now, "notifications/tools/list_changed", None)
+        .unwrap();
+    h.drain();
+    assert_eq!(h.seen(again).events().len(), 3, "and live again");
+}
+
+#[test]
+fn a_request_id_still_open_is_refused_on_the_new_post_and_the_first_keeps_its_answer() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let first = h.post(Some(&sid), &call(9, "slow"));
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    let again = h.post(Some(&sid), &call(9, "slow"));
+    let seen = h.seen(again);
+    assert_eq!(seen.status, Some(200));
+    let refusal = seen.json();
+    assert_eq!(refusal["id"], 9);
+    assert!(refusal["error"]["code"].is_i64(), "{refusal}");
+    assert_eq!(h.seen(first).status, None, "the first still waits");
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    assert_eq!(h.seen(first).json()["result"], json!({"content": []}));
+}
