@@ -56,7 +56,7 @@ impl Pair {
     fn pump(&mut self) {
         for _ in 0..1000 {
             let mut moved = false;
-            while let Some(x) = self.client.poll_exchange() {
+            while let Some(x) = self.client.poll_exchange(self.now) {
                 moved = true;
                 self.entropy += 1;
                 let head = RequestHead::new(x.method.as_str(), x.headers.clone());
@@ -138,7 +138,7 @@ fn the_core_client_runs_a_whole_session_against_the_http_server() {
     assert!(
         p.client_events
             .iter()
-            .any(|e| matches!(e, ClientEvent::Http(ClientHttpEvent::ListenerOpened))),
+            .any(|e| matches!(e, ClientEvent::Transport(ClientHttpEvent::ListenerOpened))),
         "the GET stream is open"
     );
     let sid = p.client.session_id().expect("a session id").to_owned();
@@ -241,7 +241,7 @@ fn the_core_client_runs_a_whole_session_against_the_http_server() {
     assert!(
         p.client_events
             .iter()
-            .any(|e| matches!(e, ClientEvent::Http(ClientHttpEvent::Finished)))
+            .any(|e| matches!(e, ClientEvent::Transport(ClientHttpEvent::Finished)))
     );
     assert_eq!(p.server.sessions().count(), 0);
 }
