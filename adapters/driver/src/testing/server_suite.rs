@@ -317,3 +317,72 @@ pub async fn notifications_both_ways<R: Runtime>(rt: R) {
         "{reason:?}"
     );
 }
+
+/// A client that writes its requests and closes its end at once (`printf ... | server`)
+/// still gets every answer: the session ends only after the running handlers answered and
+/// the answers were written.
+pub async fn piped_requests_are_answered_before_the_end_of_input<R: Runtime>(rt: R) {
+    use futures_util::{AsyncReadExt, AsyncWriteExt};
+    let (mut to_server, server_reads) = pipe(64 * 1024);
+    let (to_client, mut client_reads) = pipe(64 * 1024);
+    let config = ServerConfig::new(Implementation::new("suite-server", "1.0")).with_capabilities(
+        ServerCapabilities {
+            tools: Some(ToolsCapability::default()),
+            ..ServerCapabilities::default()
+        },
+    );
+    let handler = TestHandler {
+        seen: Arc::new(Seen::default()),
+    };
+    let server = Server::new(config).eof_grace(std::time::Duration::from_secs(10));
+    let (_handle, driver) = server.start(rt.clone(), handler, server_reads, to_client);
+    let (done_tx, done) = oneshot::channel();
+    rt.spawn(Box::pin(async move {
+        let _ = done_tx.send(driver.await);
+    }));
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"p"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+        "\n",
+    );
+    to_server
+        .write_all(input.as_bytes())
+        .await
+        .expect("written");
+    drop(to_server);
+    let mut output = String::new();
+    client_reads
+        .read_to_string(&mut output)
+        .await
+        .expect("the server's output ends");
+    let lines: Vec<Value> = output
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON message per line"))
+        .collect();
+    let answer = |id: u64| {
+        lines
+            .iter()
+            .position(|m| m["id"] == id && m.get("result").is_some())
+            .unwrap_or_else(|| panic!("no answer to {id} in {lines:#?}"))
+    };
+    let call = answer(2);
+    answer(3);
+    let progress: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i]["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 3, "{lines:#?}");
+    assert!(
+        progress.iter().all(|&i| i < call),
+        "progress before the answer"
+    );
+    let reason = done.await.expect("the driver finished");
+    assert!(
+        matches!(reason, CloseReason::TransportClosed { .. }),
+        "{reason:?}"
+    );
+}
