@@ -25,4 +25,5 @@ server_tests!(
     cancellation_reaches_the_handler,
     notifications_both_ways,
     piped_requests_are_answered_before_the_end_of_input,
+    progress_is_flushed_apart_from_the_answer,
 );
