@@ -50,7 +50,23 @@ impl ServerHandler for DemoHandler {
     }
 
     fn on_diagnostic(&self, diagnostic: &Diagnostic) {
-        self.shared.diag(&format!("ignored input: {diagnostic:?}"));
+        let what = match diagnostic {
+            Diagnostic::Undecodable(e) => format!("ignored input: {e}"),
+            Diagnostic::LineTooLong { discarded, limit } => {
+                format!("ignored input: a line of {discarded} bytes exceeds {limit}")
+            }
+            Diagnostic::BeforeInitialize { method } => {
+                format!("{method} before initialize: refused")
+            }
+            Diagnostic::UnknownResponse { id } => {
+                format!("ignored a response to unknown request {id}")
+            }
+            Diagnostic::UncorrelatedError(error) => {
+                format!("the client reported an error: {error}")
+            }
+            other => format!("odd input: {other:?}"),
+        };
+        self.shared.diag(&what);
     }
 }
 
