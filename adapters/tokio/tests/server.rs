@@ -24,4 +24,6 @@ server_tests!(
     sampling_from_a_handler,
     cancellation_reaches_the_handler,
     notifications_both_ways,
+    piped_requests_are_answered_before_the_end_of_input,
+    progress_is_flushed_apart_from_the_answer,
 );

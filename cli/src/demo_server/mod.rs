@@ -1,12 +1,11 @@
-//! The demo MCP server behind `mcp demo-server`: a small stdio server over the core's JSON-RPC
-//! codec, line framing and typed payloads (the core itself has no server session).
+//! The demo MCP server behind `mcp demo-server`: the core's server session, driven by the
+//! server driver of `mcp-driver` (through `mcp-tokio`), with a handler for the demo's tools,
+//! prompts and resources.
 //!
-//! [`serve`] reads newline-delimited JSON-RPC from any [`Read`] and writes to any [`Write`]:
-//! the reader loop answers quick requests inline and runs each `tools/call` on its own thread,
-//! so answers may come out of order and a slow tool never blocks the rest. One writer thread
-//! owns the output, so every message is one whole line. `notifications/cancelled` stops a
-//! running tool and suppresses its response. Only JSON-RPC goes to the output; diagnostics
-//! go to stderr.
+//! [`serve`] serves one client over any tokio byte stream pair, [`run_stdio`] over stdin and
+//! stdout. Each `tools/call` runs on its own thread, so answers may come out of order and a
+//! slow tool never blocks the rest; `notifications/cancelled` stops a running tool and
+//! suppresses its response. Only JSON-RPC goes to the output; diagnostics go to stderr.
 //!
 //! | method | behaviour |
 //! | --- | --- |
@@ -19,21 +18,25 @@
 //! | `logging/setLevel` | `notifications/message` at or above the level |
 
 mod catalog;
-mod dispatch;
+mod handler;
 mod state;
 mod tools;
-mod wire;
 
 #[cfg(test)]
 mod tests;
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use mcp_proto::framing::lines::{Line, LineDecoder};
-use mcp_proto::jsonrpc::{DecodeError, Decoded, DecodedRef, ErrorObject, decode};
-use mcp_proto::types::LoggingLevel;
+use mcp_proto::server::ServerConfig;
+use mcp_proto::session::CloseReason;
+use mcp_proto::types::{
+    Implementation, LoggingLevel, PromptsCapability, ResourcesCapability, ServerCapabilities,
+    ToolsCapability,
+};
+use mcp_tokio::server::Server;
+use serde_json::Map;
 
 pub use tools::DEMO_PNG_BASE64;
 
@@ -43,8 +46,8 @@ pub fn tool_definitions() -> Vec<mcp_proto::types::Tool> {
     tools::definitions()
 }
 
+use handler::DemoHandler;
 use state::Shared;
-use wire::Outbox;
 
 /// The protocol versions the demo server speaks, oldest first.
 pub const SUPPORTED_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -94,115 +97,90 @@ impl DemoConfig {
     }
 }
 
-/// Serves one client over `input` / `output` until `input` ends.
+/// The session's configuration: the demo's identity, capabilities and instructions.
+fn server_config() -> ServerConfig {
+    let capabilities = ServerCapabilities {
+        logging: Some(Map::new()),
+        completions: Some(Map::new()),
+        prompts: Some(PromptsCapability {
+            list_changed: Some(false),
+            ..PromptsCapability::default()
+        }),
+        resources: Some(ResourcesCapability {
+            subscribe: Some(true),
+            list_changed: Some(false),
+            ..ResourcesCapability::default()
+        }),
+        tools: Some(ToolsCapability {
+            list_changed: Some(false),
+            ..ToolsCapability::default()
+        }),
+        ..ServerCapabilities::default()
+    };
+    let info = Implementation {
+        title: Some("MCP demo server".into()),
+        ..Implementation::new("mcp-demo", env!("CARGO_PKG_VERSION"))
+    };
+    ServerConfig::new(info)
+        .with_capabilities(capabilities)
+        .with_instructions(
+            "A demo server: try the tools echo, add, slow (progress), ask (elicitation), \
+             image, fail, model (sampling) and roots, the resources demo://readme and \
+             demo://clock (subscribe to it: it changes every second) and the prompt \
+             summarize.",
+        )
+}
+
+/// Serves one client over `input` / `output` until `input` ends; returns why the session
+/// ended. Must run inside a tokio runtime.
 ///
 /// At end of input, running tool calls get [`DemoConfig::shutdown_grace`] to finish; the rest
 /// are cancelled, and `serve` returns once every queued message is written. Lines that are not
-/// JSON-RPC get a parse error with a null id and the loop goes on. Errors are I/O errors of
-/// `input` or `output`.
-pub fn serve<R, W>(mut input: R, output: W, config: DemoConfig) -> io::Result<()>
+/// JSON-RPC get a parse error with a null id and the session goes on.
+pub async fn serve<R, W>(input: R, output: W, config: DemoConfig) -> CloseReason
 where
-    R: Read,
-    W: Write + Send + 'static,
+    R: tokio::io::AsyncRead + Send + 'static,
+    W: tokio::io::AsyncWrite + Send + 'static,
 {
-    let (out, writer) = Outbox::spawn(output);
-    let shared = Arc::new(Shared::new(out, config));
-    let mut decoder = LineDecoder::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let read_result = loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => break Err(e),
-        };
-        decoder.decode(&buf[..n], |line| on_line(&shared, line));
+    let grace = config.shutdown_grace;
+    let shared = Arc::new(Shared::new(config, tokio::runtime::Handle::current()));
+    let handler = DemoHandler {
+        shared: Arc::clone(&shared),
     };
-    decoder.finish(|line| on_line(&shared, line));
-    shut_down(&shared);
-    drop(shared);
-    let write_result = writer
-        .join()
-        .unwrap_or_else(|_| Err(io::Error::other("the demo server's writer thread panicked")));
-    read_result.and(write_result)
-}
-
-/// Serves on the process's stdin and stdout: what `mcp demo-server` runs.
-pub fn run_stdio() -> io::Result<()> {
-    serve(io::stdin().lock(), io::stdout(), DemoConfig::from_env())
-}
-
-fn on_line(shared: &Arc<Shared>, line: Line<'_>) {
-    let bytes = match line {
-        Line::Message(bytes) => bytes,
-        Line::TooLong { discarded, limit } => {
-            return parse_error(
-                shared,
-                &format!("line of {discarded} bytes exceeds {limit}"),
-            );
-        }
-        Line::InvalidUtf8 { .. } => return parse_error(shared, "line is not UTF-8"),
-        _ => return,
-    };
-    match decode(bytes.as_bytes()).map(DecodedRef::into_owned) {
-        Ok(Decoded::Single(message)) => dispatch::message(shared, message),
-        Ok(Decoded::Batch(items)) => {
-            for item in items {
-                match item {
-                    Ok(message) => dispatch::message(shared, message),
-                    Err(e) => decode_error(shared, &e),
-                }
-            }
-        }
-        Ok(_) => parse_error(shared, "unsupported message shape"),
-        Err(e) => decode_error(shared, &e),
-    }
-}
-
-fn decode_error(shared: &Shared, error: &DecodeError) {
-    match error {
-        DecodeError::NotJsonRpc { .. } => {
-            shared.diag(&format!("ignored input: {error}"));
-            let message = format!("Invalid Request: {error}");
-            shared.out.error(
-                None,
-                &ErrorObject::new(ErrorObject::INVALID_REQUEST, message),
-            );
-        }
-        _ => parse_error(shared, &error.to_string()),
-    }
-}
-
-fn parse_error(shared: &Shared, detail: &str) {
-    shared.diag(&format!("ignored input: {detail}"));
-    shared.out.error(
-        None,
-        &ErrorObject::new(ErrorObject::PARSE_ERROR, format!("Parse error: {detail}")),
-    );
-}
-
-/// Lets running calls finish within the grace period, then cancels the rest and waits for
-/// their threads to let go (a cancelled tool returns within one sleep slice).
-fn shut_down(shared: &Shared) {
-    let deadline = Instant::now() + shared.config.shutdown_grace;
+    let server = Server::new(server_config()).eof_grace(grace);
+    let (handle, driver) = mcp_tokio::server::start(server, handler, input, output);
+    shared.set_server(handle);
+    let reason = driver.await;
+    // The session is over: stop the clock's ticker (tool threads were cancelled with their
+    // calls).
     let mut inner = shared.lock();
-    // No reply to our own requests can arrive any more: wake their waiters.
     inner.closed = true;
-    inner.waiting.clear();
     if let Some(ticker) = inner.ticker.take() {
         ticker.cancel();
     }
-    while !inner.running.is_empty() {
-        let now = Instant::now();
-        if now >= deadline {
-            for token in inner.running.values() {
-                token.cancel();
-            }
-            break;
-        }
-        inner = match shared.idle.wait_timeout(inner, deadline - now) {
-            Ok((guard, _)) => guard,
-            Err(poisoned) => poisoned.into_inner().0,
-        };
+    reason
+}
+
+/// Serves on the process's stdin and stdout: what `mcp demo-server` runs.
+///
+/// # Errors
+///
+/// The tokio runtime could not be built.
+pub fn run_stdio() -> io::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let reason = rt.block_on(serve(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        DemoConfig::from_env(),
+    ));
+    // tokio reads stdin on a blocking thread that may still wait for input (the session
+    // can end on a write error with stdin open): leave without waiting for it.
+    rt.shutdown_background();
+    match reason {
+        CloseReason::TransportClosed { .. } | CloseReason::Local => Ok(()),
+        other => Err(io::Error::other(format!("the session ended: {other:?}"))),
     }
 }

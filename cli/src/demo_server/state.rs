@@ -1,16 +1,17 @@
-//! State shared between the reader loop and the tool threads.
+//! State shared between the server's handler, the tool threads and the clock's ticker.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, mpsc};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use mcp_proto::jsonrpc::{ErrorObject, Id};
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::session::{RequestError, RequestOptions};
 use mcp_proto::types::LoggingLevel;
+use mcp_tokio::server::{ServerError, ServerHandle};
 use serde::Serialize;
 use serde_json::Value;
 
 use super::DemoConfig;
-use super::wire::Outbox;
 
 /// What a server-to-client request got back.
 pub(crate) type Reply = Result<Value, ErrorObject>;
@@ -66,15 +67,9 @@ pub(crate) struct Peer {
 
 #[derive(Default)]
 pub(crate) struct Inner {
-    pub peer: Option<Peer>,
     pub log_level: Option<LoggingLevel>,
     pub subscriptions: BTreeSet<String>,
-    /// Tool calls in flight, by request id.
-    pub running: HashMap<Id, CancelToken>,
-    /// Our requests to the client awaiting an answer, by our id.
-    pub waiting: HashMap<Id, mpsc::Sender<Reply>>,
-    pub next_request: u64,
-    /// Set at end of input: no reply to a server-to-client request can arrive any more.
+    /// Set when the session ended: no reply to a server-to-client request can arrive any more.
     pub closed: bool,
     /// The value of `demo://clock`: one more every [`CLOCK_TICK`] while it is subscribed.
     pub clock: u64,
@@ -85,45 +80,69 @@ pub(crate) struct Inner {
 /// How often a subscribed `demo://clock` changes.
 pub(crate) const CLOCK_TICK: Duration = Duration::from_secs(1);
 
+/// How often a tool waiting for the client's answer looks at its cancel token.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
 pub(crate) struct Shared {
-    pub out: Outbox,
+    /// The running server (set once, right after it starts and before any request).
+    server: OnceLock<ServerHandle>,
+    /// The runtime the server runs on: tool threads wait on it for the client's answers.
+    pub rt: tokio::runtime::Handle,
     pub config: DemoConfig,
     pub inner: Mutex<Inner>,
-    /// Notified whenever `running` shrinks.
-    pub idle: Condvar,
 }
 
 impl Shared {
-    pub fn new(out: Outbox, config: DemoConfig) -> Self {
+    pub fn new(config: DemoConfig, rt: tokio::runtime::Handle) -> Self {
         Shared {
-            out,
+            server: OnceLock::new(),
+            rt,
             inner: Mutex::new(Inner {
                 log_level: config.initial_log_level,
                 ..Inner::default()
             }),
             config,
-            idle: Condvar::new(),
         }
+    }
+
+    /// Records the running server's handle (once).
+    pub fn set_server(&self, server: ServerHandle) {
+        // Set once by `serve` before the driver runs; a second call has nothing to add.
+        let _ = self.server.set(server);
+    }
+
+    /// The running server's handle; `None` only before `serve` set it.
+    pub fn server(&self) -> Option<&ServerHandle> {
+        self.server.get()
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Inner> {
         lock(&self.inner)
     }
 
-    /// Sends `notifications/message` when `level` is at or above the client's chosen level.
+    /// What the client declared in `initialize`, once it sent it.
+    pub fn peer(&self) -> Option<Peer> {
+        let server = self.server()?;
+        let version = server.protocol_version()?;
+        let caps = server.client_capabilities()?;
+        Some(Peer {
+            protocol_version: version.as_str().to_owned(),
+            elicitation: caps.elicitation.is_some(),
+            sampling: caps.sampling.is_some(),
+            roots: caps.roots.is_some(),
+        })
+    }
+
+    /// Sends `notifications/message` when `level` is at or above the client's chosen level
+    /// (before it chose one: [`DemoConfig::initial_log_level`]).
     pub fn log<T: Serialize>(&self, level: LoggingLevel, logger: &str, data: T) {
         let threshold = self.lock().log_level;
         if threshold.is_some_and(|t| level >= t)
-            && let Ok(data) = serde_json::to_value(data)
+            && let Some(server) = self.server()
+            // Not initialized yet or closed: nobody to tell.
+            && let Err(e) = server.log(level, Some(logger), &data)
         {
-            let params = mcp_proto::types::LoggingMessageParams {
-                level,
-                logger: Some(logger.to_owned()),
-                data,
-                meta: None,
-                extra: Default::default(),
-            };
-            self.out.notify("notifications/message", &params);
+            self.diag(&format!("log message dropped: {e}"));
         }
     }
 
@@ -134,41 +153,52 @@ impl Shared {
         }
     }
 
-    /// Sends a request to the client and waits for its answer, polling `token` so a
-    /// cancelled tool call stops waiting. `None` means cancelled or the input closed.
+    /// Sends a request to the client and waits for its answer (no deadline: a person may be
+    /// answering), looking at `token` so a cancelled tool call stops waiting, which withdraws
+    /// the request (`notifications/cancelled` to the client). `None` means cancelled or the
+    /// session closed. Called from a tool's thread, never from the runtime's.
     pub fn ask_client<T: Serialize>(
         &self,
-        method: &str,
+        method: &'static str,
         params: &T,
         token: &CancelToken,
     ) -> Option<Reply> {
-        let (tx, rx) = mpsc::channel();
-        let id = {
-            let mut inner = self.lock();
-            if inner.closed {
-                return None;
+        let server = self.server()?.clone();
+        let params = match mcp_proto::jsonrpc::to_raw(params) {
+            Ok(p) => p,
+            Err(e) => {
+                return Some(Err(ErrorObject::new(
+                    ErrorObject::INTERNAL_ERROR,
+                    e.to_string(),
+                )));
             }
-            inner.next_request += 1;
-            let id = Id::String(format!("demo-{}", inner.next_request));
-            inner.waiting.insert(id.clone(), tx);
-            id
         };
-        self.out.request(&id, method, params);
-        let reply = loop {
-            match rx.recv_timeout(Duration::from_millis(20)) {
-                Ok(reply) => break Some(reply),
-                Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-                Err(mpsc::RecvTimeoutError::Timeout) if token.is_cancelled() => {
-                    // Our own request is moot now; tell the client so it can close its dialog.
-                    let params =
-                        serde_json::json!({ "requestId": id, "reason": "tool call cancelled" });
-                    self.out.notify("notifications/cancelled", &params);
-                    break None;
+        let token = token.clone();
+        let outcome = self.rt.block_on(async move {
+            let request =
+                server.request_raw(method, Some(&params), RequestOptions::new().no_timeout());
+            let cancelled = async {
+                while !token.is_cancelled() {
+                    tokio::time::sleep(CANCEL_POLL).await;
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            };
+            // Dropping the request's future when cancelled withdraws it.
+            tokio::select! {
+                outcome = request => Some(outcome),
+                () = cancelled => None,
             }
-        };
-        self.lock().waiting.remove(&id);
-        reply
+        })?;
+        match outcome {
+            Ok(raw) => Some(
+                serde_json::from_str::<Value>(raw.get())
+                    .map_err(|e| ErrorObject::new(ErrorObject::PARSE_ERROR, e.to_string())),
+            ),
+            Err(ServerError::Request(RequestError::Remote(error))) => Some(Err(error)),
+            Err(ServerError::Request(RequestError::Closed(_))) => None,
+            Err(other) => Some(Err(ErrorObject::new(
+                ErrorObject::INTERNAL_ERROR,
+                other.to_string(),
+            ))),
+        }
     }
 }

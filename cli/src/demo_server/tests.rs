@@ -1,63 +1,19 @@
-//! The demo server driven in-process over channel pipes with raw JSON lines.
+//! The demo server driven in-process over an in-memory stream pair with raw JSON lines.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::{DemoConfig, serve};
-
-/// The read end of an in-process pipe: each received chunk is handed out in order.
-struct PipeReader {
-    rx: mpsc::Receiver<Vec<u8>>,
-    pending: Vec<u8>,
-}
-
-impl Read for PipeReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.pending.is_empty() {
-            match self.rx.recv() {
-                Ok(chunk) => self.pending = chunk,
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.pending.len());
-        buf[..n].copy_from_slice(&self.pending[..n]);
-        self.pending.drain(..n);
-        Ok(n)
-    }
-}
-
-/// The write end: complete lines are forwarded one by one.
-struct PipeWriter {
-    tx: mpsc::Sender<String>,
-    partial: Vec<u8>,
-}
-
-impl Write for PipeWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.partial.extend_from_slice(buf);
-        while let Some(pos) = self.partial.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = self.partial.drain(..=pos).collect();
-            let text = String::from_utf8(line).map_err(io::Error::other)?;
-            self.tx
-                .send(text)
-                .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 const WAIT: Duration = Duration::from_secs(5);
 
 struct Harness {
-    to_server: Option<mpsc::Sender<Vec<u8>>>,
+    to_server: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
     from_server: mpsc::Receiver<String>,
     server: Option<thread::JoinHandle<io::Result<()>>>,
 }
@@ -70,21 +26,43 @@ impl Harness {
         })
     }
 
+    /// Runs the server on a runtime of its own thread, over a duplex stream whose other end
+    /// is fed from `to_server` and read line by line into `from_server`.
     fn with(config: DemoConfig) -> Self {
-        let (to_server, rx) = mpsc::channel();
+        let (to_server, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
         let (tx, from_server) = mpsc::channel();
         let server = thread::spawn(move || {
-            serve(
-                PipeReader {
-                    rx,
-                    pending: Vec::new(),
-                },
-                PipeWriter {
-                    tx,
-                    partial: Vec::new(),
-                },
-                config,
-            )
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            rt.block_on(async move {
+                let (ours, theirs) = tokio::io::duplex(1 << 20);
+                let (our_read, mut our_write) = tokio::io::split(ours);
+                let (their_read, their_write) = tokio::io::split(theirs);
+                tokio::spawn(async move {
+                    while let Some(chunk) = rx.recv().await {
+                        if our_write.write_all(&chunk).await.is_err() {
+                            return;
+                        }
+                    }
+                    // The input is closed: end of file for the server.
+                    let _ = our_write.shutdown().await;
+                });
+                let lines = tokio::spawn(async move {
+                    let mut lines = BufReader::new(our_read).lines();
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        if tx.send(format!("{line}\n")).is_err() {
+                            return;
+                        }
+                    }
+                });
+                serve(their_read, their_write, config).await;
+                // Every line the server wrote is forwarded before `close` looks.
+                let _ = lines.await;
+            });
+            rt.shutdown_background();
+            Ok(())
         });
         Harness {
             to_server: Some(to_server),

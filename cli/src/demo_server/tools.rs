@@ -8,10 +8,30 @@ use mcp_proto::types::{
     ListRootsResult, LoggingLevel, ModelHint, ModelPreferences, Role, SamplingMessage, Tool,
     ToolAnnotations,
 };
+use mcp_tokio::server::RequestContext;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::state::{CancelToken, Peer, Shared};
-use super::wire::{ElicitParams, ElicitResult, ProgressParams};
+
+/// `elicitation/create` params in form mode.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ElicitParams {
+    /// Only sent to 2025-11-25 clients: older schemas have no `mode`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'static str>,
+    message: String,
+    requested_schema: Value,
+}
+
+/// The client's answer to `elicitation/create`.
+#[derive(Debug, Clone, Deserialize)]
+struct ElicitResult {
+    action: String,
+    #[serde(default)]
+    content: Option<Map<String, Value>>,
+}
 
 /// An 8×8 checkerboard PNG, small enough to print in a terminal summary.
 pub const DEMO_PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAH0lEQVR42mMwSLgARBcMDIAImc2AUwJTCMLGLUEHOwAKqFIBk1gMCgAAAABJRU5ErkJggg==";
@@ -217,20 +237,16 @@ fn uint_arg(
     }
 }
 
-/// Runs one tool call. `Ok(None)` means the call was cancelled and gets no response;
-/// `Err` is a protocol error (an unknown tool).
+/// Runs one tool call on a thread of its own. `Ok(None)` means the call was cancelled and
+/// gets no response; `Err` is a protocol error (an unknown tool).
 pub(crate) fn call(
     shared: &Shared,
     params: &CallToolParams,
     token: &CancelToken,
+    context: &RequestContext,
 ) -> Result<Option<CallToolResult>, ErrorObject> {
     let empty = Map::new();
     let args = params.arguments.as_ref().unwrap_or(&empty);
-    let progress_token = params
-        .meta
-        .as_ref()
-        .and_then(|m| m.get("progressToken"))
-        .cloned();
     shared.log(
         LoggingLevel::Debug,
         "tools",
@@ -239,7 +255,7 @@ pub(crate) fn call(
     let outcome = match params.name.as_str() {
         "echo" => string_arg(args, "text").map(text_result),
         "add" => add(args),
-        "slow" => return Ok(slow(shared, args, progress_token, token)),
+        "slow" => return Ok(slow(shared, args, context, token)),
         "ask" => return Ok(ask(shared, args, token)),
         "model" => return Ok(model(shared, args, token)),
         "roots" => return Ok(roots(shared, token)),
@@ -278,7 +294,7 @@ fn add(args: &Map<String, Value>) -> Result<CallToolResult, CallToolResult> {
 fn slow(
     shared: &Shared,
     args: &Map<String, Value>,
-    progress_token: Option<Value>,
+    context: &RequestContext,
     token: &CancelToken,
 ) -> Option<CallToolResult> {
     let steps = match uint_arg(args, "steps", 5, 1..=MAX_STEPS) {
@@ -294,14 +310,11 @@ fn slow(
             shared.diag("slow: cancelled");
             return None;
         }
-        if let Some(progress_token) = &progress_token {
-            let params = ProgressParams {
-                progress_token: progress_token.clone(),
-                progress: step as f64,
-                total: Some(steps as f64),
-                message: Some(format!("step {step} of {steps}")),
-            };
-            shared.out.notify("notifications/progress", &params);
+        let message = format!("step {step} of {steps}");
+        // Sent only when the client asked for progress; a refusal (the call is over, the
+        // client is not reading) leaves nothing to report to.
+        if let Err(e) = context.progress(step as f64, Some(steps as f64), Some(&message)) {
+            shared.diag(&format!("slow: progress not sent: {e}"));
         }
     }
     Some(text_result(format!("finished {steps} steps")))
@@ -312,7 +325,7 @@ fn ask(shared: &Shared, args: &Map<String, Value>, token: &CancelToken) -> Optio
         Ok(q) => q,
         Err(e) => return Some(e),
     };
-    let peer = shared.lock().peer.clone();
+    let peer = shared.peer();
     let Some(peer) = peer.filter(|p| p.elicitation) else {
         return Some(error_result(
             "this client did not declare the elicitation capability, so the question cannot be asked",
@@ -362,7 +375,7 @@ fn model(
         Ok(n) => n,
         Err(e) => return Some(e),
     };
-    let peer = shared.lock().peer.clone();
+    let peer = shared.peer();
     if !peer.is_some_and(|p| p.sampling) {
         return Some(error_result(
             "this client did not declare the sampling capability, so no model can be asked",
@@ -408,7 +421,7 @@ fn model(
 }
 
 fn roots(shared: &Shared, token: &CancelToken) -> Option<CallToolResult> {
-    let peer = shared.lock().peer.clone();
+    let peer = shared.peer();
     if !peer.is_some_and(|p| p.roots) {
         return Some(error_result(
             "this client did not declare the roots capability, so it has no roots to list",

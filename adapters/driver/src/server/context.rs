@@ -229,6 +229,12 @@ impl ServerHandle {
         self.shared.lock().conn.session().log_level()
     }
 
+    /// How many client requests are open: handed to the handler and not answered yet.
+    #[must_use]
+    pub fn open_requests(&self) -> usize {
+        self.shared.lock().conn.session().open_client_requests()
+    }
+
     /// Whether the session is over (the client left, or [`close`](Self::close) was called).
     #[must_use]
     pub fn is_closed(&self) -> bool {

@@ -123,10 +123,24 @@ impl<R: Runtime> ServerDriver<R> {
         let Some((deadline, _)) = &self.eof else {
             return false;
         };
+        // Closing the session drops what it still queues: the answers of the handlers that
+        // finished must be written first (`poll_write` returns with everything written and
+        // flushed only once the session's queue is empty).
+        let unwritten = self.out_pos < self.out.len() || self.needs_flush;
         let mut state = self.shared.lock();
-        let waiting = !state.running.is_empty() && self.writer.is_some();
+        if !unwritten && self.writer.is_some() {
+            // A handler may have answered since the write: pull it under this lock, so the
+            // check below cannot miss it.
+            self.out.clear();
+            self.out_pos = 0;
+            // One message is enough to know: `poll_write` takes the rest by its own rules.
+            let _ = state.conn.poll_transmit(&mut self.out);
+        }
+        let pulled = !unwritten && !self.out.is_empty();
+        let waiting = (!state.running.is_empty() || unwritten || pulled) && self.writer.is_some();
         if waiting && now < *deadline {
-            return false;
+            // Pulled bytes are new work for `poll_write`; otherwise wait for a wake-up.
+            return pulled;
         }
         // Set just above; taken once.
         let (_, detail) = self.eof.take().expect("checked above");
@@ -376,9 +390,11 @@ impl<R: Runtime> Future for ServerDriver<R> {
             let now = this.runtime.now();
             this.register_waker(cx);
             let mut progress = this.poll_read(cx, now);
-            progress |= this.check_eof(now);
             progress |= this.handle_timeouts(now);
+            progress |= this.dispatch_events();
             progress |= this.poll_write(cx);
+            // After the write: what finished handlers answered is out before the session ends.
+            progress |= this.check_eof(now);
             progress |= this.dispatch_events();
             if this.poll_shutdown(cx, now) {
                 this.finished = true;

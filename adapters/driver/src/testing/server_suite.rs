@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 
-use super::pipe;
+use super::{PipeWriter, pipe};
 use crate::server::{ListChanged, RequestContext, RequestOutcome, Server, ServerHandle};
 use crate::{CallOptions, CancelHandle, Client, ClientBuilder, Error, Progress, Runtime};
 
@@ -316,4 +316,214 @@ pub async fn notifications_both_ways<R: Runtime>(rt: R) {
         matches!(reason, CloseReason::TransportClosed { .. }),
         "{reason:?}"
     );
+}
+
+/// A client that writes its requests and closes its end at once (`printf ... | server`)
+/// still gets every answer: the session ends only after the running handlers answered and
+/// the answers were written.
+pub async fn piped_requests_are_answered_before_the_end_of_input<R: Runtime>(rt: R) {
+    use futures_util::{AsyncReadExt, AsyncWriteExt};
+    let (mut to_server, server_reads) = pipe(64 * 1024);
+    let (to_client, mut client_reads) = pipe(64 * 1024);
+    let config = ServerConfig::new(Implementation::new("suite-server", "1.0")).with_capabilities(
+        ServerCapabilities {
+            tools: Some(ToolsCapability::default()),
+            ..ServerCapabilities::default()
+        },
+    );
+    let handler = TestHandler {
+        seen: Arc::new(Seen::default()),
+    };
+    let server = Server::new(config).eof_grace(std::time::Duration::from_secs(10));
+    let (_handle, driver) = server.start(rt.clone(), handler, server_reads, to_client);
+    let (done_tx, done) = oneshot::channel();
+    rt.spawn(Box::pin(async move {
+        let _ = done_tx.send(driver.await);
+    }));
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"p"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+        "\n",
+    );
+    to_server
+        .write_all(input.as_bytes())
+        .await
+        .expect("written");
+    drop(to_server);
+    let mut output = String::new();
+    client_reads
+        .read_to_string(&mut output)
+        .await
+        .expect("the server's output ends");
+    let lines: Vec<Value> = output
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON message per line"))
+        .collect();
+    let answer = |id: u64| {
+        lines
+            .iter()
+            .position(|m| m["id"] == id && m.get("result").is_some())
+            .unwrap_or_else(|| panic!("no answer to {id} in {lines:#?}"))
+    };
+    let call = answer(2);
+    answer(3);
+    let progress: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i]["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 3, "{lines:#?}");
+    assert!(
+        progress.iter().all(|&i| i < call),
+        "progress before the answer"
+    );
+    let reason = done.await.expect("the driver finished");
+    assert!(
+        matches!(reason, CloseReason::TransportClosed { .. }),
+        "{reason:?}"
+    );
+}
+
+/// Records what was written between flushes (the last segment may still be open), and
+/// holds writes back while `gate` is set.
+struct FlushRecorder {
+    inner: PipeWriter,
+    gate: Arc<std::sync::atomic::AtomicBool>,
+    waker: Arc<Mutex<Option<std::task::Waker>>>,
+    /// Whether the last segment of `flushed` was flushed (a write starts a new one).
+    closed: bool,
+    flushed: Arc<Mutex<Vec<String>>>,
+}
+
+impl futures_io::AsyncWrite for FlushRecorder {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        data: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        if self.gate.load(std::sync::atomic::Ordering::SeqCst) {
+            *self.waker.lock().expect("not poisoned") = Some(cx.waker().clone());
+            return std::task::Poll::Pending;
+        }
+        let this = &mut *self;
+        // Locked across the write, so the reader of the pipe never sees bytes the record
+        // lacks.
+        let flushed = this.flushed.clone();
+        let mut segments = flushed.lock().expect("not poisoned");
+        let n = std::task::ready!(std::pin::Pin::new(&mut this.inner).poll_write(cx, data))?;
+        if this.closed || segments.is_empty() {
+            segments.push(String::new());
+            this.closed = false;
+        }
+        let last = segments.last_mut().expect("pushed above");
+        last.push_str(&String::from_utf8_lossy(&data[..n]));
+        drop(segments);
+        std::task::Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        this.closed = true;
+        std::pin::Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_close(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_close(cx)
+    }
+}
+
+/// Progress queued together with the answer after it still goes out in a flush of its own,
+/// before the answer (the TypeScript SDK's client drops progress that arrives in the same
+/// read as its answer). The output is held back while the tool reports and answers, so all
+/// of it is queued at once.
+pub async fn progress_is_flushed_apart_from_the_answer<R: Runtime>(rt: R) {
+    use futures_util::{AsyncBufReadExt, AsyncWriteExt, StreamExt};
+    let (mut to_server, server_reads) = pipe(64 * 1024);
+    let (to_client, client_reads) = pipe(64 * 1024);
+    let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let waker = Arc::new(Mutex::new(None::<std::task::Waker>));
+    let flushed = Arc::new(Mutex::new(Vec::new()));
+    let writer = FlushRecorder {
+        inner: to_client,
+        gate: gate.clone(),
+        waker: waker.clone(),
+        closed: true,
+        flushed: flushed.clone(),
+    };
+    let config = ServerConfig::new(Implementation::new("suite-server", "1.0")).with_capabilities(
+        ServerCapabilities {
+            tools: Some(ToolsCapability::default()),
+            ..ServerCapabilities::default()
+        },
+    );
+    let handler = TestHandler {
+        seen: Arc::new(Seen::default()),
+    };
+    let (handle, driver) = Server::new(config).start(rt.clone(), handler, server_reads, writer);
+    rt.spawn(Box::pin(async move {
+        driver.await;
+    }));
+    let mut lines = futures_util::io::BufReader::new(client_reads).lines();
+    let handshake = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+    );
+    to_server
+        .write_all(handshake.as_bytes())
+        .await
+        .expect("written");
+    lines
+        .next()
+        .await
+        .expect("the initialize answer")
+        .expect("read");
+    gate.store(true, std::sync::atomic::Ordering::SeqCst);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","_meta":{"progressToken":"p"}}}"#;
+    to_server
+        .write_all(format!("{call}\n").as_bytes())
+        .await
+        .expect("written");
+    // Wait until the tool has answered (its answer is queued behind the held output).
+    while handle.open_requests() > 0 || handle.protocol_version().is_none() {
+        rt.yield_now().await;
+    }
+    gate.store(false, std::sync::atomic::Ordering::SeqCst);
+    if let Some(w) = waker.lock().expect("not poisoned").take() {
+        w.wake();
+    }
+    loop {
+        let line = lines.next().await.expect("more output").expect("read");
+        if line.contains(r#""id":2"#) {
+            break;
+        }
+    }
+    let flushed = flushed.lock().expect("not poisoned").clone();
+    let answer = flushed
+        .iter()
+        .position(|s| s.contains(r#""id":2"#))
+        .unwrap_or_else(|| panic!("the answer was written: {flushed:#?}"));
+    assert!(
+        !flushed[answer].contains("notifications/progress"),
+        "progress shares the answer's flush: {flushed:#?}"
+    );
+    let progress_flushes = flushed[..answer]
+        .iter()
+        .filter(|s| s.contains("notifications/progress"))
+        .count();
+    assert!(
+        progress_flushes >= 1,
+        "progress before the answer: {flushed:#?}"
+    );
+    handle.close();
 }
