@@ -32,7 +32,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_proto::framing::lines::{Line, LineDecoder};
-use mcp_proto::jsonrpc::{DecodeError, Decoded, DecodedRef, ErrorObject, decode};
+use mcp_proto::jsonrpc::{DecodeError, Decoded, ErrorObject, decode_owned};
 use mcp_proto::types::LoggingLevel;
 
 pub use tools::DEMO_PNG_BASE64;
@@ -144,7 +144,7 @@ fn on_line(shared: &Arc<Shared>, line: Line<'_>) {
         Line::InvalidUtf8 { .. } => return parse_error(shared, "line is not UTF-8"),
         _ => return,
     };
-    match decode(bytes.as_bytes()).map(DecodedRef::into_owned) {
+    match decode_owned(bytes.as_bytes()) {
         Ok(Decoded::Single(message)) => dispatch::message(shared, message),
         Ok(Decoded::Batch(items)) => {
             for item in items {
