@@ -69,11 +69,12 @@ impl Session {
         };
         if wire.is_some_and(|w| self.is_handshake_answer(w)) {
             let answer = checked(answer)?;
-            return Ok(if self.discover_mode() {
-                self.finish_discover(now, answer)
+            if self.discover_mode() {
+                self.finish_discover(now, answer);
             } else {
-                self.finish_handshake(now, answer)
-            });
+                self.finish_handshake(now, answer);
+            }
+            return Ok(());
         }
         let handle = wire.and_then(|w| self.pending.by_wire(w));
         match handle {
