@@ -42,12 +42,9 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
         error: None,
     };
     loop {
-        let name = plain_string(bytes, at)?;
-        at += name.len() + 2;
-        if bytes.get(at) != Some(&b':') {
-            return None;
-        }
-        at += 1;
+        let name = member_name(bytes.get(at..)?)?;
+        // The name between its quotes, and the colon.
+        at += name.len() + 3;
         // A member twice is refused (serde's derived visitor fails on it).
         match name {
             b"jsonrpc" if env.jsonrpc.is_none() => {
@@ -87,6 +84,24 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
             _ => return None,
         }
     }
+}
+
+/// The member name that opens `rest` (`"name":`), when it is one of the five the envelope
+/// reads, written without escapes; `None` for any other (an unknown or escaped name goes the
+/// general way). Matched as whole literals, quotes and colon included.
+fn member_name(rest: &[u8]) -> Option<&'static [u8]> {
+    let name: &'static [u8] = match rest.get(1)? {
+        b'j' => b"jsonrpc",
+        b'i' => b"id",
+        b'm' => b"method",
+        b'p' => b"params",
+        b'r' => b"result",
+        _ => return None,
+    };
+    let whole = rest.get(..name.len() + 3)?;
+    let matches =
+        whole[0] == b'"' && &whole[1..=name.len()] == name && whole[name.len() + 1..] == *b"\":";
+    matches.then_some(name)
 }
 
 /// Whether the message that `env` classifies as keeps every payload located in it: a
