@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use std::io::{self, Read, Write};
 
 use mcp_proto::framing::lines::{Line, LineDecoder, encode_line};
-use mcp_proto::jsonrpc::{self, DecodedRef, ErrorObject, Id, MessageRef};
+use mcp_proto::jsonrpc::{self, DecodedRef, ErrorObject, Id, MessageRef, RawJson};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -145,7 +145,7 @@ fn respond(out: &mut Vec<u8>, id: &Id, result: &str) {
     out.push(b'\n');
 }
 
-fn echo(out: &mut Vec<u8>, id: &Id, params: Option<&RawValue>) {
+fn echo(out: &mut Vec<u8>, id: &Id, params: Option<RawJson<'_>>) {
     #[derive(Deserialize)]
     struct Call<'a> {
         #[serde(borrow)]

@@ -1,8 +1,8 @@
 //! JSON-RPC 2.0 envelopes: ids, error objects, message classification, encoding.
 //!
-//! Decoding parses the envelope once. `params` and `result` stay raw JSON
-//! ([`RawValue`]) until the caller decodes them into its own type; nothing goes through
-//! `serde_json::Value`. Encoding appends compact JSON to a caller-owned `Vec<u8>`.
+//! Decoding parses the envelope once. `params` and `result` stay raw JSON ([`RawJson`]:
+//! located, not validated) until the caller reads them as its own type, which validates them
+//! in the same pass; nothing goes through `serde_json::Value`. Encoding appends compact JSON to a caller-owned `Vec<u8>`.
 //!
 //! The envelope is one struct with optional fields, classified by hand, because `RawValue`
 //! does not work inside `#[serde(flatten)]` or untagged enums.
@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 mod compact;
+mod raw_json;
+
+pub use raw_json::RawJson;
 
 /// A JSON-RPC request id: an integer or a string (never `null` for a request).
 ///
@@ -193,8 +196,10 @@ pub enum Message {
 }
 
 /// One decoded JSON-RPC message borrowing from the input, as [`decode`] returns it: payloads
-/// are raw slices of the input; the method is borrowed unless it held JSON escapes.
-/// [`into_owned`](Self::into_owned) gives the [`Message`] that outlives the input.
+/// are [`RawJson`] slices of the input, located but not validated (reading one as a type
+/// validates it); the method is borrowed unless it held JSON escapes.
+/// [`into_owned`](Self::into_owned) checks the payloads and gives the [`Message`] that
+/// outlives the input.
 ///
 /// Equality compares ids, methods, error objects and the payloads' JSON text.
 #[derive(Clone, Debug)]
@@ -206,22 +211,22 @@ pub enum MessageRef<'a> {
         id: Id,
         /// The method name.
         method: Cow<'a, str>,
-        /// The raw params, if present.
-        params: Option<&'a RawValue>,
+        /// The params, if present (located, not validated).
+        params: Option<RawJson<'a>>,
     },
     /// A notification: no id, never answered.
     Notification {
         /// The method name.
         method: Cow<'a, str>,
-        /// The raw params, if present.
-        params: Option<&'a RawValue>,
+        /// The params, if present (located, not validated).
+        params: Option<RawJson<'a>>,
     },
     /// A successful response.
     Response {
         /// The id of the request it answers.
         id: Id,
-        /// The raw result.
-        result: &'a RawValue,
+        /// The result (located, not validated).
+        result: RawJson<'a>,
     },
     /// An error response (`id` is `None` when the peer could not read the request's id).
     Error {
@@ -234,8 +239,8 @@ pub enum MessageRef<'a> {
 
 impl PartialEq for MessageRef<'_> {
     fn eq(&self, other: &Self) -> bool {
-        fn text<'r>(raw: &Option<&'r RawValue>) -> Option<&'r str> {
-            raw.map(RawValue::get)
+        fn text<'r>(raw: &Option<RawJson<'r>>) -> Option<&'r str> {
+            raw.map(RawJson::get)
         }
         match (self, other) {
             (
@@ -273,25 +278,32 @@ impl PartialEq for MessageRef<'_> {
 }
 
 impl MessageRef<'_> {
-    /// Copies what the message borrows.
-    #[must_use]
-    pub fn into_owned(self) -> Message {
-        match self {
+    /// Checks the payloads and copies what the message borrows.
+    ///
+    /// # Errors
+    ///
+    /// A payload is not valid JSON (see [`RawJson::check`]): the input was not a message.
+    /// [`decode_owned`] turns that into the [`DecodeError`] the input deserves.
+    pub fn into_owned(self) -> Result<Message, serde_json::Error> {
+        let checked = |raw: Option<RawJson<'_>>| -> serde_json::Result<Option<Box<RawValue>>> {
+            raw.map(|r| r.check().map(RawValue::to_owned)).transpose()
+        };
+        Ok(match self {
             MessageRef::Request { id, method, params } => Message::Request {
                 id,
                 method: method.into_owned(),
-                params: params.map(to_owned_raw),
+                params: checked(params)?,
             },
             MessageRef::Notification { method, params } => Message::Notification {
                 method: method.into_owned(),
-                params: params.map(to_owned_raw),
+                params: checked(params)?,
             },
             MessageRef::Response { id, result } => Message::Response {
                 id,
-                result: to_owned_raw(result),
+                result: result.check()?.to_owned(),
             },
             MessageRef::Error { id, error } => Message::Error { id, error },
-        }
+        })
     }
 }
 
@@ -306,24 +318,7 @@ pub enum DecodedRef<'a> {
     Batch(Vec<Result<MessageRef<'a>, DecodeError>>),
 }
 
-impl DecodedRef<'_> {
-    /// Copies what the messages borrow.
-    #[must_use]
-    pub fn into_owned(self) -> Decoded {
-        match self {
-            DecodedRef::Single(m) => Decoded::Single(m.into_owned()),
-            DecodedRef::Batch(items) => Decoded::Batch(
-                items
-                    .into_iter()
-                    .map(|item| item.map(MessageRef::into_owned))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-/// One framed input's messages, owned ([`DecodedRef::into_owned`]): a single message or a
-/// batch.
+/// One framed input's messages, owned ([`decode_owned`]): a single message or a batch.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Decoded {
@@ -382,9 +377,9 @@ struct Envelope<'a> {
     #[serde(default, borrow, deserialize_with = "borrowed_str")]
     method: Option<Cow<'a, str>>,
     #[serde(default, borrow, deserialize_with = "present_raw")]
-    params: Option<&'a RawValue>,
+    params: Option<RawJson<'a>>,
     #[serde(default, borrow, deserialize_with = "present_raw")]
-    result: Option<&'a RawValue>,
+    result: Option<RawJson<'a>>,
     #[serde(default, deserialize_with = "present")]
     error: Option<Option<ErrorObject>>,
 }
@@ -409,11 +404,11 @@ where
 }
 
 // Keeps a member that is present, even when it is `null`, as raw JSON.
-fn present_raw<'de, D>(d: D) -> Result<Option<&'de RawValue>, D::Error>
+fn present_raw<'de, D>(d: D) -> Result<Option<RawJson<'de>>, D::Error>
 where
     D: Deserializer<'de>,
 {
-    <&'de RawValue>::deserialize(d).map(Some)
+    <&'de RawValue>::deserialize(d).map(|raw| Some(RawJson::from(raw)))
 }
 
 /// One framed input for [`decode`]: bytes (an HTTP body), or text already checked to be
@@ -464,11 +459,18 @@ impl<'a> Input<'a> {
 /// Decodes one framed input (a line, an SSE event's data, an HTTP JSON body): the one way
 /// peer input becomes messages.
 ///
-/// The messages borrow their payloads from the input; [`DecodedRef::into_owned`] copies them
-/// when they must outlive it. A JSON array is a batch whose elements are decoded one by one.
-/// A compactly written message is read by a shortcut that gives exactly what the general
-/// parse gives (see `jsonrpc::compact`), so the result never depends on how the peer spaced
-/// or ordered its members beyond what JSON itself says. Never panics.
+/// The messages borrow their payloads from the input as [`RawJson`]: **located, not
+/// validated**. A compactly written message is read by a shortcut (see `jsonrpc::compact`)
+/// that finds its payloads by a string-aware scan and leaves their validation to whoever
+/// reads them (reading one as a type validates it in the same pass); any other input is read
+/// by serde's parse, whose payloads are valid already. Either way the result never depends on
+/// how the peer spaced or ordered its members: once each payload passes
+/// [`RawJson::check`], the message is exactly what serde's parse of the whole input gives,
+/// and a payload that fails its check marks an input serde's parse refuses. A caller that
+/// keeps or forwards a payload unread checks it first ([`MessageRef::into_owned`] does;
+/// [`decode_owned`] turns a failed check into the [`DecodeError`] serde's parse gives). A
+/// JSON array is a batch whose elements are decoded one by one (the batch is validated
+/// whole, so its elements' payloads are valid). Never panics.
 ///
 /// # Errors
 ///
@@ -478,8 +480,58 @@ pub fn decode<'a>(input: impl Into<Input<'a>>) -> Result<DecodedRef<'a>, DecodeE
     decode_input(input.into(), decode_one_input)
 }
 
-/// [`decode`] without the compact shortcut: the reference the shortcut is held equal to.
-#[cfg(test)]
+/// [`decode`], with every payload checked and copied: for a caller that keeps the messages
+/// (a server loop that hands them to another thread, say). A payload that fails its check
+/// gives the error serde's parse of the input gives.
+///
+/// # Errors
+///
+/// As [`decode`], for input that is not a JSON-RPC message (a payload that is not valid
+/// JSON included).
+pub fn decode_owned<'a>(input: impl Into<Input<'a>>) -> Result<Decoded, DecodeError> {
+    let input = input.into();
+    let owned = match decode(input)? {
+        DecodedRef::Single(m) => m.into_owned().map(Decoded::Single),
+        // The batch was validated whole: its elements' payloads check.
+        DecodedRef::Batch(items) => items
+            .into_iter()
+            .map(|item| match item {
+                Ok(m) => m.into_owned().map(Ok),
+                Err(e) => Ok(Err(e)),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Decoded::Batch),
+    };
+    match owned {
+        Ok(decoded) => Ok(decoded),
+        // A located payload that is not JSON: serde's parse says why the input is refused.
+        Err(_) => match decode_general(input) {
+            Err(e) => Err(e),
+            Ok(general) => general_owned(general),
+        },
+    }
+}
+
+/// The owned form of what serde's parse decoded (its payloads are valid already).
+fn general_owned(decoded: DecodedRef<'_>) -> Result<Decoded, DecodeError> {
+    let invalid = |e: serde_json::Error| DecodeError::NotJson {
+        detail: e.to_string(),
+        excerpt: String::new(),
+    };
+    Ok(match decoded {
+        DecodedRef::Single(m) => Decoded::Single(m.into_owned().map_err(invalid)?),
+        DecodedRef::Batch(items) => Decoded::Batch(
+            items
+                .into_iter()
+                .map(|item| item.and_then(|m| m.into_owned().map_err(invalid)))
+                .collect(),
+        ),
+    })
+}
+
+/// [`decode`] without the compact shortcut: serde's parse of the whole input, the reference
+/// the shortcut is held equal to, and what the session asks when a located payload fails its
+/// check (so that the input is refused with serde's own diagnostic).
 pub(crate) fn decode_general<'a>(
     input: impl Into<Input<'a>>,
 ) -> Result<DecodedRef<'a>, DecodeError> {
@@ -489,9 +541,11 @@ pub(crate) fn decode_general<'a>(
 /// One message (or batch element): the compact shortcut when it applies, else the general
 /// parse. Both classify with the same rules ([`classify`]).
 fn decode_one_input(input: Input<'_>) -> Result<MessageRef<'_>, DecodeError> {
-    match compact::envelope(input) {
-        Some(env) => classify(env).map_err(|detail| not_json_rpc(detail, input.bytes())),
-        None => decode_one_general(input),
+    match compact::envelope(input).map(classify) {
+        Some(Ok(msg)) => Ok(msg),
+        // Not a message: serde's parse says why (a located payload that is not JSON makes
+        // the input not JSON at all, which comes before its shape).
+        Some(Err(_)) | None => decode_one_general(input),
     }
 }
 
@@ -576,10 +630,6 @@ fn classify(env: Envelope<'_>) -> Result<MessageRef<'_>, &'static str> {
         (_, Some(_)) => Err("response without an id"),
         _ => Err("neither a request, a notification nor a response"),
     }
-}
-
-fn to_owned_raw(raw: &RawValue) -> Box<RawValue> {
-    raw.to_owned()
 }
 
 /// Appends a compact JSON-RPC request to `out`.

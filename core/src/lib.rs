@@ -96,7 +96,7 @@
 //! // The scripted server: answers initialize and tools/call; `None` for notifications.
 //! fn server(message: &[u8]) -> Option<Vec<u8>> {
 //!     let jsonrpc::Decoded::Single(Message::Request { id, method, .. }) =
-//!         jsonrpc::decode(message).ok()?.into_owned()
+//!         jsonrpc::decode_owned(message).ok()?
 //!     else {
 //!         return None;
 //!     };

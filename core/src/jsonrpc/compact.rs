@@ -3,23 +3,26 @@
 //! Most peers (every official SDK) write each message as one compact object: no whitespace
 //! between members, member names without escapes, a method name and a string id without
 //! escapes, an integer id. For such a frame [`envelope`] walks the members by hand and
-//! returns the same [`Envelope`] the derived `Deserialize` would build; payloads (`params`,
-//! `result`) are still read by `serde_json`, as borrowed [`RawValue`]s, so they are checked
-//! exactly as on the general path.
+//! returns the same [`Envelope`] the derived `Deserialize` would build, except that payloads
+//! (`params`, `result`) are only located, by a string-aware scan ([`raw_json::locate`]), and
+//! left unvalidated ([`RawJson`]): whoever reads one as a type validates it in that pass.
 //!
-//! **Guarantee.** `envelope` returns `Some` only for input the general parse reads into an
-//! equal envelope, and `None`, having decided nothing, for anything else: whitespace, a member
-//! other than `jsonrpc`, `id`, `method`, `params`, `result`, a member twice, an escape in a
-//! name or string, an `error` member, an id that is not an unsigned integer or a plain string,
-//! a payload that is not one JSON value, trailing bytes. Those go the general way, so the
-//! routing of a message never depends on which decoder read it. The differential property
-//! test in `jsonrpc::tests` holds this on generated, mutated and arbitrary input.
+//! **Guarantee.** `envelope` returns `Some` only for input whose envelope, once each located
+//! payload passes [`RawJson::check`], the general parse reads into an equal envelope; and
+//! where a payload fails its check, the general parse refuses the input (serde's value parse
+//! starting where the payload starts would end where the scan ends, were it valid). It
+//! returns `None`, having decided nothing, for anything else: whitespace between members, a
+//! member other than `jsonrpc`, `id`, `method`, `params`, `result`, a member twice, an escape
+//! in a name or string, an `error` member, an id that is not an unsigned integer or a plain
+//! string, a payload the message's kind does not carry (`result` beside a `method`,
+//! `params` without one), a payload with no extent (a bracket or string that never closes), a payload that
+//! is not UTF-8, trailing bytes. Those go the general way, so the routing of a message never
+//! depends on which decoder read it. The differential property test in `jsonrpc::tests`
+//! holds this on generated, mutated and arbitrary input.
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
-
+use super::raw_json::{self, RawJson};
 use super::{Envelope, Id, Input};
 
 /// The envelope of `input` when it is written compactly (see the module guarantee), else
@@ -39,16 +42,17 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
         error: None,
     };
     loop {
-        let name = plain_string(bytes, at)?;
-        at += name.len() + 2;
-        if bytes.get(at) != Some(&b':') {
-            return None;
-        }
-        at += 1;
+        let name = member_name(bytes.get(at..)?)?;
+        // The name between its quotes, and the colon.
+        at += name.len() + 3;
         // A member twice is refused (serde's derived visitor fails on it).
         match name {
             b"jsonrpc" if env.jsonrpc.is_none() => {
-                let text = plain_str(input, at)?;
+                // The version every peer writes, matched whole; anything else read as a string.
+                let text = match bytes.get(at..at + 5) {
+                    Some(b"\"2.0\"") => "2.0",
+                    _ => plain_str(input, at)?,
+                };
                 at += text.len() + 2;
                 env.jsonrpc = Some(Cow::Borrowed(text));
             }
@@ -76,9 +80,38 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
         }
         match bytes.get(at..)? {
             [b',', ..] => at += 1,
-            b"}" => return Some(env),
+            b"}" => return carries_every_payload(&env).then_some(env),
             _ => return None,
         }
+    }
+}
+
+/// The member name that opens `rest` (`"name":`), when it is one of the five the envelope
+/// reads, written without escapes; `None` for any other (an unknown or escaped name goes the
+/// general way). Matched as whole literals, quotes and colon included.
+fn member_name(rest: &[u8]) -> Option<&'static [u8]> {
+    let name: &'static [u8] = match rest.get(1)? {
+        b'j' => b"jsonrpc",
+        b'i' => b"id",
+        b'm' => b"method",
+        b'p' => b"params",
+        b'r' => b"result",
+        _ => return None,
+    };
+    let whole = rest.get(..name.len() + 3)?;
+    let matches =
+        whole[0] == b'"' && &whole[1..=name.len()] == name && whole[name.len() + 1..] == *b"\":";
+    matches.then_some(name)
+}
+
+/// Whether the message that `env` classifies as keeps every payload located in it: a
+/// `result` beside a `method` (a request or notification) or `params` without one (a
+/// response) would be dropped unchecked, so serde's parse decides those (it refuses the
+/// input where the dropped payload is not JSON).
+fn carries_every_payload(env: &Envelope<'_>) -> bool {
+    match env.method {
+        Some(_) => env.result.is_none(),
+        None => env.params.is_none(),
     }
 }
 
@@ -123,26 +156,23 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
     if matches!(rest.get(len), Some(b'.' | b'e' | b'E')) {
         return None;
     }
-    // Invariant: ASCII digits are UTF-8.
-    let n: u64 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+    // Overflow refused (the general path reads a number too big for a `u64` as a float).
+    let n = digits.iter().try_fold(0u64, |n, &d| {
+        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+    })?;
     Some((Id::from(n), len))
 }
 
-/// The JSON value that starts exactly at `at` (no whitespace before it), read by `serde_json`
-/// and so checked as the general path checks it. Where it ends is for the caller to judge.
-fn value_at(input: Input<'_>, at: usize) -> Option<&RawValue> {
-    let value: &RawValue = match input {
-        // `at` follows an ASCII `:`: a char boundary.
-        Input::Text(text) => {
-            <&RawValue>::deserialize(&mut serde_json::Deserializer::from_str(text.get(at..)?))
-                .ok()?
-        }
-        Input::Bytes(bytes) => {
-            <&RawValue>::deserialize(&mut serde_json::Deserializer::from_slice(bytes.get(at..)?))
-                .ok()?
-        }
+/// The extent of the JSON value that starts exactly at `at` (no whitespace before it),
+/// located by the scan and not validated; UTF-8 (checked unless the input is text already).
+/// Where it ends is for the caller to judge.
+fn value_at(input: Input<'_>, at: usize) -> Option<RawJson<'_>> {
+    let len = raw_json::locate(input.bytes().get(at..)?)?;
+    let text = match input {
+        // `at` follows an ASCII `:` and the extent ends before an ASCII delimiter or at the
+        // end: char boundaries.
+        Input::Text(text) => text.get(at..at + len)?,
+        Input::Bytes(bytes) => std::str::from_utf8(&bytes[at..at + len]).ok()?,
     };
-    // Whitespace before the value is refused: `get()` would not start at `at`.
-    let starts_at_at = std::ptr::eq(value.get().as_ptr(), input.bytes().get(at..)?.as_ptr());
-    starts_at_at.then_some(value)
+    Some(RawJson::located(text))
 }

@@ -3,7 +3,7 @@
 use super::*;
 
 fn single(s: &str) -> Message {
-    match decode(s.as_bytes()).unwrap().into_owned() {
+    match decode_owned(s.as_bytes()).unwrap() {
         Decoded::Single(m) => m,
         other => panic!("expected single, got {other:?}"),
     }
@@ -119,9 +119,10 @@ fn rejects_what_is_not_json_rpc() {
 
 #[test]
 fn batch_elements_decode_independently() {
-    match decode(br#"[{"jsonrpc":"2.0","id":1,"result":{}}, 5, {"jsonrpc":"2.0","method":"m"}]"#)
-        .unwrap()
-        .into_owned()
+    match decode_owned(
+        br#"[{"jsonrpc":"2.0","id":1,"result":{}}, 5, {"jsonrpc":"2.0","method":"m"}]"#,
+    )
+    .unwrap()
     {
         Decoded::Batch(items) => {
             assert_eq!(items.len(), 3);
@@ -195,12 +196,33 @@ fn text_and_byte_decoding_agree() {
         r#"{"hello":"world"}"#,
         "banner",
         "[]",
-        r#"{"jsonrpc":"2.0","id":1,"result":{"a" 1}}"#,
+        r#"{"jsonrpc": "2.0", "id": 1, "result": {"a" 1}}"#,
     ];
     for input in inputs {
         assert_eq!(decode(input.as_bytes()), decode(input), "{input}");
         assert_eq!(decode(input), decode_general(input), "{input}");
     }
+}
+
+/// A compact answer whose result is not JSON: located by the shortcut, refused by its check
+/// (and by `decode_owned`) where serde's parse refuses the whole input.
+#[test]
+fn a_located_payload_that_is_not_json_fails_its_check() {
+    let input = r#"{"jsonrpc":"2.0","id":1,"result":{"a" 1}}"#;
+    let Ok(DecodedRef::Single(MessageRef::Response { result, .. })) = decode(input) else {
+        panic!("the shortcut locates the result");
+    };
+    assert_eq!(result.get(), r#"{"a" 1}"#);
+    let check = result.check().unwrap_err();
+    assert!(matches!(
+        decode_general(input),
+        Err(DecodeError::NotJson { .. })
+    ));
+    assert_eq!(
+        decode_owned(input).unwrap_err(),
+        decode_general(input).unwrap_err()
+    );
+    assert_eq!(check.column(), 6, "{check}");
 }
 
 #[test]
@@ -212,7 +234,7 @@ fn excerpt_is_bounded() {
 
 /// The compact shortcut against serde's envelope parse (the reference): equal results, errors
 /// included, on generated JSON-RPC messages, mutations of them and arbitrary bytes.
-mod shortcut_equals_general_parse {
+pub(super) mod shortcut_equals_general_parse {
     use proptest::prelude::*;
     use serde_json::Value;
 
@@ -221,7 +243,7 @@ mod shortcut_equals_general_parse {
 
     /// Strings with the characters that matter to a scan: quotes, backslashes, brackets,
     /// braces, control characters (escaped when serialized) and non-ASCII.
-    fn json_value() -> impl Strategy<Value = Value> {
+    pub(in crate::jsonrpc) fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::from),
@@ -391,11 +413,59 @@ mod shortcut_equals_general_parse {
         )
     }
 
-    /// The same result from both decoders, from bytes and (when UTF-8) from text.
+    /// The byte offset in `text` of a `serde_json` error's line and column.
+    fn offset(text: &[u8], e: &serde_json::Error) -> usize {
+        let line_start: usize = text
+            .split(|&b| b == b'\n')
+            .take(e.line().saturating_sub(1))
+            .map(|l| l.len() + 1)
+            .sum();
+        line_start + e.column()
+    }
+
+    /// The shortcut's result equals serde's parse once each payload is checked: where every
+    /// payload checks, the two are equal; where one fails its check, serde's parse refuses
+    /// the input as not JSON, at the same place (or, where the check ran out of payload,
+    /// just after it, where serde's parse met the envelope's next byte).
+    fn assert_same_after_check(input: Input<'_>) -> Result<(), TestCaseError> {
+        let bytes = input.bytes();
+        let fast = decode(input);
+        let general = decode_general(input);
+        let payload = match &fast {
+            Ok(DecodedRef::Single(
+                MessageRef::Request { params, .. } | MessageRef::Notification { params, .. },
+            )) => *params,
+            Ok(DecodedRef::Single(MessageRef::Response { result, .. })) => Some(*result),
+            _ => None,
+        };
+        let failed = payload.and_then(|p| p.check().err().map(|e| (p, e)));
+        let Some((payload, check)) = failed else {
+            prop_assert_eq!(fast, general);
+            return Ok(());
+        };
+        let Err(DecodeError::NotJson { detail, .. }) = &general else {
+            return Err(TestCaseError::fail(format!(
+                "{general:?} where {check} failed"
+            )));
+        };
+        let start = payload.get().as_ptr() as usize - bytes.as_ptr() as usize;
+        let at = start + offset(payload.get().as_bytes(), &check);
+        let general_error = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).unwrap_err();
+        let general_at = offset(bytes, &general_error);
+        let end = start + payload.get().len();
+        prop_assert!(
+            general_at == at || (check.is_eof() && (end..=end + 1).contains(&general_at)),
+            "check {check} at {at}, serde's parse {detail} at {general_at}"
+        );
+        Ok(())
+    }
+
+    /// The same result from both decoders (after checking), from bytes and (when UTF-8)
+    /// from text.
     fn assert_same(bytes: &[u8]) -> Result<(), TestCaseError> {
-        prop_assert_eq!(decode(bytes), decode_general(bytes));
+        assert_same_after_check(Input::Bytes(bytes))?;
         if let Ok(text) = std::str::from_utf8(bytes) {
-            prop_assert_eq!(decode(text), decode_general(text));
+            assert_same_after_check(Input::Text(text))?;
             prop_assert_eq!(decode(text), decode(bytes));
         }
         Ok(())
@@ -446,6 +516,8 @@ mod shortcut_equals_general_parse {
     fn the_shortcut_reads_compact_messages_only() {
         let read = |text: &str| compact::envelope(Input::Text(text)).is_some();
         for compact in [
+            // Located, not validated: its check fails.
+            r#"{"jsonrpc":"2.0","id":1,"result":{"a" 1}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
             r#"{"result":{"a":"}\""},"jsonrpc":"2.0","id":18446744073709551615}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#,
@@ -459,8 +531,9 @@ mod shortcut_equals_general_parse {
         for other in [
             r#"{"jsonrpc": "2.0","id":1,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}} "#,
-            r#"{"jsonrpc":"2.0","id":1,"result":{"a" 1}}"#,
             r#"{"jsonrpc":"2.0","id":1,"id":2,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","method":"m","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"params":{}}"#,
             r#"{"jsonrpc":"2.0","id":-1,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":01,"result":{}}"#,

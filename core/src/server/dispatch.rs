@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 
 use super::outgoing::Queued;
 use super::{Diagnostic, Event, ServerSession, ServerState};
-use crate::jsonrpc::{DecodeError, ErrorObject, Id, MessageRef, empty_object};
+use crate::jsonrpc::{DecodeError, ErrorObject, Id, MessageRef, RawJson, empty_object};
 use crate::rpc::RequestHandle;
 use crate::rpc::clock::nanos;
 use crate::rpc::notifications::{CancelledParams, ProgressParams, parse};
@@ -33,12 +33,23 @@ struct Meta {
 
 impl ServerSession {
     /// Routes one message borrowed from the input: only what an event keeps is copied.
-    pub(super) fn handle_decoded(&mut self, now: Instant, msg: MessageRef<'_>) {
+    ///
+    /// Params are checked before anything is routed (see [`RawJson`]); an answer's result
+    /// goes to its request located, checked when the host reads it
+    /// ([`RawResult`]). Params that fail their check return `Err` having routed nothing: the
+    /// input is not a message after all.
+    pub(super) fn handle_decoded(
+        &mut self,
+        now: Instant,
+        msg: MessageRef<'_>,
+    ) -> Result<(), serde_json::Error> {
         match msg {
             MessageRef::Request { id, method, params } => {
+                let params = params.map(RawJson::check).transpose()?;
                 self.handle_request(now, id, &method, params);
             }
             MessageRef::Notification { method, params } => {
+                let params = params.map(RawJson::check).transpose()?;
                 self.handle_notification(now, &method, params);
             }
             MessageRef::Response { id, result } => {
@@ -52,6 +63,7 @@ impl ServerSession {
                 self.report(Diagnostic::UncorrelatedError(error));
             }
         }
+        Ok(())
     }
 
     /// Input that is not a message: answered with a JSON-RPC error of unknown id (JSON-RPC

@@ -292,11 +292,27 @@ impl ServerSession {
             return;
         }
         match jsonrpc::decode(input) {
-            Ok(jsonrpc::DecodedRef::Single(msg)) => self.handle_decoded(now, msg),
+            Ok(jsonrpc::DecodedRef::Single(msg)) => {
+                if self.handle_decoded(now, msg).is_err() {
+                    // Located params that are not JSON: nothing was routed; serde's parse of
+                    // the input refuses it with its own error.
+                    match jsonrpc::decode_general(input) {
+                        Err(e) => self.undecodable(e),
+                        // Serde's parse validated every payload: routing cannot fail again.
+                        Ok(jsonrpc::DecodedRef::Single(msg)) => {
+                            let _routed = self.handle_decoded(now, msg);
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            }
             Ok(jsonrpc::DecodedRef::Batch(items)) => {
                 for item in items {
                     match item {
-                        Ok(msg) => self.handle_decoded(now, msg),
+                        // The batch was validated whole: its payloads check.
+                        Ok(msg) => {
+                            let _routed = self.handle_decoded(now, msg);
+                        }
                         Err(e) => self.undecodable(e),
                     }
                     if self.is_closed() {

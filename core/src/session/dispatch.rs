@@ -7,48 +7,80 @@ use serde_json::value::RawValue;
 
 use super::server_requests::{self, Answerer};
 use super::{Diagnostic, Event, Queued, RawResult, RequestError, ServerNotification, Session};
-use crate::jsonrpc::{ErrorObject, Id, MessageRef, empty_object};
+use crate::jsonrpc::{ErrorObject, Id, MessageRef, RawJson, empty_object};
 use crate::rpc::notifications::{CancelledParams, ProgressParams, parse};
 use crate::time::Instant;
 
+/// A payload of the message failed its check ([`RawJson::check`]): the input is not a
+/// message after all, and nothing was routed. The caller hands the input to serde's parse,
+/// which refuses it with its own diagnostic.
+pub(super) struct InvalidPayload;
+
+impl From<serde_json::Error> for InvalidPayload {
+    fn from(_: serde_json::Error) -> Self {
+        InvalidPayload
+    }
+}
+
 impl Session {
     /// Routes one message borrowed from the input: only what an event keeps is copied.
-    pub(super) fn handle_decoded(&mut self, now: Instant, msg: MessageRef<'_>) {
+    ///
+    /// Payloads are read where they are needed, which validates them (see [`RawJson`]): an
+    /// ordinary request's result goes out located, its reader's typed decode checks it
+    /// ([`RawResult`]); progress params are read once, into their typed fields; every other
+    /// payload the session reads or keeps is checked first. A payload that fails its check
+    /// returns [`InvalidPayload`] having routed nothing.
+    pub(super) fn handle_decoded(
+        &mut self,
+        now: Instant,
+        msg: MessageRef<'_>,
+    ) -> Result<(), InvalidPayload> {
         match msg {
-            MessageRef::Response { id, result } => self.handle_answer(now, id, Ok(result)),
+            MessageRef::Response { id, result } => self.handle_answer(now, id, Ok(result))?,
             MessageRef::Error {
                 id: Some(id),
                 error,
-            } => self.handle_answer(now, id, Err(error)),
+            } => self.handle_answer(now, id, Err(error))?,
             MessageRef::Error { id: None, error } => self.handle_uncorrelated_error(now, error),
             MessageRef::Request { id, method, params } => {
+                let params = params.map(RawJson::check).transpose()?;
                 self.handle_server_request(now, id, method.into_owned(), params.map(to_owned));
             }
             MessageRef::Notification { method, params } => {
-                self.handle_notification(now, method, params);
+                self.handle_notification(now, method, params)?;
             }
         }
+        Ok(())
     }
 
+    /// Routes an answer. A result the session reads itself (the handshake's, the discover
+    /// era's) is checked first; any other goes to its request located, unchecked
+    /// ([`RawResult`] says so).
     pub(super) fn handle_answer(
         &mut self,
         now: Instant,
         id: Id,
-        answer: Result<&RawValue, ErrorObject>,
-    ) {
+        answer: Result<RawJson<'_>, ErrorObject>,
+    ) -> Result<(), InvalidPayload> {
         let wire = id.as_u64();
+        let checked = |answer: Result<RawJson<'_>, ErrorObject>| match answer {
+            Ok(result) => result.check().map(|r| Ok(to_owned(r))),
+            Err(error) => Ok(Err(error)),
+        };
         if wire.is_some_and(|w| self.is_handshake_answer(w)) {
-            let answer = answer.map(to_owned);
-            return if self.discover_mode() {
-                self.finish_discover(now, answer)
+            let answer = checked(answer)?;
+            if self.discover_mode() {
+                self.finish_discover(now, answer);
             } else {
-                self.finish_handshake(now, answer)
-            };
+                self.finish_handshake(now, answer);
+            }
+            return Ok(());
         }
         let handle = wire.and_then(|w| self.pending.by_wire(w));
         match handle {
             Some(handle) if self.discover_mode() => {
-                self.modern_answer(handle, answer.map(to_owned));
+                let answer = checked(answer)?;
+                self.modern_answer(handle, answer);
             }
             // The one copy of the result: the event outlives the input.
             Some(handle) => self.complete(
@@ -61,6 +93,7 @@ impl Session {
             }
             None => self.report(Diagnostic::UnknownResponse { id }),
         }
+        Ok(())
     }
 
     /// Whether an answer with wire id `wire` is the handshake's (read by the session itself).
@@ -142,17 +175,29 @@ impl Session {
         &mut self,
         now: Instant,
         method: Cow<'_, str>,
-        params: Option<&RawValue>,
-    ) {
-        match &*method {
-            // Parsed from the borrowed params: no copy of them, no owned method.
-            "notifications/progress" => match parse::<ProgressParams>(params) {
+        params: Option<RawJson<'_>>,
+    ) -> Result<(), InvalidPayload> {
+        if method == "notifications/progress" {
+            // Read once, straight into the typed fields (which validates the text); only a
+            // failed read asks whether the text was JSON at all.
+            let read = params.map_or_else(
+                || serde_json::from_str::<ProgressParams>("null"),
+                RawJson::decode,
+            );
+            match read {
                 Ok(p) => self.handle_progress(now, p),
-                Err(detail) => self.report(Diagnostic::InvalidNotification {
-                    method: method.into_owned(),
-                    detail,
-                }),
-            },
+                Err(e) => {
+                    params.map(RawJson::check).transpose()?;
+                    self.report(Diagnostic::InvalidNotification {
+                        method: method.into_owned(),
+                        detail: e.to_string(),
+                    });
+                }
+            }
+            return Ok(());
+        }
+        let params = params.map(RawJson::check).transpose()?;
+        match &*method {
             "notifications/cancelled" => match parse::<CancelledParams>(params) {
                 Ok(p) => {
                     // Unknown or finished ids are ignored, as the spec allows.
@@ -190,6 +235,7 @@ impl Session {
                 }
             }
         }
+        Ok(())
     }
 
     fn handle_progress(&mut self, now: Instant, p: ProgressParams) {

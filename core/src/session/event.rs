@@ -147,6 +147,20 @@ impl NotificationKind {
     }
 }
 
+impl RequestError {
+    /// The failure of a request whose answer is not a valid JSON-RPC response (not JSON,
+    /// say), the same however it was found: the frame did not decode and its id was salvaged,
+    /// or the answer's result was located and its reader found it is not JSON
+    /// ([`RawResult::is_json`]). A client reports this, not a decode error of the result.
+    #[must_use]
+    pub fn unreadable_answer() -> Self {
+        RequestError::InvalidResponse(UNREADABLE_ANSWER.to_owned())
+    }
+}
+
+/// The detail of [`RequestError::unreadable_answer`].
+pub(super) const UNREADABLE_ANSWER: &str = "the answer is not a valid JSON-RPC response";
+
 /// Why a request finished without a result.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]

@@ -318,11 +318,27 @@ impl Session {
     ) {
         self.clock_now = self.clock_now.max(now);
         match decoded {
-            Ok(jsonrpc::DecodedRef::Single(msg)) => self.handle_decoded(now, msg),
+            Ok(jsonrpc::DecodedRef::Single(msg)) => {
+                if self.handle_decoded(now, msg).is_err() {
+                    // A located payload is not JSON: nothing was routed; serde's parse of the
+                    // input refuses it with its own diagnostic (and salvages the answer).
+                    match jsonrpc::decode_general(bytes) {
+                        Err(e) => self.undecodable_input(bytes, e),
+                        // Serde's parse validated every payload: routing cannot fail again.
+                        Ok(jsonrpc::DecodedRef::Single(msg)) => {
+                            let _routed = self.handle_decoded(now, msg);
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            }
             Ok(jsonrpc::DecodedRef::Batch(items)) => {
                 for item in items {
                     match item {
-                        Ok(msg) => self.handle_decoded(now, msg),
+                        // The batch was validated whole: its payloads check.
+                        Ok(msg) => {
+                            let _routed = self.handle_decoded(now, msg);
+                        }
                         Err(e) => self.report_decode_error(e),
                     }
                     if self.is_closed() {

@@ -5,16 +5,18 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use crate::jsonrpc::RawJson;
+
 /// A request's result: the JSON text of the answer's `result` member, as the server wrote it.
 ///
-/// **Guarantees.** The text is exactly one JSON value: the session decodes every answer before
-/// routing it, and an answer whose body is not valid JSON completes its request with
-/// [`RequestError::InvalidResponse`](super::RequestError::InvalidResponse) instead. So
-/// [`decode`](Self::decode) fails only when the value is not the shape `T` expects, and
-/// [`to_raw`](Self::to_raw) and [`into_raw`](Self::into_raw) do not fail (every `RawResult`
-/// is made from a checked [`RawValue`]; they return a `Result` for the callers written when
-/// results were checked only when read).
-/// [`get`](Self::get) is the text as received.
+/// **Located, not validated**: reading it as a type validates it in the same pass. The
+/// session finds where the result starts and ends without validating it (see
+/// [`RawJson`](crate::jsonrpc::RawJson)), so that the one parse of a result is the caller's
+/// typed read. [`decode`](Self::decode), [`to_raw`](Self::to_raw) and
+/// [`into_raw`](Self::into_raw) all check the text: they fail when it is not one JSON value
+/// (the server sent an answer that is not valid JSON) or, for `decode`, not the shape `T`
+/// expects; [`is_json`](Self::is_json) tells the two apart after a failed `decode`.
+/// [`get`](Self::get) is the text as received, unchecked.
 #[derive(Clone)]
 pub struct RawResult(Box<str>);
 
@@ -48,10 +50,25 @@ impl RawResult {
         RawValue::from_string(self.0.into())
     }
 
-    /// The text as received.
+    /// The text as received (unchecked: see the type's docs).
     #[must_use]
     pub fn get(&self) -> &str {
         &self.0
+    }
+
+    /// Whether the text is exactly one JSON value. A failed [`decode`](Self::decode) of a
+    /// result that is not JSON means the server's answer was unreadable, not of the wrong
+    /// shape: the error a client reports for that is an invalid response.
+    #[must_use]
+    pub fn is_json(&self) -> bool {
+        self.to_raw().is_ok()
+    }
+}
+
+impl From<RawJson<'_>> for RawResult {
+    /// Copies the located text (unchecked).
+    fn from(raw: RawJson<'_>) -> Self {
+        Self(raw.get().into())
     }
 }
 
@@ -95,6 +112,19 @@ mod tests {
         let r = RawResult::from(RawValue::from_string(r#""text""#.to_owned()).unwrap());
         let s: &str = r.decode().unwrap();
         assert_eq!(s, "text");
+    }
+
+    #[test]
+    fn located_text_is_checked_when_read() {
+        let r = RawResult::from(RawJson::located(r#"{"content" []}"#));
+        assert_eq!(r.get(), r#"{"content" []}"#);
+        assert!(!r.is_json());
+        assert!(r.decode::<serde_json::Value>().is_err());
+        assert!(r.to_raw().is_err());
+        assert!(r.into_raw().is_err());
+        let r = RawResult::from(RawJson::located("[1,2]"));
+        assert!(r.is_json());
+        assert_eq!(r.decode::<Vec<u8>>().unwrap(), [1, 2]);
     }
 
     #[test]

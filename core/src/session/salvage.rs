@@ -157,7 +157,7 @@ impl Session {
             Undecodable::Utf8 { valid_up_to } => {
                 format!("the answer is not valid UTF-8 (invalid byte at offset {valid_up_to})")
             }
-            Undecodable::Json => "the answer is not a valid JSON-RPC response".to_owned(),
+            Undecodable::Json => super::event::UNREADABLE_ANSWER.to_owned(),
         };
         if self.handshake.awaits(wire) {
             if !self.discover_mode() {
@@ -181,7 +181,8 @@ impl Session {
             _ => None,
         };
         if let Some(wire) = wire {
-            self.handle_answer(now, Id::from(wire), Err(error));
+            // An error answer carries no payload to check: this cannot be `InvalidPayload`.
+            let _routed = self.handle_answer(now, Id::from(wire), Err(error));
         }
     }
 }

@@ -52,7 +52,9 @@ impl<R: Runtime> Client<R> {
             if let Some(limit) = budget.exceeded(used) {
                 return Err(self.over_budget::<Q>(limit));
             }
-            let page: Q::Result = raw.decode().map_err(|e| self.decode_error(Q::METHOD, e))?;
+            let page: Q::Result = raw
+                .decode()
+                .map_err(|e| self.decode_error(Q::METHOD, &raw, e))?;
             drop(raw);
             let (mut page_items, next) = split(page);
             used.items = used.items.saturating_add(page_items.len());
@@ -226,7 +228,7 @@ impl<R: Runtime> Client<R> {
     /// Decodes a `tools/call` result.
     pub(crate) fn decode_tool_result(&self, raw: &RawResult) -> Result<CallToolResult, Error> {
         raw.decode()
-            .map_err(|e| self.decode_error(CallTool::METHOD, e))
+            .map_err(|e| self.decode_error(CallTool::METHOD, raw, e))
     }
 
     /// Every resource, following every page.

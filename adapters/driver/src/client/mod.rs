@@ -248,14 +248,16 @@ impl<R: Runtime> Client<R> {
         let raw = self
             .call(Cow::Borrowed(Q::METHOD), params, &options)
             .await?;
-        raw.decode().map_err(|e| self.decode_error(Q::METHOD, e))
+        raw.decode()
+            .map_err(|e| self.decode_error(Q::METHOD, &raw, e))
     }
 
     /// Sends any request with raw params and returns the raw result.
     ///
     /// # Errors
     ///
-    /// See [`Error`]; [`Error::Decode`] when the result is not exactly one JSON value.
+    /// See [`Error`]; [`Error::InvalidResponse`] when the result is not exactly one JSON
+    /// value.
     pub async fn request_raw(
         &self,
         method: impl Into<Cow<'static, str>>,
@@ -266,8 +268,8 @@ impl<R: Runtime> Client<R> {
         let raw = self
             .call(method.clone(), params.map(Into::into), &options)
             .await?;
-        // Checked here: the session may hand over a result it located but did not parse.
-        raw.into_raw().map_err(|e| self.decode_error(&method, e))
+        // Checked here: the session hands over results located, not parsed.
+        raw.into_raw().map_err(|_| self.unreadable_answer(&method))
     }
 
     /// Sends a notification. `params` serializes to the params object (`()` or `None`: no
@@ -406,13 +408,30 @@ impl<R: Runtime> Client<R> {
         }
     }
 
-    /// The error for a result of `method` that is not JSON or not the expected shape.
-    pub(crate) fn decode_error(&self, method: &str, source: serde_json::Error) -> Error {
+    /// The error for a result `raw` of `method` that did not decode: an invalid response
+    /// when its text is not JSON (the answer was unreadable, as when its frame did not
+    /// decode at all: the same error either way), else a decode error (not the expected
+    /// shape). The session hands results over located, not validated
+    /// ([`RawResult`](mcp_proto::RawResult)): the caller's decode is their one parse.
+    pub(crate) fn decode_error(
+        &self,
+        method: &str,
+        raw: &mcp_proto::RawResult,
+        source: serde_json::Error,
+    ) -> Error {
+        if !raw.is_json() {
+            return self.unreadable_answer(method);
+        }
         Error::Decode {
             server: self.inner.shared.name.clone(),
             method: method.to_owned(),
             source,
         }
+    }
+
+    /// The error for an answer to `method` whose result is not JSON.
+    pub(crate) fn unreadable_answer(&self, method: &str) -> Error {
+        self.request_error(method, RequestError::unreadable_answer())
     }
 
     pub(crate) fn usage(&self, e: UsageError) -> Error {

@@ -206,7 +206,7 @@ impl<R: Runtime> Client<R> {
         }
         let raw = raw
             .to_raw()
-            .map_err(|e| self.decode_error(CallTool::METHOD, e))?;
+            .map_err(|_| self.unreadable_answer(CallTool::METHOD))?;
         let now = self.inner.runtime.now();
         let seeded = if augmented {
             TaskPoller::from_create_task(raw, now, TaskPolicy::default())

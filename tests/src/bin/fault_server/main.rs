@@ -724,7 +724,7 @@ fn read_stdin(server: &Server, tx: &mpsc::Sender<Input>) {
         decoder.decode(&buf[..n], |line| match line {
             Line::Message(bytes) => {
                 server.log_line(bytes.as_bytes());
-                match jsonrpc::decode(bytes.as_bytes()).map(jsonrpc::DecodedRef::into_owned) {
+                match jsonrpc::decode_owned(bytes.as_bytes()) {
                     Ok(jsonrpc::Decoded::Single(m)) => messages.push(m),
                     Ok(batch) => eprintln!("fault_server: ignoring a batch: {batch:?}"),
                     Err(e) => eprintln!("fault_server: ignoring input: {e}"),
