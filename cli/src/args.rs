@@ -486,9 +486,9 @@ pub enum Command {
     /// subscriptions and the server's sampling, elicitation and roots requests are forwarded
     /// both ways. The stored OAuth token is sent and refreshed (`mcp login --url URL` first),
     /// and so is every header given with --header; a forwarded request is bounded by the
-    /// global --timeout (default: none, the host decides). stdout carries only the protocol, logs go to stderr. When the host closes
-    /// stdin, the bridge cancels what is still running upstream, ends the upstream session
-    /// (HTTP DELETE) and exits.
+    /// global --timeout (default: none, the host decides). stdout carries only the protocol;
+    /// logs go to stderr. When the host closes stdin, the bridge cancels what is still running
+    /// upstream, ends the upstream session (HTTP DELETE) and exits.
     ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///
