@@ -64,7 +64,7 @@ impl Model {
     }
 
     fn events(&mut self) {
-        while let Some(event) = self.conn.session_mut().poll_event() {
+        while let Some(event) = self.conn.poll_event() {
             assert_eq!(self.closed, 0, "an event after Closed: {event:?}");
             match event {
                 Event::Request { id, .. } => self.open.push(id),
@@ -197,8 +197,8 @@ pub fn server_ops(data: &[u8]) {
             7 => {
                 m.now += Duration::from_millis(u64::from(arg) * 10);
                 let now = m.now;
-                m.conn.session_mut().handle_timeout(now);
-                if let Some(next) = m.conn.session().poll_timeout() {
+                m.conn.handle_timeout(now);
+                if let Some(next) = m.conn.poll_timeout() {
                     assert!(next > now, "a due deadline survived handle_timeout");
                 }
             }
@@ -228,14 +228,14 @@ pub fn server_ops(data: &[u8]) {
             }
             12 => {
                 let now = m.now;
-                m.conn.session_mut().close(now);
+                m.conn.close(now);
             }
             _ => {}
         }
         m.events();
     }
     let now = m.now;
-    m.conn.session_mut().close(now);
+    m.conn.close(now);
     m.events();
     m.read();
     assert_eq!(m.closed, 1, "Closed comes once");

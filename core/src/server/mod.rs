@@ -34,7 +34,7 @@
 //! conn.handle_bytes(now, input.as_bytes());
 //!
 //! // The drain rule: events (answered here at once), then what to write.
-//! while let Some(event) = conn.session_mut().poll_event() {
+//! while let Some(event) = conn.poll_event() {
 //!     if let Event::Request { id, method, .. } = event {
 //!         assert_eq!(method, "tools/call");
 //!         let result = serde_json::json!({"content": [{"type": "text", "text": "hi"}]});
@@ -47,7 +47,7 @@
 //! let lines: Vec<&str> = std::str::from_utf8(&stdout).unwrap().lines().collect();
 //! assert!(lines[0].contains(r#""protocolVersion":"2025-06-18""#));
 //! assert_eq!(lines[1], r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"text":"hi","type":"text"}]}}"#);
-//! // A real loop would now sleep until `conn.session().poll_timeout()` or the next input.
+//! // A real loop would now sleep until `conn.poll_timeout()` or the next input.
 //! ```
 
 use std::borrow::Cow;

@@ -1,15 +1,26 @@
 //! A [`ServerSession`] over newline-delimited JSON: what a stdio server (or one end of a
 //! socket or an in-process pipe) needs.
 //!
-//! Feed it the bytes read from the client with [`handle_bytes`](StdioServerConnection::handle_bytes),
-//! write what [`poll_transmit`](StdioServerConnection::poll_transmit) appends, and report the
-//! end of input with [`handle_eof`](StdioServerConnection::handle_eof). Everything else
-//! (answers, requests, notifications, events, deadlines) is the session's, reached through
-//! [`session`](StdioServerConnection::session) and
-//! [`session_mut`](StdioServerConnection::session_mut): the same groups and drain rule as the
-//! client's [`StdioConnection`](crate::stdio::StdioConnection), and as [`ServerSession`].
+//! The same groups and drain rule as the client's
+//! [`StdioConnection`](crate::stdio::StdioConnection):
+//!
+//! - **getters**: [`session`](StdioServerConnection::session),
+//!   [`is_closed`](StdioServerConnection::is_closed),
+//!   [`buffered_len`](StdioServerConnection::buffered_len);
+//! - **inputs**: [`handle_bytes`](StdioServerConnection::handle_bytes) (bytes read from the
+//!   client, cut anywhere), [`handle_eof`](StdioServerConnection::handle_eof),
+//!   [`handle_timeout`](StdioServerConnection::handle_timeout);
+//! - **commands**: on the session through
+//!   [`session_mut`](StdioServerConnection::session_mut) (answers, requests to the client,
+//!   notifications, progress, cancellations), and [`close`](StdioServerConnection::close);
+//! - **outputs**: [`poll_transmit`](StdioServerConnection::poll_transmit) (one line to write),
+//!   [`poll_event`](StdioServerConnection::poll_event),
+//!   [`poll_timeout`](StdioServerConnection::poll_timeout).
+//!
+//! After every input or command, drain `poll_transmit`, then `poll_event`, then wait until
+//! `poll_timeout` or the next input.
 
-use super::{Diagnostic, Outgoing, ServerConfig, ServerSession};
+use super::{Diagnostic, Event, Outgoing, ServerConfig, ServerSession};
 use crate::framing::lines::{Line, LineDecoder, encode_line};
 use crate::time::Instant;
 
@@ -44,9 +55,40 @@ impl StdioServerConnection {
         &self.session
     }
 
-    /// The session, for commands, `handle_timeout`, `poll_event` and `poll_timeout`.
+    /// The session, for its commands (answers, requests to the client, notifications).
     pub fn session_mut(&mut self) -> &mut ServerSession {
         &mut self.session
+    }
+
+    /// Whether the session is closed (its `Closed` event may still be waiting in
+    /// [`poll_event`](Self::poll_event)).
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.session.is_closed()
+    }
+
+    /// The clock reached [`poll_timeout`](Self::poll_timeout): fires what is due (see
+    /// [`ServerSession::handle_timeout`]). Calling it early is a no-op.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.session.handle_timeout(now);
+    }
+
+    /// Closes the session (see [`ServerSession::close`]): pending requests to the client
+    /// complete with `Closed`, then one `Closed` event.
+    pub fn close(&mut self, now: Instant) {
+        self.session.close(now);
+    }
+
+    /// The next event for the host (see [`ServerSession::poll_event`]).
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.session.poll_event()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) next has work.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.session.poll_timeout()
     }
 
     /// Bytes the line decoder holds for an incomplete line (bounded by the line limit).

@@ -351,7 +351,7 @@ impl ServerHandle {
     pub fn close(&self) {
         let now = self.shared.now();
         let mut state = self.shared.lock();
-        state.conn.session_mut().close(now);
+        state.conn.close(now);
         state.wake_driver();
     }
 }

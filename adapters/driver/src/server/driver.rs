@@ -150,9 +150,9 @@ impl<R: Runtime> ServerDriver<R> {
 
     fn handle_timeouts(&mut self, now: Instant) -> bool {
         let mut state = self.shared.lock();
-        match state.conn.session().poll_timeout() {
+        match state.conn.poll_timeout() {
             Some(at) if now >= at => {
-                state.conn.session_mut().handle_timeout(now);
+                state.conn.handle_timeout(now);
                 true
             }
             _ => false,
@@ -229,7 +229,7 @@ impl<R: Runtime> ServerDriver<R> {
         self.needs_flush = false;
         let now = self.runtime.now();
         let mut state = self.shared.lock();
-        if !state.conn.session().is_closed() {
+        if !state.conn.is_closed() {
             state
                 .conn
                 .session_mut()
@@ -243,7 +243,7 @@ impl<R: Runtime> ServerDriver<R> {
         let mut events = Vec::new();
         {
             let mut state = self.shared.lock();
-            while let Some(event) = state.conn.session_mut().poll_event() {
+            while let Some(event) = state.conn.poll_event() {
                 events.push(event);
             }
         }
@@ -357,7 +357,7 @@ impl<R: Runtime> ServerDriver<R> {
     fn next_deadline(&self) -> Option<Instant> {
         let state = self.shared.lock();
         [
-            state.conn.session().poll_timeout(),
+            state.conn.poll_timeout(),
             self.eof.as_ref().map(|(at, _)| *at),
             self.flush_deadline,
         ]
@@ -437,8 +437,8 @@ impl<R: Runtime> Drop for ServerDriver<R> {
         // rather than leave them waiting forever.
         let now = self.runtime.now();
         let mut state = self.shared.lock();
-        state.conn.session_mut().close(now);
-        while let Some(event) = state.conn.session_mut().poll_event() {
+        state.conn.close(now);
+        while let Some(event) = state.conn.poll_event() {
             if let Event::Completed { handle, result } = event
                 && let Some(tx) = state.waiters.remove(&handle)
             {

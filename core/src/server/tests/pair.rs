@@ -69,9 +69,8 @@ impl Pair {
             self.client_events.extend(std::iter::from_fn(|| {
                 self.client.session_mut().poll_event()
             }));
-            self.server_events.extend(std::iter::from_fn(|| {
-                self.server.session_mut().poll_event()
-            }));
+            self.server_events
+                .extend(std::iter::from_fn(|| self.server.poll_event()));
             if to_server.is_empty() && to_client.is_empty() {
                 return;
             }

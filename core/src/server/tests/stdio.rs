@@ -57,7 +57,7 @@ fn an_over_long_line_is_reported_and_the_next_line_still_works() {
     );
     c.handle_bytes(now, long.as_bytes());
     c.handle_bytes(now, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
-    let events: Vec<_> = std::iter::from_fn(|| c.session_mut().poll_event()).collect();
+    let events: Vec<_> = std::iter::from_fn(|| c.poll_event()).collect();
     assert!(matches!(
         &events[..],
         [Event::Diagnostic(Diagnostic::LineTooLong {
@@ -87,7 +87,7 @@ fn eof_delivers_a_final_unterminated_line_then_closes() {
     c.handle_bytes(now, INIT.as_bytes());
     c.handle_eof(now, Some("stdin closed".into()));
     assert_eq!(c.session().state(), ServerState::Closed);
-    let events: Vec<_> = std::iter::from_fn(|| c.session_mut().poll_event()).collect();
+    let events: Vec<_> = std::iter::from_fn(|| c.poll_event()).collect();
     assert!(matches!(events[0], Event::InitializeAnswered { .. }));
     assert!(
         matches!(&events[1], Event::Closed { reason: CloseReason::TransportClosed { detail: Some(d) } } if d == "stdin closed")
