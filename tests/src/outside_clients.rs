@@ -248,6 +248,38 @@ fn kill_all(group: u32, pids: &[u32]) {
     }
 }
 
+/// Asserts what a host sees of npm server-everything, directly or through a bridge: its
+/// identity, the negotiated 2025-11-25, the four progress values of the progress step, and a
+/// cancelled call whose `notifications/cancelled` names the host's own request id and whose
+/// answer never came.
+///
+/// # Panics
+///
+/// On the first fact that does not hold, with the step's details.
+pub fn assert_everything_seen(run: &Run, what: &str) {
+    let connect = run.detail("connect").expect("connect reported");
+    assert_eq!(
+        connect["server"]["name"], "mcp-servers/everything",
+        "{what}: {connect}"
+    );
+    assert_eq!(
+        connect["negotiated_version"], "2025-11-25",
+        "{what}: {connect}"
+    );
+    let progress = run.detail("progress").expect("progress reported");
+    assert_eq!(
+        progress["values"].as_array().map(Vec::len),
+        Some(4),
+        "{what}: {progress}"
+    );
+    let cancel = run.detail("cancel").expect("cancel reported");
+    assert_eq!(
+        cancel["cancelled_notification"]["requestId"], cancel["request_id"],
+        "{what}: {cancel}"
+    );
+    assert_eq!(cancel["late_answer"], false, "{what}: {cancel}");
+}
+
 /// Asserts that `run` reported every step of [`STEPS`] once, in order, each `ok`, nothing else
 /// on stdout, and exited 0.
 ///
