@@ -119,9 +119,7 @@ fn carries_every_payload(env: &Envelope<'_>) -> bool {
 /// character (so that its content is its value), else `None`. Not checked to be UTF-8.
 fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
     let rest = bytes.get(at..)?.strip_prefix(b"\"")?;
-    let len = rest
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    let len = raw_json::plain_prefix_len(rest)?;
     (rest[len] == b'"').then_some(&rest[..len])
 }
 

@@ -88,7 +88,9 @@ pub(super) fn locate(bytes: &[u8]) -> Option<usize> {
 }
 
 /// Where the object or array that opens `bytes` ends: the index just past the bracket that
-/// closes the one at byte 0, strings skipped; `None` if the bracket never closes.
+/// closes the one at byte 0, strings skipped; `None` if the bracket never closes. Byte by
+/// byte between strings: in payloads a quote or bracket comes every few bytes, too often for
+/// a word-at-a-time skip to pay.
 // Not inlined: inlined into its caller, its walk of a long result compiled into a slower loop.
 #[inline(never)]
 fn container_end(bytes: &[u8]) -> Option<usize> {
@@ -103,7 +105,9 @@ fn container_end(bytes: &[u8]) -> Option<usize> {
                     return Some(i + 1);
                 }
             }
-            b'"' => i = string_end(bytes, i + 1)?,
+            b'"' => {
+                i = short_string_end(bytes, i).map_or_else(|| string_end(bytes, i + 1), Some)?
+            }
             _ => {}
         }
         i += 1;
@@ -111,36 +115,51 @@ fn container_end(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// The index of the quote that closes the string opening at `bytes[open]` when it is within
+/// the next sixteen bytes and not escaped (most keys and short values); `None` to ask
+/// [`string_end`]. Inlined into the scan: a call per string cost more than the walk of such
+/// strings.
+#[inline(always)]
+fn short_string_end(bytes: &[u8], open: usize) -> Option<usize> {
+    let block = bytes.get(open + 1..)?.first_chunk::<16>()?;
+    let v = u128::from_le_bytes(*block);
+    // Truncation intended: the low and the high eight bytes.
+    let (low, high) = (swar::quotes(v as u64), swar::quotes((v >> 64) as u64));
+    let at = if low != 0 {
+        swar::first(low)
+    } else if high != 0 {
+        8 + swar::first(high)
+    } else {
+        return None;
+    };
+    let quote = open + 1 + at;
+    // Not escaped when the byte before it is no backslash (the opening quote, at least).
+    (bytes[quote - 1] != b'\\').then_some(quote)
+}
+
 /// The index of the quote that closes a string whose text starts at `from`, if any: the
 /// first quote after an even run of backslashes (none included). Sixteen bytes a step while
 /// they hold no quote (two words through the bit trick that finds a zero byte; its lowest
-/// hit is exact); at a quote, the backslashes just before it are counted. Backslashes alone
-/// never stop the walk, so escaped text costs nothing of its own (a call to `memchr` per
-/// string cost more than this walk for the short keys and values of most payloads).
+/// hit is exact); at a quote, the backslashes just before it are counted.
+/// Backslashes alone never stop the walk, so escaped text costs nothing of its own (a call
+/// to `memchr` per string cost more than this walk for the short keys and values of most
+/// payloads).
 fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each byte of `x` that is a quote, and maybe of bytes above one (a
-    // borrow): the lowest bit set is always exact.
-    let quotes = |x: u64| {
-        let v = x ^ (ONES * 0x22);
-        v.wrapping_sub(ONES) & !v & HIGHS
-    };
     let mut at = from;
     loop {
         let rest = bytes.get(at..)?;
         let quote = if let Some(block) = rest.first_chunk::<16>() {
             let v = u128::from_le_bytes(*block);
             // Truncation intended: the low and the high eight bytes.
-            let (low, high) = (quotes(v as u64), quotes((v >> 64) as u64));
+            let (low, high) = (swar::quotes(v as u64), swar::quotes((v >> 64) as u64));
             if low | high == 0 {
                 at += 16;
                 continue;
             }
             if low != 0 {
-                (low.trailing_zeros() / 8) as usize
+                swar::first(low)
             } else {
-                8 + (high.trailing_zeros() / 8) as usize
+                8 + swar::first(high)
             }
         } else {
             rest.iter().position(|&b| b == b'"')?
@@ -156,6 +175,60 @@ fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
         }
         // An escaped quote: on after it.
         at = quote + 1;
+    }
+}
+
+/// The length of the text that opens `rest` up to its first quote, backslash or control
+/// character (the end of a string's content when it has no escape), if there is one.
+pub(super) fn plain_prefix_len(rest: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    while let Some(word) = rest.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let hits = swar::string_stops(u64::from_le_bytes(*word));
+        if hits != 0 {
+            return Some(at + swar::first(hits));
+        }
+        at += 8;
+    }
+    let tail = rest.get(at..)?;
+    let len = tail
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    Some(at + len)
+}
+
+/// Eight bytes at a time (a `u64`, little-endian): masks with the high bit of each byte that
+/// is one of the bytes looked for.
+mod swar {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+    /// The high bit of each byte of `x` that is zero, and of no other (no borrow between
+    /// bytes: `(b & 0x7f) + 0x7f` never carries out of its byte).
+    fn zero_bytes(x: u64) -> u64 {
+        !(((x & LOWS) + LOWS) | x | LOWS)
+    }
+
+    /// Each byte equal to `b`, exactly.
+    fn equal(x: u64, b: u8) -> u64 {
+        zero_bytes(x ^ (ONES * u64::from(b)))
+    }
+
+    /// Each quote, and maybe bytes above one (a borrow): the lowest hit is always exact.
+    /// Cheaper than [`equal`], for the long runs of string text.
+    pub(super) fn quotes(x: u64) -> u64 {
+        let v = x ^ (ONES * u64::from(b'"'));
+        v.wrapping_sub(ONES) & !v & HIGHS
+    }
+
+    /// Each quote, backslash or control character (below 0x20), exactly.
+    pub(super) fn string_stops(x: u64) -> u64 {
+        equal(x, b'"') | equal(x, b'\\') | zero_bytes(x & (ONES * 0xe0))
+    }
+
+    /// The index of the byte of the lowest hit of a mask that is not zero.
+    pub(super) fn first(hits: u64) -> usize {
+        (hits.trailing_zeros() / 8) as usize
     }
 }
 
@@ -176,7 +249,55 @@ mod tests {
         None
     }
 
+    /// `container_end` without the word-at-a-time steps.
+    fn container_end_bytewise(bytes: &[u8]) -> Option<usize> {
+        let mut depth = 0usize;
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                b'"' => i = string_end_bytewise(bytes, i + 1)?,
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
     proptest! {
+        #[test]
+        fn container_end_agrees_with_a_walk_one_byte_at_a_time(
+            tail in proptest::collection::vec(
+                prop_oneof![
+                    Just(b'"'), Just(b'\\'), Just(b'{'), Just(b'}'), Just(b'['), Just(b']'),
+                    Just(b'a'), any::<u8>(),
+                ],
+                0..80,
+            ),
+            open in prop_oneof![Just(b'{'), Just(b'[')],
+        ) {
+            let mut bytes = vec![open];
+            bytes.extend(tail);
+            prop_assert_eq!(container_end(&bytes), container_end_bytewise(&bytes));
+        }
+
+        #[test]
+        fn plain_prefix_len_agrees_with_a_walk_one_byte_at_a_time(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f_u8), Just(b'a'), any::<u8>()],
+                0..40,
+            ),
+        ) {
+            let bytewise = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            prop_assert_eq!(plain_prefix_len(&bytes), bytewise);
+        }
+
         #[test]
         fn string_end_agrees_with_a_walk_one_byte_at_a_time(
             bytes in proptest::collection::vec(
