@@ -603,6 +603,7 @@ fn decode_one_general(input: Input<'_>) -> Result<MessageRef<'_>, DecodeError> {
     classify(env).map_err(|detail| not_json_rpc(detail, input.bytes()))
 }
 
+#[inline(always)]
 fn classify(env: Envelope<'_>) -> Result<MessageRef<'_>, &'static str> {
     if let Some(v) = &env.jsonrpc {
         // Lenient on absence, strict on a wrong value: another protocol is not ours.

@@ -27,6 +27,8 @@ use super::{Envelope, Id, Input};
 
 /// The envelope of `input` when it is written compactly (see the module guarantee), else
 /// `None`.
+// Inlined into the decoder: the envelope is built in place rather than moved.
+#[inline(always)]
 pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
     let bytes = input.bytes();
     let mut at = 1;
