@@ -38,6 +38,23 @@ pub enum ServerError {
     Json(#[from] serde_json::Error),
 }
 
+/// A running client request's stop signal, sent to its handler task.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The handler runs.
+    #[default]
+    Running,
+    /// The client cancelled the request (or the session closed): the handler's future is
+    /// dropped. The reason is the one the client gave in `notifications/cancelled`.
+    Cancelled(Option<Arc<str>>),
+}
+
+impl Stop {
+    pub(crate) fn is_cancelled(&self) -> bool {
+        matches!(self, Stop::Cancelled(_))
+    }
+}
+
 /// A pending server-to-client request's waiter.
 type Waiter = oneshot::Sender<Result<RawResult, RequestError>>;
 
@@ -48,8 +65,9 @@ pub(crate) struct ServerState {
     pub(crate) driver: Option<Waker>,
     /// Server-to-client requests by handle, completed from the session's events.
     pub(crate) waiters: HashMap<RequestHandle, Waiter>,
-    /// Client requests whose handler runs: sending `true` (or dropping the sender) stops it.
-    pub(crate) running: HashMap<ClientRequestId, watch::Sender<bool>>,
+    /// Client requests whose handler runs: sending [`Stop::Cancelled`] (or dropping the
+    /// sender) stops it.
+    pub(crate) running: HashMap<ClientRequestId, watch::Sender<Stop>>,
     /// Why the session closed, once it did.
     pub(crate) closed: Option<CloseReason>,
 }
@@ -362,7 +380,7 @@ impl ServerHandle {
 pub struct RequestContext {
     pub(crate) id: ClientRequestId,
     pub(crate) progress_token: Option<Id>,
-    pub(crate) cancel: watch::Receiver<bool>,
+    pub(crate) cancel: watch::Receiver<Stop>,
     pub(crate) server: ServerHandle,
 }
 
@@ -421,7 +439,20 @@ impl RequestContext {
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         // A dropped sender means the request is over: it was answered, cancelled or closed.
-        *self.cancel.borrow() || self.cancel.has_changed().is_err()
+        self.cancel.borrow().is_cancelled() || self.cancel.has_changed().is_err()
+    }
+
+    /// The reason the client gave when it cancelled this request
+    /// (`notifications/cancelled`'s `reason`); `None` while it runs, when it gave none, or
+    /// when the request ended otherwise (answered, or the client disconnected). Read it when
+    /// [`is_cancelled`](Self::is_cancelled) turns true, e.g. to pass the cancellation on
+    /// to work this request started elsewhere (a proxy's upstream call).
+    #[must_use]
+    pub fn cancel_reason(&self) -> Option<String> {
+        match &*self.cancel.borrow() {
+            Stop::Cancelled(reason) => reason.as_deref().map(str::to_owned),
+            Stop::Running => None,
+        }
     }
 
     /// Completes when the client cancels this request or disconnects (at once if it did).
@@ -429,7 +460,7 @@ impl RequestContext {
     pub async fn cancelled(&self) {
         let mut rx = self.cancel.clone();
         // An error means the sender is gone: the request is over.
-        let _ = rx.wait_for(|c| *c).await;
+        let _ = rx.wait_for(Stop::is_cancelled).await;
     }
 
     /// A typed request to the client on behalf of this request: see

@@ -16,7 +16,7 @@ use mcp_proto::server::{Event, MessageKind};
 use mcp_proto::session::CloseReason;
 use tokio::sync::watch;
 
-use super::context::{RequestContext, ServerHandle, Shared};
+use super::context::{RequestContext, ServerHandle, Shared, Stop};
 use super::handler::ServerHandler;
 use crate::driver::{BoxRead, BoxWrite};
 use crate::runtime::{BoxFuture, Runtime};
@@ -262,7 +262,7 @@ impl<R: Runtime> ServerDriver<R> {
                 params,
                 progress_token,
             } => {
-                let (cancel_tx, cancel) = watch::channel(false);
+                let (cancel_tx, cancel) = watch::channel(Stop::Running);
                 self.shared.lock().running.insert(id, cancel_tx);
                 let context = RequestContext {
                     id,
@@ -278,7 +278,7 @@ impl<R: Runtime> ServerDriver<R> {
                         .catch_unwind();
                     // A dropped sender (the session closed, the request ended) stops too.
                     let stop = Box::pin(async move {
-                        let _ = cancel.wait_for(|c| *c).await;
+                        let _ = cancel.wait_for(Stop::is_cancelled).await;
                     });
                     match select(Box::pin(work), stop).await {
                         Either::Left((Ok(outcome), _)) => shared.answer(id, outcome),
@@ -301,7 +301,7 @@ impl<R: Runtime> ServerDriver<R> {
             Event::RequestCancelled { id, reason } => {
                 tracing::debug!(request = %id, reason = reason.as_deref(), "the client cancelled");
                 if let Some(tx) = self.shared.lock().running.remove(&id) {
-                    let _ = tx.send(true);
+                    let _ = tx.send(Stop::Cancelled(reason.map(Arc::from)));
                 }
             }
             Event::Notification { method, params } => {
@@ -323,7 +323,7 @@ impl<R: Runtime> ServerDriver<R> {
                 state.closed = Some(reason);
                 // Dropping the senders stops every running handler.
                 for (_, tx) in state.running.drain() {
-                    let _ = tx.send(true);
+                    let _ = tx.send(Stop::Cancelled(None));
                 }
             }
             // `InitializeAnswered`, `Progress` on our own requests, and kinds added later.
