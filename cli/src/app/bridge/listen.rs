@@ -2,7 +2,7 @@
 //! Streamable HTTP, on the tokio adapter's HTTP server ([`mcp_tokio::server::start_http`]).
 //!
 //! **Stateful (default): one upstream per HTTP session.** Each session's handler
-//! ([`SessionBridge`]) connects its own upstream (a child process for `-- cmd`, an HTTP
+//! (`SessionBridge`) connects its own upstream (a child process for `-- cmd`, an HTTP
 //! session for `--url`) when the host's `initialize` opened the session, with that host's
 //! client info, capabilities and negotiated protocol version; its requests wait for that
 //! connection. When the session ends (DELETE, the idle timeout, the bridge stopping), the
