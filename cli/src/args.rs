@@ -520,6 +520,15 @@ pub enum Command {
     /// goes away (the child exits, the connection ends), the bridge ends the host session and
     /// exits 3.
     ///
+    /// With --listen 127.0.0.1:PORT the bridge serves Streamable HTTP instead of stdio (port
+    /// 0 picks one; the URL is printed on stderr): each HTTP session gets its own upstream
+    /// (a child for `-- cmd`, an HTTP session for --url) made at its `initialize` with that
+    /// host's identity, ended with the session (DELETE, 30 minutes idle) and its running
+    /// calls cancelled; an upstream that dies closes only its session. --stateless serves
+    /// every POST on its own over one shared upstream. --bearer-token-env VAR requires
+    /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
+    /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session.
+    ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///
     ///   {"mcpServers": {"remote": {"command": "mcp",

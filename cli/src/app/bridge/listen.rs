@@ -200,29 +200,29 @@ impl SessionBridge {
             let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), timeout);
             let _ = tx.send(Some(Ok(Arc::new(forwarder))));
             let mut notifications = client.notifications();
-            let pump = async {
+            let upstream_ended = async {
                 while let Some(n) = notifications.recv().await {
                     match n {
                         Ok(n) => forward::to_host(&host, &n),
                         Err(lagged) => tracing::warn!("bridge: {lagged}"),
                     }
                 }
+                // The notifications end with the connection.
+                client.closed().await
             };
-            let mut ended = std::pin::pin!(async move {
+            let ended = async move {
                 // An error means the handler is gone with its session.
                 let _ = ended.wait_for(|c| *c).await;
-            });
+            };
             tokio::select! {
-                () = pump => {}
-                reason = client.closed() => {
+                reason = upstream_ended => {
                     tracing::warn!("bridge: a session's upstream ended: {reason}");
                     super::answer_open_requests(&host, &mut calls_ended).await;
                     host.close();
                     return;
                 }
-                () = &mut ended => {}
+                () = ended => {}
             }
-            ended.await;
             // The session ended: its running handlers were dropped, each cancelling its
             // call upstream; once those are gone, the upstream is closed.
             if tokio::time::timeout(super::CANCEL_BOUND, calls_ended.wait())
