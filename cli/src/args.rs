@@ -473,7 +473,13 @@ pub enum Command {
     /// Run a guided tour against the built-in demo server.
     Demo,
     /// Run the built-in demo server on stdin/stdout.
-    DemoServer,
+    DemoServer {
+        /// Serve the fixtures of the official conformance suite's server scenarios (the
+        /// test_* tools, test:// resources and test_* prompts) instead of the demo's own.
+        /// MCP_DEMO_CONFORMANCE=1 does the same.
+        #[arg(long)]
+        conformance: bool,
+    },
     /// Serve a host app over stdio, forwarding everything to the server at --url.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
@@ -563,7 +569,7 @@ impl Command {
             Command::Login { .. }
             | Command::Logout { .. }
             | Command::Demo
-            | Command::DemoServer
+            | Command::DemoServer { .. }
             | Command::Bridge
             | Command::Completions { .. }
             | Command::Help { .. } => None,
@@ -586,7 +592,7 @@ impl Command {
     pub fn needs_server(&self) -> bool {
         match self {
             Command::Demo
-            | Command::DemoServer
+            | Command::DemoServer { .. }
             | Command::Logout { .. }
             | Command::Completions { .. }
             | Command::Help { .. } => false,
