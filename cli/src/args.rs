@@ -472,14 +472,12 @@ pub enum Command {
     },
     /// Run a guided tour against the built-in demo server.
     Demo,
-    /// Run the built-in demo server on stdin/stdout.
-    DemoServer {
-        /// Serve the fixtures of the official conformance suite's server scenarios (the
-        /// test_* tools, test:// resources and test_* prompts) instead of the demo's own.
-        /// MCP_DEMO_CONFORMANCE=1 does the same.
-        #[arg(long)]
-        conformance: bool,
-    },
+    /// Run the built-in demo server on stdin/stdout, or over Streamable HTTP with --listen.
+    ///
+    /// `mcp demo-server --listen 127.0.0.1:0` serves http://127.0.0.1:PORT/mcp (port 0: the
+    /// OS picks one) and prints that URL on stderr as its first line; each client gets its
+    /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
+    DemoServer(DemoServerArgs),
     /// Serve a host app over stdio, forwarding everything to the server at --url.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
@@ -547,6 +545,32 @@ pub enum Command {
     },
 }
 
+/// The options of `mcp demo-server`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DemoServerArgs {
+    /// Serve Streamable HTTP on this address (`127.0.0.1:PORT`, port 0 for any) at the path
+    /// /mcp, instead of stdio. Requests whose Origin is not loopback get 403.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// With --listen: no sessions; each POST is served on its own (no GET stream, no
+    /// requests to the client).
+    #[arg(long, requires = "listen")]
+    pub stateless: bool,
+    /// With --listen: require `Authorization: Bearer <token>` of every request, the token
+    /// read from this environment variable (never from the command line).
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    pub bearer_token_env: Option<String>,
+    /// With --listen: also accept requests from this browser Origin
+    /// (`https://app.example.com`; repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    pub allow_origins: Vec<String>,
+    /// Serve the fixtures of the official conformance suite's server scenarios (the test_*
+    /// tools, test:// resources and test_* prompts) instead of the demo's own.
+    /// MCP_DEMO_CONFORMANCE=1 does the same.
+    #[arg(long)]
+    pub conformance: bool,
+}
+
 impl Command {
     /// The `-- <command>` of this subcommand, when it takes one.
     pub fn server_command(&self) -> Option<&ServerCommand> {
@@ -569,7 +593,7 @@ impl Command {
             Command::Login { .. }
             | Command::Logout { .. }
             | Command::Demo
-            | Command::DemoServer { .. }
+            | Command::DemoServer(_)
             | Command::Bridge
             | Command::Completions { .. }
             | Command::Help { .. } => None,
@@ -592,7 +616,7 @@ impl Command {
     pub fn needs_server(&self) -> bool {
         match self {
             Command::Demo
-            | Command::DemoServer { .. }
+            | Command::DemoServer(_)
             | Command::Logout { .. }
             | Command::Completions { .. }
             | Command::Help { .. } => false,

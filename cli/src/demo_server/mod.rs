@@ -23,6 +23,7 @@
 mod catalog;
 pub mod conformance;
 mod handler;
+mod http;
 mod state;
 mod tools;
 
@@ -52,6 +53,7 @@ pub fn tool_definitions() -> Vec<mcp_proto::types::Tool> {
 }
 
 use handler::DemoHandler;
+pub use http::HttpDemo;
 use state::Shared;
 
 /// The protocol versions the demo server speaks, oldest first.
@@ -179,6 +181,19 @@ where
         ticker.cancel();
     }
     reason
+}
+
+/// Serves over Streamable HTTP: what `mcp demo-server --listen ADDR` runs (until Ctrl-C or
+/// SIGTERM). The endpoint's URL goes to stderr as one line once it listens.
+///
+/// # Errors
+///
+/// Bad options (an unset --bearer-token-env variable), an address that cannot be listened
+/// on, a runtime that cannot be built.
+pub fn run_http(args: &crate::args::DemoServerArgs) -> Result<(), crate::exit::CliError> {
+    let mut config = DemoConfig::from_env();
+    config.conformance |= args.conformance;
+    http::run(&HttpDemo::from_args(args)?, config)
 }
 
 /// Serves on the process's stdin and stdout: what `mcp demo-server` runs; `conformance`
