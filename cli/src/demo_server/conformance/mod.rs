@@ -43,6 +43,10 @@ use serde_json::value::RawValue;
 
 use super::state::lock;
 
+/// The `retry` delay the conformance server tells clients to wait before they reconnect
+/// after it closed a stream (`test_reconnection`).
+pub(crate) const RECONNECT_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The environment variable that turns the stdio demo server into the conformance server
 /// (`1`, `true` or `yes`), for hosts that start `mcp demo-server` without flags.
 pub const CONFORMANCE_ENV: &str = "MCP_DEMO_CONFORMANCE";

@@ -127,7 +127,7 @@ pub(crate) fn definitions() -> Vec<Tool> {
         ),
         no_arguments(
             "test_reconnection",
-            "Answers after a pause, for the SSE polling scenario (SEP-1699)",
+            "Closes its SSE stream, then answers: the client resumes with Last-Event-ID (SEP-1699)",
         ),
     ]
 }
@@ -226,10 +226,7 @@ pub(crate) async fn call(
             "Received arguments: {}",
             Value::Object(args.clone())
         ))),
-        "test_reconnection" => {
-            tokio::time::sleep(STEP).await;
-            Ok(text_result("Reconnection test completed successfully"))
-        }
+        "test_reconnection" => Ok(reconnection(context).await),
         other => {
             return Err(ErrorObject::new(
                 ErrorObject::INVALID_PARAMS,
@@ -238,6 +235,20 @@ pub(crate) async fn call(
         }
     };
     Ok(outcome.unwrap_or_else(|e| e))
+}
+
+/// Closes the call's SSE stream before answering (over Streamable HTTP with a 2025-11-25
+/// client; elsewhere it only waits): the client must reconnect with `Last-Event-ID` to get
+/// the answer (SEP-1699 polling).
+async fn reconnection(context: &RequestContext) -> CallToolResult {
+    let closed = context.close_sse_stream();
+    // Answering after the close: the answer goes to the stream's log, for the resumption.
+    tokio::time::sleep(STEP).await;
+    text_result(if closed {
+        "Reconnection test completed successfully (after the stream was closed)"
+    } else {
+        "Reconnection test completed successfully"
+    })
 }
 
 async fn with_logging(context: &RequestContext) -> CallToolResult {
