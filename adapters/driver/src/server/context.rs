@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
-use super::state::{Shared, Slot};
+use super::state::{Shared, Slot, Stop};
 
 /// Why a command of a [`ServerHandle`] or [`RequestContext`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -233,7 +233,7 @@ impl ServerHandle {
 pub struct RequestContext {
     pub(crate) id: ClientRequestId,
     pub(crate) progress_token: Option<Id>,
-    pub(crate) cancel: watch::Receiver<bool>,
+    pub(crate) cancel: watch::Receiver<Stop>,
     pub(crate) server: ServerHandle,
 }
 
@@ -314,7 +314,20 @@ impl RequestContext {
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         // A dropped sender means the request is over: it was answered, cancelled or closed.
-        *self.cancel.borrow() || self.cancel.has_changed().is_err()
+        self.cancel.borrow().is_cancelled() || self.cancel.has_changed().is_err()
+    }
+
+    /// The reason the client gave when it cancelled this request
+    /// (`notifications/cancelled`'s `reason`); `None` while it runs, when it gave none, or
+    /// when the request ended otherwise (answered, or the client disconnected). Read it when
+    /// [`is_cancelled`](Self::is_cancelled) turns true, e.g. to pass the cancellation on
+    /// to work this request started elsewhere (a proxy's upstream call).
+    #[must_use]
+    pub fn cancel_reason(&self) -> Option<String> {
+        match &*self.cancel.borrow() {
+            Stop::Cancelled(reason) => reason.as_deref().map(str::to_owned),
+            Stop::Running => None,
+        }
     }
 
     /// Completes when the client cancels this request or disconnects (at once if it did).
@@ -322,7 +335,7 @@ impl RequestContext {
     pub async fn cancelled(&self) {
         let mut rx = self.cancel.clone();
         // An error means the sender is gone: the request is over.
-        let _ = rx.wait_for(|c| *c).await;
+        let _ = rx.wait_for(Stop::is_cancelled).await;
     }
 
     /// A typed request to the client on behalf of this request (over HTTP it goes on this

@@ -39,13 +39,31 @@ pub(crate) enum Conn {
     Http(super::http::HttpConn),
 }
 
+/// A running client request's stop signal, sent to its handler task.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The handler runs.
+    #[default]
+    Running,
+    /// The client cancelled the request (or the session closed): the handler's future is
+    /// dropped. The reason is the one the client gave in `notifications/cancelled`.
+    Cancelled(Option<Arc<str>>),
+}
+
+impl Stop {
+    pub(crate) fn is_cancelled(&self) -> bool {
+        matches!(self, Stop::Cancelled(_))
+    }
+}
+
 /// One session's running work.
 #[derive(Default)]
 pub(crate) struct Tasks {
     /// Server-to-client requests by handle, completed from the session's events.
     pub(crate) waiters: HashMap<RequestHandle, Waiter>,
-    /// Client requests whose handler runs: sending `true` (or dropping the sender) stops it.
-    pub(crate) running: HashMap<ClientRequestId, watch::Sender<bool>>,
+    /// Client requests whose handler runs: sending [`Stop::Cancelled`] (or dropping the
+    /// sender) stops it.
+    pub(crate) running: HashMap<ClientRequestId, watch::Sender<Stop>>,
     /// Why the session closed, once it did.
     pub(crate) closed: Option<CloseReason>,
 }
@@ -54,7 +72,7 @@ impl Tasks {
     /// The session closed: stop every handler, fail every waiter that is left.
     pub(crate) fn close(&mut self, reason: CloseReason) {
         for (_, tx) in self.running.drain() {
-            let _ = tx.send(true);
+            let _ = tx.send(Stop::Cancelled(None));
         }
         for (_, tx) in self.waiters.drain() {
             // The caller may have stopped waiting: nothing to do then.

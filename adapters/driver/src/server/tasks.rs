@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use super::context::{RequestContext, ServerHandle};
 use super::handler::ServerHandler;
+use super::state::Stop;
 use crate::runtime::Runtime;
 
 /// Delivers one event of the session `server` speaks for to `handler`. Called on the
@@ -33,7 +34,7 @@ pub(crate) fn dispatch<R: Runtime>(
             params,
             progress_token,
         } => {
-            let (cancel_tx, cancel) = watch::channel(false);
+            let (cancel_tx, cancel) = watch::channel(Stop::Running);
             match shared.lock().tasks(slot) {
                 Some(tasks) => {
                     tasks.running.insert(id, cancel_tx);
@@ -55,7 +56,7 @@ pub(crate) fn dispatch<R: Runtime>(
                     AssertUnwindSafe(handler.on_request(method, params, context)).catch_unwind();
                 // A dropped sender (the session closed, the request ended) stops too.
                 let stop = Box::pin(async move {
-                    let _ = cancel.wait_for(|c| *c).await;
+                    let _ = cancel.wait_for(Stop::is_cancelled).await;
                 });
                 match select(Box::pin(work), stop).await {
                     Either::Left((Ok(outcome), _)) => shared.answer(slot, id, outcome),
@@ -79,7 +80,7 @@ pub(crate) fn dispatch<R: Runtime>(
                 .tasks(slot)
                 .and_then(|t| t.running.remove(&id));
             if let Some(tx) = tx {
-                let _ = tx.send(true);
+                let _ = tx.send(Stop::Cancelled(reason.map(Arc::from)));
             }
         }
         Event::Notification { method, params } => {

@@ -3,9 +3,9 @@
 //! notifications and log messages come back to the host ([`to_host`]).
 //!
 //! What the server driver already guarantees is relied on, not repeated: a host request
-//! cancelled (or the host leaving) drops its handler's future, and dropping the client's
-//! `request_raw` future cancels the call upstream (`notifications/cancelled`); progress is
-//! written before the answer queued after it.
+//! cancelled (or the host leaving) drops its handler's future, which cancels the call
+//! upstream (`notifications/cancelled` with the host's own reason, or "the host
+//! disconnected"); progress is written before the answer queued after it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,11 +13,11 @@ use std::time::Duration;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::ServerNotification;
 use mcp_proto::types::{LoggingLevel, LoggingMessageParams};
-use mcp_tokio::mcp_driver::{CallOptions, HandlerFuture};
+use mcp_tokio::mcp_driver::{CallOptions, CancelHandle, HandlerFuture};
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
 use mcp_tokio::{Client, Error};
 use serde_json::value::RawValue;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 
 /// Forwards each host request to the upstream client and its answer back.
 pub struct Forwarder {
@@ -43,13 +43,38 @@ impl Drop for InFlight {
     }
 }
 
+/// Cancels a forwarded call upstream when the host's request ends without its answer (the
+/// host cancelled it, or left), passing on the host's reason.
+struct CancelUpstream {
+    cancel: CancelHandle,
+    context: RequestContext,
+    /// Cleared once the answer was taken: nothing to cancel then.
+    armed: bool,
+}
+
+impl Drop for CancelUpstream {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let reason = self.context.cancel_reason().unwrap_or_else(|| {
+            if self.context.server().is_closed() {
+                "the host disconnected".to_owned()
+            } else {
+                "the host cancelled the request".to_owned()
+            }
+        });
+        self.cancel.cancel(reason);
+    }
+}
+
 /// Waits until every forwarded call's future is gone: after the host left, each one dropped
 /// has queued its `notifications/cancelled` upstream by then.
 pub struct CallsEnded(watch::Receiver<usize>);
 
 impl CallsEnded {
     /// Completes once no forwarded call is left.
-    pub async fn wait(mut self) {
+    pub async fn wait(&mut self) {
         // An error means the forwarder is gone, and with it every call.
         let _ = self.0.wait_for(|n| *n == 0).await;
     }
@@ -89,15 +114,39 @@ impl ServerHandler for Forwarder {
                 }
             });
         }
+        let (options, cancel) = options.cancel_handle();
         let client = self.client.clone();
         let counted = InFlight::new(&self.in_flight);
-        Box::pin(async move {
+        let (answer, answered) = oneshot::channel();
+        // The upstream call runs in its own task: when the host cancels, the server driver
+        // drops the handler's future at once, and the call is then cancelled through its
+        // handle with the host's reason (dropping the call would send a reason of its own).
+        tokio::spawn(async move {
             // Declared before the call, so dropped after it (its cancellation queued first).
             let _counted = counted;
-            client
+            let outcome = client
                 .request_raw(method, params, options)
                 .await
-                .map_err(error_for_host)
+                .map_err(error_for_host);
+            // The host may have cancelled meanwhile: nobody waits then.
+            let _ = answer.send(outcome);
+        });
+        let upstream = CancelUpstream {
+            cancel,
+            context,
+            armed: true,
+        };
+        Box::pin(async move {
+            // Moved in whole (not only the field set below), so it lives as long as this future.
+            let mut upstream = upstream;
+            let outcome = answered.await.unwrap_or_else(|_| {
+                Err(ErrorObject::new(
+                    ErrorObject::INTERNAL_ERROR,
+                    "mcp bridge: the upstream call ended without an answer",
+                ))
+            });
+            upstream.armed = false;
+            outcome
         })
     }
 
