@@ -101,8 +101,9 @@ pub async fn run(
             .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
         (server, None)
     };
-    // One line, for people and for scripts that wait for it.
-    eprintln!("mcp bridge: listening on {}", server.url());
+    // The first line on stderr, the URL alone (as `mcp demo-server --listen` prints it), for
+    // people and for scripts that wait for it.
+    eprintln!("{}", server.url());
     match shared {
         Some(client) => {
             let reason = client.closed().await;
