@@ -3,8 +3,10 @@
 //! (`@modelcontextprotocol/conformance server --url URL`) call, with the answers they expect.
 //!
 //! This catalog replaces the demo's own (the normal demo's `tools/list` never changes): a
-//! server started with `--conformance` (or `MCP_DEMO_CONFORMANCE=1` for the stdio demo)
-//! offers exactly these, every list in one page.
+//! server started with `--conformance` (or with `MCP_DEMO_CONFORMANCE=1` in its environment),
+//! over stdio or with `--listen`, offers exactly these, every list in one page. Over
+//! Streamable HTTP its priming events carry `retry: 500` and `test_reconnection` closes its
+//! call's SSE stream before it answers (SEP-1699 polling).
 //!
 //! | method | fixtures |
 //! | --- | --- |
@@ -47,8 +49,8 @@ use super::state::lock;
 /// after it closed a stream (`test_reconnection`).
 pub(crate) const RECONNECT_DELAY: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// The environment variable that turns the stdio demo server into the conformance server
-/// (`1`, `true` or `yes`), for hosts that start `mcp demo-server` without flags.
+/// The environment variable that turns the demo server into the conformance server (`1`,
+/// `true` or `yes`), for hosts that start `mcp demo-server` without flags.
 pub const CONFORMANCE_ENV: &str = "MCP_DEMO_CONFORMANCE";
 
 /// The session's configuration for the conformance fixtures: every capability the scenarios
