@@ -50,8 +50,8 @@ impl ServerHandler for DemoHandler {
         );
     }
 
-    fn on_closed(&self, reason: &CloseReason, _server: &ServerHandle) {
-        super::http::end_session(&self.shared, reason);
+    fn on_closed(&self, _reason: &CloseReason, _server: &ServerHandle) {
+        super::http::end_session(&self.shared);
     }
 
     fn on_diagnostic(&self, diagnostic: &Diagnostic) {
