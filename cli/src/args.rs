@@ -502,7 +502,7 @@ pub enum Command {
     /// OS picks one) and prints that URL on stderr as its first line; each client gets its
     /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
     DemoServer(DemoServerArgs),
-    /// Serve a host app over stdio, forwarding everything to one server: --url or `-- cmd`.
+    /// Serve a host app (over stdio, or HTTP with --listen), forwarding to --url or `-- cmd`.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
     /// app, an IDE) that cannot reach a remote server itself; `mcp bridge -- cmd args` puts
@@ -528,7 +528,9 @@ pub enum Command {
     /// 0 picks one; the URL is printed on stderr): each HTTP session gets its own upstream
     /// (a child for `-- cmd`, an HTTP session for --url) made at its `initialize` with that
     /// host's identity, ended with the session (DELETE, 30 minutes idle) and its running
-    /// calls cancelled; an upstream that dies closes only its session. --stateless serves
+    /// calls cancelled; an upstream that dies closes only its session. The server is
+    /// started (or reached) once at startup to learn its identity and capabilities, the
+    /// answer to every host's `initialize`; one that fails exits 3 at once. --stateless serves
     /// every POST on its own over one shared upstream. --bearer-token-env VAR requires
     /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
     /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session.

@@ -573,3 +573,30 @@ fn sigterm_ends_every_session_and_its_child() {
     assert_eq!(status.code(), Some(143));
     bridge.wait_groups(0);
 }
+
+#[test]
+fn a_server_that_cannot_start_fails_the_listener_at_once() {
+    let out = Command::new(MCP)
+        .args([
+            "bridge",
+            "--listen",
+            "127.0.0.1:0",
+            "--",
+            "sh",
+            "-c",
+            "echo broken >&2; exit 1",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge --listen");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("http://"),
+        "no URL before the server is up: {stderr}"
+    );
+    assert!(
+        stderr.contains("broken"),
+        "the server's own words: {stderr}"
+    );
+}

@@ -38,7 +38,7 @@ use mcp_tokio::server::{
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
-use super::forward::{self, Forwarder};
+use super::forward::Forwarder;
 use super::upstream::{self, HostSlot};
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
@@ -199,27 +199,22 @@ impl SessionBridge {
                 client.protocol_version()
             );
             let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), timeout);
+            let (forwarder, host_pump) = forwarder.with_host_pump();
             let _ = tx.send(Some(Ok(Arc::new(forwarder))));
-            let mut notifications = client.notifications();
-            let upstream_ended = async {
-                while let Some(n) = notifications.recv().await {
-                    match n {
-                        Ok(n) => forward::to_host(&host, &n),
-                        Err(lagged) => tracing::warn!("bridge: {lagged}"),
-                    }
-                }
-                // The notifications end with the connection.
-                client.closed().await
+            let pump = {
+                let host = host.clone();
+                tokio::spawn(async move { host_pump.run(&host).await })
             };
             let ended = async move {
                 // An error means the handler is gone with its session.
                 let _ = ended.wait_for(|c| *c).await;
             };
             tokio::select! {
-                reason = upstream_ended => {
+                reason = client.closed() => {
                     tracing::warn!("bridge: a session's upstream ended: {reason}");
                     super::answer_open_requests(&host, &mut calls_ended).await;
                     host.close();
+                    pump.abort();
                     return;
                 }
                 () = ended => {}
@@ -234,6 +229,7 @@ impl SessionBridge {
             }
             drop(tx);
             client.close().await;
+            pump.abort();
         });
         SessionBridge { upstream, closed }
     }
