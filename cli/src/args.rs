@@ -606,6 +606,11 @@ pub struct DemoServerArgs {
     /// (`https://app.example.com`; repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
     pub allow_origins: Vec<String>,
+    /// Serve the fixtures of the official conformance suite's server scenarios (the test_*
+    /// tools, test:// resources and test_* prompts) instead of the demo's own.
+    /// MCP_DEMO_CONFORMANCE=1 does the same.
+    #[arg(long)]
+    pub conformance: bool,
 }
 
 impl Command {

@@ -10,7 +10,7 @@ use mcp_tokio::server::http::StreamableHttp;
 
 use super::handler::DemoHandler;
 use super::state::Shared;
-use super::{DemoConfig, server_config};
+use super::{DemoConfig, conformance, server_config};
 use crate::args::DemoServerArgs;
 use crate::exit::CliError;
 
@@ -58,10 +58,17 @@ impl HttpDemo {
         })
     }
 
-    /// The core's configuration of the server.
-    fn config(&self) -> HttpServerConfig {
-        let mut config = HttpServerConfig::new(server_config())
-            .with_origin_check(OriginCheck::LoopbackOr(self.allow_origins.clone()));
+    /// The core's configuration of the server: the demo's, or with `conformance` the
+    /// conformance fixtures' (whose `test_reconnection` closes its stream: clients are told
+    /// to reconnect after [`conformance::RECONNECT_DELAY`]).
+    fn config(&self, conformance: bool) -> HttpServerConfig {
+        let mut config = if conformance {
+            HttpServerConfig::new(conformance::server_config())
+                .with_retry(Some(conformance::RECONNECT_DELAY))
+        } else {
+            HttpServerConfig::new(server_config())
+        }
+        .with_origin_check(OriginCheck::LoopbackOr(self.allow_origins.clone()));
         if self.stateless {
             config = config.with_mode(HttpMode::Stateless);
         }
@@ -99,10 +106,17 @@ pub fn run(demo: &HttpDemo, config: DemoConfig) -> Result<(), CliError> {
         let listener = tokio::net::TcpListener::bind(demo.listen)
             .await
             .map_err(|e| CliError::Usage(format!("cannot listen on {}: {e}", demo.listen)))?;
-        let server = StreamableHttp::new(demo.config());
-        let handle = mcp_tokio::server::start_http(listener, server, move |s: &ServerHandle| {
-            session_handler(&config, s)
-        })
+        let server = StreamableHttp::new(demo.config(config.conformance));
+        let handle = if config.conformance {
+            let quiet = config.quiet;
+            mcp_tokio::server::start_http(listener, server, move |_: &ServerHandle| {
+                conformance::ConformanceHandler::new(quiet)
+            })
+        } else {
+            mcp_tokio::server::start_http(listener, server, move |s: &ServerHandle| {
+                session_handler(&config, s)
+            })
+        }
         .map_err(|e| CliError::Usage(format!("cannot listen on {}: {e}", demo.listen)))?;
         eprintln!("{}", handle.url());
         stop_signal().await;

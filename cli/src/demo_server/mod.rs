@@ -16,8 +16,12 @@
 //! | `resources/*` | `demo://readme`, `demo://clock` (while subscribed it changes every second, with `notifications/resources/updated`), the template `demo://notes/{name}`, subscriptions |
 //! | `prompts/*`, `completion/complete` | `summarize {text, style?}`, completion on `style` |
 //! | `logging/setLevel` | `notifications/message` at or above the level |
+//!
+//! With [`DemoConfig::conformance`] (`mcp demo-server --conformance`, or
+//! [`CONFORMANCE_ENV`]`=1`) it serves the [`conformance`] fixtures instead of this catalog.
 
 mod catalog;
+pub mod conformance;
 mod handler;
 mod http;
 mod state;
@@ -39,6 +43,7 @@ use mcp_proto::types::{
 use mcp_tokio::server::Server;
 use serde_json::Map;
 
+pub use conformance::CONFORMANCE_ENV;
 pub use tools::DEMO_PNG_BASE64;
 
 /// Every demo tool, as `tools/list` returns them (all pages together) to a client that
@@ -72,6 +77,9 @@ pub struct DemoConfig {
     pub shutdown_grace: Duration,
     /// Suppresses the diagnostics on stderr.
     pub quiet: bool,
+    /// Serves the fixtures of the official conformance suite's server scenarios
+    /// ([`conformance`]) instead of the demo's tools, prompts and resources.
+    pub conformance: bool,
 }
 
 impl Default for DemoConfig {
@@ -81,14 +89,20 @@ impl Default for DemoConfig {
             initial_log_level: Some(LoggingLevel::Warning),
             shutdown_grace: Duration::from_secs(2),
             quiet: false,
+            conformance: false,
         }
     }
 }
 
 impl DemoConfig {
-    /// The default configuration with the page size taken from [`PAGE_SIZE_ENV`] when set.
+    /// The default configuration with the page size taken from [`PAGE_SIZE_ENV`] when set,
+    /// and the conformance fixtures when [`CONFORMANCE_ENV`] is `1`, `true` or `yes`.
     pub fn from_env() -> Self {
-        let mut config = DemoConfig::default();
+        let mut config = DemoConfig {
+            conformance: std::env::var(CONFORMANCE_ENV)
+                .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes")),
+            ..DemoConfig::default()
+        };
         if let Some(n) = std::env::var(PAGE_SIZE_ENV)
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
@@ -145,6 +159,12 @@ where
     W: tokio::io::AsyncWrite + Send + 'static,
 {
     let grace = config.shutdown_grace;
+    if config.conformance {
+        let handler = conformance::ConformanceHandler::new(config.quiet);
+        let server = Server::new(conformance::server_config()).eof_grace(grace);
+        let (_handle, driver) = mcp_tokio::server::start(server, handler, input, output);
+        return driver.await;
+    }
     let shared = Arc::new(Shared::new(config, tokio::runtime::Handle::current()));
     let handler = DemoHandler {
         shared: Arc::clone(&shared),
@@ -171,24 +191,25 @@ where
 /// Bad options (an unset --bearer-token-env variable), an address that cannot be listened
 /// on, a runtime that cannot be built.
 pub fn run_http(args: &crate::args::DemoServerArgs) -> Result<(), crate::exit::CliError> {
-    http::run(&HttpDemo::from_args(args)?, DemoConfig::from_env())
+    let mut config = DemoConfig::from_env();
+    config.conformance |= args.conformance;
+    http::run(&HttpDemo::from_args(args)?, config)
 }
 
-/// Serves on the process's stdin and stdout: what `mcp demo-server` runs.
+/// Serves on the process's stdin and stdout: what `mcp demo-server` runs; `conformance`
+/// (`--conformance`) serves the conformance fixtures, as [`CONFORMANCE_ENV`] does.
 ///
 /// # Errors
 ///
 /// The tokio runtime could not be built.
-pub fn run_stdio() -> io::Result<()> {
+pub fn run_stdio(conformance: bool) -> io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let reason = rt.block_on(serve(
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        DemoConfig::from_env(),
-    ));
+    let mut config = DemoConfig::from_env();
+    config.conformance |= conformance;
+    let reason = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), config));
     // tokio reads stdin on a blocking thread that may still wait for input (the session
     // can end on a write error with stdin open): leave without waiting for it.
     rt.shutdown_background();

@@ -288,6 +288,28 @@ impl RequestContext {
         Ok(true)
     }
 
+    /// Closes the connection of this request's response stream without ending it (Streamable
+    /// HTTP, 2025-11-25 sessions; SEP-1699 polling): the client reconnects with
+    /// `Last-Event-ID` after the server's `retry` delay and gets what follows, the answer
+    /// included. For long work that should not hold a connection open. Returns whether the
+    /// connection was closed: `false` on stdio, before 2025-11-25, for a client that does not
+    /// accept SSE, or once the request is answered.
+    pub fn close_sse_stream(&self) -> bool {
+        let server = &self.server;
+        let mut state = server.shared.lock();
+        let closed = match &mut state.conn {
+            #[cfg(feature = "http")]
+            super::state::Conn::Http(http) => server
+                .slot
+                .is_some_and(|key| http.server.close_request_stream(key, self.id)),
+            _ => false,
+        };
+        if closed {
+            state.wake_driver();
+        }
+        closed
+    }
+
     /// Whether the client cancelled this request or disconnected.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {

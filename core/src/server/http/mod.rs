@@ -23,7 +23,8 @@
 //!   [`handle_response_closed`](HttpServer::handle_response_closed),
 //!   [`handle_timeout`](HttpServer::handle_timeout).
 //! - **(C) commands**: [`session_mut`](HttpServer::session_mut),
-//!   [`related`](HttpServer::related), [`close_session`](HttpServer::close_session).
+//!   [`related`](HttpServer::related), [`close_session`](HttpServer::close_session),
+//!   [`close_request_stream`](HttpServer::close_request_stream).
 //! - **(D) outputs**: [`poll_output`](HttpServer::poll_output),
 //!   [`poll_event`](HttpServer::poll_event), [`poll_timeout`](HttpServer::poll_timeout).
 //!
@@ -286,6 +287,23 @@ impl HttpServer {
             entry.related = None;
         }
         Some(result)
+    }
+
+    /// Closes the connection of the POST stream of client request `request` without ending
+    /// the stream (SEP-1699 polling: the client reconnects with `Last-Event-ID`, after the
+    /// [`HttpServerConfig::retry`] delay, and gets the rest, the answer included). `false`
+    /// when it cannot be resumed: a session before 2025-11-25, a client that does not accept
+    /// SSE, a request answered or unknown.
+    pub fn close_request_stream(&mut self, key: SessionKey, request: ClientRequestId) -> bool {
+        self.settle(key);
+        let Some(entry) = self.entries.get_mut(&key) else {
+            return false;
+        };
+        let mut routed = VecDeque::new();
+        let closed = entry.close_request_stream(&self.config, &mut routed, request);
+        tag_heads(&mut routed, &entry.wire_id);
+        self.out.extend(routed);
+        closed
     }
 
     /// Closes a session from the host's side: its pending requests complete
@@ -566,7 +584,7 @@ impl HttpServer {
             if entry.live_streams() >= config_streams {
                 return Err(Refusal::TooManyStreams);
             }
-            entry.open_get(&mut routed, response);
+            entry.open_get(&self.config, &mut routed, response);
         }
         tag_heads(&mut routed, &entry.wire_id);
         self.out.extend(routed);
