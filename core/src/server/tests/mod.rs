@@ -7,6 +7,8 @@ mod http_harness;
 mod http_pair;
 mod http_streams;
 mod limits;
+mod modern;
 mod pair;
+mod pair_2026;
 mod scenarios;
 mod stdio;
