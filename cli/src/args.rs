@@ -473,7 +473,15 @@ pub enum Command {
     /// Run a guided tour against the built-in demo server.
     Demo,
     /// Run the built-in demo server on stdin/stdout.
-    DemoServer,
+    DemoServer {
+        /// Also speak protocol 2026-07-28 (`server/discover` and the per-request `_meta`
+        /// envelope) beside 2024-11-05 … 2025-11-25. Off by default: a client that prefers
+        /// 2026 (this one, with --era auto) then uses it, and that revision has no ping, log
+        /// levels, resource subscriptions or server-to-client requests (the ask, model and
+        /// roots tools).
+        #[arg(long)]
+        modern: bool,
+    },
     /// Serve a host app over stdio, forwarding everything to the server at --url.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
@@ -563,7 +571,7 @@ impl Command {
             Command::Login { .. }
             | Command::Logout { .. }
             | Command::Demo
-            | Command::DemoServer
+            | Command::DemoServer { .. }
             | Command::Bridge
             | Command::Completions { .. }
             | Command::Help { .. } => None,
@@ -586,7 +594,7 @@ impl Command {
     pub fn needs_server(&self) -> bool {
         match self {
             Command::Demo
-            | Command::DemoServer
+            | Command::DemoServer { .. }
             | Command::Logout { .. }
             | Command::Completions { .. }
             | Command::Help { .. } => false,

@@ -52,7 +52,7 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<Exit, CliError> {
     match &cli.command {
-        Command::DemoServer => demo_server::run_stdio()
+        Command::DemoServer { modern } => demo_server::run_stdio(*modern)
             .map(|()| Exit::Ok)
             .map_err(CliError::closed),
         Command::Lint {

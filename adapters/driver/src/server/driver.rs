@@ -261,12 +261,15 @@ impl<R: Runtime> ServerDriver<R> {
                 method,
                 params,
                 progress_token,
+                envelope,
+                ..
             } => {
                 let (cancel_tx, cancel) = watch::channel(false);
                 self.shared.lock().running.insert(id, cancel_tx);
                 let context = RequestContext {
                     id,
                     progress_token,
+                    envelope,
                     cancel: cancel.clone(),
                     server: self.handle.clone(),
                 };

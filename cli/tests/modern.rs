@@ -1,0 +1,97 @@
+//! `mcp demo-server --modern` speaks protocol 2026-07-28 (`server/discover` and the
+//! per-request `_meta` envelope) beside the initialize era; without `--modern` it speaks only
+//! the initialize era. Runs the built `mcp` against the built `mcp demo-server`.
+
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// `mcp ARGS -- <mcp> demo-server SERVER_ARGS`, with no terminal.
+fn run(args: &[&str], server_args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .args(["--", MCP, "demo-server"])
+        .args(server_args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+fn json(o: &Output) -> Value {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&o.stdout)
+        )
+    })
+}
+
+#[test]
+fn a_modern_client_discovers_the_modern_demo_server() {
+    let info = json(&run(&["--era", "modern", "info", "--json"], &["--modern"]));
+    assert_eq!(info["protocolVersion"], "2026-07-28");
+    assert_eq!(info["serverInfo"]["name"], "mcp-demo");
+    assert_eq!(info["capabilities"]["tools"]["listChanged"], false);
+    // The tool list, as any client sees it (nothing that needs a server-to-client request:
+    // the revision has none).
+    let tools = json(&run(&["--era", "modern", "tools", "--json"], &["--modern"]));
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .or(tools.as_array())
+        .expect("a tool list")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"slow"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"model"), "{names:?}");
+}
+
+#[test]
+fn a_modern_tool_call_carries_result_type_and_server_info() {
+    let result = json(&run(
+        &[
+            "--era",
+            "modern",
+            "--json",
+            "call",
+            "slow",
+            "steps=2",
+            "delay_ms=1",
+        ],
+        &["--modern"],
+    ));
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "mcp-demo"
+    );
+    assert_eq!(result["content"][0]["text"], "finished 2 steps");
+}
+
+#[test]
+fn an_auto_client_picks_2026_only_when_the_server_speaks_it() {
+    let modern = json(&run(&["info", "--json"], &["--modern"]));
+    assert_eq!(modern["protocolVersion"], "2026-07-28");
+    let legacy = json(&run(&["info", "--json"], &[]));
+    assert_eq!(legacy["protocolVersion"], "2025-11-25");
+}
+
+#[test]
+fn a_modern_only_client_is_refused_by_the_default_demo_server_with_a_clear_error() {
+    let o = run(&["--era", "modern", "tools"], &[]);
+    assert_ne!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("server/discover"), "{err}");
+    assert!(err.contains("--era"), "{err}");
+}
