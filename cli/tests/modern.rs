@@ -95,3 +95,39 @@ fn a_modern_only_client_is_refused_by_the_default_demo_server_with_a_clear_error
     assert!(err.contains("server/discover"), "{err}");
     assert!(err.contains("--era"), "{err}");
 }
+
+/// The PyPI `mcp` 2.3.0 client (`tests/clients/py_modern_client.py`) discovers
+/// `mcp demo-server --modern` over stdio and speaks 2026-07-28 to it: tools listed, a call, a
+/// call with progress. Needs the interop peers (`. .peers/env.sh`; `MCP_SKIP_INTEROP=1` skips).
+#[test]
+fn the_python_sdk_client_speaks_2026_to_the_demo_server() {
+    let Some(peers) = mcp_tests::peers::peers() else {
+        return;
+    };
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/clients/py_modern_client.py"
+    );
+    let o = Command::new(&peers.python2)
+        .args([script, MCP, "demo-server", "--modern"])
+        .env("MCP_CLIENT_GUARD_SECS", "60")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the Python client");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let steps: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let names: Vec<&str> = steps.iter().filter_map(|s| s["step"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["discover", "list_tools", "echo", "progress"],
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(steps.iter().all(|s| s["ok"] == true), "{out}");
+    assert_eq!(steps[0]["detail"]["negotiated"], "2026-07-28");
+    assert_eq!(steps[0]["detail"]["server"], "mcp-demo");
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -18,6 +18,8 @@ pub(super) struct OpenRequest {
     pub(super) last_progress: Option<f64>,
     /// A 2026-07-28 request: its result gets `resultType` and the server info.
     pub(super) modern: bool,
+    /// Its method's complete result carries cache hints (2026-07-28).
+    pub(super) cacheable: bool,
     /// The log level its envelope asked for (2026-07-28; `None`: no log messages).
     pub(super) log_level: Option<crate::types::LoggingLevel>,
 }
@@ -42,12 +44,12 @@ impl ClientRequests {
     }
 
     /// Opens a request; the caller checked the wire id is not open already. `modern`: a
-    /// 2026-07-28 request and its envelope's log level.
+    /// 2026-07-28 request, its envelope's log level and whether its result is cacheable.
     pub(super) fn insert(
         &mut self,
         wire: Id,
         progress_token: Option<Id>,
-        modern: Option<Option<crate::types::LoggingLevel>>,
+        modern: Option<(Option<crate::types::LoggingLevel>, bool)>,
     ) -> ClientRequestId {
         let id = ClientRequestId(self.next);
         self.next += 1;
@@ -59,7 +61,8 @@ impl ClientRequests {
                 progress_token,
                 last_progress: None,
                 modern: modern.is_some(),
-                log_level: modern.flatten(),
+                cacheable: modern.is_some_and(|(_, c)| c),
+                log_level: modern.and_then(|(level, _)| level),
             },
         );
         id

@@ -174,7 +174,9 @@ impl ServerSession {
             .and_then(|p| serde_json::from_str::<WithMeta>(p.get()).ok())
             .and_then(|w| w.meta)
             .and_then(|m| m.progress_token);
-        let modern = envelope.as_ref().map(|e| e.log_level);
+        let modern = envelope
+            .as_ref()
+            .map(|e| (e.log_level, super::modern::cacheable(method)));
         let id = self
             .client_requests
             .insert(id, progress_token.clone(), modern);

@@ -388,8 +388,10 @@ impl ServerSession {
 
     /// Answers the client request `id` with `result`, exactly once. The answer to a 2026
     /// request gets `"resultType": "complete"` unless `result` has a `resultType` (a host
-    /// answering `"input_required"` sets it), and the server's info in
-    /// `_meta["io.modelcontextprotocol/serverInfo"]`.
+    /// answering `"input_required"` sets it), the server's info in
+    /// `_meta["io.modelcontextprotocol/serverInfo"]`, and on the list methods and
+    /// `resources/read` the required cache hints unless the host set them (`ttlMs: 0`,
+    /// `cacheScope: "private"`).
     ///
     /// Errors: [`UsageError::NotOpen`] when it was answered already or the client cancelled
     /// it (the answer is dropped, as the spec asks: a race the host can ignore);
@@ -431,7 +433,7 @@ impl ServerSession {
             .remove(id)
             .ok_or(UsageError::NotOpen(id))?;
         let result = match result {
-            Ok(raw) if open.modern => Ok(self.complete_modern_result(raw)),
+            Ok(raw) if open.modern => Ok(self.complete_modern_result(raw, open.cacheable)),
             other => other,
         };
         // An answer is never refused for a full queue: it ends a request the client waits on,

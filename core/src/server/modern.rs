@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use super::{ServerSession, ServerState};
 use crate::jsonrpc::{ErrorObject, Id, to_raw};
 use crate::session::{Era, ProtocolVersion, meta};
-use crate::types::v2026::{META_SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::types::v2026::{META_SERVER_INFO, ResultType, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::types::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
 
 /// Methods the 2026-07-28 revision removed: a session in that era answers them `-32601`.
@@ -145,6 +145,20 @@ pub(super) fn read_envelope(params: Option<&RawValue>, speaks: &[ProtocolVersion
         client_info,
         log_level,
     }))
+}
+
+/// Whether a 2026 method's complete result is a `CacheableResult` (`ttlMs` and `cacheScope`
+/// required).
+#[must_use]
+pub(super) fn cacheable(method: &str) -> bool {
+    matches!(
+        method,
+        "tools/list"
+            | "prompts/list"
+            | "resources/list"
+            | "resources/templates/list"
+            | "resources/read"
+    )
 }
 
 fn invalid(message: String) -> ErrorObject {
@@ -296,23 +310,42 @@ impl ServerSession {
     }
 
     /// A 2026 result as the era wants it: `resultType` (`"complete"` unless the host set
-    /// one, e.g. `"input_required"`) and the server's info in `_meta`. A result that is not
-    /// an object, or whose `_meta` is not one, is left as the host gave it.
-    pub(super) fn complete_modern_result(&self, result: Box<RawValue>) -> Box<RawValue> {
-        let Some(has_type) = meta::has_member(result.get(), "resultType") else {
+    /// one, e.g. `"input_required"`), the server's info in `_meta`, and for a complete result
+    /// of a cacheable method (see [`cacheable`]) the required cache hints, when the host gave
+    /// none: `ttlMs: 0` and `cacheScope: "private"` (immediately stale, never shared: the
+    /// session cannot know more). A result that is not an object, or whose `_meta` is not
+    /// one, is left as the host gave it.
+    pub(super) fn complete_modern_result(
+        &self,
+        result: Box<RawValue>,
+        cacheable: bool,
+    ) -> Box<RawValue> {
+        let Some([has_type, has_ttl, has_scope]) =
+            meta::has_members(result.get(), ["resultType", "ttlMs", "cacheScope"])
+        else {
             return result;
         };
         let Ok(info) = to_raw(&self.config.server_info) else {
             return result;
         };
-        // Invariant: a string literal with no escapes is JSON.
-        let complete = RawValue::from_string("\"complete\"".to_owned()).expect("a JSON string");
-        let top: &[(&str, Option<&RawValue>)] = if has_type {
-            &[]
-        } else {
-            &[("resultType", Some(&complete))]
-        };
-        meta::splice(Some(result.get()), top, &[(META_SERVER_INFO, &info)]).unwrap_or(result)
+        // Invariant: these literals are JSON.
+        let json = |s: &str| RawValue::from_string(s.to_owned()).expect("a JSON literal");
+        let (complete, zero, private) = (json("\"complete\""), json("0"), json("\"private\""));
+        let mut top: Vec<(&str, Option<&RawValue>)> = Vec::new();
+        if !has_type {
+            top.push(("resultType", Some(&complete)));
+        }
+        // A result the host typed otherwise (`input_required`) is never cached.
+        let is_complete = !has_type || ResultType::of(&result) == ResultType::Complete;
+        if cacheable && is_complete {
+            if !has_ttl {
+                top.push(("ttlMs", Some(&zero)));
+            }
+            if !has_scope {
+                top.push(("cacheScope", Some(&private)));
+            }
+        }
+        meta::splice(Some(result.get()), &top, &[(META_SERVER_INFO, &info)]).unwrap_or(result)
     }
 }
 

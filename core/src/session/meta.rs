@@ -153,11 +153,11 @@ fn write_meta(out: &mut String, inner: &[(String, &RawValue)], meta: &[(&str, &R
     out.push('}');
 }
 
-/// Whether the JSON object `object` has a top-level member `key`; `None` when it is not an
-/// object. Only the top level is read, as raw members.
-pub(crate) fn has_member(object: &str, key: &str) -> Option<bool> {
+/// Which of `keys` the JSON object `object` has as top-level members; `None` when it is not
+/// an object. Only the top level is read, as raw members.
+pub(crate) fn has_members<const N: usize>(object: &str, keys: [&str; N]) -> Option<[bool; N]> {
     let members = serde_json::from_str::<Members<'_>>(object).ok()?;
-    Some(members.0.iter().any(|(k, _)| k == key))
+    Some(keys.map(|key| members.0.iter().any(|(k, _)| k == key)))
 }
 
 pub(crate) fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {

@@ -337,3 +337,37 @@ fn log_messages_go_only_to_requests_that_asked_at_their_level() {
     assert_eq!(sent["method"], "notifications/message");
     assert_eq!(sent["params"]["level"], "error");
 }
+
+#[test]
+fn cacheable_results_get_cache_hints_unless_the_host_set_them() {
+    let mut c = Client::new();
+    c.request(1, "tools/list", json!({"_meta": envelope(json!({}))}));
+    let (id, _) = request_event(&mut c);
+    c.server
+        .respond(c.now, id, to_raw(&json!({"tools": []})).unwrap())
+        .unwrap();
+    let result = &c.one()["result"];
+    assert_eq!(result["ttlMs"], 0);
+    assert_eq!(result["cacheScope"], "private");
+    assert_eq!(result["resultType"], "complete");
+    // The host's own hints are kept.
+    c.request(
+        2,
+        "resources/read",
+        json!({"uri": "x:/", "_meta": envelope(json!({}))}),
+    );
+    let (id, _) = request_event(&mut c);
+    let own = json!({"contents": [], "ttlMs": 5000, "cacheScope": "public"});
+    c.server.respond(c.now, id, to_raw(&own).unwrap()).unwrap();
+    let result = &c.one()["result"];
+    assert_eq!(result["ttlMs"], 5000);
+    assert_eq!(result["cacheScope"], "public");
+    // A tool call is not cacheable.
+    modern_call(&mut c, 3, json!({}));
+    let (id, _) = request_event(&mut c);
+    c.server
+        .respond(c.now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    let result = &c.one()["result"];
+    assert!(result.get("ttlMs").is_none(), "{result}");
+}
