@@ -297,7 +297,7 @@ impl ServerSession {
 /// `resources/unsubscribe` need `resources.subscribe`), so that a client calling one the
 /// server did not declare gets `-32601` from the session instead of reaching a host that has
 /// no handler. Any other method goes to the host.
-fn offered(capabilities: &ServerCapabilities, method: &str) -> bool {
+pub(super) fn offered(capabilities: &ServerCapabilities, method: &str) -> bool {
     let (group, _) = method.split_once('/').unwrap_or((method, ""));
     match (group, method) {
         (_, "resources/subscribe" | "resources/unsubscribe") => capabilities

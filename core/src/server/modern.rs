@@ -27,6 +27,11 @@ const REMOVED_METHODS: [&str; 4] = [
     "resources/unsubscribe",
 ];
 
+/// Whether the 2026-07-28 revision removed `method` (`-32601` there).
+pub(super) fn removed_in_2026(method: &str) -> bool {
+    REMOVED_METHODS.contains(&method)
+}
+
 /// What a 2026-07-28 request says about its client, read from its `params._meta`. It holds
 /// for that request only (the spec forbids inferring capabilities from earlier requests).
 #[derive(Clone, Debug, PartialEq)]
