@@ -492,11 +492,15 @@ pub enum Command {
     /// capabilities, and the host gets the server's own answer: the same tools, the same
     /// results. Requests, results, errors, notifications, progress, cancellation,
     /// subscriptions and the server's sampling, elicitation and roots requests are forwarded
-    /// both ways. The stored OAuth token is sent and refreshed (`mcp login --url URL` first),
-    /// and so is every header given with --header; a forwarded request is bounded by the
-    /// global --timeout (default: none, the host decides). stdout carries only the protocol;
-    /// logs go to stderr. When the host closes stdin, the bridge cancels what is still running
-    /// upstream, ends the upstream session (HTTP DELETE) and exits.
+    /// both ways. The stored OAuth token is sent and refreshed (`mcp login --url URL` stores
+    /// one); when the server answers 401 and no stored token works, the bridge runs the same
+    /// browser login if a terminal is present (stderr, or /dev/tty), stores the token and
+    /// goes on; without one it answers the host's initialize with an error saying to run
+    /// `mcp login --url URL`. Every header given with --header is sent too; a forwarded
+    /// request is bounded by the global --timeout (default: none, the host decides). stdout
+    /// carries only the protocol; logs go to stderr. When the host closes stdin, the bridge
+    /// cancels what is still running upstream, ends the upstream session (HTTP DELETE) and
+    /// exits.
     ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///

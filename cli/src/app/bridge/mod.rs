@@ -9,6 +9,10 @@
 //! server agreed to, so the host sees what it would see directly. [`forward`] maps everything
 //! after that.
 //!
+//! When the server answers 401 and no stored token works, the bridge runs the browser login of
+//! `mcp login` if a terminal is present (its token stored), else it answers the host's
+//! `initialize` with an error saying to run `mcp login --url URL` and exits nonzero.
+//!
 //! Before `initialize`, a session with no capabilities answers the host (`ping`, errors for
 //! anything else). When the host closes stdin, the requests still running upstream are
 //! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`) and
@@ -126,6 +130,21 @@ async fn await_initialize(
     }
 }
 
+/// The upstream asked for authorization and no stored token worked, with someone at a
+/// terminal: the browser login `mcp login` runs (its token stored), then the connection
+/// again. The host's `initialize` waits meanwhile.
+async fn login_and_connect(
+    cli: &Cli,
+    ui: &Ui,
+    config: mcp_manager::config::ServerConfig,
+    host_params: &InitializeParams,
+    host: HostSlot,
+) -> Result<mcp_tokio::Client, CliError> {
+    ui.note("mcp bridge: the server needs authorization; logging in in the browser (as `mcp login` does)");
+    let provider = super::auth::bridge_login_provider(cli, ui)?;
+    upstream::connect_with_auth(cli, ui, config, host_params, host, Some(provider)).await
+}
+
 /// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
 /// ends.
 pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
@@ -148,7 +167,12 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     };
 
     let host = HostSlot::default();
-    let client = match upstream::connect(cli, ui, config, &init.params, host.clone()).await {
+    let mut connected =
+        upstream::connect(cli, ui, config.clone(), &init.params, host.clone()).await;
+    if matches!(connected, Err(CliError::LoginRequired { .. })) && super::auth::terminal_present() {
+        connected = login_and_connect(cli, ui, config, &init.params, host.clone()).await;
+    }
+    let client = match connected {
         Ok(c) => c,
         Err(e) => {
             // The host learns why (and what to do: `mcp login`, say) in the answer to its
