@@ -131,3 +131,28 @@ fn the_python_sdk_client_speaks_2026_to_the_demo_server() {
     assert_eq!(steps[0]["detail"]["server"], "mcp-demo");
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// `mcp bridge` speaks the initialize era to its host (as to the upstream): a 2026 host's
+/// `server/discover` is answered `-32601`, so it falls back to `initialize` (before
+/// `initialize` nothing goes upstream, so no server is needed here).
+#[test]
+fn the_bridge_answers_discover_with_method_not_found() {
+    use std::io::Write as _;
+    let mut child = Command::new(MCP)
+        .args(["bridge", "--url", "http://127.0.0.1:9/mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn mcp bridge");
+    let discover = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    writeln!(stdin, "{discover}").expect("write");
+    drop(stdin);
+    let out = child
+        .wait_with_output()
+        .expect("the bridge exits when stdin closes");
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+}

@@ -26,6 +26,7 @@ use mcp_manager::config::TransportConfig;
 use mcp_proto::framing::lines::encode_line;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::{ServerConfig, ServerSession};
+use mcp_proto::session::ProtocolVersion;
 use mcp_proto::types::{Implementation, InitializeParams};
 use mcp_tokio::server::Server;
 use serde_json::Value;
@@ -92,7 +93,10 @@ async fn await_initialize(
     stdout: &mut (impl AsyncWrite + Unpin),
 ) -> Result<Option<HostInitialize>, CliError> {
     let info = Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION"));
-    let mut waiting = ServerSession::new(ServerConfig::new(info), std::time::Instant::now());
+    // The bridge speaks the initialize era to the host (as upstream): a 2026 host's
+    // `server/discover` gets -32601 and falls back to `initialize`.
+    let config = ServerConfig::new(info).with_versions(ProtocolVersion::INITIALIZE_ERA);
+    let mut waiting = ServerSession::new(config, std::time::Instant::now());
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; READ_CHUNK];
     loop {
@@ -199,6 +203,7 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     );
     let mut notifications = client.notifications();
     let mut host_config = ServerConfig::new(client.server_info().clone())
+        .with_versions(ProtocolVersion::INITIALIZE_ERA)
         .with_capabilities(client.capabilities().clone())
         // The upstream server times its own requests out (and cancels them).
         .with_request_timeout(None);
