@@ -517,8 +517,11 @@ pub enum Command {
     /// cancellation (with the host's reason), subscriptions and the server's sampling,
     /// elicitation and roots requests are forwarded both ways. Over HTTP the stored OAuth
     /// token is sent and refreshed (`mcp login --url URL` first), and so is every header
-    /// given with --header; a forwarded request is bounded by the global --timeout (default:
-    /// none, the host decides). stdout carries only the protocol; logs go to stderr. When the
+    /// given with --header; when the server answers 401 and no stored token works, the bridge
+    /// runs the same browser login if a terminal is present (stderr, or /dev/tty), stores
+    /// the token and goes on, and without one it answers the host's initialize with an error
+    /// saying to run `mcp login --url URL`. A forwarded request is bounded by the global
+    /// --timeout (default: none, the host decides). stdout carries only the protocol; logs go to stderr. When the
     /// host closes stdin, the bridge cancels what is still running upstream, ends the
     /// upstream session (HTTP DELETE, or the child's shutdown) and exits 0; when the server
     /// goes away (the child exits, the connection ends), the bridge ends the host session and
@@ -611,6 +614,12 @@ pub struct DemoServerArgs {
     /// MCP_DEMO_CONFORMANCE=1 does the same.
     #[arg(long)]
     pub conformance: bool,
+    /// Also speak protocol 2026-07-28 (`server/discover` and the per-request `_meta`
+    /// envelope) beside 2024-11-05 … 2025-11-25. Off by default: a client that prefers 2026
+    /// (this one, with --era auto) then uses it, and that revision has no ping, log levels,
+    /// resource subscriptions or server-to-client requests (the ask, model and roots tools).
+    #[arg(long)]
+    pub modern: bool,
 }
 
 impl Command {

@@ -55,7 +55,7 @@ fn run(cli: &Cli) -> Result<Exit, CliError> {
         Command::DemoServer(args) if args.listen.is_some() => {
             demo_server::run_http(args).map(|()| Exit::Ok)
         }
-        Command::DemoServer(args) => demo_server::run_stdio(args.conformance)
+        Command::DemoServer(args) => demo_server::run_stdio(args.conformance, args.modern)
             .map(|()| Exit::Ok)
             .map_err(CliError::closed),
         Command::Lint {

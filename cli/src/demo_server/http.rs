@@ -25,6 +25,8 @@ pub struct HttpDemo {
     pub bearer_token: Option<String>,
     /// Browser origins accepted besides loopback ones.
     pub allow_origins: Vec<String>,
+    /// Also speaks protocol 2026-07-28 (`--modern`).
+    pub modern: bool,
 }
 
 impl HttpDemo {
@@ -55,6 +57,7 @@ impl HttpDemo {
             stateless: args.stateless,
             bearer_token,
             allow_origins: args.allow_origins.clone(),
+            modern: args.modern,
         })
     }
 
@@ -66,7 +69,7 @@ impl HttpDemo {
             HttpServerConfig::new(conformance::server_config())
                 .with_retry(Some(conformance::RECONNECT_DELAY))
         } else {
-            HttpServerConfig::new(server_config())
+            HttpServerConfig::new(server_config(self.modern))
         }
         .with_origin_check(OriginCheck::LoopbackOr(self.allow_origins.clone()));
         if self.stateless {

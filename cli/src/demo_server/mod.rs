@@ -10,6 +10,7 @@
 //! | method | behaviour |
 //! | --- | --- |
 //! | `initialize` | answers the client's version when supported, else [`LATEST_VERSION`] |
+//! | `server/discover` | with `--modern` ([`DemoConfig::modern`]): protocol 2026-07-28, each request with its own `_meta` envelope |
 //! | `tools/list` | [`DemoConfig::page_size`] tools per page, `nextCursor` as an offset |
 //! | `tools/list` | less `model` / `roots` for a client without sampling / roots |
 //! | `tools/call` | `echo`, `add`, `slow`, `ask`, `image`, `fail`, `model`, `roots` |
@@ -35,7 +36,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_proto::server::ServerConfig;
-use mcp_proto::session::CloseReason;
+use mcp_proto::session::{CloseReason, Era, ProtocolVersion};
 use mcp_proto::types::{
     Implementation, LoggingLevel, PromptsCapability, ResourcesCapability, ServerCapabilities,
     ToolsCapability,
@@ -80,6 +81,9 @@ pub struct DemoConfig {
     /// Serves the fixtures of the official conformance suite's server scenarios
     /// ([`conformance`]) instead of the demo's tools, prompts and resources.
     pub conformance: bool,
+    /// Also speaks protocol 2026-07-28 (`mcp demo-server --modern`): `server/discover` and
+    /// the per-request envelope, beside the initialize era.
+    pub modern: bool,
 }
 
 impl Default for DemoConfig {
@@ -90,6 +94,7 @@ impl Default for DemoConfig {
             shutdown_grace: Duration::from_secs(2),
             quiet: false,
             conformance: false,
+            modern: false,
         }
     }
 }
@@ -113,8 +118,9 @@ impl DemoConfig {
     }
 }
 
-/// The session's configuration: the demo's identity, capabilities and instructions.
-fn server_config() -> ServerConfig {
+/// The session's configuration: the demo's identity, capabilities and instructions, and the
+/// protocol versions it speaks (the initialize era, and 2026-07-28 when `modern`).
+fn server_config(modern: bool) -> ServerConfig {
     let capabilities = ServerCapabilities {
         logging: Some(Map::new()),
         completions: Some(Map::new()),
@@ -137,7 +143,11 @@ fn server_config() -> ServerConfig {
         title: Some("MCP demo server".into()),
         ..Implementation::new("mcp-demo", env!("CARGO_PKG_VERSION"))
     };
+    let versions = ProtocolVersion::ALL
+        .into_iter()
+        .filter(|v| modern || v.era() == Era::Initialize);
     ServerConfig::new(info)
+        .with_versions(versions)
         .with_capabilities(capabilities)
         .with_instructions(
             "A demo server: try the tools echo, add, slow (progress), ask (elicitation), \
@@ -165,11 +175,12 @@ where
         let (_handle, driver) = mcp_tokio::server::start(server, handler, input, output);
         return driver.await;
     }
+    let modern = config.modern;
     let shared = Arc::new(Shared::new(config, tokio::runtime::Handle::current()));
     let handler = DemoHandler {
         shared: Arc::clone(&shared),
     };
-    let server = Server::new(server_config()).eof_grace(grace);
+    let server = Server::new(server_config(modern)).eof_grace(grace);
     let (handle, driver) = mcp_tokio::server::start(server, handler, input, output);
     shared.set_server(handle);
     let reason = driver.await;
@@ -197,18 +208,20 @@ pub fn run_http(args: &crate::args::DemoServerArgs) -> Result<(), crate::exit::C
 }
 
 /// Serves on the process's stdin and stdout: what `mcp demo-server` runs; `conformance`
-/// (`--conformance`) serves the conformance fixtures, as [`CONFORMANCE_ENV`] does.
+/// (`--conformance`) serves the conformance fixtures, as [`CONFORMANCE_ENV`] does; `modern`
+/// (`--modern`) also speaks protocol 2026-07-28.
 ///
 /// # Errors
 ///
 /// The tokio runtime could not be built.
-pub fn run_stdio(conformance: bool) -> io::Result<()> {
+pub fn run_stdio(conformance: bool, modern: bool) -> io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     let mut config = DemoConfig::from_env();
     config.conformance |= conformance;
+    config.modern = modern;
     let reason = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), config));
     // tokio reads stdin on a blocking thread that may still wait for input (the session
     // can end on a write error with stdin open): leave without waiting for it.

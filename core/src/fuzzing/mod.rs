@@ -251,4 +251,18 @@ mod tests {
     fn a_scripted_server_sequence_runs_the_happy_path() {
         super::server_ops(&SERVER_HAPPY_PATH);
     }
+
+    /// Protocol 2026-07-28: `server/discover`, a tool call with the envelope (cut in 7-byte
+    /// chunks), progress and a log entry on it, the host's answer, an enveloped `tools/list`
+    /// answered, a `ping` with the envelope, `initialize` after the era was chosen, a read.
+    /// (Also the seed `fuzz/seeds/server/modern_path`.)
+    const SERVER_MODERN_PATH: [u8; 30] = [
+        0, 15, 3, 200, 0, 16, 5, 7, 8, 0, 9, 3, 0, 0, 17, 6, 255, 3, 0, 0, 21, 1, 9, 0, 0, 0, 50,
+        10, 0, 10,
+    ];
+
+    #[test]
+    fn a_scripted_server_sequence_reaches_the_2026_era() {
+        assert_eq!(super::server::run(&SERVER_MODERN_PATH), 2);
+    }
 }

@@ -51,6 +51,15 @@ pub enum UsageError {
         /// The version negotiated with this client.
         negotiated: ProtocolVersion,
     },
+    /// The client speaks protocol version 2026-07-28, which has no server-to-client requests
+    /// (answer the client's request with an `input_required` result to ask it for input).
+    #[error(
+        "{method} cannot be sent in protocol version 2026-07-28: the server sends no requests there"
+    )]
+    NotInEra {
+        /// The method refused.
+        method: String,
+    },
     /// Too many server-to-client requests are pending.
     #[error("too many requests pending (limit {limit})")]
     TooManyInFlight {

@@ -45,6 +45,9 @@ pub enum Event {
         /// The client's `_meta.progressToken`: progress may be reported with
         /// [`notify_progress`](super::ServerSession::notify_progress).
         progress_token: Option<Id>,
+        /// A 2026-07-28 request's own protocol version, client capabilities, client info
+        /// and log level; `None` in the initialize era (see the session's getters).
+        envelope: Option<Box<super::RequestEnvelope>>,
     },
     /// The client cancelled a request it sent: stop working on it. An answer given later is
     /// dropped (the command returns [`UsageError::NotOpen`](super::UsageError::NotOpen)).
@@ -111,8 +114,8 @@ pub enum Diagnostic {
         /// The limit.
         limit: usize,
     },
-    /// A request or notification before `initialize`: the request is answered with an
-    /// error, the notification dropped.
+    /// A request or notification before `initialize` (and without a 2026 envelope): the
+    /// request is answered with an error, the notification dropped.
     BeforeInitialize {
         /// Its method.
         method: String,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use mcp_proto::jsonrpc::{self, Id};
 use mcp_proto::server::http::SessionKey;
-use mcp_proto::server::{ClientRequestId, ListChanged, UsageError};
+use mcp_proto::server::{ClientRequestId, ListChanged, RequestEnvelope, UsageError};
 use mcp_proto::session::{ProtocolVersion, RawParams, RawResult, RequestError, RequestOptions};
 use mcp_proto::types::{ClientCapabilities, Implementation, LoggingLevel};
 use serde::Serialize;
@@ -233,6 +233,8 @@ impl ServerHandle {
 pub struct RequestContext {
     pub(crate) id: ClientRequestId,
     pub(crate) progress_token: Option<Id>,
+    /// The request's own 2026-07-28 envelope (`None` in the initialize era).
+    pub(crate) envelope: Option<Box<RequestEnvelope>>,
     pub(crate) cancel: watch::Receiver<Stop>,
     pub(crate) server: ServerHandle,
 }
@@ -257,6 +259,63 @@ impl RequestContext {
     #[must_use]
     pub fn progress_token(&self) -> Option<&Id> {
         self.progress_token.as_ref()
+    }
+
+    /// The protocol version this request speaks: its own envelope's in 2026-07-28, else the
+    /// one negotiated by `initialize`.
+    #[must_use]
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        match &self.envelope {
+            Some(envelope) => Some(envelope.version),
+            None => self.server.protocol_version(),
+        }
+    }
+
+    /// The client's info for this request: its own envelope's in 2026-07-28 (when the
+    /// client sent one), else the `clientInfo` of `initialize`.
+    #[must_use]
+    pub fn client_info(&self) -> Option<Implementation> {
+        match &self.envelope {
+            Some(envelope) => envelope.client_info.clone(),
+            None => self.server.client_info(),
+        }
+    }
+
+    /// The client's capabilities for this request: its own envelope's in 2026-07-28 (the
+    /// spec forbids inferring them from other requests), else those of `initialize`.
+    #[must_use]
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        match &self.envelope {
+            Some(envelope) => Some(envelope.capabilities.clone()),
+            None => self.server.client_capabilities(),
+        }
+    }
+
+    /// The request's whole 2026-07-28 envelope (version, capabilities, client info, log
+    /// level); `None` in the initialize era.
+    #[must_use]
+    pub fn envelope(&self) -> Option<&RequestEnvelope> {
+        self.envelope.as_deref()
+    }
+
+    /// Sends a log message about this request: in 2026-07-28 only when the request asked
+    /// for log messages at `level` or below; in the initialize era as
+    /// [`ServerHandle::log`]. Returns whether it was sent.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Usage`]: `logging` not declared, the request is over, the queue is
+    /// full, closed; [`ServerError::Json`] when `data` does not serialize.
+    pub fn log<D: Serialize + ?Sized>(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: &D,
+    ) -> Result<bool, ServerError> {
+        let data = jsonrpc::to_raw(data)?;
+        Ok(self.server.shared.command(self.server.slot, |s, now| {
+            s.log_for(now, self.id, level, logger, &data)
+        })?)
     }
 
     /// The server's handle.

@@ -33,6 +33,7 @@ pub(crate) fn dispatch<R: Runtime>(
             method,
             params,
             progress_token,
+            envelope,
         } => {
             let (cancel_tx, cancel) = watch::channel(Stop::Running);
             match shared.lock().tasks(slot) {
@@ -45,6 +46,7 @@ pub(crate) fn dispatch<R: Runtime>(
             let context = RequestContext {
                 id,
                 progress_token,
+                envelope,
                 cancel: cancel.clone(),
                 server: server.clone(),
             };

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
 use mcp_proto::server::ServerConfig;
-use mcp_proto::session::{CloseReason, RequestOptions};
+use mcp_proto::session::{CloseReason, EraPolicy, RequestOptions};
 use mcp_proto::types::{CreateMessageResult, Implementation, ServerCapabilities, ToolsCapability};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -77,6 +77,16 @@ async fn tools_call(
                 .to_owned();
             ok(&json!({"content": [{"type": "text", "text": format!("the model said: {said}")}]}))
         }
+        Some("whoami") => {
+            // The request's own view: its envelope in 2026, the session's otherwise.
+            let who = json!({
+                "version": cx.protocol_version().map(|v| v.as_str()),
+                "client": cx.client_info().map(|i| i.name),
+                "enveloped": cx.envelope().is_some(),
+                "sampling": cx.client_capabilities().is_some_and(|c| c.sampling.is_some()),
+            });
+            ok(&json!({"content": [{"type": "text", "text": who.to_string()}]}))
+        }
         Some("block") => {
             seen.started.notify_one();
             // Dropped by the driver when the client cancels; `cancelled` wakes work beside it.
@@ -145,6 +155,19 @@ async fn start<R: Runtime>(
     Arc<Seen>,
     oneshot::Receiver<CloseReason>,
 ) {
+    start_with(rt, EraPolicy::Initialize).await
+}
+
+/// [`start`] with the client's era policy.
+async fn start_with<R: Runtime>(
+    rt: &R,
+    era: EraPolicy,
+) -> (
+    Client<R>,
+    ServerHandle,
+    Arc<Seen>,
+    oneshot::Receiver<CloseReason>,
+) {
     let (to_server, server_reads) = pipe(64 * 1024);
     let (to_client, client_reads) = pipe(64 * 1024);
     let config = ServerConfig::new(Implementation::new("suite-server", "1.0")).with_capabilities(
@@ -165,6 +188,7 @@ async fn start<R: Runtime>(
     }));
     let client = ClientBuilder::new()
         .runtime(rt.clone())
+        .era_policy(era)
         .name("suite")
         .on_sampling(|params| async move {
             let question = params.last_user_text().unwrap_or_default();
@@ -526,4 +550,37 @@ pub async fn progress_is_flushed_apart_from_the_answer<R: Runtime>(rt: R) {
         "progress before the answer: {flushed:#?}"
     );
     handle.close();
+}
+
+/// Protocol 2026-07-28 through the driver: a Discover client's call reaches the handler with
+/// the request's own envelope in its context (version, client info, capabilities), while the
+/// initialize era's context shows the session's.
+pub async fn the_context_carries_the_2026_envelope<R: Runtime>(rt: R) {
+    // The initialize era: the session's view (what `initialize` said).
+    let (client, _handle, _seen, _done) = start(&rt).await;
+    let result = client
+        .call_tool("whoami", json!({}))
+        .await
+        .expect("the call");
+    let legacy: Value = serde_json::from_str(&text(&result)).expect("JSON");
+    assert_eq!(legacy["enveloped"], false);
+    assert_eq!(legacy["version"], client.protocol_version().as_str());
+    assert!(legacy["client"].is_string(), "{legacy}");
+    client.close().await;
+    // 2026-07-28: the request's own envelope, with the same client info.
+    let (client, _handle, _seen, _done) = start_with(&rt, EraPolicy::Discover).await;
+    assert_eq!(
+        client.protocol_version(),
+        mcp_proto::session::ProtocolVersion::V2026_07_28
+    );
+    let result = client
+        .call_tool("whoami", json!({}))
+        .await
+        .expect("the call");
+    let modern: Value = serde_json::from_str(&text(&result)).expect("JSON");
+    assert_eq!(
+        modern,
+        json!({"version": "2026-07-28", "client": legacy["client"], "enveloped": true, "sampling": true})
+    );
+    client.close().await;
 }

@@ -11,6 +11,10 @@
 //! server agreed to, so the host sees what it would see directly. [`forward`] maps everything
 //! after that.
 //!
+//! When the server answers 401 and no stored token works, the bridge runs the browser login of
+//! `mcp login` if a terminal is present (its token stored), else it answers the host's
+//! `initialize` with an error saying to run `mcp login --url URL` and exits nonzero.
+//!
 //! Before `initialize`, a session with no capabilities answers the host (`ping`, errors for
 //! anything else). When the host closes stdin, the requests still running upstream are
 //! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`, or
@@ -25,6 +29,7 @@ use mcp_manager::config::TransportConfig;
 use mcp_proto::framing::lines::encode_line;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::{ServerConfig, ServerSession};
+use mcp_proto::session::ProtocolVersion;
 use mcp_proto::types::{Implementation, InitializeParams};
 use mcp_tokio::server::Server;
 use serde_json::Value;
@@ -91,7 +96,10 @@ async fn await_initialize(
     stdout: &mut (impl AsyncWrite + Unpin),
 ) -> Result<Option<HostInitialize>, CliError> {
     let info = Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION"));
-    let mut waiting = ServerSession::new(ServerConfig::new(info), std::time::Instant::now());
+    // The bridge speaks the initialize era to the host (as upstream): a 2026 host's
+    // `server/discover` gets -32601 and falls back to `initialize`.
+    let config = ServerConfig::new(info).with_versions(ProtocolVersion::INITIALIZE_ERA);
+    let mut waiting = ServerSession::new(config, std::time::Instant::now());
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; READ_CHUNK];
     loop {
@@ -129,6 +137,21 @@ async fn await_initialize(
     }
 }
 
+/// The upstream asked for authorization and no stored token worked, with someone at a
+/// terminal: the browser login `mcp login` runs (its token stored), then the connection
+/// again. The host's `initialize` waits meanwhile.
+async fn login_and_connect(
+    cli: &Cli,
+    ui: &Ui,
+    config: mcp_manager::config::ServerConfig,
+    host_params: &InitializeParams,
+    host: HostSlot,
+) -> Result<mcp_tokio::Client, CliError> {
+    ui.note("mcp bridge: the server needs authorization; logging in in the browser (as `mcp login` does)");
+    let provider = super::auth::bridge_login_provider(cli, ui)?;
+    upstream::connect_with_auth(cli, ui, config, host_params, host, Some(provider)).await
+}
+
 /// The one upstream server of `mcp bridge`: `--url` (an HTTP server) or `-- cmd` (a stdio
 /// child); a usage error for anything else, before anything is started.
 fn upstream_config(cli: &Cli) -> Result<mcp_manager::config::ServerConfig, CliError> {
@@ -156,6 +179,9 @@ fn upstream_config(cli: &Cli) -> Result<mcp_manager::config::ServerConfig, CliEr
 /// and instructions, so a host sees what it would see directly.
 fn host_server_config(client: &mcp_tokio::Client) -> ServerConfig {
     let config = ServerConfig::new(client.server_info().clone())
+        // The bridge forwards the initialize era only: a 2026 host's `server/discover` gets
+        // -32601 and it falls back to `initialize`.
+        .with_versions(ProtocolVersion::INITIALIZE_ERA)
         .with_capabilities(client.capabilities().clone())
         // The upstream server times its own requests out (and cancels them).
         .with_request_timeout(None);
@@ -198,7 +224,12 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     };
 
     let host = HostSlot::default();
-    let client = match upstream::connect(cli, ui, config, &init.params, host.clone()).await {
+    let mut connected =
+        upstream::connect(cli, ui, config.clone(), &init.params, host.clone()).await;
+    if matches!(connected, Err(CliError::LoginRequired { .. })) && super::auth::terminal_present() {
+        connected = login_and_connect(cli, ui, config, &init.params, host.clone()).await;
+    }
+    let client = match connected {
         Ok(c) => c,
         Err(e) => {
             // The host learns why (and what to do: `mcp login`, say) in the answer to its

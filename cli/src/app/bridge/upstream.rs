@@ -97,6 +97,18 @@ pub async fn connect(
         TransportConfig::Http(h) => crate::app::auth::stored_provider(cli, &h.headers),
         _ => None,
     };
+    connect_with_auth(cli, ui, config, host, to_host, auth).await
+}
+
+/// [`connect`] with the given authorization provider (the browser login's, after a 401).
+pub async fn connect_with_auth(
+    cli: &Cli,
+    ui: &Ui,
+    config: ServerConfig,
+    host: &InitializeParams,
+    to_host: HostSlot,
+    auth: Option<mcp_tokio::mcp_driver::auth::AuthProvider>,
+) -> Result<Client, CliError> {
     let forward = Forward { host: to_host };
     let sampling = forward.clone();
     let elicitation = forward.clone();

@@ -30,6 +30,7 @@ use std::sync::Mutex;
 
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
 use mcp_proto::server::{Diagnostic, ServerConfig};
+use mcp_proto::session::ProtocolVersion;
 use mcp_proto::types::{
     CallToolParams, CompleteParams, EmptyResult, GetPromptParams, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
@@ -78,7 +79,9 @@ pub(crate) fn server_config() -> ServerConfig {
         title: Some("MCP demo server (conformance fixtures)".into()),
         ..Implementation::new("mcp-demo-conformance", env!("CARGO_PKG_VERSION"))
     };
+    // The suite's server scenarios (0.1.16) speak the initialize era.
     ServerConfig::new(info)
+        .with_versions(ProtocolVersion::INITIALIZE_ERA)
         .with_capabilities(capabilities)
         .with_instructions(
             "The fixtures of the MCP conformance suite's server scenarios: test_* tools, \

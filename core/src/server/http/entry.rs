@@ -108,6 +108,9 @@ pub(super) struct Entry {
     pub(super) finished: bool,
     /// The last time it had a request or an open stream (for the idle timeout).
     pub(super) last_active: Instant,
+    /// The session of one 2026-07-28 request: it ends once that request is answered, or
+    /// when the client closes its stream (the revision's cancellation).
+    pub(super) transient: bool,
 }
 
 impl Entry {
@@ -128,6 +131,7 @@ impl Entry {
             unidentified: Vec::new(),
             finished: false,
             last_active: now,
+            transient: false,
         }
     }
 

@@ -1,5 +1,13 @@
 //! A sans-IO Streamable HTTP server: the HTTP decisions of the MCP transport (2025-03-26 to
-//! 2025-11-25) around a table of [`ServerSession`]s.
+//! 2025-11-25, and 2026-07-28) around a table of [`ServerSession`]s.
+//!
+//! A POST whose `MCP-Protocol-Version` is 2026-07-28 (when the server's
+//! [`ServerConfig::versions`](crate::server::ServerConfig::versions) list it) is that
+//! revision's: one request, served by a session of its own that ends with its answer (no
+//! `Mcp-Session-Id`; one sent is ignored), its `Mcp-Method` / `Mcp-Name` headers and envelope
+//! checked first (400 with `-32020`, `-32602` or `-32022`; 404 with `-32601` for a removed or
+//! undeclared method: [`Refusal::Rejected`]); closing its stream cancels it; GET and DELETE
+//! get 405.
 //!
 //! The host's HTTP library hands each request's head and body to
 //! [`HttpServer::handle_request`] and writes what [`HttpServer::poll_output`] gives it: a
@@ -82,7 +90,7 @@ use std::collections::{HashMap, VecDeque};
 use crate::http::headers::{
     CONTENT_TYPE, HeaderList, LAST_EVENT_ID, MCP_SESSION_ID, WWW_AUTHENTICATE,
 };
-use crate::jsonrpc::{self, DecodedRef, ErrorObject, Id, MessageRef};
+use crate::jsonrpc::{self, ErrorObject};
 use crate::server::{ClientRequestId, Event, ServerSession};
 use crate::session::{CloseReason, ProtocolVersion};
 use crate::time::Instant;
@@ -90,13 +98,17 @@ use crate::time::Instant;
 mod checks;
 mod config;
 mod entry;
+mod modern;
+mod shape;
 mod stream;
 mod types;
 
 pub use config::{HttpMode, HttpServerConfig, OriginCheck};
+pub use modern::ModernRejection;
 pub use types::{HttpEvent, Output, Refusal, RequestHead, ResponseId, SessionKey};
 
 use entry::{Entry, GET_STREAM, Stream};
+use shape::BodyShape;
 
 /// The Streamable HTTP server machine (see the [module docs](self)).
 #[derive(Debug)]
@@ -211,8 +223,9 @@ impl HttpServer {
     /// The client's connection for `response` closed before its end. In stateful mode a
     /// POST's answers are still produced and logged for resumption (a disconnection is not a
     /// cancellation); the GET stream's messages wait for the next GET. In stateless mode
-    /// nothing can resume the POST, so its session ends (its requests are cancelled: the
-    /// host's [`Event::Closed`] stops their work). Unknown or ended responses are ignored.
+    /// nothing can resume the POST, and a 2026-07-28 request's stream is its cancellation, so
+    /// their session ends (its requests are cancelled: the host's [`Event::Closed`] stops
+    /// their work). Unknown or ended responses are ignored.
     pub fn handle_response_closed(&mut self, now: Instant, response: ResponseId) {
         self.last_now = self.last_now.max(now);
         let Some(key) = self.responses.remove(&response) else {
@@ -222,11 +235,13 @@ impl HttpServer {
             entry.detach(response);
             // The idle timeout counts from the last stream's end.
             entry.last_active = entry.last_active.max(now);
-            if self.config.mode == HttpMode::Stateless {
-                entry.session.handle_transport_closed(
-                    now,
-                    Some("the client disconnected before its stateless answer".into()),
-                );
+            if self.config.mode == HttpMode::Stateless || entry.transient {
+                let why = if entry.transient {
+                    "the client closed the request's stream"
+                } else {
+                    "the client disconnected before its stateless answer"
+                };
+                entry.session.handle_transport_closed(now, Some(why.into()));
                 self.settle(key);
             }
         }
@@ -362,10 +377,15 @@ impl HttpServer {
             }
         }
         self.out.push_back(head);
-        self.out.push_back(Output::Body {
-            response,
-            bytes: error_body(&refusal.message()),
-        });
+        let bytes = match &refusal {
+            Refusal::Rejected(r) => {
+                let mut out = Vec::new();
+                jsonrpc::encode_error(&mut out, r.id.as_ref(), &r.error);
+                out
+            }
+            _ => error_body(&refusal.message()),
+        };
+        self.out.push_back(Output::Body { response, bytes });
         self.out.push_back(Output::End { response });
         self.events
             .push_back(HttpEvent::Refused { response, refusal });
@@ -397,9 +417,15 @@ impl HttpServer {
         {
             return Err(Refusal::Unauthorized);
         }
-        let version = checks::protocol_version(headers).map_err(Refusal::UnsupportedVersion)?;
+        let speaks = self.config.server.versions.clone();
+        let version =
+            checks::protocol_version(headers, &speaks).map_err(Refusal::UnsupportedVersion)?;
         let stateless = self.config.mode == HttpMode::Stateless;
+        let modern = version.is_some_and(|v| v.era() == crate::session::Era::Discover);
         match head.method.to_ascii_uppercase().as_str() {
+            // 2026-07-28 has no GET stream and no DELETE: every request is its own POST.
+            "POST" if modern => self.serve_post(now, response, headers, body, entropy, version),
+            _ if modern => Err(Refusal::MethodNotAllowed(head.method.clone())),
             "POST" => self.serve_post(now, response, headers, body, entropy, version),
             "GET" if !stateless && self.config.get_stream => self.serve_get(response, headers),
             "DELETE" if !stateless => self.serve_delete(now, response, headers),
@@ -437,8 +463,26 @@ impl HttpServer {
         if !checks::content_is_json(headers) {
             return Err(Refusal::UnsupportedMediaType);
         }
+        let modern = version.filter(|v| v.era() == crate::session::Era::Discover);
+        if let Some(version) = modern {
+            let speaks = self.config.server.versions.clone();
+            let post = modern::check_post(
+                headers,
+                body,
+                version,
+                &speaks,
+                &self.config.server.capabilities,
+            )
+            .map_err(Refusal::Rejected)?;
+            if post == modern::ModernPost::Nothing {
+                self.accept_without_requests_alone(response);
+                return Ok(());
+            }
+        }
         let shape = BodyShape::of(body).ok_or(Refusal::InvalidBody)?;
         let key = match self.config.mode {
+            // Session headers are ignored in 2026: the request gets a session of its own.
+            _ if modern.is_some() => self.open_transient(now)?,
             HttpMode::Stateless => self.open_stateless(now, version, shape.initialize)?,
             HttpMode::Stateful if headers.contains(MCP_SESSION_ID) => {
                 self.named_session(headers)?
@@ -710,7 +754,7 @@ impl HttpServer {
                 event,
             });
         }
-        let stateless_done = self.config.mode == HttpMode::Stateless
+        let stateless_done = (self.config.mode == HttpMode::Stateless || entry.transient)
             && entry
                 .streams
                 .iter()
@@ -730,7 +774,7 @@ impl HttpServer {
                 reason: closed.unwrap_or(CloseReason::Local),
             });
         } else if stateless_done && self.entries.get(&key).is_some_and(|e| e.next_stream > 1) {
-            // A stateless POST answered in full: its session has nothing more to do.
+            // A stateless (or 2026) POST answered in full: its session has nothing more to do.
             if let Some(entry) = self.entries.get_mut(&key) {
                 entry.session.handle_transport_closed(
                     self.last_now,
@@ -739,45 +783,6 @@ impl HttpServer {
             }
             self.settle(key);
         }
-    }
-}
-
-/// What a POST body holds, read before it reaches a session.
-struct BodyShape {
-    /// The ids of its requests.
-    requests: Vec<Id>,
-    /// Whether it holds an `initialize` request.
-    initialize: bool,
-}
-
-impl BodyShape {
-    /// `None` for a body that is not JSON-RPC at all (not JSON, or JSON of no message's
-    /// shape); a batch with some bad elements is read (the session answers those).
-    fn of(body: &[u8]) -> Option<BodyShape> {
-        let mut shape = BodyShape {
-            requests: Vec::new(),
-            initialize: false,
-        };
-        let mut note = |msg: &MessageRef<'_>| {
-            if let MessageRef::Request { id, method, .. } = msg {
-                shape.requests.push(id.clone());
-                shape.initialize |= method == "initialize";
-            }
-        };
-        match jsonrpc::decode(body).ok()? {
-            DecodedRef::Single(msg) => note(&msg),
-            DecodedRef::Batch(items) => {
-                if items.is_empty() {
-                    return None;
-                }
-                for msg in items.iter().flatten() {
-                    note(msg);
-                }
-            }
-            #[allow(unreachable_patterns)] // non_exhaustive for other crates only
-            _ => return None,
-        }
-        Some(shape)
     }
 }
 
