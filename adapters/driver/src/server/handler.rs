@@ -49,7 +49,8 @@ pub trait ServerHandler: Send + Sync + 'static {
     /// otherwise never called): `params` holds the version the client asked for, its info and
     /// capabilities. Runs on its own task; the session answers the client with what it
     /// returns (the answered capabilities then gate the session as the configured ones do).
-    /// A version the client cannot take, or a panic, answers the client `-32603`. The
+    /// A version the client cannot take, or a panic, answers the client `-32603`; an error
+    /// (or those) ends the session once the client has it. The
     /// session's handshake deadline bounds it: past it the client is answered an error, the
     /// session closes and this future is dropped. Default: the configuration's own answer.
     fn on_initialize(

@@ -225,7 +225,9 @@ impl Shared {
     }
 
     /// Answers the session's deferred `initialize` once its handler finished (dropped, with
-    /// a debug event, when the session closed meanwhile). Returns whether it was sent.
+    /// a debug event, when the session closed meanwhile). A refusal ends the session after
+    /// its error is sent: the handler will not accept a retry either. Returns whether the
+    /// client was accepted.
     pub(crate) fn answer_initialize(
         &self,
         slot: Slot,
@@ -236,17 +238,24 @@ impl Shared {
         if let Some(tasks) = state.tasks(slot) {
             tasks.initializing = None;
         }
+        let refuse_and_close = |session: &mut ServerSession, error: ErrorObject| {
+            let refused = session.refuse_initialize(now, error);
+            if refused.is_ok() {
+                session.close(now);
+            }
+            refused
+        };
         let sent = state.with_session(slot, None, |session| match outcome {
-            Ok(answer) => session.accept_initialize(now, answer).map(|_| ()),
-            Err(error) => session.refuse_initialize(now, error),
+            Ok(answer) => session.accept_initialize(now, answer).map(|_| true),
+            Err(error) => refuse_and_close(session, error).map(|()| false),
         });
         let sent = match sent {
-            Some(Ok(())) => true,
+            Some(Ok(accepted)) => accepted,
             // The answer was refused (a version the client cannot take): the client is told
             // rather than left waiting for the handshake deadline.
             Some(Err(e @ UsageError::VersionNotOffered { .. })) => {
                 let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string());
-                let _ = state.with_session(slot, None, |s| s.refuse_initialize(now, error));
+                let _ = state.with_session(slot, None, |s| refuse_and_close(s, error));
                 false
             }
             Some(Err(e)) => {
