@@ -26,4 +26,5 @@ server_tests!(
     notifications_both_ways,
     piped_requests_are_answered_before_the_end_of_input,
     progress_is_flushed_apart_from_the_answer,
+    deferred_initialize_over_stdio,
 );
