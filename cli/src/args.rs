@@ -530,11 +530,13 @@ pub enum Command {
     /// With --listen 127.0.0.1:PORT the bridge serves Streamable HTTP instead of stdio (port
     /// 0 picks one; the URL is printed on stderr): each HTTP session gets its own upstream
     /// (a child for `-- cmd`, an HTTP session for --url) made at its `initialize` with that
-    /// host's identity, ended with the session (DELETE, 30 minutes idle) and its running
-    /// calls cancelled; an upstream that dies closes only its session. The server is
-    /// started (or reached) once at startup to learn its identity and capabilities, the
-    /// answer to every host's `initialize`; one that fails exits 3 at once. --stateless serves
-    /// every POST on its own over one shared upstream. --bearer-token-env VAR requires
+    /// host's protocol version, identity and capabilities, and the host is answered with the
+    /// server's own answer (its name, capabilities, instructions, the version it agreed);
+    /// the session ends with DELETE or 30 minutes idle, its running calls cancelled; an
+    /// upstream that dies closes only its session. A server that cannot start fails that
+    /// host's `initialize` with the reason (a `-- cmd` program that does not exist exits 3
+    /// at once). --stateless serves every POST on its own over one shared upstream, made at
+    /// startup as the bridge itself. --bearer-token-env VAR requires
     /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
     /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session.
     ///

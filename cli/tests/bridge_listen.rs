@@ -345,8 +345,8 @@ fn our_own_client_uses_the_bridge_over_http() {
 #[test]
 fn each_session_has_its_own_child_and_delete_ends_it_cancelling_its_call() {
     let bridge = Listener::start("sessions", &[], &[]);
-    // The startup probe's child is gone before any host arrives.
-    bridge.wait_groups(0);
+    // No child before a host arrives.
+    assert!(bridge.live_groups().is_empty(), "no startup connection");
     let first = open_session(&bridge.url, "host-one", &[]);
     let second = open_session(&bridge.url, "host-two", &[]);
     let groups = bridge.wait_groups(2);
@@ -575,8 +575,30 @@ fn sigterm_ends_every_session_and_its_child() {
 }
 
 #[test]
-fn a_server_that_cannot_start_fails_the_listener_at_once() {
+fn a_missing_server_program_fails_the_listener_at_once() {
     let out = Command::new(MCP)
+        .args([
+            "bridge",
+            "--listen",
+            "127.0.0.1:0",
+            "--",
+            "mcp-no-such-server-program",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge --listen");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("http://"), "no URL: {stderr}");
+    assert!(
+        stderr.contains("mcp-no-such-server-program"),
+        "the program named: {stderr}"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_fails_that_hosts_initialize_and_the_bridge_serves_on() {
+    let mut bridge = Command::new(MCP)
         .args([
             "bridge",
             "--listen",
@@ -587,16 +609,75 @@ fn a_server_that_cannot_start_fails_the_listener_at_once() {
             "echo broken >&2; exit 1",
         ])
         .stdin(Stdio::null())
-        .output()
-        .expect("run mcp bridge --listen");
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !stderr.contains("http://"),
-        "no URL before the server is up: {stderr}"
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge --listen");
+    let mut stderr = BufReader::new(bridge.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("the URL line");
+    let url = line.trim().to_owned();
+    for host in ["first", "second"] {
+        let init = exchange(&url, "POST", &[], Some(&initialize_body(host)));
+        assert_eq!(init.status, 200, "{:?}", init.messages);
+        let error = &init.messages[0]["error"];
+        assert_eq!(error["code"], -32603, "{:?}", init.messages);
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("could not be reached") && message.contains("broken"),
+            "why, with the server's own words: {message}"
+        );
+    }
+    assert_eq!(
+        bridge.try_wait().expect("try_wait"),
+        None,
+        "the bridge serves on"
     );
-    assert!(
-        stderr.contains("broken"),
-        "the server's own words: {stderr}"
-    );
+    let _ = bridge.kill();
+    let _ = bridge.wait();
+}
+
+/// The protocol version each host asked for reaches its upstream with its identity, and
+/// each host is answered the version its upstream agreed.
+#[test]
+fn each_host_sees_its_own_version_and_the_server_sees_each_hosts_identity() {
+    let bridge = Listener::start("versions", &[], &[]);
+    let mut sessions = Vec::new();
+    for (name, version, caps) in [
+        ("old-host", "2025-03-26", json!({})),
+        (
+            "new-host",
+            "2025-11-25",
+            json!({"roots": {}, "elicitation": {}}),
+        ),
+    ] {
+        let init = exchange(
+            &bridge.url,
+            "POST",
+            &[],
+            Some(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": version, "capabilities": caps,
+                "clientInfo": {"name": name, "version": "7.0"}}}),
+            ),
+        );
+        assert_eq!(init.status, 200, "{:?}", init.messages);
+        let result = &init.messages[0]["result"];
+        assert_eq!(result["protocolVersion"], version, "{result}");
+        assert_eq!(result["serverInfo"]["name"], "mcp-demo", "{result}");
+        assert!(result["instructions"].is_string(), "{result}");
+        sessions.push(
+            init.header("mcp-session-id")
+                .expect("a session id")
+                .to_owned(),
+        );
+        let seen = bridge.wait_upstream(name, |m| {
+            m["method"] == "initialize" && m["params"]["clientInfo"]["name"] == name
+        });
+        assert_eq!(seen["params"]["protocolVersion"], version, "{seen}");
+        assert_eq!(seen["params"]["clientInfo"]["version"], "7.0", "{seen}");
+        assert_eq!(seen["params"]["capabilities"], caps, "{seen}");
+    }
+    assert_ne!(sessions[0], sessions[1]);
+    bridge.wait_groups(2);
 }

@@ -584,3 +584,63 @@ pub async fn the_context_carries_the_2026_envelope<R: Runtime>(rt: R) {
     );
     client.close().await;
 }
+
+/// Answers a deferred `initialize` from the client's own params.
+struct DeferringHandler;
+
+impl crate::server::ServerHandler for DeferringHandler {
+    fn on_request(
+        &self,
+        method: String,
+        _params: Option<Box<RawValue>>,
+        _context: RequestContext,
+    ) -> crate::HandlerFuture<'_, RequestOutcome> {
+        Box::pin(async move { Err(ErrorObject::method_not_found(&method)) })
+    }
+
+    fn on_initialize(
+        &self,
+        params: mcp_proto::types::InitializeParams,
+        _server: ServerHandle,
+    ) -> crate::HandlerFuture<'_, crate::server::InitializeOutcome> {
+        Box::pin(async move {
+            Ok(crate::server::InitializeAnswer::new(Implementation::new(
+                format!("for-{}", params.client_info.name),
+                "1",
+            ))
+            .with_instructions(Some(format!("asked {}", params.protocol_version))))
+        })
+    }
+}
+
+/// Over stdio too, a deferred `initialize` is answered by the handler's `on_initialize`
+/// with the client's own params; the session takes the answer as its identity.
+pub async fn deferred_initialize_over_stdio<R: Runtime>(rt: R) {
+    let (to_server, server_reads) = pipe(64 * 1024);
+    let (to_client, client_reads) = pipe(64 * 1024);
+    let config =
+        ServerConfig::new(Implementation::new("configured", "1")).with_deferred_initialize(true);
+    let (handle, driver) =
+        Server::new(config).start(rt.clone(), DeferringHandler, server_reads, to_client);
+    rt.spawn(Box::pin(async move {
+        let _ = driver.await;
+    }));
+    let client = ClientBuilder::new()
+        .runtime(rt.clone())
+        .client_info(Implementation::new("stdio-host", "1"))
+        .protocol_version(mcp_proto::session::ProtocolVersion::V2025_06_18)
+        .over(client_reads, to_server)
+        .await
+        .expect("handshake with the deferring server");
+    assert_eq!(client.server_info().name, "for-stdio-host");
+    assert_eq!(client.instructions(), Some("asked 2025-06-18"));
+    assert_eq!(
+        client.protocol_version(),
+        mcp_proto::session::ProtocolVersion::V2025_06_18
+    );
+    assert_eq!(
+        handle.client_info().map(|i| i.name),
+        Some("stdio-host".to_owned())
+    );
+    client.close().await;
+}

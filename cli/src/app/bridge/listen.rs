@@ -1,20 +1,21 @@
 //! `mcp bridge --listen ADDR`: the upstream server (`-- cmd` or `--url`) served to hosts over
 //! Streamable HTTP, on the tokio adapter's HTTP server ([`mcp_tokio::server::start_http`]).
 //!
-//! **Stateful (default): one upstream per HTTP session.** Each session's handler
-//! (`SessionBridge`) connects its own upstream (a child process for `-- cmd`, an HTTP
-//! session for `--url`) when the host's `initialize` opened the session, with that host's
-//! client info, capabilities and negotiated protocol version; its requests wait for that
-//! connection. When the session ends (DELETE, the idle timeout, the bridge stopping), the
-//! requests still running upstream are cancelled and the upstream is closed; when the
-//! upstream dies, that session alone is closed (its open requests answered with the error
-//! first), the others live on.
+//! **Stateful (default): one upstream per HTTP session, made at its `initialize`.** The
+//! HTTP server defers each session's `initialize` to that session's handler
+//! (`SessionBridge::on_initialize`), which connects the session's own upstream (a child
+//! process for `-- cmd`, an HTTP session for `--url`) with that host's protocol version,
+//! client info and capabilities, and answers the host with what the upstream answered: its
+//! `serverInfo`, capabilities, instructions and the agreed version. A host sees through the
+//! bridge what it would see directly. When the session ends (DELETE, the idle timeout, the
+//! bridge stopping), the requests still running upstream are cancelled and the upstream is
+//! closed; when the upstream dies, that session alone is closed (its open requests answered
+//! with the error first), the others live on.
 //!
-//! The answer to a host's `initialize` is the server's own identity, capabilities and
-//! instructions, learned once at startup from a probe connection (closed again at once): the
-//! HTTP server answers `initialize` itself, before any per-session upstream exists. The probe
-//! also makes a server that cannot start fail `mcp bridge --listen` at once (exit 3) rather
-//! than every host's session later.
+//! No server is started before a host comes: a server that cannot start fails that host's
+//! `initialize` with an error saying why (its stderr goes to the bridge's), and the bridge
+//! serves on. The one check made at startup costs nothing per host: the `-- cmd` program
+//! must exist (a typo fails the command at once, exit 3).
 //!
 //! **Stateless (`--stateless`): one shared upstream.** Every POST is its own short session
 //! with no client capabilities (the core's stateless mode), so there is no host to ask for
@@ -25,15 +26,16 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use mcp_manager::config::ServerConfig as UpstreamConfig;
+use mcp_manager::config::{ServerConfig as UpstreamConfig, TransportConfig};
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::http::{HttpMode, HttpServerConfig, OriginCheck};
 use mcp_proto::session::CloseReason;
-use mcp_proto::types::{InitializeParams, LoggingLevel};
+use mcp_proto::types::{Implementation, InitializeParams, LoggingLevel};
 use mcp_tokio::mcp_driver::HandlerFuture;
 use mcp_tokio::server::http::StreamableHttp;
 use mcp_tokio::server::{
-    Diagnostic, RequestContext, RequestOutcome, ServerHandle, ServerHandler, start_http,
+    Diagnostic, InitializeAnswer, InitializeOutcome, RequestContext, RequestOutcome, ServerHandle,
+    ServerHandler, start_http,
 };
 use serde_json::value::RawValue;
 use tokio::sync::watch;
@@ -60,12 +62,7 @@ pub async fn run(
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
-    // The bridge's own identity: the probe (stateful) or the shared connection (stateless).
-    let bridge_identity = bridge_initialize();
-    let no_host = HostSlot::default();
-    let first = upstream::connect(cli, ui, config.clone(), &bridge_identity, no_host).await?;
-    let host_config = super::host_server_config(&first);
-    let mut http = HttpServerConfig::new(host_config)
+    let mut http = HttpServerConfig::new(placeholder_server_config())
         .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
     if let Some(token) = bearer {
         http = http.with_bearer_token(token);
@@ -77,6 +74,12 @@ pub async fn run(
     }
     let timeout = cli.connection.timeout;
     let (server, shared) = if args.stateless {
+        // The shared connection, made now as the bridge itself: stateless POSTs have no host
+        // identity to carry.
+        let bridge_identity = bridge_initialize();
+        let no_host = HostSlot::default();
+        let first = upstream::connect(cli, ui, config.clone(), &bridge_identity, no_host).await?;
+        http.server = super::host_server_config(&first);
         http = http.with_mode(HttpMode::Stateless);
         let shared = first.clone();
         let factory = move |_: &ServerHandle| Forwarder::new(shared.clone(), timeout).0;
@@ -84,18 +87,13 @@ pub async fn run(
             .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
         (server, Some(first))
     } else {
-        // The probe told what the server is; each session connects its own upstream.
-        first.close().await;
+        check_program(&config)?;
+        // Each session connects its own upstream when its host initializes.
+        http = http.with_deferred_initialize(true);
         let cli = Arc::new(cli.clone());
         let ui = ui.clone();
-        let factory = move |host: &ServerHandle| {
-            SessionBridge::start(
-                cli.clone(),
-                ui.clone(),
-                config.clone(),
-                host.clone(),
-                timeout,
-            )
+        let factory = move |_: &ServerHandle| {
+            SessionBridge::start(cli.clone(), ui.clone(), config.clone(), timeout)
         };
         let server = start_http(listener, StreamableHttp::new(http), factory)
             .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
@@ -136,7 +134,7 @@ fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
     }
 }
 
-/// The `initialize` params of the bridge itself (the probe, the stateless shared upstream):
+/// The `initialize` params of the bridge itself (the stateless shared upstream):
 /// no capabilities, the client's newest protocol version.
 fn bridge_initialize() -> InitializeParams {
     let params = serde_json::json!({
@@ -149,58 +147,122 @@ fn bridge_initialize() -> InitializeParams {
     upstream::initialize_params(Some(&params)).expect("the bridge's own initialize params")
 }
 
-/// The host's `initialize` params as its session recorded them.
-fn host_initialize(host: &ServerHandle) -> InitializeParams {
-    let params = serde_json::json!({
-        "protocolVersion": host.protocol_version().map(|v| v.as_str().to_owned()).unwrap_or_default(),
-        "capabilities": host.client_capabilities().unwrap_or_default(),
-        "clientInfo": host.client_info(),
-    });
-    upstream::initialize_params(Some(&params)).unwrap_or_else(|_| bridge_initialize())
+/// The host-facing configuration before a session's upstream answers: the bridge's name and
+/// no capabilities. A stateful session never shows it (its `initialize` is answered with the
+/// upstream's own answer, which then replaces it).
+fn placeholder_server_config() -> mcp_proto::server::ServerConfig {
+    mcp_proto::server::ServerConfig::new(Implementation::new(
+        "mcp-bridge",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    // The upstream server times its own requests out (and cancels them).
+    .with_request_timeout(None)
 }
 
-/// One stateful HTTP session's handler: its own upstream, connected when the session opens.
+/// The startup check of a stateful `--listen` that costs no connection: the `-- cmd` program
+/// exists (a path to a file, or a name found in `PATH`). `--url` is not checked: a network
+/// server may come up later, and each host's `initialize` says so if it has not.
+fn check_program(config: &UpstreamConfig) -> Result<(), CliError> {
+    let TransportConfig::Stdio(stdio) = &config.transport else {
+        return Ok(());
+    };
+    let program = std::path::Path::new(&stdio.command);
+    let found = if stdio.command.contains(std::path::MAIN_SEPARATOR) || stdio.command.contains('/')
+    {
+        let base = stdio.cwd.as_deref().map(std::path::Path::new);
+        match base {
+            Some(dir) if program.is_relative() => dir.join(program).is_file(),
+            _ => program.is_file(),
+        }
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(CliError::Spawn {
+            program: stdio.command.clone(),
+            reason: "no such file, and not found in PATH".into(),
+            not_found: true,
+        })
+    }
+}
+
+/// One stateful HTTP session's handler: its own upstream, connected when its host sends
+/// `initialize` ([`on_initialize`](ServerHandler::on_initialize)).
 struct SessionBridge {
+    cli: Arc<Cli>,
+    ui: Ui,
+    config: UpstreamConfig,
+    timeout: Option<std::time::Duration>,
+    /// Where the connected upstream (or why there is none) is published.
+    publish: watch::Sender<UpstreamState>,
     upstream: watch::Receiver<UpstreamState>,
     /// Set when the session closes (also when this handler is dropped with it).
     closed: watch::Sender<bool>,
 }
 
 impl SessionBridge {
-    /// Starts connecting the upstream of the session `host` (in a task: the factory must not
-    /// block the HTTP server), then pumps its notifications to the host and closes the
-    /// session when it dies.
+    /// The handler of a new session; nothing is connected before its host's `initialize`.
     fn start(
         cli: Arc<Cli>,
         ui: Ui,
         config: UpstreamConfig,
-        host: ServerHandle,
         timeout: Option<std::time::Duration>,
     ) -> Self {
-        let (tx, upstream) = watch::channel(None);
-        let (closed, mut ended) = watch::channel(false);
+        let (publish, upstream) = watch::channel(None);
+        let (closed, _) = watch::channel(false);
+        SessionBridge {
+            cli,
+            ui,
+            config,
+            timeout,
+            publish,
+            upstream,
+            closed,
+        }
+    }
+
+    /// Connects this session's upstream as the host `params` describe and returns what the
+    /// upstream answered, for the host.
+    async fn connect(&self, params: InitializeParams, host: ServerHandle) -> InitializeOutcome {
+        let slot = HostSlot::default();
+        // Set once, here: the session exists already.
+        let _ = slot.set(host.clone());
+        let connected =
+            upstream::connect(&self.cli, &self.ui, self.config.clone(), &params, slot).await;
+        let client = match connected {
+            Ok(client) => client,
+            Err(e) => {
+                tracing::warn!("bridge: a session's upstream failed: {e}");
+                let message = format!("mcp bridge: the server could not be reached: {e}");
+                self.publish.send_replace(Some(Err(e.to_string())));
+                return Err(ErrorObject::new(ErrorObject::INTERNAL_ERROR, message));
+            }
+        };
+        tracing::info!(
+            "bridge: a session for {} connected upstream (protocol {})",
+            params.client_info.name,
+            client.protocol_version()
+        );
+        let answer = InitializeAnswer::new(client.server_info().clone())
+            .with_capabilities(client.capabilities().clone())
+            .with_instructions(client.instructions().map(str::to_owned))
+            .with_protocol_version(client.protocol_version());
+        self.serve(client, host);
+        Ok(answer)
+    }
+
+    /// Publishes the connected upstream to the session's requests, pumps its notifications
+    /// to the host, closes the session when it dies and closes it when the session ends.
+    fn serve(&self, client: mcp_tokio::Client, host: ServerHandle) {
+        let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), self.timeout);
+        let (forwarder, host_pump) = forwarder.with_host_pump();
+        self.publish.send_replace(Some(Ok(Arc::new(forwarder))));
+        let mut ended = self.closed.subscribe();
+        let publish = self.publish.clone();
         tokio::spawn(async move {
-            let slot = HostSlot::default();
-            // Set once, here: the session exists already.
-            let _ = slot.set(host.clone());
-            let params = host_initialize(&host);
-            let client = match upstream::connect(&cli, &ui, config, &params, slot).await {
-                Ok(client) => client,
-                Err(e) => {
-                    tracing::warn!("bridge: a session's upstream failed: {e}");
-                    let _ = tx.send(Some(Err(e.to_string())));
-                    host.close();
-                    return;
-                }
-            };
-            tracing::info!(
-                "bridge: a session for {} connected upstream (protocol {})",
-                params.client_info.name,
-                client.protocol_version()
-            );
-            let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), timeout);
-            let (forwarder, host_pump) = forwarder.with_host_pump();
-            let _ = tx.send(Some(Ok(Arc::new(forwarder))));
             let pump = {
                 let host = host.clone();
                 tokio::spawn(async move { host_pump.run(&host).await })
@@ -227,11 +289,10 @@ impl SessionBridge {
             {
                 tracing::warn!("bridge: upstream calls still cancelling; closing anyway");
             }
-            drop(tx);
+            publish.send_replace(None);
             client.close().await;
             pump.abort();
         });
-        SessionBridge { upstream, closed }
     }
 
     /// The upstream once connected; the error for the host when it could not be.
@@ -269,6 +330,14 @@ impl SessionBridge {
 }
 
 impl ServerHandler for SessionBridge {
+    fn on_initialize(
+        &self,
+        params: InitializeParams,
+        server: ServerHandle,
+    ) -> HandlerFuture<'_, InitializeOutcome> {
+        Box::pin(self.connect(params, server))
+    }
+
     fn on_request(
         &self,
         method: String,
