@@ -7,6 +7,7 @@
 //! `request_raw` future cancels the call upstream (`notifications/cancelled`); progress is
 //! written before the answer queued after it.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,8 +23,64 @@ use tokio::sync::watch;
 /// Forwards each host request to the upstream client and its answer back.
 pub struct Forwarder {
     client: Client,
+    relay: Relay,
+}
+
+/// How a host request is forwarded to an upstream client: its deadline, its progress passed
+/// back under the host's token, and the count of calls in flight (for [`CallsEnded`]). Both
+/// bridges use it: the single one with its one client, the aggregate one with the client of
+/// the server a request is routed to.
+#[derive(Clone)]
+pub struct Relay {
     timeout: Option<Duration>,
     in_flight: Arc<watch::Sender<usize>>,
+}
+
+impl Relay {
+    /// `timeout` bounds each forwarded request (`None`: the host's own deadlines and
+    /// cancellations decide); the [`CallsEnded`] waits for every request it forwards.
+    pub fn new(timeout: Option<Duration>) -> (Self, CallsEnded) {
+        let (tx, rx) = watch::channel(0);
+        let relay = Relay {
+            timeout,
+            in_flight: Arc::new(tx),
+        };
+        (relay, CallsEnded(rx))
+    }
+
+    /// Sends `method` with `params` to `client` and gives its answer (or its error, as
+    /// [`error_for_host`] words it). Dropping the future cancels the request upstream; the
+    /// upstream server's progress reaches the host under the token of `context`.
+    pub fn forward(
+        &self,
+        client: Client,
+        method: String,
+        params: Option<Box<RawValue>>,
+        context: &RequestContext,
+    ) -> impl Future<Output = RequestOutcome> + Send + 'static {
+        let mut options = match self.timeout {
+            Some(t) => CallOptions::new().timeout(t),
+            None => CallOptions::new().no_timeout(),
+        };
+        if context.progress_token().is_some() {
+            // Upstream progress under the bridge's token, to the host under the host's.
+            let cx = context.clone();
+            options = options.on_progress(move |p| {
+                if let Err(e) = cx.progress(p.progress, p.total, p.message.as_deref()) {
+                    tracing::debug!("bridge: progress for {} not forwarded: {e}", cx.id());
+                }
+            });
+        }
+        let counted = InFlight::new(&self.in_flight);
+        async move {
+            // Declared before the call, so dropped after it (its cancellation queued first).
+            let _counted = counted;
+            client
+                .request_raw(method, params, options)
+                .await
+                .map_err(error_for_host)
+        }
+    }
 }
 
 /// Counts a forwarded call until its future is gone (answered, or dropped and so cancelled
@@ -59,13 +116,8 @@ impl Forwarder {
     /// Forwards to `client`; `timeout` bounds each forwarded request (`None`: the host's own
     /// deadlines and cancellations decide).
     pub fn new(client: Client, timeout: Option<Duration>) -> (Self, CallsEnded) {
-        let (tx, rx) = watch::channel(0);
-        let forwarder = Forwarder {
-            client,
-            timeout,
-            in_flight: Arc::new(tx),
-        };
-        (forwarder, CallsEnded(rx))
+        let (relay, ended) = Relay::new(timeout);
+        (Forwarder { client, relay }, ended)
     }
 }
 
@@ -76,29 +128,10 @@ impl ServerHandler for Forwarder {
         params: Option<Box<RawValue>>,
         context: RequestContext,
     ) -> HandlerFuture<'_, RequestOutcome> {
-        let mut options = match self.timeout {
-            Some(t) => CallOptions::new().timeout(t),
-            None => CallOptions::new().no_timeout(),
-        };
-        if context.progress_token().is_some() {
-            // Upstream progress under the bridge's token, to the host under the host's.
-            let cx = context.clone();
-            options = options.on_progress(move |p| {
-                if let Err(e) = cx.progress(p.progress, p.total, p.message.as_deref()) {
-                    tracing::debug!("bridge: progress for {} not forwarded: {e}", cx.id());
-                }
-            });
-        }
-        let client = self.client.clone();
-        let counted = InFlight::new(&self.in_flight);
-        Box::pin(async move {
-            // Declared before the call, so dropped after it (its cancellation queued first).
-            let _counted = counted;
-            client
-                .request_raw(method, params, options)
-                .await
-                .map_err(error_for_host)
-        })
+        Box::pin(
+            self.relay
+                .forward(self.client.clone(), method, params, &context),
+        )
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>, _server: &ServerHandle) {
