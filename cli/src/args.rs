@@ -103,6 +103,19 @@ impl LogLevel {
     }
 }
 
+/// `mcp bridge --config FILE`: which of the namespaced tools the host is offered.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ToolFilterArgs {
+    /// With --config: offer only the tools whose namespaced name matches this glob
+    /// (`github__*`); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// With --config: never offer the tools whose namespaced name matches this glob
+    /// (`*__delete_*`); repeatable, wins over --allow.
+    #[arg(long, value_name = "PATTERN")]
+    pub deny: Vec<String>,
+}
+
 /// Connection options; all are global, so they may come before or after the subcommand.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ConnectionArgs {
@@ -494,13 +507,28 @@ pub enum Command {
     ///
     ///   {"mcpServers": {"remote": {"command": "mcp",
     ///     "args": ["bridge", "--url", "https://example.com/mcp"]}}}
+    ///
+    /// `mcp bridge --config FILE` serves every server of an mcpServers file as one: tools and
+    /// prompts as `server__name` (the names `mcp tools --all --config FILE` shows), resources
+    /// as `mcp-bridge://SERVER/URI`, each request routed to its server. The servers start
+    /// when the host sends `initialize`, which is answered once each is ready or failed, or
+    /// at --connect-timeout (default 10s): a slower server's tools come from the tool cache
+    /// meanwhile. Lost servers are reconnected; the host gets list_changed whenever what it
+    /// is offered changes. --allow / --deny (globs on the namespaced name, repeatable; deny
+    /// wins) limit the tools a host sees and may call. A server that cannot start is
+    /// reported on stderr; the others serve.
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(
         verbatim_doc_comment,
-        override_usage = "mcp bridge --url <URL> [-H <K:V>]... [--timeout <DURATION>]"
+        override_usage = "mcp bridge --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
+                          mcp bridge --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]..."
     )]
-    Bridge,
+    Bridge {
+        /// `--allow` / `--deny`, for `--config`.
+        #[command(flatten)]
+        tools: ToolFilterArgs,
+    },
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
     ///
     /// The commands are those of `mcp` without the connection options: `tools`,
@@ -564,7 +592,7 @@ impl Command {
             | Command::Logout { .. }
             | Command::Demo
             | Command::DemoServer
-            | Command::Bridge
+            | Command::Bridge { .. }
             | Command::Completions { .. }
             | Command::Help { .. } => None,
         }

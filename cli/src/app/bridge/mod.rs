@@ -14,7 +14,10 @@
 //! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`) and
 //! the bridge exits 0. When the upstream connection ends, the bridge ends the host session
 //! and exits 3. stdout carries only the protocol; logs go to stderr.
+//!
+//! With `--config FILE`, [`aggregate`] serves every server of the file as one.
 
+pub mod aggregate;
 pub mod forward;
 pub mod upstream;
 
@@ -28,7 +31,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 
 use super::ui::Ui;
-use crate::args::Cli;
+use crate::args::{Cli, Command};
 use crate::exit::{CliError, Exit};
 use forward::Forwarder;
 use upstream::HostSlot;
@@ -129,9 +132,14 @@ async fn await_initialize(
 /// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
 /// ends.
 pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
+    if let Command::Bridge { tools } = &cli.command
+        && cli.connection.config.is_some()
+    {
+        return aggregate::run(cli, ui, tools).await;
+    }
     if cli.connection.url.is_none() {
         return Err(CliError::Usage(
-            "mcp bridge needs --url URL: the remote server to forward to".into(),
+            "mcp bridge needs --url URL (a remote server) or --config FILE (every server of a file)".into(),
         ));
     }
     let config = super::connect::server_config(cli)?;

@@ -1,0 +1,207 @@
+//! `mcp bridge --config FILE`: every server of an `mcpServers` file served to a host as one
+//! stdio MCP server, through the driver's [`Manager`].
+//!
+//! # Start-up
+//!
+//! The servers start when the host sends `initialize`, speaking as the host (its client
+//! info, capabilities and protocol version, like the single bridge: [`upstream::as_host`]),
+//! so that their sampling, elicitation and roots requests can be passed to it. The host's
+//! `initialize` is answered when [`Manager::start`] returns: once every server is ready or
+//! failed, or at the start-up deadline (`--connect-timeout`, else
+//! [`DEFAULT_STARTUP_DEADLINE`]). A server
+//! still coming up by then is offered from its tool cache (the same cache as `mcp tools
+//! --all`), and a call to it waits for it; when it comes up the host gets `list_changed`.
+//! A server that cannot start (a broken entry, a program that does not exist, a refused
+//! handshake) is reported on stderr and the others serve; when none can, the host's
+//! `initialize` gets an error and the bridge exits 3.
+//!
+//! # Serving
+//!
+//! [`router`] answers and routes the host's requests ([`catalog`] names tools, prompts and
+//! resources; [`filter`] applies `--allow` / `--deny`); [`watch`] keeps the host in step as
+//! servers come, go and change their lists; [`capabilities`] is what the host is told at
+//! `initialize`. A lost server is reconnected by the manager's policy (capped exponential
+//! backoff; its subscriptions and log level are set up again).
+//!
+//! When the host closes stdin, its requests still running are cancelled upstream, every
+//! server is shut down, and the bridge exits 0.
+
+pub mod capabilities;
+pub mod catalog;
+pub mod filter;
+pub mod router;
+pub mod uri;
+pub mod watch;
+
+use std::sync::Arc;
+
+use mcp_manager::config::TransportConfig;
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::server::ServerConfig;
+use mcp_proto::types::{Implementation, InitializeParams};
+use mcp_tokio::server::Server;
+use mcp_tokio::{ClientBuilder, Manager, TokioRuntime};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+use super::forward::Relay;
+use super::upstream::{self, HostSlot};
+use super::{CANCEL_BOUND, HostInitialize, await_initialize};
+use crate::app::many::{self, ConfigServers, DEFAULT_STARTUP_DEADLINE};
+use crate::app::ui::Ui;
+use crate::args::{Cli, ToolFilterArgs};
+use crate::exit::{CliError, Exit};
+use filter::ToolFilter;
+use router::{Router, Shared};
+use watch::Watcher;
+
+/// Runs `mcp bridge --config FILE`: serves stdio until the host closes stdin.
+pub async fn run(cli: &Cli, ui: &Ui, tools: &ToolFilterArgs) -> Result<Exit, CliError> {
+    let filter = ToolFilter::new(&tools.allow, &tools.deny).map_err(CliError::Usage)?;
+    let ConfigServers { servers, entries } = many::server_configs(cli)?;
+    for (name, problem) in &entries {
+        match problem {
+            Some(("disabled", _)) => ui.info(&format!("mcp bridge: server {name:?} is disabled")),
+            Some((state, why)) => ui.note(&format!("mcp bridge: server {name:?} {state}: {why}")),
+            None => {}
+        }
+    }
+    if servers.is_empty() {
+        return Err(CliError::Usage(
+            "mcp bridge: no server of the config file can start".into(),
+        ));
+    }
+    let mut stdin = tokio::io::stdin();
+    let mut stdout = tokio::io::stdout();
+    let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
+        tracing::info!("bridge: the host closed stdin before initialize");
+        return Ok(Exit::Ok);
+    };
+    let deadline = cli
+        .connection
+        .connect_timeout
+        .unwrap_or(DEFAULT_STARTUP_DEADLINE);
+    let host = HostSlot::default();
+    let manager = Arc::new(manager(cli, ui, &init.params, &host, servers, deadline));
+    let summary = manager.start().await;
+    for (server, why) in &summary.failed {
+        ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
+    }
+    for server in summary.from_cache.iter().chain(&summary.pending) {
+        ui.info(&format!(
+            "mcp bridge: server {server:?} is still connecting; serving the others"
+        ));
+    }
+    if summary.live.is_empty() && summary.from_cache.is_empty() && summary.pending.is_empty() {
+        let error = CliError::Closed("no server of the config file came up".into());
+        refuse(&mut stdout, &init, &error).await;
+        manager.shutdown().await;
+        return Err(error);
+    }
+    // Taken before the watcher looks, so that no change after this is missed.
+    let changes = manager.status_changes();
+    let ready = catalog::ready_clients(&manager);
+    let coming_up = !summary.from_cache.is_empty() || !summary.pending.is_empty();
+    let caps: Vec<_> = ready.iter().map(|(_, c)| c.capabilities()).collect();
+    let mut host_config =
+        ServerConfig::new(Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION")))
+            .with_capabilities(capabilities::union(&caps, coming_up))
+            // The servers time their own requests out (and cancel them).
+            .with_request_timeout(None);
+    if let Some(text) = capabilities::instructions(
+        ready
+            .iter()
+            .filter_map(|(name, c)| Some((name.as_str(), c.instructions()?))),
+    ) {
+        host_config = host_config.with_instructions(text);
+    }
+
+    let (relay, calls_ended) = Relay::new(cli.connection.timeout);
+    let shared = Arc::new(Shared::new(manager.clone(), filter, relay, deadline));
+    // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
+    // it (and negotiates the version) now that the capabilities are known.
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0", "id": init.id, "method": "initialize", "params": init.params
+    });
+    let mut replay = initialize.to_string().into_bytes();
+    replay.push(b'\n');
+    replay.extend_from_slice(&init.rest);
+    let input = std::io::Cursor::new(replay).chain(stdin);
+    let (handle, driver) = mcp_tokio::server::start(
+        Server::new(host_config),
+        Router::new(shared.clone()),
+        input,
+        stdout,
+    );
+    // Set once, here: the slot was empty until the host session existed.
+    let _ = host.set(handle.clone());
+    let watcher =
+        tokio::spawn(Watcher::new(shared.clone(), handle.clone(), ui.clone()).run(changes));
+    let reason = driver.await;
+    tracing::info!("bridge: the host session ended: {reason}");
+    watcher.abort();
+    shared.end_subscriptions();
+    // The host's requests still running were dropped with the driver (each queued its
+    // `notifications/cancelled` upstream); let them go out before the servers stop.
+    if tokio::time::timeout(CANCEL_BOUND, calls_ended.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("bridge: upstream calls still cancelling; stopping the servers anyway");
+    }
+    manager.shutdown().await;
+    Ok(Exit::Ok)
+}
+
+/// The manager of `servers`, each connection speaking as the host, its requests to the host
+/// going to `host`; servers reconnect by the default policy.
+fn manager(
+    cli: &Cli,
+    ui: &Ui,
+    params: &InitializeParams,
+    host: &HostSlot,
+    servers: Vec<mcp_manager::config::ServerConfig>,
+    deadline: std::time::Duration,
+) -> Manager {
+    let c = cli.connection.clone();
+    let token_store = crate::app::auth::token_store_path(cli);
+    let (ui, params, host) = (ui.clone(), params.clone(), host.clone());
+    let mut builder = Manager::builder(TokioRuntime::current())
+        .startup_deadline(deadline)
+        .client_builder(move |config| {
+            let mut b = upstream::as_host(ClientBuilder::new(), &params, host.clone());
+            if ui.verbose > 0 {
+                // Each server's messages, marked with its name.
+                let ui = ui.with_prefix(&config.name);
+                b = match &config.transport {
+                    TransportConfig::Http(_) => b.on_http_trace(crate::app::trace::http(&ui)),
+                    _ => b.on_wire(crate::app::trace::tap(&ui)),
+                };
+            }
+            if let Some(t) = c.connect_timeout {
+                b = b.handshake_timeout(Some(t));
+            }
+            if let TransportConfig::Http(h) = &config.transport
+                && let Some(auth) =
+                    crate::app::auth::stored_provider_at(token_store.clone(), &h.headers)
+            {
+                b = b.auth(auth);
+            }
+            b
+        })
+        .add_all(servers);
+    if let Some(dir) = many::cache_dir() {
+        builder = builder.cache_dir(dir);
+    }
+    builder.build()
+}
+
+/// Answers the host's `initialize` with `error` (the host may be gone already: the error
+/// returned to the caller is what matters).
+async fn refuse(out: &mut tokio::io::Stdout, init: &HostInitialize, error: &CliError) {
+    let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {error}"));
+    let answer = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "error": error});
+    let mut line = answer.to_string().into_bytes();
+    line.push(b'\n');
+    let _ = out.write_all(&line).await;
+    let _ = out.flush().await;
+}

@@ -1,0 +1,196 @@
+//! Keeps the host in step with the servers: `list_changed` when what it is offered changes,
+//! each server's notifications passed on, status changes reported on stderr.
+//!
+//! - Tools: after every status change of any server (it came up, was lost, reconnected,
+//!   failed, or listed its tools again after its own `tools/list_changed`) the host-visible
+//!   tool list is computed again; when it differs from the last one, the host gets
+//!   `notifications/tools/list_changed`.
+//! - Prompts and resources: the host gets their `list_changed` when a server offering them
+//!   comes up or is lost, and when a server sends its own.
+//! - Each ready connection's other notifications: log messages through the host session's
+//!   log (its level filter applies) with the logger named `SERVER` or `SERVER/LOGGER`;
+//!   `resources/updated` is left to the subscription relays; progress to the calls; anything
+//!   else passed on as it came.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mcp_manager::reconnect::ServerStatus;
+use mcp_proto::session::{NotificationKind, ServerNotification};
+use mcp_proto::types::{LoggingMessageParams, Tool};
+use mcp_tokio::Client;
+use mcp_tokio::mcp_driver::manager::StatusChanges;
+use mcp_tokio::server::{ListChanged, ServerHandle};
+
+use super::catalog;
+use super::router::Shared;
+use crate::app::ui::Ui;
+
+/// The watcher's view between two changes.
+pub struct Watcher {
+    shared: Arc<Shared>,
+    host: ServerHandle,
+    ui: Ui,
+    /// The tools the host was last told about.
+    tools: Vec<Tool>,
+    /// Each server's last status.
+    status: HashMap<String, ServerStatus>,
+    /// The notification pump of each ready server's connection.
+    pumps: HashMap<String, (Client, tokio::task::JoinHandle<()>)>,
+}
+
+impl Watcher {
+    /// A watcher starting from what the host is offered now (when its session starts).
+    pub fn new(shared: Arc<Shared>, host: ServerHandle, ui: Ui) -> Self {
+        let tools = catalog::tools(&shared.manager, &shared.filter);
+        let status = shared.manager.status().into_iter().collect();
+        Watcher {
+            shared,
+            host,
+            ui,
+            tools,
+            status,
+            pumps: HashMap::new(),
+        }
+    }
+
+    /// Runs until the manager is gone; `changes` must have been taken before [`new`](Self::new)
+    /// looked, so that no change is missed.
+    pub async fn run(mut self, mut changes: StatusChanges) {
+        for (server, _) in catalog::ready_clients(&self.shared.manager) {
+            self.connected(&server);
+        }
+        while let Some(change) = changes.recv().await {
+            match change {
+                Ok(change) => self.changed(&change.server, change.status),
+                Err(lagged) => {
+                    tracing::debug!("bridge: status changes: {lagged}");
+                    for (server, status) in self.shared.manager.status() {
+                        self.changed(&server, status);
+                    }
+                    self.notify(ListChanged::Prompts);
+                    self.notify(ListChanged::Resources);
+                }
+            }
+            let tools = catalog::tools(&self.shared.manager, &self.shared.filter);
+            if tools != self.tools {
+                self.tools = tools;
+                self.notify(ListChanged::Tools);
+            }
+        }
+        for (_, (_, pump)) in self.pumps.drain() {
+            pump.abort();
+        }
+    }
+
+    /// One server's new status.
+    fn changed(&mut self, server: &str, status: ServerStatus) {
+        let before = self.status.insert(server.to_owned(), status.clone());
+        let was_ready = before == Some(ServerStatus::Ready);
+        match &status {
+            ServerStatus::Ready => {
+                if !was_ready {
+                    self.ui
+                        .info(&format!("mcp bridge: server {server:?} is ready"));
+                }
+                self.connected(server);
+            }
+            ServerStatus::Failed { reason, .. } if before.as_ref() != Some(&status) => {
+                self.ui
+                    .note(&format!("mcp bridge: server {server:?} failed: {reason}"));
+            }
+            ServerStatus::Reconnecting { attempt, .. } if was_ready => {
+                self.ui.note(&format!(
+                    "mcp bridge: server {server:?} was lost; reconnecting (attempt {attempt})"
+                ));
+            }
+            _ => {}
+        }
+        if was_ready != (status == ServerStatus::Ready) {
+            if status != ServerStatus::Ready
+                && let Some((_, pump)) = self.pumps.remove(server)
+            {
+                pump.abort();
+            }
+            self.notify(ListChanged::Prompts);
+            self.notify(ListChanged::Resources);
+        }
+    }
+
+    /// `server` is ready: a pump on its current connection, the host's log level on it.
+    fn connected(&mut self, server: &str) {
+        let Some(client) = self.shared.manager.client(server) else {
+            return;
+        };
+        let current = self
+            .pumps
+            .get(server)
+            .is_some_and(|(c, pump)| !c.is_closed() && !pump.is_finished());
+        if !current {
+            let pump = tokio::spawn(pump(server.to_owned(), client.clone(), self.host.clone()));
+            if let Some((_, old)) = self.pumps.insert(server.to_owned(), (client, pump)) {
+                old.abort();
+            }
+        }
+        self.shared.apply_log_level(server);
+    }
+
+    fn notify(&self, list: ListChanged) {
+        if let Err(e) = self.host.notify_list_changed(list) {
+            // Not declared (no server offers it), or the host is gone.
+            tracing::debug!("bridge: {list:?} list_changed not sent: {e}");
+        }
+    }
+}
+
+/// Passes `client`'s notifications on to the host until its connection ends.
+async fn pump(server: String, client: Client, host: ServerHandle) {
+    let mut notes = client.notifications();
+    while let Some(note) = notes.recv().await {
+        match note {
+            Ok(note) => to_host(&server, &host, &note),
+            Err(lagged) => {
+                tracing::warn!("bridge: notifications of server {server:?}: {lagged}");
+                // Something may have changed unseen.
+                let _ = host.notify_list_changed(ListChanged::Prompts);
+                let _ = host.notify_list_changed(ListChanged::Resources);
+            }
+        }
+    }
+}
+
+/// Hands one notification of `server` to the host (see the [module docs](self)).
+fn to_host(server: &str, host: &ServerHandle, note: &ServerNotification) {
+    let result = match note.kind() {
+        // The manager lists the tools again; the watcher sees it as a status change.
+        NotificationKind::ToolsListChanged => Ok(()),
+        NotificationKind::PromptsListChanged => host.notify_list_changed(ListChanged::Prompts),
+        NotificationKind::ResourcesListChanged => host.notify_list_changed(ListChanged::Resources),
+        _ => match note.method.as_str() {
+            "notifications/resources/updated"
+            | "notifications/progress"
+            | "notifications/cancelled" => Ok(()),
+            "notifications/message" => match note
+                .params
+                .as_deref()
+                .map(|p| serde_json::from_str::<LoggingMessageParams>(p.get()))
+            {
+                Some(Ok(m)) => {
+                    let logger = match &m.logger {
+                        Some(l) => format!("{server}/{l}"),
+                        None => server.to_owned(),
+                    };
+                    host.log(m.level, Some(&logger), &m.data).map(drop)
+                }
+                _ => {
+                    tracing::debug!("bridge: unreadable log message of {server:?} dropped");
+                    Ok(())
+                }
+            },
+            _ => host.notify(note.method.clone(), note.params.as_deref()),
+        },
+    };
+    if let Err(e) = result {
+        tracing::debug!("bridge: {} of {server:?} not forwarded: {e}", note.method);
+    }
+}
