@@ -1,0 +1,508 @@
+//! `mcp bridge --config FILE` as a host runs it: the built binary on piped stdin/stdout, in
+//! front of an mcpServers file of two `mcp demo-server` entries (`alpha`, `beta`) and one
+//! whose program does not exist (`broken`). What the host sees: every server's tools under
+//! the names `mcp tools --all` shows, calls routed to their server, progress, prompts and
+//! resources under host-visible names, a subscription, a sampling request passed to the
+//! host, `--allow` / `--deny`, a killed server reconnected with `list_changed`.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The anti-hang guard of every wait (never reached when the bridge works).
+const GUARD: Duration = Duration::from_secs(30);
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// A fresh directory for one test: its config file, tool cache and stderr.
+fn test_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-bridge-config-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Writes the config file: `alpha` (a demo server that writes its pid to `alpha.pid`, so a
+/// test can kill it), `beta` (a demo server) and `broken` (no such program).
+fn write_config(dir: &Path) -> PathBuf {
+    let pid_file = dir.join("alpha.pid");
+    let alpha = format!(
+        "echo $$ > '{}'; exec '{MCP}' demo-server",
+        pid_file.display()
+    );
+    let config = json!({"mcpServers": {
+        "alpha": {"command": "sh", "args": ["-c", alpha]},
+        "beta": {"command": MCP, "args": ["demo-server"]},
+        "broken": {"command": dir.join("no-such-server").display().to_string()},
+    }});
+    let path = dir.join("servers.json");
+    std::fs::write(&path, config.to_string()).expect("write config");
+    path
+}
+
+/// The bridge process with the host's end of its stdio; stderr goes to `stderr.txt`.
+struct Host {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Value>,
+    dir: PathBuf,
+    next_id: i64,
+}
+
+impl Host {
+    fn start(dir: &Path, extra: &[&str]) -> Self {
+        let config = dir.join("servers.json");
+        let stderr = std::fs::File::create(dir.join("stderr.txt")).expect("stderr file");
+        let mut child = Command::new(MCP)
+            .args(["bridge", "--config"])
+            .arg(&config)
+            .args(extra)
+            // A tool cache of the test's own.
+            .env("XDG_CACHE_HOME", dir.join("cache"))
+            .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("spawn mcp bridge");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("stdout carries only JSON-RPC lines: {line:?}: {e}")
+                });
+                if tx.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Host {
+            child,
+            stdin,
+            lines,
+            dir: dir.to_owned(),
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to the bridge");
+        stdin.flush().expect("flush");
+    }
+
+    fn recv(&self) -> Value {
+        self.lines
+            .recv_timeout(GUARD)
+            .expect("the bridge wrote a line before the guard")
+    }
+
+    /// Sends a request; returns its id.
+    fn request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// The answer to `id`, with every line before it.
+    fn answer(&self, id: i64) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
+        loop {
+            let line = self.recv();
+            if line["id"] == id && line.get("method").is_none() {
+                return (line, before);
+            }
+            before.push(line);
+        }
+    }
+
+    /// Sends a request and returns its result (panics on an error answer).
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.request(method, params);
+        let (answer, _) = self.answer(id);
+        assert!(answer.get("error").is_none(), "{method}: {answer}");
+        answer["result"].clone()
+    }
+
+    /// Lines until one with `method`, which is returned.
+    fn until(&self, method: &str) -> Value {
+        loop {
+            let line = self.recv();
+            if line["method"] == method {
+                return line;
+            }
+        }
+    }
+
+    fn initialize(&mut self, capabilities: &Value) -> Value {
+        let result = self.call(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities,
+                "clientInfo": {"name": "host-app", "version": "3.1"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        result
+    }
+
+    fn tool_names(&mut self) -> Vec<String> {
+        let result = self.call("tools/list", json!({}));
+        names(&result["tools"])
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default()
+    }
+
+    /// Closes stdin and waits for the exit status.
+    fn finish(mut self) -> i32 {
+        drop(self.stdin.take());
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(
+                started.elapsed() < GUARD,
+                "the bridge did not exit after stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .map(|t| t["name"].as_str().expect("a name").to_owned())
+        .collect()
+}
+
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+/// Tools, prompts and resources of both demo servers under host-visible names, each call
+/// routed to its server, the broken server reported and left out.
+#[test]
+fn every_server_is_served_under_namespaced_names() {
+    let dir = test_dir("names");
+    let config = write_config(&dir);
+    let mut host = Host::start(&dir, &[]);
+    let init = host.initialize(&json!({"sampling": {}}));
+    assert_eq!(init["serverInfo"]["name"], "mcp-bridge");
+    assert_eq!(init["capabilities"]["tools"]["listChanged"], true);
+    assert_eq!(init["capabilities"]["resources"]["subscribe"], true);
+    assert!(init["capabilities"]["prompts"].is_object(), "{init}");
+    assert!(
+        host.stderr()
+            .contains(r#"server "broken" failed: could not start"#),
+        "{}",
+        host.stderr()
+    );
+
+    // The names `mcp tools --all --config FILE` shows (with the same client capabilities:
+    // the demo server lists `model` only to a client with sampling, as `mcp` is).
+    let tools = host.tool_names();
+    let listed = Command::new(MCP)
+        .args(["tools", "--all", "--json", "--config"])
+        .arg(&config)
+        .env("XDG_CACHE_HOME", dir.join("cache-cli"))
+        .output()
+        .expect("run mcp tools --all");
+    let listed: Value = serde_json::from_slice(&listed.stdout).expect("tools --all --json");
+    assert_eq!(tools, names(&listed["tools"]));
+    for name in ["alpha__echo", "alpha__slow", "beta__add", "beta__model"] {
+        assert!(tools.contains(&name.to_owned()), "{name} in {tools:?}");
+    }
+    assert!(!tools.iter().any(|t| t.starts_with("broken__")));
+
+    let echoed = host.call(
+        "tools/call",
+        json!({"name": "alpha__echo", "arguments": {"text": "to alpha"}}),
+    );
+    assert_eq!(text(&echoed), "to alpha");
+    let added = host.call(
+        "tools/call",
+        json!({"name": "beta__add", "arguments": {"a": 2, "b": 40}}),
+    );
+    assert_eq!(text(&added), "2 + 40 = 42");
+
+    // Progress comes back under the host's own token, before the answer.
+    let id = host.request(
+        "tools/call",
+        json!({"name": "beta__slow", "arguments": {"steps": 3, "delay_ms": 10},
+            "_meta": {"progressToken": "host-token"}}),
+    );
+    let (answer, before) = host.answer(id);
+    assert_eq!(text(&answer["result"]), "finished 3 steps", "{answer}");
+    let progress: Vec<_> = before
+        .iter()
+        .filter(|l| l["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 3, "{before:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["params"]["progressToken"] == "host-token")
+    );
+    assert_eq!(progress[2]["params"]["progress"].as_f64(), Some(3.0));
+
+    // Prompts: namespaced, and `prompts/get` reaches the server under its own name.
+    let prompts = host.call("prompts/list", json!({}));
+    assert_eq!(
+        names(&prompts["prompts"]),
+        ["alpha__summarize", "beta__summarize"]
+    );
+    let prompt = host.call(
+        "prompts/get",
+        json!({"name": "beta__summarize", "arguments": {"text": "MCP", "style": "brief"}}),
+    );
+    assert!(
+        prompt["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("MCP"),
+        "{prompt}"
+    );
+
+    // Resources: mcp-bridge://SERVER/URI, read back with the host-visible URI.
+    let resources = host.call("resources/list", json!({}));
+    let uris: Vec<_> = resources["resources"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| r["uri"].as_str().expect("a uri"))
+        .collect();
+    assert!(
+        uris.contains(&"mcp-bridge://alpha/demo://readme"),
+        "{uris:?}"
+    );
+    assert!(uris.contains(&"mcp-bridge://beta/demo://clock"), "{uris:?}");
+    let read = host.call(
+        "resources/read",
+        json!({"uri": "mcp-bridge://beta/demo://readme"}),
+    );
+    assert_eq!(
+        read["contents"][0]["uri"],
+        "mcp-bridge://beta/demo://readme"
+    );
+    assert!(
+        read["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("demo server")
+    );
+    let templates = host.call("resources/templates/list", json!({}));
+    assert_eq!(
+        templates["resourceTemplates"][0]["uriTemplate"],
+        "mcp-bridge://alpha/demo://notes/{name}"
+    );
+    let note = host.call(
+        "resources/read",
+        json!({"uri": "mcp-bridge://alpha/demo://notes/todo"}),
+    );
+    assert!(
+        note["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("todo"),
+        "{note}"
+    );
+
+    // Completion of a prompt argument, routed by the prompt's host-visible name.
+    let completed = host.call(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "alpha__summarize"},
+            "argument": {"name": "style", "value": "bu"}}),
+    );
+    assert_eq!(
+        completed["completion"]["values"][0], "bullet-points",
+        "{completed}"
+    );
+
+    // A resource that is not the bridge's is refused, not guessed.
+    let id = host.request("resources/read", json!({"uri": "demo://readme"}));
+    assert_eq!(host.answer(id).0["error"]["code"], -32602);
+    assert_eq!(host.finish(), 0);
+}
+
+/// A subscription relays `resources/updated` under the host-visible URI; a server's request
+/// (sampling) goes to the host and its answer back.
+#[test]
+fn subscriptions_and_server_requests_reach_the_host() {
+    let dir = test_dir("subscribe");
+    write_config(&dir);
+    let mut host = Host::start(&dir, &[]);
+    host.initialize(&json!({"sampling": {}}));
+    host.call(
+        "resources/subscribe",
+        json!({"uri": "mcp-bridge://beta/demo://clock"}),
+    );
+    let updated = host.until("notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "mcp-bridge://beta/demo://clock");
+    host.call(
+        "resources/unsubscribe",
+        json!({"uri": "mcp-bridge://beta/demo://clock"}),
+    );
+
+    let id = host.request(
+        "tools/call",
+        json!({"name": "alpha__model", "arguments": {"prompt": "say hi"}}),
+    );
+    let ask = host.until("sampling/createMessage");
+    assert!(
+        ask["params"]["messages"].to_string().contains("say hi"),
+        "{ask}"
+    );
+    host.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "hi from the host"},
+        "model": "host-model"}}));
+    let (answer, _) = host.answer(id);
+    assert!(
+        answer["result"].to_string().contains("hi from the host"),
+        "{answer}"
+    );
+    assert_eq!(host.finish(), 0);
+}
+
+/// `--allow` / `--deny`: a tool kept out is neither listed nor callable, and its call gets
+/// the same error as a name never listed.
+#[test]
+fn denied_tools_are_neither_listed_nor_callable() {
+    let dir = test_dir("filter");
+    write_config(&dir);
+    let mut host = Host::start(&dir, &["--allow", "alpha__*", "--deny", "*__fail"]);
+    host.initialize(&json!({}));
+    let tools = host.tool_names();
+    assert_eq!(
+        tools,
+        [
+            "alpha__echo",
+            "alpha__add",
+            "alpha__slow",
+            "alpha__ask",
+            "alpha__image"
+        ]
+    );
+
+    let refused = |host: &mut Host, name: &str| {
+        let id = host.request("tools/call", json!({"name": name, "arguments": {}}));
+        host.answer(id).0["error"].clone()
+    };
+    let denied = refused(&mut host, "alpha__fail");
+    let not_allowed = refused(&mut host, "beta__echo");
+    let unknown = refused(&mut host, "nosuch__tool");
+    assert_eq!(denied["code"], -32602);
+    assert_eq!(denied["message"], "unknown tool: alpha__fail");
+    assert_eq!(not_allowed["message"], "unknown tool: beta__echo");
+    assert_eq!(denied["code"], unknown["code"]);
+    assert_eq!(unknown["message"], "unknown tool: nosuch__tool");
+    // The tools let through still work.
+    let echoed = host.call(
+        "tools/call",
+        json!({"name": "alpha__echo", "arguments": {"text": "ok"}}),
+    );
+    assert_eq!(text(&echoed), "ok");
+    assert_eq!(host.finish(), 0);
+}
+
+/// A bad glob is a usage error before anything starts.
+#[test]
+fn a_bad_glob_is_a_usage_error() {
+    let dir = test_dir("glob");
+    let config = write_config(&dir);
+    let out = Command::new(MCP)
+        .args(["bridge", "--deny", "[oops", "--config"])
+        .arg(&config)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--deny \"[oops\""),
+        "{out:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A server killed under the bridge: the host is told its tools went and came back
+/// (`notifications/tools/list_changed`), and its tools answer again on the new process.
+#[test]
+fn a_killed_server_is_reconnected_and_the_host_told() {
+    let dir = test_dir("reconnect");
+    write_config(&dir);
+    let mut host = Host::start(&dir, &[]);
+    host.initialize(&json!({}));
+    assert!(host.tool_names().contains(&"alpha__echo".to_owned()));
+    let pid_file = dir.join("alpha.pid");
+    let first = std::fs::read_to_string(&pid_file).expect("alpha wrote its pid");
+    let killed = Command::new("kill")
+        .args(["-9", first.trim()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+
+    // Its tools leave the list...
+    host.until("notifications/tools/list_changed");
+    let tools = host.tool_names();
+    assert!(!tools.iter().any(|t| t.starts_with("alpha__")), "{tools:?}");
+    assert!(tools.contains(&"beta__echo".to_owned()));
+    // ...and come back with the new process.
+    host.until("notifications/tools/list_changed");
+    assert!(host.tool_names().contains(&"alpha__echo".to_owned()));
+    let second = std::fs::read_to_string(&pid_file).expect("pid");
+    assert_ne!(first, second, "a new process");
+    let echoed = host.call(
+        "tools/call",
+        json!({"name": "alpha__echo", "arguments": {"text": "back"}}),
+    );
+    assert_eq!(text(&echoed), "back");
+    assert!(
+        host.stderr()
+            .contains(r#"server "alpha" was lost; reconnecting"#),
+        "{}",
+        host.stderr()
+    );
+    assert_eq!(host.finish(), 0);
+}
+
+/// When no server can start, the host's `initialize` is refused and the bridge exits 3.
+#[test]
+fn no_server_up_refuses_initialize() {
+    let dir = test_dir("none");
+    let config =
+        json!({"mcpServers": {"broken": {"command": dir.join("nothing").display().to_string()}}});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    let mut host = Host::start(&dir, &[]);
+    let id = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host-app", "version": "3.1"}}),
+    );
+    let (answer, _) = host.answer(id);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no server"),
+        "{answer}"
+    );
+    assert_eq!(host.finish(), 3);
+}
