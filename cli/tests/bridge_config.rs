@@ -506,3 +506,59 @@ fn no_server_up_refuses_initialize() {
     );
     assert_eq!(host.finish(), 3);
 }
+
+/// A server that does not come up in time is offered from the tool cache of an earlier run;
+/// a call to it waits for it (here until `--timeout`), and says why it failed.
+#[test]
+fn a_late_server_is_offered_from_the_tool_cache() {
+    let dir = test_dir("cache");
+    let hang = dir.join("hang");
+    let late = format!(
+        "if [ -e '{}' ]; then sleep 1000; fi; exec '{MCP}' demo-server",
+        hang.display()
+    );
+    let config = json!({"mcpServers": {
+        "quick": {"command": MCP, "args": ["demo-server"]},
+        "late": {"command": "sh", "args": ["-c", late]},
+    }});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+
+    // A first run lists `late`'s tools, which fills the cache.
+    let mut host = Host::start(&dir, &[]);
+    host.initialize(&json!({}));
+    assert!(host.tool_names().contains(&"late__echo".to_owned()));
+    drop(host.stdin.take());
+    let mut first = host;
+    assert_eq!(first.child.wait().expect("exit").code(), Some(0));
+
+    // Now `late` never answers: `initialize` is answered at the deadline, and its tools are
+    // there (from the cache only).
+    std::fs::write(&hang, "").expect("hang flag");
+    let mut host = Host::start(&dir, &["--connect-timeout", "300ms", "--timeout", "1s"]);
+    first.dir = dir.join("kept"); // the second host removes the directory
+    host.initialize(&json!({}));
+    let tools = host.tool_names();
+    assert!(tools.contains(&"late__echo".to_owned()), "{tools:?}");
+    assert!(tools.contains(&"quick__echo".to_owned()), "{tools:?}");
+    assert!(
+        host.stderr()
+            .contains(r#"server "late" is still connecting"#),
+        "{}",
+        host.stderr()
+    );
+    let id = host.request(
+        "tools/call",
+        json!({"name": "late__echo", "arguments": {"text": "x"}}),
+    );
+    let (answer, _) = host.answer(id);
+    assert_eq!(
+        answer["error"]["message"], r#"mcp bridge: server "late" is still not ready after 1s"#,
+        "{answer}"
+    );
+    let echoed = host.call(
+        "tools/call",
+        json!({"name": "quick__echo", "arguments": {"text": "q"}}),
+    );
+    assert_eq!(text(&echoed), "q");
+    assert_eq!(host.finish(), 0);
+}

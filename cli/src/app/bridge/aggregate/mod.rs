@@ -10,7 +10,8 @@
 //! failed, or at the start-up deadline (`--connect-timeout`, else
 //! [`DEFAULT_STARTUP_DEADLINE`]). A server
 //! still coming up by then is offered from its tool cache (the same cache as `mcp tools
-//! --all`), and a call to it waits for it; when it comes up the host gets `list_changed`.
+//! --all`), and a call to it waits for it (at most `--timeout`, else [`COMING_UP_WAIT`]);
+//! when it comes up the host gets `list_changed`.
 //! A server that cannot start (a broken entry, a program that does not exist, a refused
 //! handshake) is reported on stderr and the others serve; when none can, the host's
 //! `initialize` gets an error and the bridge exits 3.
@@ -53,6 +54,10 @@ use crate::exit::{CliError, Exit};
 use filter::ToolFilter;
 use router::{Router, Shared};
 use watch::Watcher;
+
+/// How long a request for a server still coming up (offered from the tool cache, or
+/// reconnecting) waits for it without `--timeout`: as long as a handshake may take.
+pub const COMING_UP_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Runs `mcp bridge --config FILE`: serves stdio until the host closes stdin.
 pub async fn run(cli: &Cli, ui: &Ui, tools: &ToolFilterArgs) -> Result<Exit, CliError> {
@@ -116,7 +121,8 @@ pub async fn run(cli: &Cli, ui: &Ui, tools: &ToolFilterArgs) -> Result<Exit, Cli
     }
 
     let (relay, calls_ended) = Relay::new(cli.connection.timeout);
-    let shared = Arc::new(Shared::new(manager.clone(), filter, relay, deadline));
+    let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
+    let shared = Arc::new(Shared::new(manager.clone(), filter, relay, wait_bound));
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
     // it (and negotiates the version) now that the capabilities are known.
     let initialize = serde_json::json!({
@@ -162,7 +168,6 @@ fn manager(
     servers: Vec<mcp_manager::config::ServerConfig>,
     deadline: std::time::Duration,
 ) -> Manager {
-    let c = cli.connection.clone();
     let token_store = crate::app::auth::token_store_path(cli);
     let (ui, params, host) = (ui.clone(), params.clone(), host.clone());
     let mut builder = Manager::builder(TokioRuntime::current())
@@ -177,9 +182,9 @@ fn manager(
                     _ => b.on_wire(crate::app::trace::tap(&ui)),
                 };
             }
-            if let Some(t) = c.connect_timeout {
-                b = b.handshake_timeout(Some(t));
-            }
+            // No handshake timeout from --connect-timeout: that is how long the host's
+            // `initialize` waits, and a slower server is still welcome when it comes up (the
+            // client's default, or the entry's `startupTimeout`, bounds its handshake).
             if let TransportConfig::Http(h) = &config.transport
                 && let Some(auth) =
                     crate::app::auth::stored_provider_at(token_store.clone(), &h.headers)

@@ -16,7 +16,7 @@
 //! - The host's notifications (`notifications/roots/list_changed`, ...) go to every ready
 //!   server.
 //!
-//! A call to a server still coming up waits for it (at most the start-up deadline); a name
+//! A call to a server still coming up waits for it ([`Shared::wait_bound`]); a name
 //! that is not offered (unknown, or kept out by `--allow` / `--deny`) is `-32602` `unknown
 //! tool: NAME`.
 
@@ -143,8 +143,8 @@ impl Shared {
         match tokio::time::timeout(self.wait_bound, wait).await {
             Ok(found) => found,
             Err(_) => Err(internal(format!(
-                "server {server:?} is still not ready after {}s",
-                self.wait_bound.as_secs()
+                "server {server:?} is still not ready after {:?}",
+                self.wait_bound
             ))),
         }
     }
