@@ -423,22 +423,38 @@ fn denied_tools_are_neither_listed_nor_callable() {
     assert_eq!(host.finish(), 0);
 }
 
-/// A bad glob is a usage error before anything starts.
+/// Usage errors before anything starts: a bad glob, --server with --config, a filter
+/// without --config.
 #[test]
-fn a_bad_glob_is_a_usage_error() {
-    let dir = test_dir("glob");
+fn usage_errors_name_the_problem() {
+    let dir = test_dir("usage");
     let config = write_config(&dir);
-    let out = Command::new(MCP)
-        .args(["bridge", "--deny", "[oops", "--config"])
-        .arg(&config)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp bridge");
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--deny \"[oops\""),
-        "{out:?}"
-    );
+    let config = config.to_str().expect("utf-8 path");
+    for (args, expected) in [
+        (
+            vec!["--deny", "[oops", "--config", config],
+            "--deny \"[oops\"",
+        ),
+        (
+            vec!["--config", config, "--server", "beta"],
+            "--allow 'beta__*'",
+        ),
+        (
+            vec!["--allow", "x*", "--url", "http://127.0.0.1:9/"],
+            "mcp bridge --config FILE",
+        ),
+    ] {
+        let out = Command::new(MCP)
+            .arg("bridge")
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run mcp bridge");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -560,5 +576,45 @@ fn a_late_server_is_offered_from_the_tool_cache() {
         json!({"name": "quick__echo", "arguments": {"text": "q"}}),
     );
     assert_eq!(text(&echoed), "q");
+    assert_eq!(host.finish(), 0);
+}
+
+/// The host cancelling a call cancels it at its server (`-v` traces the server's wire), and
+/// the bridge goes on answering.
+#[test]
+fn a_cancelled_call_is_cancelled_at_its_server() {
+    let dir = test_dir("cancel");
+    write_config(&dir);
+    let mut host = Host::start(&dir, &["-v"]);
+    host.initialize(&json!({}));
+    let id = host.request(
+        "tools/call",
+        json!({"name": "beta__slow", "arguments": {"steps": 100, "delay_ms": 100},
+            "_meta": {"progressToken": 7}}),
+    );
+    host.until("notifications/progress");
+    host.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "the user pressed stop"}}),
+    );
+    let started = Instant::now();
+    while !host
+        .stderr()
+        .lines()
+        .any(|l| l.starts_with("[beta] -> ") && l.contains("notifications/cancelled"))
+    {
+        assert!(
+            started.elapsed() < GUARD,
+            "no cancellation upstream: {}",
+            host.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ping = host.request("ping", json!({}));
+    let (_, before) = host.answer(ping);
+    assert!(
+        !before.iter().any(|l| l["id"] == id),
+        "a cancelled call is not answered: {before:?}"
+    );
     assert_eq!(host.finish(), 0);
 }

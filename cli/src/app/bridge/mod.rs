@@ -132,10 +132,15 @@ async fn await_initialize(
 /// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
 /// ends.
 pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
-    if let Command::Bridge { tools } = &cli.command
-        && cli.connection.config.is_some()
-    {
-        return aggregate::run(cli, ui, tools).await;
+    if let Command::Bridge { tools } = &cli.command {
+        if cli.connection.config.is_some() {
+            return aggregate::run(cli, ui, tools).await;
+        }
+        if !tools.allow.is_empty() || !tools.deny.is_empty() {
+            return Err(CliError::Usage(
+                "--allow and --deny filter the servers' tools of mcp bridge --config FILE".into(),
+            ));
+        }
     }
     if cli.connection.url.is_none() {
         return Err(CliError::Usage(

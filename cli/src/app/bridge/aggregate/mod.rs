@@ -61,6 +61,13 @@ pub const COMING_UP_WAIT: std::time::Duration = std::time::Duration::from_secs(6
 
 /// Runs `mcp bridge --config FILE`: serves stdio until the host closes stdin.
 pub async fn run(cli: &Cli, ui: &Ui, tools: &ToolFilterArgs) -> Result<Exit, CliError> {
+    if let Some(server) = &cli.connection.server {
+        return Err(CliError::Usage(format!(
+            "mcp bridge --config serves every server of the file: drop --server \
+             (--allow '{}__*' offers only that server's tools)",
+            mcp_manager::naming::sanitize(server)
+        )));
+    }
     let filter = ToolFilter::new(&tools.allow, &tools.deny).map_err(CliError::Usage)?;
     let ConfigServers { servers, entries } = many::server_configs(cli)?;
     for (name, problem) in &entries {
