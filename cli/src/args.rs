@@ -245,6 +245,17 @@ pub struct ToolsArgs {
     pub server: ServerCommand,
 }
 
+/// The options of `bridge`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct BridgeArgs {
+    /// The stdio server to forward to, instead of --url.
+    #[command(flatten)]
+    pub server: ServerCommand,
+    /// `--allow` / `--deny`, for `--config`.
+    #[command(flatten)]
+    pub tools: ToolFilterArgs,
+}
+
 /// The options of `watch`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct WatchArgs {
@@ -487,21 +498,27 @@ pub enum Command {
     Demo,
     /// Run the built-in demo server on stdin/stdout.
     DemoServer,
-    /// Serve a host app over stdio, forwarding everything to the server at --url.
+    /// Serve a host app over stdio, forwarding everything to one server: --url or `-- cmd`.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
-    /// app, an IDE) that cannot reach a remote server itself.
+    /// app, an IDE) that cannot reach a remote server itself; `mcp bridge -- cmd args` puts
+    /// the stdio server `cmd` behind the bridge (its own process group, shut down and reaped
+    /// when the host leaves; --env K=V adds to its environment; it runs in the bridge's
+    /// working directory).
     ///
-    /// The upstream connection (Streamable HTTP, legacy HTTP+SSE as a fallback) is made when
-    /// the host sends `initialize`, with the host's protocol version, client info and
-    /// capabilities, and the host gets the server's own answer: the same tools, the same
-    /// results. Requests, results, errors, notifications, progress, cancellation,
-    /// subscriptions and the server's sampling, elicitation and roots requests are forwarded
-    /// both ways. The stored OAuth token is sent and refreshed (`mcp login --url URL` first),
-    /// and so is every header given with --header; a forwarded request is bounded by the
-    /// global --timeout (default: none, the host decides). stdout carries only the protocol;
-    /// logs go to stderr. When the host closes stdin, the bridge cancels what is still running
-    /// upstream, ends the upstream session (HTTP DELETE) and exits.
+    /// The upstream connection (Streamable HTTP, legacy HTTP+SSE as a fallback, or the
+    /// child's stdio) is made when the host sends `initialize`, with the host's protocol
+    /// version, client info and capabilities, and the host gets the server's own answer: the
+    /// same tools, the same results. Requests, results, errors, notifications, progress,
+    /// cancellation (with the host's reason), subscriptions and the server's sampling,
+    /// elicitation and roots requests are forwarded both ways. Over HTTP the stored OAuth
+    /// token is sent and refreshed (`mcp login --url URL` first), and so is every header
+    /// given with --header; a forwarded request is bounded by the global --timeout (default:
+    /// none, the host decides). stdout carries only the protocol; logs go to stderr. When the
+    /// host closes stdin, the bridge cancels what is still running upstream, ends the
+    /// upstream session (HTTP DELETE, or the child's shutdown) and exits 0; when the server
+    /// goes away (the child exits, the connection ends), the bridge ends the host session and
+    /// exits 3.
     ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///
@@ -522,13 +539,10 @@ pub enum Command {
     #[command(
         verbatim_doc_comment,
         override_usage = "mcp bridge --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
+                          mcp bridge [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>...\n       \
                           mcp bridge --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]..."
     )]
-    Bridge {
-        /// `--allow` / `--deny`, for `--config`.
-        #[command(flatten)]
-        tools: ToolFilterArgs,
-    },
+    Bridge(BridgeArgs),
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
     ///
     /// The commands are those of `mcp` without the connection options: `tools`,
@@ -578,6 +592,7 @@ impl Command {
             | Command::Prompts(s)
             | Command::Ping(s)
             | Command::Shell(s) => Some(s),
+            Command::Bridge(b) => Some(&b.server),
             Command::Tools(t) => Some(&t.server),
             Command::Watch(w) => Some(&w.server),
             Command::Tasks(t) => Some(t.server()),
@@ -592,7 +607,6 @@ impl Command {
             | Command::Logout { .. }
             | Command::Demo
             | Command::DemoServer
-            | Command::Bridge { .. }
             | Command::Completions { .. }
             | Command::Help { .. } => None,
         }

@@ -423,8 +423,8 @@ fn denied_tools_are_neither_listed_nor_callable() {
     assert_eq!(host.finish(), 0);
 }
 
-/// Usage errors before anything starts: a bad glob, --server with --config, a filter
-/// without --config.
+/// Usage errors before anything starts: a bad glob, --server or `-- cmd` with --config, a
+/// filter without --config.
 #[test]
 fn usage_errors_name_the_problem() {
     let dir = test_dir("usage");
@@ -442,6 +442,10 @@ fn usage_errors_name_the_problem() {
         (
             vec!["--allow", "x*", "--url", "http://127.0.0.1:9/"],
             "mcp bridge --config FILE",
+        ),
+        (
+            vec!["--config", config, "--", "true"],
+            "drop `-- <command>`",
         ),
     ] {
         let out = Command::new(MCP)

@@ -158,7 +158,7 @@ pub async fn run(
         }
         Command::Demo
         | Command::DemoServer
-        | Command::Bridge { .. }
+        | Command::Bridge(_)
         | Command::Login { .. }
         | Command::Logout { .. }
         | Command::Shell(_)

@@ -3,9 +3,9 @@
 //! notifications and log messages come back to the host ([`to_host`]).
 //!
 //! What the server driver already guarantees is relied on, not repeated: a host request
-//! cancelled (or the host leaving) drops its handler's future, and dropping the client's
-//! `request_raw` future cancels the call upstream (`notifications/cancelled`); progress is
-//! written before the answer queued after it.
+//! cancelled (or the host leaving) drops its handler's future, which cancels the call
+//! upstream (`notifications/cancelled` with the host's own reason, or "the host
+//! disconnected"); progress is written before the answer queued after it.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -14,11 +14,11 @@ use std::time::Duration;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::ServerNotification;
 use mcp_proto::types::{LoggingLevel, LoggingMessageParams};
-use mcp_tokio::mcp_driver::{CallOptions, HandlerFuture};
+use mcp_tokio::mcp_driver::{CallOptions, CancelHandle, HandlerFuture};
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
 use mcp_tokio::{Client, Error};
 use serde_json::value::RawValue;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 
 /// Forwards each host request to the upstream client and its answer back.
 pub struct Forwarder {
@@ -27,60 +27,13 @@ pub struct Forwarder {
 }
 
 /// How a host request is forwarded to an upstream client: its deadline, its progress passed
-/// back under the host's token, and the count of calls in flight (for [`CallsEnded`]). Both
-/// bridges use it: the single one with its one client, the aggregate one with the client of
-/// the server a request is routed to.
+/// back under the host's token, its cancellation with the host's reason, and the count of
+/// calls in flight (for [`CallsEnded`]). Both bridges use it: the single one with its one
+/// client, the aggregate one with the client of the server a request is routed to.
 #[derive(Clone)]
 pub struct Relay {
     timeout: Option<Duration>,
     in_flight: Arc<watch::Sender<usize>>,
-}
-
-impl Relay {
-    /// `timeout` bounds each forwarded request (`None`: the host's own deadlines and
-    /// cancellations decide); the [`CallsEnded`] waits for every request it forwards.
-    pub fn new(timeout: Option<Duration>) -> (Self, CallsEnded) {
-        let (tx, rx) = watch::channel(0);
-        let relay = Relay {
-            timeout,
-            in_flight: Arc::new(tx),
-        };
-        (relay, CallsEnded(rx))
-    }
-
-    /// Sends `method` with `params` to `client` and gives its answer (or its error, as
-    /// [`error_for_host`] words it). Dropping the future cancels the request upstream; the
-    /// upstream server's progress reaches the host under the token of `context`.
-    pub fn forward(
-        &self,
-        client: Client,
-        method: String,
-        params: Option<Box<RawValue>>,
-        context: &RequestContext,
-    ) -> impl Future<Output = RequestOutcome> + Send + 'static {
-        let mut options = match self.timeout {
-            Some(t) => CallOptions::new().timeout(t),
-            None => CallOptions::new().no_timeout(),
-        };
-        if context.progress_token().is_some() {
-            // Upstream progress under the bridge's token, to the host under the host's.
-            let cx = context.clone();
-            options = options.on_progress(move |p| {
-                if let Err(e) = cx.progress(p.progress, p.total, p.message.as_deref()) {
-                    tracing::debug!("bridge: progress for {} not forwarded: {e}", cx.id());
-                }
-            });
-        }
-        let counted = InFlight::new(&self.in_flight);
-        async move {
-            // Declared before the call, so dropped after it (its cancellation queued first).
-            let _counted = counted;
-            client
-                .request_raw(method, params, options)
-                .await
-                .map_err(error_for_host)
-        }
-    }
 }
 
 /// Counts a forwarded call until its future is gone (answered, or dropped and so cancelled
@@ -100,15 +53,112 @@ impl Drop for InFlight {
     }
 }
 
+/// Cancels a forwarded call upstream when the host's request ends without its answer (the
+/// host cancelled it, or left), passing on the host's reason.
+struct CancelUpstream {
+    cancel: CancelHandle,
+    context: RequestContext,
+    /// Cleared once the answer was taken: nothing to cancel then.
+    armed: bool,
+}
+
+impl Drop for CancelUpstream {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let reason = self.context.cancel_reason().unwrap_or_else(|| {
+            if self.context.server().is_closed() {
+                "the host disconnected".to_owned()
+            } else {
+                "the host cancelled the request".to_owned()
+            }
+        });
+        self.cancel.cancel(reason);
+    }
+}
+
 /// Waits until every forwarded call's future is gone: after the host left, each one dropped
 /// has queued its `notifications/cancelled` upstream by then.
 pub struct CallsEnded(watch::Receiver<usize>);
 
 impl CallsEnded {
     /// Completes once no forwarded call is left.
-    pub async fn wait(mut self) {
+    pub async fn wait(&mut self) {
         // An error means the forwarder is gone, and with it every call.
         let _ = self.0.wait_for(|n| *n == 0).await;
+    }
+}
+
+impl Relay {
+    /// `timeout` bounds each forwarded request (`None`: the host's own deadlines and
+    /// cancellations decide); the [`CallsEnded`] waits for every request it forwards.
+    pub fn new(timeout: Option<Duration>) -> (Self, CallsEnded) {
+        let (tx, rx) = watch::channel(0);
+        let relay = Relay {
+            timeout,
+            in_flight: Arc::new(tx),
+        };
+        (relay, CallsEnded(rx))
+    }
+
+    /// Sends `method` with `params` to `client` and gives its answer (or its error, as
+    /// [`error_for_host`] words it). Dropping the future before the answer cancels the
+    /// request upstream with the host's reason; the upstream server's progress reaches the
+    /// host under the token of `context`.
+    pub fn forward(
+        &self,
+        client: Client,
+        method: String,
+        params: Option<Box<RawValue>>,
+        context: RequestContext,
+    ) -> impl Future<Output = RequestOutcome> + Send + 'static {
+        let mut options = match self.timeout {
+            Some(t) => CallOptions::new().timeout(t),
+            None => CallOptions::new().no_timeout(),
+        };
+        if context.progress_token().is_some() {
+            // Upstream progress under the bridge's token, to the host under the host's.
+            let cx = context.clone();
+            options = options.on_progress(move |p| {
+                if let Err(e) = cx.progress(p.progress, p.total, p.message.as_deref()) {
+                    tracing::debug!("bridge: progress for {} not forwarded: {e}", cx.id());
+                }
+            });
+        }
+        let (options, cancel) = options.cancel_handle();
+        let counted = InFlight::new(&self.in_flight);
+        let (answer, answered) = oneshot::channel();
+        // The upstream call runs in its own task: when the host cancels, the server driver
+        // drops the handler's future at once, and the call is then cancelled through its
+        // handle with the host's reason (dropping the call would send a reason of its own).
+        tokio::spawn(async move {
+            // Declared before the call, so dropped after it (its cancellation queued first).
+            let _counted = counted;
+            let outcome = client
+                .request_raw(method, params, options)
+                .await
+                .map_err(error_for_host);
+            // The host may have cancelled meanwhile: nobody waits then.
+            let _ = answer.send(outcome);
+        });
+        let upstream = CancelUpstream {
+            cancel,
+            context,
+            armed: true,
+        };
+        async move {
+            // Moved in whole (not only the field set below), so it lives as long as this future.
+            let mut upstream = upstream;
+            let outcome = answered.await.unwrap_or_else(|_| {
+                Err(ErrorObject::new(
+                    ErrorObject::INTERNAL_ERROR,
+                    "mcp bridge: the upstream call ended without an answer",
+                ))
+            });
+            upstream.armed = false;
+            outcome
+        }
     }
 }
 
@@ -130,7 +180,7 @@ impl ServerHandler for Forwarder {
     ) -> HandlerFuture<'_, RequestOutcome> {
         Box::pin(
             self.relay
-                .forward(self.client.clone(), method, params, &context),
+                .forward(self.client.clone(), method, params, context),
         )
     }
 

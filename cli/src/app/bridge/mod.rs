@@ -1,8 +1,10 @@
-//! `mcp bridge --url URL`: a stdio MCP server for a host (a desktop app, an IDE) that forwards
-//! everything to a remote Streamable HTTP / legacy SSE server.
+//! `mcp bridge --url URL` and `mcp bridge -- cmd args`: a stdio MCP server for a host (a
+//! desktop app, an IDE) that forwards everything to one server, a remote Streamable HTTP /
+//! legacy SSE server or a stdio child.
 //!
 //! The host's side is the server driver ([`mcp_tokio::server`]) on stdin and stdout; the
-//! remote side is a [`Client`](mcp_tokio::Client). The upstream connection is made when the
+//! upstream side is a [`Client`](mcp_tokio::Client) of either transport (the stdio child in
+//! its own process group, shut down and reaped by the client as every command's is). The upstream connection is made when the
 //! host sends `initialize`, with the host's client info, capabilities and protocol version
 //! ([`upstream::connect`]); the host session then starts with the server's own `serverInfo`,
 //! capabilities and instructions, and answers the host's `initialize` with the version the
@@ -11,8 +13,8 @@
 //!
 //! Before `initialize`, a session with no capabilities answers the host (`ping`, errors for
 //! anything else). When the host closes stdin, the requests still running upstream are
-//! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`) and
-//! the bridge exits 0. When the upstream connection ends, the bridge ends the host session
+//! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`, or
+//! the child's shutdown) and the bridge exits 0. When the upstream connection ends, the bridge ends the host session
 //! and exits 3. stdout carries only the protocol; logs go to stderr.
 //!
 //! With `--config FILE`, [`aggregate`] serves every server of the file as one.
@@ -33,7 +35,7 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use super::ui::Ui;
 use crate::args::{Cli, Command};
 use crate::exit::{CliError, Exit};
-use forward::Forwarder;
+use forward::{CallsEnded, Forwarder};
 use upstream::HostSlot;
 
 /// How long the bridge waits, after the host left, for the cancelled upstream calls to end
@@ -129,30 +131,59 @@ async fn await_initialize(
     }
 }
 
+/// The one upstream server of `mcp bridge`: `--url` (an HTTP server) or `-- cmd` (a stdio
+/// child); a usage error for anything else, before anything is started.
+fn upstream_config(cli: &Cli) -> Result<mcp_manager::config::ServerConfig, CliError> {
+    let given = cli.connection.url.is_some()
+        || cli
+            .command
+            .server_command()
+            .is_some_and(|s| !s.argv.is_empty());
+    if !given {
+        return Err(CliError::Usage(
+            "mcp bridge needs the server to forward to: --url URL, or -- <command> [args] for a stdio server, or --config FILE for every server of a file"
+                .into(),
+        ));
+    }
+    let config = super::connect::server_config(cli)?;
+    match &config.transport {
+        TransportConfig::Http(_) | TransportConfig::Stdio(_) => Ok(config),
+        _ => Err(CliError::Usage(
+            "mcp bridge forwards to an HTTP server (--url) or a stdio server (-- <command>)".into(),
+        )),
+    }
+}
+
+/// Waits, at most [`CANCEL_BOUND`], until every forwarded call has ended and the host's
+/// requests are answered: after the upstream connection ended, each fails at once.
+async fn answer_open_requests(host: &mcp_tokio::server::ServerHandle, calls: &mut CallsEnded) {
+    let answered = async {
+        calls.wait().await;
+        // The last answers pass from the ended calls to the session through their handler
+        // tasks, which are already woken: a few scheduler turns at most.
+        while host.open_requests() > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+    };
+    if tokio::time::timeout(CANCEL_BOUND, answered).await.is_err() {
+        tracing::warn!("bridge: some host requests were not answered before the session ended");
+    }
+}
+
 /// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
 /// ends.
 pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
-    if let Command::Bridge { tools } = &cli.command {
+    if let Command::Bridge(args) = &cli.command {
         if cli.connection.config.is_some() {
-            return aggregate::run(cli, ui, tools).await;
+            return aggregate::run(cli, ui, &args.tools).await;
         }
-        if !tools.allow.is_empty() || !tools.deny.is_empty() {
+        if !args.tools.allow.is_empty() || !args.tools.deny.is_empty() {
             return Err(CliError::Usage(
                 "--allow and --deny filter the servers' tools of mcp bridge --config FILE".into(),
             ));
         }
     }
-    if cli.connection.url.is_none() {
-        return Err(CliError::Usage(
-            "mcp bridge needs --url URL (a remote server) or --config FILE (every server of a file)".into(),
-        ));
-    }
-    let config = super::connect::server_config(cli)?;
-    if !matches!(config.transport, TransportConfig::Http(_)) {
-        return Err(CliError::Usage(
-            "mcp bridge --url forwards to an HTTP server".into(),
-        ));
-    }
+    let config = upstream_config(cli)?;
     let mut stdin = tokio::io::stdin();
     let mut stdout = tokio::io::stdout();
     let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
@@ -206,7 +237,7 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     replay.extend_from_slice(&init.rest);
     let input = std::io::Cursor::new(replay).chain(stdin);
 
-    let (forwarder, calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
+    let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
     let (handle, driver) =
         mcp_tokio::server::start(Server::new(host_config), forwarder, input, stdout);
     // Set once, here: the slot was empty until the host session existed.
@@ -230,7 +261,10 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         }
         reason = client.closed() => {
             tracing::warn!("bridge: the server's connection ended: {reason}");
-            // Answers already queued still reach the host, then the driver finishes.
+            // Every forwarded call fails now that the connection is gone: let those errors
+            // reach the host as answers (none of its requests is left unanswered), then end
+            // the session; answers already queued are written before the driver finishes.
+            answer_open_requests(&handle, &mut calls_ended).await;
             handle.close();
             driver.await;
             Err(CliError::Closed(format!("the server's connection ended: {reason}")))

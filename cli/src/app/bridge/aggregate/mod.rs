@@ -68,6 +68,17 @@ pub async fn run(cli: &Cli, ui: &Ui, tools: &ToolFilterArgs) -> Result<Exit, Cli
             mcp_manager::naming::sanitize(server)
         )));
     }
+    if cli
+        .command
+        .server_command()
+        .is_some_and(|s| !s.argv.is_empty())
+    {
+        return Err(CliError::Usage(
+            "mcp bridge --config serves the servers of the file: drop `-- <command>` \
+             (or add it to the file)"
+                .into(),
+        ));
+    }
     let filter = ToolFilter::new(&tools.allow, &tools.deny).map_err(CliError::Usage)?;
     let ConfigServers { servers, entries } = many::server_configs(cli)?;
     for (name, problem) in &entries {
@@ -127,7 +138,7 @@ pub async fn run(cli: &Cli, ui: &Ui, tools: &ToolFilterArgs) -> Result<Exit, Cli
         host_config = host_config.with_instructions(text);
     }
 
-    let (relay, calls_ended) = Relay::new(cli.connection.timeout);
+    let (relay, mut calls_ended) = Relay::new(cli.connection.timeout);
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let shared = Arc::new(Shared::new(manager.clone(), filter, relay, wait_bound));
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers

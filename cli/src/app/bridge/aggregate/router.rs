@@ -242,7 +242,7 @@ impl Router {
         let params = to_raw(params).map_err(|e| internal(e.to_string()))?;
         self.shared
             .relay
-            .forward(client, method, Some(params), context)
+            .forward(client, method, Some(params), context.clone())
             .await
     }
 
