@@ -158,8 +158,9 @@ pub async fn run(cli: &Cli, ui: &Ui, tools: &ToolFilterArgs) -> Result<Exit, Cli
     );
     // Set once, here: the slot was empty until the host session existed.
     let _ = host.set(handle.clone());
-    let watcher =
-        tokio::spawn(Watcher::new(shared.clone(), handle.clone(), ui.clone()).run(changes));
+    let watcher = Watcher::new(shared.clone(), handle.clone(), ui.clone());
+    let reported: Vec<String> = summary.failed.iter().map(|(s, _)| s.clone()).collect();
+    let watcher = tokio::spawn(async move { watcher.run(changes, &reported).await });
     let reason = driver.await;
     tracing::info!("bridge: the host session ended: {reason}");
     watcher.abort();

@@ -55,10 +55,20 @@ impl Watcher {
     }
 
     /// Runs until the manager is gone; `changes` must have been taken before [`new`](Self::new)
-    /// looked, so that no change is missed.
-    pub async fn run(mut self, mut changes: StatusChanges) {
+    /// looked, so that no change is missed. `reported` are the failed servers already
+    /// reported on stderr (the start-up summary's): another one that failed before the
+    /// watcher looked is reported here.
+    pub async fn run(mut self, mut changes: StatusChanges, reported: &[String]) {
         for (server, _) in catalog::ready_clients(&self.shared.manager) {
             self.connected(&server);
+        }
+        for (server, status) in &self.status {
+            if let ServerStatus::Failed { reason, .. } = status
+                && !reported.contains(server)
+            {
+                self.ui
+                    .note(&format!("mcp bridge: server {server:?} failed: {reason}"));
+            }
         }
         while let Some(change) = changes.recv().await {
             match change {
