@@ -39,7 +39,7 @@ down first). With --json an error is also one JSON object on stdout: {\"error\":
 stable (the README lists every code).";
 
 /// `mcp`: a command-line client for MCP servers.
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "mcp",
     version,
@@ -248,6 +248,22 @@ pub struct ToolsArgs {
 /// The options of `bridge`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct BridgeArgs {
+    /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
+    /// stdio: each HTTP session gets its own upstream. The URL is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// With --listen: no sessions; every POST is served on its own, over one upstream
+    /// connection shared by all clients.
+    #[arg(long, requires = "listen")]
+    pub stateless: bool,
+    /// With --listen: require `Authorization: Bearer <token>` of every client, the token read
+    /// from the environment variable VAR (never from the command line).
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    pub bearer_token_env: Option<String>,
+    /// With --listen: an `Origin` allowed besides loopback ones, e.g.
+    /// `https://app.example.com` (repeatable; browsers on other origins get 403).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    pub allow_origins: Vec<String>,
     /// The stdio server to forward to, instead of --url.
     #[command(flatten)]
     pub server: ServerCommand,
@@ -538,9 +554,9 @@ pub enum Command {
     #[allow(rustdoc::bare_urls)]
     #[command(
         verbatim_doc_comment,
-        override_usage = "mcp bridge --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
-                          mcp bridge [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>...\n       \
-                          mcp bridge --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]..."
+        override_usage = "mcp bridge [--listen <ADDR>] --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
+                          mcp bridge [--listen <ADDR>] [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>...\n       \
+                          mcp bridge [--listen <ADDR>] --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]..."
     )]
     Bridge(BridgeArgs),
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.

@@ -21,6 +21,7 @@
 
 pub mod aggregate;
 pub mod forward;
+pub mod listen;
 pub mod upstream;
 
 use mcp_manager::config::TransportConfig;
@@ -154,6 +155,19 @@ fn upstream_config(cli: &Cli) -> Result<mcp_manager::config::ServerConfig, CliEr
     }
 }
 
+/// The host-facing server of an upstream `client`: the server's own identity, capabilities
+/// and instructions, so a host sees what it would see directly.
+fn host_server_config(client: &mcp_tokio::Client) -> ServerConfig {
+    let config = ServerConfig::new(client.server_info().clone())
+        .with_capabilities(client.capabilities().clone())
+        // The upstream server times its own requests out (and cancels them).
+        .with_request_timeout(None);
+    match client.instructions() {
+        Some(instructions) => config.with_instructions(instructions),
+        None => config,
+    }
+}
+
 /// Waits, at most [`CANCEL_BOUND`], until every forwarded call has ended and the host's
 /// requests are answered: after the upstream connection ended, each fails at once.
 async fn answer_open_requests(host: &mcp_tokio::server::ServerHandle, calls: &mut CallsEnded) {
@@ -175,7 +189,7 @@ async fn answer_open_requests(host: &mcp_tokio::server::ServerHandle, calls: &mu
 pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     if let Command::Bridge(args) = &cli.command {
         if cli.connection.config.is_some() {
-            return aggregate::run(cli, ui, &args.tools).await;
+            return aggregate::run(cli, ui, args).await;
         }
         if !args.tools.allow.is_empty() || !args.tools.deny.is_empty() {
             return Err(CliError::Usage(
@@ -184,6 +198,11 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         }
     }
     let config = upstream_config(cli)?;
+    if let Command::Bridge(args) = &cli.command
+        && let Some(addr) = args.listen
+    {
+        return listen::run(cli, ui, args, addr, config).await;
+    }
     let mut stdin = tokio::io::stdin();
     let mut stdout = tokio::io::stdout();
     let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
@@ -218,13 +237,7 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         client.protocol_version()
     );
     let mut notifications = client.notifications();
-    let mut host_config = ServerConfig::new(client.server_info().clone())
-        .with_capabilities(client.capabilities().clone())
-        // The upstream server times its own requests out (and cancels them).
-        .with_request_timeout(None);
-    if let Some(instructions) = client.instructions() {
-        host_config = host_config.with_instructions(instructions);
-    }
+    let host_config = host_server_config(&client);
     // The host's own `initialize`, asking for the version the server agreed to: the session
     // answers it with that version (every version the client speaks, the session speaks).
     // Replayed ahead of the rest of stdin.

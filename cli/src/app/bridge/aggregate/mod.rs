@@ -49,7 +49,7 @@ use super::upstream::{self, HostSlot};
 use super::{CANCEL_BOUND, HostInitialize, await_initialize};
 use crate::app::many::{self, ConfigServers, DEFAULT_STARTUP_DEADLINE};
 use crate::app::ui::Ui;
-use crate::args::{Cli, ToolFilterArgs};
+use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
 use filter::ToolFilter;
 use router::{Router, Shared};
@@ -60,7 +60,13 @@ use watch::Watcher;
 pub const COMING_UP_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Runs `mcp bridge --config FILE`: serves stdio until the host closes stdin.
-pub async fn run(cli: &Cli, ui: &Ui, tools: &ToolFilterArgs) -> Result<Exit, CliError> {
+pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError> {
+    let tools = &args.tools;
+    if args.listen.is_some() {
+        return Err(CliError::Usage(
+            "mcp bridge --config serves stdio; --listen is for --url and -- <command>".into(),
+        ));
+    }
     if let Some(server) = &cli.connection.server {
         return Err(CliError::Usage(format!(
             "mcp bridge --config serves every server of the file: drop --server \
