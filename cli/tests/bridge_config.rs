@@ -624,3 +624,95 @@ fn a_cancelled_call_is_cancelled_at_its_server() {
     );
     assert_eq!(host.finish(), 0);
 }
+
+/// `--listen`: the same servers over Streamable HTTP on 127.0.0.1, for `mcp` itself as the
+/// client: namespaced tools, a routed call, a filtered tool refused, a resource read; SIGTERM
+/// stops the bridge and its servers.
+#[test]
+fn listen_serves_the_servers_over_http() {
+    let dir = test_dir("listen");
+    let config = write_config(&dir);
+    let mut bridge = Command::new(MCP)
+        .args([
+            "bridge",
+            "--listen",
+            "127.0.0.1:0",
+            "--deny",
+            "beta__*",
+            "--config",
+        ])
+        .arg(&config)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge --listen");
+    let (tx, rx) = mpsc::channel();
+    let stderr = bridge.stderr.take().expect("piped stderr");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let url = loop {
+        let line = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
+        if let Some(url) = line.strip_prefix("mcp bridge: listening on ") {
+            break url.to_owned();
+        }
+        seen.push(line);
+    };
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    assert!(
+        seen.iter().any(|l| l.contains(r#"server "broken" failed"#)),
+        "{seen:?}"
+    );
+
+    let mcp = |args: &[&str]| {
+        Command::new(MCP)
+            .args(args)
+            .args(["--url", &url])
+            .output()
+            .expect("run mcp")
+    };
+    let tools = mcp(&["tools", "--json"]);
+    let tools: Value = serde_json::from_slice(&tools.stdout).expect("tools --json");
+    let tools = names(&tools["tools"]);
+    assert!(tools.contains(&"alpha__echo".to_owned()), "{tools:?}");
+    assert!(!tools.iter().any(|t| t.starts_with("beta__")), "{tools:?}");
+    let echoed = mcp(&["call", "alpha__echo", "text=over http"]);
+    assert_eq!(String::from_utf8_lossy(&echoed.stdout).trim(), "over http");
+    let refused = mcp(&["call", "beta__echo", "text=no"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("unknown tool: beta__echo"));
+    let read = mcp(&["read", "mcp-bridge://beta/demo://readme"]);
+    assert!(
+        String::from_utf8_lossy(&read.stdout).contains("demo server"),
+        "{read:?}"
+    );
+
+    let stopped = Command::new("kill")
+        .args(["-TERM", &bridge.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(stopped.success());
+    let started = Instant::now();
+    while bridge.try_wait().expect("wait").is_none() {
+        assert!(
+            started.elapsed() < GUARD,
+            "the bridge did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = std::fs::read_to_string(dir.join("alpha.pid")).expect("alpha's pid");
+    let alive = Command::new("kill")
+        .args(["-0", pid.trim()])
+        .stderr(Stdio::null())
+        .status()
+        .expect("run kill -0");
+    assert!(!alive.success(), "alpha's process is gone with the bridge");
+    let _ = std::fs::remove_dir_all(&dir);
+}

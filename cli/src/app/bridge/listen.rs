@@ -123,7 +123,7 @@ pub async fn run(
 }
 
 /// The `--bearer-token-env` variable's value, read from the environment.
-fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
+pub(super) fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
     let Some(var) = &args.bearer_token_env else {
         return Ok(None);
     };

@@ -30,6 +30,7 @@
 pub mod capabilities;
 pub mod catalog;
 pub mod filter;
+pub mod listen;
 pub mod router;
 pub mod uri;
 pub mod watch;
@@ -40,11 +41,12 @@ use mcp_manager::config::TransportConfig;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::ServerConfig;
 use mcp_proto::types::{Implementation, InitializeParams};
+use mcp_tokio::mcp_driver::manager::StatusChanges;
 use mcp_tokio::server::Server;
 use mcp_tokio::{ClientBuilder, Manager, TokioRuntime};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
-use super::forward::Relay;
+use super::forward::{CallsEnded, Relay};
 use super::upstream::{self, HostSlot};
 use super::{CANCEL_BOUND, HostInitialize, await_initialize};
 use crate::app::many::{self, ConfigServers, DEFAULT_STARTUP_DEADLINE};
@@ -59,14 +61,9 @@ use watch::Watcher;
 /// reconnecting) waits for it without `--timeout`: as long as a handshake may take.
 pub const COMING_UP_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Runs `mcp bridge --config FILE`: serves stdio until the host closes stdin.
+/// Runs `mcp bridge --config FILE`: serves stdio until the host closes stdin, or with
+/// `--listen`, Streamable HTTP ([`listen`]) until interrupted.
 pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError> {
-    let tools = &args.tools;
-    if args.listen.is_some() {
-        return Err(CliError::Usage(
-            "mcp bridge --config serves stdio; --listen is for --url and -- <command>".into(),
-        ));
-    }
     if let Some(server) = &cli.connection.server {
         return Err(CliError::Usage(format!(
             "mcp bridge --config serves every server of the file: drop --server \
@@ -85,7 +82,7 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
                 .into(),
         ));
     }
-    let filter = ToolFilter::new(&tools.allow, &tools.deny).map_err(CliError::Usage)?;
+    let filter = ToolFilter::new(&args.tools.allow, &args.tools.deny).map_err(CliError::Usage)?;
     let ConfigServers { servers, entries } = many::server_configs(cli)?;
     for (name, problem) in &entries {
         match problem {
@@ -99,18 +96,39 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
             "mcp bridge: no server of the config file can start".into(),
         ));
     }
-    let mut stdin = tokio::io::stdin();
-    let mut stdout = tokio::io::stdout();
-    let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
-        tracing::info!("bridge: the host closed stdin before initialize");
-        return Ok(Exit::Ok);
-    };
+    match args.listen {
+        Some(addr) => listen::run(cli, ui, args, addr, filter, servers).await,
+        None => serve_stdio(cli, ui, filter, servers).await,
+    }
+}
+
+/// The servers, started: the manager, what its start found, and the host-facing server
+/// configuration that follows from it.
+struct Started {
+    manager: Arc<Manager>,
+    /// Taken before the start-up summary: nothing after it is missed.
+    changes: StatusChanges,
+    /// The servers that failed by the end of the start (reported on stderr).
+    failed: Vec<String>,
+    host_config: ServerConfig,
+}
+
+/// Starts `servers` speaking as `params` (the host's `initialize`, or the bridge's own),
+/// waits for them up to the start-up deadline and reports on stderr what it found; an error
+/// when no server came up.
+async fn start_servers(
+    cli: &Cli,
+    ui: &Ui,
+    params: &InitializeParams,
+    host: &HostSlot,
+    servers: Vec<mcp_manager::config::ServerConfig>,
+) -> Result<Started, CliError> {
     let deadline = cli
         .connection
         .connect_timeout
         .unwrap_or(DEFAULT_STARTUP_DEADLINE);
-    let host = HostSlot::default();
-    let manager = Arc::new(manager(cli, ui, &init.params, &host, servers, deadline));
+    let manager = Arc::new(manager(cli, ui, params, host, servers, deadline));
+    let changes = manager.status_changes();
     let summary = manager.start().await;
     for (server, why) in &summary.failed {
         ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
@@ -120,16 +138,14 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
             "mcp bridge: server {server:?} is still connecting; serving the others"
         ));
     }
-    if summary.live.is_empty() && summary.from_cache.is_empty() && summary.pending.is_empty() {
-        let error = CliError::Closed("no server of the config file came up".into());
-        refuse(&mut stdout, &init, &error).await;
-        manager.shutdown().await;
-        return Err(error);
-    }
-    // Taken before the watcher looks, so that no change after this is missed.
-    let changes = manager.status_changes();
-    let ready = catalog::ready_clients(&manager);
     let coming_up = !summary.from_cache.is_empty() || !summary.pending.is_empty();
+    if summary.live.is_empty() && !coming_up {
+        manager.shutdown().await;
+        return Err(CliError::Closed(
+            "no server of the config file came up".into(),
+        ));
+    }
+    let ready = catalog::ready_clients(&manager);
     let caps: Vec<_> = ready.iter().map(|(_, c)| c.capabilities()).collect();
     let mut host_config =
         ServerConfig::new(Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION")))
@@ -143,10 +159,46 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
     ) {
         host_config = host_config.with_instructions(text);
     }
+    Ok(Started {
+        manager,
+        changes,
+        failed: summary.failed.into_iter().map(|(s, _)| s).collect(),
+        host_config,
+    })
+}
 
-    let (relay, mut calls_ended) = Relay::new(cli.connection.timeout);
+/// What every host session shares: the servers, the filter, the forwarding.
+fn shared(cli: &Cli, manager: &Arc<Manager>, filter: ToolFilter) -> (Arc<Shared>, CallsEnded) {
+    let (relay, calls_ended) = Relay::new(cli.connection.timeout);
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let shared = Arc::new(Shared::new(manager.clone(), filter, relay, wait_bound));
+    (shared, calls_ended)
+}
+
+/// Serves the host on stdin and stdout; the servers start at its `initialize`, speaking as
+/// the host.
+async fn serve_stdio(
+    cli: &Cli,
+    ui: &Ui,
+    filter: ToolFilter,
+    servers: Vec<mcp_manager::config::ServerConfig>,
+) -> Result<Exit, CliError> {
+    let mut stdin = tokio::io::stdin();
+    let mut stdout = tokio::io::stdout();
+    let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
+        tracing::info!("bridge: the host closed stdin before initialize");
+        return Ok(Exit::Ok);
+    };
+    let host = HostSlot::default();
+    let started = match start_servers(cli, ui, &init.params, &host, servers).await {
+        Ok(started) => started,
+        Err(error) => {
+            refuse(&mut stdout, &init, &error).await;
+            return Err(error);
+        }
+    };
+    let manager = started.manager;
+    let (shared, mut calls_ended) = shared(cli, &manager, filter);
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
     // it (and negotiates the version) now that the capabilities are known.
     let initialize = serde_json::json!({
@@ -157,20 +209,18 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
     replay.extend_from_slice(&init.rest);
     let input = std::io::Cursor::new(replay).chain(stdin);
     let (handle, driver) = mcp_tokio::server::start(
-        Server::new(host_config),
+        Server::new(started.host_config),
         Router::new(shared.clone()),
         input,
         stdout,
     );
     // Set once, here: the slot was empty until the host session existed.
     let _ = host.set(handle.clone());
-    let watcher = Watcher::new(shared.clone(), handle.clone(), ui.clone());
-    let reported: Vec<String> = summary.failed.iter().map(|(s, _)| s.clone()).collect();
-    let watcher = tokio::spawn(async move { watcher.run(changes, &reported).await });
+    let watcher = Watcher::new(shared.clone(), handle.clone(), Some(ui.clone()));
+    let watcher = tokio::spawn(watcher.run(started.changes, started.failed));
     let reason = driver.await;
     tracing::info!("bridge: the host session ended: {reason}");
     watcher.abort();
-    shared.end_subscriptions();
     // The host's requests still running were dropped with the driver (each queued its
     // `notifications/cancelled` upstream); let them go out before the servers stop.
     if tokio::time::timeout(CANCEL_BOUND, calls_ended.wait())

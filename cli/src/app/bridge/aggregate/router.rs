@@ -52,8 +52,6 @@ pub struct Shared {
     pub prompts: Mutex<ToolNamespace>,
     /// How long a request for a server still coming up waits for it.
     pub wait_bound: Duration,
-    /// The host's resource subscriptions, by host-visible URI: the task relaying each.
-    subscriptions: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
     /// The log level the host set, and the servers it was set on (the manager keeps it on
     /// their later connections).
     log_level: Mutex<(Option<LoggingLevel>, HashMap<String, LoggingLevel>)>,
@@ -77,7 +75,6 @@ impl Shared {
             relay,
             prompts: Mutex::new(ToolNamespace::new()),
             wait_bound,
-            subscriptions: Mutex::new(HashMap::new()),
             log_level: Mutex::new((None, HashMap::new())),
         }
     }
@@ -101,13 +98,6 @@ impl Shared {
                 tracing::warn!("bridge: logging/setLevel on server {server:?} failed: {e}");
             }
         });
-    }
-
-    /// Ends every subscription relay (the host left).
-    pub fn end_subscriptions(&self) {
-        for (_, task) in lock(&self.subscriptions).drain() {
-            task.abort();
-        }
     }
 
     /// The client of `server`, waiting (at most [`wait_bound`](Self::wait_bound)) while it
@@ -150,15 +140,45 @@ impl Shared {
     }
 }
 
-/// The host-facing [`ServerHandler`] of `mcp bridge --config`.
+/// The host-facing [`ServerHandler`] of `mcp bridge --config`: one per host session (over
+/// stdio, one; over HTTP, one per session), all sharing the servers.
+///
+/// Dropping it (the session ended) ends its subscriptions (unsubscribed upstream) and the
+/// tasks given to [`owns`](Self::owns).
 pub struct Router {
     shared: Arc<Shared>,
+    /// This session's resource subscriptions, by host-visible URI: the task relaying each.
+    subscriptions: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
+    /// Tasks that serve this session alone (its watcher).
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Router {
+    fn drop(&mut self) {
+        for (_, task) in lock(&self.subscriptions).drain() {
+            task.abort();
+        }
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
 }
 
 impl Router {
     /// Routes with `shared`.
     pub fn new(shared: Arc<Shared>) -> Self {
-        Router { shared }
+        Router {
+            shared,
+            subscriptions: Mutex::new(HashMap::new()),
+            tasks: Vec::new(),
+        }
+    }
+
+    /// Ends `task` with this session.
+    #[must_use]
+    pub fn owns(mut self, task: tokio::task::JoinHandle<()>) -> Self {
+        self.tasks.push(task);
+        self
     }
 
     async fn route(
@@ -215,7 +235,7 @@ impl Router {
             "resources/unsubscribe" => {
                 let params = object(params.as_deref())?;
                 let host_uri = string_field(&params, "uri")?;
-                if let Some(task) = lock(&shared.subscriptions).remove(&host_uri) {
+                if let Some(task) = lock(&self.subscriptions).remove(&host_uri) {
                     // The relay owns the subscription: ending it unsubscribes upstream.
                     task.abort();
                 }
@@ -319,7 +339,7 @@ impl Router {
                 }
             }
         });
-        if let Some(old) = lock(&self.shared.subscriptions).insert(host_uri, task) {
+        if let Some(old) = lock(&self.subscriptions).insert(host_uri, task) {
             old.abort();
         }
         raw(&json!({}))

@@ -30,7 +30,8 @@ use crate::app::ui::Ui;
 pub struct Watcher {
     shared: Arc<Shared>,
     host: ServerHandle,
-    ui: Ui,
+    /// Where status changes are reported, when this watcher reports them.
+    ui: Option<Ui>,
     /// The tools the host was last told about.
     tools: Vec<Tool>,
     /// Each server's last status.
@@ -39,9 +40,19 @@ pub struct Watcher {
     pumps: HashMap<String, (Client, tokio::task::JoinHandle<()>)>,
 }
 
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        // The pumps serve this host alone (a dropped JoinHandle would leave them running).
+        for (_, (_, pump)) in self.pumps.drain() {
+            pump.abort();
+        }
+    }
+}
+
 impl Watcher {
-    /// A watcher starting from what the host is offered now (when its session starts).
-    pub fn new(shared: Arc<Shared>, host: ServerHandle, ui: Ui) -> Self {
+    /// A watcher starting from what the host is offered now (when its session starts);
+    /// status changes are reported on `ui`'s stderr when it is given.
+    pub fn new(shared: Arc<Shared>, host: ServerHandle, ui: Option<Ui>) -> Self {
         let tools = catalog::tools(&shared.manager, &shared.filter);
         let status = shared.manager.status().into_iter().collect();
         Watcher {
@@ -58,17 +69,12 @@ impl Watcher {
     /// looked, so that no change is missed. `reported` are the failed servers already
     /// reported on stderr (the start-up summary's): another one that failed before the
     /// watcher looked is reported here.
-    pub async fn run(mut self, mut changes: StatusChanges, reported: &[String]) {
+    pub async fn run(mut self, mut changes: StatusChanges, reported: Vec<String>) {
         for (server, _) in catalog::ready_clients(&self.shared.manager) {
             self.connected(&server);
         }
-        for (server, status) in &self.status {
-            if let ServerStatus::Failed { reason, .. } = status
-                && !reported.contains(server)
-            {
-                self.ui
-                    .note(&format!("mcp bridge: server {server:?} failed: {reason}"));
-            }
+        if let Some(ui) = &self.ui {
+            report_unreported(ui, &self.status, &reported);
         }
         while let Some(change) = changes.recv().await {
             match change {
@@ -88,33 +94,17 @@ impl Watcher {
                 self.notify(ListChanged::Tools);
             }
         }
-        for (_, (_, pump)) in self.pumps.drain() {
-            pump.abort();
-        }
     }
 
     /// One server's new status.
     fn changed(&mut self, server: &str, status: ServerStatus) {
         let before = self.status.insert(server.to_owned(), status.clone());
         let was_ready = before == Some(ServerStatus::Ready);
-        match &status {
-            ServerStatus::Ready => {
-                if !was_ready {
-                    self.ui
-                        .info(&format!("mcp bridge: server {server:?} is ready"));
-                }
-                self.connected(server);
-            }
-            ServerStatus::Failed { reason, .. } if before.as_ref() != Some(&status) => {
-                self.ui
-                    .note(&format!("mcp bridge: server {server:?} failed: {reason}"));
-            }
-            ServerStatus::Reconnecting { attempt, .. } if was_ready => {
-                self.ui.note(&format!(
-                    "mcp bridge: server {server:?} was lost; reconnecting (attempt {attempt})"
-                ));
-            }
-            _ => {}
+        if let Some(ui) = &self.ui {
+            report(ui, server, before.as_ref(), &status);
+        }
+        if status == ServerStatus::Ready {
+            self.connected(server);
         }
         if was_ready != (status == ServerStatus::Ready) {
             if status != ServerStatus::Ready
@@ -149,6 +139,60 @@ impl Watcher {
         if let Err(e) = self.host.notify_list_changed(list) {
             // Not declared (no server offers it), or the host is gone.
             tracing::debug!("bridge: {list:?} list_changed not sent: {e}");
+        }
+    }
+}
+
+/// Reports one server's status change on stderr: up (unless `-q`), failed, lost.
+fn report(ui: &Ui, server: &str, before: Option<&ServerStatus>, status: &ServerStatus) {
+    let was_ready = before == Some(&ServerStatus::Ready);
+    match status {
+        ServerStatus::Ready if !was_ready => {
+            ui.info(&format!("mcp bridge: server {server:?} is ready"));
+        }
+        ServerStatus::Failed { reason, .. } if before != Some(status) => {
+            ui.note(&format!("mcp bridge: server {server:?} failed: {reason}"));
+        }
+        ServerStatus::Reconnecting { attempt, .. } if was_ready => {
+            ui.note(&format!(
+                "mcp bridge: server {server:?} was lost; reconnecting (attempt {attempt})"
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// Reports the failed servers of `status` not among `reported`.
+fn report_unreported(ui: &Ui, status: &HashMap<String, ServerStatus>, reported: &[String]) {
+    for (server, status) in status {
+        if let ServerStatus::Failed { reason, .. } = status
+            && !reported.contains(server)
+        {
+            ui.note(&format!("mcp bridge: server {server:?} failed: {reason}"));
+        }
+    }
+}
+
+/// Reports every status change of `manager`'s servers on stderr, for a bridge whose
+/// watchers (one per host session) do not; until the manager is gone. `changes` must have
+/// been taken before the start-up summary, whose failed servers (`reported`) were reported
+/// already.
+pub async fn report_changes(
+    manager: Arc<mcp_tokio::Manager>,
+    ui: Ui,
+    mut changes: StatusChanges,
+    reported: Vec<String>,
+) {
+    let mut status: HashMap<String, ServerStatus> = manager.status().into_iter().collect();
+    report_unreported(&ui, &status, &reported);
+    while let Some(change) = changes.recv().await {
+        let now: Vec<(String, ServerStatus)> = match change {
+            Ok(c) => vec![(c.server, c.status)],
+            Err(_) => manager.status(),
+        };
+        for (server, new) in now {
+            let before = status.insert(server.clone(), new.clone());
+            report(&ui, &server, before.as_ref(), &new);
         }
     }
 }
