@@ -716,3 +716,64 @@ fn listen_serves_the_servers_over_http() {
     assert!(!alive.success(), "alpha's process is gone with the bridge");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A server whose tool list grows: `grow {name}` adds a tool and sends
+/// `notifications/tools/list_changed`.
+const GROWING_SERVER: &str = r#"
+import json, sys
+tools = [{"name": "grow", "inputSchema": {"type": "object"}}]
+def send(m):
+    sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    req = json.loads(line)
+    method, rid = req.get("method"), req.get("id")
+    if rid is None:
+        continue
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": "2025-06-18",
+              "capabilities": {"tools": {"listChanged": True}},
+              "serverInfo": {"name": "growing", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}})
+    elif method == "tools/call":
+        name = req["params"]["name"]
+        if name == "grow":
+            tools.append({"name": req["params"]["arguments"]["name"], "inputSchema": {"type": "object"}})
+            send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "grown"}]}})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "I am " + name}]}})
+    else:
+        send({"jsonrpc": "2.0", "id": rid, "result": {}})
+"#;
+
+/// A server's own `tools/list_changed`: the host is told once the new list is in place, and
+/// the new tool is listed and callable under its namespaced name.
+#[test]
+fn a_servers_list_changed_reaches_the_host_with_the_new_list() {
+    let dir = test_dir("grow");
+    let script = dir.join("growing.py");
+    std::fs::write(&script, GROWING_SERVER).expect("write the server");
+    let config = json!({"mcpServers": {
+        "grower": {"command": "python3", "args": [script.display().to_string()]},
+        "beta": {"command": MCP, "args": ["demo-server"]},
+    }});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    let mut host = Host::start(&dir, &[]);
+    host.initialize(&json!({}));
+    assert!(!host.tool_names().contains(&"grower__sprout".to_owned()));
+    let grown = host.call(
+        "tools/call",
+        json!({"name": "grower__grow", "arguments": {"name": "sprout"}}),
+    );
+    assert_eq!(text(&grown), "grown");
+    host.until("notifications/tools/list_changed");
+    // Listed at once after the notification: the manager had the new list before it.
+    assert!(host.tool_names().contains(&"grower__sprout".to_owned()));
+    let called = host.call(
+        "tools/call",
+        json!({"name": "grower__sprout", "arguments": {}}),
+    );
+    assert_eq!(text(&called), "I am sprout");
+    assert_eq!(host.finish(), 0);
+}
