@@ -707,13 +707,27 @@ fn listen_serves_the_servers_over_http() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The servers go with it (their process is reaped by init once the bridge is gone).
     let pid = std::fs::read_to_string(dir.join("alpha.pid")).expect("alpha's pid");
-    let alive = Command::new("kill")
-        .args(["-0", pid.trim()])
-        .stderr(Stdio::null())
-        .status()
-        .expect("run kill -0");
-    assert!(!alive.success(), "alpha's process is gone with the bridge");
+    let alive = || {
+        let state = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        // A zombie (state Z) is gone too: only its exit status is left.
+        state.is_ok_and(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    };
+    let started = Instant::now();
+    while alive() {
+        assert!(
+            started.elapsed() < GUARD,
+            "alpha's process outlived the bridge"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

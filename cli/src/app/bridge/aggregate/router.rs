@@ -28,6 +28,7 @@ use futures_util::StreamExt as _;
 use mcp_manager::naming::ToolNamespace;
 use mcp_manager::reconnect::ServerStatus;
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
+use mcp_proto::session::CloseReason;
 use mcp_proto::types::LoggingLevel;
 use mcp_tokio::mcp_driver::{HandlerFuture, ManagerError};
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
@@ -143,8 +144,8 @@ impl Shared {
 /// The host-facing [`ServerHandler`] of `mcp bridge --config`: one per host session (over
 /// stdio, one; over HTTP, one per session), all sharing the servers.
 ///
-/// Dropping it (the session ended) ends its subscriptions (unsubscribed upstream) and the
-/// tasks given to [`owns`](Self::owns).
+/// When its session ends (or it is dropped), its subscriptions end (unsubscribed upstream),
+/// and so do the tasks given to [`owns`](Self::owns).
 pub struct Router {
     shared: Arc<Shared>,
     /// This session's resource subscriptions, by host-visible URI: the task relaying each.
@@ -155,12 +156,7 @@ pub struct Router {
 
 impl Drop for Router {
     fn drop(&mut self) {
-        for (_, task) in lock(&self.subscriptions).drain() {
-            task.abort();
-        }
-        for task in &self.tasks {
-            task.abort();
-        }
+        self.end();
     }
 }
 
@@ -171,6 +167,16 @@ impl Router {
             shared,
             subscriptions: Mutex::new(HashMap::new()),
             tasks: Vec::new(),
+        }
+    }
+
+    /// Ends this session's subscriptions (unsubscribed upstream) and tasks. Idempotent.
+    fn end(&self) {
+        for (_, task) in lock(&self.subscriptions).drain() {
+            task.abort();
+        }
+        for task in &self.tasks {
+            task.abort();
         }
     }
 
@@ -373,6 +379,13 @@ impl ServerHandler for Router {
 
     fn on_diagnostic(&self, diagnostic: &mcp_tokio::server::Diagnostic) {
         tracing::info!("bridge: odd input from the host: {diagnostic:?}");
+    }
+
+    fn on_closed(&self, reason: &CloseReason, _server: &ServerHandle) {
+        // The session's tasks hold its handle, which may keep this handler alive: they are
+        // ended here rather than left to `Drop`.
+        tracing::info!("bridge: a host session ended: {reason}");
+        self.end();
     }
 }
 
