@@ -512,8 +512,12 @@ pub enum Command {
     },
     /// Run a guided tour against the built-in demo server.
     Demo,
-    /// Run the built-in demo server on stdin/stdout.
-    DemoServer,
+    /// Run the built-in demo server on stdin/stdout, or over Streamable HTTP with --listen.
+    ///
+    /// `mcp demo-server --listen 127.0.0.1:0` serves http://127.0.0.1:PORT/mcp (port 0: the
+    /// OS picks one) and prints that URL on stderr as its first line; each client gets its
+    /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
+    DemoServer(DemoServerArgs),
     /// Serve a host app over stdio, forwarding everything to one server: --url or `-- cmd`.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
@@ -535,6 +539,15 @@ pub enum Command {
     /// upstream session (HTTP DELETE, or the child's shutdown) and exits 0; when the server
     /// goes away (the child exits, the connection ends), the bridge ends the host session and
     /// exits 3.
+    ///
+    /// With --listen 127.0.0.1:PORT the bridge serves Streamable HTTP instead of stdio (port
+    /// 0 picks one; the URL is printed on stderr): each HTTP session gets its own upstream
+    /// (a child for `-- cmd`, an HTTP session for --url) made at its `initialize` with that
+    /// host's identity, ended with the session (DELETE, 30 minutes idle) and its running
+    /// calls cancelled; an upstream that dies closes only its session. --stateless serves
+    /// every POST on its own over one shared upstream. --bearer-token-env VAR requires
+    /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
+    /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session.
     ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///
@@ -601,6 +614,27 @@ pub enum Command {
     },
 }
 
+/// The options of `mcp demo-server`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DemoServerArgs {
+    /// Serve Streamable HTTP on this address (`127.0.0.1:PORT`, port 0 for any) at the path
+    /// /mcp, instead of stdio. Requests whose Origin is not loopback get 403.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// With --listen: no sessions; each POST is served on its own (no GET stream, no
+    /// requests to the client).
+    #[arg(long, requires = "listen")]
+    pub stateless: bool,
+    /// With --listen: require `Authorization: Bearer <token>` of every request, the token
+    /// read from this environment variable (never from the command line).
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    pub bearer_token_env: Option<String>,
+    /// With --listen: also accept requests from this browser Origin
+    /// (`https://app.example.com`; repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    pub allow_origins: Vec<String>,
+}
+
 impl Command {
     /// The `-- <command>` of this subcommand, when it takes one.
     pub fn server_command(&self) -> Option<&ServerCommand> {
@@ -624,7 +658,7 @@ impl Command {
             Command::Login { .. }
             | Command::Logout { .. }
             | Command::Demo
-            | Command::DemoServer
+            | Command::DemoServer(_)
             | Command::Completions { .. }
             | Command::Help { .. } => None,
         }
@@ -646,7 +680,7 @@ impl Command {
     pub fn needs_server(&self) -> bool {
         match self {
             Command::Demo
-            | Command::DemoServer
+            | Command::DemoServer(_)
             | Command::Logout { .. }
             | Command::Completions { .. }
             | Command::Help { .. } => false,

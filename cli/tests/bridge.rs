@@ -483,3 +483,63 @@ fn the_servers_roots_request_is_answered_by_the_host() {
     });
     assert_eq!(bridge.finish(), 0);
 }
+
+#[test]
+fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host() {
+    let server = upstream();
+    let dir = test_dir("listen-url");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut bridge = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args([
+            "bridge",
+            "--listen",
+            "127.0.0.1:0",
+            "--url",
+            &server.url("/mcp"),
+        ])
+        .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge --listen");
+    let mut first_line = String::new();
+    BufReader::new(bridge.stderr.take().expect("piped stderr"))
+        .read_line(&mut first_line)
+        .expect("the URL line");
+    let url = first_line.trim().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{first_line:?}");
+    // The startup probe, as the bridge itself, is closed again.
+    wait_for(&server, "the probe's DELETE", |r| r.method == "DELETE");
+
+    // Our client as the host: its session gets an upstream session of its own, as itself.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["--url", &url, "tools", "--json"])
+        .output()
+        .expect("run mcp tools");
+    assert!(out.status.success(), "{out:?}");
+    let tools: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    assert!(tools.to_string().contains("echo"), "{tools}");
+    let inits = rpc(&server, "initialize");
+    assert_eq!(inits.len(), 2, "the probe's and the host's: {inits:?}");
+    assert_eq!(inits[0]["params"]["clientInfo"]["name"], "mcp-bridge");
+    assert_eq!(inits[1]["params"]["clientInfo"]["name"], "mcp-term");
+    // The host's DELETE ends its session, and with it the upstream session.
+    let started = Instant::now();
+    while server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "DELETE")
+        .count()
+        < 2
+    {
+        assert!(
+            started.elapsed() < GUARD,
+            "the host's upstream session was not deleted"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = bridge.kill();
+    let _ = bridge.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -157,7 +157,7 @@ pub async fn run(
             lint_report(ui, &out, &tools)
         }
         Command::Demo
-        | Command::DemoServer
+        | Command::DemoServer(_)
         | Command::Bridge(_)
         | Command::Login { .. }
         | Command::Logout { .. }

@@ -6,19 +6,25 @@
 //! cancelled (or the host leaving) drops its handler's future, which cancels the call
 //! upstream (`notifications/cancelled` with the host's own reason, or "the host
 //! disconnected"); progress is written before the answer queued after it.
+//!
+//! Upstream notifications and answers reach the host in the order the server sent them (a
+//! log message written before a call's result comes before its answer): with a
+//! [`HostPump`], each answer is released only after every notification received before it
+//! has been handed to the host.
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::ServerNotification;
 use mcp_proto::types::{LoggingLevel, LoggingMessageParams};
 use mcp_tokio::mcp_driver::{CallOptions, CancelHandle, HandlerFuture};
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
-use mcp_tokio::{Client, Error};
+use mcp_tokio::{Client, Error, Notifications};
 use serde_json::value::RawValue;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// Forwards each host request to the upstream client and its answer back.
 pub struct Forwarder {
@@ -27,13 +33,67 @@ pub struct Forwarder {
 }
 
 /// How a host request is forwarded to an upstream client: its deadline, its progress passed
-/// back under the host's token, its cancellation with the host's reason, and the count of
-/// calls in flight (for [`CallsEnded`]). Both bridges use it: the single one with its one
-/// client, the aggregate one with the client of the server a request is routed to.
+/// back under the host's token, its cancellation with the host's reason, the count of calls
+/// in flight (for [`CallsEnded`]) and, with a [`HostPump`], its answer released in order with
+/// the notifications. Both bridges use it: the single one with its one client, the aggregate
+/// one with the client of the server a request is routed to.
 #[derive(Clone)]
 pub struct Relay {
     timeout: Option<Duration>,
     in_flight: Arc<watch::Sender<usize>>,
+    /// Where answers wait for the notifications before them ([`HostPump`]); `None`: answered
+    /// at once (no host gets notifications: the stateless HTTP mode; or the notifications
+    /// come from many servers: the aggregate bridge).
+    ordered: Option<mpsc::UnboundedSender<Answer>>,
+}
+
+/// An upstream answer on its way to the host, released by the [`HostPump`].
+struct Answer {
+    outcome: RequestOutcome,
+    to: oneshot::Sender<RequestOutcome>,
+}
+
+/// Hands the upstream server's notifications to the host and releases the answers of
+/// forwarded calls in order with them. Run it ([`run`](Self::run)) for as long as the host
+/// session lives.
+pub struct HostPump {
+    notifications: Notifications,
+    // Unbounded, yet bounded by the host session's cap on open requests: one entry each.
+    answers: mpsc::UnboundedReceiver<Answer>,
+}
+
+impl HostPump {
+    /// Forwards until the forwarder is gone; after the upstream connection ended it only
+    /// releases answers (each failed call's error).
+    pub async fn run(mut self, host: &ServerHandle) {
+        let mut upstream_open = true;
+        loop {
+            tokio::select! {
+                // Notifications first: those already received go before an answer.
+                biased;
+                n = self.notifications.recv(), if upstream_open => match n {
+                    Some(Ok(n)) => to_host(host, &n),
+                    Some(Err(lagged)) => tracing::warn!("bridge: {lagged}"),
+                    None => upstream_open = false,
+                },
+                answer = self.answers.recv() => {
+                    let Some(answer) = answer else { return };
+                    // Every notification the client received before this answer is queued
+                    // in the stream already: hand those over first.
+                    while upstream_open {
+                        match self.notifications.recv().now_or_never() {
+                            Some(Some(Ok(n))) => to_host(host, &n),
+                            Some(Some(Err(lagged))) => tracing::warn!("bridge: {lagged}"),
+                            Some(None) => upstream_open = false,
+                            None => break,
+                        }
+                    }
+                    // The host may have cancelled meanwhile: nobody waits then.
+                    let _ = answer.to.send(answer.outcome);
+                }
+            }
+        }
+    }
 }
 
 /// Counts a forwarded call until its future is gone (answered, or dropped and so cancelled
@@ -93,11 +153,13 @@ impl CallsEnded {
 impl Relay {
     /// `timeout` bounds each forwarded request (`None`: the host's own deadlines and
     /// cancellations decide); the [`CallsEnded`] waits for every request it forwards.
+    /// Answers are released at once (no [`HostPump`]).
     pub fn new(timeout: Option<Duration>) -> (Self, CallsEnded) {
         let (tx, rx) = watch::channel(0);
         let relay = Relay {
             timeout,
             in_flight: Arc::new(tx),
+            ordered: None,
         };
         (relay, CallsEnded(rx))
     }
@@ -128,6 +190,7 @@ impl Relay {
         }
         let (options, cancel) = options.cancel_handle();
         let counted = InFlight::new(&self.in_flight);
+        let ordered = self.ordered.clone();
         let (answer, answered) = oneshot::channel();
         // The upstream call runs in its own task: when the host cancels, the server driver
         // drops the handler's future at once, and the call is then cancelled through its
@@ -139,8 +202,17 @@ impl Relay {
                 .request_raw(method, params, options)
                 .await
                 .map_err(error_for_host);
-            // The host may have cancelled meanwhile: nobody waits then.
-            let _ = answer.send(outcome);
+            match ordered {
+                Some(pump) => {
+                    // The pump is gone only with the host session: nobody waits then.
+                    let _ = pump.send(Answer {
+                        outcome,
+                        to: answer,
+                    });
+                }
+                // The host may have cancelled meanwhile: nobody waits then.
+                None => drop(answer.send(outcome)),
+            }
         });
         let upstream = CancelUpstream {
             cancel,
@@ -168,6 +240,19 @@ impl Forwarder {
     pub fn new(client: Client, timeout: Option<Duration>) -> (Self, CallsEnded) {
         let (relay, ended) = Relay::new(timeout);
         (Forwarder { client, relay }, ended)
+    }
+
+    /// Sends the upstream notifications to a host, in order with the answers: the returned
+    /// pump must run while the host session lives.
+    #[must_use]
+    pub fn with_host_pump(mut self) -> (Self, HostPump) {
+        let (tx, answers) = mpsc::unbounded_channel();
+        self.relay.ordered = Some(tx);
+        let pump = HostPump {
+            notifications: self.client.notifications(),
+            answers,
+        };
+        (self, pump)
     }
 }
 

@@ -38,7 +38,7 @@ use mcp_tokio::server::{
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
-use super::forward::{self, Forwarder};
+use super::forward::Forwarder;
 use super::upstream::{self, HostSlot};
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
@@ -101,8 +101,9 @@ pub async fn run(
             .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
         (server, None)
     };
-    // One line, for people and for scripts that wait for it.
-    eprintln!("mcp bridge: listening on {}", server.url());
+    // The first line on stderr, the URL alone (as `mcp demo-server --listen` prints it), for
+    // people and for scripts that wait for it.
+    eprintln!("{}", server.url());
     match shared {
         Some(client) => {
             let reason = client.closed().await;
@@ -198,31 +199,26 @@ impl SessionBridge {
                 client.protocol_version()
             );
             let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), timeout);
+            let (forwarder, host_pump) = forwarder.with_host_pump();
             let _ = tx.send(Some(Ok(Arc::new(forwarder))));
-            let mut notifications = client.notifications();
-            let pump = async {
-                while let Some(n) = notifications.recv().await {
-                    match n {
-                        Ok(n) => forward::to_host(&host, &n),
-                        Err(lagged) => tracing::warn!("bridge: {lagged}"),
-                    }
-                }
+            let pump = {
+                let host = host.clone();
+                tokio::spawn(async move { host_pump.run(&host).await })
             };
-            let mut ended = std::pin::pin!(async move {
+            let ended = async move {
                 // An error means the handler is gone with its session.
                 let _ = ended.wait_for(|c| *c).await;
-            });
+            };
             tokio::select! {
-                () = pump => {}
                 reason = client.closed() => {
                     tracing::warn!("bridge: a session's upstream ended: {reason}");
                     super::answer_open_requests(&host, &mut calls_ended).await;
                     host.close();
+                    pump.abort();
                     return;
                 }
-                () = &mut ended => {}
+                () = ended => {}
             }
-            ended.await;
             // The session ended: its running handlers were dropped, each cancelling its
             // call upstream; once those are gone, the upstream is closed.
             if tokio::time::timeout(super::CANCEL_BOUND, calls_ended.wait())
@@ -233,6 +229,7 @@ impl SessionBridge {
             }
             drop(tx);
             client.close().await;
+            pump.abort();
         });
         SessionBridge { upstream, closed }
     }

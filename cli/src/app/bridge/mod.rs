@@ -236,7 +236,9 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         client.server_info().version,
         client.protocol_version()
     );
-    let mut notifications = client.notifications();
+    // Subscribed now, so nothing the server sends from here on is missed.
+    let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
+    let (forwarder, host_pump) = forwarder.with_host_pump();
     let host_config = host_server_config(&client);
     // The host's own `initialize`, asking for the version the server agreed to: the session
     // answers it with that version (every version the client speaks, the session speaks).
@@ -250,21 +252,13 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     replay.extend_from_slice(&init.rest);
     let input = std::io::Cursor::new(replay).chain(stdin);
 
-    let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
     let (handle, driver) =
         mcp_tokio::server::start(Server::new(host_config), forwarder, input, stdout);
     // Set once, here: the slot was empty until the host session existed.
     let _ = host.set(handle.clone());
     let pump = {
         let handle = handle.clone();
-        tokio::spawn(async move {
-            while let Some(n) = notifications.recv().await {
-                match n {
-                    Ok(n) => forward::to_host(&handle, &n),
-                    Err(lagged) => tracing::warn!("bridge: {lagged}"),
-                }
-            }
-        })
+        tokio::spawn(async move { host_pump.run(&handle).await })
     };
     let mut driver = std::pin::pin!(driver);
     let exit = tokio::select! {

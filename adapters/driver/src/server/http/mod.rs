@@ -1,6 +1,5 @@
-//! The Streamable HTTP side of the server driver: one core
-//! [`HttpServer`](mcp_proto::server::http::HttpServer) (many sessions) behind any HTTP
-//! library, on any [`Runtime`].
+//! The Streamable HTTP side of the server driver: one core `HttpServer`
+//! ([`mcp_proto::server::http`], many sessions) behind any HTTP library, on any [`Runtime`].
 //!
 //! The host's HTTP library hands each request to [`HttpService::handle`] (method, path,
 //! header fields, the whole body) and writes the [`HttpResponse`] it gets back: the head,
