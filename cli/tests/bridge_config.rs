@@ -657,19 +657,14 @@ fn listen_serves_the_servers_over_http() {
             }
         }
     });
-    let mut seen = Vec::new();
-    let url = loop {
-        let line = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
-        if let Some(url) = line.strip_prefix("mcp bridge: listening on ") {
-            break url.to_owned();
-        }
-        seen.push(line);
-    };
-    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    // The URL alone on the first line, then what the start found.
+    let url = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
     assert!(
-        seen.iter().any(|l| l.contains(r#"server "broken" failed"#)),
-        "{seen:?}"
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
     );
+    let failed = rx.recv_timeout(GUARD).expect("the broken server reported");
+    assert!(failed.contains(r#"server "broken" failed"#), "{failed}");
 
     let mcp = |args: &[&str]| {
         Command::new(MCP)

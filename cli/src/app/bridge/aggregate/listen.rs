@@ -20,7 +20,7 @@ use mcp_tokio::server::{ServerHandle, start_http};
 use super::filter::ToolFilter;
 use super::router::Router;
 use super::watch::{self, Watcher};
-use super::{CANCEL_BOUND, shared, start_servers};
+use super::{CANCEL_BOUND, report_entries, report_summary, shared, start_servers};
 use crate::app::bridge::upstream::{self, HostSlot};
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
@@ -34,13 +34,21 @@ pub async fn run(
     addr: SocketAddr,
     filter: ToolFilter,
     servers: Vec<UpstreamConfig>,
+    entries: &[(String, Option<(&'static str, String)>)],
 ) -> Result<Exit, CliError> {
     let bearer = crate::app::bridge::listen::bearer_token(args)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
-    let started =
-        start_servers(cli, ui, &bridge_initialize(), &HostSlot::default(), servers).await?;
+    let identity = bridge_initialize();
+    let started = match start_servers(cli, ui, &identity, &HostSlot::default(), servers).await {
+        Ok(started) => started,
+        Err(e) => {
+            report_entries(ui, entries);
+            return Err(e);
+        }
+    };
+    let failed = started.failed();
     let manager = started.manager;
     let (shared, mut calls_ended) = shared(cli, &manager, filter);
     let mut http = HttpServerConfig::new(started.host_config)
@@ -69,14 +77,18 @@ pub async fn run(
     };
     let server = start_http(listener, StreamableHttp::new(http), factory)
         .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+    // The URL alone on a line of its own before anything about the servers (as `mcp bridge
+    // --listen` and `mcp demo-server --listen` print it), for people and for scripts that
+    // wait for it; then what the start found.
+    eprintln!("{}", server.url());
+    report_entries(ui, entries);
+    report_summary(ui, &started.summary);
     let reporter = tokio::spawn(watch::report_changes(
         manager.clone(),
         ui.clone(),
         started.changes,
-        started.failed,
+        failed,
     ));
-    // One line, for people and for scripts that wait for it.
-    eprintln!("mcp bridge: listening on {}", server.url());
     // Serves until a signal ends the command (see `app::signals`).
     server.stopped().await;
     reporter.abort();

@@ -41,7 +41,7 @@ use mcp_manager::config::TransportConfig;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::ServerConfig;
 use mcp_proto::types::{Implementation, InitializeParams};
-use mcp_tokio::mcp_driver::manager::StatusChanges;
+use mcp_tokio::mcp_driver::manager::{StartupSummary, StatusChanges};
 use mcp_tokio::server::Server;
 use mcp_tokio::{ClientBuilder, Manager, TokioRuntime};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -84,21 +84,29 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
     }
     let filter = ToolFilter::new(&args.tools.allow, &args.tools.deny).map_err(CliError::Usage)?;
     let ConfigServers { servers, entries } = many::server_configs(cli)?;
-    for (name, problem) in &entries {
-        match problem {
-            Some(("disabled", _)) => ui.info(&format!("mcp bridge: server {name:?} is disabled")),
-            Some((state, why)) => ui.note(&format!("mcp bridge: server {name:?} {state}: {why}")),
-            None => {}
-        }
-    }
     if servers.is_empty() {
+        report_entries(ui, &entries);
         return Err(CliError::Usage(
             "mcp bridge: no server of the config file can start".into(),
         ));
     }
     match args.listen {
-        Some(addr) => listen::run(cli, ui, args, addr, filter, servers).await,
-        None => serve_stdio(cli, ui, filter, servers).await,
+        Some(addr) => listen::run(cli, ui, args, addr, filter, servers, &entries).await,
+        None => {
+            report_entries(ui, &entries);
+            serve_stdio(cli, ui, filter, servers).await
+        }
+    }
+}
+
+/// Reports on stderr the entries of the file that are not started (broken, disabled).
+fn report_entries(ui: &Ui, entries: &[(String, Option<(&'static str, String)>)]) {
+    for (name, problem) in entries {
+        match problem {
+            Some(("disabled", _)) => ui.info(&format!("mcp bridge: server {name:?} is disabled")),
+            Some((state, why)) => ui.note(&format!("mcp bridge: server {name:?} {state}: {why}")),
+            None => {}
+        }
     }
 }
 
@@ -108,13 +116,13 @@ struct Started {
     manager: Arc<Manager>,
     /// Taken before the start-up summary: nothing after it is missed.
     changes: StatusChanges,
-    /// The servers that failed by the end of the start (reported on stderr).
-    failed: Vec<String>,
+    /// What the start found ([`report_summary`] reports it).
+    summary: StartupSummary,
     host_config: ServerConfig,
 }
 
-/// Starts `servers` speaking as `params` (the host's `initialize`, or the bridge's own),
-/// waits for them up to the start-up deadline and reports on stderr what it found; an error
+/// Starts `servers` speaking as `params` (the host's `initialize`, or the bridge's own) and
+/// waits for them up to the start-up deadline; an error (what it found reported on stderr)
 /// when no server came up.
 async fn start_servers(
     cli: &Cli,
@@ -130,16 +138,9 @@ async fn start_servers(
     let manager = Arc::new(manager(cli, ui, params, host, servers, deadline));
     let changes = manager.status_changes();
     let summary = manager.start().await;
-    for (server, why) in &summary.failed {
-        ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
-    }
-    for server in summary.from_cache.iter().chain(&summary.pending) {
-        ui.info(&format!(
-            "mcp bridge: server {server:?} is still connecting; serving the others"
-        ));
-    }
     let coming_up = !summary.from_cache.is_empty() || !summary.pending.is_empty();
     if summary.live.is_empty() && !coming_up {
+        report_summary(ui, &summary);
         manager.shutdown().await;
         return Err(CliError::Closed(
             "no server of the config file came up".into(),
@@ -162,9 +163,28 @@ async fn start_servers(
     Ok(Started {
         manager,
         changes,
-        failed: summary.failed.into_iter().map(|(s, _)| s).collect(),
+        summary,
         host_config,
     })
+}
+
+/// Reports on stderr what the start found: the failed servers, those still coming up.
+fn report_summary(ui: &Ui, summary: &StartupSummary) {
+    for (server, why) in &summary.failed {
+        ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
+    }
+    for server in summary.from_cache.iter().chain(&summary.pending) {
+        ui.info(&format!(
+            "mcp bridge: server {server:?} is still connecting; serving the others"
+        ));
+    }
+}
+
+impl Started {
+    /// The servers that failed by the end of the start (reported with the summary).
+    fn failed(&self) -> Vec<String> {
+        self.summary.failed.iter().map(|(s, _)| s.clone()).collect()
+    }
 }
 
 /// What every host session shares: the servers, the filter, the forwarding.
@@ -197,6 +217,8 @@ async fn serve_stdio(
             return Err(error);
         }
     };
+    report_summary(ui, &started.summary);
+    let failed = started.failed();
     let manager = started.manager;
     let (shared, mut calls_ended) = shared(cli, &manager, filter);
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
@@ -217,7 +239,7 @@ async fn serve_stdio(
     // Set once, here: the slot was empty until the host session existed.
     let _ = host.set(handle.clone());
     let watcher = Watcher::new(shared.clone(), handle.clone(), Some(ui.clone()));
-    let watcher = tokio::spawn(watcher.run(started.changes, started.failed));
+    let watcher = tokio::spawn(watcher.run(started.changes, failed));
     let reason = driver.await;
     tracing::info!("bridge: the host session ended: {reason}");
     watcher.abort();
