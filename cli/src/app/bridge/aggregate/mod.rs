@@ -24,8 +24,8 @@
 //! `initialize`. A lost server is reconnected by the manager's policy (capped exponential
 //! backoff; its subscriptions and log level are set up again).
 //!
-//! When the host closes stdin, its requests still running are cancelled upstream, every
-//! server is shut down, and the bridge exits 0.
+//! When the host closes stdin, its requests still running get [`EOF_GRACE`] to answer, then
+//! are cancelled upstream; every server is shut down, and the bridge exits 0.
 
 pub mod capabilities;
 pub mod catalog;
@@ -56,6 +56,11 @@ use crate::exit::{CliError, Exit};
 use filter::ToolFilter;
 use router::{Router, Shared};
 use watch::Watcher;
+
+/// When the host closes stdin, how long its requests still running may take to answer
+/// before they are cancelled upstream: a host that pipes a script in and closes its end
+/// still reads the answers; a host that quits does not leave work running.
+pub const EOF_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How long a request for a server still coming up (offered from the tool cache, or
 /// reconnecting) waits for it without `--timeout`: as long as a handshake may take.
@@ -231,7 +236,7 @@ async fn serve_stdio(
     replay.extend_from_slice(&init.rest);
     let input = std::io::Cursor::new(replay).chain(stdin);
     let (handle, driver) = mcp_tokio::server::start(
-        Server::new(started.host_config),
+        Server::new(started.host_config).eof_grace(EOF_GRACE),
         Router::new(shared.clone()),
         input,
         stdout,

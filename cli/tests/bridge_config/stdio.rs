@@ -1,202 +1,12 @@
-//! `mcp bridge --config FILE` as a host runs it: the built binary on piped stdin/stdout, in
-//! front of an mcpServers file of two `mcp demo-server` entries (`alpha`, `beta`) and one
-//! whose program does not exist (`broken`). What the host sees: every server's tools under
-//! the names `mcp tools --all` shows, calls routed to their server, progress, prompts and
-//! resources under host-visible names, a subscription, a sampling request passed to the
-//! host, `--allow` / `--deny`, a killed server reconnected with `list_changed`.
+//! `mcp bridge --config FILE` on stdio.
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::io::Write as _;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// The anti-hang guard of every wait (never reached when the bridge works).
-const GUARD: Duration = Duration::from_secs(30);
-
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// A fresh directory for one test: its config file, tool cache and stderr.
-fn test_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-bridge-config-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-/// Writes the config file: `alpha` (a demo server that writes its pid to `alpha.pid`, so a
-/// test can kill it), `beta` (a demo server) and `broken` (no such program).
-fn write_config(dir: &Path) -> PathBuf {
-    let pid_file = dir.join("alpha.pid");
-    let alpha = format!(
-        "echo $$ > '{}'; exec '{MCP}' demo-server",
-        pid_file.display()
-    );
-    let config = json!({"mcpServers": {
-        "alpha": {"command": "sh", "args": ["-c", alpha]},
-        "beta": {"command": MCP, "args": ["demo-server"]},
-        "broken": {"command": dir.join("no-such-server").display().to_string()},
-    }});
-    let path = dir.join("servers.json");
-    std::fs::write(&path, config.to_string()).expect("write config");
-    path
-}
-
-/// The bridge process with the host's end of its stdio; stderr goes to `stderr.txt`.
-struct Host {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<Value>,
-    dir: PathBuf,
-    next_id: i64,
-}
-
-impl Host {
-    fn start(dir: &Path, extra: &[&str]) -> Self {
-        let config = dir.join("servers.json");
-        let stderr = std::fs::File::create(dir.join("stderr.txt")).expect("stderr file");
-        let mut child = Command::new(MCP)
-            .args(["bridge", "--config"])
-            .arg(&config)
-            .args(extra)
-            // A tool cache of the test's own.
-            .env("XDG_CACHE_HOME", dir.join("cache"))
-            .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .expect("spawn mcp bridge");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
-                    panic!("stdout carries only JSON-RPC lines: {line:?}: {e}")
-                });
-                if tx.send(value).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Host {
-            child,
-            stdin,
-            lines,
-            dir: dir.to_owned(),
-            next_id: 1,
-        }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").expect("write to the bridge");
-        stdin.flush().expect("flush");
-    }
-
-    fn recv(&self) -> Value {
-        self.lines
-            .recv_timeout(GUARD)
-            .expect("the bridge wrote a line before the guard")
-    }
-
-    /// Sends a request; returns its id.
-    fn request(&mut self, method: &str, params: Value) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        id
-    }
-
-    /// The answer to `id`, with every line before it.
-    fn answer(&self, id: i64) -> (Value, Vec<Value>) {
-        let mut before = Vec::new();
-        loop {
-            let line = self.recv();
-            if line["id"] == id && line.get("method").is_none() {
-                return (line, before);
-            }
-            before.push(line);
-        }
-    }
-
-    /// Sends a request and returns its result (panics on an error answer).
-    fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.request(method, params);
-        let (answer, _) = self.answer(id);
-        assert!(answer.get("error").is_none(), "{method}: {answer}");
-        answer["result"].clone()
-    }
-
-    /// Lines until one with `method`, which is returned.
-    fn until(&self, method: &str) -> Value {
-        loop {
-            let line = self.recv();
-            if line["method"] == method {
-                return line;
-            }
-        }
-    }
-
-    fn initialize(&mut self, capabilities: &Value) -> Value {
-        let result = self.call(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities,
-                "clientInfo": {"name": "host-app", "version": "3.1"}}),
-        );
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        result
-    }
-
-    fn tool_names(&mut self) -> Vec<String> {
-        let result = self.call("tools/list", json!({}));
-        names(&result["tools"])
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(self.dir.join("stderr.txt")).unwrap_or_default()
-    }
-
-    /// Closes stdin and waits for the exit status.
-    fn finish(mut self) -> i32 {
-        drop(self.stdin.take());
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(
-                started.elapsed() < GUARD,
-                "the bridge did not exit after stdin closed"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn names(list: &Value) -> Vec<String> {
-    list.as_array()
-        .expect("a list")
-        .iter()
-        .map(|t| t["name"].as_str().expect("a name").to_owned())
-        .collect()
-}
-
-fn text(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap_or_default()
-}
+use crate::host::{GUARD, Host, MCP, names, test_dir, text, write_config};
 
 /// Tools, prompts and resources of both demo servers under host-visible names, each call
 /// routed to its server, the broken server reported and left out.
@@ -625,107 +435,6 @@ fn a_cancelled_call_is_cancelled_at_its_server() {
     assert_eq!(host.finish(), 0);
 }
 
-/// `--listen`: the same servers over Streamable HTTP on 127.0.0.1, for `mcp` itself as the
-/// client: namespaced tools, a routed call, a filtered tool refused, a resource read; SIGTERM
-/// stops the bridge and its servers.
-#[test]
-fn listen_serves_the_servers_over_http() {
-    let dir = test_dir("listen");
-    let config = write_config(&dir);
-    let mut bridge = Command::new(MCP)
-        .args([
-            "bridge",
-            "--listen",
-            "127.0.0.1:0",
-            "--deny",
-            "beta__*",
-            "--config",
-        ])
-        .arg(&config)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge --listen");
-    let (tx, rx) = mpsc::channel();
-    let stderr = bridge.stderr.take().expect("piped stderr");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    // The URL alone on the first line, then what the start found.
-    let url = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
-    assert!(
-        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
-        "{url}"
-    );
-    let failed = rx.recv_timeout(GUARD).expect("the broken server reported");
-    assert!(failed.contains(r#"server "broken" failed"#), "{failed}");
-
-    let mcp = |args: &[&str]| {
-        Command::new(MCP)
-            .args(args)
-            .args(["--url", &url])
-            .output()
-            .expect("run mcp")
-    };
-    let tools = mcp(&["tools", "--json"]);
-    let tools: Value = serde_json::from_slice(&tools.stdout).expect("tools --json");
-    let tools = names(&tools["tools"]);
-    assert!(tools.contains(&"alpha__echo".to_owned()), "{tools:?}");
-    assert!(!tools.iter().any(|t| t.starts_with("beta__")), "{tools:?}");
-    let echoed = mcp(&["call", "alpha__echo", "text=over http"]);
-    assert_eq!(String::from_utf8_lossy(&echoed.stdout).trim(), "over http");
-    let refused = mcp(&["call", "beta__echo", "text=no"]);
-    assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("unknown tool: beta__echo"));
-    let read = mcp(&["read", "mcp-bridge://beta/demo://readme"]);
-    assert!(
-        String::from_utf8_lossy(&read.stdout).contains("demo server"),
-        "{read:?}"
-    );
-
-    let stopped = Command::new("kill")
-        .args(["-TERM", &bridge.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(stopped.success());
-    let started = Instant::now();
-    while bridge.try_wait().expect("wait").is_none() {
-        assert!(
-            started.elapsed() < GUARD,
-            "the bridge did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // The servers go with it (their process is reaped by init once the bridge is gone).
-    let pid = std::fs::read_to_string(dir.join("alpha.pid")).expect("alpha's pid");
-    let alive = || {
-        let state = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
-        // A zombie (state Z) is gone too: only its exit status is left.
-        state.is_ok_and(|s| {
-            !s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-    };
-    let started = Instant::now();
-    while alive() {
-        assert!(
-            started.elapsed() < GUARD,
-            "alpha's process outlived the bridge"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 /// A server whose tool list grows: `grow {name}` adds a tool and sends
 /// `notifications/tools/list_changed`.
 const GROWING_SERVER: &str = r#"
@@ -785,4 +494,49 @@ fn a_servers_list_changed_reaches_the_host_with_the_new_list() {
     );
     assert_eq!(text(&called), "I am sprout");
     assert_eq!(host.finish(), 0);
+}
+
+/// A host that pipes its requests in and closes stdin at once still reads every answer.
+#[test]
+fn a_piped_script_gets_every_answer() {
+    let dir = test_dir("piped");
+    let config = write_config(&dir);
+    let script = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "script", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "beta__add", "arguments": {"a": 2, "b": 3}}}),
+    ];
+    let mut child = Command::new(MCP)
+        .args(["bridge", "--config"])
+        .arg(&config)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn mcp bridge");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    for line in &script {
+        writeln!(stdin, "{line}").expect("write");
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("the bridge exits");
+    assert_eq!(out.status.code(), Some(0));
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON lines"))
+        .collect();
+    let ids: std::collections::BTreeSet<_> = answers.iter().map(|a| a["id"].to_string()).collect();
+    assert_eq!(
+        ids.into_iter().collect::<Vec<_>>(),
+        ["1", "2", "3"],
+        "{answers:?}"
+    );
+    let sum = answers.iter().find(|a| a["id"] == 3).expect("answer 3");
+    assert_eq!(text(&sum["result"]), "2 + 3 = 5");
+    let _ = std::fs::remove_dir_all(&dir);
 }
