@@ -4,7 +4,6 @@
 //! the names `mcp tools --all` shows, calls routed to their server, progress, prompts and
 //! resources under host-visible names, a subscription, a sampling request passed to the
 //! host, `--allow` / `--deny`, a killed server reconnected with `list_changed`.
-
 //!
 //! [`host`] is the harness (a host on the bridge's stdio, the config file); [`stdio`] the
 //! tests of stdio serving, [`listen`] of `--listen`.
