@@ -249,7 +249,8 @@ pub struct ToolsArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct BridgeArgs {
     /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
-    /// stdio: each HTTP session gets its own upstream. The URL is printed on stderr.
+    /// stdio: each HTTP session gets its own upstream (with --config, all sessions share the
+    /// file's servers). The URL is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
     /// With --listen: no sessions; every POST is served on its own, over one upstream
@@ -518,7 +519,7 @@ pub enum Command {
     /// OS picks one) and prints that URL on stderr as its first line; each client gets its
     /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
     DemoServer(DemoServerArgs),
-    /// Serve a host app over stdio, forwarding everything to one server: --url or `-- cmd`.
+    /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or --config.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
     /// app, an IDE) that cannot reach a remote server itself; `mcp bridge -- cmd args` puts
@@ -544,7 +545,9 @@ pub enum Command {
     /// 0 picks one; the URL is printed on stderr): each HTTP session gets its own upstream
     /// (a child for `-- cmd`, an HTTP session for --url) made at its `initialize` with that
     /// host's identity, ended with the session (DELETE, 30 minutes idle) and its running
-    /// calls cancelled; an upstream that dies closes only its session. --stateless serves
+    /// calls cancelled; an upstream that dies closes only its session. The server is
+    /// started (or reached) once at startup to learn its identity and capabilities, the
+    /// answer to every host's `initialize`; one that fails exits 3 at once. --stateless serves
     /// every POST on its own over one shared upstream. --bearer-token-env VAR requires
     /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
     /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session.
