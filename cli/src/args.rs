@@ -519,7 +519,7 @@ pub enum Command {
     /// OS picks one) and prints that URL on stderr as its first line; each client gets its
     /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
     DemoServer(DemoServerArgs),
-    /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or --config.
+    /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or a servers file.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
     /// app, an IDE) that cannot reach a remote server itself; `mcp bridge -- cmd args` puts
