@@ -155,14 +155,15 @@ fn every_server_is_served_under_namespaced_names() {
     assert_eq!(host.finish(), 0);
 }
 
-/// A subscription relays `resources/updated` under the host-visible URI; a server's request
-/// (sampling) goes to the host and its answer back.
+/// A subscription relays `resources/updated` under the host-visible URI; a server's requests
+/// (sampling, elicitation) go to the host and its answers back; the host's log level reaches
+/// the servers and their log messages come back marked with the server.
 #[test]
 fn subscriptions_and_server_requests_reach_the_host() {
     let dir = test_dir("subscribe");
     write_config(&dir);
     let mut host = Host::start(&dir, &[]);
-    host.initialize(&json!({"sampling": {}}));
+    host.initialize(&json!({"sampling": {}, "elicitation": {}}));
     host.call(
         "resources/subscribe",
         json!({"uri": "mcp-bridge://beta/demo://clock"}),
@@ -191,6 +192,40 @@ fn subscriptions_and_server_requests_reach_the_host() {
         answer["result"].to_string().contains("hi from the host"),
         "{answer}"
     );
+
+    // An elicitation: asked of the host, its answer back to the server.
+    let id = host.request(
+        "tools/call",
+        json!({"name": "beta__ask", "arguments": {"question": "Favourite colour?"}}),
+    );
+    let ask = host.until("elicitation/create");
+    assert_eq!(ask["params"]["message"], "Favourite colour?", "{ask}");
+    host.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {
+        "action": "accept", "content": {"answer": "teal"}}}));
+    let (answer, _) = host.answer(id);
+    assert_eq!(text(&answer["result"]), "The user said: teal", "{answer}");
+
+    // The host's log level goes to every server; their messages come back marked.
+    host.call("logging/setLevel", json!({"level": "info"}));
+    let id = host.request("tools/call", json!({"name": "beta__fail", "arguments": {}}));
+    // Each server logs that its level was set, and `fail` logs a warning; the bridge passes
+    // each on under `SERVER/LOGGER` (the answer may come before or after its log line).
+    let (mut loggers, mut answer) = (Vec::new(), None);
+    while answer.is_none() || !loggers.contains(&"beta/tools".to_owned()) {
+        let line = host.recv();
+        if line["method"] == "notifications/message" {
+            loggers.push(line["params"]["logger"].as_str().unwrap_or("").to_owned());
+        } else if line["id"] == id {
+            answer = Some(line);
+        }
+    }
+    assert!(
+        loggers
+            .iter()
+            .all(|l| l.starts_with("alpha/") || l.starts_with("beta/")),
+        "{loggers:?}"
+    );
+    assert_eq!(answer.expect("answered")["result"]["isError"], true);
     assert_eq!(host.finish(), 0);
 }
 
