@@ -226,3 +226,21 @@ fn sigterm_ends_the_server_cleanly() {
     // Nothing but the URL line was said.
     assert!(server.stderr.try_iter().all(|l| l.is_empty()), "no errors");
 }
+
+#[test]
+fn a_tool_asks_the_client_on_its_own_call_and_hears_the_answer() {
+    let server = Listening::start(&[], &[]);
+    // Without a terminal the client declines; that answer travels back to the tool.
+    let o = server.mcp(&["call", "model", "prompt=hello"]);
+    assert!(
+        stderr(&o).contains("declined the server's sampling request"),
+        "the client got the request: {}",
+        stderr(&o)
+    );
+    assert!(
+        format!("{}{}", stdout(&o), stderr(&o)).contains("the client declined to sample"),
+        "the tool got the answer: {} {}",
+        stdout(&o),
+        stderr(&o)
+    );
+}

@@ -260,7 +260,7 @@ impl Raw {
         text.split(' ')
             .nth(1)
             .and_then(|s| s.parse().ok())
-            .expect("a status line")
+            .unwrap_or_else(|| panic!("a status line, not {text:?}"))
     }
 
     async fn header(&mut self, name: &str) -> Option<String> {
@@ -617,6 +617,83 @@ async fn shutdown_ends_open_streams_and_the_server() {
             TcpStream::connect(addr).await.is_err(),
             "no longer listening"
         );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_reading_loses_its_stream_not_the_servers_memory() {
+    guarded(async {
+        let (seen, _closed, _cancelled) = Seen::new();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let handles = Arc::new(Mutex::new(Vec::<ServerHandle>::new()));
+        let kept = handles.clone();
+        let server = start_http(
+            listener,
+            StreamableHttp::new(config().with_replay(16, 16 * 1024)).max_unread(64 * 1024),
+            move |server: &ServerHandle| {
+                kept.lock().expect("not poisoned").push(server.clone());
+                TestHandler {
+                    seen: seen.clone(),
+                    server: server.clone(),
+                    client: Mutex::new(String::new()),
+                }
+            },
+        )
+        .expect("the server starts");
+        let sid = raw_session(&server).await;
+        let mut get = Raw::send(
+            &server,
+            "GET",
+            &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+            "",
+        )
+        .await;
+        assert_eq!(get.status().await, 200);
+        // The factory runs on the driver's task, after the head of the answer went out.
+        let session = loop {
+            if let Some(s) = handles.lock().expect("not poisoned").first() {
+                break s.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        };
+        // Far more than the socket buffers and the unread bound hold, while the client
+        // reads nothing.
+        let padding = "x".repeat(1000);
+        for i in 0..20_000 {
+            session
+                .notify(
+                    "notifications/test/flood",
+                    Some(&json!({"i": i, "padding": padding})),
+                )
+                .expect("the session takes the notification");
+        }
+        // The server dropped the stream: reading reaches its end instead of waiting for ever.
+        let mut buf = vec![0u8; 1 << 16];
+        let mut total = 0usize;
+        loop {
+            match get.stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => total += n,
+            }
+        }
+        assert!(
+            total < 20_000 * 1000,
+            "not everything was delivered: {total} bytes"
+        );
+        // The session lives on, and the client can open its GET stream again.
+        assert!(!session.is_closed());
+        let mut again = Raw::send(
+            &server,
+            "GET",
+            &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+            "",
+        )
+        .await;
+        assert_eq!(again.status().await, 200);
+        server.shutdown();
     })
     .await;
 }

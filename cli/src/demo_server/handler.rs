@@ -50,8 +50,8 @@ impl ServerHandler for DemoHandler {
         );
     }
 
-    fn on_closed(&self, reason: &CloseReason, _server: &ServerHandle) {
-        super::http::end_session(&self.shared, reason);
+    fn on_closed(&self, _reason: &CloseReason, _server: &ServerHandle) {
+        super::http::end_session(&self.shared);
     }
 
     fn on_diagnostic(&self, diagnostic: &Diagnostic) {
@@ -171,7 +171,7 @@ async fn call_tool(
     params: CallToolParams,
     context: RequestContext,
 ) -> RequestOutcome {
-    let token = CancelToken::default();
+    let token = CancelToken::for_request(context.clone());
     let _cancel_on_drop = CancelOnDrop(token.clone());
     let (tx, rx) = tokio::sync::oneshot::channel();
     let thread_shared = Arc::clone(shared);

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use mcp_proto::server::http::{HttpMode, HttpServerConfig, OriginCheck};
-use mcp_proto::session::CloseReason;
 use mcp_tokio::server::ServerHandle;
 use mcp_tokio::server::http::StreamableHttp;
 
@@ -132,18 +131,11 @@ async fn stop_signal() {
     }
 }
 
-/// Ends a session's demo: its clock stops ticking.
-pub(super) fn end_session(shared: &Shared, reason: &CloseReason) {
+/// Ends a session's demo (over HTTP, or the one stdio session): its clock stops ticking.
+pub(super) fn end_session(shared: &Shared) {
     let mut inner = shared.lock();
     inner.closed = true;
     if let Some(ticker) = inner.ticker.take() {
         ticker.cancel();
-    }
-    drop(inner);
-    if !matches!(
-        reason,
-        CloseReason::Local | CloseReason::TransportClosed { .. }
-    ) {
-        shared.diag(&format!("session ended: {reason:?}"));
     }
 }

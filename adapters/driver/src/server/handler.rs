@@ -62,7 +62,9 @@ pub trait ServerHandler: Send + Sync + 'static {
 
     /// The session ended (the client left or deleted it, it idled out, the server closed
     /// it): running requests are cancelled, and this handler gets nothing more. Called on the
-    /// driver's task, once per session. Default: nothing.
+    /// driver's task, once per session. An HTTP session is out of the server's table by then:
+    /// `server`'s getters (client info, version) answer `None`, so keep what this needs from
+    /// [`on_initialized`](Self::on_initialized). Default: nothing.
     fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
         let _ = (reason, server);
     }

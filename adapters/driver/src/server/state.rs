@@ -113,7 +113,11 @@ impl ServerState {
     /// A session, for its getters (`None` once an HTTP session ended).
     pub(crate) fn session(&self, slot: Slot) -> Option<&ServerSession> {
         match &self.conn {
-            Conn::Stdio(conn) => Some(conn.session()),
+            Conn::Stdio(conn) => {
+                // One session: no slot to pick.
+                let _ = slot;
+                Some(conn.session())
+            }
             #[cfg(feature = "http")]
             Conn::Http(http) => http.server.session(slot?),
         }
@@ -129,7 +133,8 @@ impl ServerState {
     ) -> Option<T> {
         match &mut self.conn {
             Conn::Stdio(conn) => {
-                let _ = related;
+                // One session on one stream: nothing to pick or route.
+                let _ = (slot, related);
                 Some(f(conn.session_mut()))
             }
             #[cfg(feature = "http")]

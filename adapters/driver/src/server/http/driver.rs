@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -87,8 +88,17 @@ impl<R: Runtime> HttpServiceDriver<R> {
                     shared: self.shared.clone(),
                     slot: Some(session),
                 };
-                let handler = (self.factory)(&handle);
-                self.sessions.insert(session, (handler, handle));
+                let made = std::panic::catch_unwind(AssertUnwindSafe(|| (self.factory)(&handle)));
+                match made {
+                    Ok(handler) => {
+                        self.sessions.insert(session, (handler, handle));
+                    }
+                    Err(_) => {
+                        // One session without a handler must not take the server down.
+                        tracing::error!(%session, "the session factory panicked: session closed");
+                        handle.close();
+                    }
+                }
             }
             HttpEvent::Session { session, event } => {
                 if let Some((handler, handle)) = self.sessions.get(&session) {

@@ -91,7 +91,9 @@ impl StreamableHttp {
 
     /// Body bytes one response may hold that its client has not read yet (default 8 MiB);
     /// past it the response is dropped, as if the client had gone (an SSE client resumes with
-    /// `Last-Event-ID`).
+    /// `Last-Event-ID`). Never less than twice the core's
+    /// [`replay_bytes`](HttpServerConfig::replay_bytes): a resumed stream's replay comes in one
+    /// burst and must fit.
     #[must_use]
     pub fn max_unread(mut self, bytes: usize) -> Self {
         self.max_unread = bytes.max(1);
@@ -113,10 +115,13 @@ impl StreamableHttp {
         H: ServerHandler,
     {
         let now = runtime.now();
+        let max_unread = self
+            .max_unread
+            .max(self.config.replay_bytes.saturating_mul(2));
         let conn = HttpConn {
             server: HttpServer::new(self.config, now),
             responses: HashMap::new(),
-            max_unread: self.max_unread,
+            max_unread,
             shutting_down: false,
         };
         let clock = runtime.clone();
