@@ -5,8 +5,8 @@
 //!   [`catalog`] (one page, every server).
 //! - `tools/call`, `prompts/get`, `resources/read`, `completion/complete`: forwarded to the
 //!   owning server through the single bridge's [`Relay`] (its deadline, progress under the
-//!   host's token, cancellation when the host cancels or leaves); `resources/read` results
-//!   carry host-visible URIs.
+//!   host's token, cancellation when the host cancels or leaves); the resource URIs in
+//!   their results (read contents, resource links, embedded resources) are host-visible.
 //! - `resources/subscribe` / `unsubscribe`: a manager subscription per URI (it survives the
 //!   server's reconnects); `notifications/resources/updated` reaches the host under the
 //!   host-visible URI.
@@ -214,7 +214,8 @@ impl Router {
                     .flatten()
                     .ok_or_else(|| unknown_tool(&name))?;
                 params.insert("name".into(), Value::String(tool));
-                self.forward(&server, method, &params, &context).await
+                let result = self.forward(&server, method, &params, &context).await?;
+                host_uris(&server, &result)
             }
             "prompts/get" => {
                 let mut params = object(params.as_deref())?;
@@ -228,7 +229,8 @@ impl Router {
                         )
                     })?;
                 params.insert("name".into(), Value::String(prompt));
-                self.forward(&server, method, &params, &context).await
+                let result = self.forward(&server, method, &params, &context).await?;
+                host_uris(&server, &result)
             }
             "resources/read" => {
                 let mut params = object(params.as_deref())?;
@@ -453,38 +455,14 @@ fn server_uri(host_uri: &str) -> Result<(String, String), ErrorObject> {
         })
 }
 
-/// A `resources/read` result with each content's URI made host-visible.
+/// `server`'s result with its resource URIs made host-visible ([`uri::result_to_host`]).
 fn host_uris(server: &str, result: &RawValue) -> RequestOutcome {
-    let Ok(mut value) = serde_json::from_str::<Value>(result.get()) else {
-        return Ok(result.to_owned());
-    };
-    if let Some(contents) = value.get_mut("contents").and_then(Value::as_array_mut) {
-        for content in contents {
-            if let Some(Value::String(u)) = content.get_mut("uri") {
-                *u = uri::to_host(server, u);
-            }
-        }
-    }
-    raw(&value)
+    uri::result_to_host(server, result).map_err(|e| internal(e.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn read_results_carry_host_visible_uris() {
-        let result = to_raw(&json!({"contents": [
-            {"uri": "demo://readme", "text": "hi"},
-            {"uri": "demo://other", "blob": "AA=="},
-        ]}))
-        .expect("encodes");
-        let out: Value =
-            serde_json::from_str(host_uris("demo", &result).expect("ok").get()).expect("json");
-        assert_eq!(out["contents"][0]["uri"], "mcp-bridge://demo/demo://readme");
-        assert_eq!(out["contents"][1]["uri"], "mcp-bridge://demo/demo://other");
-        assert_eq!(out["contents"][0]["text"], "hi");
-    }
 
     #[test]
     fn a_foreign_uri_is_invalid_params() {
