@@ -208,24 +208,23 @@ fn subscriptions_and_server_requests_reach_the_host() {
     // The host's log level goes to every server; their messages come back marked.
     host.call("logging/setLevel", json!({"level": "info"}));
     let id = host.request("tools/call", json!({"name": "beta__fail", "arguments": {}}));
-    // Each server logs that its level was set, and `fail` logs a warning; the bridge passes
-    // each on under `SERVER/LOGGER` (the answer may come before or after its log line).
-    let (mut loggers, mut answer) = (Vec::new(), None);
-    while answer.is_none() || !loggers.contains(&"beta/tools".to_owned()) {
-        let line = host.recv();
-        if line["method"] == "notifications/message" {
-            loggers.push(line["params"]["logger"].as_str().unwrap_or("").to_owned());
-        } else if line["id"] == id {
-            answer = Some(line);
-        }
-    }
+    // Each server logs that its level was set, and `fail` logs a warning before its result:
+    // the bridge passes each on under `SERVER/LOGGER`, a server's log line before the answer
+    // it preceded.
+    let (answer, before) = host.answer(id);
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let loggers: Vec<_> = before
+        .iter()
+        .filter(|l| l["method"] == "notifications/message")
+        .map(|l| l["params"]["logger"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(loggers.contains(&"beta/tools".to_owned()), "{before:?}");
     assert!(
         loggers
             .iter()
             .all(|l| l.starts_with("alpha/") || l.starts_with("beta/")),
         "{loggers:?}"
     );
-    assert_eq!(answer.expect("answered")["result"]["isError"], true);
     assert_eq!(host.finish(), 0);
 }
 

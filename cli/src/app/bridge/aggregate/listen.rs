@@ -19,7 +19,7 @@ use mcp_tokio::server::{ServerHandle, start_http};
 
 use super::filter::ToolFilter;
 use super::router::Router;
-use super::watch::{self, Watcher};
+use super::watch::{self, Barriers, Watcher};
 use super::{CANCEL_BOUND, report_entries, report_summary, shared, start_servers};
 use crate::app::bridge::upstream::{self, HostSlot};
 use crate::app::ui::Ui;
@@ -72,8 +72,11 @@ pub async fn run(
             return router;
         }
         let changes = shared.manager.status_changes();
-        let watcher = Watcher::new(shared.clone(), host.clone(), None);
-        router.owns(tokio::spawn(watcher.run(changes, Vec::new())))
+        let barriers = Barriers::default();
+        let watcher = Watcher::new(shared.clone(), host.clone(), None, barriers.clone());
+        router
+            .ordered_by(barriers)
+            .owns(tokio::spawn(watcher.run(changes, Vec::new())))
     };
     let server = start_http(listener, StreamableHttp::new(http), factory)
         .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;

@@ -55,7 +55,7 @@ use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
 use filter::ToolFilter;
 use router::{Router, Shared};
-use watch::Watcher;
+use watch::{Barriers, Watcher};
 
 /// When the host closes stdin, how long its requests still running may take to answer
 /// before they are cancelled upstream: a host that pipes a script in and closes its end
@@ -235,15 +235,16 @@ async fn serve_stdio(
     replay.push(b'\n');
     replay.extend_from_slice(&init.rest);
     let input = std::io::Cursor::new(replay).chain(stdin);
+    let barriers = Barriers::default();
     let (handle, driver) = mcp_tokio::server::start(
         Server::new(started.host_config).eof_grace(EOF_GRACE),
-        Router::new(shared.clone()),
+        Router::new(shared.clone()).ordered_by(barriers.clone()),
         input,
         stdout,
     );
     // Set once, here: the slot was empty until the host session existed.
     let _ = host.set(handle.clone());
-    let watcher = Watcher::new(shared.clone(), handle.clone(), Some(ui.clone()));
+    let watcher = Watcher::new(shared.clone(), handle.clone(), Some(ui.clone()), barriers);
     let watcher = tokio::spawn(watcher.run(started.changes, failed));
     let reason = driver.await;
     tracing::info!("bridge: the host session ended: {reason}");

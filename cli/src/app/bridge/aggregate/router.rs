@@ -39,6 +39,7 @@ use serde_json::{Map, Value, json};
 use super::catalog;
 use super::filter::ToolFilter;
 use super::uri;
+use super::watch::{self, Barriers};
 use crate::app::bridge::forward::{Relay, error_for_host};
 
 /// What the router and the status watcher share.
@@ -152,6 +153,9 @@ pub struct Router {
     subscriptions: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
     /// Tasks that serve this session alone (its watcher).
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// Where answers wait for their server's earlier notifications (filled by the
+    /// session's watcher; empty without one).
+    barriers: Barriers,
 }
 
 impl Drop for Router {
@@ -167,7 +171,16 @@ impl Router {
             shared,
             subscriptions: Mutex::new(HashMap::new()),
             tasks: Vec::new(),
+            barriers: Barriers::default(),
         }
+    }
+
+    /// The barriers this session's watcher fills: answers then reach the host after the
+    /// notifications their server sent before them.
+    #[must_use]
+    pub fn ordered_by(mut self, barriers: Barriers) -> Self {
+        self.barriers = barriers;
+        self
     }
 
     /// Ends this session's subscriptions (unsubscribed upstream) and tasks. Idempotent.
@@ -268,10 +281,13 @@ impl Router {
     ) -> RequestOutcome {
         let client = self.shared.client_for(server).await?;
         let params = to_raw(params).map_err(|e| internal(e.to_string()))?;
-        self.shared
+        let outcome = self
+            .shared
             .relay
             .forward(client, method, Some(params), context.clone())
-            .await
+            .await;
+        watch::barrier(&self.barriers, server).await;
+        outcome
     }
 
     /// Puts the server's own prompt name or URI into a `completion/complete` reference;

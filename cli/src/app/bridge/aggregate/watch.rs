@@ -7,18 +7,25 @@
 //!   `notifications/tools/list_changed`.
 //! - Prompts and resources: the host gets their `list_changed` when a server offering them
 //!   comes up or is lost, and when a server sends its own.
+//! - Each ready connection's pump hands its notifications to the host, and releases that
+//!   server's answers only after the notifications received before them ([`Barriers`]: a
+//!   log line a server wrote before a call's result reaches the host before the answer).
 //! - Each ready connection's other notifications: log messages through the host session's
 //!   log (its level filter applies) with the logger named `SERVER` or `SERVER/LOGGER`;
 //!   `resources/updated` is left to the subscription relays; progress to the calls; anything
 //!   else passed on as it came.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures_util::FutureExt as _;
+use tokio::sync::{mpsc, oneshot};
 
 use mcp_manager::reconnect::ServerStatus;
 use mcp_proto::session::{NotificationKind, ServerNotification};
 use mcp_proto::types::{LoggingMessageParams, Tool};
 use mcp_tokio::Client;
+use mcp_tokio::mcp_driver::Lagged;
 use mcp_tokio::mcp_driver::manager::StatusChanges;
 use mcp_tokio::server::{ListChanged, ServerHandle};
 
@@ -38,6 +45,8 @@ pub struct Watcher {
     status: HashMap<String, ServerStatus>,
     /// The notification pump of each ready server's connection.
     pumps: HashMap<String, (Client, tokio::task::JoinHandle<()>)>,
+    /// The pumps' barrier channels, for the router.
+    barriers: Barriers,
 }
 
 impl Drop for Watcher {
@@ -52,7 +61,12 @@ impl Drop for Watcher {
 impl Watcher {
     /// A watcher starting from what the host is offered now (when its session starts);
     /// status changes are reported on `ui`'s stderr when it is given.
-    pub fn new(shared: Arc<Shared>, host: ServerHandle, ui: Option<Ui>) -> Self {
+    pub fn new(
+        shared: Arc<Shared>,
+        host: ServerHandle,
+        ui: Option<Ui>,
+        barriers: Barriers,
+    ) -> Self {
         let tools = catalog::tools(&shared.manager, &shared.filter);
         let status = shared.manager.status().into_iter().collect();
         Watcher {
@@ -62,6 +76,7 @@ impl Watcher {
             tools,
             status,
             pumps: HashMap::new(),
+            barriers,
         }
     }
 
@@ -127,10 +142,20 @@ impl Watcher {
             .get(server)
             .is_some_and(|(c, pump)| !c.is_closed() && !pump.is_finished());
         if !current {
-            let pump = tokio::spawn(pump(server.to_owned(), client.clone(), self.host.clone()));
+            let (tx, rx) = mpsc::unbounded_channel();
+            let pump = tokio::spawn(pump(
+                server.to_owned(),
+                client.clone(),
+                self.host.clone(),
+                rx,
+            ));
             if let Some((_, old)) = self.pumps.insert(server.to_owned(), (client, pump)) {
                 old.abort();
             }
+            self.barriers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(server.to_owned(), tx);
         }
         self.shared.apply_log_level(server);
     }
@@ -198,18 +223,67 @@ pub async fn report_changes(
 }
 
 /// Passes `client`'s notifications on to the host until its connection ends.
-async fn pump(server: String, client: Client, host: ServerHandle) {
+///
+/// A barrier (see [`Barriers`]) is released once every notification the client received
+/// before it has been handed to the host.
+async fn pump(
+    server: String,
+    client: Client,
+    host: ServerHandle,
+    mut barriers: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
+) {
     let mut notes = client.notifications();
-    while let Some(note) = notes.recv().await {
-        match note {
-            Ok(note) => to_host(&server, &host, &note),
-            Err(lagged) => {
-                tracing::warn!("bridge: notifications of server {server:?}: {lagged}");
-                // Something may have changed unseen.
-                let _ = host.notify_list_changed(ListChanged::Prompts);
-                let _ = host.notify_list_changed(ListChanged::Resources);
+    let mut open = true;
+    let handle = |note: Option<Result<ServerNotification, Lagged>>, open: &mut bool| match note {
+        Some(Ok(note)) => to_host(&server, &host, &note),
+        Some(Err(lagged)) => {
+            tracing::warn!("bridge: notifications of server {server:?}: {lagged}");
+            // Something may have changed unseen.
+            let _ = host.notify_list_changed(ListChanged::Prompts);
+            let _ = host.notify_list_changed(ListChanged::Resources);
+        }
+        None => *open = false,
+    };
+    loop {
+        tokio::select! {
+            // Not biased: a flood of notifications must not starve the barriers (each one
+            // drains what was received before it anyway).
+            note = notes.recv(), if open => handle(note, &mut open),
+            barrier = barriers.recv() => {
+                let Some(release) = barrier else { return };
+                // Every notification received before the answer is in the stream already.
+                while open {
+                    match notes.recv().now_or_never() {
+                        Some(note) => handle(note, &mut open),
+                        None => break,
+                    }
+                }
+                // The answer's waiter may be gone (the host cancelled): nothing to release.
+                let _ = release.send(());
             }
         }
+    }
+}
+
+/// Where the router orders a server's answer after that server's notifications: per
+/// server, the channel of the pump of its current connection (the
+/// [`HostPump`](crate::app::bridge::forward::HostPump) idea, per server). Shared by one host
+/// session's [`Watcher`] and router.
+pub type Barriers = Arc<Mutex<HashMap<String, mpsc::UnboundedSender<oneshot::Sender<()>>>>>;
+
+/// Waits until `server`'s pump has handed the host every notification received so far;
+/// at once when there is no pump (a stateless session, a connection just made).
+pub async fn barrier(barriers: &Barriers, server: &str) {
+    let pump = barriers
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(server)
+        .cloned();
+    let Some(pump) = pump else { return };
+    let (release, released) = oneshot::channel();
+    if pump.send(release).is_ok() {
+        // An error means the pump is gone (aborted with its connection): nothing to wait for.
+        let _ = released.await;
     }
 }
 
