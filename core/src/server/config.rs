@@ -51,6 +51,12 @@ pub struct ServerConfig {
     /// [`CloseReason::ClientStalled`](crate::session::CloseReason::ClientStalled) and drops
     /// what was queued. `None`: never (default 10 s).
     pub stall_timeout: Option<Duration>,
+    /// Whether the host answers `initialize` itself: the client's `initialize` comes as
+    /// [`Event::InitializeRequested`](super::Event::InitializeRequested) and waits for
+    /// [`accept_initialize`](super::ServerSession::accept_initialize) or
+    /// [`refuse_initialize`](super::ServerSession::refuse_initialize) (default off: the
+    /// session answers from this configuration at once).
+    pub defer_initialize: bool,
 }
 
 impl ServerConfig {
@@ -67,6 +73,7 @@ impl ServerConfig {
             max_outbound_bytes: 8 << 20,
             handshake_timeout: Some(Duration::from_secs(60)),
             stall_timeout: Some(Duration::from_secs(10)),
+            defer_initialize: false,
         }
     }
 
@@ -103,6 +110,13 @@ impl ServerConfig {
     #[must_use]
     pub fn with_stall_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.stall_timeout = timeout;
+        self
+    }
+
+    /// Makes the host answer `initialize` (see [`defer_initialize`](Self::defer_initialize)).
+    #[must_use]
+    pub fn with_deferred_initialize(mut self, defer: bool) -> Self {
+        self.defer_initialize = defer;
         self
     }
 

@@ -87,4 +87,16 @@ pub enum UsageError {
     /// serializable.
     #[error("invalid params: {0}")]
     InvalidParams(String),
+    /// No deferred `initialize` waits for an answer: none came, or it was answered already.
+    #[error("no initialize waits for an answer")]
+    NoInitializePending,
+    /// The version given for a deferred `initialize` is not one the session speaks, or is
+    /// newer than the one the client asked for (it cannot take it).
+    #[error("protocol version {answered} cannot answer a client that asked for {requested:?}")]
+    VersionNotOffered {
+        /// The version the host gave.
+        answered: ProtocolVersion,
+        /// The version the client asked for.
+        requested: String,
+    },
 }

@@ -7,7 +7,7 @@ use super::ClientRequestId;
 use crate::jsonrpc::{DecodeError, ErrorObject, Id};
 use crate::rpc::RequestHandle;
 use crate::session::{CloseReason, ProtocolVersion, RawResult, RequestError};
-use crate::types::LoggingLevel;
+use crate::types::{InitializeParams, LoggingLevel};
 
 /// Something the host must know or do, from [`ServerSession::poll_event`](super::ServerSession::poll_event).
 #[derive(Debug)]
@@ -18,6 +18,16 @@ pub enum Event {
     InitializeAnswered {
         /// The negotiated protocol version.
         version: ProtocolVersion,
+    },
+    /// The client's `initialize`, held for the host (only with
+    /// [`ServerConfig::defer_initialize`](super::ServerConfig::defer_initialize)): answer it
+    /// exactly once with [`accept_initialize`](super::ServerSession::accept_initialize) or
+    /// [`refuse_initialize`](super::ServerSession::refuse_initialize) before the handshake
+    /// deadline. Until then the client's other requests are refused (`-32600`), as before
+    /// `initialize`.
+    InitializeRequested {
+        /// The client's params: the version it asked for, its info and capabilities.
+        params: Box<InitializeParams>,
     },
     /// The client sent `notifications/initialized`: the session is fully ready, and the
     /// server may send requests.

@@ -21,7 +21,7 @@ impl ServerSession {
     /// Answers `initialize`: once, with readable params; a second one, or unreadable params,
     /// gets a JSON-RPC error and changes nothing.
     pub(super) fn handle_initialize(&mut self, id: Id, params: Option<&RawValue>) {
-        if self.state != ServerState::AwaitingInitialize {
+        if self.state != ServerState::AwaitingInitialize || self.deferred.is_some() {
             self.report(Diagnostic::RepeatedInitialize);
             let error = ErrorObject::new(
                 ErrorObject::INVALID_REQUEST,
@@ -40,6 +40,9 @@ impl ServerSession {
                     return self.answer_initialize(id, Err(error));
                 }
             };
+        if self.config.defer_initialize {
+            return self.defer_initialize(id, params);
+        }
         let version = negotiate(&params.protocol_version);
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),

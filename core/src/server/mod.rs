@@ -69,6 +69,7 @@ pub use crate::rpc::{MessageKind, Outgoing, RequestHandle};
 
 mod client_requests;
 mod config;
+mod deferred;
 mod dispatch;
 mod error;
 mod event;
@@ -83,6 +84,7 @@ pub mod stdio;
 mod tests;
 
 pub use config::ServerConfig;
+pub use deferred::{InitializeAnswer, answered_version};
 pub use error::UsageError;
 pub use event::{Diagnostic, Event};
 pub use handshake::negotiate;
@@ -187,6 +189,8 @@ pub struct ServerSession {
     outbound: OutboundQueue,
     events: VecDeque<Event>,
     limits: Limits,
+    /// A deferred `initialize` waiting for the host's answer.
+    deferred: Option<deferred::PendingInitialize>,
 }
 
 impl ServerSession {
@@ -212,6 +216,7 @@ impl ServerSession {
             client_requests: ClientRequests::default(),
             outbound: OutboundQueue::default(),
             events: VecDeque::new(),
+            deferred: None,
         }
     }
 
@@ -605,6 +610,7 @@ impl ServerSession {
         }
         self.deadlines.clear();
         self.client_requests.clear();
+        self.deferred = None;
         self.limits = Limits::default();
         self.state = ServerState::Closed;
         self.events.push_back(Event::Closed { reason });

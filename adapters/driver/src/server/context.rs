@@ -55,6 +55,14 @@ impl fmt::Debug for ServerHandle {
 }
 
 impl ServerHandle {
+    /// The answer the session's configuration gives to `initialize` (`None` once ended).
+    pub(crate) fn configured_answer(&self) -> Option<mcp_proto::server::InitializeAnswer> {
+        let state = self.shared.lock();
+        state
+            .session(self.slot)
+            .map(|s| mcp_proto::server::InitializeAnswer::from_config(s.config()))
+    }
+
     /// The negotiated protocol version, once the client sent `initialize`.
     #[must_use]
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {

@@ -64,8 +64,10 @@ use mcp_proto::session::CloseReason;
 
 pub use context::{RequestContext, ServerError, ServerHandle};
 pub use driver::ServerDriver;
-pub use handler::{RequestOutcome, ServerHandler};
-pub use mcp_proto::server::{ClientRequestId, Diagnostic, ListChanged, UsageError};
+pub use handler::{InitializeOutcome, RequestOutcome, ServerHandler};
+pub use mcp_proto::server::{
+    ClientRequestId, Diagnostic, InitializeAnswer, ListChanged, UsageError,
+};
 
 use crate::runtime::Runtime;
 

@@ -11,7 +11,7 @@ use std::time::Instant;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::http::SessionKey;
 use mcp_proto::server::stdio::StdioServerConnection;
-use mcp_proto::server::{ClientRequestId, ServerSession, UsageError};
+use mcp_proto::server::{ClientRequestId, InitializeAnswer, ServerSession, UsageError};
 use mcp_proto::session::{
     CloseReason, RawParams, RawResult, RequestError, RequestHandle, RequestOptions,
 };
@@ -64,6 +64,9 @@ pub(crate) struct Tasks {
     /// Client requests whose handler runs: sending [`Stop::Cancelled`] (or dropping the
     /// sender) stops it.
     pub(crate) running: HashMap<ClientRequestId, watch::Sender<Stop>>,
+    /// The stop signal of the deferred `initialize`'s handler while it runs (dropped, it
+    /// stops the handler).
+    pub(crate) initializing: Option<watch::Sender<Stop>>,
     /// Why the session closed, once it did.
     pub(crate) closed: Option<CloseReason>,
 }
@@ -74,6 +77,7 @@ impl Tasks {
         for (_, tx) in self.running.drain() {
             let _ = tx.send(Stop::Cancelled(None));
         }
+        self.initializing = None;
         for (_, tx) in self.waiters.drain() {
             // The caller may have stopped waiting: nothing to do then.
             let _ = tx.send(Err(RequestError::Closed(reason.clone())));
@@ -223,6 +227,44 @@ impl Shared {
             None => tracing::debug!(request = %id, "answer dropped: the session ended"),
         }
         state.wake_driver();
+    }
+
+    /// Answers the session's deferred `initialize` once its handler finished (dropped, with
+    /// a debug event, when the session closed meanwhile). Returns whether it was sent.
+    pub(crate) fn answer_initialize(
+        &self,
+        slot: Slot,
+        outcome: Result<InitializeAnswer, ErrorObject>,
+    ) -> bool {
+        let now = self.now();
+        let mut state = self.lock();
+        if let Some(tasks) = state.tasks(slot) {
+            tasks.initializing = None;
+        }
+        let sent = state.with_session(slot, None, |session| match outcome {
+            Ok(answer) => session.accept_initialize(now, answer).map(|_| ()),
+            Err(error) => session.refuse_initialize(now, error),
+        });
+        let sent = match sent {
+            Some(Ok(())) => true,
+            // The answer was refused (a version the client cannot take): the client is told
+            // rather than left waiting for the handshake deadline.
+            Some(Err(e @ UsageError::VersionNotOffered { .. })) => {
+                let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string());
+                let _ = state.with_session(slot, None, |s| s.refuse_initialize(now, error));
+                false
+            }
+            Some(Err(e)) => {
+                tracing::debug!(error = %e, "initialize answer dropped");
+                false
+            }
+            None => {
+                tracing::debug!("initialize answer dropped: the session ended");
+                false
+            }
+        };
+        state.wake_driver();
+        sent
     }
 
     /// A handler stopped without answering (cancelled): forget it and let the driver look.

@@ -73,6 +73,32 @@ pub(crate) fn dispatch<R: Runtime>(
                 }
             }));
         }
+        Event::InitializeRequested { params } => {
+            let (stop_tx, mut stop) = watch::channel(Stop::Running);
+            match shared.lock().tasks(slot) {
+                Some(tasks) => tasks.initializing = Some(stop_tx),
+                None => return,
+            }
+            let handler = handler.clone();
+            let server = server.clone();
+            runtime.spawn(Box::pin(async move {
+                let work =
+                    AssertUnwindSafe(handler.on_initialize(*params, server.clone())).catch_unwind();
+                // The session's close drops the sender: the handler stops.
+                let stopped = Box::pin(async move {
+                    let _ = stop.wait_for(Stop::is_cancelled).await;
+                });
+                let outcome = match select(Box::pin(work), stopped).await {
+                    Either::Left((Ok(outcome), _)) => outcome,
+                    Either::Left((Err(_panic), _)) => Err(ErrorObject::new(
+                        ErrorObject::INTERNAL_ERROR,
+                        "the server's initialize handler failed (it panicked)",
+                    )),
+                    Either::Right(((), _)) => return,
+                };
+                server.shared.answer_initialize(server.slot, outcome);
+            }));
+        }
         Event::RequestCancelled { id, reason } => {
             tracing::debug!(request = %id, reason = reason.as_deref(), "the client cancelled");
             let tx = shared

@@ -137,6 +137,17 @@ impl HttpServerConfig {
         self
     }
 
+    /// Makes the host answer each session's `initialize`
+    /// ([`ServerConfig::defer_initialize`]): the POST that carried it is answered (with its
+    /// `Mcp-Session-Id`) when the host accepts or refuses it. In stateless mode the implied
+    /// handshake of a POST that is not `initialize` is still answered from
+    /// [`server`](Self::server).
+    #[must_use]
+    pub fn with_deferred_initialize(mut self, defer: bool) -> Self {
+        self.server.defer_initialize = defer;
+        self
+    }
+
     /// Sets what each stream keeps for resumption: events and bytes.
     #[must_use]
     pub fn with_replay(mut self, events: usize, bytes: usize) -> Self {

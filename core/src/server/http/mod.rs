@@ -643,6 +643,12 @@ impl HttpServer {
             version.as_str()
         );
         entry.session.handle_message_str(now, &init);
+        if entry.session.initialize_pending() {
+            // Deferred: the implied handshake is the server's own, answered from its
+            // configuration (the version negotiated from the client's header, so it is spoken).
+            let answer = crate::server::InitializeAnswer::from_config(&self.config.server);
+            let _accepted = entry.session.accept_initialize(now, answer);
+        }
         entry.session.handle_message_str(
             now,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,

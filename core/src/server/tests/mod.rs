@@ -1,5 +1,6 @@
 //! Scripted-client tests of the server session, one scenario per test.
 
+mod deferred;
 mod exactly_once;
 mod harness;
 mod http;
