@@ -103,6 +103,19 @@ impl LogLevel {
     }
 }
 
+/// `mcp bridge --config FILE`: which of the namespaced tools the host is offered.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ToolFilterArgs {
+    /// With --config: offer only the tools whose namespaced name matches this glob
+    /// (`github__*`); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// With --config: never offer the tools whose namespaced name matches this glob
+    /// (`*__delete_*`); repeatable, wins over --allow.
+    #[arg(long, value_name = "PATTERN")]
+    pub deny: Vec<String>,
+}
+
 /// Connection options; all are global, so they may come before or after the subcommand.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ConnectionArgs {
@@ -236,7 +249,8 @@ pub struct ToolsArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct BridgeArgs {
     /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
-    /// stdio: each HTTP session gets its own upstream. The URL is printed on stderr.
+    /// stdio: each HTTP session gets its own upstream (with --config, all sessions share the
+    /// file's servers). The URL is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::SocketAddr>,
     /// With --listen: no sessions; every POST is served on its own, over one upstream
@@ -254,6 +268,9 @@ pub struct BridgeArgs {
     /// The stdio server to forward to, instead of --url.
     #[command(flatten)]
     pub server: ServerCommand,
+    /// `--allow` / `--deny`, for `--config`.
+    #[command(flatten)]
+    pub tools: ToolFilterArgs,
 }
 
 /// The options of `watch`.
@@ -502,7 +519,7 @@ pub enum Command {
     /// OS picks one) and prints that URL on stderr as its first line; each client gets its
     /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
     DemoServer(DemoServerArgs),
-    /// Serve a host app (over stdio, or HTTP with --listen), forwarding to --url or `-- cmd`.
+    /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or a servers file.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
     /// app, an IDE) that cannot reach a remote server itself; `mcp bridge -- cmd args` puts
@@ -544,12 +561,25 @@ pub enum Command {
     ///
     ///   {"mcpServers": {"remote": {"command": "mcp",
     ///     "args": ["bridge", "--url", "https://example.com/mcp"]}}}
+    ///
+    /// `mcp bridge --config FILE` serves every server of an mcpServers file as one: tools and
+    /// prompts as `server__name` (the names `mcp tools --all --config FILE` shows), resources
+    /// as `mcp-bridge://SERVER/URI`, each request routed to its server. The servers start
+    /// when the host sends `initialize`, which is answered once each is ready or failed, or
+    /// at --connect-timeout (default 10s): a slower server's tools come from the tool cache
+    /// meanwhile. Lost servers are reconnected; the host gets list_changed whenever what it
+    /// is offered changes. --allow / --deny (globs on the namespaced name, repeatable; deny
+    /// wins) limit the tools a host sees and may call. A server that cannot start is
+    /// reported on stderr; the others serve. With --listen the servers start at once and
+    /// every HTTP session shares them (so their sampling, elicitation and roots requests are
+    /// not offered).
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(
         verbatim_doc_comment,
         override_usage = "mcp bridge [--listen <ADDR>] --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
-                          mcp bridge [--listen <ADDR>] [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>..."
+                          mcp bridge [--listen <ADDR>] [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>...\n       \
+                          mcp bridge [--listen <ADDR>] --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]..."
     )]
     Bridge(BridgeArgs),
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.

@@ -12,6 +12,7 @@
 //! [`HostPump`], each answer is released only after every notification received before it
 //! has been handed to the host.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,10 +29,21 @@ use tokio::sync::{mpsc, oneshot, watch};
 /// Forwards each host request to the upstream client and its answer back.
 pub struct Forwarder {
     client: Client,
+    relay: Relay,
+}
+
+/// How a host request is forwarded to an upstream client: its deadline, its progress passed
+/// back under the host's token, its cancellation with the host's reason, the count of calls
+/// in flight (for [`CallsEnded`]) and, with a [`HostPump`], its answer released in order with
+/// the notifications. Both bridges use it: the single one with its one client, the aggregate
+/// one with the client of the server a request is routed to.
+#[derive(Clone)]
+pub struct Relay {
     timeout: Option<Duration>,
     in_flight: Arc<watch::Sender<usize>>,
     /// Where answers wait for the notifications before them ([`HostPump`]); `None`: answered
-    /// at once (no host gets notifications: the stateless HTTP mode).
+    /// at once (no host gets notifications: the stateless HTTP mode; or the notifications
+    /// come from many servers: the aggregate bridge).
     ordered: Option<mpsc::UnboundedSender<Answer>>,
 }
 
@@ -138,41 +150,31 @@ impl CallsEnded {
     }
 }
 
-impl Forwarder {
-    /// Forwards to `client`; `timeout` bounds each forwarded request (`None`: the host's own
-    /// deadlines and cancellations decide).
-    pub fn new(client: Client, timeout: Option<Duration>) -> (Self, CallsEnded) {
+impl Relay {
+    /// `timeout` bounds each forwarded request (`None`: the host's own deadlines and
+    /// cancellations decide); the [`CallsEnded`] waits for every request it forwards.
+    /// Answers are released at once (no [`HostPump`]).
+    pub fn new(timeout: Option<Duration>) -> (Self, CallsEnded) {
         let (tx, rx) = watch::channel(0);
-        let forwarder = Forwarder {
-            client,
+        let relay = Relay {
             timeout,
             in_flight: Arc::new(tx),
             ordered: None,
         };
-        (forwarder, CallsEnded(rx))
+        (relay, CallsEnded(rx))
     }
 
-    /// Sends the upstream notifications to a host, in order with the answers: the returned
-    /// pump must run while the host session lives.
-    #[must_use]
-    pub fn with_host_pump(mut self) -> (Self, HostPump) {
-        let (tx, answers) = mpsc::unbounded_channel();
-        self.ordered = Some(tx);
-        let pump = HostPump {
-            notifications: self.client.notifications(),
-            answers,
-        };
-        (self, pump)
-    }
-}
-
-impl ServerHandler for Forwarder {
-    fn on_request(
+    /// Sends `method` with `params` to `client` and gives its answer (or its error, as
+    /// [`error_for_host`] words it). Dropping the future before the answer cancels the
+    /// request upstream with the host's reason; the upstream server's progress reaches the
+    /// host under the token of `context`.
+    pub fn forward(
         &self,
+        client: Client,
         method: String,
         params: Option<Box<RawValue>>,
         context: RequestContext,
-    ) -> HandlerFuture<'_, RequestOutcome> {
+    ) -> impl Future<Output = RequestOutcome> + Send + 'static {
         let mut options = match self.timeout {
             Some(t) => CallOptions::new().timeout(t),
             None => CallOptions::new().no_timeout(),
@@ -187,7 +189,6 @@ impl ServerHandler for Forwarder {
             });
         }
         let (options, cancel) = options.cancel_handle();
-        let client = self.client.clone();
         let counted = InFlight::new(&self.in_flight);
         let ordered = self.ordered.clone();
         let (answer, answered) = oneshot::channel();
@@ -218,7 +219,7 @@ impl ServerHandler for Forwarder {
             context,
             armed: true,
         };
-        Box::pin(async move {
+        async move {
             // Moved in whole (not only the field set below), so it lives as long as this future.
             let mut upstream = upstream;
             let outcome = answered.await.unwrap_or_else(|_| {
@@ -229,7 +230,43 @@ impl ServerHandler for Forwarder {
             });
             upstream.armed = false;
             outcome
-        })
+        }
+    }
+}
+
+impl Forwarder {
+    /// Forwards to `client`; `timeout` bounds each forwarded request (`None`: the host's own
+    /// deadlines and cancellations decide).
+    pub fn new(client: Client, timeout: Option<Duration>) -> (Self, CallsEnded) {
+        let (relay, ended) = Relay::new(timeout);
+        (Forwarder { client, relay }, ended)
+    }
+
+    /// Sends the upstream notifications to a host, in order with the answers: the returned
+    /// pump must run while the host session lives.
+    #[must_use]
+    pub fn with_host_pump(mut self) -> (Self, HostPump) {
+        let (tx, answers) = mpsc::unbounded_channel();
+        self.relay.ordered = Some(tx);
+        let pump = HostPump {
+            notifications: self.client.notifications(),
+            answers,
+        };
+        (self, pump)
+    }
+}
+
+impl ServerHandler for Forwarder {
+    fn on_request(
+        &self,
+        method: String,
+        params: Option<Box<RawValue>>,
+        context: RequestContext,
+    ) -> HandlerFuture<'_, RequestOutcome> {
+        Box::pin(
+            self.relay
+                .forward(self.client.clone(), method, params, context),
+        )
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>, _server: &ServerHandle) {

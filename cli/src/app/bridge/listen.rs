@@ -122,7 +122,7 @@ pub async fn run(
 }
 
 /// The `--bearer-token-env` variable's value, read from the environment.
-fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
+pub(super) fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
     let Some(var) = &args.bearer_token_env else {
         return Ok(None);
     };
@@ -155,6 +155,8 @@ fn placeholder_server_config() -> mcp_proto::server::ServerConfig {
         "mcp-bridge",
         env!("CARGO_PKG_VERSION"),
     ))
+    // The bridge forwards the initialize era only: a 2026 host falls back to `initialize`.
+    .with_versions(mcp_proto::session::ProtocolVersion::INITIALIZE_ERA)
     // The upstream server times its own requests out (and cancels them).
     .with_request_timeout(None)
 }

@@ -20,7 +20,10 @@
 //! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`, or
 //! the child's shutdown) and the bridge exits 0. When the upstream connection ends, the bridge ends the host session
 //! and exits 3. stdout carries only the protocol; logs go to stderr.
+//!
+//! With `--config FILE`, [`aggregate`] serves every server of the file as one.
 
+pub mod aggregate;
 pub mod forward;
 pub mod listen;
 pub mod upstream;
@@ -162,7 +165,7 @@ fn upstream_config(cli: &Cli) -> Result<mcp_manager::config::ServerConfig, CliEr
             .is_some_and(|s| !s.argv.is_empty());
     if !given {
         return Err(CliError::Usage(
-            "mcp bridge needs the server to forward to: --url URL, or -- <command> [args] for a stdio server"
+            "mcp bridge needs the server to forward to: --url URL, or -- <command> [args] for a stdio server, or --config FILE for every server of a file"
                 .into(),
         ));
     }
@@ -210,6 +213,16 @@ async fn answer_open_requests(host: &mcp_tokio::server::ServerHandle, calls: &mu
 /// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
 /// ends.
 pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
+    if let Command::Bridge(args) = &cli.command {
+        if cli.connection.config.is_some() {
+            return aggregate::run(cli, ui, args).await;
+        }
+        if !args.tools.allow.is_empty() || !args.tools.deny.is_empty() {
+            return Err(CliError::Usage(
+                "--allow and --deny filter the servers' tools of mcp bridge --config FILE".into(),
+            ));
+        }
+    }
     let config = upstream_config(cli)?;
     if let Command::Bridge(args) = &cli.command
         && let Some(addr) = args.listen
