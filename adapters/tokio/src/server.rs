@@ -29,6 +29,10 @@ use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 use crate::TokioRuntime;
 
+#[cfg(feature = "http")]
+#[doc(inline)]
+pub use crate::http_server::{HttpServerHandle, serve_http, start_http};
+
 /// The driver of one server connection on tokio: [`mcp_driver::server::ServerDriver`].
 pub type ServerDriver = mcp_driver::server::ServerDriver<TokioRuntime>;
 

@@ -19,6 +19,7 @@
 
 mod catalog;
 mod handler;
+mod http;
 mod state;
 mod tools;
 
@@ -47,6 +48,7 @@ pub fn tool_definitions() -> Vec<mcp_proto::types::Tool> {
 }
 
 use handler::DemoHandler;
+pub use http::HttpDemo;
 use state::Shared;
 
 /// The protocol versions the demo server speaks, oldest first.
@@ -159,6 +161,17 @@ where
         ticker.cancel();
     }
     reason
+}
+
+/// Serves over Streamable HTTP: what `mcp demo-server --listen ADDR` runs (until Ctrl-C or
+/// SIGTERM). The endpoint's URL goes to stderr as one line once it listens.
+///
+/// # Errors
+///
+/// Bad options (an unset --bearer-token-env variable), an address that cannot be listened
+/// on, a runtime that cannot be built.
+pub fn run_http(args: &crate::args::DemoServerArgs) -> Result<(), crate::exit::CliError> {
+    http::run(&HttpDemo::from_args(args)?, DemoConfig::from_env())
 }
 
 /// Serves on the process's stdin and stdout: what `mcp demo-server` runs.

@@ -3,23 +3,20 @@
 //! cancellation, requests to the client on its behalf).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::Waker;
-use std::time::Instant;
+use std::sync::Arc;
 
-use mcp_proto::jsonrpc::{self, ErrorObject, Id};
-use mcp_proto::server::stdio::StdioServerConnection;
+use mcp_proto::jsonrpc::{self, Id};
+use mcp_proto::server::http::SessionKey;
 use mcp_proto::server::{ClientRequestId, ListChanged, UsageError};
-use mcp_proto::session::{
-    CloseReason, ProtocolVersion, RawParams, RawResult, RequestError, RequestHandle, RequestOptions,
-};
+use mcp_proto::session::{ProtocolVersion, RawParams, RawResult, RequestError, RequestOptions};
 use mcp_proto::types::{ClientCapabilities, Implementation, LoggingLevel};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
+
+use super::state::{Shared, Slot, Stop};
 
 /// Why a command of a [`ServerHandle`] or [`RequestContext`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -38,162 +35,20 @@ pub enum ServerError {
     Json(#[from] serde_json::Error),
 }
 
-/// A pending server-to-client request's waiter.
-type Waiter = oneshot::Sender<Result<RawResult, RequestError>>;
-
-/// What the driver, the handles and the request tasks share.
-pub(crate) struct ServerState {
-    pub(crate) conn: StdioServerConnection,
-    /// The driver's waker: every command wakes it so that what was queued is written.
-    pub(crate) driver: Option<Waker>,
-    /// Server-to-client requests by handle, completed from the session's events.
-    pub(crate) waiters: HashMap<RequestHandle, Waiter>,
-    /// Client requests whose handler runs: sending `true` (or dropping the sender) stops it.
-    pub(crate) running: HashMap<ClientRequestId, watch::Sender<bool>>,
-    /// Why the session closed, once it did.
-    pub(crate) closed: Option<CloseReason>,
-}
-
-impl ServerState {
-    pub(crate) fn wake_driver(&mut self) {
-        if let Some(w) = &self.driver {
-            w.wake_by_ref();
-        }
-    }
-}
-
-pub(crate) struct Shared {
-    state: Mutex<ServerState>,
-    clock: Box<dyn Fn() -> Instant + Send + Sync>,
-}
-
-impl Shared {
-    pub(crate) fn new(
-        conn: StdioServerConnection,
-        clock: Box<dyn Fn() -> Instant + Send + Sync>,
-    ) -> Self {
-        Shared {
-            state: Mutex::new(ServerState {
-                conn,
-                driver: None,
-                waiters: HashMap::new(),
-                running: HashMap::new(),
-                closed: None,
-            }),
-            clock,
-        }
-    }
-
-    pub(crate) fn lock(&self) -> MutexGuard<'_, ServerState> {
-        // A panic while the lock was held left the state consistent (every critical section
-        // is a few core calls, which do not panic): carry on with it.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn now(&self) -> Instant {
-        (self.clock)()
-    }
-
-    /// Runs a session command and wakes the driver to write what it queued.
-    fn command<T>(
-        &self,
-        f: impl FnOnce(&mut mcp_proto::server::ServerSession, Instant) -> Result<T, UsageError>,
-    ) -> Result<T, UsageError> {
-        let now = self.now();
-        let mut state = self.lock();
-        let out = f(state.conn.session_mut(), now)?;
-        state.wake_driver();
-        Ok(out)
-    }
-
-    /// Answers a client request once its handler finished (a no-op if the client cancelled
-    /// it or the session closed meanwhile: the session drops such answers).
-    pub(crate) fn answer(&self, id: ClientRequestId, outcome: Result<Box<RawValue>, ErrorObject>) {
-        let now = self.now();
-        let mut state = self.lock();
-        state.running.remove(&id);
-        let session = state.conn.session_mut();
-        let sent = match outcome {
-            Ok(result) => session.respond(now, id, result),
-            Err(error) => session.respond_error(now, id, error),
-        };
-        if let Err(e) = sent {
-            tracing::debug!(request = %id, error = %e, "answer dropped");
-        }
-        state.wake_driver();
-    }
-
-    /// Sends a request to the client and waits for its completion. Dropping the future
-    /// cancels the request (the client is told).
-    async fn request_raw(
-        self: &Arc<Self>,
-        method: Cow<'static, str>,
-        params: Option<RawParams>,
-        options: RequestOptions,
-    ) -> Result<RawResult, ServerError> {
-        let (tx, rx) = oneshot::channel();
-        let handle = {
-            let now = self.now();
-            let mut state = self.lock();
-            let handle = state
-                .conn
-                .session_mut()
-                .send_request(now, method, params, options)?;
-            state.waiters.insert(handle, tx);
-            state.wake_driver();
-            handle
-        };
-        let mut guard = CancelOnDrop {
-            shared: self,
-            handle,
-            armed: true,
-        };
-        let outcome = rx.await;
-        guard.armed = false;
-        match outcome {
-            Ok(result) => Ok(result?),
-            // The driver is gone without completing it (its task was dropped).
-            Err(_) => Err(RequestError::Closed(CloseReason::Local).into()),
-        }
-    }
-}
-
-/// Cancels a server-to-client request whose waiter went away before its completion.
-struct CancelOnDrop<'a> {
-    shared: &'a Shared,
-    handle: RequestHandle,
-    armed: bool,
-}
-
-impl Drop for CancelOnDrop<'_> {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        let now = self.shared.now();
-        let mut state = self.shared.lock();
-        state.waiters.remove(&self.handle);
-        // Already completed is a race to ignore.
-        let _ = state.conn.session_mut().cancel(
-            now,
-            self.handle,
-            Some("the server no longer needs the answer".into()),
-        );
-        state.wake_driver();
-    }
-}
-
-/// A cheap-clone handle on a running server: notifications and requests to the client, the
-/// client's details, and close. Every command is queued in the session and written by the
-/// driver; none blocks.
+/// A cheap-clone handle on one client's session of a running server: notifications and
+/// requests to that client, its details, and close. Every command is queued in the session
+/// and written by the driver; none blocks. On an HTTP server each session has its own handle
+/// (its notifications go to that session's GET stream).
 #[derive(Clone)]
 pub struct ServerHandle {
     pub(crate) shared: Arc<Shared>,
+    pub(crate) slot: Slot,
 }
 
 impl fmt::Debug for ServerHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServerHandle")
+            .field("session", &self.slot)
             .field("closed", &self.is_closed())
             .finish_non_exhaustive()
     }
@@ -203,13 +58,17 @@ impl ServerHandle {
     /// The negotiated protocol version, once the client sent `initialize`.
     #[must_use]
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.shared.lock().conn.session().protocol_version()
+        self.shared.lock().session(self.slot)?.protocol_version()
     }
 
     /// The client's `clientInfo`, once it sent `initialize`.
     #[must_use]
     pub fn client_info(&self) -> Option<Implementation> {
-        self.shared.lock().conn.session().client_info().cloned()
+        self.shared
+            .lock()
+            .session(self.slot)?
+            .client_info()
+            .cloned()
     }
 
     /// The client's capabilities, once it sent `initialize`.
@@ -217,8 +76,7 @@ impl ServerHandle {
     pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
         self.shared
             .lock()
-            .conn
-            .session()
+            .session(self.slot)?
             .client_capabilities()
             .cloned()
     }
@@ -226,19 +84,30 @@ impl ServerHandle {
     /// The level the client set with `logging/setLevel`, if it did.
     #[must_use]
     pub fn log_level(&self) -> Option<LoggingLevel> {
-        self.shared.lock().conn.session().log_level()
+        self.shared.lock().session(self.slot)?.log_level()
     }
 
     /// How many client requests are open: handed to the handler and not answered yet.
     #[must_use]
     pub fn open_requests(&self) -> usize {
-        self.shared.lock().conn.session().open_client_requests()
+        self.shared
+            .lock()
+            .session(self.slot)
+            .map_or(0, |s| s.open_client_requests())
     }
 
     /// Whether the session is over (the client left, or [`close`](Self::close) was called).
     #[must_use]
     pub fn is_closed(&self) -> bool {
-        self.shared.lock().closed.is_some()
+        let mut state = self.shared.lock();
+        state.tasks(self.slot).is_none_or(|t| t.closed.is_some())
+    }
+
+    /// The session's token on an HTTP server (`None` on stdio): a key for a host's own
+    /// per-session tables.
+    #[must_use]
+    pub fn session_key(&self) -> Option<SessionKey> {
+        self.slot
     }
 
     /// Sends a notification with typed params (`None` for none). The session refuses the
@@ -257,7 +126,7 @@ impl ServerHandle {
         let method = method.into();
         Ok(self
             .shared
-            .command(|s, now| s.notify(now, method, params))?)
+            .command(self.slot, |s, now| s.notify(now, method, params))?)
     }
 
     /// Tells the client a list changed (the capability's `listChanged` must be declared).
@@ -268,7 +137,7 @@ impl ServerHandle {
     pub fn notify_list_changed(&self, list: ListChanged) -> Result<(), ServerError> {
         Ok(self
             .shared
-            .command(|s, now| s.notify_list_changed(now, list))?)
+            .command(self.slot, |s, now| s.notify_list_changed(now, list))?)
     }
 
     /// Tells the client the resource `uri` changed (`resources.subscribe` must be declared).
@@ -279,7 +148,7 @@ impl ServerHandle {
     pub fn notify_resource_updated(&self, uri: &str) -> Result<(), ServerError> {
         Ok(self
             .shared
-            .command(|s, now| s.notify_resource_updated(now, uri))?)
+            .command(self.slot, |s, now| s.notify_resource_updated(now, uri))?)
     }
 
     /// Sends a log entry (`notifications/message`) unless it is below the client's level;
@@ -297,7 +166,7 @@ impl ServerHandle {
         let data = jsonrpc::to_raw(data)?;
         Ok(self
             .shared
-            .command(|s, now| s.log(now, level, logger, &data))?)
+            .command(self.slot, |s, now| s.log(now, level, logger, &data))?)
     }
 
     /// Sends a request to the client and waits for its result, raw. Its deadline comes from
@@ -317,7 +186,7 @@ impl ServerHandle {
     ) -> Result<RawResult, ServerError> {
         let params = params.map(RawParams::encode).transpose()?;
         self.shared
-            .request_raw(method.into(), params, options)
+            .request_raw(self.slot, None, method.into(), params, options)
             .await
     }
 
@@ -336,13 +205,7 @@ impl ServerHandle {
     where
         R::Result: DeserializeOwned,
     {
-        let params = RawParams::encode(params)?;
-        let params = (params.get() != "null").then_some(params);
-        let raw = self
-            .shared
-            .request_raw(Cow::Borrowed(R::METHOD), params, options)
-            .await?;
-        Ok(raw.decode()?)
+        request_typed::<R>(&self.shared, self.slot, None, params, options).await
     }
 
     /// Ends the session: pending requests to the client complete with a close, running
@@ -351,7 +214,15 @@ impl ServerHandle {
     pub fn close(&self) {
         let now = self.shared.now();
         let mut state = self.shared.lock();
-        state.conn.close(now);
+        match &mut state.conn {
+            super::state::Conn::Stdio(conn) => conn.close(now),
+            #[cfg(feature = "http")]
+            super::state::Conn::Http(http) => {
+                if let Some(key) = self.slot {
+                    http.server.close_session(now, key);
+                }
+            }
+        }
         state.wake_driver();
     }
 }
@@ -362,7 +233,7 @@ impl ServerHandle {
 pub struct RequestContext {
     pub(crate) id: ClientRequestId,
     pub(crate) progress_token: Option<Id>,
-    pub(crate) cancel: watch::Receiver<bool>,
+    pub(crate) cancel: watch::Receiver<Stop>,
     pub(crate) server: ServerHandle,
 }
 
@@ -411,9 +282,9 @@ impl RequestContext {
         if self.progress_token.is_none() {
             return Ok(false);
         }
-        self.server
-            .shared
-            .command(|s, now| s.notify_progress(now, self.id, progress, total, message))?;
+        self.server.shared.command(self.server.slot, |s, now| {
+            s.notify_progress(now, self.id, progress, total, message)
+        })?;
         Ok(true)
     }
 
@@ -421,7 +292,20 @@ impl RequestContext {
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         // A dropped sender means the request is over: it was answered, cancelled or closed.
-        *self.cancel.borrow() || self.cancel.has_changed().is_err()
+        self.cancel.borrow().is_cancelled() || self.cancel.has_changed().is_err()
+    }
+
+    /// The reason the client gave when it cancelled this request
+    /// (`notifications/cancelled`'s `reason`); `None` while it runs, when it gave none, or
+    /// when the request ended otherwise (answered, or the client disconnected). Read it when
+    /// [`is_cancelled`](Self::is_cancelled) turns true, e.g. to pass the cancellation on
+    /// to work this request started elsewhere (a proxy's upstream call).
+    #[must_use]
+    pub fn cancel_reason(&self) -> Option<String> {
+        match &*self.cancel.borrow() {
+            Stop::Cancelled(reason) => reason.as_deref().map(str::to_owned),
+            Stop::Running => None,
+        }
     }
 
     /// Completes when the client cancels this request or disconnects (at once if it did).
@@ -429,11 +313,11 @@ impl RequestContext {
     pub async fn cancelled(&self) {
         let mut rx = self.cancel.clone();
         // An error means the sender is gone: the request is over.
-        let _ = rx.wait_for(|c| *c).await;
+        let _ = rx.wait_for(Stop::is_cancelled).await;
     }
 
-    /// A typed request to the client on behalf of this request: see
-    /// [`ServerHandle::request`].
+    /// A typed request to the client on behalf of this request (over HTTP it goes on this
+    /// request's own stream): see [`ServerHandle::request`].
     ///
     /// # Errors
     ///
@@ -446,11 +330,12 @@ impl RequestContext {
     where
         R::Result: DeserializeOwned,
     {
-        self.server.request::<R>(params, options).await
+        let server = &self.server;
+        request_typed::<R>(&server.shared, server.slot, Some(self.id), params, options).await
     }
 
-    /// A raw request to the client on behalf of this request: see
-    /// [`ServerHandle::request_raw`].
+    /// A raw request to the client on behalf of this request (over HTTP it goes on this
+    /// request's own stream): see [`ServerHandle::request_raw`].
     ///
     /// # Errors
     ///
@@ -461,6 +346,31 @@ impl RequestContext {
         params: Option<&RawValue>,
         options: RequestOptions,
     ) -> Result<RawResult, ServerError> {
-        self.server.request_raw(method, params, options).await
+        let params = params.map(RawParams::encode).transpose()?;
+        let server = &self.server;
+        server
+            .shared
+            .request_raw(server.slot, Some(self.id), method.into(), params, options)
+            .await
     }
+}
+
+/// Sends a typed request and decodes its result (`params` that serialize to `null` are
+/// sent as none).
+async fn request_typed<R: mcp_proto::types::Request>(
+    shared: &Arc<Shared>,
+    slot: Slot,
+    related: Option<ClientRequestId>,
+    params: &R::Params,
+    options: RequestOptions,
+) -> Result<R::Result, ServerError>
+where
+    R::Result: DeserializeOwned,
+{
+    let params = RawParams::encode(params)?;
+    let params = (params.get() != "null").then_some(params);
+    let raw = shared
+        .request_raw(slot, related, Cow::Borrowed(R::METHOD), params, options)
+        .await?;
+    Ok(raw.decode()?)
 }

@@ -5,6 +5,7 @@ use std::future::Future;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::Diagnostic;
+use mcp_proto::session::CloseReason;
 use mcp_proto::types::LoggingLevel;
 use serde_json::value::RawValue;
 
@@ -57,6 +58,13 @@ pub trait ServerHandler: Send + Sync + 'static {
     /// nothing.
     fn on_log_level(&self, level: LoggingLevel, server: &ServerHandle) {
         let _ = (level, server);
+    }
+
+    /// The session ended (the client left or deleted it, it idled out, the server closed
+    /// it): running requests are cancelled, and this handler gets nothing more. Called on the
+    /// driver's task, once per session. Default: nothing.
+    fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
+        let _ = (reason, server);
     }
 
     /// Odd client input the session survived and answered itself (a line that is not JSON,

@@ -84,11 +84,11 @@ async fn tools_call(
             let seen2 = seen.clone();
             // The future below never completes on its own: only the cancellation ends it.
             cx.cancelled().await;
-            seen2
-                .cancelled
-                .lock()
-                .expect("not poisoned")
-                .push(format!("cancelled={}", watcher.is_cancelled()));
+            seen2.cancelled.lock().expect("not poisoned").push(format!(
+                "cancelled={} reason={:?}",
+                watcher.is_cancelled(),
+                watcher.cancel_reason()
+            ));
             seen2.cancelled_notify.notify_one();
             std::future::pending::<RequestOutcome>().await
         }
@@ -235,8 +235,8 @@ pub async fn sampling_from_a_handler<R: Runtime>(rt: R) {
     client.close().await;
 }
 
-/// The client cancels a call: the handler's context sees it, the call fails on the client
-/// side, and the server answers nothing (the next call still works).
+/// The client cancels a call: the handler's context sees it with the client's reason, the
+/// call fails on the client side, and the server answers nothing (the next call still works).
 pub async fn cancellation_reaches_the_handler<R: Runtime>(rt: R) {
     let (client, _handle, seen, _done) = start(&rt).await;
     let (options, cancel): (CallOptions, CancelHandle) = CallOptions::new().cancel_handle();
@@ -264,7 +264,7 @@ pub async fn cancellation_reaches_the_handler<R: Runtime>(rt: R) {
     }
     assert_eq!(
         *seen.cancelled.lock().expect("not poisoned"),
-        vec!["cancelled=true".to_owned()]
+        vec![r#"cancelled=true reason=Some("the user gave up")"#.to_owned()]
     );
     let again = client
         .call_tool("progress", json!({}))

@@ -1,8 +1,10 @@
-//! `mcp bridge --url URL`: a stdio MCP server for a host (a desktop app, an IDE) that forwards
-//! everything to a remote Streamable HTTP / legacy SSE server.
+//! `mcp bridge --url URL` and `mcp bridge -- cmd args`: a stdio MCP server for a host (a
+//! desktop app, an IDE) that forwards everything to one server, a remote Streamable HTTP /
+//! legacy SSE server or a stdio child.
 //!
 //! The host's side is the server driver ([`mcp_tokio::server`]) on stdin and stdout; the
-//! remote side is a [`Client`](mcp_tokio::Client). The upstream connection is made when the
+//! upstream side is a [`Client`](mcp_tokio::Client) of either transport (the stdio child in
+//! its own process group, shut down and reaped by the client as every command's is). The upstream connection is made when the
 //! host sends `initialize`, with the host's client info, capabilities and protocol version
 //! ([`upstream::connect`]); the host session then starts with the server's own `serverInfo`,
 //! capabilities and instructions, and answers the host's `initialize` with the version the
@@ -11,11 +13,12 @@
 //!
 //! Before `initialize`, a session with no capabilities answers the host (`ping`, errors for
 //! anything else). When the host closes stdin, the requests still running upstream are
-//! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`) and
-//! the bridge exits 0. When the upstream connection ends, the bridge ends the host session
+//! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`, or
+//! the child's shutdown) and the bridge exits 0. When the upstream connection ends, the bridge ends the host session
 //! and exits 3. stdout carries only the protocol; logs go to stderr.
 
 pub mod forward;
+pub mod listen;
 pub mod upstream;
 
 use mcp_manager::config::TransportConfig;
@@ -28,9 +31,9 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 
 use super::ui::Ui;
-use crate::args::Cli;
+use crate::args::{Cli, Command};
 use crate::exit::{CliError, Exit};
-use forward::Forwarder;
+use forward::{CallsEnded, Forwarder};
 use upstream::HostSlot;
 
 /// How long the bridge waits, after the host left, for the cancelled upstream calls to end
@@ -126,19 +129,66 @@ async fn await_initialize(
     }
 }
 
-/// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
-/// ends.
-pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
-    if cli.connection.url.is_none() {
+/// The one upstream server of `mcp bridge`: `--url` (an HTTP server) or `-- cmd` (a stdio
+/// child); a usage error for anything else, before anything is started.
+fn upstream_config(cli: &Cli) -> Result<mcp_manager::config::ServerConfig, CliError> {
+    let given = cli.connection.url.is_some()
+        || cli
+            .command
+            .server_command()
+            .is_some_and(|s| !s.argv.is_empty());
+    if !given {
         return Err(CliError::Usage(
-            "mcp bridge needs --url URL: the remote server to forward to".into(),
+            "mcp bridge needs the server to forward to: --url URL, or -- <command> [args] for a stdio server"
+                .into(),
         ));
     }
     let config = super::connect::server_config(cli)?;
-    if !matches!(config.transport, TransportConfig::Http(_)) {
-        return Err(CliError::Usage(
-            "mcp bridge --url forwards to an HTTP server".into(),
-        ));
+    match &config.transport {
+        TransportConfig::Http(_) | TransportConfig::Stdio(_) => Ok(config),
+        _ => Err(CliError::Usage(
+            "mcp bridge forwards to an HTTP server (--url) or a stdio server (-- <command>)".into(),
+        )),
+    }
+}
+
+/// The host-facing server of an upstream `client`: the server's own identity, capabilities
+/// and instructions, so a host sees what it would see directly.
+fn host_server_config(client: &mcp_tokio::Client) -> ServerConfig {
+    let config = ServerConfig::new(client.server_info().clone())
+        .with_capabilities(client.capabilities().clone())
+        // The upstream server times its own requests out (and cancels them).
+        .with_request_timeout(None);
+    match client.instructions() {
+        Some(instructions) => config.with_instructions(instructions),
+        None => config,
+    }
+}
+
+/// Waits, at most [`CANCEL_BOUND`], until every forwarded call has ended and the host's
+/// requests are answered: after the upstream connection ended, each fails at once.
+async fn answer_open_requests(host: &mcp_tokio::server::ServerHandle, calls: &mut CallsEnded) {
+    let answered = async {
+        calls.wait().await;
+        // The last answers pass from the ended calls to the session through their handler
+        // tasks, which are already woken: a few scheduler turns at most.
+        while host.open_requests() > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+    };
+    if tokio::time::timeout(CANCEL_BOUND, answered).await.is_err() {
+        tracing::warn!("bridge: some host requests were not answered before the session ended");
+    }
+}
+
+/// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
+/// ends.
+pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
+    let config = upstream_config(cli)?;
+    if let Command::Bridge(args) = &cli.command
+        && let Some(addr) = args.listen
+    {
+        return listen::run(cli, ui, args, addr, config).await;
     }
     let mut stdin = tokio::io::stdin();
     let mut stdout = tokio::io::stdout();
@@ -173,14 +223,10 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         client.server_info().version,
         client.protocol_version()
     );
-    let mut notifications = client.notifications();
-    let mut host_config = ServerConfig::new(client.server_info().clone())
-        .with_capabilities(client.capabilities().clone())
-        // The upstream server times its own requests out (and cancels them).
-        .with_request_timeout(None);
-    if let Some(instructions) = client.instructions() {
-        host_config = host_config.with_instructions(instructions);
-    }
+    // Subscribed now, so nothing the server sends from here on is missed.
+    let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
+    let (forwarder, host_pump) = forwarder.with_host_pump();
+    let host_config = host_server_config(&client);
     // The host's own `initialize`, asking for the version the server agreed to: the session
     // answers it with that version (every version the client speaks, the session speaks).
     // Replayed ahead of the rest of stdin.
@@ -193,21 +239,13 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     replay.extend_from_slice(&init.rest);
     let input = std::io::Cursor::new(replay).chain(stdin);
 
-    let (forwarder, calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
     let (handle, driver) =
         mcp_tokio::server::start(Server::new(host_config), forwarder, input, stdout);
     // Set once, here: the slot was empty until the host session existed.
     let _ = host.set(handle.clone());
     let pump = {
         let handle = handle.clone();
-        tokio::spawn(async move {
-            while let Some(n) = notifications.recv().await {
-                match n {
-                    Ok(n) => forward::to_host(&handle, &n),
-                    Err(lagged) => tracing::warn!("bridge: {lagged}"),
-                }
-            }
-        })
+        tokio::spawn(async move { host_pump.run(&handle).await })
     };
     let mut driver = std::pin::pin!(driver);
     let exit = tokio::select! {
@@ -217,7 +255,10 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         }
         reason = client.closed() => {
             tracing::warn!("bridge: the server's connection ended: {reason}");
-            // Answers already queued still reach the host, then the driver finishes.
+            // Every forwarded call fails now that the connection is gone: let those errors
+            // reach the host as answers (none of its requests is left unanswered), then end
+            // the session; answers already queued are written before the driver finishes.
+            answer_open_requests(&handle, &mut calls_ended).await;
             handle.close();
             driver.await;
             Err(CliError::Closed(format!("the server's connection ended: {reason}")))

@@ -207,10 +207,13 @@ impl HttpServer {
         response
     }
 
-    /// The client's connection for `response` closed before its end. A POST's answers are
-    /// still produced and logged for resumption (a disconnection is not a cancellation); the
-    /// GET stream's messages wait for the next GET. Unknown or ended responses are ignored.
+    /// The client's connection for `response` closed before its end. In stateful mode a
+    /// POST's answers are still produced and logged for resumption (a disconnection is not a
+    /// cancellation); the GET stream's messages wait for the next GET. In stateless mode
+    /// nothing can resume the POST, so its session ends (its requests are cancelled: the
+    /// host's [`Event::Closed`] stops their work). Unknown or ended responses are ignored.
     pub fn handle_response_closed(&mut self, now: Instant, response: ResponseId) {
+        self.last_now = self.last_now.max(now);
         let Some(key) = self.responses.remove(&response) else {
             return;
         };
@@ -218,6 +221,13 @@ impl HttpServer {
             entry.detach(response);
             // The idle timeout counts from the last stream's end.
             entry.last_active = entry.last_active.max(now);
+            if self.config.mode == HttpMode::Stateless {
+                entry.session.handle_transport_closed(
+                    now,
+                    Some("the client disconnected before its stateless answer".into()),
+                );
+                self.settle(key);
+            }
         }
     }
 
