@@ -6,9 +6,10 @@
 //!   as `bridge echo-http`), reached (a) directly by this client over HTTP, (b) through
 //!   `mcp bridge --url URL`, (c) through `mcp-remote URL --allow-http --transport http-only`.
 //! - **gateway** (the `supergateway` job: a host speaks Streamable HTTP, the server is a stdio
-//!   process): the echo server on stdio (`bridge echo-stdio`), reached (a) directly by this
-//!   client over stdio, (b) through `mcp bridge --listen 127.0.0.1:0 -- ECHO`, (c) through
-//!   `supergateway --stdio ECHO --outputTransport streamableHttp --stateful`.
+//!   process): the echo server on stdio (`bridge echo-stdio`), reached (b) through `mcp bridge --listen 127.0.0.1:0 -- ECHO`, (c) through
+//!   `supergateway --stdio ECHO --outputTransport streamableHttp --stateful`; (a) the
+//!   direct row is the same echo answers from the echo server's HTTP mode, so that the host
+//!   speaks HTTP on every row.
 //!
 //! For each: the median sequential round trip of `tools/call` (and what the bridge adds to the
 //! direct one), calls per second with 16 in flight (and the ratio to direct), and the bridge
@@ -34,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use mcp_bench::e2e::{pipelined, sequential};
 use mcp_bench::{echo, echo_http};
-use mcp_tokio::mcp_driver::process::StdioCommand;
+use mcp_tokio::mcp_driver::process::{Signal, StdioCommand, signal_group};
 use mcp_tokio::mcp_proto::session::ProtocolVersion;
 use mcp_tokio::mcp_proto::types::ContentBlock;
 
@@ -267,8 +268,11 @@ async fn gateway(o: &Options, node: Option<&NodeBridges>) {
     let mut direct = Figures::default();
     let mut ours = Figures::default();
     let mut theirs = node.map(|_| Figures::default());
+    // Direct: the same echo answers served over HTTP by the echo server's HTTP mode, so
+    // the host speaks HTTP on both rows and the difference is the bridge and its stdio hop.
+    let server = HttpEcho::start();
     for _ in 0..o.repeat {
-        direct = direct.best(measure_stdio_direct(o).await);
+        direct = direct.best(measure_http(o, &server.url, None).await);
         {
             let bridge = Listening::mcp(&mcp, &me);
             let f = measure_http(o, &bridge.url, Some(bridge.pid)).await;
@@ -348,16 +352,6 @@ async fn measure_stdio(o: &Options, program: &str, args: &[&str]) -> Figures {
         .and_then(|s| s.trim().parse().ok());
     let _ = std::fs::remove_file(&pidfile);
     measure_client(o, client, pid).await
-}
-
-async fn measure_stdio_direct(o: &Options) -> Figures {
-    let client = mcp_tokio::ClientBuilder::new()
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .stdio(StdioCommand::new(exe()).args(["echo-stdio"]))
-        .await
-        // Invariant: the echo server is this binary; failing to start it is a broken set-up.
-        .expect("this client connects to the echo server");
-    measure_client(o, client, None).await
 }
 
 /// The peak resident set of a process (`VmHWM` in `/proc/PID/status`), in KiB.
@@ -476,10 +470,9 @@ impl Listening {
 
 impl Drop for Listening {
     fn drop(&mut self) {
-        // The whole group: the bridge and the echo server it started.
-        let _ = Command::new("kill")
-            .args(["-TERM", &format!("-{}", self.pid)])
-            .status();
+        // The whole group: the bridge and the echo server it started. (The driver's
+        // `signal_group` refuses group 0, 1 and our own: never `kill -1`.)
+        let _ = signal_group(self.pid, Signal::Term);
         let _ = self.child.wait();
     }
 }
