@@ -527,22 +527,21 @@ pub enum Command {
     /// when the host leaves; --env K=V adds to its environment; it runs in the bridge's
     /// working directory).
     ///
-    /// The upstream connection (Streamable HTTP, legacy HTTP+SSE as a fallback, or the
-    /// child's stdio) is made when the host sends `initialize`, with the host's protocol
-    /// version, client info and capabilities, and the host gets the server's own answer: the
-    /// same tools, the same results. Requests, results, errors, notifications, progress,
-    /// cancellation (with the host's reason), subscriptions and the server's sampling,
-    /// elicitation and roots requests are forwarded both ways. Over HTTP the stored OAuth
-    /// token is sent and refreshed (`mcp login --url URL` first), and so is every header
-    /// given with --header; when the server answers 401 and no stored token works, the bridge
-    /// runs the same browser login if a terminal is present (stderr, or /dev/tty), stores
-    /// the token and goes on, and without one it answers the host's initialize with an error
-    /// saying to run `mcp login --url URL`. A forwarded request is bounded by the global
-    /// --timeout (default: none, the host decides). stdout carries only the protocol; logs go to stderr. When the
-    /// host closes stdin, the bridge cancels what is still running upstream, ends the
-    /// upstream session (HTTP DELETE, or the child's shutdown) and exits 0; when the server
-    /// goes away (the child exits, the connection ends), the bridge ends the host session and
-    /// exits 3.
+    /// The upstream connection (Streamable HTTP, legacy HTTP+SSE as a fallback, or the child's
+    /// stdio) is made when the host sends `initialize`, with the host's protocol version,
+    /// client info and capabilities, and the host gets the server's own answer: the same tools,
+    /// the same results. Requests, results, errors, notifications, progress, cancellation (with
+    /// the host's reason), subscriptions and the server's sampling, elicitation and roots
+    /// requests are forwarded both ways. Over HTTP the stored OAuth token is sent and refreshed
+    /// (`mcp login --url URL` first), and so is every header given with --header; when the
+    /// server answers 401 and no stored token works, the bridge runs the same browser login if
+    /// a terminal is present (stderr, or /dev/tty), stores the token and goes on, and without
+    /// one it answers the host's initialize with an error saying to run `mcp login --url URL`.
+    /// A forwarded request is bounded by the global option --timeout (default: none, the host
+    /// decides). stdout carries only the protocol; logs go to stderr. When the host closes
+    /// stdin, the bridge cancels what is still running upstream, ends the upstream session
+    /// (HTTP DELETE, or the child's shutdown) and exits 0; when the server goes away (the child
+    /// exits, the connection ends), the bridge ends the host session and exits 3.
     ///
     /// With --listen 127.0.0.1:PORT the bridge serves Streamable HTTP instead of stdio (port
     /// 0 picks one; the URL is printed on stderr): each HTTP session gets its own upstream
