@@ -39,7 +39,7 @@ down first). With --json an error is also one JSON object on stdout: {\"error\":
 stable (the README lists every code).";
 
 /// `mcp`: a command-line client for MCP servers.
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "mcp",
     version,
@@ -101,6 +101,19 @@ impl LogLevel {
             LogLevel::Emergency => L::Emergency,
         }
     }
+}
+
+/// `mcp bridge --config FILE`: which of the namespaced tools the host is offered.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ToolFilterArgs {
+    /// With --config: offer only the tools whose namespaced name matches this glob
+    /// (`github__*`); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// With --config: never offer the tools whose namespaced name matches this glob
+    /// (`*__delete_*`); repeatable, wins over --allow.
+    #[arg(long, value_name = "PATTERN")]
+    pub deny: Vec<String>,
 }
 
 /// Connection options; all are global, so they may come before or after the subcommand.
@@ -230,6 +243,34 @@ pub struct ToolsArgs {
     /// The server.
     #[command(flatten)]
     pub server: ServerCommand,
+}
+
+/// The options of `bridge`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct BridgeArgs {
+    /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
+    /// stdio: each HTTP session gets its own upstream (with --config, all sessions share the
+    /// file's servers). The URL is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// With --listen: no sessions; every POST is served on its own, over one upstream
+    /// connection shared by all clients.
+    #[arg(long, requires = "listen")]
+    pub stateless: bool,
+    /// With --listen: require `Authorization: Bearer <token>` of every client, the token read
+    /// from the environment variable VAR (never from the command line).
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    pub bearer_token_env: Option<String>,
+    /// With --listen: an `Origin` allowed besides loopback ones, e.g.
+    /// `https://app.example.com` (repeatable; browsers on other origins get 403).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    pub allow_origins: Vec<String>,
+    /// The stdio server to forward to, instead of --url.
+    #[command(flatten)]
+    pub server: ServerCommand,
+    /// `--allow` / `--deny`, for `--config`.
+    #[command(flatten)]
+    pub tools: ToolFilterArgs,
 }
 
 /// The options of `watch`.
@@ -472,35 +513,74 @@ pub enum Command {
     },
     /// Run a guided tour against the built-in demo server.
     Demo,
-    /// Run the built-in demo server on stdin/stdout.
-    DemoServer,
-    /// Serve a host app over stdio, forwarding everything to the server at --url.
+    /// Run the built-in demo server on stdin/stdout, or over Streamable HTTP with --listen.
+    ///
+    /// `mcp demo-server --listen 127.0.0.1:0` serves http://127.0.0.1:PORT/mcp (port 0: the
+    /// OS picks one) and prints that URL on stderr as its first line; each client gets its
+    /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
+    DemoServer(DemoServerArgs),
+    /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or a servers file.
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
-    /// app, an IDE) that cannot reach a remote server itself.
+    /// app, an IDE) that cannot reach a remote server itself; `mcp bridge -- cmd args` puts
+    /// the stdio server `cmd` behind the bridge (its own process group, shut down and reaped
+    /// when the host leaves; --env K=V adds to its environment; it runs in the bridge's
+    /// working directory).
     ///
-    /// The upstream connection (Streamable HTTP, legacy HTTP+SSE as a fallback) is made when
-    /// the host sends `initialize`, with the host's protocol version, client info and
-    /// capabilities, and the host gets the server's own answer: the same tools, the same
-    /// results. Requests, results, errors, notifications, progress, cancellation,
-    /// subscriptions and the server's sampling, elicitation and roots requests are forwarded
-    /// both ways. The stored OAuth token is sent and refreshed (`mcp login --url URL` first),
-    /// and so is every header given with --header; a forwarded request is bounded by the
-    /// global --timeout (default: none, the host decides). stdout carries only the protocol;
-    /// logs go to stderr. When the host closes stdin, the bridge cancels what is still running
-    /// upstream, ends the upstream session (HTTP DELETE) and exits.
+    /// The upstream connection (Streamable HTTP, legacy HTTP+SSE as a fallback, or the child's
+    /// stdio) is made when the host sends `initialize`, with the host's protocol version,
+    /// client info and capabilities, and the host gets the server's own answer: the same tools,
+    /// the same results. Requests, results, errors, notifications, progress, cancellation (with
+    /// the host's reason), subscriptions and the server's sampling, elicitation and roots
+    /// requests are forwarded both ways. Over HTTP the stored OAuth token is sent and refreshed
+    /// (`mcp login --url URL` first), and so is every header given with --header; when the
+    /// server answers 401 and no stored token works, the bridge runs the same browser login if
+    /// a terminal is present (stderr, or /dev/tty), stores the token and goes on, and without
+    /// one it answers the host's initialize with an error saying to run `mcp login --url URL`.
+    /// A forwarded request is bounded by the global option --timeout (default: none, the host
+    /// decides). stdout carries only the protocol; logs go to stderr. When the host closes
+    /// stdin, the bridge cancels what is still running upstream, ends the upstream session
+    /// (HTTP DELETE, or the child's shutdown) and exits 0; when the server goes away (the child
+    /// exits, the connection ends), the bridge ends the host session and exits 3.
+    ///
+    /// With --listen 127.0.0.1:PORT the bridge serves Streamable HTTP instead of stdio (port
+    /// 0 picks one; the URL is printed on stderr): each HTTP session gets its own upstream
+    /// (a child for `-- cmd`, an HTTP session for --url) made at its `initialize` with that
+    /// host's protocol version, identity and capabilities, and the host is answered with the
+    /// server's own answer (its name, capabilities, instructions, the version it agreed);
+    /// the session ends with DELETE or 30 minutes idle, its running calls cancelled; an
+    /// upstream that dies closes only its session. A server that cannot start fails that
+    /// host's `initialize` with the reason (a `-- cmd` program that does not exist exits 3
+    /// at once). --stateless serves every POST on its own over one shared upstream, made at
+    /// startup as the bridge itself. --bearer-token-env VAR requires
+    /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
+    /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session.
     ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///
     ///   {"mcpServers": {"remote": {"command": "mcp",
     ///     "args": ["bridge", "--url", "https://example.com/mcp"]}}}
+    ///
+    /// `mcp bridge --config FILE` serves every server of an mcpServers file as one: tools and
+    /// prompts as `server__name` (the names `mcp tools --all --config FILE` shows), resources
+    /// as `mcp-bridge://SERVER/URI`, each request routed to its server. The servers start
+    /// when the host sends `initialize`, which is answered once each is ready or failed, or
+    /// at --connect-timeout (default 10s): a slower server's tools come from the tool cache
+    /// meanwhile. Lost servers are reconnected; the host gets list_changed whenever what it
+    /// is offered changes. --allow / --deny (globs on the namespaced name, repeatable; deny
+    /// wins) limit the tools a host sees and may call. A server that cannot start is
+    /// reported on stderr; the others serve. With --listen the servers start at once and
+    /// every HTTP session shares them (so their sampling, elicitation and roots requests are
+    /// not offered).
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(
         verbatim_doc_comment,
-        override_usage = "mcp bridge --url <URL> [-H <K:V>]... [--timeout <DURATION>]"
+        override_usage = "mcp bridge [--listen <ADDR>] --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
+                          mcp bridge [--listen <ADDR>] [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>...\n       \
+                          mcp bridge [--listen <ADDR>] --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]..."
     )]
-    Bridge,
+    Bridge(BridgeArgs),
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
     ///
     /// The commands are those of `mcp` without the connection options: `tools`,
@@ -541,6 +621,38 @@ pub enum Command {
     },
 }
 
+/// The options of `mcp demo-server`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct DemoServerArgs {
+    /// Serve Streamable HTTP on this address (`127.0.0.1:PORT`, port 0 for any) at the path
+    /// /mcp, instead of stdio. Requests whose Origin is not loopback get 403.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// With --listen: no sessions; each POST is served on its own (no GET stream, no
+    /// requests to the client).
+    #[arg(long, requires = "listen")]
+    pub stateless: bool,
+    /// With --listen: require `Authorization: Bearer <token>` of every request, the token
+    /// read from this environment variable (never from the command line).
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    pub bearer_token_env: Option<String>,
+    /// With --listen: also accept requests from this browser Origin
+    /// (`https://app.example.com`; repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    pub allow_origins: Vec<String>,
+    /// Serve the fixtures of the official conformance suite's server scenarios (the test_*
+    /// tools, test:// resources and test_* prompts) instead of the demo's own.
+    /// MCP_DEMO_CONFORMANCE=1 does the same.
+    #[arg(long)]
+    pub conformance: bool,
+    /// Also speak protocol 2026-07-28 (`server/discover` and the per-request `_meta`
+    /// envelope) beside 2024-11-05 … 2025-11-25. Off by default: a client that prefers 2026
+    /// (this one, with --era auto) then uses it, and that revision has no ping, log levels,
+    /// resource subscriptions or server-to-client requests (the ask, model and roots tools).
+    #[arg(long)]
+    pub modern: bool,
+}
+
 impl Command {
     /// The `-- <command>` of this subcommand, when it takes one.
     pub fn server_command(&self) -> Option<&ServerCommand> {
@@ -550,6 +662,7 @@ impl Command {
             | Command::Prompts(s)
             | Command::Ping(s)
             | Command::Shell(s) => Some(s),
+            Command::Bridge(b) => Some(&b.server),
             Command::Tools(t) => Some(&t.server),
             Command::Watch(w) => Some(&w.server),
             Command::Tasks(t) => Some(t.server()),
@@ -563,8 +676,7 @@ impl Command {
             Command::Login { .. }
             | Command::Logout { .. }
             | Command::Demo
-            | Command::DemoServer
-            | Command::Bridge
+            | Command::DemoServer(_)
             | Command::Completions { .. }
             | Command::Help { .. } => None,
         }
@@ -586,7 +698,7 @@ impl Command {
     pub fn needs_server(&self) -> bool {
         match self {
             Command::Demo
-            | Command::DemoServer
+            | Command::DemoServer(_)
             | Command::Logout { .. }
             | Command::Completions { .. }
             | Command::Help { .. } => false,

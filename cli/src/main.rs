@@ -52,7 +52,10 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<Exit, CliError> {
     match &cli.command {
-        Command::DemoServer => demo_server::run_stdio()
+        Command::DemoServer(args) if args.listen.is_some() => {
+            demo_server::run_http(args).map(|()| Exit::Ok)
+        }
+        Command::DemoServer(args) => demo_server::run_stdio(args.conformance, args.modern)
             .map(|()| Exit::Ok)
             .map_err(CliError::closed),
         Command::Lint {

@@ -323,9 +323,7 @@ fn a_cancel_from_the_host_and_the_host_leaving_cancel_the_upstream_calls() {
     });
     let params = &cancelled.json().expect("json")["params"];
     assert_eq!(params["requestId"], wire_id, "{params}");
-    // The host's reason is not passed on (the server driver drops a cancelled request's
-    // future without it); the upstream server is told the call was dropped.
-    assert!(params["reason"].is_string(), "{params}");
+    assert_eq!(params["reason"], "user stop", "the host's reason: {params}");
 
     // A second slow call still running when the host closes stdin.
     bridge.send(&json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "slow", "arguments": {}}}));
@@ -341,9 +339,8 @@ fn a_cancel_from_the_host_and_the_host_leaving_cancel_the_upstream_calls() {
     assert_eq!(bridge.finish(), 0);
     let cancels = rpc(&server, "notifications/cancelled");
     assert!(
-        cancels
-            .iter()
-            .any(|c| c["params"]["requestId"] == second_id),
+        cancels.iter().any(|c| c["params"]["requestId"] == second_id
+            && c["params"]["reason"] == "the host disconnected"),
         "the call still running was not cancelled upstream: {cancels:?}"
     );
     wait_for(&server, "a DELETE", |r| r.method == "DELETE");
@@ -424,19 +421,12 @@ get "$1"
 get "$LOCATION"
 "#;
 
+/// (Without a stored token the bridge logs in when a terminal is present, else it says to
+/// run `mcp login`: `bridge_login.rs`, which controls the terminal.)
 #[test]
-fn the_stored_oauth_token_is_used_and_without_one_initialize_says_to_log_in() {
+fn the_stored_oauth_token_is_used() {
     let server = OAuthServer::start(3600);
     let url = server.mcp_url();
-
-    // No token: the host's initialize fails with the hint, the bridge exits 3.
-    let mut bridge = Bridge::start(&url, "oauth-none");
-    bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}));
-    let refused = bridge.recv();
-    let message = refused["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("mcp login"), "{refused}");
-    assert_eq!(bridge.finish(), 3);
 
     // After `mcp login`, the bridge sends the stored token.
     let dir = test_dir("oauth-login");
@@ -485,4 +475,66 @@ fn the_servers_roots_request_is_answered_by_the_host() {
         r.rpc_method().as_deref() == Some("notifications/roots/list_changed")
     });
     assert_eq!(bridge.finish(), 0);
+}
+
+#[test]
+fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host() {
+    let server = upstream();
+    let dir = test_dir("listen-url");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut bridge = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args([
+            "bridge",
+            "--listen",
+            "127.0.0.1:0",
+            "--url",
+            &server.url("/mcp"),
+        ])
+        .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge --listen");
+    let mut first_line = String::new();
+    BufReader::new(bridge.stderr.take().expect("piped stderr"))
+        .read_line(&mut first_line)
+        .expect("the URL line");
+    let url = first_line.trim().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:"), "{first_line:?}");
+    // No upstream session before a host initializes.
+    assert!(
+        rpc(&server, "initialize").is_empty(),
+        "no startup connection"
+    );
+
+    // Our client as the host: its session gets an upstream session of its own, as itself.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp"))
+        .args(["--url", &url, "tools", "--json"])
+        .output()
+        .expect("run mcp tools");
+    assert!(out.status.success(), "{out:?}");
+    let tools: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    assert!(tools.to_string().contains("echo"), "{tools}");
+    let inits = rpc(&server, "initialize");
+    assert_eq!(inits.len(), 1, "the host's alone: {inits:?}");
+    assert_eq!(inits[0]["params"]["clientInfo"]["name"], "mcp-term");
+    // The host's DELETE ends its session, and with it the upstream session.
+    let started = Instant::now();
+    while server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "DELETE")
+        .count()
+        < 1
+    {
+        assert!(
+            started.elapsed() < GUARD,
+            "the host's upstream session was not deleted"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = bridge.kill();
+    let _ = bridge.wait();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -504,3 +504,67 @@ fn watch_runs_until_ctrl_c() {
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(stderr(&o).contains("watching mcp-demo for notifications"));
 }
+
+/// `mcp --json ARGS -- <mcp> demo-server SERVER_ARGS` with `env` set for the server.
+fn demo_with(args: &[&str], server_args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(MCP)
+        .arg("--json")
+        .args(args)
+        .args(["--", MCP, "demo-server"])
+        .args(server_args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+fn tool_names(o: &Output) -> Vec<String> {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    json(o)["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+#[test]
+fn demo_server_conformance_flag_and_env_serve_the_conformance_fixtures() {
+    for (server_args, env) in [
+        (&["--conformance"][..], &[][..]),
+        (&[][..], &[("MCP_DEMO_CONFORMANCE", "1")][..]),
+    ] {
+        let names = tool_names(&demo_with(&["tools"], server_args, env));
+        assert_eq!(names.len(), 14, "{names:?}");
+        assert_eq!(names[0], "test_simple_text");
+        assert!(names.iter().any(|n| n == "json_schema_2020_12_tool"));
+        let o = demo_with(&["info"], server_args, env);
+        assert_eq!(json(&o)["serverInfo"]["name"], "mcp-demo-conformance");
+    }
+    // Without either, the demo's own catalog (MCP_DEMO_CONFORMANCE=0 is off).
+    let names = tool_names(&demo_with(
+        &["tools"],
+        &[],
+        &[("MCP_DEMO_CONFORMANCE", "0")],
+    ));
+    assert_eq!(names[0], "echo");
+    assert!(!names.iter().any(|n| n.starts_with("test_")));
+    let o = demo_with(&["call", "test_prompt_with_image"], &["--conformance"], &[]);
+    assert_ne!(o.status.code(), Some(0), "not a tool: {}", stdout(&o));
+    let o = demo_with(
+        &[
+            "prompt",
+            "test_prompt_with_arguments",
+            "arg1=hello",
+            "arg2=world",
+        ],
+        &["--conformance"],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Prompt with arguments: arg1='hello', arg2='world'"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -7,6 +7,10 @@ tests/clients/README.md.
 
     python py_sdk_client.py --stdio CMD [ARGS...]
     python py_sdk_client.py --url http://127.0.0.1:PORT/mcp
+    python py_sdk_client.py --demo --url http://127.0.0.1:PORT/mcp
+
+With --demo the same steps run against `mcp demo-server` (its tools slow, model, ask, echo and
+the resource demo://clock) instead of server-everything.
 
 Prints one JSON object per step on stdout ({"step", "ok", "detail"}); exits 0 when every step
 passed, 1 when one failed, 2 on bad arguments. Every wait is bounded; a guard ends the run (exit 1)
@@ -31,7 +35,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.message import SessionMessage
 
-USAGE = "usage: py_sdk_client.py (--stdio CMD [ARGS...] | --url URL)"
+USAGE = "usage: py_sdk_client.py [--demo] (--stdio CMD [ARGS...] | --url URL)"
 
 NEEDED_TOOLS = [
     "echo",
@@ -41,9 +45,17 @@ NEEDED_TOOLS = [
     "toggle-subscriber-updates",
 ]
 
+# The same steps against `mcp demo-server` (set by --demo).
+DEMO = False
+DEMO_TOOLS = ["echo", "slow", "model", "ask"]
+
 
 def parse_args(argv: list[str]) -> dict[str, Any] | None:
-    """The target: {"url": URL} or {"command": CMD, "args": [...]}."""
+    """The target: {"url": URL} or {"command": CMD, "args": [...]}; a leading --demo sets DEMO."""
+    global DEMO
+    if argv and argv[0] == "--demo":
+        DEMO = True
+        argv = argv[1:]
     if len(argv) == 2 and argv[0] == "--url":
         return {"url": argv[1]}
     if len(argv) >= 2 and argv[0] == "--stdio":
@@ -209,6 +221,8 @@ async def scenario(target: dict[str, Any]) -> None:
 
     async def on_elicitation(_context: Any, params: Any) -> types.ElicitResult:
         elicitations.append(params)
+        if DEMO:
+            return types.ElicitResult(action="accept", content={"answer": elicited_name})
         return types.ElicitResult(
             action="accept",
             content={"name": elicited_name, "check": True, "email": "ada@example.com", "integer": 7},
@@ -341,11 +355,12 @@ async def exercise(
         names = await list_all_tools()
         # The server registers capability-dependent tools when it sees `initialized`; a bridge
         # may only learn them afterwards and announce them with list_changed: list again then.
-        if not all(n in names for n in NEEDED_TOOLS):
+        needed = DEMO_TOOLS if DEMO else NEEDED_TOOLS
+        if not all(n in names for n in needed):
             seen = list_changed_count()
             await wire.wait_for(3, lambda: list_changed_count() > seen)
             names = await list_all_tools()
-        missing = [n for n in NEEDED_TOOLS if n not in names]
+        missing = [n for n in needed if n not in names]
         check(not missing, f"tools missing: {', '.join(missing)} (listed: {', '.join(names)})")
         return {"count": len(names), "tools": names}
 
@@ -370,10 +385,10 @@ async def exercise(
         async def on_progress(value: float, total: float | None, _message: str | None) -> None:
             updates.append((value, total))
 
-        result = await session.call_tool(
-            "trigger-long-running-operation", {"duration": 1, "steps": 4}, progress_callback=on_progress
-        )
-        call = call_of(lambda p: p.get("name") == "trigger-long-running-operation")
+        tool, args = ("slow", {"steps": 4, "delay_ms": 50}) if DEMO else (
+            "trigger-long-running-operation", {"duration": 1, "steps": 4})
+        result = await session.call_tool(tool, args, progress_callback=on_progress)
+        call = call_of(lambda p: p.get("name") == tool)
         token = call["params"].get("_meta", {}).get("progressToken")
         check(token is not None, "the call carried no progressToken")
         on_wire = progress_of(token)
@@ -384,14 +399,18 @@ async def exercise(
             [v for v, _ in updates] == [p["progress"] for p in on_wire],
             f"progress_callback saw {updates}, the wire had {on_wire}",
         )
-        check("Long running operation completed" in text_of(result), f"result: {text_of(result)}")
+        done = "finished 4 steps" if DEMO else "Long running operation completed"
+        check(done in text_of(result), f"result: {text_of(result)}")
         return {"progress_token": token, "notifications": len(updates), "values": [v for v, _ in updates]}
 
     await step("progress", 15, progress)
 
     async def sampling() -> dict[str, Any]:
         prompt = f"say hello {nonce}"
-        result = await session.call_tool("trigger-sampling-request", {"prompt": prompt, "maxTokens": 64})
+        if DEMO:
+            result = await session.call_tool("model", {"prompt": prompt, "max_tokens": 64})
+        else:
+            result = await session.call_tool("trigger-sampling-request", {"prompt": prompt, "maxTokens": 64})
         check(len(sampling_requests) == 1, f"the sampling callback ran {len(sampling_requests)} times")
         asked = sampling_requests[0]
         check(asked.maxTokens == 64, f"maxTokens {asked.maxTokens}")
@@ -407,17 +426,24 @@ async def exercise(
     await step("sampling", 15, sampling)
 
     async def elicitation() -> dict[str, Any]:
-        result = await session.call_tool("trigger-elicitation-request", {})
+        if DEMO:
+            result = await session.call_tool("ask", {"question": f"who are you? {nonce}"})
+        else:
+            result = await session.call_tool("trigger-elicitation-request", {})
         check(len(elicitations) == 1, f"the elicitation callback ran {len(elicitations)} times")
         asked = elicitations[0]
         schema = getattr(asked, "requestedSchema", None) or {}
-        check("name" in schema.get("properties", {}), f"schema: {schema}")
+        field = "answer" if DEMO else "name"
+        check(field in schema.get("properties", {}), f"schema: {schema}")
         text = text_of(result)
         check(not result.isError, f"tool error: {text}")
-        check(
-            f"- Name: {elicited_name}" in text and "- Favorite Integer: 7" in text,
-            f"the server did not get the answer: {text}",
-        )
+        if DEMO:
+            check(f"The user said: {elicited_name}" in text, f"the server did not get the answer: {text}")
+        else:
+            check(
+                f"- Name: {elicited_name}" in text and "- Favorite Integer: 7" in text,
+                f"the server did not get the answer: {text}",
+            )
         return {"message": asked.message, "fields": len(schema["properties"]), "accepted_name": elicited_name}
 
     await step("elicitation", 15, elicitation)
@@ -425,10 +451,14 @@ async def exercise(
     async def subscribe() -> dict[str, Any]:
         listed = await session.list_resources()
         uris = [str(r.uri) for r in listed.resources]
-        uri = next((u for u in uris if u.startswith("demo://resource/static/")), uris[0] if uris else None)
-        check(uri, "the server lists no resources")
+        if DEMO:
+            uri = "demo://clock" if "demo://clock" in uris else None
+        else:
+            uri = next((u for u in uris if u.startswith("demo://resource/static/")), uris[0] if uris else None)
+        check(uri, f"the server lists no resource to subscribe to: {uris}")
         await session.subscribe_resource(uri)
-        toggled = text_of(await session.call_tool("toggle-subscriber-updates", {}))
+        # The demo's clock changes every second while subscribed: nothing to switch on.
+        toggled = "Started" if DEMO else text_of(await session.call_tool("toggle-subscriber-updates", {}))
         check(toggled.startswith("Started"), f"toggle-subscriber-updates: {toggled}")
         started = time.monotonic()
         # The server sends one update at once and then every 5 s.
@@ -439,7 +469,7 @@ async def exercise(
             while uri not in resource_updates:
                 await anyio.sleep(0.01)
         # Leave the server as we found it: updates off, subscription gone.
-        stopped = text_of(await session.call_tool("toggle-subscriber-updates", {}))
+        stopped = "Stopped" if DEMO else text_of(await session.call_tool("toggle-subscriber-updates", {}))
         await session.unsubscribe_resource(uri)
         check(got and uri in resource_updates, f"no notifications/resources/updated for {uri} within 12 s ({resource_updates})")
         check(stopped.startswith("Stopped"), f"second toggle-subscriber-updates: {stopped}")
@@ -463,11 +493,9 @@ async def exercise(
         async def run_call(scope: anyio.CancelScope) -> None:
             try:
                 with scope:
-                    result = await session.call_tool(
-                        "trigger-long-running-operation",
-                        {"duration": duration, "steps": steps},
-                        progress_callback=on_progress,
-                    )
+                    tool, args = ("slow", {"steps": steps, "delay_ms": duration * 1000 // steps}) if DEMO else (
+                        "trigger-long-running-operation", {"duration": duration, "steps": steps})
+                    result = await session.call_tool(tool, args, progress_callback=on_progress)
                     outcome["resolved"] = text_of(result)
                 if scope.cancelled_caught:
                     outcome["cancelled"] = True
@@ -480,7 +508,10 @@ async def exercise(
             with anyio.move_on_after(10):
                 await turn.wait()
             check(first_progress.is_set(), f"no progress before the call ended or within 10 s: {outcome}")
-            request = call_of(lambda p: (p.get("arguments") or {}).get("duration") == duration)
+            request = call_of(
+                lambda p: (p.get("arguments") or {}).get("delay_ms" if DEMO else "duration")
+                == (duration * 1000 // steps if DEMO else duration)
+            )
             # mcp 1.x sends no notifications/cancelled when a call is abandoned: a host
             # tells the server itself, then stops waiting.
             await session.send_notification(
@@ -504,7 +535,7 @@ async def exercise(
             max(0.0, started + duration + 2 - time.monotonic()),
             lambda: any(p.get("progress") == steps for p in progress_of(token)),
         )
-        echo = text_of(await session.call_tool("echo", {"message": nonce}))
+        echo = text_of(await session.call_tool("echo", {"text" if DEMO else "message": nonce}))
         check(nonce in echo, f"echo after cancel: {echo}")
         late = wire.incoming(lambda m: m.get("id") == request["id"] and ("result" in m or "error" in m))
         check(not late, f"the server answered the cancelled request: {late}")

@@ -7,6 +7,10 @@
 //
 //   node ts_sdk_client.mjs [--node-modules DIR] --stdio CMD [ARGS...]
 //   node ts_sdk_client.mjs [--node-modules DIR] --url http://127.0.0.1:PORT/mcp
+//   node ts_sdk_client.mjs [--node-modules DIR] --demo --url http://127.0.0.1:PORT/mcp
+//
+// With --demo the same steps run against `mcp demo-server` (its tools slow, model, ask, echo and
+// the resource demo://clock) instead of server-everything.
 //
 // Prints one JSON object per step on stdout ({"step", "ok", "detail"}); exits 0 when every step
 // passed, 1 when one failed, 2 on bad arguments. Every wait is bounded; a guard ends the process
@@ -17,16 +21,19 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const USAGE =
-  "usage: ts_sdk_client.mjs [--node-modules DIR] (--stdio CMD [ARGS...] | --url URL)";
+  "usage: ts_sdk_client.mjs [--node-modules DIR] [--demo] (--stdio CMD [ARGS...] | --url URL)";
 
 /// The command line: where the SDK is, and the target.
 function parseArgs(argv) {
   let nodeModules;
   let target;
+  let demo = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--node-modules" && i + 1 < argv.length) {
       nodeModules = argv[++i];
+    } else if (arg === "--demo") {
+      demo = true;
     } else if (arg === "--url" && i + 1 < argv.length && i + 2 === argv.length) {
       target = { url: argv[++i] };
     } else if (arg === "--stdio" && i + 1 < argv.length) {
@@ -41,7 +48,7 @@ function parseArgs(argv) {
   // Default: the peers tree that scripts/install-peers makes at the repository root.
   const here = dirname(fileURLToPath(import.meta.url));
   nodeModules ??= process.env.MCP_CLIENT_NODE_MODULES ?? join(here, "../../.peers/npm/node_modules");
-  return { nodeModules: resolve(nodeModules), target };
+  return { nodeModules: resolve(nodeModules), target, demo };
 }
 
 const options = parseArgs(process.argv.slice(2));
@@ -49,6 +56,8 @@ if (!options) {
   console.error(USAGE);
   process.exit(2);
 }
+/// The same steps against `mcp demo-server` (--demo).
+const DEMO = options.demo;
 const sdkRoot = join(options.nodeModules, "@modelcontextprotocol/sdk");
 if (!existsSync(join(sdkRoot, "package.json"))) {
   console.error(`ts_sdk_client: no @modelcontextprotocol/sdk in ${options.nodeModules} (run scripts/install-peers)`);
@@ -219,7 +228,9 @@ client.setRequestHandler(types.ElicitRequestSchema, async (request) => {
   elicitations.push(request.params);
   return {
     action: "accept",
-    content: { name: elicitedName, check: true, email: "ada@example.com", integer: 7 },
+    content: DEMO
+      ? { answer: elicitedName }
+      : { name: elicitedName, check: true, email: "ada@example.com", integer: 7 },
   };
 });
 
@@ -231,13 +242,15 @@ client.setNotificationHandler(types.ResourceUpdatedNotificationSchema, (notifica
 const textOf = (result) =>
   (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
 
-const NEEDED_TOOLS = [
-  "echo",
-  "trigger-long-running-operation",
-  "trigger-sampling-request",
-  "trigger-elicitation-request",
-  "toggle-subscriber-updates",
-];
+const NEEDED_TOOLS = DEMO
+  ? ["echo", "slow", "model", "ask"]
+  : [
+      "echo",
+      "trigger-long-running-operation",
+      "trigger-sampling-request",
+      "trigger-elicitation-request",
+      "toggle-subscriber-updates",
+    ];
 
 async function listAllTools() {
   const names = [];
@@ -286,12 +299,15 @@ if (connected) {
 
   await step("progress", 15000, async () => {
     const updates = [];
+    const [tool, args] = DEMO
+      ? ["slow", { steps: 4, delay_ms: 50 }]
+      : ["trigger-long-running-operation", { duration: 1, steps: 4 }];
     const result = await client.callTool(
-      { name: "trigger-long-running-operation", arguments: { duration: 1, steps: 4 } },
+      { name: tool, arguments: args },
       undefined,
       { onprogress: (p) => updates.push(p), timeout: 12000 },
     );
-    const call = outgoing((m) => m.method === "tools/call" && m.params?.name === "trigger-long-running-operation").at(-1);
+    const call = outgoing((m) => m.method === "tools/call" && m.params?.name === tool).at(-1);
     const token = call?.params?._meta?.progressToken;
     check(token !== undefined, "the call carried no progressToken");
     // Counted on the wire: SDK 1.32.2 runs notification handlers a microtask later than it
@@ -309,14 +325,17 @@ if (connected) {
     const answerAt = wire.findIndex((w) => w.dir === "in" && w.message.id === call.id && "result" in w.message);
     const lastAt = wire.findLastIndex((w) => w.dir === "in" && w.message.method === "notifications/progress" && w.message.params?.progressToken === token);
     check(answerAt > lastAt, "a progress notification came after the result");
-    check(textOf(result).includes("Long running operation completed"), `result: ${textOf(result)}`);
+    const done = DEMO ? "finished 4 steps" : "Long running operation completed";
+    check(textOf(result).includes(done), `result: ${textOf(result)}`);
     return { progress_token: token, notifications: onWire.length, values: onWire.map((p) => p.progress), seen_by_onprogress: updates.length };
   });
 
   await step("sampling", 15000, async () => {
     const prompt = `say hello ${nonce}`;
     const result = await client.callTool(
-      { name: "trigger-sampling-request", arguments: { prompt, maxTokens: 64 } },
+      DEMO
+        ? { name: "model", arguments: { prompt, max_tokens: 64 } }
+        : { name: "trigger-sampling-request", arguments: { prompt, maxTokens: 64 } },
       undefined,
       { timeout: 12000 },
     );
@@ -331,29 +350,40 @@ if (connected) {
   });
 
   await step("elicitation", 15000, async () => {
-    const result = await client.callTool({ name: "trigger-elicitation-request", arguments: {} }, undefined, { timeout: 12000 });
+    const request = DEMO
+      ? { name: "ask", arguments: { question: `who are you? ${nonce}` } }
+      : { name: "trigger-elicitation-request", arguments: {} };
+    const result = await client.callTool(request, undefined, { timeout: 12000 });
     check(elicitations.length === 1, `the elicitation handler ran ${elicitations.length} times`);
     const asked = elicitations[0];
-    check(asked.requestedSchema?.properties?.name !== undefined, `schema: ${JSON.stringify(asked.requestedSchema)}`);
+    const field = DEMO ? "answer" : "name";
+    check(asked.requestedSchema?.properties?.[field] !== undefined, `schema: ${JSON.stringify(asked.requestedSchema)}`);
     const text = textOf(result);
     check(!result.isError, `tool error: ${text}`);
-    check(text.includes(`- Name: ${elicitedName}`) && text.includes("- Favorite Integer: 7"), `the server did not get the answer: ${text}`);
+    if (DEMO) {
+      check(text.includes(`The user said: ${elicitedName}`), `the server did not get the answer: ${text}`);
+    } else {
+      check(text.includes(`- Name: ${elicitedName}`) && text.includes("- Favorite Integer: 7"), `the server did not get the answer: ${text}`);
+    }
     return { message: asked.message, fields: Object.keys(asked.requestedSchema.properties).length, accepted_name: elicitedName };
   });
 
   await step("subscribe", 20000, async () => {
     const { resources } = await client.listResources();
-    const uri = resources.find((r) => r.uri.startsWith("demo://resource/static/"))?.uri ?? resources[0]?.uri;
-    check(uri, "the server lists no resources");
+    const uri = DEMO
+      ? resources.find((r) => r.uri === "demo://clock")?.uri
+      : resources.find((r) => r.uri.startsWith("demo://resource/static/"))?.uri ?? resources[0]?.uri;
+    check(uri, `the server lists no resource to subscribe to: ${JSON.stringify(resources.map((r) => r.uri))}`);
     await client.subscribeResource({ uri });
-    const toggled = textOf(await client.callTool({ name: "toggle-subscriber-updates", arguments: {} }));
+    // The demo's clock changes every second while subscribed: nothing to switch on.
+    const toggled = DEMO ? "Started" : textOf(await client.callTool({ name: "toggle-subscriber-updates", arguments: {} }));
     check(toggled.startsWith("Started"), `toggle-subscriber-updates: ${toggled}`);
     const started = Date.now();
     // The server sends one update at once and then every 5 s.
     const got = await waitFor(12000, () => resourceUpdates.includes(uri));
     const waitedMs = Date.now() - started;
     // Leave the server as we found it: updates off, subscription gone.
-    const stopped = textOf(await client.callTool({ name: "toggle-subscriber-updates", arguments: {} }));
+    const stopped = DEMO ? "Stopped" : textOf(await client.callTool({ name: "toggle-subscriber-updates", arguments: {} }));
     await client.unsubscribeResource({ uri });
     check(got, `no notifications/resources/updated for ${uri} within 12 s (updates: ${JSON.stringify(resourceUpdates)})`);
     check(stopped.startsWith("Stopped"), `second toggle-subscriber-updates: ${stopped}`);
@@ -367,8 +397,11 @@ if (connected) {
     const reason = `mcp-rs client test: cancelled after the first progress (${nonce})`;
     let firstProgress = false;
     const started = Date.now();
+    const delayMs = (duration * 1000) / steps;
     const call = client.callTool(
-      { name: "trigger-long-running-operation", arguments: { duration, steps } },
+      DEMO
+        ? { name: "slow", arguments: { steps, delay_ms: delayMs } }
+        : { name: "trigger-long-running-operation", arguments: { duration, steps } },
       undefined,
       {
         signal: controller.signal,
@@ -391,7 +424,9 @@ if (connected) {
     check(firstProgress, "no progress arrived before the call ended");
     check(outcome.rejected !== undefined, `the call was not cancelled: ${JSON.stringify(outcome)}`);
     check(outcome.rejected.includes(reason), `the call ended otherwise: ${outcome.rejected}`);
-    const request = outgoing((m) => m.method === "tools/call" && m.params?.arguments?.duration === duration).at(-1);
+    const request = outgoing(
+      (m) => m.method === "tools/call" && (DEMO ? m.params?.arguments?.delay_ms === delayMs : m.params?.arguments?.duration === duration),
+    ).at(-1);
     const cancelled = outgoing((m) => m.method === "notifications/cancelled" && m.params?.requestId === request?.id);
     check(cancelled.length === 1, `notifications/cancelled for request ${request?.id} sent ${cancelled.length} times`);
     const token = request.params?._meta?.progressToken;
@@ -401,7 +436,8 @@ if (connected) {
     const lastProgress = () =>
       incoming((m) => m.method === "notifications/progress" && m.params?.progressToken === token && m.params?.progress === steps).length > 0;
     const sawLast = await waitFor(Math.max(0, started + (duration + 2) * 1000 - Date.now()), lastProgress);
-    const echo = textOf(await client.callTool({ name: "echo", arguments: { message: nonce } }, undefined, { timeout: 5000 }));
+    const echoArgs = DEMO ? { text: nonce } : { message: nonce };
+    const echo = textOf(await client.callTool({ name: "echo", arguments: echoArgs }, undefined, { timeout: 5000 }));
     check(echo.includes(nonce), `echo after cancel: ${echo}`);
     const late = incoming((m) => m.id === request.id && ("result" in m || "error" in m));
     check(late.length === 0, `the server answered the cancelled request: ${JSON.stringify(late)}`);

@@ -53,6 +53,9 @@ pub enum Target<'a> {
     Stdio(&'a [String]),
     /// A Streamable HTTP endpoint (`http://127.0.0.1:PORT/mcp`).
     Url(&'a str),
+    /// `mcp demo-server --listen` at this URL: the same steps on the demo's tools (`slow`,
+    /// `model`, `ask`, `echo`, the resource `demo://clock`; the scripts' `--demo`).
+    DemoUrl(&'a str),
 }
 
 /// One JSON line of a script.
@@ -131,6 +134,7 @@ pub fn command(client: SdkClient, peers: &Peers, target: Target<'_>) -> Command 
     match target {
         Target::Stdio(program) => cmd.arg("--stdio").args(program),
         Target::Url(url) => cmd.arg("--url").arg(url),
+        Target::DemoUrl(url) => cmd.arg("--demo").arg("--url").arg(url),
     };
     cmd
 }

@@ -57,4 +57,6 @@ server_tests!(
     notifications_both_ways,
     piped_requests_are_answered_before_the_end_of_input,
     progress_is_flushed_apart_from_the_answer,
+    the_context_carries_the_2026_envelope,
+    deferred_initialize_over_stdio,
 );

@@ -117,6 +117,8 @@
 
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_server;
 mod runtime;
 pub mod server;
 

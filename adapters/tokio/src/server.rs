@@ -21,6 +21,45 @@
 //! mcp_tokio::server::serve_stdio(Server::new(config), handler).await;
 //! # }
 //! ```
+//!
+//! Over Streamable HTTP (feature `http`, on by default), each session gets its own handler
+//! from a factory; [`start_http`] reports the bound address and shuts down on request:
+//!
+//! ```no_run
+//! use mcp_tokio::server::http::{HttpMode, HttpServerConfig, StreamableHttp};
+//! use mcp_tokio::server::{RequestContext, ServerHandle};
+//! use mcp_tokio::mcp_proto::jsonrpc::{ErrorObject, to_raw};
+//! use mcp_tokio::mcp_proto::server::ServerConfig;
+//! use mcp_tokio::types::{Implementation, ServerCapabilities, ToolsCapability};
+//!
+//! # async fn f() -> std::io::Result<()> {
+//! let config = ServerConfig::new(Implementation::new("echo", "1.0")).with_capabilities(
+//!     ServerCapabilities { tools: Some(ToolsCapability::default()), ..Default::default() },
+//! );
+//! // Stateful (sessions, GET stream, resumption) unless `.with_mode(HttpMode::Stateless)`;
+//! // requests with a non-loopback `Origin` get 403 by default.
+//! let http = HttpServerConfig::new(config).with_bearer_token("s3cret");
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let server = mcp_tokio::server::start_http(
+//!     listener,
+//!     StreamableHttp::new(http),
+//!     |_session: &ServerHandle| {
+//!         |method: String, _params, _cx: RequestContext| async move {
+//!             match method.as_str() {
+//!                 "tools/list" => to_raw(&serde_json::json!({"tools": []}))
+//!                     .map_err(|e| ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string())),
+//!                 other => Err(ErrorObject::method_not_found(other)),
+//!             }
+//!         }
+//!     },
+//! )?;
+//! println!("serving {}", server.url()); // http://127.0.0.1:PORT/mcp
+//! # let _ = HttpMode::Stateless;
+//! server.shutdown();
+//! server.stopped().await;
+//! # Ok(())
+//! # }
+//! ```
 
 use mcp_driver::mcp_proto::session::CloseReason;
 #[doc(inline)]
@@ -28,6 +67,10 @@ pub use mcp_driver::server::*;
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 use crate::TokioRuntime;
+
+#[cfg(feature = "http")]
+#[doc(inline)]
+pub use crate::http_server::{HttpServerHandle, serve_http, start_http};
 
 /// The driver of one server connection on tokio: [`mcp_driver::server::ServerDriver`].
 pub type ServerDriver = mcp_driver::server::ServerDriver<TokioRuntime>;

@@ -180,21 +180,21 @@ fn no_store() -> CliError {
     ))
 }
 
-/// `mcp login`: authorizes in the browser, checks the token with a handshake, stores it.
-pub async fn login(
+/// How long `mcp bridge` waits for the browser's redirect when it logs in on a 401 (the
+/// default `mcp login --wait`).
+const BRIDGE_LOGIN_WAIT: Duration = Duration::from_secs(300);
+
+/// The provider of a browser login, as `mcp login` runs it: when the server asks for
+/// authorization it opens the browser (or prints the URL) on the loopback redirect, and
+/// writes the token it gets through to the token file (loading none, so the flow runs even
+/// when a token is stored). Notices go to stderr.
+fn browser_provider(
     cli: &Cli,
     ui: &Ui,
-    out: &Out,
     no_browser: bool,
     scopes: &[String],
     wait: Duration,
-) -> Result<Exit, CliError> {
-    let config = connect::server_config(cli)?;
-    let Some(url) = http_url(&config).map(str::to_owned) else {
-        return Err(CliError::Usage(
-            "login is for HTTP servers: give --url <url> (or a --config entry with a url)".into(),
-        ));
-    };
+) -> Result<(AuthProvider, Arc<FreshLogin>, PathBuf), CliError> {
     let path = token_store_path(cli).ok_or_else(no_store)?;
     let listener = LoopbackListener::bind()
         .map_err(|e| CliError::AuthFailed(format!("cannot listen on 127.0.0.1: {e}")))?
@@ -214,6 +214,50 @@ pub async fn login(
     if !scopes.is_empty() {
         provider = provider.scopes(scopes.to_vec());
     }
+    Ok((provider, store, path))
+}
+
+/// For `mcp bridge`, whose stored token did not work: the browser login `mcp login` runs
+/// (notices on stderr; stdout is the protocol), its token stored for later runs. Call it only
+/// when [`terminal_present`]: someone must be there to finish the login.
+///
+/// # Errors
+///
+/// No token file can be located, or the loopback listener cannot be bound.
+pub fn bridge_login_provider(cli: &Cli, ui: &Ui) -> Result<AuthProvider, CliError> {
+    browser_provider(cli, ui, false, &[], BRIDGE_LOGIN_WAIT).map(|(provider, ..)| provider)
+}
+
+/// Whether a person can see this process's notices and finish a browser login: stderr is a
+/// terminal, or the controlling terminal can be opened (a host app runs the bridge with
+/// stdin and stdout as the protocol, and often stderr to a log file).
+#[must_use]
+pub fn terminal_present() -> bool {
+    use std::io::IsTerminal as _;
+    std::io::stderr().is_terminal()
+        || std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .is_ok()
+}
+
+/// `mcp login`: authorizes in the browser, checks the token with a handshake, stores it.
+pub async fn login(
+    cli: &Cli,
+    ui: &Ui,
+    out: &Out,
+    no_browser: bool,
+    scopes: &[String],
+    wait: Duration,
+) -> Result<Exit, CliError> {
+    let config = connect::server_config(cli)?;
+    let Some(url) = http_url(&config).map(str::to_owned) else {
+        return Err(CliError::Usage(
+            "login is for HTTP servers: give --url <url> (or a --config entry with a url)".into(),
+        ));
+    };
+    let (provider, store, path) = browser_provider(cli, ui, no_browser, scopes, wait)?;
     let client =
         connect::connect_with(cli, ui, config, ElicitMode::Decline, Some(provider)).await?;
     let server = client.server_info().name.clone();

@@ -157,8 +157,8 @@ pub async fn run(
             lint_report(ui, &out, &tools)
         }
         Command::Demo
-        | Command::DemoServer
-        | Command::Bridge
+        | Command::DemoServer(_)
+        | Command::Bridge(_)
         | Command::Login { .. }
         | Command::Logout { .. }
         | Command::Shell(_)

@@ -73,7 +73,7 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         }
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
         // The host ends the bridge by closing stdin; a signal ends it as any command.
-        Command::Bridge => {
+        Command::Bridge(_) => {
             return with_interrupt(&ui, &mut signals, bridge::run(cli, &ui), false).await;
         }
         _ => {}

@@ -6,6 +6,7 @@ use std::thread;
 
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
 use mcp_proto::server::Diagnostic;
+use mcp_proto::session::CloseReason;
 use mcp_proto::types::{
     CallToolParams, CompleteParams, EmptyResult, GetPromptParams, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
@@ -47,6 +48,10 @@ impl ServerHandler for DemoHandler {
             "demo",
             format!("log level set to {}", name.as_str().unwrap_or("?")),
         );
+    }
+
+    fn on_closed(&self, _reason: &CloseReason, _server: &ServerHandle) {
+        super::http::end_session(&self.shared);
     }
 
     fn on_diagnostic(&self, diagnostic: &Diagnostic) {
@@ -166,7 +171,7 @@ async fn call_tool(
     params: CallToolParams,
     context: RequestContext,
 ) -> RequestOutcome {
-    let token = CancelToken::default();
+    let token = CancelToken::for_request(context.clone());
     let _cancel_on_drop = CancelOnDrop(token.clone());
     let (tx, rx) = tokio::sync::oneshot::channel();
     let thread_shared = Arc::clone(shared);

@@ -10,15 +10,21 @@
 //! | method | behaviour |
 //! | --- | --- |
 //! | `initialize` | answers the client's version when supported, else [`LATEST_VERSION`] |
+//! | `server/discover` | with `--modern` ([`DemoConfig::modern`]): protocol 2026-07-28, each request with its own `_meta` envelope |
 //! | `tools/list` | [`DemoConfig::page_size`] tools per page, `nextCursor` as an offset |
 //! | `tools/list` | less `model` / `roots` for a client without sampling / roots |
 //! | `tools/call` | `echo`, `add`, `slow`, `ask`, `image`, `fail`, `model`, `roots` |
 //! | `resources/*` | `demo://readme`, `demo://clock` (while subscribed it changes every second, with `notifications/resources/updated`), the template `demo://notes/{name}`, subscriptions |
 //! | `prompts/*`, `completion/complete` | `summarize {text, style?}`, completion on `style` |
 //! | `logging/setLevel` | `notifications/message` at or above the level |
+//!
+//! With [`DemoConfig::conformance`] (`mcp demo-server --conformance`, or
+//! [`CONFORMANCE_ENV`]`=1`) it serves the [`conformance`] fixtures instead of this catalog.
 
 mod catalog;
+pub mod conformance;
 mod handler;
+mod http;
 mod state;
 mod tools;
 
@@ -30,7 +36,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_proto::server::ServerConfig;
-use mcp_proto::session::CloseReason;
+use mcp_proto::session::{CloseReason, Era, ProtocolVersion};
 use mcp_proto::types::{
     Implementation, LoggingLevel, PromptsCapability, ResourcesCapability, ServerCapabilities,
     ToolsCapability,
@@ -38,6 +44,7 @@ use mcp_proto::types::{
 use mcp_tokio::server::Server;
 use serde_json::Map;
 
+pub use conformance::CONFORMANCE_ENV;
 pub use tools::DEMO_PNG_BASE64;
 
 /// Every demo tool, as `tools/list` returns them (all pages together) to a client that
@@ -47,6 +54,7 @@ pub fn tool_definitions() -> Vec<mcp_proto::types::Tool> {
 }
 
 use handler::DemoHandler;
+pub use http::HttpDemo;
 use state::Shared;
 
 /// The protocol versions the demo server speaks, oldest first.
@@ -70,6 +78,12 @@ pub struct DemoConfig {
     pub shutdown_grace: Duration,
     /// Suppresses the diagnostics on stderr.
     pub quiet: bool,
+    /// Serves the fixtures of the official conformance suite's server scenarios
+    /// ([`conformance`]) instead of the demo's tools, prompts and resources.
+    pub conformance: bool,
+    /// Also speaks protocol 2026-07-28 (`mcp demo-server --modern`): `server/discover` and
+    /// the per-request envelope, beside the initialize era.
+    pub modern: bool,
 }
 
 impl Default for DemoConfig {
@@ -79,14 +93,21 @@ impl Default for DemoConfig {
             initial_log_level: Some(LoggingLevel::Warning),
             shutdown_grace: Duration::from_secs(2),
             quiet: false,
+            conformance: false,
+            modern: false,
         }
     }
 }
 
 impl DemoConfig {
-    /// The default configuration with the page size taken from [`PAGE_SIZE_ENV`] when set.
+    /// The default configuration with the page size taken from [`PAGE_SIZE_ENV`] when set,
+    /// and the conformance fixtures when [`CONFORMANCE_ENV`] is `1`, `true` or `yes`.
     pub fn from_env() -> Self {
-        let mut config = DemoConfig::default();
+        let mut config = DemoConfig {
+            conformance: std::env::var(CONFORMANCE_ENV)
+                .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes")),
+            ..DemoConfig::default()
+        };
         if let Some(n) = std::env::var(PAGE_SIZE_ENV)
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
@@ -97,8 +118,9 @@ impl DemoConfig {
     }
 }
 
-/// The session's configuration: the demo's identity, capabilities and instructions.
-fn server_config() -> ServerConfig {
+/// The session's configuration: the demo's identity, capabilities and instructions, and the
+/// protocol versions it speaks (the initialize era, and 2026-07-28 when `modern`).
+fn server_config(modern: bool) -> ServerConfig {
     let capabilities = ServerCapabilities {
         logging: Some(Map::new()),
         completions: Some(Map::new()),
@@ -121,7 +143,11 @@ fn server_config() -> ServerConfig {
         title: Some("MCP demo server".into()),
         ..Implementation::new("mcp-demo", env!("CARGO_PKG_VERSION"))
     };
+    let versions = ProtocolVersion::ALL
+        .into_iter()
+        .filter(|v| modern || v.era() == Era::Initialize);
     ServerConfig::new(info)
+        .with_versions(versions)
         .with_capabilities(capabilities)
         .with_instructions(
             "A demo server: try the tools echo, add, slow (progress), ask (elicitation), \
@@ -143,11 +169,18 @@ where
     W: tokio::io::AsyncWrite + Send + 'static,
 {
     let grace = config.shutdown_grace;
+    if config.conformance {
+        let handler = conformance::ConformanceHandler::new(config.quiet);
+        let server = Server::new(conformance::server_config()).eof_grace(grace);
+        let (_handle, driver) = mcp_tokio::server::start(server, handler, input, output);
+        return driver.await;
+    }
+    let modern = config.modern;
     let shared = Arc::new(Shared::new(config, tokio::runtime::Handle::current()));
     let handler = DemoHandler {
         shared: Arc::clone(&shared),
     };
-    let server = Server::new(server_config()).eof_grace(grace);
+    let server = Server::new(server_config(modern)).eof_grace(grace);
     let (handle, driver) = mcp_tokio::server::start(server, handler, input, output);
     shared.set_server(handle);
     let reason = driver.await;
@@ -161,21 +194,35 @@ where
     reason
 }
 
-/// Serves on the process's stdin and stdout: what `mcp demo-server` runs.
+/// Serves over Streamable HTTP: what `mcp demo-server --listen ADDR` runs (until Ctrl-C or
+/// SIGTERM). The endpoint's URL goes to stderr as one line once it listens.
+///
+/// # Errors
+///
+/// Bad options (an unset --bearer-token-env variable), an address that cannot be listened
+/// on, a runtime that cannot be built.
+pub fn run_http(args: &crate::args::DemoServerArgs) -> Result<(), crate::exit::CliError> {
+    let mut config = DemoConfig::from_env();
+    config.conformance |= args.conformance;
+    http::run(&HttpDemo::from_args(args)?, config)
+}
+
+/// Serves on the process's stdin and stdout: what `mcp demo-server` runs; `conformance`
+/// (`--conformance`) serves the conformance fixtures, as [`CONFORMANCE_ENV`] does; `modern`
+/// (`--modern`) also speaks protocol 2026-07-28.
 ///
 /// # Errors
 ///
 /// The tokio runtime could not be built.
-pub fn run_stdio() -> io::Result<()> {
+pub fn run_stdio(conformance: bool, modern: bool) -> io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let reason = rt.block_on(serve(
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        DemoConfig::from_env(),
-    ));
+    let mut config = DemoConfig::from_env();
+    config.conformance |= conformance;
+    config.modern = modern;
+    let reason = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), config));
     // tokio reads stdin on a blocking thread that may still wait for input (the session
     // can end on a write error with stdin open): leave without waiting for it.
     rt.shutdown_background();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::{RequestError, RequestOptions};
 use mcp_proto::types::LoggingLevel;
-use mcp_tokio::server::{ServerError, ServerHandle};
+use mcp_tokio::server::{RequestContext, ServerError, ServerHandle};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -16,11 +16,18 @@ use super::DemoConfig;
 /// What a server-to-client request got back.
 pub(crate) type Reply = Result<Value, ErrorObject>;
 
-/// A flag a running tool checks between steps; `sleep` wakes early when it is set.
+/// A flag a running tool checks between steps; `sleep` wakes early when it is set. A tool
+/// call's token also carries its request, so what the tool asks of the client is sent on
+/// behalf of that request (over HTTP: on the call's own stream).
 #[derive(Clone, Default)]
-pub(crate) struct CancelToken(Arc<(Mutex<bool>, Condvar)>);
+pub(crate) struct CancelToken(Arc<(Mutex<bool>, Condvar)>, Option<RequestContext>);
 
 impl CancelToken {
+    /// The token of the client request `context`.
+    pub fn for_request(context: RequestContext) -> Self {
+        CancelToken(Arc::default(), Some(context))
+    }
+
     pub fn cancel(&self) {
         let (flag, cv) = &*self.0;
         *lock(flag) = true;
@@ -175,8 +182,13 @@ impl Shared {
         };
         let token = token.clone();
         let outcome = self.rt.block_on(async move {
-            let request =
-                server.request_raw(method, Some(&params), RequestOptions::new().no_timeout());
+            let options = RequestOptions::new().no_timeout();
+            let request = async {
+                match &token.1 {
+                    Some(context) => context.request_raw(method, Some(&params), options).await,
+                    None => server.request_raw(method, Some(&params), options).await,
+                }
+            };
             let cancelled = async {
                 while !token.is_cancelled() {
                     tokio::time::sleep(CANCEL_POLL).await;

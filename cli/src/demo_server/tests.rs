@@ -12,14 +12,14 @@ use super::{DemoConfig, serve};
 
 const WAIT: Duration = Duration::from_secs(5);
 
-struct Harness {
+pub(super) struct Harness {
     to_server: Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>,
     from_server: mpsc::Receiver<String>,
     server: Option<thread::JoinHandle<io::Result<()>>>,
 }
 
 impl Harness {
-    fn start() -> Self {
+    pub(super) fn start() -> Self {
         Self::with(DemoConfig {
             quiet: true,
             ..DemoConfig::default()
@@ -28,7 +28,7 @@ impl Harness {
 
     /// Runs the server on a runtime of its own thread, over a duplex stream whose other end
     /// is fed from `to_server` and read line by line into `from_server`.
-    fn with(config: DemoConfig) -> Self {
+    pub(super) fn with(config: DemoConfig) -> Self {
         let (to_server, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
         let (tx, from_server) = mpsc::channel();
         let server = thread::spawn(move || {
@@ -71,21 +71,21 @@ impl Harness {
         }
     }
 
-    fn send_raw(&self, text: &str) {
+    pub(super) fn send_raw(&self, text: &str) {
         let tx = self.to_server.as_ref().expect("input still open");
         tx.send(text.as_bytes().to_vec()).expect("server alive");
     }
 
-    fn send(&self, message: Value) {
+    pub(super) fn send(&self, message: Value) {
         self.send_raw(&format!("{message}\n"));
     }
 
-    fn request(&self, id: u64, method: &str, params: Value) {
+    pub(super) fn request(&self, id: u64, method: &str, params: Value) {
         self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
     }
 
     /// The next line the server writes, parsed; every line must be one JSON-RPC message.
-    fn recv(&self) -> Value {
+    pub(super) fn recv(&self) -> Value {
         let line = self
             .from_server
             .recv_timeout(WAIT)
@@ -97,7 +97,7 @@ impl Harness {
     }
 
     /// Reads until the response for `id`, returning it and what came before it.
-    fn response_with_others(&self, id: &Value) -> (Value, Vec<Value>) {
+    pub(super) fn response_with_others(&self, id: &Value) -> (Value, Vec<Value>) {
         let mut others = Vec::new();
         loop {
             let message = self.recv();
@@ -110,16 +110,16 @@ impl Harness {
         }
     }
 
-    fn response(&self, id: u64) -> Value {
+    pub(super) fn response(&self, id: u64) -> Value {
         self.response_with_others(&json!(id)).0
     }
 
-    fn call(&self, id: u64, method: &str, params: Value) -> Value {
+    pub(super) fn call(&self, id: u64, method: &str, params: Value) -> Value {
         self.request(id, method, params);
         self.response(id)
     }
 
-    fn initialize(&self, version: &str, capabilities: Value) -> Value {
+    pub(super) fn initialize(&self, version: &str, capabilities: Value) -> Value {
         let response = self.call(
             0,
             "initialize",
@@ -133,20 +133,20 @@ impl Harness {
         response
     }
 
-    fn ready() -> Self {
+    pub(super) fn ready() -> Self {
         let h = Harness::start();
         h.initialize("2025-11-25", json!({ "elicitation": {} }));
         h
     }
 
-    fn assert_silent(&self, for_: Duration) {
+    pub(super) fn assert_silent(&self, for_: Duration) {
         if let Ok(line) = self.from_server.recv_timeout(for_) {
             panic!("expected nothing, got {line}");
         }
     }
 
     /// Closes the input and waits for the server to return.
-    fn close(mut self) -> Vec<Value> {
+    pub(super) fn close(mut self) -> Vec<Value> {
         self.to_server.take();
         let result = self.server.take().expect("joined once").join();
         result.expect("no panic").expect("no I/O error");
@@ -157,7 +157,7 @@ impl Harness {
     }
 }
 
-fn text_of(response: &Value) -> &str {
+pub(super) fn text_of(response: &Value) -> &str {
     response["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text in {response}"))

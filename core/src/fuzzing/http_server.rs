@@ -3,7 +3,8 @@
 //! gets one head first, bodies after it and at most one end; every server-to-client request
 //! completes exactly once; a session ends once, after its `Closed`, and says nothing after;
 //! the session table and the bytes held stay within their bounds; `handle_timeout(now)`
-//! leaves no deadline at or before `now`.
+//! leaves no deadline at or before `now`; with the deferred `initialize`, each one the host
+//! holds is answered at most once (a second answer is refused).
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,7 +15,8 @@ use crate::rpc::RequestHandle;
 use crate::server::http::{
     HttpEvent, HttpMode, HttpServer, HttpServerConfig, Output, RequestHead, ResponseId, SessionKey,
 };
-use crate::server::{ClientRequestId, Event, ServerConfig};
+use crate::server::{ClientRequestId, Event, InitializeAnswer, ServerConfig, UsageError};
+use crate::session::ProtocolVersion;
 use crate::session::RequestOptions;
 use crate::time::{Duration, Instant};
 use crate::types::{Implementation, ServerCapabilities, ToolsCapability};
@@ -65,6 +67,8 @@ struct Model {
     entropy: u8,
     /// Server-to-client requests that completed with the client's answer.
     answered: usize,
+    /// Sessions whose deferred `initialize` the host holds.
+    held: Vec<SessionKey>,
 }
 
 impl Model {
@@ -110,6 +114,7 @@ impl Model {
                     assert!(!self.ended.contains(&session), "an event after the end");
                     match event {
                         Event::Request { id, .. } => self.open.push((session, id)),
+                        Event::InitializeRequested { .. } => self.held.push(session),
                         Event::Completed { handle, result } => {
                             self.answered += usize::from(result.is_ok());
                             let done = self
@@ -136,6 +141,7 @@ impl Model {
                     assert!(self.closed.contains(&session), "ended before Closed");
                     assert!(self.ended.insert(session), "ended twice");
                     self.open.retain(|(s, _)| *s != session);
+                    self.held.retain(|s| *s != session);
                 }
                 _ => {}
             }
@@ -207,7 +213,8 @@ impl Model {
     }
 }
 
-/// The fuzz body: the first byte picks the mode; then operations.
+/// The fuzz body: the first byte picks the mode (bit 0) and the deferred `initialize`
+/// (bit 1); then operations.
 pub fn http_server_ops(data: &[u8]) {
     run(data);
 }
@@ -215,7 +222,8 @@ pub fn http_server_ops(data: &[u8]) {
 /// Runs the body; returns how many server-to-client requests the client answered.
 pub(super) fn run(data: &[u8]) -> usize {
     let mut ops = Ops { data };
-    let mode = if ops.byte() & 1 == 0 {
+    let first = ops.byte();
+    let mode = if first & 1 == 0 {
         HttpMode::Stateful
     } else {
         HttpMode::Stateless
@@ -225,7 +233,8 @@ pub(super) fn run(data: &[u8]) -> usize {
             tools: Some(ToolsCapability::default()),
             ..ServerCapabilities::default()
         })
-        .with_limits(8, 8, 4096);
+        .with_limits(8, 8, 4096)
+        .with_deferred_initialize(first & 2 != 0);
     let config = HttpServerConfig::new(server)
         .with_mode(mode)
         .with_bearer_token("tok")
@@ -245,9 +254,10 @@ pub(super) fn run(data: &[u8]) -> usize {
         ended: HashSet::new(),
         entropy: 0,
         answered: 0,
+        held: Vec::new(),
     };
     while !ops.done() {
-        let op = ops.byte() % 12;
+        let op = ops.byte() % 13;
         let arg = ops.byte();
         match op {
             0..=2 => {
@@ -362,6 +372,34 @@ pub(super) fn run(data: &[u8]) -> usize {
                         m.server.close_session(now, key);
                     } else if let Some(s) = m.server.session_mut(key) {
                         let _ = s.notify(now, "notifications/tools/list_changed", None);
+                    }
+                }
+            }
+            12 if !m.held.is_empty() => {
+                let key = m.held.remove(usize::from(arg) % m.held.len());
+                let now = m.now;
+                let version = [
+                    None,
+                    Some(ProtocolVersion::V2024_11_05),
+                    Some(ProtocolVersion::V2025_11_25),
+                ][usize::from(arg >> 1) % 3];
+                let mut answer = InitializeAnswer::new(Implementation::new("upstream", "1"));
+                answer.protocol_version = version;
+                if let Some(s) = m.server.session_mut(key) {
+                    let first = if arg & 1 == 0 {
+                        s.accept_initialize(now, answer.clone()).map(|_| ())
+                    } else {
+                        s.refuse_initialize(now, ErrorObject::new(-32603, "no upstream"))
+                    };
+                    if first.is_ok() {
+                        assert_eq!(
+                            s.accept_initialize(now, answer),
+                            Err(UsageError::NoInitializePending),
+                            "a deferred initialize answered twice"
+                        );
+                    } else if s.initialize_pending() {
+                        // A version refused: the initialize still waits for an answer.
+                        m.held.push(key);
                     }
                 }
             }

@@ -227,8 +227,42 @@ mod tests {
         assert_eq!(super::http_server::run(&HTTP_SERVER_HAPPY_PATH), 1);
     }
 
+    /// The happy path with the deferred `initialize`: the host accepts the held `initialize`
+    /// (op 12) before the session is used. (Also the seed
+    /// `fuzz/seeds/http_server/deferred_happy_path`.)
+    pub(super) const HTTP_SERVER_DEFERRED_PATH: [u8; 31] = [
+        2, // stateful, deferred initialize
+        0, 0, 0, 0, 0, // POST initialize, both accepted, no session id
+        12, 0, // the host accepts it (the version negotiated)
+        0, 2, 0, 1, 2, // POST initialized in the session (the third id known)
+        4, 2, 0, // GET in the session
+        7, 1, 200, // roots/list to the session
+        0, 6, 1, 1, 2, // the client's answer (id 1)
+        0, 3, 2, 1, 2, // a tool call (id 2)
+        6, 0, // the host answers it
+    ];
+
+    #[test]
+    fn a_scripted_http_server_sequence_takes_the_deferred_initialize() {
+        assert_eq!(super::http_server::run(&HTTP_SERVER_DEFERRED_PATH), 1);
+    }
+
     #[test]
     fn a_scripted_server_sequence_runs_the_happy_path() {
         super::server_ops(&SERVER_HAPPY_PATH);
+    }
+
+    /// Protocol 2026-07-28: `server/discover`, a tool call with the envelope (cut in 7-byte
+    /// chunks), progress and a log entry on it, the host's answer, an enveloped `tools/list`
+    /// answered, a `ping` with the envelope, `initialize` after the era was chosen, a read.
+    /// (Also the seed `fuzz/seeds/server/modern_path`.)
+    const SERVER_MODERN_PATH: [u8; 30] = [
+        0, 15, 3, 200, 0, 16, 5, 7, 8, 0, 9, 3, 0, 0, 17, 6, 255, 3, 0, 0, 21, 1, 9, 0, 0, 0, 50,
+        10, 0, 10,
+    ];
+
+    #[test]
+    fn a_scripted_server_sequence_reaches_the_2026_era() {
+        assert_eq!(super::server::run(&SERVER_MODERN_PATH), 2);
     }
 }

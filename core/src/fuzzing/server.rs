@@ -12,7 +12,7 @@ use crate::framing::lines::LineDecoder;
 use crate::jsonrpc::{ErrorObject, empty_object, to_raw};
 use crate::rpc::RequestHandle;
 use crate::server::stdio::StdioServerConnection;
-use crate::server::{ClientRequestId, Event, ListChanged, ServerConfig};
+use crate::server::{ClientRequestId, Event, ListChanged, ServerConfig, ServerState};
 use crate::session::RequestOptions;
 use crate::time::{Duration, Instant};
 use crate::types::{Implementation, LoggingLevel, ServerCapabilities, ToolsCapability};
@@ -39,6 +39,17 @@ const LINES: &[&str] = &[
     r#"[{"jsonrpc":"2.0","id":{n},"method":"ping"},{"jsonrpc":"2.0","id":{n},"result":{}},3]"#,
     r#"{"jsonrpc":"2.0","error":{"code":1,"message":"x"}}"#,
     "Content-Length: 12",
+    // Protocol 2026-07-28: discover, requests with the per-request envelope (valid, with
+    // progress and a log level, an unknown version, a missing or malformed key), a removed
+    // method, and `initialize` after the era was chosen.
+    r#"{"jsonrpc":"2.0","id":{n},"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{"name":"t","_meta":{"progressToken":{n},"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"f","version":"0"},"io.modelcontextprotocol/logLevel":"debug"}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":{n},"io.modelcontextprotocol/clientInfo":[]}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"tools/list","params":{"_meta":[{n}]}}"#,
 ];
 
 struct Model {
@@ -50,6 +61,8 @@ struct Model {
     /// Client requests the host may answer.
     open: Vec<ClientRequestId>,
     closed: usize,
+    /// Requests handed over with a 2026 envelope.
+    modern_requests: usize,
 }
 
 impl Model {
@@ -67,7 +80,13 @@ impl Model {
         while let Some(event) = self.conn.poll_event() {
             assert_eq!(self.closed, 0, "an event after Closed: {event:?}");
             match event {
-                Event::Request { id, .. } => self.open.push(id),
+                Event::Request { id, envelope, .. } => {
+                    // Only a session in the 2026 era hands requests over with an envelope.
+                    let modern = self.conn.session().state() == ServerState::PerRequest;
+                    assert_eq!(envelope.is_some(), modern, "an envelope outside the era");
+                    self.modern_requests += usize::from(modern);
+                    self.open.push(id);
+                }
                 Event::RequestCancelled { id, .. } => self.open.retain(|&o| o != id),
                 Event::Completed { handle, .. } => {
                     let done = self
@@ -114,6 +133,12 @@ impl Model {
 /// The fuzz body: hostile client bytes (realistic lines with fuzzer-chosen ids, and raw
 /// bytes) interleaved with host operations, in fuzzer-chosen chunks.
 pub fn server_ops(data: &[u8]) {
+    run(data);
+}
+
+/// [`server_ops`], returning how many requests reached the host with a 2026 envelope (for
+/// the scripted tests that check the era is reachable).
+pub(super) fn run(data: &[u8]) -> usize {
     let config = ServerConfig::new(Implementation::new("fuzz", "0"))
         .with_capabilities(ServerCapabilities {
             tools: Some(ToolsCapability {
@@ -136,6 +161,7 @@ pub fn server_ops(data: &[u8]) {
         order: Vec::new(),
         open: Vec::new(),
         closed: 0,
+        modern_requests: 0,
     };
     let mut ops = Ops { data };
     while !ops.done() {
@@ -205,13 +231,12 @@ pub fn server_ops(data: &[u8]) {
             8 if !m.open.is_empty() => {
                 let id = m.open[usize::from(arg) % m.open.len()];
                 let now = m.now;
-                let _ = m.conn.session_mut().notify_progress(
-                    now,
-                    id,
-                    f64::from(ops.byte()),
-                    None,
-                    None,
-                );
+                let session = m.conn.session_mut();
+                let _ = session.notify_progress(now, id, f64::from(ops.byte()), None, None);
+                // A log entry about the request (2026: only when its envelope asked).
+                // Invariant: a string is JSON.
+                let data = to_raw("about it").expect("a string serializes");
+                let _ = session.log_for(now, id, LoggingLevel::Warning, None, &data);
             }
             9 => {
                 let now = m.now;
@@ -243,4 +268,5 @@ pub fn server_ops(data: &[u8]) {
         m.issued.values().all(|&done| done),
         "every request completed"
     );
+    m.modern_requests
 }

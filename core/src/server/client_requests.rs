@@ -16,6 +16,12 @@ pub(super) struct OpenRequest {
     pub(super) progress_token: Option<Id>,
     /// The last progress value sent for it (progress must increase).
     pub(super) last_progress: Option<f64>,
+    /// A 2026-07-28 request: its result gets `resultType` and the server info.
+    pub(super) modern: bool,
+    /// Its method's complete result carries cache hints (2026-07-28).
+    pub(super) cacheable: bool,
+    /// The log level its envelope asked for (2026-07-28; `None`: no log messages).
+    pub(super) log_level: Option<crate::types::LoggingLevel>,
 }
 
 /// Open client requests. Bounded by the caller
@@ -37,8 +43,14 @@ impl ClientRequests {
         self.by_wire.contains_key(wire)
     }
 
-    /// Opens a request; the caller checked the wire id is not open already.
-    pub(super) fn insert(&mut self, wire: Id, progress_token: Option<Id>) -> ClientRequestId {
+    /// Opens a request; the caller checked the wire id is not open already. `modern`: a
+    /// 2026-07-28 request, its envelope's log level and whether its result is cacheable.
+    pub(super) fn insert(
+        &mut self,
+        wire: Id,
+        progress_token: Option<Id>,
+        modern: Option<(Option<crate::types::LoggingLevel>, bool)>,
+    ) -> ClientRequestId {
         let id = ClientRequestId(self.next);
         self.next += 1;
         self.by_wire.insert(wire.clone(), id);
@@ -48,9 +60,16 @@ impl ClientRequests {
                 wire,
                 progress_token,
                 last_progress: None,
+                modern: modern.is_some(),
+                cacheable: modern.is_some_and(|(_, c)| c),
+                log_level: modern.and_then(|(level, _)| level),
             },
         );
         id
+    }
+
+    pub(super) fn get(&self, id: ClientRequestId) -> Option<&OpenRequest> {
+        self.open.get(&id)
     }
 
     pub(super) fn get_mut(&mut self, id: ClientRequestId) -> Option<&mut OpenRequest> {

@@ -1,5 +1,6 @@
 //! What the host tells a [`ServerSession`](super::ServerSession) about itself and its limits.
 
+use crate::session::ProtocolVersion;
 use crate::time::Duration;
 use crate::types::{Implementation, ServerCapabilities};
 
@@ -18,7 +19,7 @@ use crate::types::{Implementation, ServerCapabilities};
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ServerConfig {
-    /// The `serverInfo` of the `initialize` result.
+    /// The `serverInfo` of the `initialize` result (and of every 2026 result's `_meta`).
     pub server_info: Implementation,
     /// The capabilities of the `initialize` result. They also gate the session's own
     /// behaviour: `tools`, `resources`, `prompts`, `completions` and `tasks` let their methods
@@ -51,6 +52,19 @@ pub struct ServerConfig {
     /// [`CloseReason::ClientStalled`](crate::session::CloseReason::ClientStalled) and drops
     /// what was queued. `None`: never (default 10 s).
     pub stall_timeout: Option<Duration>,
+    /// Whether the host answers `initialize` itself: the client's `initialize` comes as
+    /// [`Event::InitializeRequested`](super::Event::InitializeRequested) and waits for
+    /// [`accept_initialize`](super::ServerSession::accept_initialize) or
+    /// [`refuse_initialize`](super::ServerSession::refuse_initialize) (default off: the
+    /// session answers from this configuration at once).
+    pub defer_initialize: bool,
+    /// The protocol versions the server speaks (default: every one this crate knows).
+    /// Without an initialize-era version `initialize` is refused; without a 2026-07-28 one
+    /// `server/discover` is answered `-32601` and the per-request envelope is not read.
+    pub versions: Vec<ProtocolVersion>,
+    /// The `ttlMs` of the `server/discover` result: how long a client may cache it (default
+    /// 0: re-discover each time).
+    pub discover_ttl: Duration,
 }
 
 impl ServerConfig {
@@ -67,6 +81,9 @@ impl ServerConfig {
             max_outbound_bytes: 8 << 20,
             handshake_timeout: Some(Duration::from_secs(60)),
             stall_timeout: Some(Duration::from_secs(10)),
+            defer_initialize: false,
+            versions: ProtocolVersion::ALL.to_vec(),
+            discover_ttl: Duration::ZERO,
         }
     }
 
@@ -103,6 +120,27 @@ impl ServerConfig {
     #[must_use]
     pub fn with_stall_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.stall_timeout = timeout;
+        self
+    }
+
+    /// Makes the host answer `initialize` (see [`defer_initialize`](Self::defer_initialize)).
+    #[must_use]
+    pub fn with_deferred_initialize(mut self, defer: bool) -> Self {
+        self.defer_initialize = defer;
+        self
+    }
+
+    /// Sets the protocol versions the server speaks (see [`versions`](Self::versions)).
+    #[must_use]
+    pub fn with_versions(mut self, versions: impl IntoIterator<Item = ProtocolVersion>) -> Self {
+        self.versions = versions.into_iter().collect();
+        self
+    }
+
+    /// Sets the `ttlMs` of the `server/discover` result.
+    #[must_use]
+    pub fn with_discover_ttl(mut self, ttl: Duration) -> Self {
+        self.discover_ttl = ttl;
         self
     }
 

@@ -1,5 +1,5 @@
 //! Routing of decoded client messages: requests answered by the session (`initialize`,
-//! `ping`, `logging/setLevel`, refusals) or handed to the host, answers to the server's own
+//! `server/discover`, `ping`, `logging/setLevel`, refusals) or handed to the host, answers to the server's own
 //! requests, and the notifications the session reads (`initialized`, `cancelled`,
 //! `progress`).
 
@@ -88,7 +88,7 @@ impl ServerSession {
 
     /// Queues an answer the session gives on its own; dropped (and reported) when the client
     /// is not reading, so a client that floods without reading cannot grow the queue.
-    fn answer_by_session(
+    pub(super) fn answer_by_session(
         &mut self,
         id: Id,
         result: Result<Box<RawValue>, ErrorObject>,
@@ -116,30 +116,38 @@ impl ServerSession {
                 method: Some(method.to_owned()),
             });
         }
+        let per_request = self.state == ServerState::PerRequest;
         match method {
-            "ping" => return self.answer_by_session(id, Ok(empty_object()), None),
-            "initialize" => return self.handle_initialize(id, params),
-            // The 2026-07-28 handshake is not spoken: method-not-found makes a probing
-            // client fall back to `initialize`.
-            "server/discover" => {
-                return self.answer_by_session(
+            "ping" if !per_request => {
+                return self.answer_by_session(id, Ok(empty_object()), None);
+            }
+            "initialize" if per_request => {
+                self.report(Diagnostic::RepeatedInitialize);
+                return self.refuse(
                     id,
-                    Err(ErrorObject::method_not_found(method)),
-                    Some(method),
+                    method,
+                    ErrorObject::INVALID_REQUEST,
+                    "initialize is not part of protocol version 2026-07-28, which this session speaks",
                 );
             }
+            "initialize" => return self.handle_initialize(id, params),
+            "server/discover" => return self.handle_discover(id, params),
             _ => {}
         }
+        let envelope = match self.admit_envelope(method, params) {
+            Ok(envelope) => envelope,
+            Err(error) => return self.answer_by_session(id, Err(error), Some(method)),
+        };
         if self.state == ServerState::AwaitingInitialize {
             self.report(Diagnostic::BeforeInitialize {
                 method: method.to_owned(),
             });
-            return self.refuse(
-                id,
-                method,
-                ErrorObject::INVALID_REQUEST,
-                "the session is not initialized: send initialize first",
-            );
+            let message = if self.modern_versions().is_empty() {
+                "the session is not initialized: send initialize first"
+            } else {
+                "the session is not initialized: send initialize first, or (protocol version 2026-07-28) put io.modelcontextprotocol/protocolVersion and clientCapabilities in params._meta"
+            };
+            return self.refuse(id, method, ErrorObject::INVALID_REQUEST, message);
         }
         if method == "logging/setLevel" {
             return self.handle_set_level(id, params);
@@ -166,12 +174,18 @@ impl ServerSession {
             .and_then(|p| serde_json::from_str::<WithMeta>(p.get()).ok())
             .and_then(|w| w.meta)
             .and_then(|m| m.progress_token);
-        let id = self.client_requests.insert(id, progress_token.clone());
+        let modern = envelope
+            .as_ref()
+            .map(|e| (e.log_level, super::modern::cacheable(method)));
+        let id = self
+            .client_requests
+            .insert(id, progress_token.clone(), modern);
         self.events.push_back(Event::Request {
             id,
             method: method.to_owned(),
             params: params.map(RawValue::to_owned),
             progress_token,
+            envelope,
         });
     }
 
@@ -283,7 +297,7 @@ impl ServerSession {
 /// `resources/unsubscribe` need `resources.subscribe`), so that a client calling one the
 /// server did not declare gets `-32601` from the session instead of reaching a host that has
 /// no handler. Any other method goes to the host.
-fn offered(capabilities: &ServerCapabilities, method: &str) -> bool {
+pub(super) fn offered(capabilities: &ServerCapabilities, method: &str) -> bool {
     let (group, _) = method.split_once('/').unwrap_or((method, ""));
     match (group, method) {
         (_, "resources/subscribe" | "resources/unsubscribe") => capabilities

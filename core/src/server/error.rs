@@ -51,6 +51,15 @@ pub enum UsageError {
         /// The version negotiated with this client.
         negotiated: ProtocolVersion,
     },
+    /// The client speaks protocol version 2026-07-28, which has no server-to-client requests
+    /// (answer the client's request with an `input_required` result to ask it for input).
+    #[error(
+        "{method} cannot be sent in protocol version 2026-07-28: the server sends no requests there"
+    )]
+    NotInEra {
+        /// The method refused.
+        method: String,
+    },
     /// Too many server-to-client requests are pending.
     #[error("too many requests pending (limit {limit})")]
     TooManyInFlight {
@@ -87,4 +96,16 @@ pub enum UsageError {
     /// serializable.
     #[error("invalid params: {0}")]
     InvalidParams(String),
+    /// No deferred `initialize` waits for an answer: none came, or it was answered already.
+    #[error("no initialize waits for an answer")]
+    NoInitializePending,
+    /// The version given for a deferred `initialize` is not one the session speaks, or is
+    /// newer than the one the client asked for (it cannot take it).
+    #[error("protocol version {answered} cannot answer a client that asked for {requested:?}")]
+    VersionNotOffered {
+        /// The version the host gave.
+        answered: ProtocolVersion,
+        /// The version the client asked for.
+        requested: String,
+    },
 }

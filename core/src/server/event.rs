@@ -7,7 +7,7 @@ use super::ClientRequestId;
 use crate::jsonrpc::{DecodeError, ErrorObject, Id};
 use crate::rpc::RequestHandle;
 use crate::session::{CloseReason, ProtocolVersion, RawResult, RequestError};
-use crate::types::LoggingLevel;
+use crate::types::{InitializeParams, LoggingLevel};
 
 /// Something the host must know or do, from [`ServerSession::poll_event`](super::ServerSession::poll_event).
 #[derive(Debug)]
@@ -18,6 +18,16 @@ pub enum Event {
     InitializeAnswered {
         /// The negotiated protocol version.
         version: ProtocolVersion,
+    },
+    /// The client's `initialize`, held for the host (only with
+    /// [`ServerConfig::defer_initialize`](super::ServerConfig::defer_initialize)): answer it
+    /// exactly once with [`accept_initialize`](super::ServerSession::accept_initialize) or
+    /// [`refuse_initialize`](super::ServerSession::refuse_initialize) before the handshake
+    /// deadline. Until then the client's other requests are refused (`-32600`), as before
+    /// `initialize`.
+    InitializeRequested {
+        /// The client's params: the version it asked for, its info and capabilities.
+        params: Box<InitializeParams>,
     },
     /// The client sent `notifications/initialized`: the session is fully ready, and the
     /// server may send requests.
@@ -35,6 +45,9 @@ pub enum Event {
         /// The client's `_meta.progressToken`: progress may be reported with
         /// [`notify_progress`](super::ServerSession::notify_progress).
         progress_token: Option<Id>,
+        /// A 2026-07-28 request's own protocol version, client capabilities, client info
+        /// and log level; `None` in the initialize era (see the session's getters).
+        envelope: Option<Box<super::RequestEnvelope>>,
     },
     /// The client cancelled a request it sent: stop working on it. An answer given later is
     /// dropped (the command returns [`UsageError::NotOpen`](super::UsageError::NotOpen)).
@@ -101,8 +114,8 @@ pub enum Diagnostic {
         /// The limit.
         limit: usize,
     },
-    /// A request or notification before `initialize`: the request is answered with an
-    /// error, the notification dropped.
+    /// A request or notification before `initialize` (and without a 2026 envelope): the
+    /// request is answered with an error, the notification dropped.
     BeforeInitialize {
         /// Its method.
         method: String,

@@ -21,7 +21,7 @@ impl ServerSession {
     /// Answers `initialize`: once, with readable params; a second one, or unreadable params,
     /// gets a JSON-RPC error and changes nothing.
     pub(super) fn handle_initialize(&mut self, id: Id, params: Option<&RawValue>) {
-        if self.state != ServerState::AwaitingInitialize {
+        if self.state != ServerState::AwaitingInitialize || self.deferred.is_some() {
             self.report(Diagnostic::RepeatedInitialize);
             let error = ErrorObject::new(
                 ErrorObject::INVALID_REQUEST,
@@ -40,7 +40,16 @@ impl ServerSession {
                     return self.answer_initialize(id, Err(error));
                 }
             };
-        let version = negotiate(&params.protocol_version);
+        if self.config.defer_initialize {
+            return self.defer_initialize(id, params);
+        }
+        let Some(version) = self.negotiate_configured(&params.protocol_version) else {
+            let speaks = self.modern_versions();
+            let mut error = super::modern::unsupported_version(&params.protocol_version, &speaks);
+            error.code = ErrorObject::INVALID_PARAMS;
+            error.message = "this server speaks only protocol version 2026-07-28: use server/discover and the per-request _meta envelope".into();
+            return self.answer_initialize(id, Err(error));
+        };
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
             capabilities: self.config.capabilities.clone(),
@@ -64,6 +73,21 @@ impl ServerSession {
         self.limits.handshake_deadline = None;
         self.answer_initialize(id, Ok(result));
         self.events.push_back(Event::InitializeAnswered { version });
+    }
+
+    /// [`negotiate`] within the configured versions: the requested one when configured,
+    /// else the newest configured initialize-era one; `None` when none is configured.
+    fn negotiate_configured(&self, requested: &str) -> Option<ProtocolVersion> {
+        let configured =
+            |v: &ProtocolVersion| v.era() == Era::Initialize && self.config.versions.contains(v);
+        ProtocolVersion::parse(requested)
+            .filter(configured)
+            .or_else(|| {
+                ProtocolVersion::INITIALIZE_ERA
+                    .into_iter()
+                    .rev()
+                    .find(configured)
+            })
     }
 
     fn answer_initialize(&mut self, id: Id, result: Result<Box<RawValue>, ErrorObject>) {

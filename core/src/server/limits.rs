@@ -67,6 +67,9 @@ impl ServerSession {
         {
             // What is queued (errors to early requests) may still be flushed, as on `close`.
             self.limits = Limits::default();
+            if self.expire_deferred() {
+                return self.close_with(CloseReason::InitializeNotAnswered { after });
+            }
             return self.close_with(CloseReason::InitializeNotReceived { after });
         }
         let (Some(at), Some(after)) = (self.limits.stall_deadline, self.config.stall_timeout)

@@ -6,9 +6,11 @@
 //! [`ServerSession`] takes framed messages; [`stdio::StdioServerConnection`] adds the line
 //! framing of a stdio server; [`http::HttpServer`] serves a table of sessions over Streamable
 //! HTTP (session ids, JSON or SSE answers, the GET stream, resumption, DELETE, the `Origin`
-//! and bearer checks, a stateless mode). Protocol versions 2024-11-05 to 2025-11-25 are spoken. The
-//! 2026-07-28 era is refused in a way such a client understands: `server/discover` is
-//! answered with `-32601` (method not found), so a client that probes with it falls back to
+//! and bearer checks, a stateless mode). Every protocol version the crate knows is spoken
+//! (restrict them with [`ServerConfig::versions`]): `initialize` with version negotiation
+//! (2024-11-05 to 2025-11-25), and `server/discover` with the per-request `_meta` envelope
+//! (2026-07-28; see [`RequestEnvelope`]). A session configured without the 2026 era answers
+//! `server/discover` with `-32601`, so a client that probes with it falls back to
 //! `initialize`.
 //!
 //! # Example: a stdio server's loop
@@ -69,12 +71,14 @@ pub use crate::rpc::{MessageKind, Outgoing, RequestHandle};
 
 mod client_requests;
 mod config;
+mod deferred;
 mod dispatch;
 mod error;
 mod event;
 mod handshake;
 pub mod http;
 mod limits;
+mod modern;
 mod notify;
 mod outgoing;
 pub mod stdio;
@@ -83,9 +87,11 @@ pub mod stdio;
 mod tests;
 
 pub use config::ServerConfig;
+pub use deferred::{InitializeAnswer, answered_version};
 pub use error::UsageError;
 pub use event::{Diagnostic, Event};
 pub use handshake::negotiate;
+pub use modern::RequestEnvelope;
 pub use notify::ListChanged;
 
 use client_requests::ClientRequests;
@@ -122,6 +128,10 @@ pub enum ServerState {
     Initializing,
     /// `notifications/initialized` received: everything flows.
     Ready,
+    /// Protocol version 2026-07-28: a request with a valid per-request envelope arrived, and
+    /// every request must carry one ([`Event::Request`]'s `envelope`). There is no handshake;
+    /// `initialize` is refused, and the server sends no requests of its own.
+    PerRequest,
     /// Over: every server-to-client request has completed; commands return
     /// [`UsageError::Closed`].
     Closed,
@@ -177,6 +187,8 @@ pub struct ServerSession {
     config: ServerConfig,
     state: ServerState,
     client: Option<ClientState>,
+    /// The version of the latest 2026 request (the era has no session-wide version).
+    modern_version: Option<ProtocolVersion>,
     log_level: Option<LoggingLevel>,
     /// The counter of server-to-client handles (each one's wire id too).
     next_id: u64,
@@ -187,6 +199,8 @@ pub struct ServerSession {
     outbound: OutboundQueue,
     events: VecDeque<Event>,
     limits: Limits,
+    /// A deferred `initialize` waiting for the host's answer.
+    deferred: Option<deferred::PendingInitialize>,
 }
 
 impl ServerSession {
@@ -204,6 +218,7 @@ impl ServerSession {
             config,
             state: ServerState::AwaitingInitialize,
             client: None,
+            modern_version: None,
             log_level: None,
             next_id: 1,
             pending: CounterMap::default(),
@@ -212,6 +227,7 @@ impl ServerSession {
             client_requests: ClientRequests::default(),
             outbound: OutboundQueue::default(),
             events: VecDeque::new(),
+            deferred: None,
         }
     }
 
@@ -235,19 +251,38 @@ impl ServerSession {
         &self.config
     }
 
-    /// The negotiated protocol version, once `initialize` was answered.
+    /// The negotiated protocol version, once `initialize` was answered; in the 2026 era
+    /// ([`ServerState::PerRequest`]) the version of the latest request.
     #[must_use]
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.client.as_ref().map(|c| c.version)
+        self.client
+            .as_ref()
+            .map(|c| c.version)
+            .or(self.modern_version)
     }
 
-    /// The client's `clientInfo`, once `initialize` was answered.
+    /// The era the client chose: `Initialize` once `initialize` was answered, `Discover`
+    /// once a request with a valid 2026 envelope arrived, `None` before either.
+    #[must_use]
+    pub fn era(&self) -> Option<crate::session::Era> {
+        match self.state {
+            ServerState::PerRequest => Some(crate::session::Era::Discover),
+            _ => self
+                .client
+                .as_ref()
+                .map(|_| crate::session::Era::Initialize),
+        }
+    }
+
+    /// The client's `clientInfo`, once `initialize` was answered (in the 2026 era each
+    /// request carries its own: see [`RequestEnvelope`]).
     #[must_use]
     pub fn client_info(&self) -> Option<&Implementation> {
         self.client.as_ref().map(|c| &c.info)
     }
 
-    /// The client's capabilities, once `initialize` was answered.
+    /// The client's capabilities, once `initialize` was answered (in the 2026 era each
+    /// request carries its own: see [`RequestEnvelope`]).
     #[must_use]
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
         self.client.as_ref().map(|c| &c.capabilities)
@@ -356,7 +391,12 @@ impl ServerSession {
 
     // ---- (C) commands ------------------------------------------------------------------
 
-    /// Answers the client request `id` with `result`, exactly once.
+    /// Answers the client request `id` with `result`, exactly once. The answer to a 2026
+    /// request gets `"resultType": "complete"` unless `result` has a `resultType` (a host
+    /// answering `"input_required"` sets it), the server's info in
+    /// `_meta["io.modelcontextprotocol/serverInfo"]`, and on the list methods and
+    /// `resources/read` the required cache hints unless the host set them (`ttlMs: 0`,
+    /// `cacheScope: "private"`).
     ///
     /// Errors: [`UsageError::NotOpen`] when it was answered already or the client cancelled
     /// it (the answer is dropped, as the spec asks: a race the host can ignore);
@@ -397,6 +437,10 @@ impl ServerSession {
             .client_requests
             .remove(id)
             .ok_or(UsageError::NotOpen(id))?;
+        let result = match result {
+            Ok(raw) if open.modern => Ok(self.complete_modern_result(raw, open.cacheable)),
+            other => other,
+        };
         // An answer is never refused for a full queue: it ends a request the client waits on,
         // and each open request is answered once (the table bounds them).
         self.outbound.push_back(Queued::Response {
@@ -467,9 +511,10 @@ impl ServerSession {
     /// A method of the client's known kinds (`sampling/createMessage`, `elicitation/create`,
     /// `roots/list`, `tasks/*`) needs the client's capability for it; `ping` and methods the
     /// session does not know need none. Before `notifications/initialized`, only `ping` may be
-    /// sent.
+    /// sent. In the 2026 era the server sends no requests (it asks for input with an
+    /// `input_required` result instead).
     ///
-    /// Errors: [`UsageError::Closed`], [`UsageError::NotReady`],
+    /// Errors: [`UsageError::Closed`], [`UsageError::NotReady`], [`UsageError::NotInEra`],
     /// [`UsageError::CapabilityNotDeclared`], [`UsageError::ReservedMethod`] (`initialize`),
     /// [`UsageError::ZeroTimeout`], [`UsageError::TooManyInFlight`], [`UsageError::QueueFull`],
     /// [`UsageError::InvalidParams`] when progress is asked for and params are not an object.
@@ -484,6 +529,11 @@ impl ServerSession {
         self.check_room()?;
         if method == "initialize" || method.starts_with("notifications/") {
             return Err(UsageError::ReservedMethod(method.into_owned()));
+        }
+        if self.state == ServerState::PerRequest {
+            return Err(UsageError::NotInEra {
+                method: method.into_owned(),
+            });
         }
         if method != "ping" && self.state != ServerState::Ready {
             return Err(UsageError::NotReady {
@@ -605,6 +655,7 @@ impl ServerSession {
         }
         self.deadlines.clear();
         self.client_requests.clear();
+        self.deferred = None;
         self.limits = Limits::default();
         self.state = ServerState::Closed;
         self.events.push_back(Event::Closed { reason });

@@ -114,12 +114,59 @@ impl ServerSession {
 
     /// Sends a log entry (`notifications/message`) unless it is below the level the client
     /// set with `logging/setLevel` (every level goes out until it sets one). Returns whether
-    /// it was sent. The server must have declared `logging`.
+    /// it was sent. The server must have declared `logging`. In the 2026 era a log entry
+    /// belongs to a request (the client asks for one per request): nothing is sent here,
+    /// use [`log_for`](Self::log_for).
     ///
     /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
     pub fn log(
         &mut self,
         now: Instant,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: &RawValue,
+    ) -> Result<bool, UsageError> {
+        let threshold = match self.state {
+            ServerState::PerRequest => None,
+            _ => Some(self.log_level),
+        };
+        self.log_at(now, threshold, level, logger, data)
+    }
+
+    /// Sends a log entry about the client request `id`: in the 2026 era only when that
+    /// request's envelope asked for log messages (`io.modelcontextprotocol/logLevel`) at
+    /// `level` or below, as the spec requires; in the initialize era as [`log`](Self::log).
+    /// Returns whether it was sent. Over HTTP, send it within
+    /// [`related`](super::http::HttpServer::related) so it travels on that request's stream.
+    ///
+    /// Errors: [`UsageError::NotOpen`], and those of [`log`](Self::log).
+    pub fn log_for(
+        &mut self,
+        now: Instant,
+        id: super::ClientRequestId,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: &RawValue,
+    ) -> Result<bool, UsageError> {
+        let open = self
+            .client_requests
+            .get(id)
+            .ok_or(UsageError::NotOpen(id))?;
+        let threshold = if open.modern {
+            // Absent: the client wants no log messages for this request.
+            open.log_level.map(Some)
+        } else {
+            Some(self.log_level)
+        };
+        self.log_at(now, threshold, level, logger, data)
+    }
+
+    /// `threshold`: `None` sends nothing, `Some(None)` everything, `Some(Some(min))` what is
+    /// at `min` or above.
+    fn log_at(
+        &mut self,
+        now: Instant,
+        threshold: Option<Option<LoggingLevel>>,
         level: LoggingLevel,
         logger: Option<&str>,
         data: &RawValue,
@@ -137,8 +184,10 @@ impl ServerSession {
                 method: method.to_owned(),
             });
         }
-        if self.log_level.is_some_and(|min| level < min) {
-            return Ok(false);
+        match threshold {
+            None => return Ok(false),
+            Some(Some(min)) if level < min => return Ok(false),
+            Some(_) => {}
         }
         let params = to_raw(&Message {
             level,

@@ -283,6 +283,15 @@ pub enum CloseReason {
         /// The handshake timeout.
         after: Duration,
     },
+    /// A server session's host held a deferred `initialize`
+    /// ([`ServerConfig::defer_initialize`](crate::server::ServerConfig::defer_initialize))
+    /// past [`ServerConfig::handshake_timeout`](crate::server::ServerConfig::handshake_timeout):
+    /// the client was answered with an error.
+    #[error("the server did not answer initialize within {}ms", after.as_millis())]
+    InitializeNotAnswered {
+        /// The handshake timeout.
+        after: Duration,
+    },
     /// A server session's client stopped reading: messages were queued for it beyond
     /// [`ServerConfig::max_outbound_bytes`](crate::server::ServerConfig::max_outbound_bytes)
     /// and none was taken for [`ServerConfig::stall_timeout`](crate::server::ServerConfig::stall_timeout).

@@ -153,6 +153,13 @@ fn write_meta(out: &mut String, inner: &[(String, &RawValue)], meta: &[(&str, &R
     out.push('}');
 }
 
+/// Which of `keys` the JSON object `object` has as top-level members; `None` when it is not
+/// an object. Only the top level is read, as raw members.
+pub(crate) fn has_members<const N: usize>(object: &str, keys: [&str; N]) -> Option<[bool; N]> {
+    let members = serde_json::from_str::<Members<'_>>(object).ok()?;
+    Some(keys.map(|key| members.0.iter().any(|(k, _)| k == key)))
+}
+
 pub(crate) fn cancelled_params(wire: u64, reason: Option<&str>) -> Box<RawValue> {
     #[derive(serde::Serialize)]
     #[serde(rename_all = "camelCase")]

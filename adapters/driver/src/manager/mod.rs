@@ -20,7 +20,8 @@
 //!   exponential backoff and jitter; a permanent error (the program does not exist, the
 //!   handshake is refused, the transport is unsupported) is not retried.
 //! - `notifications/tools/list_changed` re-lists that server's tools and rewrites its cache
-//!   entry.
+//!   entry; once the new list is in [`Manager::tools`], the server's status is published again
+//!   on [`Manager::status_changes`] (unchanged, `Ready`), so a watcher knows to list again.
 //! - Subscriptions opened through the manager ([`Manager::subscribe`], [`Manager::listen`])
 //!   and the log level set through it ([`Manager::set_log_level`]) survive a reconnect: they
 //!   are set up again on the new connection, and the subscriber sees a
@@ -508,7 +509,8 @@ impl<R: Runtime> Manager<R> {
             .collect()
     }
 
-    /// A stream of status changes from now on.
+    /// A stream of status changes from now on; a ready server whose tools were listed again
+    /// (after its `notifications/tools/list_changed`) appears again with the same status.
     #[must_use]
     pub fn status_changes(&self) -> StatusChanges {
         StatusChanges::new(self.inner.status_tx.subscribe())

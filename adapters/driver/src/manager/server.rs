@@ -354,11 +354,18 @@ impl<R: Runtime> Supervisor<R> {
         }
     }
 
-    /// Makes `tools` the server's live tools, names them and writes the cache entry.
+    /// Makes `tools` the server's live tools, names them and writes the cache entry, then
+    /// publishes the server's (unchanged) status: a watcher of [`Manager::status_changes`]
+    /// learns that [`Manager::tools`] changed.
+    ///
+    /// [`Manager::status_changes`]: super::Manager::status_changes
+    /// [`Manager::tools`]: super::Manager::tools
     fn store_tools(&self, tools: Vec<Tool>) {
         let entry = self.cache_entry(&tools);
         self.put_tools(&mut self.inner.lock(), tools, entry.as_ref());
         self.write_cache_file(entry.as_ref());
+        let status = self.status();
+        self.inner.publish(&self.name, status);
     }
 
     /// The cache entry for `tools`, if they encode.

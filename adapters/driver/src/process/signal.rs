@@ -2,7 +2,7 @@
 
 use std::io;
 
-use rustix::process::{Pid, Signal as RawSignal, getpgrp, kill_process_group};
+use rustix::process::{Pid, Signal as RawSignal, kill_process_group};
 
 /// A signal the driver sends to a server's process group.
 ///
@@ -72,10 +72,30 @@ fn checked_pgid(pgid: u32) -> io::Result<Pid> {
         return Err(invalid("it would signal more than one server's processes"));
     }
     let pid = Pid::from_raw(raw).ok_or_else(|| invalid("not a valid pid"))?;
-    if pid == getpgrp() {
+    if own_pgid() == Some(pid) {
         return Err(invalid("it is our own process group"));
     }
     Ok(pid)
+}
+
+/// Our own process group, or `None` when it has no id in our pid namespace (its leader is
+/// outside, as under `unshare --pid --fork` without `setsid`: the kernel reports 0 then).
+///
+/// Read from `/proc/self/stat` where there is one, because `getpgrp` assumes a nonzero
+/// answer (rustix asserts it in debug builds and builds an invalid `Pid` otherwise).
+fn own_pgid() -> Option<Pid> {
+    match std::fs::read_to_string("/proc/self/stat") {
+        Ok(stat) => stat_pgrp(&stat).and_then(Pid::from_raw),
+        // No procfs (not Linux): no pid namespaces either, so the group has an id.
+        Err(_) => Some(rustix::process::getpgrp()),
+    }
+}
+
+/// The `pgrp` field of a `/proc/PID/stat` line: the third field after the command name,
+/// which is in parentheses and may itself hold spaces and parentheses.
+fn stat_pgrp(stat: &str) -> Option<i32> {
+    let (_, after_name) = stat.rsplit_once(')')?;
+    after_name.split_whitespace().nth(2)?.parse().ok()
 }
 
 /// Owns a child's process group and SIGKILLs all of it when dropped, unless disarmed.
@@ -155,6 +175,19 @@ impl Drop for ProcessGroupGuard {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_process_group_is_read_past_a_command_name_with_parentheses() {
+        let stat = "4242 (we (ird) name) S 4000 4100 4100 34816 4242 4194560 115 0 0 0";
+        assert_eq!(super::stat_pgrp(stat), Some(4100));
+        // A group whose leader is outside our pid namespace has no id here.
+        let outside = "5 (mcp) S 0 0 0 0 -1 4194560";
+        assert_eq!(
+            super::stat_pgrp(outside).and_then(rustix::process::Pid::from_raw),
+            None
+        );
+        assert_eq!(super::stat_pgrp("garbage"), None);
+    }
+
     use super::*;
 
     #[test]
@@ -168,7 +201,10 @@ mod tests {
 
     #[test]
     fn refuses_our_own_group() {
-        let own = getpgrp().as_raw_nonzero().get() as u32;
+        let own = own_pgid()
+            .expect("a test runs in a process group with an id")
+            .as_raw_nonzero()
+            .get() as u32;
         let err = signal_group(own, Signal::Kill).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert!(ProcessGroupGuard::new(own).is_err());

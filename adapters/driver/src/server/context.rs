@@ -3,23 +3,20 @@
 //! cancellation, requests to the client on its behalf).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::Waker;
-use std::time::Instant;
+use std::sync::Arc;
 
-use mcp_proto::jsonrpc::{self, ErrorObject, Id};
-use mcp_proto::server::stdio::StdioServerConnection;
-use mcp_proto::server::{ClientRequestId, ListChanged, UsageError};
-use mcp_proto::session::{
-    CloseReason, ProtocolVersion, RawParams, RawResult, RequestError, RequestHandle, RequestOptions,
-};
+use mcp_proto::jsonrpc::{self, Id};
+use mcp_proto::server::http::SessionKey;
+use mcp_proto::server::{ClientRequestId, ListChanged, RequestEnvelope, UsageError};
+use mcp_proto::session::{ProtocolVersion, RawParams, RawResult, RequestError, RequestOptions};
 use mcp_proto::types::{ClientCapabilities, Implementation, LoggingLevel};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
+
+use super::state::{Shared, Slot, Stop};
 
 /// Why a command of a [`ServerHandle`] or [`RequestContext`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -38,178 +35,48 @@ pub enum ServerError {
     Json(#[from] serde_json::Error),
 }
 
-/// A pending server-to-client request's waiter.
-type Waiter = oneshot::Sender<Result<RawResult, RequestError>>;
-
-/// What the driver, the handles and the request tasks share.
-pub(crate) struct ServerState {
-    pub(crate) conn: StdioServerConnection,
-    /// The driver's waker: every command wakes it so that what was queued is written.
-    pub(crate) driver: Option<Waker>,
-    /// Server-to-client requests by handle, completed from the session's events.
-    pub(crate) waiters: HashMap<RequestHandle, Waiter>,
-    /// Client requests whose handler runs: sending `true` (or dropping the sender) stops it.
-    pub(crate) running: HashMap<ClientRequestId, watch::Sender<bool>>,
-    /// Why the session closed, once it did.
-    pub(crate) closed: Option<CloseReason>,
-}
-
-impl ServerState {
-    pub(crate) fn wake_driver(&mut self) {
-        if let Some(w) = &self.driver {
-            w.wake_by_ref();
-        }
-    }
-}
-
-pub(crate) struct Shared {
-    state: Mutex<ServerState>,
-    clock: Box<dyn Fn() -> Instant + Send + Sync>,
-}
-
-impl Shared {
-    pub(crate) fn new(
-        conn: StdioServerConnection,
-        clock: Box<dyn Fn() -> Instant + Send + Sync>,
-    ) -> Self {
-        Shared {
-            state: Mutex::new(ServerState {
-                conn,
-                driver: None,
-                waiters: HashMap::new(),
-                running: HashMap::new(),
-                closed: None,
-            }),
-            clock,
-        }
-    }
-
-    pub(crate) fn lock(&self) -> MutexGuard<'_, ServerState> {
-        // A panic while the lock was held left the state consistent (every critical section
-        // is a few core calls, which do not panic): carry on with it.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn now(&self) -> Instant {
-        (self.clock)()
-    }
-
-    /// Runs a session command and wakes the driver to write what it queued.
-    fn command<T>(
-        &self,
-        f: impl FnOnce(&mut mcp_proto::server::ServerSession, Instant) -> Result<T, UsageError>,
-    ) -> Result<T, UsageError> {
-        let now = self.now();
-        let mut state = self.lock();
-        let out = f(state.conn.session_mut(), now)?;
-        state.wake_driver();
-        Ok(out)
-    }
-
-    /// Answers a client request once its handler finished (a no-op if the client cancelled
-    /// it or the session closed meanwhile: the session drops such answers).
-    pub(crate) fn answer(&self, id: ClientRequestId, outcome: Result<Box<RawValue>, ErrorObject>) {
-        let now = self.now();
-        let mut state = self.lock();
-        state.running.remove(&id);
-        let session = state.conn.session_mut();
-        let sent = match outcome {
-            Ok(result) => session.respond(now, id, result),
-            Err(error) => session.respond_error(now, id, error),
-        };
-        if let Err(e) = sent {
-            tracing::debug!(request = %id, error = %e, "answer dropped");
-        }
-        state.wake_driver();
-    }
-
-    /// Sends a request to the client and waits for its completion. Dropping the future
-    /// cancels the request (the client is told).
-    async fn request_raw(
-        self: &Arc<Self>,
-        method: Cow<'static, str>,
-        params: Option<RawParams>,
-        options: RequestOptions,
-    ) -> Result<RawResult, ServerError> {
-        let (tx, rx) = oneshot::channel();
-        let handle = {
-            let now = self.now();
-            let mut state = self.lock();
-            let handle = state
-                .conn
-                .session_mut()
-                .send_request(now, method, params, options)?;
-            state.waiters.insert(handle, tx);
-            state.wake_driver();
-            handle
-        };
-        let mut guard = CancelOnDrop {
-            shared: self,
-            handle,
-            armed: true,
-        };
-        let outcome = rx.await;
-        guard.armed = false;
-        match outcome {
-            Ok(result) => Ok(result?),
-            // The driver is gone without completing it (its task was dropped).
-            Err(_) => Err(RequestError::Closed(CloseReason::Local).into()),
-        }
-    }
-}
-
-/// Cancels a server-to-client request whose waiter went away before its completion.
-struct CancelOnDrop<'a> {
-    shared: &'a Shared,
-    handle: RequestHandle,
-    armed: bool,
-}
-
-impl Drop for CancelOnDrop<'_> {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        let now = self.shared.now();
-        let mut state = self.shared.lock();
-        state.waiters.remove(&self.handle);
-        // Already completed is a race to ignore.
-        let _ = state.conn.session_mut().cancel(
-            now,
-            self.handle,
-            Some("the server no longer needs the answer".into()),
-        );
-        state.wake_driver();
-    }
-}
-
-/// A cheap-clone handle on a running server: notifications and requests to the client, the
-/// client's details, and close. Every command is queued in the session and written by the
-/// driver; none blocks.
+/// A cheap-clone handle on one client's session of a running server: notifications and
+/// requests to that client, its details, and close. Every command is queued in the session
+/// and written by the driver; none blocks. On an HTTP server each session has its own handle
+/// (its notifications go to that session's GET stream).
 #[derive(Clone)]
 pub struct ServerHandle {
     pub(crate) shared: Arc<Shared>,
+    pub(crate) slot: Slot,
 }
 
 impl fmt::Debug for ServerHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServerHandle")
+            .field("session", &self.slot)
             .field("closed", &self.is_closed())
             .finish_non_exhaustive()
     }
 }
 
 impl ServerHandle {
+    /// The answer the session's configuration gives to `initialize` (`None` once ended).
+    pub(crate) fn configured_answer(&self) -> Option<mcp_proto::server::InitializeAnswer> {
+        let state = self.shared.lock();
+        state
+            .session(self.slot)
+            .map(|s| mcp_proto::server::InitializeAnswer::from_config(s.config()))
+    }
+
     /// The negotiated protocol version, once the client sent `initialize`.
     #[must_use]
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        self.shared.lock().conn.session().protocol_version()
+        self.shared.lock().session(self.slot)?.protocol_version()
     }
 
     /// The client's `clientInfo`, once it sent `initialize`.
     #[must_use]
     pub fn client_info(&self) -> Option<Implementation> {
-        self.shared.lock().conn.session().client_info().cloned()
+        self.shared
+            .lock()
+            .session(self.slot)?
+            .client_info()
+            .cloned()
     }
 
     /// The client's capabilities, once it sent `initialize`.
@@ -217,8 +84,7 @@ impl ServerHandle {
     pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
         self.shared
             .lock()
-            .conn
-            .session()
+            .session(self.slot)?
             .client_capabilities()
             .cloned()
     }
@@ -226,19 +92,30 @@ impl ServerHandle {
     /// The level the client set with `logging/setLevel`, if it did.
     #[must_use]
     pub fn log_level(&self) -> Option<LoggingLevel> {
-        self.shared.lock().conn.session().log_level()
+        self.shared.lock().session(self.slot)?.log_level()
     }
 
     /// How many client requests are open: handed to the handler and not answered yet.
     #[must_use]
     pub fn open_requests(&self) -> usize {
-        self.shared.lock().conn.session().open_client_requests()
+        self.shared
+            .lock()
+            .session(self.slot)
+            .map_or(0, |s| s.open_client_requests())
     }
 
     /// Whether the session is over (the client left, or [`close`](Self::close) was called).
     #[must_use]
     pub fn is_closed(&self) -> bool {
-        self.shared.lock().closed.is_some()
+        let mut state = self.shared.lock();
+        state.tasks(self.slot).is_none_or(|t| t.closed.is_some())
+    }
+
+    /// The session's token on an HTTP server (`None` on stdio): a key for a host's own
+    /// per-session tables.
+    #[must_use]
+    pub fn session_key(&self) -> Option<SessionKey> {
+        self.slot
     }
 
     /// Sends a notification with typed params (`None` for none). The session refuses the
@@ -257,7 +134,7 @@ impl ServerHandle {
         let method = method.into();
         Ok(self
             .shared
-            .command(|s, now| s.notify(now, method, params))?)
+            .command(self.slot, |s, now| s.notify(now, method, params))?)
     }
 
     /// Tells the client a list changed (the capability's `listChanged` must be declared).
@@ -268,7 +145,7 @@ impl ServerHandle {
     pub fn notify_list_changed(&self, list: ListChanged) -> Result<(), ServerError> {
         Ok(self
             .shared
-            .command(|s, now| s.notify_list_changed(now, list))?)
+            .command(self.slot, |s, now| s.notify_list_changed(now, list))?)
     }
 
     /// Tells the client the resource `uri` changed (`resources.subscribe` must be declared).
@@ -279,7 +156,7 @@ impl ServerHandle {
     pub fn notify_resource_updated(&self, uri: &str) -> Result<(), ServerError> {
         Ok(self
             .shared
-            .command(|s, now| s.notify_resource_updated(now, uri))?)
+            .command(self.slot, |s, now| s.notify_resource_updated(now, uri))?)
     }
 
     /// Sends a log entry (`notifications/message`) unless it is below the client's level;
@@ -297,7 +174,7 @@ impl ServerHandle {
         let data = jsonrpc::to_raw(data)?;
         Ok(self
             .shared
-            .command(|s, now| s.log(now, level, logger, &data))?)
+            .command(self.slot, |s, now| s.log(now, level, logger, &data))?)
     }
 
     /// Sends a request to the client and waits for its result, raw. Its deadline comes from
@@ -317,7 +194,7 @@ impl ServerHandle {
     ) -> Result<RawResult, ServerError> {
         let params = params.map(RawParams::encode).transpose()?;
         self.shared
-            .request_raw(method.into(), params, options)
+            .request_raw(self.slot, None, method.into(), params, options)
             .await
     }
 
@@ -336,13 +213,7 @@ impl ServerHandle {
     where
         R::Result: DeserializeOwned,
     {
-        let params = RawParams::encode(params)?;
-        let params = (params.get() != "null").then_some(params);
-        let raw = self
-            .shared
-            .request_raw(Cow::Borrowed(R::METHOD), params, options)
-            .await?;
-        Ok(raw.decode()?)
+        request_typed::<R>(&self.shared, self.slot, None, params, options).await
     }
 
     /// Ends the session: pending requests to the client complete with a close, running
@@ -351,7 +222,15 @@ impl ServerHandle {
     pub fn close(&self) {
         let now = self.shared.now();
         let mut state = self.shared.lock();
-        state.conn.close(now);
+        match &mut state.conn {
+            super::state::Conn::Stdio(conn) => conn.close(now),
+            #[cfg(feature = "http")]
+            super::state::Conn::Http(http) => {
+                if let Some(key) = self.slot {
+                    http.server.close_session(now, key);
+                }
+            }
+        }
         state.wake_driver();
     }
 }
@@ -362,7 +241,9 @@ impl ServerHandle {
 pub struct RequestContext {
     pub(crate) id: ClientRequestId,
     pub(crate) progress_token: Option<Id>,
-    pub(crate) cancel: watch::Receiver<bool>,
+    /// The request's own 2026-07-28 envelope (`None` in the initialize era).
+    pub(crate) envelope: Option<Box<RequestEnvelope>>,
+    pub(crate) cancel: watch::Receiver<Stop>,
     pub(crate) server: ServerHandle,
 }
 
@@ -388,6 +269,63 @@ impl RequestContext {
         self.progress_token.as_ref()
     }
 
+    /// The protocol version this request speaks: its own envelope's in 2026-07-28, else the
+    /// one negotiated by `initialize`.
+    #[must_use]
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        match &self.envelope {
+            Some(envelope) => Some(envelope.version),
+            None => self.server.protocol_version(),
+        }
+    }
+
+    /// The client's info for this request: its own envelope's in 2026-07-28 (when the
+    /// client sent one), else the `clientInfo` of `initialize`.
+    #[must_use]
+    pub fn client_info(&self) -> Option<Implementation> {
+        match &self.envelope {
+            Some(envelope) => envelope.client_info.clone(),
+            None => self.server.client_info(),
+        }
+    }
+
+    /// The client's capabilities for this request: its own envelope's in 2026-07-28 (the
+    /// spec forbids inferring them from other requests), else those of `initialize`.
+    #[must_use]
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        match &self.envelope {
+            Some(envelope) => Some(envelope.capabilities.clone()),
+            None => self.server.client_capabilities(),
+        }
+    }
+
+    /// The request's whole 2026-07-28 envelope (version, capabilities, client info, log
+    /// level); `None` in the initialize era.
+    #[must_use]
+    pub fn envelope(&self) -> Option<&RequestEnvelope> {
+        self.envelope.as_deref()
+    }
+
+    /// Sends a log message about this request: in 2026-07-28 only when the request asked
+    /// for log messages at `level` or below; in the initialize era as
+    /// [`ServerHandle::log`]. Returns whether it was sent.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Usage`]: `logging` not declared, the request is over, the queue is
+    /// full, closed; [`ServerError::Json`] when `data` does not serialize.
+    pub fn log<D: Serialize + ?Sized>(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: &D,
+    ) -> Result<bool, ServerError> {
+        let data = jsonrpc::to_raw(data)?;
+        Ok(self.server.shared.command(self.server.slot, |s, now| {
+            s.log_for(now, self.id, level, logger, &data)
+        })?)
+    }
+
     /// The server's handle.
     #[must_use]
     pub fn server(&self) -> &ServerHandle {
@@ -411,17 +349,52 @@ impl RequestContext {
         if self.progress_token.is_none() {
             return Ok(false);
         }
-        self.server
-            .shared
-            .command(|s, now| s.notify_progress(now, self.id, progress, total, message))?;
+        self.server.shared.command(self.server.slot, |s, now| {
+            s.notify_progress(now, self.id, progress, total, message)
+        })?;
         Ok(true)
+    }
+
+    /// Closes the connection of this request's response stream without ending it (Streamable
+    /// HTTP, 2025-11-25 sessions; SEP-1699 polling): the client reconnects with
+    /// `Last-Event-ID` after the server's `retry` delay and gets what follows, the answer
+    /// included. For long work that should not hold a connection open. Returns whether the
+    /// connection was closed: `false` on stdio, before 2025-11-25, for a client that does not
+    /// accept SSE, or once the request is answered.
+    pub fn close_sse_stream(&self) -> bool {
+        let server = &self.server;
+        let mut state = server.shared.lock();
+        let closed = match &mut state.conn {
+            #[cfg(feature = "http")]
+            super::state::Conn::Http(http) => server
+                .slot
+                .is_some_and(|key| http.server.close_request_stream(key, self.id)),
+            _ => false,
+        };
+        if closed {
+            state.wake_driver();
+        }
+        closed
     }
 
     /// Whether the client cancelled this request or disconnected.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         // A dropped sender means the request is over: it was answered, cancelled or closed.
-        *self.cancel.borrow() || self.cancel.has_changed().is_err()
+        self.cancel.borrow().is_cancelled() || self.cancel.has_changed().is_err()
+    }
+
+    /// The reason the client gave when it cancelled this request
+    /// (`notifications/cancelled`'s `reason`); `None` while it runs, when it gave none, or
+    /// when the request ended otherwise (answered, or the client disconnected). Read it when
+    /// [`is_cancelled`](Self::is_cancelled) turns true, e.g. to pass the cancellation on
+    /// to work this request started elsewhere (a proxy's upstream call).
+    #[must_use]
+    pub fn cancel_reason(&self) -> Option<String> {
+        match &*self.cancel.borrow() {
+            Stop::Cancelled(reason) => reason.as_deref().map(str::to_owned),
+            Stop::Running => None,
+        }
     }
 
     /// Completes when the client cancels this request or disconnects (at once if it did).
@@ -429,11 +402,11 @@ impl RequestContext {
     pub async fn cancelled(&self) {
         let mut rx = self.cancel.clone();
         // An error means the sender is gone: the request is over.
-        let _ = rx.wait_for(|c| *c).await;
+        let _ = rx.wait_for(Stop::is_cancelled).await;
     }
 
-    /// A typed request to the client on behalf of this request: see
-    /// [`ServerHandle::request`].
+    /// A typed request to the client on behalf of this request (over HTTP it goes on this
+    /// request's own stream): see [`ServerHandle::request`].
     ///
     /// # Errors
     ///
@@ -446,11 +419,12 @@ impl RequestContext {
     where
         R::Result: DeserializeOwned,
     {
-        self.server.request::<R>(params, options).await
+        let server = &self.server;
+        request_typed::<R>(&server.shared, server.slot, Some(self.id), params, options).await
     }
 
-    /// A raw request to the client on behalf of this request: see
-    /// [`ServerHandle::request_raw`].
+    /// A raw request to the client on behalf of this request (over HTTP it goes on this
+    /// request's own stream): see [`ServerHandle::request_raw`].
     ///
     /// # Errors
     ///
@@ -461,6 +435,31 @@ impl RequestContext {
         params: Option<&RawValue>,
         options: RequestOptions,
     ) -> Result<RawResult, ServerError> {
-        self.server.request_raw(method, params, options).await
+        let params = params.map(RawParams::encode).transpose()?;
+        let server = &self.server;
+        server
+            .shared
+            .request_raw(server.slot, Some(self.id), method.into(), params, options)
+            .await
     }
+}
+
+/// Sends a typed request and decodes its result (`params` that serialize to `null` are
+/// sent as none).
+async fn request_typed<R: mcp_proto::types::Request>(
+    shared: &Arc<Shared>,
+    slot: Slot,
+    related: Option<ClientRequestId>,
+    params: &R::Params,
+    options: RequestOptions,
+) -> Result<R::Result, ServerError>
+where
+    R::Result: DeserializeOwned,
+{
+    let params = RawParams::encode(params)?;
+    let params = (params.get() != "null").then_some(params);
+    let raw = shared
+        .request_raw(slot, related, Cow::Borrowed(R::METHOD), params, options)
+        .await?;
+    Ok(raw.decode()?)
 }

@@ -3,21 +3,18 @@
 //! the events, arm one timer at `poll_timeout`.
 
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use futures_util::FutureExt;
-use futures_util::future::{Either, select};
-use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::{Event, MessageKind};
 use mcp_proto::session::CloseReason;
-use tokio::sync::watch;
 
-use super::context::{RequestContext, ServerHandle, Shared};
+use super::context::ServerHandle;
 use super::handler::ServerHandler;
+use super::state::Shared;
+use super::tasks;
 use crate::driver::{BoxRead, BoxWrite};
 use crate::runtime::{BoxFuture, Runtime};
 
@@ -67,6 +64,7 @@ impl<R: Runtime> ServerDriver<R> {
     ) -> Self {
         let handle = ServerHandle {
             shared: shared.clone(),
+            slot: None,
         };
         ServerDriver {
             shared,
@@ -102,7 +100,7 @@ impl<R: Runtime> ServerDriver<R> {
             Poll::Ready(Ok(0)) => self.input_ended(now, "the client closed its output".into()),
             Poll::Ready(Ok(n)) => {
                 let mut state = self.shared.lock();
-                state.conn.handle_bytes(now, &self.read_buf[..n]);
+                state.stdio().handle_bytes(now, &self.read_buf[..n]);
             }
             Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Poll::Ready(Err(e)) => self.input_ended(now, format!("reading failed: {e}")),
@@ -134,25 +132,26 @@ impl<R: Runtime> ServerDriver<R> {
             self.out.clear();
             self.out_pos = 0;
             // One message is enough to know: `poll_write` takes the rest by its own rules.
-            let _ = state.conn.poll_transmit(&mut self.out);
+            let _ = state.stdio().poll_transmit(&mut self.out);
         }
         let pulled = !unwritten && !self.out.is_empty();
-        let waiting = (!state.running.is_empty() || unwritten || pulled) && self.writer.is_some();
+        let running = state.tasks(None).is_some_and(|t| !t.running.is_empty());
+        let waiting = (running || unwritten || pulled) && self.writer.is_some();
         if waiting && now < *deadline {
             // Pulled bytes are new work for `poll_write`; otherwise wait for a wake-up.
             return pulled;
         }
         // Set just above; taken once.
         let (_, detail) = self.eof.take().expect("checked above");
-        state.conn.handle_eof(now, Some(detail));
+        state.stdio().handle_eof(now, Some(detail));
         true
     }
 
     fn handle_timeouts(&mut self, now: Instant) -> bool {
         let mut state = self.shared.lock();
-        match state.conn.poll_timeout() {
+        match state.stdio().poll_timeout() {
             Some(at) if now >= at => {
-                state.conn.handle_timeout(now);
+                state.stdio().handle_timeout(now);
                 true
             }
             _ => false,
@@ -182,7 +181,7 @@ impl<R: Runtime> ServerDriver<R> {
                 self.out_pos = 0;
                 let mut state = self.shared.lock();
                 while self.out.len() < WRITE_BATCH {
-                    match state.conn.poll_transmit(&mut self.out) {
+                    match state.stdio().poll_transmit(&mut self.out) {
                         Some(o) => {
                             tracing::trace!(kind = ?o.kind, method = o.method.as_deref(), "send");
                             if o.kind == MessageKind::Notification
@@ -229,9 +228,9 @@ impl<R: Runtime> ServerDriver<R> {
         self.needs_flush = false;
         let now = self.runtime.now();
         let mut state = self.shared.lock();
-        if !state.conn.is_closed() {
+        if !state.stdio().is_closed() {
             state
-                .conn
+                .stdio()
                 .session_mut()
                 .handle_transport_closed(now, Some(format!("writing failed: {error}")));
         }
@@ -243,98 +242,26 @@ impl<R: Runtime> ServerDriver<R> {
         let mut events = Vec::new();
         {
             let mut state = self.shared.lock();
-            while let Some(event) = state.conn.poll_event() {
+            while let Some(event) = state.stdio().poll_event() {
                 events.push(event);
             }
         }
         let any = !events.is_empty();
         for event in events {
-            self.dispatch(event);
+            tasks::dispatch(&self.runtime, &self.handler, &self.handle, event);
         }
         any
-    }
-
-    fn dispatch(&mut self, event: Event) {
-        match event {
-            Event::Request {
-                id,
-                method,
-                params,
-                progress_token,
-            } => {
-                let (cancel_tx, cancel) = watch::channel(false);
-                self.shared.lock().running.insert(id, cancel_tx);
-                let context = RequestContext {
-                    id,
-                    progress_token,
-                    cancel: cancel.clone(),
-                    server: self.handle.clone(),
-                };
-                let handler = self.handler.clone();
-                let shared = self.shared.clone();
-                self.runtime.spawn(Box::pin(async move {
-                    let mut cancel = cancel;
-                    let work = AssertUnwindSafe(handler.on_request(method, params, context))
-                        .catch_unwind();
-                    // A dropped sender (the session closed, the request ended) stops too.
-                    let stop = Box::pin(async move {
-                        let _ = cancel.wait_for(|c| *c).await;
-                    });
-                    match select(Box::pin(work), stop).await {
-                        Either::Left((Ok(outcome), _)) => shared.answer(id, outcome),
-                        Either::Left((Err(_panic), _)) => shared.answer(
-                            id,
-                            Err(ErrorObject::new(
-                                ErrorObject::INTERNAL_ERROR,
-                                "the server's handler failed (it panicked)",
-                            )),
-                        ),
-                        // Cancelled: the session forgot the request; nothing is answered.
-                        Either::Right(((), _)) => {
-                            let mut state = shared.lock();
-                            state.running.remove(&id);
-                            state.wake_driver();
-                        }
-                    }
-                }));
-            }
-            Event::RequestCancelled { id, reason } => {
-                tracing::debug!(request = %id, reason = reason.as_deref(), "the client cancelled");
-                if let Some(tx) = self.shared.lock().running.remove(&id) {
-                    let _ = tx.send(true);
-                }
-            }
-            Event::Notification { method, params } => {
-                self.handler
-                    .on_notification(&method, params.as_deref(), &self.handle);
-            }
-            Event::Ready => self.handler.on_initialized(&self.handle),
-            Event::LogLevel { level } => self.handler.on_log_level(level, &self.handle),
-            Event::Completed { handle, result } => {
-                if let Some(tx) = self.shared.lock().waiters.remove(&handle) {
-                    // The caller may have stopped waiting just now: nothing to do then.
-                    let _ = tx.send(result);
-                }
-            }
-            Event::Diagnostic(d) => self.handler.on_diagnostic(&d),
-            Event::Closed { reason } => {
-                tracing::debug!(?reason, "server session closed");
-                let mut state = self.shared.lock();
-                state.closed = Some(reason);
-                // Dropping the senders stops every running handler.
-                for (_, tx) in state.running.drain() {
-                    let _ = tx.send(true);
-                }
-            }
-            // `InitializeAnswered`, `Progress` on our own requests, and kinds added later.
-            _ => {}
-        }
     }
 
     /// After the session closed: flush what was queued (bounded by [`FLUSH_GRACE`]), close
     /// the output. Returns whether the driver is done.
     fn poll_shutdown(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
-        if self.shared.lock().closed.is_none() {
+        if self
+            .shared
+            .lock()
+            .tasks(None)
+            .is_some_and(|t| t.closed.is_none())
+        {
             return false;
         }
         let deadline = *self.flush_deadline.get_or_insert(now + FLUSH_GRACE);
@@ -355,9 +282,9 @@ impl<R: Runtime> ServerDriver<R> {
     }
 
     fn next_deadline(&self) -> Option<Instant> {
-        let state = self.shared.lock();
+        let mut state = self.shared.lock();
         [
-            state.conn.poll_timeout(),
+            state.stdio().poll_timeout(),
             self.eof.as_ref().map(|(at, _)| *at),
             self.flush_deadline,
         ]
@@ -398,7 +325,11 @@ impl<R: Runtime> Future for ServerDriver<R> {
             progress |= this.dispatch_events();
             if this.poll_shutdown(cx, now) {
                 this.finished = true;
-                let reason = this.shared.lock().closed.clone();
+                let reason = this
+                    .shared
+                    .lock()
+                    .tasks(None)
+                    .and_then(|t| t.closed.clone());
                 // `poll_shutdown` returns true only once `closed` is set.
                 return Poll::Ready(reason.unwrap_or(CloseReason::Local));
             }
@@ -437,16 +368,20 @@ impl<R: Runtime> Drop for ServerDriver<R> {
         // rather than leave them waiting forever.
         let now = self.runtime.now();
         let mut state = self.shared.lock();
-        state.conn.close(now);
-        while let Some(event) = state.conn.poll_event() {
-            if let Event::Completed { handle, result } = event
-                && let Some(tx) = state.waiters.remove(&handle)
-            {
-                let _ = tx.send(result);
+        state.stdio().close(now);
+        let mut completed = Vec::new();
+        while let Some(event) = state.stdio().poll_event() {
+            if let Event::Completed { handle, result } = event {
+                completed.push((handle, result));
             }
         }
-        state.closed.get_or_insert(CloseReason::Local);
-        state.running.clear();
-        state.waiters.clear();
+        if let Some(tasks) = state.tasks(None) {
+            for (handle, result) in completed {
+                if let Some(tx) = tasks.waiters.remove(&handle) {
+                    let _ = tx.send(result);
+                }
+            }
+            tasks.close(CloseReason::Local);
+        }
     }
 }

@@ -4,8 +4,9 @@
 use std::future::Future;
 
 use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::server::Diagnostic;
-use mcp_proto::types::LoggingLevel;
+use mcp_proto::server::{Diagnostic, InitializeAnswer};
+use mcp_proto::session::CloseReason;
+use mcp_proto::types::{InitializeParams, LoggingLevel};
 use serde_json::value::RawValue;
 
 use super::context::{RequestContext, ServerHandle};
@@ -13,6 +14,10 @@ use crate::handler::HandlerFuture;
 
 /// What a handler answers a request with: the raw `result` object, or a JSON-RPC error.
 pub type RequestOutcome = Result<Box<RawValue>, ErrorObject>;
+
+/// What a handler answers a deferred `initialize` with: the server's identity, capabilities,
+/// instructions (and optionally the version), or the JSON-RPC error to refuse it with.
+pub type InitializeOutcome = Result<InitializeAnswer, ErrorObject>;
 
 /// The host's side of a server: answers the client's requests and hears its notifications.
 ///
@@ -39,6 +44,27 @@ pub trait ServerHandler: Send + Sync + 'static {
         context: RequestContext,
     ) -> HandlerFuture<'_, RequestOutcome>;
 
+    /// Answers the client's `initialize` when the server's configuration defers it
+    /// ([`ServerConfig::defer_initialize`](mcp_proto::server::ServerConfig::defer_initialize);
+    /// otherwise never called): `params` holds the version the client asked for, its info and
+    /// capabilities. Runs on its own task; the session answers the client with what it
+    /// returns (the answered capabilities then gate the session as the configured ones do).
+    /// A version the client cannot take, or a panic, answers the client `-32603`; an error
+    /// (or those) ends the session once the client has it. The
+    /// session's handshake deadline bounds it: past it the client is answered an error, the
+    /// session closes and this future is dropped. Default: the configuration's own answer.
+    fn on_initialize(
+        &self,
+        params: InitializeParams,
+        server: ServerHandle,
+    ) -> HandlerFuture<'_, InitializeOutcome> {
+        let _ = params;
+        let answer = server.configured_answer();
+        Box::pin(async move {
+            answer.ok_or_else(|| ErrorObject::new(ErrorObject::INTERNAL_ERROR, "the session ended"))
+        })
+    }
+
     /// A client notification the session does not handle itself
     /// (`notifications/roots/list_changed`, an unknown one). Called on the driver's task: keep
     /// it quick (spawn longer work). Default: ignored.
@@ -57,6 +83,15 @@ pub trait ServerHandler: Send + Sync + 'static {
     /// nothing.
     fn on_log_level(&self, level: LoggingLevel, server: &ServerHandle) {
         let _ = (level, server);
+    }
+
+    /// The session ended (the client left or deleted it, it idled out, the server closed
+    /// it): running requests are cancelled, and this handler gets nothing more. Called on the
+    /// driver's task, once per session. An HTTP session is out of the server's table by then:
+    /// `server`'s getters (client info, version) answer `None`, so keep what this needs from
+    /// [`on_initialized`](Self::on_initialized). Default: nothing.
+    fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
+        let _ = (reason, server);
     }
 
     /// Odd client input the session survived and answered itself (a line that is not JSON,

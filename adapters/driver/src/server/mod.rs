@@ -49,6 +49,10 @@
 mod context;
 mod driver;
 mod handler;
+#[cfg(feature = "http")]
+pub mod http;
+mod state;
+mod tasks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,8 +64,10 @@ use mcp_proto::session::CloseReason;
 
 pub use context::{RequestContext, ServerError, ServerHandle};
 pub use driver::ServerDriver;
-pub use handler::{RequestOutcome, ServerHandler};
-pub use mcp_proto::server::{ClientRequestId, Diagnostic, ListChanged, UsageError};
+pub use handler::{InitializeOutcome, RequestOutcome, ServerHandler};
+pub use mcp_proto::server::{
+    ClientRequestId, Diagnostic, InitializeAnswer, ListChanged, UsageError,
+};
 
 use crate::runtime::Runtime;
 
@@ -126,7 +132,10 @@ impl Server {
         };
         let conn = StdioServerConnection::with_decoder(self.config, decoder, now);
         let clock = runtime.clone();
-        let shared = Arc::new(context::Shared::new(conn, Box::new(move || clock.now())));
+        let shared = Arc::new(state::Shared::new(
+            state::Conn::Stdio(conn),
+            Box::new(move || clock.now()),
+        ));
         let driver = ServerDriver::new(
             shared,
             runtime,

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
 use mcp_proto::server::ServerConfig;
-use mcp_proto::session::{CloseReason, RequestOptions};
+use mcp_proto::session::{CloseReason, EraPolicy, RequestOptions};
 use mcp_proto::types::{CreateMessageResult, Implementation, ServerCapabilities, ToolsCapability};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -77,6 +77,16 @@ async fn tools_call(
                 .to_owned();
             ok(&json!({"content": [{"type": "text", "text": format!("the model said: {said}")}]}))
         }
+        Some("whoami") => {
+            // The request's own view: its envelope in 2026, the session's otherwise.
+            let who = json!({
+                "version": cx.protocol_version().map(|v| v.as_str()),
+                "client": cx.client_info().map(|i| i.name),
+                "enveloped": cx.envelope().is_some(),
+                "sampling": cx.client_capabilities().is_some_and(|c| c.sampling.is_some()),
+            });
+            ok(&json!({"content": [{"type": "text", "text": who.to_string()}]}))
+        }
         Some("block") => {
             seen.started.notify_one();
             // Dropped by the driver when the client cancels; `cancelled` wakes work beside it.
@@ -84,11 +94,11 @@ async fn tools_call(
             let seen2 = seen.clone();
             // The future below never completes on its own: only the cancellation ends it.
             cx.cancelled().await;
-            seen2
-                .cancelled
-                .lock()
-                .expect("not poisoned")
-                .push(format!("cancelled={}", watcher.is_cancelled()));
+            seen2.cancelled.lock().expect("not poisoned").push(format!(
+                "cancelled={} reason={:?}",
+                watcher.is_cancelled(),
+                watcher.cancel_reason()
+            ));
             seen2.cancelled_notify.notify_one();
             std::future::pending::<RequestOutcome>().await
         }
@@ -145,6 +155,19 @@ async fn start<R: Runtime>(
     Arc<Seen>,
     oneshot::Receiver<CloseReason>,
 ) {
+    start_with(rt, EraPolicy::Initialize).await
+}
+
+/// [`start`] with the client's era policy.
+async fn start_with<R: Runtime>(
+    rt: &R,
+    era: EraPolicy,
+) -> (
+    Client<R>,
+    ServerHandle,
+    Arc<Seen>,
+    oneshot::Receiver<CloseReason>,
+) {
     let (to_server, server_reads) = pipe(64 * 1024);
     let (to_client, client_reads) = pipe(64 * 1024);
     let config = ServerConfig::new(Implementation::new("suite-server", "1.0")).with_capabilities(
@@ -165,6 +188,7 @@ async fn start<R: Runtime>(
     }));
     let client = ClientBuilder::new()
         .runtime(rt.clone())
+        .era_policy(era)
         .name("suite")
         .on_sampling(|params| async move {
             let question = params.last_user_text().unwrap_or_default();
@@ -235,8 +259,8 @@ pub async fn sampling_from_a_handler<R: Runtime>(rt: R) {
     client.close().await;
 }
 
-/// The client cancels a call: the handler's context sees it, the call fails on the client
-/// side, and the server answers nothing (the next call still works).
+/// The client cancels a call: the handler's context sees it with the client's reason, the
+/// call fails on the client side, and the server answers nothing (the next call still works).
 pub async fn cancellation_reaches_the_handler<R: Runtime>(rt: R) {
     let (client, _handle, seen, _done) = start(&rt).await;
     let (options, cancel): (CallOptions, CancelHandle) = CallOptions::new().cancel_handle();
@@ -264,7 +288,7 @@ pub async fn cancellation_reaches_the_handler<R: Runtime>(rt: R) {
     }
     assert_eq!(
         *seen.cancelled.lock().expect("not poisoned"),
-        vec!["cancelled=true".to_owned()]
+        vec![r#"cancelled=true reason=Some("the user gave up")"#.to_owned()]
     );
     let again = client
         .call_tool("progress", json!({}))
@@ -526,4 +550,97 @@ pub async fn progress_is_flushed_apart_from_the_answer<R: Runtime>(rt: R) {
         "progress before the answer: {flushed:#?}"
     );
     handle.close();
+}
+
+/// Protocol 2026-07-28 through the driver: a Discover client's call reaches the handler with
+/// the request's own envelope in its context (version, client info, capabilities), while the
+/// initialize era's context shows the session's.
+pub async fn the_context_carries_the_2026_envelope<R: Runtime>(rt: R) {
+    // The initialize era: the session's view (what `initialize` said).
+    let (client, _handle, _seen, _done) = start(&rt).await;
+    let result = client
+        .call_tool("whoami", json!({}))
+        .await
+        .expect("the call");
+    let legacy: Value = serde_json::from_str(&text(&result)).expect("JSON");
+    assert_eq!(legacy["enveloped"], false);
+    assert_eq!(legacy["version"], client.protocol_version().as_str());
+    assert!(legacy["client"].is_string(), "{legacy}");
+    client.close().await;
+    // 2026-07-28: the request's own envelope, with the same client info.
+    let (client, _handle, _seen, _done) = start_with(&rt, EraPolicy::Discover).await;
+    assert_eq!(
+        client.protocol_version(),
+        mcp_proto::session::ProtocolVersion::V2026_07_28
+    );
+    let result = client
+        .call_tool("whoami", json!({}))
+        .await
+        .expect("the call");
+    let modern: Value = serde_json::from_str(&text(&result)).expect("JSON");
+    assert_eq!(
+        modern,
+        json!({"version": "2026-07-28", "client": legacy["client"], "enveloped": true, "sampling": true})
+    );
+    client.close().await;
+}
+
+/// Answers a deferred `initialize` from the client's own params.
+struct DeferringHandler;
+
+impl crate::server::ServerHandler for DeferringHandler {
+    fn on_request(
+        &self,
+        method: String,
+        _params: Option<Box<RawValue>>,
+        _context: RequestContext,
+    ) -> crate::HandlerFuture<'_, RequestOutcome> {
+        Box::pin(async move { Err(ErrorObject::method_not_found(&method)) })
+    }
+
+    fn on_initialize(
+        &self,
+        params: mcp_proto::types::InitializeParams,
+        _server: ServerHandle,
+    ) -> crate::HandlerFuture<'_, crate::server::InitializeOutcome> {
+        Box::pin(async move {
+            Ok(crate::server::InitializeAnswer::new(Implementation::new(
+                format!("for-{}", params.client_info.name),
+                "1",
+            ))
+            .with_instructions(Some(format!("asked {}", params.protocol_version))))
+        })
+    }
+}
+
+/// Over stdio too, a deferred `initialize` is answered by the handler's `on_initialize`
+/// with the client's own params; the session takes the answer as its identity.
+pub async fn deferred_initialize_over_stdio<R: Runtime>(rt: R) {
+    let (to_server, server_reads) = pipe(64 * 1024);
+    let (to_client, client_reads) = pipe(64 * 1024);
+    let config =
+        ServerConfig::new(Implementation::new("configured", "1")).with_deferred_initialize(true);
+    let (handle, driver) =
+        Server::new(config).start(rt.clone(), DeferringHandler, server_reads, to_client);
+    rt.spawn(Box::pin(async move {
+        let _ = driver.await;
+    }));
+    let client = ClientBuilder::new()
+        .runtime(rt.clone())
+        .client_info(Implementation::new("stdio-host", "1"))
+        .protocol_version(mcp_proto::session::ProtocolVersion::V2025_06_18)
+        .over(client_reads, to_server)
+        .await
+        .expect("handshake with the deferring server");
+    assert_eq!(client.server_info().name, "for-stdio-host");
+    assert_eq!(client.instructions(), Some("asked 2025-06-18"));
+    assert_eq!(
+        client.protocol_version(),
+        mcp_proto::session::ProtocolVersion::V2025_06_18
+    );
+    assert_eq!(
+        handle.client_info().map(|i| i.name),
+        Some("stdio-host".to_owned())
+    );
+    client.close().await;
 }

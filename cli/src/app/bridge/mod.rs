@@ -1,36 +1,47 @@
-//! `mcp bridge --url URL`: a stdio MCP server for a host (a desktop app, an IDE) that forwards
-//! everything to a remote Streamable HTTP / legacy SSE server.
+//! `mcp bridge --url URL` and `mcp bridge -- cmd args`: a stdio MCP server for a host (a
+//! desktop app, an IDE) that forwards everything to one server, a remote Streamable HTTP /
+//! legacy SSE server or a stdio child.
 //!
 //! The host's side is the server driver ([`mcp_tokio::server`]) on stdin and stdout; the
-//! remote side is a [`Client`](mcp_tokio::Client). The upstream connection is made when the
+//! upstream side is a [`Client`](mcp_tokio::Client) of either transport (the stdio child in
+//! its own process group, shut down and reaped by the client as every command's is). The upstream connection is made when the
 //! host sends `initialize`, with the host's client info, capabilities and protocol version
 //! ([`upstream::connect`]); the host session then starts with the server's own `serverInfo`,
 //! capabilities and instructions, and answers the host's `initialize` with the version the
 //! server agreed to, so the host sees what it would see directly. [`forward`] maps everything
 //! after that.
 //!
+//! When the server answers 401 and no stored token works, the bridge runs the browser login of
+//! `mcp login` if a terminal is present (its token stored), else it answers the host's
+//! `initialize` with an error saying to run `mcp login --url URL` and exits nonzero.
+//!
 //! Before `initialize`, a session with no capabilities answers the host (`ping`, errors for
 //! anything else). When the host closes stdin, the requests still running upstream are
-//! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`) and
-//! the bridge exits 0. When the upstream connection ends, the bridge ends the host session
+//! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`, or
+//! the child's shutdown) and the bridge exits 0. When the upstream connection ends, the bridge ends the host session
 //! and exits 3. stdout carries only the protocol; logs go to stderr.
+//!
+//! With `--config FILE`, [`aggregate`] serves every server of the file as one.
 
+pub mod aggregate;
 pub mod forward;
+pub mod listen;
 pub mod upstream;
 
 use mcp_manager::config::TransportConfig;
 use mcp_proto::framing::lines::encode_line;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::{ServerConfig, ServerSession};
+use mcp_proto::session::ProtocolVersion;
 use mcp_proto::types::{Implementation, InitializeParams};
 use mcp_tokio::server::Server;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 
 use super::ui::Ui;
-use crate::args::Cli;
+use crate::args::{Cli, Command};
 use crate::exit::{CliError, Exit};
-use forward::Forwarder;
+use forward::{CallsEnded, Forwarder};
 use upstream::HostSlot;
 
 /// How long the bridge waits, after the host left, for the cancelled upstream calls to end
@@ -88,7 +99,10 @@ async fn await_initialize(
     stdout: &mut (impl AsyncWrite + Unpin),
 ) -> Result<Option<HostInitialize>, CliError> {
     let info = Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION"));
-    let mut waiting = ServerSession::new(ServerConfig::new(info), std::time::Instant::now());
+    // The bridge speaks the initialize era to the host (as upstream): a 2026 host's
+    // `server/discover` gets -32601 and falls back to `initialize`.
+    let config = ServerConfig::new(info).with_versions(ProtocolVersion::INITIALIZE_ERA);
+    let mut waiting = ServerSession::new(config, std::time::Instant::now());
     let mut buf = Vec::new();
     let mut chunk = vec![0u8; READ_CHUNK];
     loop {
@@ -126,19 +140,94 @@ async fn await_initialize(
     }
 }
 
-/// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
-/// ends.
-pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
-    if cli.connection.url.is_none() {
+/// The upstream asked for authorization and no stored token worked, with someone at a
+/// terminal: the browser login `mcp login` runs (its token stored), then the connection
+/// again. The host's `initialize` waits meanwhile.
+async fn login_and_connect(
+    cli: &Cli,
+    ui: &Ui,
+    config: mcp_manager::config::ServerConfig,
+    host_params: &InitializeParams,
+    host: HostSlot,
+) -> Result<mcp_tokio::Client, CliError> {
+    ui.note("mcp bridge: the server needs authorization; logging in in the browser (as `mcp login` does)");
+    let provider = super::auth::bridge_login_provider(cli, ui)?;
+    upstream::connect_with_auth(cli, ui, config, host_params, host, Some(provider)).await
+}
+
+/// The one upstream server of `mcp bridge`: `--url` (an HTTP server) or `-- cmd` (a stdio
+/// child); a usage error for anything else, before anything is started.
+fn upstream_config(cli: &Cli) -> Result<mcp_manager::config::ServerConfig, CliError> {
+    let given = cli.connection.url.is_some()
+        || cli
+            .command
+            .server_command()
+            .is_some_and(|s| !s.argv.is_empty());
+    if !given {
         return Err(CliError::Usage(
-            "mcp bridge needs --url URL: the remote server to forward to".into(),
+            "mcp bridge needs the server to forward to: --url URL, or -- <command> [args] for a stdio server, or --config FILE for every server of a file"
+                .into(),
         ));
     }
     let config = super::connect::server_config(cli)?;
-    if !matches!(config.transport, TransportConfig::Http(_)) {
-        return Err(CliError::Usage(
-            "mcp bridge --url forwards to an HTTP server".into(),
-        ));
+    match &config.transport {
+        TransportConfig::Http(_) | TransportConfig::Stdio(_) => Ok(config),
+        _ => Err(CliError::Usage(
+            "mcp bridge forwards to an HTTP server (--url) or a stdio server (-- <command>)".into(),
+        )),
+    }
+}
+
+/// The host-facing server of an upstream `client`: the server's own identity, capabilities
+/// and instructions, so a host sees what it would see directly.
+fn host_server_config(client: &mcp_tokio::Client) -> ServerConfig {
+    let config = ServerConfig::new(client.server_info().clone())
+        // The bridge forwards the initialize era only: a 2026 host's `server/discover` gets
+        // -32601 and it falls back to `initialize`.
+        .with_versions(ProtocolVersion::INITIALIZE_ERA)
+        .with_capabilities(client.capabilities().clone())
+        // The upstream server times its own requests out (and cancels them).
+        .with_request_timeout(None);
+    match client.instructions() {
+        Some(instructions) => config.with_instructions(instructions),
+        None => config,
+    }
+}
+
+/// Waits, at most [`CANCEL_BOUND`], until every forwarded call has ended and the host's
+/// requests are answered: after the upstream connection ended, each fails at once.
+async fn answer_open_requests(host: &mcp_tokio::server::ServerHandle, calls: &mut CallsEnded) {
+    let answered = async {
+        calls.wait().await;
+        // The last answers pass from the ended calls to the session through their handler
+        // tasks, which are already woken: a few scheduler turns at most.
+        while host.open_requests() > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+    };
+    if tokio::time::timeout(CANCEL_BOUND, answered).await.is_err() {
+        tracing::warn!("bridge: some host requests were not answered before the session ended");
+    }
+}
+
+/// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
+/// ends.
+pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
+    if let Command::Bridge(args) = &cli.command {
+        if cli.connection.config.is_some() {
+            return aggregate::run(cli, ui, args).await;
+        }
+        if !args.tools.allow.is_empty() || !args.tools.deny.is_empty() {
+            return Err(CliError::Usage(
+                "--allow and --deny filter the servers' tools of mcp bridge --config FILE".into(),
+            ));
+        }
+    }
+    let config = upstream_config(cli)?;
+    if let Command::Bridge(args) = &cli.command
+        && let Some(addr) = args.listen
+    {
+        return listen::run(cli, ui, args, addr, config).await;
     }
     let mut stdin = tokio::io::stdin();
     let mut stdout = tokio::io::stdout();
@@ -148,7 +237,12 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     };
 
     let host = HostSlot::default();
-    let client = match upstream::connect(cli, ui, config, &init.params, host.clone()).await {
+    let mut connected =
+        upstream::connect(cli, ui, config.clone(), &init.params, host.clone()).await;
+    if matches!(connected, Err(CliError::LoginRequired { .. })) && super::auth::terminal_present() {
+        connected = login_and_connect(cli, ui, config, &init.params, host.clone()).await;
+    }
+    let client = match connected {
         Ok(c) => c,
         Err(e) => {
             // The host learns why (and what to do: `mcp login`, say) in the answer to its
@@ -173,14 +267,10 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         client.server_info().version,
         client.protocol_version()
     );
-    let mut notifications = client.notifications();
-    let mut host_config = ServerConfig::new(client.server_info().clone())
-        .with_capabilities(client.capabilities().clone())
-        // The upstream server times its own requests out (and cancels them).
-        .with_request_timeout(None);
-    if let Some(instructions) = client.instructions() {
-        host_config = host_config.with_instructions(instructions);
-    }
+    // Subscribed now, so nothing the server sends from here on is missed.
+    let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
+    let (forwarder, host_pump) = forwarder.with_host_pump();
+    let host_config = host_server_config(&client);
     // The host's own `initialize`, asking for the version the server agreed to: the session
     // answers it with that version (every version the client speaks, the session speaks).
     // Replayed ahead of the rest of stdin.
@@ -193,21 +283,13 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     replay.extend_from_slice(&init.rest);
     let input = std::io::Cursor::new(replay).chain(stdin);
 
-    let (forwarder, calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
     let (handle, driver) =
         mcp_tokio::server::start(Server::new(host_config), forwarder, input, stdout);
     // Set once, here: the slot was empty until the host session existed.
     let _ = host.set(handle.clone());
     let pump = {
         let handle = handle.clone();
-        tokio::spawn(async move {
-            while let Some(n) = notifications.recv().await {
-                match n {
-                    Ok(n) => forward::to_host(&handle, &n),
-                    Err(lagged) => tracing::warn!("bridge: {lagged}"),
-                }
-            }
-        })
+        tokio::spawn(async move { host_pump.run(&handle).await })
     };
     let mut driver = std::pin::pin!(driver);
     let exit = tokio::select! {
@@ -217,7 +299,10 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         }
         reason = client.closed() => {
             tracing::warn!("bridge: the server's connection ended: {reason}");
-            // Answers already queued still reach the host, then the driver finishes.
+            // Every forwarded call fails now that the connection is gone: let those errors
+            // reach the host as answers (none of its requests is left unanswered), then end
+            // the session; answers already queued are written before the driver finishes.
+            answer_open_requests(&handle, &mut calls_ended).await;
             handle.close();
             driver.await;
             Err(CliError::Closed(format!("the server's connection ended: {reason}")))

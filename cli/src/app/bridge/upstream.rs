@@ -82,10 +82,8 @@ pub fn initialize_params(params: Option<&Value>) -> Result<InitializeParams, Err
     })
 }
 
-/// Connects to the upstream server at `config` speaking as the host: its `clientInfo`, its
-/// capabilities (so the server offers what it would offer the host directly), its protocol
-/// version when this client speaks it, the `initialize` handshake only (the host spoke
-/// `initialize`). The server's requests go to the host in `to_host` once it is set.
+/// Connects to the upstream server at `config` speaking as the host ([`as_host`]). The
+/// server's requests go to the host in `to_host` once it is set.
 pub async fn connect(
     cli: &Cli,
     ui: &Ui,
@@ -97,10 +95,36 @@ pub async fn connect(
         TransportConfig::Http(h) => crate::app::auth::stored_provider(cli, &h.headers),
         _ => None,
     };
+    connect_with_auth(cli, ui, config, host, to_host, auth).await
+}
+
+/// [`connect`] with the given authorization provider (the browser login's, after a 401).
+pub async fn connect_with_auth(
+    cli: &Cli,
+    ui: &Ui,
+    config: ServerConfig,
+    host: &InitializeParams,
+    to_host: HostSlot,
+    auth: Option<mcp_tokio::mcp_driver::auth::AuthProvider>,
+) -> Result<Client, CliError> {
+    let builder = as_host(ClientBuilder::new(), host, to_host);
+    crate::app::connect::connect_built(cli, ui, config, builder, auth).await
+}
+
+/// `builder` speaking as the host: its `clientInfo`, its capabilities (so a server offers
+/// what it would offer the host directly), its protocol version when this client speaks it,
+/// the `initialize` handshake only (the host spoke `initialize`), results passed on as they
+/// are; the server's requests (roots, sampling, elicitation) go to the host in `to_host` once
+/// it is set.
+pub fn as_host(
+    builder: ClientBuilder,
+    host: &InitializeParams,
+    to_host: HostSlot,
+) -> ClientBuilder {
     let forward = Forward { host: to_host };
     let sampling = forward.clone();
     let elicitation = forward.clone();
-    let mut builder = ClientBuilder::new()
+    let mut builder = builder
         .client_info(host.client_info.clone())
         .client_capabilities(host.capabilities.clone())
         .era_policy(EraPolicy::Initialize)
@@ -120,5 +144,5 @@ pub async fn connect(
     {
         builder = builder.protocol_version(version);
     }
-    crate::app::connect::connect_built(cli, ui, config, builder, auth).await
+    builder
 }

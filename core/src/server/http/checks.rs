@@ -97,14 +97,18 @@ pub(crate) fn content_is_json(headers: &HeaderList) -> bool {
 }
 
 /// The `MCP-Protocol-Version` of a request: `Ok(None)` without the header, `Err` with the
-/// value for one this server does not speak (it must get 400).
-pub(crate) fn protocol_version(headers: &HeaderList) -> Result<Option<ProtocolVersion>, String> {
+/// value for one this server does not speak (it must get 400). Initialize-era versions are
+/// always read (the session negotiates them); 2026 ones when `speaks` lists them.
+pub(crate) fn protocol_version(
+    headers: &HeaderList,
+    speaks: &[ProtocolVersion],
+) -> Result<Option<ProtocolVersion>, String> {
     let Some(value) = headers.get(crate::http::headers::MCP_PROTOCOL_VERSION) else {
         return Ok(None);
     };
     let value = value.trim();
     match ProtocolVersion::parse(value) {
-        Some(v) if v.era() == Era::Initialize => Ok(Some(v)),
+        Some(v) if v.era() == Era::Initialize || speaks.contains(&v) => Ok(Some(v)),
         _ => Err(value.to_owned()),
     }
 }
@@ -197,12 +201,23 @@ mod tests {
 
     #[test]
     fn protocol_version_header() {
-        assert_eq!(protocol_version(&HeaderList::new()), Ok(None));
+        assert_eq!(protocol_version(&HeaderList::new(), &[]), Ok(None));
         let h = headers(&[("mcp-protocol-version", "2025-06-18")]);
-        assert_eq!(protocol_version(&h), Ok(Some(ProtocolVersion::V2025_06_18)));
+        assert_eq!(
+            protocol_version(&h, &[]),
+            Ok(Some(ProtocolVersion::V2025_06_18))
+        );
         let h = headers(&[("mcp-protocol-version", "1999-01-01")]);
-        assert_eq!(protocol_version(&h), Err("1999-01-01".into()));
+        assert_eq!(protocol_version(&h, &[]), Err("1999-01-01".into()));
         let h = headers(&[("mcp-protocol-version", "2026-07-28")]);
-        assert!(protocol_version(&h).is_err(), "not spoken by this server");
+        assert!(
+            protocol_version(&h, &[]).is_err(),
+            "not spoken by this server"
+        );
+        let speaks = [ProtocolVersion::V2026_07_28];
+        assert_eq!(
+            protocol_version(&h, &speaks),
+            Ok(Some(ProtocolVersion::V2026_07_28))
+        );
     }
 }

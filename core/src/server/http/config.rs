@@ -70,6 +70,11 @@ pub struct HttpServerConfig {
     /// ends (a client that never sends DELETE must not hold a place in the table for ever).
     /// `None`: never (default 30 minutes).
     pub idle_timeout: Option<Duration>,
+    /// The SSE `retry` field sent with each priming event (2025-11-25 streams): how long a
+    /// client waits before it reconnects when the server closes a stream's connection
+    /// ([`HttpServer::close_request_stream`](super::HttpServer::close_request_stream), SEP-1699
+    /// polling). `None`: no `retry` field, the client's own delay (default).
+    pub retry: Option<Duration>,
 }
 
 impl HttpServerConfig {
@@ -90,7 +95,15 @@ impl HttpServerConfig {
             replay_bytes: 1 << 20,
             ended_streams_kept: 8,
             idle_timeout: Some(Duration::from_secs(30 * 60)),
+            retry: None,
         }
+    }
+
+    /// Sets the `retry` field of priming events (see [`retry`](Self::retry)).
+    #[must_use]
+    pub fn with_retry(mut self, retry: Option<Duration>) -> Self {
+        self.retry = retry;
+        self
     }
 
     /// Sets the mode.
@@ -134,6 +147,17 @@ impl HttpServerConfig {
     #[must_use]
     pub fn with_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// Makes the host answer each session's `initialize`
+    /// ([`ServerConfig::defer_initialize`]): the POST that carried it is answered (with its
+    /// `Mcp-Session-Id`) when the host accepts or refuses it. In stateless mode the implied
+    /// handshake of a POST that is not `initialize` is still answered from
+    /// [`server`](Self::server).
+    #[must_use]
+    pub fn with_deferred_initialize(mut self, defer: bool) -> Self {
+        self.server.defer_initialize = defer;
         self
     }
 

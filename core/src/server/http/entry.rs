@@ -108,6 +108,9 @@ pub(super) struct Entry {
     pub(super) finished: bool,
     /// The last time it had a request or an open stream (for the idle timeout).
     pub(super) last_active: Instant,
+    /// The session of one 2026-07-28 request: it ends once that request is answered, or
+    /// when the client closes its stream (the revision's cancellation).
+    pub(super) transient: bool,
 }
 
 impl Entry {
@@ -128,6 +131,7 @@ impl Entry {
             unidentified: Vec::new(),
             finished: false,
             last_active: now,
+            transient: false,
         }
     }
 
@@ -258,7 +262,7 @@ impl Entry {
                 out.push_back(sse_head(response));
                 if primes {
                     let mut body = Vec::new();
-                    encode_priming(&mut body, &event_id(stream_no, 0));
+                    encode_priming(&mut body, &event_id(stream_no, 0), config.retry);
                     out.push_back(Output::Body {
                         response,
                         bytes: body,
@@ -343,6 +347,51 @@ impl Entry {
         self.stream_done(config, stream_no);
     }
 
+    /// Closes the connection of the POST stream that carries client request `request`
+    /// without ending the stream (SEP-1699 polling): a stream not framed yet becomes an SSE
+    /// stream with its priming event first, then the response ends; what follows (the
+    /// answer included) is logged, and the client resumes it with `Last-Event-ID`. `false`
+    /// when that cannot be done: a session before 2025-11-25 (no priming event, so nothing to
+    /// resume from), a client that does not accept SSE, a request already answered or not
+    /// known, a stream already framed as JSON. `true` also when the connection was gone.
+    pub(super) fn close_request_stream(
+        &mut self,
+        config: &HttpServerConfig,
+        out: &mut VecDeque<Output>,
+        request: ClientRequestId,
+    ) -> bool {
+        let primes = self.primes();
+        let Some(&stream_no) = self.by_request.get(&request) else {
+            return false;
+        };
+        let Some(stream) = self.streams.get_mut(&stream_no) else {
+            return false;
+        };
+        if !primes || stream.done || !stream.sse_ok || stream.framing == Framing::Json {
+            return false;
+        }
+        let Some(response) = stream.response else {
+            return true;
+        };
+        if stream.framing == Framing::Undecided {
+            stream.framing = Framing::Sse;
+            out.push_back(sse_head(response));
+            let mut body = Vec::new();
+            encode_priming(&mut body, &event_id(stream_no, 0), config.retry);
+            out.push_back(Output::Body {
+                response,
+                bytes: body,
+            });
+            // Answers held for a JSON body (a batch's first ones) go out as events first.
+            for held in std::mem::take(&mut stream.answers) {
+                push_event(stream, stream_no, config, out, held);
+            }
+        }
+        stream.response = None;
+        out.push_back(Output::End { response });
+        true
+    }
+
     /// The client's connection of `response` dropped: not a cancellation (the spec's rule);
     /// its stream's messages are logged for resumption from now on.
     pub(super) fn detach(&mut self, response: ResponseId) {
@@ -361,7 +410,12 @@ impl Entry {
 
     /// Opens the GET stream on `response`: what was queued for it while no client listened
     /// goes first.
-    pub(super) fn open_get(&mut self, out: &mut VecDeque<Output>, response: ResponseId) {
+    pub(super) fn open_get(
+        &mut self,
+        config: &HttpServerConfig,
+        out: &mut VecDeque<Output>,
+        response: ResponseId,
+    ) {
         let primes = self.primes();
         let Some(stream) = self.streams.get_mut(&GET_STREAM) else {
             return;
@@ -370,7 +424,11 @@ impl Entry {
         out.push_back(sse_head(response));
         let mut body = Vec::new();
         if primes {
-            encode_priming(&mut body, &event_id(GET_STREAM, stream.log.last_seq));
+            encode_priming(
+                &mut body,
+                &event_id(GET_STREAM, stream.log.last_seq),
+                config.retry,
+            );
         }
         for (seq, data) in stream.log.after(stream.delivered) {
             encode_event(&mut body, &event_id(GET_STREAM, seq), data);

@@ -1,5 +1,13 @@
 //! A sans-IO Streamable HTTP server: the HTTP decisions of the MCP transport (2025-03-26 to
-//! 2025-11-25) around a table of [`ServerSession`]s.
+//! 2025-11-25, and 2026-07-28) around a table of [`ServerSession`]s.
+//!
+//! A POST whose `MCP-Protocol-Version` is 2026-07-28 (when the server's
+//! [`ServerConfig::versions`](crate::server::ServerConfig::versions) list it) is that
+//! revision's: one request, served by a session of its own that ends with its answer (no
+//! `Mcp-Session-Id`; one sent is ignored), its `Mcp-Method` / `Mcp-Name` headers and envelope
+//! checked first (400 with `-32020`, `-32602` or `-32022`; 404 with `-32601` for a removed or
+//! undeclared method: [`Refusal::Rejected`]); closing its stream cancels it; GET and DELETE
+//! get 405.
 //!
 //! The host's HTTP library hands each request's head and body to
 //! [`HttpServer::handle_request`] and writes what [`HttpServer::poll_output`] gives it: a
@@ -23,7 +31,8 @@
 //!   [`handle_response_closed`](HttpServer::handle_response_closed),
 //!   [`handle_timeout`](HttpServer::handle_timeout).
 //! - **(C) commands**: [`session_mut`](HttpServer::session_mut),
-//!   [`related`](HttpServer::related), [`close_session`](HttpServer::close_session).
+//!   [`related`](HttpServer::related), [`close_session`](HttpServer::close_session),
+//!   [`close_request_stream`](HttpServer::close_request_stream).
 //! - **(D) outputs**: [`poll_output`](HttpServer::poll_output),
 //!   [`poll_event`](HttpServer::poll_event), [`poll_timeout`](HttpServer::poll_timeout).
 //!
@@ -81,7 +90,7 @@ use std::collections::{HashMap, VecDeque};
 use crate::http::headers::{
     CONTENT_TYPE, HeaderList, LAST_EVENT_ID, MCP_SESSION_ID, WWW_AUTHENTICATE,
 };
-use crate::jsonrpc::{self, DecodedRef, ErrorObject, Id, MessageRef};
+use crate::jsonrpc::{self, ErrorObject};
 use crate::server::{ClientRequestId, Event, ServerSession};
 use crate::session::{CloseReason, ProtocolVersion};
 use crate::time::Instant;
@@ -89,13 +98,17 @@ use crate::time::Instant;
 mod checks;
 mod config;
 mod entry;
+mod modern;
+mod shape;
 mod stream;
 mod types;
 
 pub use config::{HttpMode, HttpServerConfig, OriginCheck};
+pub use modern::ModernRejection;
 pub use types::{HttpEvent, Output, Refusal, RequestHead, ResponseId, SessionKey};
 
 use entry::{Entry, GET_STREAM, Stream};
+use shape::BodyShape;
 
 /// The Streamable HTTP server machine (see the [module docs](self)).
 #[derive(Debug)]
@@ -207,10 +220,14 @@ impl HttpServer {
         response
     }
 
-    /// The client's connection for `response` closed before its end. A POST's answers are
-    /// still produced and logged for resumption (a disconnection is not a cancellation); the
-    /// GET stream's messages wait for the next GET. Unknown or ended responses are ignored.
+    /// The client's connection for `response` closed before its end. In stateful mode a
+    /// POST's answers are still produced and logged for resumption (a disconnection is not a
+    /// cancellation); the GET stream's messages wait for the next GET. In stateless mode
+    /// nothing can resume the POST, and a 2026-07-28 request's stream is its cancellation, so
+    /// their session ends (its requests are cancelled: the host's [`Event::Closed`] stops
+    /// their work). Unknown or ended responses are ignored.
     pub fn handle_response_closed(&mut self, now: Instant, response: ResponseId) {
+        self.last_now = self.last_now.max(now);
         let Some(key) = self.responses.remove(&response) else {
             return;
         };
@@ -218,6 +235,15 @@ impl HttpServer {
             entry.detach(response);
             // The idle timeout counts from the last stream's end.
             entry.last_active = entry.last_active.max(now);
+            if self.config.mode == HttpMode::Stateless || entry.transient {
+                let why = if entry.transient {
+                    "the client closed the request's stream"
+                } else {
+                    "the client disconnected before its stateless answer"
+                };
+                entry.session.handle_transport_closed(now, Some(why.into()));
+                self.settle(key);
+            }
         }
     }
 
@@ -278,6 +304,23 @@ impl HttpServer {
         Some(result)
     }
 
+    /// Closes the connection of the POST stream of client request `request` without ending
+    /// the stream (SEP-1699 polling: the client reconnects with `Last-Event-ID`, after the
+    /// [`HttpServerConfig::retry`] delay, and gets the rest, the answer included). `false`
+    /// when it cannot be resumed: a session before 2025-11-25, a client that does not accept
+    /// SSE, a request answered or unknown.
+    pub fn close_request_stream(&mut self, key: SessionKey, request: ClientRequestId) -> bool {
+        self.settle(key);
+        let Some(entry) = self.entries.get_mut(&key) else {
+            return false;
+        };
+        let mut routed = VecDeque::new();
+        let closed = entry.close_request_stream(&self.config, &mut routed, request);
+        tag_heads(&mut routed, &entry.wire_id);
+        self.out.extend(routed);
+        closed
+    }
+
     /// Closes a session from the host's side: its pending requests complete
     /// ([`CloseReason::Local`]), its queued answers are flushed, its streams end.
     pub fn close_session(&mut self, now: Instant, key: SessionKey) {
@@ -334,10 +377,15 @@ impl HttpServer {
             }
         }
         self.out.push_back(head);
-        self.out.push_back(Output::Body {
-            response,
-            bytes: error_body(&refusal.message()),
-        });
+        let bytes = match &refusal {
+            Refusal::Rejected(r) => {
+                let mut out = Vec::new();
+                jsonrpc::encode_error(&mut out, r.id.as_ref(), &r.error);
+                out
+            }
+            _ => error_body(&refusal.message()),
+        };
+        self.out.push_back(Output::Body { response, bytes });
         self.out.push_back(Output::End { response });
         self.events
             .push_back(HttpEvent::Refused { response, refusal });
@@ -369,9 +417,15 @@ impl HttpServer {
         {
             return Err(Refusal::Unauthorized);
         }
-        let version = checks::protocol_version(headers).map_err(Refusal::UnsupportedVersion)?;
+        let speaks = self.config.server.versions.clone();
+        let version =
+            checks::protocol_version(headers, &speaks).map_err(Refusal::UnsupportedVersion)?;
         let stateless = self.config.mode == HttpMode::Stateless;
+        let modern = version.is_some_and(|v| v.era() == crate::session::Era::Discover);
         match head.method.to_ascii_uppercase().as_str() {
+            // 2026-07-28 has no GET stream and no DELETE: every request is its own POST.
+            "POST" if modern => self.serve_post(now, response, headers, body, entropy, version),
+            _ if modern => Err(Refusal::MethodNotAllowed(head.method.clone())),
             "POST" => self.serve_post(now, response, headers, body, entropy, version),
             "GET" if !stateless && self.config.get_stream => self.serve_get(response, headers),
             "DELETE" if !stateless => self.serve_delete(now, response, headers),
@@ -409,8 +463,26 @@ impl HttpServer {
         if !checks::content_is_json(headers) {
             return Err(Refusal::UnsupportedMediaType);
         }
+        let modern = version.filter(|v| v.era() == crate::session::Era::Discover);
+        if let Some(version) = modern {
+            let speaks = self.config.server.versions.clone();
+            let post = modern::check_post(
+                headers,
+                body,
+                version,
+                &speaks,
+                &self.config.server.capabilities,
+            )
+            .map_err(Refusal::Rejected)?;
+            if post == modern::ModernPost::Nothing {
+                self.accept_without_requests_alone(response);
+                return Ok(());
+            }
+        }
         let shape = BodyShape::of(body).ok_or(Refusal::InvalidBody)?;
         let key = match self.config.mode {
+            // Session headers are ignored in 2026: the request gets a session of its own.
+            _ if modern.is_some() => self.open_transient(now)?,
             HttpMode::Stateless => self.open_stateless(now, version, shape.initialize)?,
             HttpMode::Stateful if headers.contains(MCP_SESSION_ID) => {
                 self.named_session(headers)?
@@ -556,7 +628,7 @@ impl HttpServer {
             if entry.live_streams() >= config_streams {
                 return Err(Refusal::TooManyStreams);
             }
-            entry.open_get(&mut routed, response);
+            entry.open_get(&self.config, &mut routed, response);
         }
         tag_heads(&mut routed, &entry.wire_id);
         self.out.extend(routed);
@@ -633,6 +705,12 @@ impl HttpServer {
             version.as_str()
         );
         entry.session.handle_message_str(now, &init);
+        if entry.session.initialize_pending() {
+            // Deferred: the implied handshake is the server's own, answered from its
+            // configuration (the version negotiated from the client's header, so it is spoken).
+            let answer = crate::server::InitializeAnswer::from_config(&self.config.server);
+            let _accepted = entry.session.accept_initialize(now, answer);
+        }
         entry.session.handle_message_str(
             now,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -676,7 +754,7 @@ impl HttpServer {
                 event,
             });
         }
-        let stateless_done = self.config.mode == HttpMode::Stateless
+        let stateless_done = (self.config.mode == HttpMode::Stateless || entry.transient)
             && entry
                 .streams
                 .iter()
@@ -696,7 +774,7 @@ impl HttpServer {
                 reason: closed.unwrap_or(CloseReason::Local),
             });
         } else if stateless_done && self.entries.get(&key).is_some_and(|e| e.next_stream > 1) {
-            // A stateless POST answered in full: its session has nothing more to do.
+            // A stateless (or 2026) POST answered in full: its session has nothing more to do.
             if let Some(entry) = self.entries.get_mut(&key) {
                 entry.session.handle_transport_closed(
                     self.last_now,
@@ -705,45 +783,6 @@ impl HttpServer {
             }
             self.settle(key);
         }
-    }
-}
-
-/// What a POST body holds, read before it reaches a session.
-struct BodyShape {
-    /// The ids of its requests.
-    requests: Vec<Id>,
-    /// Whether it holds an `initialize` request.
-    initialize: bool,
-}
-
-impl BodyShape {
-    /// `None` for a body that is not JSON-RPC at all (not JSON, or JSON of no message's
-    /// shape); a batch with some bad elements is read (the session answers those).
-    fn of(body: &[u8]) -> Option<BodyShape> {
-        let mut shape = BodyShape {
-            requests: Vec::new(),
-            initialize: false,
-        };
-        let mut note = |msg: &MessageRef<'_>| {
-            if let MessageRef::Request { id, method, .. } = msg {
-                shape.requests.push(id.clone());
-                shape.initialize |= method == "initialize";
-            }
-        };
-        match jsonrpc::decode(body).ok()? {
-            DecodedRef::Single(msg) => note(&msg),
-            DecodedRef::Batch(items) => {
-                if items.is_empty() {
-                    return None;
-                }
-                for msg in items.iter().flatten() {
-                    note(msg);
-                }
-            }
-            #[allow(unreachable_patterns)] // non_exhaustive for other crates only
-            _ => return None,
-        }
-        Some(shape)
     }
 }
 

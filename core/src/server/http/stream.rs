@@ -1,6 +1,7 @@
 //! One response stream of a session: how its messages are framed (one JSON answer, or SSE
 //! events with ids), and the bounded log of its events kept for `Last-Event-ID` resumption.
 
+use crate::time::Duration;
 use std::collections::VecDeque;
 
 /// The SSE event id of event `seq` of stream `stream`: the stream is part of the id, so ids
@@ -28,10 +29,14 @@ pub(crate) fn encode_event(out: &mut Vec<u8>, id: &str, data: &[u8]) {
 }
 
 /// The priming event of a 2025-11-25 stream: an id and empty data, so a client can resume
-/// even before the first message.
-pub(crate) fn encode_priming(out: &mut Vec<u8>, id: &str) {
+/// even before the first message; with `retry`, the delay a client waits before it
+/// reconnects, in whole milliseconds.
+pub(crate) fn encode_priming(out: &mut Vec<u8>, id: &str, retry: Option<Duration>) {
     out.extend_from_slice(b"id: ");
     out.extend_from_slice(id.as_bytes());
+    if let Some(retry) = retry {
+        out.extend_from_slice(format!("\nretry: {}", retry.as_millis()).as_bytes());
+    }
     out.extend_from_slice(b"\ndata: \n\n");
 }
 

@@ -121,6 +121,9 @@ pub enum Refusal {
     GetStreamTaken,
     /// 400: a `Last-Event-ID` of no stream kept.
     UnknownLastEventId(String),
+    /// 400 or 404: a 2026-07-28 POST the spec refuses with a JSON-RPC error (a header that
+    /// does not match the body, no envelope, an unsupported version, a removed method).
+    Rejected(super::modern::ModernRejection),
 }
 
 impl Refusal {
@@ -128,6 +131,7 @@ impl Refusal {
     #[must_use]
     pub fn status(&self) -> u16 {
         match self {
+            Refusal::Rejected(r) => r.status,
             Refusal::Origin(_) => 403,
             Refusal::Unauthorized => 401,
             Refusal::MethodNotAllowed(_) => 405,
@@ -147,6 +151,7 @@ impl Refusal {
 
     pub(super) fn message(&self) -> String {
         match self {
+            Refusal::Rejected(r) => r.error.message.clone(),
             Refusal::Origin(o) => format!("Forbidden: origin {o} is not allowed"),
             Refusal::Unauthorized => "Unauthorized".into(),
             Refusal::MethodNotAllowed(m) => format!("Method not allowed: {m}"),

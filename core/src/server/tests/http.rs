@@ -413,3 +413,61 @@ fn an_idle_session_ends_and_one_with_an_open_stream_does_not() {
         "idle from the stream's end"
     );
 }
+
+#[test]
+fn a_stateless_post_whose_client_left_ends_its_session_and_cancels_its_request() {
+    let mut h = Http::with_config(HttpServerConfig::new(config()).with_mode(HttpMode::Stateless));
+    let r = h.send(
+        "POST",
+        &[ACCEPT_BOTH, JSON, ("mcp-protocol-version", "2025-06-18")],
+        call(4, "echo").to_string().as_bytes(),
+    );
+    let [(key, _, _)] = h.host_requests()[..] else {
+        panic!("{:?}", h.events)
+    };
+    h.events.clear();
+    let now = h.now;
+    h.server.handle_response_closed(now, r);
+    h.drain();
+    assert!(h.server.session(key).is_none(), "nothing can resume it");
+    assert!(
+        h.events.iter().any(|e| matches!(
+            e,
+            HttpEvent::Session { session, event: Event::Closed { .. } } if *session == key
+        )),
+        "the host hears the close that stops its work: {:?}",
+        h.events
+    );
+    assert!(
+        h.events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionEnded { session, .. } if *session == key))
+    );
+}
+
+#[test]
+fn a_stateful_post_whose_client_left_keeps_its_request() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.post(Some(&sid), &call(5, "echo"));
+    assert_eq!(h.host_requests().len(), 1);
+    h.events.clear();
+    let now = h.now;
+    h.server.handle_response_closed(now, r);
+    h.drain();
+    assert!(
+        h.server.session(key).is_some(),
+        "a disconnection is not a cancellation"
+    );
+    assert!(
+        !h.events.iter().any(|e| matches!(
+            e,
+            HttpEvent::Session {
+                event: Event::RequestCancelled { .. } | Event::Closed { .. },
+                ..
+            }
+        )),
+        "{:?}",
+        h.events
+    );
+}

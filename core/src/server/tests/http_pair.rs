@@ -31,12 +31,18 @@ struct Pair {
 
 impl Pair {
     fn new() -> Self {
+        Self::with_session(
+            SessionConfig::new(Implementation::new("pair-client", "1")).with_capabilities(
+                ClientCapabilities {
+                    sampling: Some(SamplingCapability::default()),
+                    ..ClientCapabilities::default()
+                },
+            ),
+        )
+    }
+
+    fn with_session(session: SessionConfig) -> Self {
         let now = Instant::now();
-        let session = SessionConfig::new(Implementation::new("pair-client", "1"))
-            .with_capabilities(ClientCapabilities {
-                sampling: Some(SamplingCapability::default()),
-                ..ClientCapabilities::default()
-            });
         let url = url::Url::parse("http://127.0.0.1:8080/mcp").expect("a URL");
         let mut pair = Pair {
             client: Connection::new(ConnectionConfig::new(url), session, now),
@@ -243,5 +249,118 @@ fn the_core_client_runs_a_whole_session_against_the_http_server() {
             .iter()
             .any(|e| matches!(e, ClientEvent::Transport(ClientHttpEvent::Finished)))
     );
+    assert_eq!(p.server.sessions().count(), 0);
+}
+
+/// Protocol 2026-07-28 over HTTP: the core's Discover client and the server, each request its
+/// own POST with the 2026 headers, no session id; a tool call answered (with progress on its
+/// stream), then a cancelled one (the client closes the stream).
+#[test]
+fn the_core_client_speaks_2026_to_the_http_server() {
+    let mut p = Pair::with_session(
+        SessionConfig::new(Implementation::new("modern-client", "1"))
+            .with_era_policy(session::EraPolicy::Discover),
+    );
+    assert!(
+        p.client_events.iter().any(|e| matches!(
+            e,
+            ClientEvent::Session(session::Event::Ready {
+                era: session::Era::Discover,
+                ..
+            })
+        )),
+        "{:?}",
+        p.client_events
+    );
+    assert!(p.client.session_id().is_none(), "no session in 2026");
+    let now = p.now;
+    let params = to_raw(&json!({"name": "echo", "arguments": {}})).unwrap();
+    let call = p
+        .client
+        .session_mut()
+        .send_request(
+            now,
+            "tools/call",
+            Some(params.into()),
+            RequestOptions::new().progress(),
+        )
+        .unwrap();
+    p.pump();
+    let at = p
+        .server_events
+        .iter()
+        .position(|e| {
+            matches!(
+                e,
+                HttpEvent::Session {
+                    event: Event::Request {
+                        envelope: Some(_),
+                        ..
+                    },
+                    ..
+                }
+            )
+        })
+        .expect("the call reached the host with its envelope");
+    let HttpEvent::Session {
+        session: key,
+        event: Event::Request { id, .. },
+    } = p.server_events.remove(at)
+    else {
+        unreachable!("matched above")
+    };
+    p.server
+        .related(key, id, |s| s.notify_progress(now, id, 1.0, None, None))
+        .unwrap()
+        .unwrap();
+    p.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    p.pump();
+    assert!(p.client_events.iter().any(|e| matches!(
+        e,
+        ClientEvent::Session(session::Event::Progress { handle, .. }) if *handle == call
+    )));
+    let done = p.client_events.iter().find_map(|e| match e {
+        ClientEvent::Session(session::Event::Completed { handle, result }) if *handle == call => {
+            Some(result)
+        }
+        _ => None,
+    });
+    assert!(done.expect("the call completed").is_ok());
+    // The request's session ended with its answer.
+    assert!(
+        p.server_events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionEnded { session, .. } if *session == key))
+    );
+
+    // A call the client cancels: its stream closes, and the request's session ends.
+    let params = to_raw(&json!({"name": "slow", "arguments": {}})).unwrap();
+    let slow = p
+        .client
+        .session_mut()
+        .send_request(
+            now,
+            "tools/call",
+            Some(params.into()),
+            RequestOptions::new(),
+        )
+        .unwrap();
+    p.pump();
+    let (key, id) = p.server_request("tools/call");
+    p.client.session_mut().cancel(now, slow, None).unwrap();
+    p.pump();
+    assert!(
+        p.server_events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionEnded { session, .. } if *session == key)),
+        "{:?}",
+        p.server_events
+    );
+    assert!(p.server.session_mut(key).is_none());
+    let _ = id;
     assert_eq!(p.server.sessions().count(), 0);
 }

@@ -10,6 +10,7 @@ use crate::jsonrpc::to_raw;
 use crate::server::Event;
 use crate::server::http::{HttpEvent, HttpServerConfig};
 use crate::session::RequestOptions;
+use crate::time::Duration;
 
 #[test]
 fn a_request_answered_alone_gets_one_json_body() {
@@ -460,4 +461,103 @@ fn a_request_id_still_open_is_refused_on_the_new_post_and_the_first_keeps_its_an
         .unwrap();
     h.drain();
     assert_eq!(h.seen(first).json()["result"], json!({"content": []}));
+}
+
+#[test]
+fn a_request_stream_closed_by_the_server_is_resumed_with_its_answer() {
+    let config = HttpServerConfig::new(config()).with_retry(Some(Duration::from_millis(500)));
+    let mut h = Http::with_config(config);
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.post(
+        Some(&sid),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "poll"}}),
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    assert!(h.server.close_request_stream(key, id));
+    h.drain();
+    let seen = h.seen(r);
+    assert_eq!(seen.status, Some(200));
+    assert_eq!(seen.header("content-type"), Some("text/event-stream"));
+    assert_eq!(seen.header("mcp-session-id"), Some(sid.as_str()));
+    assert!(seen.ended, "the connection is closed");
+    let body = String::from_utf8(seen.body.clone()).unwrap();
+    // Only the priming event: an id, the retry delay, empty data.
+    let priming_id = body
+        .strip_prefix("id: ")
+        .and_then(|rest| rest.strip_suffix("\nretry: 500\ndata: \n\n"))
+        .unwrap_or_else(|| panic!("a priming event with retry, got {body:?}"))
+        .to_owned();
+    // Closing again: the connection is gone already, the stream still waits.
+    assert!(h.server.close_request_stream(key, id));
+    h.drain();
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    let resumed = h.send(
+        "GET",
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &sid),
+            ("last-event-id", &priming_id),
+        ],
+        b"",
+    );
+    let seen = h.seen(resumed);
+    assert_eq!(seen.status, Some(200));
+    let events = seen.events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0].1["id"], 1);
+    assert_eq!(events[0].1["result"], json!({"content": []}));
+    assert!(seen.ended, "the answer ends the resumed stream");
+    // Answered: nothing left to close.
+    assert!(!h.server.close_request_stream(key, id));
+}
+
+#[test]
+fn a_request_stream_is_not_closed_before_2025_11_25_or_for_a_json_only_client() {
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-06-18", json!({}));
+    let r = h.post(
+        Some(&sid),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "poll"}}),
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    // No priming event, so no event id a client could resume from.
+    assert!(!h.server.close_request_stream(key, id));
+    h.drain();
+    assert_eq!(h.seen(r).status, None, "still open, undecided");
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+        .unwrap();
+    h.drain();
+    assert_eq!(h.seen(r).json()["id"], 1);
+
+    let mut h = Http::new();
+    let (sid, key) = h.initialize("2025-11-25", json!({}));
+    let r = h.send(
+        "POST",
+        &[
+            ("accept", "application/json"),
+            JSON,
+            ("mcp-session-id", &sid),
+        ],
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"poll"}}"#,
+    );
+    let [(_, id, _)] = h.host_requests()[..] else {
+        panic!()
+    };
+    assert!(!h.server.close_request_stream(key, id), "no SSE accepted");
+    h.drain();
+    assert!(!h.seen(r).ended);
 }

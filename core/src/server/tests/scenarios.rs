@@ -119,14 +119,6 @@ fn initialize_with_unreadable_params_is_invalid_params_and_can_be_retried() {
 }
 
 #[test]
-fn server_discover_is_method_not_found_so_a_2026_client_falls_back() {
-    let mut c = Client::new();
-    c.request(0, "server/discover", json!({}));
-    assert_eq!(c.one()["error"]["code"], ErrorObject::METHOD_NOT_FOUND);
-    assert_eq!(c.server.state(), ServerState::AwaitingInitialize);
-}
-
-#[test]
 fn garbage_is_answered_with_a_parse_error_of_null_id() {
     let mut c = Client::new();
     c.server.handle_message(c.now, b"Hello, I am a banner");

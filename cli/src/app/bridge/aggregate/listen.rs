@@ -1,0 +1,119 @@
+//! `mcp bridge --config FILE --listen ADDR`: the servers of the file served as one over
+//! Streamable HTTP, on the tokio adapter's HTTP server ([`start_http`]).
+//!
+//! The servers start at once (there is no host yet), speaking as the bridge itself with no
+//! client capabilities: every HTTP session shares them, so a server's sampling, elicitation
+//! or roots request could not be told apart by host and is not offered. Everything else is
+//! as over stdio: each session gets its own [`Router`] (its own subscriptions) and, in
+//! stateful mode, its own [`Watcher`] (its `list_changed`, log messages and other
+//! notifications); the manager's status changes are reported on stderr once, for all.
+//! `--stateless`, `--bearer-token-env` and `--allow-origin` mean what they mean for one
+//! upstream (see [`crate::app::bridge::listen`]).
+
+use std::net::SocketAddr;
+
+use mcp_manager::config::ServerConfig as UpstreamConfig;
+use mcp_proto::server::http::{HttpMode, HttpServerConfig, OriginCheck};
+use mcp_tokio::server::http::StreamableHttp;
+use mcp_tokio::server::{ServerHandle, start_http};
+
+use super::filter::ToolFilter;
+use super::router::Router;
+use super::watch::{self, Barriers, Watcher};
+use super::{CANCEL_BOUND, report_entries, report_summary, shared, start_servers};
+use crate::app::bridge::upstream::{self, HostSlot};
+use crate::app::ui::Ui;
+use crate::args::{BridgeArgs, Cli};
+use crate::exit::{CliError, Exit};
+
+/// Runs `mcp bridge --config FILE --listen ADDR` until interrupted.
+pub async fn run(
+    cli: &Cli,
+    ui: &Ui,
+    args: &BridgeArgs,
+    addr: SocketAddr,
+    filter: ToolFilter,
+    servers: Vec<UpstreamConfig>,
+    entries: &[(String, Option<(&'static str, String)>)],
+) -> Result<Exit, CliError> {
+    let bearer = crate::app::bridge::listen::bearer_token(args)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+    let identity = bridge_initialize();
+    let started = match start_servers(cli, ui, &identity, &HostSlot::default(), servers).await {
+        Ok(started) => started,
+        Err(e) => {
+            report_entries(ui, entries);
+            return Err(e);
+        }
+    };
+    let failed = started.failed();
+    let manager = started.manager;
+    let (shared, mut calls_ended) = shared(cli, &manager, filter);
+    let mut http = HttpServerConfig::new(started.host_config)
+        .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
+    if let Some(token) = bearer {
+        http = http.with_bearer_token(token);
+    }
+    if !addr.ip().is_loopback() && args.bearer_token_env.is_none() {
+        ui.note(&format!(
+            "warning: {addr} is reachable from other machines and no --bearer-token-env is set: anyone who can reach it can use the servers"
+        ));
+    }
+    let stateless = args.stateless;
+    if stateless {
+        http = http.with_mode(HttpMode::Stateless);
+    }
+    let factory = move |host: &ServerHandle| {
+        let router = Router::new(shared.clone());
+        if stateless {
+            // One POST, one answer: no session to keep in step.
+            return router;
+        }
+        let changes = shared.manager.status_changes();
+        let barriers = Barriers::default();
+        let watcher = Watcher::new(shared.clone(), host.clone(), None, barriers.clone());
+        router
+            .ordered_by(barriers)
+            .owns(tokio::spawn(watcher.run(changes, Vec::new())))
+    };
+    let server = start_http(listener, StreamableHttp::new(http), factory)
+        .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+    // The URL alone on a line of its own before anything about the servers (as `mcp bridge
+    // --listen` and `mcp demo-server --listen` print it), for people and for scripts that
+    // wait for it; then what the start found.
+    eprintln!("{}", server.url());
+    report_entries(ui, entries);
+    report_summary(ui, &started.summary);
+    let reporter = tokio::spawn(watch::report_changes(
+        manager.clone(),
+        ui.clone(),
+        started.changes,
+        failed,
+    ));
+    // Serves until a signal ends the command (see `app::signals`).
+    server.stopped().await;
+    reporter.abort();
+    if tokio::time::timeout(CANCEL_BOUND, calls_ended.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("bridge: upstream calls still cancelling; stopping the servers anyway");
+    }
+    manager.shutdown().await;
+    Ok(Exit::Ok)
+}
+
+/// The `initialize` params the servers get: the bridge's own identity, no capabilities, the
+/// client's newest protocol version.
+fn bridge_initialize() -> mcp_proto::types::InitializeParams {
+    let params = serde_json::json!({
+        // Not a version: the client then offers its newest.
+        "protocolVersion": "",
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-bridge", "version": env!("CARGO_PKG_VERSION")},
+    });
+    // Built from a literal of the right shape: it always reads.
+    upstream::initialize_params(Some(&params)).expect("the bridge's own initialize params")
+}

@@ -1,0 +1,318 @@
+//! `mcp bridge --config FILE`: every server of an `mcpServers` file served to a host as one
+//! stdio MCP server, through the driver's [`Manager`].
+//!
+//! # Start-up
+//!
+//! The servers start when the host sends `initialize`, speaking as the host (its client
+//! info, capabilities and protocol version, like the single bridge: [`upstream::as_host`]),
+//! so that their sampling, elicitation and roots requests can be passed to it. The host's
+//! `initialize` is answered when [`Manager::start`] returns: once every server is ready or
+//! failed, or at the start-up deadline (`--connect-timeout`, else
+//! [`DEFAULT_STARTUP_DEADLINE`]). A server
+//! still coming up by then is offered from its tool cache (the same cache as `mcp tools
+//! --all`), and a call to it waits for it (at most `--timeout`, else [`COMING_UP_WAIT`]);
+//! when it comes up the host gets `list_changed`.
+//! A server that cannot start (a broken entry, a program that does not exist, a refused
+//! handshake) is reported on stderr and the others serve; when none can, the host's
+//! `initialize` gets an error and the bridge exits 3.
+//!
+//! # Serving
+//!
+//! [`router`] answers and routes the host's requests ([`catalog`] names tools, prompts and
+//! resources; [`filter`] applies `--allow` / `--deny`); [`watch`] keeps the host in step as
+//! servers come, go and change their lists; [`capabilities`] is what the host is told at
+//! `initialize`. A lost server is reconnected by the manager's policy (capped exponential
+//! backoff; its subscriptions and log level are set up again).
+//!
+//! When the host closes stdin, its requests still running get [`EOF_GRACE`] to answer, then
+//! are cancelled upstream; every server is shut down, and the bridge exits 0.
+
+pub mod capabilities;
+pub mod catalog;
+pub mod filter;
+pub mod listen;
+pub mod router;
+pub mod uri;
+pub mod watch;
+
+use std::sync::Arc;
+
+use mcp_manager::config::TransportConfig;
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::server::ServerConfig;
+use mcp_proto::types::{Implementation, InitializeParams};
+use mcp_tokio::mcp_driver::manager::{StartupSummary, StatusChanges};
+use mcp_tokio::server::Server;
+use mcp_tokio::{ClientBuilder, Manager, TokioRuntime};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+use super::forward::{CallsEnded, Relay};
+use super::upstream::{self, HostSlot};
+use super::{CANCEL_BOUND, HostInitialize, await_initialize};
+use crate::app::many::{self, ConfigServers, DEFAULT_STARTUP_DEADLINE};
+use crate::app::ui::Ui;
+use crate::args::{BridgeArgs, Cli};
+use crate::exit::{CliError, Exit};
+use filter::ToolFilter;
+use router::{Router, Shared};
+use watch::{Barriers, Watcher};
+
+/// When the host closes stdin, how long its requests still running may take to answer
+/// before they are cancelled upstream: a host that pipes a script in and closes its end
+/// still reads the answers; a host that quits does not leave work running.
+pub const EOF_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// How long a request for a server still coming up (offered from the tool cache, or
+/// reconnecting) waits for it without `--timeout`: as long as a handshake may take.
+pub const COMING_UP_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Runs `mcp bridge --config FILE`: serves stdio until the host closes stdin, or with
+/// `--listen`, Streamable HTTP ([`listen`]) until interrupted.
+pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError> {
+    if let Some(server) = &cli.connection.server {
+        return Err(CliError::Usage(format!(
+            "mcp bridge --config serves every server of the file: drop --server \
+             (--allow '{}__*' offers only that server's tools)",
+            mcp_manager::naming::sanitize(server)
+        )));
+    }
+    if cli
+        .command
+        .server_command()
+        .is_some_and(|s| !s.argv.is_empty())
+    {
+        return Err(CliError::Usage(
+            "mcp bridge --config serves the servers of the file: drop `-- <command>` \
+             (or add it to the file)"
+                .into(),
+        ));
+    }
+    let filter = ToolFilter::new(&args.tools.allow, &args.tools.deny).map_err(CliError::Usage)?;
+    let ConfigServers { servers, entries } = many::server_configs(cli)?;
+    if servers.is_empty() {
+        report_entries(ui, &entries);
+        return Err(CliError::Usage(
+            "mcp bridge: no server of the config file can start".into(),
+        ));
+    }
+    match args.listen {
+        Some(addr) => listen::run(cli, ui, args, addr, filter, servers, &entries).await,
+        None => {
+            report_entries(ui, &entries);
+            serve_stdio(cli, ui, filter, servers).await
+        }
+    }
+}
+
+/// Reports on stderr the entries of the file that are not started (broken, disabled).
+fn report_entries(ui: &Ui, entries: &[(String, Option<(&'static str, String)>)]) {
+    for (name, problem) in entries {
+        match problem {
+            Some(("disabled", _)) => ui.info(&format!("mcp bridge: server {name:?} is disabled")),
+            Some((state, why)) => ui.note(&format!("mcp bridge: server {name:?} {state}: {why}")),
+            None => {}
+        }
+    }
+}
+
+/// The servers, started: the manager, what its start found, and the host-facing server
+/// configuration that follows from it.
+struct Started {
+    manager: Arc<Manager>,
+    /// Taken before the start-up summary: nothing after it is missed.
+    changes: StatusChanges,
+    /// What the start found ([`report_summary`] reports it).
+    summary: StartupSummary,
+    host_config: ServerConfig,
+}
+
+/// Starts `servers` speaking as `params` (the host's `initialize`, or the bridge's own) and
+/// waits for them up to the start-up deadline; an error (what it found reported on stderr)
+/// when no server came up.
+async fn start_servers(
+    cli: &Cli,
+    ui: &Ui,
+    params: &InitializeParams,
+    host: &HostSlot,
+    servers: Vec<mcp_manager::config::ServerConfig>,
+) -> Result<Started, CliError> {
+    let deadline = cli
+        .connection
+        .connect_timeout
+        .unwrap_or(DEFAULT_STARTUP_DEADLINE);
+    let manager = Arc::new(manager(cli, ui, params, host, servers, deadline));
+    let changes = manager.status_changes();
+    let summary = manager.start().await;
+    let coming_up = !summary.from_cache.is_empty() || !summary.pending.is_empty();
+    if summary.live.is_empty() && !coming_up {
+        report_summary(ui, &summary);
+        manager.shutdown().await;
+        return Err(CliError::Closed(
+            "no server of the config file came up".into(),
+        ));
+    }
+    let ready = catalog::ready_clients(&manager);
+    let caps: Vec<_> = ready.iter().map(|(_, c)| c.capabilities()).collect();
+    let mut host_config =
+        ServerConfig::new(Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION")))
+            // The servers are reached in the initialize era; so is the host (a 2026 host's
+            // `server/discover` gets -32601 and it falls back).
+            .with_versions(mcp_proto::session::ProtocolVersion::INITIALIZE_ERA)
+            .with_capabilities(capabilities::union(&caps, coming_up))
+            // The servers time their own requests out (and cancel them).
+            .with_request_timeout(None);
+    if let Some(text) = capabilities::instructions(
+        ready
+            .iter()
+            .filter_map(|(name, c)| Some((name.as_str(), c.instructions()?))),
+    ) {
+        host_config = host_config.with_instructions(text);
+    }
+    Ok(Started {
+        manager,
+        changes,
+        summary,
+        host_config,
+    })
+}
+
+/// Reports on stderr what the start found: the failed servers, those still coming up.
+fn report_summary(ui: &Ui, summary: &StartupSummary) {
+    for (server, why) in &summary.failed {
+        ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
+    }
+    for server in summary.from_cache.iter().chain(&summary.pending) {
+        ui.info(&format!(
+            "mcp bridge: server {server:?} is still connecting; serving the others"
+        ));
+    }
+}
+
+impl Started {
+    /// The servers that failed by the end of the start (reported with the summary).
+    fn failed(&self) -> Vec<String> {
+        self.summary.failed.iter().map(|(s, _)| s.clone()).collect()
+    }
+}
+
+/// What every host session shares: the servers, the filter, the forwarding.
+fn shared(cli: &Cli, manager: &Arc<Manager>, filter: ToolFilter) -> (Arc<Shared>, CallsEnded) {
+    let (relay, calls_ended) = Relay::new(cli.connection.timeout);
+    let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
+    let shared = Arc::new(Shared::new(manager.clone(), filter, relay, wait_bound));
+    (shared, calls_ended)
+}
+
+/// Serves the host on stdin and stdout; the servers start at its `initialize`, speaking as
+/// the host.
+async fn serve_stdio(
+    cli: &Cli,
+    ui: &Ui,
+    filter: ToolFilter,
+    servers: Vec<mcp_manager::config::ServerConfig>,
+) -> Result<Exit, CliError> {
+    let mut stdin = tokio::io::stdin();
+    let mut stdout = tokio::io::stdout();
+    let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
+        tracing::info!("bridge: the host closed stdin before initialize");
+        return Ok(Exit::Ok);
+    };
+    let host = HostSlot::default();
+    let started = match start_servers(cli, ui, &init.params, &host, servers).await {
+        Ok(started) => started,
+        Err(error) => {
+            refuse(&mut stdout, &init, &error).await;
+            return Err(error);
+        }
+    };
+    report_summary(ui, &started.summary);
+    let failed = started.failed();
+    let manager = started.manager;
+    let (shared, mut calls_ended) = shared(cli, &manager, filter);
+    // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
+    // it (and negotiates the version) now that the capabilities are known.
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0", "id": init.id, "method": "initialize", "params": init.params
+    });
+    let mut replay = initialize.to_string().into_bytes();
+    replay.push(b'\n');
+    replay.extend_from_slice(&init.rest);
+    let input = std::io::Cursor::new(replay).chain(stdin);
+    let barriers = Barriers::default();
+    let (handle, driver) = mcp_tokio::server::start(
+        Server::new(started.host_config).eof_grace(EOF_GRACE),
+        Router::new(shared.clone()).ordered_by(barriers.clone()),
+        input,
+        stdout,
+    );
+    // Set once, here: the slot was empty until the host session existed.
+    let _ = host.set(handle.clone());
+    let watcher = Watcher::new(shared.clone(), handle.clone(), Some(ui.clone()), barriers);
+    let watcher = tokio::spawn(watcher.run(started.changes, failed));
+    let reason = driver.await;
+    tracing::info!("bridge: the host session ended: {reason}");
+    watcher.abort();
+    // The host's requests still running were dropped with the driver (each queued its
+    // `notifications/cancelled` upstream); let them go out before the servers stop.
+    if tokio::time::timeout(CANCEL_BOUND, calls_ended.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("bridge: upstream calls still cancelling; stopping the servers anyway");
+    }
+    manager.shutdown().await;
+    Ok(Exit::Ok)
+}
+
+/// The manager of `servers`, each connection speaking as the host, its requests to the host
+/// going to `host`; servers reconnect by the default policy.
+fn manager(
+    cli: &Cli,
+    ui: &Ui,
+    params: &InitializeParams,
+    host: &HostSlot,
+    servers: Vec<mcp_manager::config::ServerConfig>,
+    deadline: std::time::Duration,
+) -> Manager {
+    let token_store = crate::app::auth::token_store_path(cli);
+    let (ui, params, host) = (ui.clone(), params.clone(), host.clone());
+    let mut builder = Manager::builder(TokioRuntime::current())
+        .startup_deadline(deadline)
+        .client_builder(move |config| {
+            let mut b = upstream::as_host(ClientBuilder::new(), &params, host.clone());
+            if ui.verbose > 0 {
+                // Each server's messages, marked with its name.
+                let ui = ui.with_prefix(&config.name);
+                b = match &config.transport {
+                    TransportConfig::Http(_) => b.on_http_trace(crate::app::trace::http(&ui)),
+                    _ => b.on_wire(crate::app::trace::tap(&ui)),
+                };
+            }
+            // No handshake timeout from --connect-timeout: that is how long the host's
+            // `initialize` waits, and a slower server is still welcome when it comes up (the
+            // client's default, or the entry's `startupTimeout`, bounds its handshake).
+            if let TransportConfig::Http(h) = &config.transport
+                && let Some(auth) =
+                    crate::app::auth::stored_provider_at(token_store.clone(), &h.headers)
+            {
+                b = b.auth(auth);
+            }
+            b
+        })
+        .add_all(servers);
+    if let Some(dir) = many::cache_dir() {
+        builder = builder.cache_dir(dir);
+    }
+    builder.build()
+}
+
+/// Answers the host's `initialize` with `error` (the host may be gone already: the error
+/// returned to the caller is what matters).
+async fn refuse(out: &mut tokio::io::Stdout, init: &HostInitialize, error: &CliError) {
+    let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {error}"));
+    let answer = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "error": error});
+    let mut line = answer.to_string().into_bytes();
+    line.push(b'\n');
+    let _ = out.write_all(&line).await;
+    let _ = out.flush().await;
+}

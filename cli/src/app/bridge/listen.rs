@@ -1,0 +1,378 @@
+//! `mcp bridge --listen ADDR`: the upstream server (`-- cmd` or `--url`) served to hosts over
+//! Streamable HTTP, on the tokio adapter's HTTP server ([`mcp_tokio::server::start_http`]).
+//!
+//! **Stateful (default): one upstream per HTTP session, made at its `initialize`.** The
+//! HTTP server defers each session's `initialize` to that session's handler
+//! (`SessionBridge::on_initialize`), which connects the session's own upstream (a child
+//! process for `-- cmd`, an HTTP session for `--url`) with that host's protocol version,
+//! client info and capabilities, and answers the host with what the upstream answered: its
+//! `serverInfo`, capabilities, instructions and the agreed version. A host sees through the
+//! bridge what it would see directly. When the session ends (DELETE, the idle timeout, the
+//! bridge stopping), the requests still running upstream are cancelled and the upstream is
+//! closed; when the upstream dies, that session alone is closed (its open requests answered
+//! with the error first), the others live on.
+//!
+//! No server is started before a host comes: a server that cannot start fails that host's
+//! `initialize` with an error saying why (its stderr goes to the bridge's), and the bridge
+//! serves on. The one check made at startup costs nothing per host: the `-- cmd` program
+//! must exist (a typo fails the command at once, exit 3).
+//!
+//! **Stateless (`--stateless`): one shared upstream.** Every POST is its own short session
+//! with no client capabilities (the core's stateless mode), so there is no host to ask for
+//! sampling or to send notifications to: all POSTs share one upstream connection, made at
+//! startup with the bridge's own identity and no capabilities. When it dies, the bridge ends
+//! (exit 3).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use mcp_manager::config::{ServerConfig as UpstreamConfig, TransportConfig};
+use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::server::http::{HttpMode, HttpServerConfig, OriginCheck};
+use mcp_proto::session::CloseReason;
+use mcp_proto::types::{Implementation, InitializeParams, LoggingLevel};
+use mcp_tokio::mcp_driver::HandlerFuture;
+use mcp_tokio::server::http::StreamableHttp;
+use mcp_tokio::server::{
+    Diagnostic, InitializeAnswer, InitializeOutcome, RequestContext, RequestOutcome, ServerHandle,
+    ServerHandler, start_http,
+};
+use serde_json::value::RawValue;
+use tokio::sync::watch;
+
+use super::forward::Forwarder;
+use super::upstream::{self, HostSlot};
+use crate::app::ui::Ui;
+use crate::args::{BridgeArgs, Cli};
+use crate::exit::{CliError, Exit};
+
+/// One session's forwarding to its upstream, once connected (or why it could not be).
+type UpstreamState = Option<Result<Arc<Forwarder>, String>>;
+
+/// Runs `mcp bridge --listen`: serves until interrupted (or, stateless, until the shared
+/// upstream ends).
+pub async fn run(
+    cli: &Cli,
+    ui: &Ui,
+    args: &BridgeArgs,
+    addr: SocketAddr,
+    config: UpstreamConfig,
+) -> Result<Exit, CliError> {
+    let bearer = bearer_token(args)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+    let mut http = HttpServerConfig::new(placeholder_server_config())
+        .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
+    if let Some(token) = bearer {
+        http = http.with_bearer_token(token);
+    }
+    if !addr.ip().is_loopback() && args.bearer_token_env.is_none() {
+        ui.note(&format!(
+            "warning: {addr} is reachable from other machines and no --bearer-token-env is set: anyone who can reach it can use the server"
+        ));
+    }
+    let timeout = cli.connection.timeout;
+    let (server, shared) = if args.stateless {
+        // The shared connection, made now as the bridge itself: stateless POSTs have no host
+        // identity to carry.
+        let bridge_identity = bridge_initialize();
+        let no_host = HostSlot::default();
+        let first = upstream::connect(cli, ui, config.clone(), &bridge_identity, no_host).await?;
+        http.server = super::host_server_config(&first);
+        http = http.with_mode(HttpMode::Stateless);
+        let shared = first.clone();
+        let factory = move |_: &ServerHandle| Forwarder::new(shared.clone(), timeout).0;
+        let server = start_http(listener, StreamableHttp::new(http), factory)
+            .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+        (server, Some(first))
+    } else {
+        check_program(&config)?;
+        // Each session connects its own upstream when its host initializes.
+        http = http.with_deferred_initialize(true);
+        let cli = Arc::new(cli.clone());
+        let ui = ui.clone();
+        let factory = move |_: &ServerHandle| {
+            SessionBridge::start(cli.clone(), ui.clone(), config.clone(), timeout)
+        };
+        let server = start_http(listener, StreamableHttp::new(http), factory)
+            .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+        (server, None)
+    };
+    // The first line on stderr, the URL alone (as `mcp demo-server --listen` prints it), for
+    // people and for scripts that wait for it.
+    eprintln!("{}", server.url());
+    match shared {
+        Some(client) => {
+            let reason = client.closed().await;
+            tracing::warn!("bridge: the shared upstream connection ended: {reason}");
+            server.shutdown();
+            server.stopped().await;
+            Err(CliError::Closed(format!(
+                "the server's connection ended: {reason}"
+            )))
+        }
+        None => {
+            // Serves until a signal ends the command (see `app::signals`): the sessions'
+            // upstreams are closed as their clients are dropped.
+            server.stopped().await;
+            Ok(Exit::Ok)
+        }
+    }
+}
+
+/// The `--bearer-token-env` variable's value, read from the environment.
+pub(super) fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
+    let Some(var) = &args.bearer_token_env else {
+        return Ok(None);
+    };
+    match std::env::var(var) {
+        Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_owned())),
+        _ => Err(CliError::Usage(format!(
+            "--bearer-token-env {var}: the environment variable {var} is not set or empty"
+        ))),
+    }
+}
+
+/// The `initialize` params of the bridge itself (the stateless shared upstream):
+/// no capabilities, the client's newest protocol version.
+fn bridge_initialize() -> InitializeParams {
+    let params = serde_json::json!({
+        // Not a version: the client then offers its newest.
+        "protocolVersion": "",
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-bridge", "version": env!("CARGO_PKG_VERSION")},
+    });
+    // Built from a literal of the right shape: it always reads.
+    upstream::initialize_params(Some(&params)).expect("the bridge's own initialize params")
+}
+
+/// The host-facing configuration before a session's upstream answers: the bridge's name and
+/// no capabilities. A stateful session never shows it (its `initialize` is answered with the
+/// upstream's own answer, which then replaces it).
+fn placeholder_server_config() -> mcp_proto::server::ServerConfig {
+    mcp_proto::server::ServerConfig::new(Implementation::new(
+        "mcp-bridge",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    // The bridge forwards the initialize era only: a 2026 host falls back to `initialize`.
+    .with_versions(mcp_proto::session::ProtocolVersion::INITIALIZE_ERA)
+    // The upstream server times its own requests out (and cancels them).
+    .with_request_timeout(None)
+}
+
+/// The startup check of a stateful `--listen` that costs no connection: the `-- cmd` program
+/// exists (a path to a file, or a name found in `PATH`). `--url` is not checked: a network
+/// server may come up later, and each host's `initialize` says so if it has not.
+fn check_program(config: &UpstreamConfig) -> Result<(), CliError> {
+    let TransportConfig::Stdio(stdio) = &config.transport else {
+        return Ok(());
+    };
+    let program = std::path::Path::new(&stdio.command);
+    let found = if stdio.command.contains(std::path::MAIN_SEPARATOR) || stdio.command.contains('/')
+    {
+        let base = stdio.cwd.as_deref().map(std::path::Path::new);
+        match base {
+            Some(dir) if program.is_relative() => dir.join(program).is_file(),
+            _ => program.is_file(),
+        }
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(CliError::Spawn {
+            program: stdio.command.clone(),
+            reason: "no such file, and not found in PATH".into(),
+            not_found: true,
+        })
+    }
+}
+
+/// One stateful HTTP session's handler: its own upstream, connected when its host sends
+/// `initialize` ([`on_initialize`](ServerHandler::on_initialize)).
+struct SessionBridge {
+    cli: Arc<Cli>,
+    ui: Ui,
+    config: UpstreamConfig,
+    timeout: Option<std::time::Duration>,
+    /// Where the connected upstream (or why there is none) is published.
+    publish: watch::Sender<UpstreamState>,
+    upstream: watch::Receiver<UpstreamState>,
+    /// Set when the session closes (also when this handler is dropped with it).
+    closed: watch::Sender<bool>,
+}
+
+impl SessionBridge {
+    /// The handler of a new session; nothing is connected before its host's `initialize`.
+    fn start(
+        cli: Arc<Cli>,
+        ui: Ui,
+        config: UpstreamConfig,
+        timeout: Option<std::time::Duration>,
+    ) -> Self {
+        let (publish, upstream) = watch::channel(None);
+        let (closed, _) = watch::channel(false);
+        SessionBridge {
+            cli,
+            ui,
+            config,
+            timeout,
+            publish,
+            upstream,
+            closed,
+        }
+    }
+
+    /// Connects this session's upstream as the host `params` describe and returns what the
+    /// upstream answered, for the host.
+    async fn connect(&self, params: InitializeParams, host: ServerHandle) -> InitializeOutcome {
+        let slot = HostSlot::default();
+        // Set once, here: the session exists already.
+        let _ = slot.set(host.clone());
+        let connected =
+            upstream::connect(&self.cli, &self.ui, self.config.clone(), &params, slot).await;
+        let client = match connected {
+            Ok(client) => client,
+            Err(e) => {
+                tracing::warn!("bridge: a session's upstream failed: {e}");
+                let message = format!("mcp bridge: the server could not be reached: {e}");
+                self.publish.send_replace(Some(Err(e.to_string())));
+                return Err(ErrorObject::new(ErrorObject::INTERNAL_ERROR, message));
+            }
+        };
+        tracing::info!(
+            "bridge: a session for {} connected upstream (protocol {})",
+            params.client_info.name,
+            client.protocol_version()
+        );
+        let answer = InitializeAnswer::new(client.server_info().clone())
+            .with_capabilities(client.capabilities().clone())
+            .with_instructions(client.instructions().map(str::to_owned))
+            .with_protocol_version(client.protocol_version());
+        self.serve(client, host);
+        Ok(answer)
+    }
+
+    /// Publishes the connected upstream to the session's requests, pumps its notifications
+    /// to the host, closes the session when it dies and closes it when the session ends.
+    fn serve(&self, client: mcp_tokio::Client, host: ServerHandle) {
+        let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), self.timeout);
+        let (forwarder, host_pump) = forwarder.with_host_pump();
+        self.publish.send_replace(Some(Ok(Arc::new(forwarder))));
+        let mut ended = self.closed.subscribe();
+        let publish = self.publish.clone();
+        tokio::spawn(async move {
+            let pump = {
+                let host = host.clone();
+                tokio::spawn(async move { host_pump.run(&host).await })
+            };
+            let ended = async move {
+                // An error means the handler is gone with its session.
+                let _ = ended.wait_for(|c| *c).await;
+            };
+            tokio::select! {
+                reason = client.closed() => {
+                    tracing::warn!("bridge: a session's upstream ended: {reason}");
+                    super::answer_open_requests(&host, &mut calls_ended).await;
+                    host.close();
+                    pump.abort();
+                    return;
+                }
+                () = ended => {}
+            }
+            // The session ended: its running handlers were dropped, each cancelling its
+            // call upstream; once those are gone, the upstream is closed.
+            if tokio::time::timeout(super::CANCEL_BOUND, calls_ended.wait())
+                .await
+                .is_err()
+            {
+                tracing::warn!("bridge: upstream calls still cancelling; closing anyway");
+            }
+            publish.send_replace(None);
+            client.close().await;
+            pump.abort();
+        });
+    }
+
+    /// The upstream once connected; the error for the host when it could not be.
+    async fn ready(&self) -> Result<Arc<Forwarder>, ErrorObject> {
+        let mut rx = self.upstream.clone();
+        let failed = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
+        match rx.wait_for(Option::is_some).await {
+            Ok(state) => match state.as_ref() {
+                Some(Ok(up)) => Ok(up.clone()),
+                Some(Err(e)) => Err(failed(format!("mcp bridge: {e}"))),
+                None => Err(failed("mcp bridge: the upstream is not connected".into())),
+            },
+            Err(_) => Err(failed(
+                "mcp bridge: the session's upstream is closed".into(),
+            )),
+        }
+    }
+
+    /// Runs `f` on the upstream once connected, in a task (notifications and the log level
+    /// must not block the driver).
+    fn when_ready(&self, what: String, f: impl FnOnce(Arc<Forwarder>) + Send + 'static) {
+        let mut rx = self.upstream.clone();
+        tokio::spawn(async move {
+            let up = match rx.wait_for(Option::is_some).await {
+                Ok(state) => match state.as_ref() {
+                    Some(Ok(up)) => up.clone(),
+                    _ => return,
+                },
+                Err(_) => return,
+            };
+            tracing::trace!("bridge: forwarding {what}");
+            f(up);
+        });
+    }
+}
+
+impl ServerHandler for SessionBridge {
+    fn on_initialize(
+        &self,
+        params: InitializeParams,
+        server: ServerHandle,
+    ) -> HandlerFuture<'_, InitializeOutcome> {
+        Box::pin(self.connect(params, server))
+    }
+
+    fn on_request(
+        &self,
+        method: String,
+        params: Option<Box<RawValue>>,
+        context: RequestContext,
+    ) -> HandlerFuture<'_, RequestOutcome> {
+        Box::pin(async move {
+            let up = self.ready().await?;
+            up.on_request(method, params, context).await
+        })
+    }
+
+    fn on_notification(&self, method: &str, params: Option<&RawValue>, server: &ServerHandle) {
+        let (method, params) = (method.to_owned(), params.map(ToOwned::to_owned));
+        let server = server.clone();
+        self.when_ready(method.clone(), move |up| {
+            up.on_notification(&method, params.as_deref(), &server);
+        });
+    }
+
+    fn on_log_level(&self, level: LoggingLevel, server: &ServerHandle) {
+        let server = server.clone();
+        self.when_ready("logging/setLevel".into(), move |up| {
+            up.on_log_level(level, &server);
+        });
+    }
+
+    fn on_diagnostic(&self, diagnostic: &Diagnostic) {
+        tracing::info!("bridge: odd input from a host: {diagnostic:?}");
+    }
+
+    fn on_closed(&self, reason: &CloseReason, _server: &ServerHandle) {
+        tracing::info!("bridge: a host session ended: {reason}");
+        self.closed.send_replace(true);
+    }
+}

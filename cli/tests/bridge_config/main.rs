@@ -1,0 +1,13 @@
+//! `mcp bridge --config FILE` as a host runs it: the built binary on piped stdin/stdout, in
+//! front of an mcpServers file of two `mcp demo-server` entries (`alpha`, `beta`) and one
+//! whose program does not exist (`broken`). What the host sees: every server's tools under
+//! the names `mcp tools --all` shows, calls routed to their server, progress, prompts and
+//! resources under host-visible names, a subscription, a sampling request passed to the
+//! host, `--allow` / `--deny`, a killed server reconnected with `list_changed`.
+//!
+//! [`host`] is the harness (a host on the bridge's stdio, the config file); [`stdio`] the
+//! tests of stdio serving, [`listen`] of `--listen`.
+
+mod host;
+mod listen;
+mod stdio;

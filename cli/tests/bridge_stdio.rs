@@ -1,0 +1,400 @@
+//! `mcp bridge -- cmd args` as a host runs it: the built binary on piped stdin/stdout, in front
+//! of `mcp demo-server` started through `sh`, which records everything the bridge sends
+//! upstream (`tee`) and the child's process group id. What the host sees is the demo server
+//! (identity, tools, results, progress, sampling); what the server sees is the host (client
+//! info, protocol version, the host's cancel reason); the host leaving shuts the child's whole
+//! process group down, and the child dying ends the host session with exit 3.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The anti-hang guard of every wait (never reached when the bridge works).
+const GUARD: Duration = Duration::from_secs(30);
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// A scratch directory of one test.
+fn test_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-bridge-stdio-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// The upstream command: `sh` (the process group leader) writes its pid, then runs the demo
+/// server with its input copied into `upstream.log`.
+fn recorded_demo_server(dir: &Path) -> Vec<String> {
+    let script = format!(
+        "echo $$ > '{pid}'; tee -a '{log}' | '{MCP}' demo-server",
+        pid = dir.join("pgid").display(),
+        log = dir.join("upstream.log").display(),
+    );
+    vec!["sh".into(), "-c".into(), script]
+}
+
+/// What the bridge sent upstream so far, one JSON value a line.
+fn upstream_log(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("upstream.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Waits until the bridge sent upstream a message that `pred` accepts, and returns it.
+fn wait_upstream(dir: &Path, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    let started = Instant::now();
+    loop {
+        if let Some(m) = upstream_log(dir).into_iter().find(|m| pred(m)) {
+            return m;
+        }
+        assert!(
+            started.elapsed() < GUARD,
+            "the server never got {what}: {:?}",
+            upstream_log(dir)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The child's process group id, once `sh` wrote it.
+fn child_group(dir: &Path) -> i32 {
+    let started = Instant::now();
+    loop {
+        if let Some(pgid) = std::fs::read_to_string(dir.join("pgid"))
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            return pgid;
+        }
+        assert!(started.elapsed() < GUARD, "the child never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether any process of group `pgid` is alive.
+fn group_alive(pgid: i32) -> bool {
+    Command::new("kill")
+        .args(["-0", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status()
+        .expect("run kill")
+        .success()
+}
+
+/// The bridge process with the host's end of its stdio.
+struct Bridge {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Value>,
+    dir: PathBuf,
+}
+
+impl Bridge {
+    fn start(name: &str) -> Self {
+        let dir = test_dir(name);
+        let mut child = Command::new(MCP)
+            .arg("bridge")
+            .arg("--")
+            .args(recorded_demo_server(&dir))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn mcp bridge");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("stdout carries only JSON-RPC lines: {line:?}: {e}")
+                });
+                if tx.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Bridge {
+            child,
+            stdin,
+            lines,
+            dir,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to the bridge");
+        stdin.flush().expect("flush");
+    }
+
+    /// The answer to `id`, with every line before it.
+    fn answer(&self, id: i64) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(GUARD)
+                .expect("the bridge wrote a line before the guard");
+            if line["id"] == id && line.get("method").is_none() {
+                return (line, before);
+            }
+            before.push(line);
+        }
+    }
+
+    fn initialize(&mut self, capabilities: &Value) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": capabilities,
+            "clientInfo": {"name": "host-app", "version": "3.1"}}}),
+        );
+        let (answer, before) = self.answer(1);
+        assert!(before.is_empty(), "{before:?}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        answer
+    }
+
+    /// Waits for the exit status (stdin left as it is).
+    fn wait_exit(&mut self) -> i32 {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(started.elapsed() < GUARD, "the bridge did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Closes stdin and waits for the exit status.
+    fn finish(&mut self) -> i32 {
+        drop(self.stdin.take());
+        self.wait_exit()
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[test]
+fn the_host_sees_the_stdio_server_and_the_server_sees_the_host() {
+    let mut bridge = Bridge::start("identity");
+    let answer = bridge.initialize(&json!({"sampling": {}}));
+    let result = &answer["result"];
+    assert_eq!(result["serverInfo"]["name"], "mcp-demo", "{answer}");
+    assert_eq!(result["protocolVersion"], "2025-06-18", "{answer}");
+    assert!(result["capabilities"]["tools"].is_object(), "{answer}");
+
+    let init = wait_upstream(&bridge.dir, "initialize", |m| m["method"] == "initialize");
+    assert_eq!(
+        init["params"]["clientInfo"],
+        json!({"name": "host-app", "version": "3.1"})
+    );
+    assert_eq!(init["params"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["params"]["capabilities"], json!({"sampling": {}}));
+
+    // The same first page of tools as the demo server gives this host directly, with its
+    // cursor for the next.
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let (tools, _) = bridge.answer(2);
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .expect("a tool list")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"slow"),
+        "{tools}"
+    );
+    assert!(tools["result"]["nextCursor"].is_string(), "{tools}");
+
+    // A call with progress: the host's token on every update, then the result.
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"steps": 2, "delay_ms": 1},
+        "_meta": {"progressToken": "host-token"}}}),
+    );
+    let (done, before) = bridge.answer(3);
+    assert_eq!(
+        done["result"]["content"][0]["text"], "finished 2 steps",
+        "{done}"
+    );
+    let progress: Vec<&Value> = before
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 2, "{before:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|p| p["params"]["progressToken"] == "host-token"),
+        "{progress:?}"
+    );
+
+    // The server's sampling request reaches the host, and its answer the server.
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "model", "arguments": {"prompt": "hello"}}}),
+    );
+    let ask = bridge
+        .lines
+        .recv_timeout(GUARD)
+        .expect("the sampling request");
+    assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
+    bridge.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {
+        "role": "assistant", "model": "host-model",
+        "content": {"type": "text", "text": "hi from the host"}}}));
+    let (sampled, _) = bridge.answer(4);
+    assert!(
+        sampled["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("hi from the host")),
+        "{sampled}"
+    );
+
+    // The host leaves: the child's whole process group is shut down, the bridge exits 0.
+    let pgid = child_group(&bridge.dir);
+    assert_eq!(bridge.finish(), 0);
+    assert!(
+        !group_alive(pgid),
+        "the child's process group outlived the bridge"
+    );
+}
+
+#[test]
+fn a_cancel_from_the_host_carries_its_reason_and_the_host_leaving_cancels_the_rest() {
+    let mut bridge = Bridge::start("cancel");
+    bridge.initialize(&json!({}));
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"steps": 100, "delay_ms": 1000}}}),
+    );
+    let call = wait_upstream(&bridge.dir, "the slow call", |m| {
+        m["method"] == "tools/call"
+    });
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "user stop"}}),
+    );
+    let cancelled = wait_upstream(&bridge.dir, "notifications/cancelled", |m| {
+        m["method"] == "notifications/cancelled"
+    });
+    assert_eq!(cancelled["params"]["requestId"], call["id"], "{cancelled}");
+    assert_eq!(cancelled["params"]["reason"], "user stop", "{cancelled}");
+
+    // A second call still running when the host closes stdin: cancelled upstream, said why.
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"steps": 100, "delay_ms": 1000}}}),
+    );
+    let second = wait_upstream(&bridge.dir, "the second call", |m| {
+        m["method"] == "tools/call" && m["id"] != call["id"]
+    });
+    assert_eq!(bridge.finish(), 0);
+    let cancels: Vec<Value> = upstream_log(&bridge.dir)
+        .into_iter()
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .collect();
+    assert!(
+        cancels
+            .iter()
+            .any(|c| c["params"]["requestId"] == second["id"]
+                && c["params"]["reason"] == "the host disconnected"),
+        "the call still running was not cancelled upstream: {cancels:?}"
+    );
+}
+
+#[test]
+fn the_child_dying_ends_the_host_session_and_the_bridge_exits_3() {
+    let mut bridge = Bridge::start("dies");
+    bridge.initialize(&json!({}));
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"steps": 100, "delay_ms": 1000}}}),
+    );
+    wait_upstream(&bridge.dir, "the slow call", |m| {
+        m["method"] == "tools/call"
+    });
+    let pgid = child_group(&bridge.dir);
+    let killed = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    // The host's open call is answered (with an error), then its stdout ends: the session
+    // is over, with stdin still open.
+    let (answer, _) = bridge.answer(2);
+    assert!(answer["error"].is_object(), "{answer}");
+    let started = Instant::now();
+    loop {
+        match bridge.lines.recv_timeout(GUARD) {
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!("the host session was not ended"),
+            Ok(line) => assert!(started.elapsed() < GUARD, "still writing: {line}"),
+        }
+    }
+    assert_eq!(bridge.wait_exit(), 3);
+}
+
+#[test]
+fn our_own_client_calls_through_the_bridge() {
+    let out = Command::new(MCP)
+        .args([
+            "call",
+            "--json",
+            "echo",
+            "text=through",
+            "--",
+            MCP,
+            "bridge",
+            "--",
+            MCP,
+        ])
+        .arg("demo-server")
+        .output()
+        .expect("run mcp call");
+    assert!(out.status.success(), "{out:?}");
+    let result: Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    assert_eq!(result["content"][0]["text"], "through", "{result}");
+}
+
+#[test]
+fn a_bridge_needs_one_server() {
+    let none = Command::new(MCP)
+        .arg("bridge")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge");
+    assert_eq!(none.status.code(), Some(2), "{none:?}");
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("-- <command>"),
+        "{none:?}"
+    );
+    let both = Command::new(MCP)
+        .args([
+            "bridge",
+            "--url",
+            "http://127.0.0.1:9/mcp",
+            "--",
+            MCP,
+            "demo-server",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge");
+    assert_eq!(both.status.code(), Some(2), "{both:?}");
+}

@@ -1,0 +1,246 @@
+//! `mcp demo-server --listen 127.0.0.1:0` (the built binary) used by the built `mcp` client
+//! over Streamable HTTP: the URL line on stderr, tools and calls, progress, the resource
+//! subscription's updates on the GET stream, stateless mode, the bearer token, SIGTERM.
+//! Only 127.0.0.1 is used; the servers are killed when a test ends.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use serde_json::Value;
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// How long a line the test waits for may take (an anti-hang guard, not a timing).
+const GUARD: Duration = Duration::from_secs(30);
+
+/// A running `mcp demo-server --listen`, killed on drop.
+struct Listening {
+    child: Child,
+    url: String,
+    /// The rest of its stderr, line by line.
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Listening {
+    fn start(extra: &[&str], env: &[(&str, &str)]) -> Listening {
+        let mut child = Command::new(MCP)
+            .args(["demo-server", "--listen", "127.0.0.1:0"])
+            .args(extra)
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run mcp demo-server");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let url = rx.recv_timeout(GUARD).expect("the URL line on stderr");
+        Listening {
+            child,
+            url,
+            stderr: rx,
+        }
+    }
+
+    /// `mcp --url URL ARGS`.
+    fn mcp(&self, args: &[&str]) -> Output {
+        Command::new(MCP)
+            .args(["--url", &self.url])
+            .args(args)
+            .env("COLUMNS", "100")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run mcp")
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
+}
+
+#[test]
+fn the_url_line_names_the_bound_port_and_the_endpoint() {
+    let server = Listening::start(&[], &[]);
+    let rest = server
+        .url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|r| r.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("{:?}", server.url));
+    let port: u16 = rest.parse().expect("a port");
+    assert_ne!(port, 0, "the port the OS chose");
+}
+
+#[test]
+fn tools_and_calls_over_http() {
+    let server = Listening::start(&[], &[]);
+    let o = server.mcp(&["tools", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let names: Vec<String> = json(&o)["tools"]
+        .as_array()
+        .expect("a tools array")
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect();
+    for tool in ["echo", "add", "slow", "ask", "image", "fail"] {
+        assert!(names.iter().any(|n| n == tool), "{tool} in {names:?}");
+    }
+    let o = server.mcp(&["call", "add", "a=2", "b=3", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["structuredContent"]["sum"], 5.0);
+    // Progress notifications go on the call's own SSE stream, then the answer.
+    let o = server.mcp(&["call", "slow", "steps=3", "delay_ms=10"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("finished 3 steps"), "{}", stdout(&o));
+    let o = server.mcp(&["read", "demo://readme"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("MCP demo server"), "{}", stdout(&o));
+    let o = server.mcp(&["call", "fail"]);
+    assert_ne!(o.status.code(), Some(0), "a tool error is an error");
+}
+
+#[test]
+fn resource_updates_arrive_on_the_get_stream() {
+    let server = Listening::start(&[], &[]);
+    let mut watch = Command::new(MCP)
+        .args([
+            "--url",
+            &server.url,
+            "watch",
+            "--subscribe",
+            "demo://clock",
+            "--json",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run mcp watch");
+    let out = watch.stdout.take().expect("piped stdout");
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let update = loop {
+        let line = rx.recv_timeout(GUARD).expect("a notification line");
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if v["method"] == "notifications/resources/updated" {
+            break v;
+        }
+    };
+    assert_eq!(update["params"]["uri"], "demo://clock");
+    let _ = watch.kill();
+    let _ = watch.wait();
+}
+
+#[test]
+fn stateless_mode_serves_each_post_alone() {
+    let server = Listening::start(&["--stateless"], &[]);
+    let o = server.mcp(&["call", "add", "a=20", "b=22", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["structuredContent"]["sum"], 42.0);
+    let o = server.mcp(&["tools", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(json(&o)["tools"].as_array().is_some_and(|t| !t.is_empty()));
+}
+
+#[test]
+fn the_bearer_token_comes_from_the_environment_and_is_required() {
+    let server = Listening::start(
+        &["--bearer-token-env", "DEMO_TEST_TOKEN"],
+        &[("DEMO_TEST_TOKEN", "tok-123")],
+    );
+    let o = server.mcp(&["tools"]);
+    assert_ne!(o.status.code(), Some(0), "refused without the token");
+    assert!(stderr(&o).contains("needs authorization"), "{}", stderr(&o));
+    let o = server.mcp(&[
+        "-H",
+        "Authorization: Bearer tok-123",
+        "call",
+        "add",
+        "a=1",
+        "b=1",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o)["structuredContent"]["sum"], 2.0);
+
+    // A server meant to be protected never starts open.
+    let o = Command::new(MCP)
+        .args(["demo-server", "--listen", "127.0.0.1:0"])
+        .args(["--bearer-token-env", "DEMO_TEST_TOKEN_UNSET"])
+        .env_remove("DEMO_TEST_TOKEN_UNSET")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("DEMO_TEST_TOKEN_UNSET"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn sigterm_ends_the_server_cleanly() {
+    let mut server = Listening::start(&[], &[]);
+    let o = server.mcp(&["ping"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let pid = server.child.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let status = server.child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0));
+    // Nothing but the URL line was said.
+    assert!(server.stderr.try_iter().all(|l| l.is_empty()), "no errors");
+}
+
+#[test]
+fn a_tool_asks_the_client_on_its_own_call_and_hears_the_answer() {
+    let server = Listening::start(&[], &[]);
+    // Without a terminal the client declines; that answer travels back to the tool.
+    let o = server.mcp(&["call", "model", "prompt=hello"]);
+    assert!(
+        stderr(&o).contains("declined the server's sampling request"),
+        "the client got the request: {}",
+        stderr(&o)
+    );
+    assert!(
+        format!("{}{}", stdout(&o), stderr(&o)).contains("the client declined to sample"),
+        "the tool got the answer: {} {}",
+        stdout(&o),
+        stderr(&o)
+    );
+}
