@@ -649,6 +649,13 @@ fn handle_request(server: &Arc<Server>, id: Id, method: &str, params: Option<&Va
             .get("protocolVersion")
             .and_then(Value::as_str)
             .unwrap_or("2025-11-25");
+        if matches!(server.mode, Mode::PingFlood(_)) {
+            // Before the answer, so that no request the client sends after it is read: the
+            // reader may already be waiting for the next chunk when the flood begins.
+            server
+                .stop_reading
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         server.respond(
             &id,
             &json!({"protocolVersion": version,
