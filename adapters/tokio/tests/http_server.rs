@@ -405,6 +405,17 @@ async fn unknown_sessions_get_404_and_delete_ends_a_session() {
         assert_eq!(unknown.status().await, 404);
 
         let sid = raw_session(&server).await;
+        // A call answered on the session: its handler ran after `on_initialized` (the 202 of
+        // `notifications/initialized` is written before the driver dispatches its event, so a
+        // DELETE sent right after it could overtake `on_initialized`).
+        let mut answered = Raw::send(
+            &server,
+            "POST",
+            &[ACCEPT, JSON, ("mcp-session-id", &sid)],
+            &call(3, "whoami"),
+        )
+        .await;
+        assert_eq!(answered.status().await, 200);
         let mut delete = Raw::send(&server, "DELETE", &[("mcp-session-id", &sid)], "").await;
         assert_eq!(delete.status().await, 200);
         assert_eq!(
