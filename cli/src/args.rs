@@ -647,7 +647,7 @@ pub struct DemoServerArgs {
     pub conformance: bool,
     /// Also speak protocol 2026-07-28 (`server/discover` and the per-request `_meta`
     /// envelope) beside 2024-11-05 … 2025-11-25. Off by default: a client that prefers 2026
-    /// (this one, with --era auto) then uses it, and that revision has no ping, log levels,
+    /// (this one, when its era is auto) then uses it, and that revision has no ping, log levels,
     /// resource subscriptions or server-to-client requests (the ask, model and roots tools).
     #[arg(long)]
     pub modern: bool,
