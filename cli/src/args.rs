@@ -251,7 +251,7 @@ pub struct BridgeArgs {
     /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
     /// stdio: each HTTP session gets its own upstream (with --config, all sessions share the
     /// file's servers). The URL is printed on stderr.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
     pub listen: Option<std::net::SocketAddr>,
     /// With --listen: no sessions; every POST is served on its own, over one upstream
     /// connection shared by all clients.
@@ -626,7 +626,7 @@ pub enum Command {
 pub struct DemoServerArgs {
     /// Serve Streamable HTTP on this address (`127.0.0.1:PORT`, port 0 for any) at the path
     /// /mcp, instead of stdio. Requests whose Origin is not loopback get 403.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
     pub listen: Option<std::net::SocketAddr>,
     /// With --listen: no sessions; each POST is served on its own (no GET stream, no
     /// requests to the client).
@@ -899,6 +899,32 @@ pub fn parse_env(text: &str) -> Result<(String, String), String> {
         }
         _ => Err(format!("expected KEY=VALUE, got {text:?}")),
     }
+}
+
+/// Parses the address of `--listen`: `127.0.0.1:PORT`, `[::1]:PORT`, `0.0.0.0:PORT`, or
+/// `localhost:PORT` (served on 127.0.0.1). A bare port or a host name is refused with the
+/// form to use instead.
+pub fn parse_listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::{Ipv4Addr, SocketAddr};
+    let text = text.trim();
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    if let Some((host, port)) = text.rsplit_once(':')
+        && host.eq_ignore_ascii_case("localhost")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    let port = text.rsplit_once(':').map_or(text, |(_, port)| port);
+    let example = match port.parse::<u16>() {
+        Ok(port) => format!("127.0.0.1:{port}"),
+        Err(_) => "127.0.0.1:PORT".to_owned(),
+    };
+    Err(format!(
+        "expected IP:PORT, got {text:?}: use {example} (port 0 picks a free one; 0.0.0.0:PORT \
+         serves other machines too)"
+    ))
 }
 
 /// Parses `250ms`, `10s`, `2m`, `1h` or a bare number of seconds (`1.5`).
