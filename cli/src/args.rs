@@ -34,7 +34,7 @@ arguments), 3 connection or handshake failure, authorization needed or failed
 (`tools --all`: no server came up), 4 the server answered with an error (tool, prompt or
 resource not found, invalid params, an HTTP error status), 5 timeout, 130 interrupted
 (Ctrl-C), 143 SIGTERM, 129 SIGHUP (each signal cancels the running call and shuts the server
-down first). With --json an error is also one JSON object on stdout: {\"error\": {\"code\":
+down first; Ctrl-C or SIGTERM ends `bridge --listen` and `demo-server --listen` with 0). With --json an error is also one JSON object on stdout: {\"error\": {\"code\":
 \"tool_not_found\", \"exit\": 4, \"message\": …, \"hint\": …, \"didYouMean\": […]}}; `code` is
 stable (the README lists every code).";
 
@@ -517,7 +517,7 @@ pub enum Command {
     ///
     /// `mcp demo-server --listen 127.0.0.1:0` serves http://127.0.0.1:PORT/mcp (port 0: the
     /// OS picks one) and prints that URL on stderr as its first line; each client gets its
-    /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
+    /// own session. Ctrl-C (or SIGTERM) ends every session and exits 0.
     DemoServer(DemoServerArgs),
     /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or a servers file.
     ///
@@ -554,7 +554,8 @@ pub enum Command {
     /// at once). --stateless serves every POST on its own over one shared upstream, made at
     /// startup as the bridge itself. --bearer-token-env VAR requires
     /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
-    /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session.
+    /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session and
+    /// exits 0.
     ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///
