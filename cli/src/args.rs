@@ -34,7 +34,7 @@ arguments), 3 connection or handshake failure, authorization needed or failed
 (`tools --all`: no server came up), 4 the server answered with an error (tool, prompt or
 resource not found, invalid params, an HTTP error status), 5 timeout, 130 interrupted
 (Ctrl-C), 143 SIGTERM, 129 SIGHUP (each signal cancels the running call and shuts the server
-down first). With --json an error is also one JSON object on stdout: {\"error\": {\"code\":
+down first; Ctrl-C or SIGTERM ends `bridge --listen` and `demo-server --listen` with 0). With --json an error is also one JSON object on stdout: {\"error\": {\"code\":
 \"tool_not_found\", \"exit\": 4, \"message\": …, \"hint\": …, \"didYouMean\": […]}}; `code` is
 stable (the README lists every code).";
 
@@ -251,7 +251,7 @@ pub struct BridgeArgs {
     /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
     /// stdio: each HTTP session gets its own upstream (with --config, all sessions share the
     /// file's servers). The URL is printed on stderr.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
     pub listen: Option<std::net::SocketAddr>,
     /// With --listen: no sessions; every POST is served on its own, over one upstream
     /// connection shared by all clients.
@@ -517,7 +517,7 @@ pub enum Command {
     ///
     /// `mcp demo-server --listen 127.0.0.1:0` serves http://127.0.0.1:PORT/mcp (port 0: the
     /// OS picks one) and prints that URL on stderr as its first line; each client gets its
-    /// own session. Ctrl-C (or SIGTERM) ends every session and exits.
+    /// own session. Ctrl-C (or SIGTERM) ends every session and exits 0.
     DemoServer(DemoServerArgs),
     /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or a servers file.
     ///
@@ -554,7 +554,8 @@ pub enum Command {
     /// at once). --stateless serves every POST on its own over one shared upstream, made at
     /// startup as the bridge itself. --bearer-token-env VAR requires
     /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
-    /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session.
+    /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session and
+    /// exits 0.
     ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///
@@ -626,7 +627,7 @@ pub enum Command {
 pub struct DemoServerArgs {
     /// Serve Streamable HTTP on this address (`127.0.0.1:PORT`, port 0 for any) at the path
     /// /mcp, instead of stdio. Requests whose Origin is not loopback get 403.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
     pub listen: Option<std::net::SocketAddr>,
     /// With --listen: no sessions; each POST is served on its own (no GET stream, no
     /// requests to the client).
@@ -647,7 +648,7 @@ pub struct DemoServerArgs {
     pub conformance: bool,
     /// Also speak protocol 2026-07-28 (`server/discover` and the per-request `_meta`
     /// envelope) beside 2024-11-05 … 2025-11-25. Off by default: a client that prefers 2026
-    /// (this one, with --era auto) then uses it, and that revision has no ping, log levels,
+    /// (this one, when its era is auto) then uses it, and that revision has no ping, log levels,
     /// resource subscriptions or server-to-client requests (the ask, model and roots tools).
     #[arg(long)]
     pub modern: bool,
@@ -899,6 +900,32 @@ pub fn parse_env(text: &str) -> Result<(String, String), String> {
         }
         _ => Err(format!("expected KEY=VALUE, got {text:?}")),
     }
+}
+
+/// Parses the address of `--listen`: `127.0.0.1:PORT`, `[::1]:PORT`, `0.0.0.0:PORT`, or
+/// `localhost:PORT` (served on 127.0.0.1). A bare port or a host name is refused with the
+/// form to use instead.
+pub fn parse_listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::{Ipv4Addr, SocketAddr};
+    let text = text.trim();
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    if let Some((host, port)) = text.rsplit_once(':')
+        && host.eq_ignore_ascii_case("localhost")
+        && let Ok(port) = port.parse::<u16>()
+    {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    let port = text.rsplit_once(':').map_or(text, |(_, port)| port);
+    let example = match port.parse::<u16>() {
+        Ok(port) => format!("127.0.0.1:{port}"),
+        Err(_) => "127.0.0.1:PORT".to_owned(),
+    };
+    Err(format!(
+        "expected IP:PORT, got {text:?}: use {example} (port 0 picks a free one; 0.0.0.0:PORT \
+         serves other machines too)"
+    ))
 }
 
 /// Parses `250ms`, `10s`, `2m`, `1h` or a bare number of seconds (`1.5`).

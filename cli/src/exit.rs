@@ -236,6 +236,17 @@ pub enum CliError {
     /// Options that do not make sense together, or unparsable arguments.
     #[error("{0}")]
     Usage(String),
+    /// `--listen ADDR` could not be bound (the port is taken, the address is not this
+    /// machine's, a privileged port). Nothing was served.
+    #[error("cannot listen on {addr}: {reason}")]
+    CannotListen {
+        /// The address as parsed.
+        addr: std::net::SocketAddr,
+        /// The system's reason.
+        reason: String,
+        /// What kind of failure it was, which picks the hint.
+        kind: std::io::ErrorKind,
+    },
     /// A URL that cannot be an MCP endpoint. Nothing was contacted.
     #[error("invalid URL {url:?}: {reason}")]
     InvalidUrl {
@@ -426,6 +437,10 @@ pub enum CliError {
         url: String,
         /// Whether a stored token was sent and refused.
         refused: bool,
+        /// Whether the server offers OAuth (its challenge names its resource metadata, or it
+        /// names its authorization server): then `mcp login` gets a token; otherwise it wants
+        /// a token given some other way, sent with `-H 'Authorization: Bearer …'`.
+        oauth: bool,
     },
     /// `mcp login` could not get a token.
     #[error("OAuth: {0}")]
@@ -500,6 +515,15 @@ pub fn strip_rpc_prefix(message: &str, code: i64) -> &str {
 }
 
 impl CliError {
+    /// The error of binding `--listen addr` that failed with `error`.
+    pub fn cannot_listen(addr: std::net::SocketAddr, error: &std::io::Error) -> Self {
+        CliError::CannotListen {
+            addr,
+            reason: error.to_string(),
+            kind: error.kind(),
+        }
+    }
+
     /// The server closed the connection (or its process ended) after the handshake.
     pub fn closed(detail: impl fmt::Display) -> Self {
         CliError::Closed(format!("the server closed the connection: {detail}"))
@@ -520,6 +544,7 @@ impl CliError {
     pub fn exit(&self) -> Exit {
         match self {
             CliError::Usage(_)
+            | CliError::CannotListen { .. }
             | CliError::InvalidUrl { .. }
             | CliError::InvalidArgument { .. }
             | CliError::MissingArguments { .. }
@@ -559,6 +584,20 @@ impl CliError {
     pub fn hint(&self) -> Option<String> {
         Some(match self {
             CliError::Usage(_) => "see `mcp --help`, or `mcp <command> --help`".into(),
+            CliError::CannotListen { kind, .. } => match kind {
+                std::io::ErrorKind::AddrInUse => {
+                    "another program listens on this port: pick another, or :0 for any free one"
+                        .into()
+                }
+                std::io::ErrorKind::AddrNotAvailable => "that address is not this machine's: use \
+                    127.0.0.1:PORT (0.0.0.0:PORT serves other machines too)"
+                    .into(),
+                std::io::ErrorKind::PermissionDenied => {
+                    "ports below 1024 need privileges: pick one above 1023, or :0 for any free one"
+                        .into()
+                }
+                _ => return None,
+            },
             CliError::InvalidUrl {
                 suggestion: Some(url),
                 ..
@@ -649,6 +688,12 @@ impl CliError {
             CliError::ToolFailed(_) => "the tool ran and reported a failure in its own words; if it is about the arguments, `mcp tools` shows what the tool takes".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
+            CliError::LoginRequired { oauth: false, .. } => {
+                // Printed masked (crate::redact): `Bearer ***` is the one spelling left as is.
+                "the server wants an access token and offers no OAuth login: send it with \
+                 -H 'Authorization: Bearer ***' (*** = your token)"
+                    .into()
+            }
             CliError::LoginRequired { url, .. } if url.contains("://") => {
                 format!("run: mcp login --url {url}")
             }

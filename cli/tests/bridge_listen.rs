@@ -30,6 +30,8 @@ struct Listener {
     child: Child,
     url: String,
     dir: PathBuf,
+    /// The reader of stderr after the URL line: it ends with the bridge and returns the lines.
+    stderr: Option<std::thread::JoinHandle<Vec<String>>>,
 }
 
 impl Listener {
@@ -62,13 +64,21 @@ impl Listener {
             .find(|w| w.starts_with("http://"))
             .unwrap_or_else(|| panic!("no URL in {line:?}"))
             .to_owned();
-        // The rest of stderr goes on to the test's own.
-        std::thread::spawn(move || {
+        // The rest of stderr goes on to the test's own, and is kept for `stop`.
+        let stderr = std::thread::spawn(move || {
+            let mut lines = Vec::new();
             for line in stderr.lines().map_while(Result::ok) {
                 eprintln!("{line}");
+                lines.push(line);
             }
+            lines
         });
-        Listener { child, url, dir }
+        Listener {
+            child,
+            url,
+            dir,
+            stderr: Some(stderr),
+        }
     }
 
     /// The live children's process groups.
@@ -548,30 +558,177 @@ fn a_stateless_host_that_disconnects_mid_call_cancels_it_upstream() {
     assert_eq!(cancelled["params"]["requestId"], slow["id"], "{cancelled}");
 }
 
-#[test]
-fn sigterm_ends_every_session_and_its_child() {
-    let mut bridge = Listener::start("sigterm", &[], &[]);
+impl Listener {
+    /// Sends `signal` (`-TERM`, `-INT`) to the bridge and waits for it to exit: its status
+    /// and what it printed on stderr after the URL.
+    fn stop(&mut self, signal: &str) -> (std::process::ExitStatus, Vec<String>) {
+        let sent = Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success());
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(
+                started.elapsed() < GUARD,
+                "the bridge did not exit on {signal}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let lines = self
+            .stderr
+            .take()
+            .expect("stopped once")
+            .join()
+            .expect("the stderr reader");
+        (status, lines)
+    }
+}
+
+/// A bridge asked to stop (SIGTERM by a service manager, Ctrl-C by its user) ends cleanly:
+/// every session and its child closed, one line saying so, exit 0.
+fn a_stop_signal_ends_every_session_and_its_child_cleanly(name: &str, signal: &str) {
+    let mut bridge = Listener::start(name, &[], &[]);
     bridge.wait_groups(0);
     open_session(&bridge.url, "host-one", &[]);
     open_session(&bridge.url, "host-two", &[]);
     bridge.wait_groups(2);
-    Command::new("kill")
-        .args(["-TERM", &bridge.child.id().to_string()])
-        .status()
-        .expect("run kill");
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = bridge.child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            started.elapsed() < GUARD,
-            "the bridge did not exit on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert_eq!(status.code(), Some(143));
+    let (status, stderr) = bridge.stop(signal);
+    assert_eq!(status.code(), Some(0), "{signal}: {stderr:?}");
+    assert_eq!(
+        stderr
+            .iter()
+            .filter(|l| l.contains("stopping") || l.contains("error"))
+            .collect::<Vec<_>>(),
+        ["mcp bridge: stopping: closing every session"],
+        "{signal}"
+    );
     bridge.wait_groups(0);
+}
+
+#[test]
+fn sigterm_ends_every_session_and_its_child() {
+    a_stop_signal_ends_every_session_and_its_child_cleanly("sigterm", "-TERM");
+}
+
+#[test]
+fn ctrl_c_ends_every_session_and_its_child() {
+    a_stop_signal_ends_every_session_and_its_child_cleanly("sigint", "-INT");
+}
+
+/// Starts `mcp bridge --listen ADDR -- mcp demo-server` expecting it to fail: its output.
+fn failed_listener(addr: &str) -> std::process::Output {
+    let out = Command::new(MCP)
+        .args(["bridge", "--listen", addr, "--", MCP, "demo-server"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge");
+    assert!(!out.status.success(), "{out:?}");
+    out
+}
+
+#[test]
+fn a_port_in_use_says_so_once_and_hints_another_port() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let addr = taken.local_addr().expect("its address").to_string();
+    let out = failed_listener(&addr);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: cannot listen on {addr}: ")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "hint: another program listens on this port: pick another, or :0 for any free one"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("mcp --help"), "{stderr}");
+}
+
+#[test]
+fn listen_accepts_localhost_and_says_how_to_write_a_bare_port() {
+    // localhost:0 is served on 127.0.0.1.
+    let mut child = Command::new(MCP)
+        .args([
+            "bridge",
+            "--listen",
+            "localhost:0",
+            "--",
+            MCP,
+            "demo-server",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().expect("piped stderr"))
+        .read_line(&mut line)
+        .expect("the first line");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.starts_with("http://127.0.0.1:"), "{line}");
+
+    let out = failed_listener("8080");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("use 127.0.0.1:8080"), "{stderr}");
+}
+
+/// `mcp tools --url` against a bridge that wants a static bearer token (no OAuth offered):
+/// the hint says how to send the token, not to log in.
+#[test]
+fn a_static_bearer_token_server_hints_the_header_not_a_login() {
+    let mut bridge = Listener::start(
+        "static-token",
+        &["--bearer-token-env", "BRIDGE_TEST_TOKEN"],
+        &[("BRIDGE_TEST_TOKEN", "s3cret")],
+    );
+    let home = bridge.dir.join("home");
+    let out = Command::new(MCP)
+        .args(["tools", "--url", &bridge.url])
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp tools");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("needs authorization"), "{stderr}");
+    assert!(
+        stderr.contains("hint: the server wants an access token and offers no OAuth login"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("-H 'Authorization: Bearer ***' (*** = your token)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("mcp login"), "{stderr}");
+
+    // With the token, the same command works.
+    let ok = Command::new(MCP)
+        .args([
+            "tools",
+            "--url",
+            &bridge.url,
+            "-H",
+            "Authorization: Bearer s3cret",
+        ])
+        .env("HOME", &home)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp tools");
+    assert!(ok.status.success(), "{ok:?}");
+    let (status, _) = bridge.stop("-TERM");
+    assert_eq!(status.code(), Some(0));
 }
 
 #[test]

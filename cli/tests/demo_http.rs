@@ -1,6 +1,7 @@
 //! `mcp demo-server --listen 127.0.0.1:0` (the built binary) used by the built `mcp` client
 //! over Streamable HTTP: the URL line on stderr, tools and calls, progress, the resource
-//! subscription's updates on the GET stream, stateless mode, the bearer token, SIGTERM.
+//! subscription's updates on the GET stream, stateless mode, the bearer token, SIGTERM and
+//! Ctrl-C, the hints of an address that cannot be listened on.
 //! Only 127.0.0.1 is used; the servers are killed when a test ends.
 
 use std::io::{BufRead, BufReader};
@@ -182,6 +183,13 @@ fn the_bearer_token_comes_from_the_environment_and_is_required() {
     let o = server.mcp(&["tools"]);
     assert_ne!(o.status.code(), Some(0), "refused without the token");
     assert!(stderr(&o).contains("needs authorization"), "{}", stderr(&o));
+    // A static token, no OAuth: the hint says how to send it, not to log in.
+    assert!(
+        stderr(&o).contains("-H 'Authorization: Bearer ***' (*** = your token)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("mcp login"), "{}", stderr(&o));
     let o = server.mcp(&[
         "-H",
         "Authorization: Bearer tok-123",
@@ -211,20 +219,57 @@ fn the_bearer_token_comes_from_the_environment_and_is_required() {
 }
 
 #[test]
-fn sigterm_ends_the_server_cleanly() {
-    let mut server = Listening::start(&[], &[]);
-    let o = server.mcp(&["ping"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let pid = server.child.id().to_string();
-    let killed = Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
-    let status = server.child.wait().expect("wait");
-    assert_eq!(status.code(), Some(0));
-    // Nothing but the URL line was said.
-    assert!(server.stderr.try_iter().all(|l| l.is_empty()), "no errors");
+fn sigterm_and_ctrl_c_end_the_server_cleanly() {
+    for signal in ["-TERM", "-INT"] {
+        let mut server = Listening::start(&[], &[]);
+        let o = server.mcp(&["ping"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let pid = server.child.id().to_string();
+        let killed = Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .expect("run kill");
+        assert!(killed.success());
+        let status = server.child.wait().expect("wait");
+        assert_eq!(status.code(), Some(0), "{signal}");
+        // One line says so, no error. (The reader ends with the server's stderr.)
+        let said: Vec<String> = server.stderr.iter().filter(|l| !l.is_empty()).collect();
+        assert_eq!(
+            said,
+            ["mcp demo-server: stopping: closing every session"],
+            "{signal}"
+        );
+    }
+}
+
+#[test]
+fn a_port_in_use_or_a_bare_port_gets_a_hint_of_what_to_do() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let addr = taken.local_addr().expect("its address").to_string();
+    let run = |addr: &str| {
+        Command::new(MCP)
+            .args(["demo-server", "--listen", addr])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run mcp demo-server")
+    };
+    let o = run(&addr);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(&format!("error: cannot listen on {addr}: ")),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains(
+            "hint: another program listens on this port: pick another, or :0 for any free one"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("8080");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("use 127.0.0.1:8080"), "{}", stderr(&o));
 }
 
 #[test]

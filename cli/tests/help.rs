@@ -38,6 +38,8 @@ fn subcommands() -> Vec<String> {
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
         .take_while(|l| !l.trim().is_empty())
+        // A command's line is indented by two; a wrapped description's go on further in.
+        .filter(|l| !l.starts_with("   "))
         .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
         .collect()
 }
@@ -164,4 +166,69 @@ fn the_bash_script_parses_and_completes() {
     let replies = String::from_utf8_lossy(&o.stdout);
     assert!(replies.contains("1:shell\n"), "{replies}");
     assert!(replies.contains("2:--url\n"), "{replies}");
+}
+
+/// `mcp ARGS` run with the terminal `columns` wide (`$COLUMNS`).
+fn help_at(args: &[&str], columns: usize) -> String {
+    let out = Command::new(MCP)
+        .args(args)
+        .env("COLUMNS", columns.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    stdout(&out)
+}
+
+/// The help's lines wider than `columns` (in characters, as a terminal counts them).
+fn too_wide(help: &str, columns: usize) -> Vec<String> {
+    help.lines()
+        .filter(|l| l.chars().count() > columns)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_help_fits_a_100_column_terminal() {
+    let mut helps = vec![vec!["--help".to_owned()], vec!["-h".to_owned()]];
+    for sub in subcommands() {
+        helps.push(vec![sub.clone(), "--help".to_owned()]);
+        helps.push(vec![sub, "-h".to_owned()]);
+    }
+    assert!(helps.iter().any(|h| h[0] == "bridge") && helps.iter().any(|h| h[0] == "demo-server"));
+    for args in &helps {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let help = help_at(&args, 100);
+        assert!(
+            too_wide(&help, 100).is_empty(),
+            "{args:?}: {:#?}",
+            too_wide(&help, 100)
+        );
+    }
+}
+
+#[test]
+fn help_wraps_to_a_narrower_terminal_at_word_boundaries_and_to_100_in_a_wider_one() {
+    for sub in ["bridge", "demo-server"] {
+        let at_100 = help_at(&[sub, "--help"], 100);
+        let at_72 = help_at(&[sub, "--help"], 72);
+        let at_200 = help_at(&[sub, "--help"], 200);
+        // The usage lines are written out whole (a command line cut in two is not one).
+        let prose: String = at_72
+            .lines()
+            .filter(|l| !l.starts_with("Usage: ") && !l.starts_with("       mcp "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(
+            too_wide(&prose, 72).is_empty(),
+            "{sub}: {:#?}",
+            too_wide(&prose, 72)
+        );
+        // A wide terminal still gets lines of at most 100 columns: long prose is hard to read.
+        assert_eq!(at_200, at_100, "{sub}");
+        // Wrapping only moves line breaks: the same words, none cut in two.
+        let words = |h: &str| h.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(words(&at_72), words(&at_100), "{sub}");
+        assert!(at_72.lines().count() > at_100.lines().count(), "{sub}");
+    }
 }

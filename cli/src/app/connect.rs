@@ -437,6 +437,16 @@ fn describe_verbose(config: &ServerConfig) -> String {
     }
 }
 
+/// Whether a 401's server offers an OAuth login: its Bearer challenge names its protected
+/// resource metadata (RFC 9728), or it names its authorization server (`Mcp-Auth-Server`).
+/// A bare `Bearer` challenge is a server that wants a token handed out some other way.
+fn offers_oauth(status: &mcp_proto::transport_error::HttpStatusError) -> bool {
+    status.auth_server.is_some()
+        || status
+            .bearer()
+            .is_some_and(|b| b.resource_metadata().is_some())
+}
+
 /// A 401 (or a 403 `insufficient_scope`) that only logging in can fix.
 fn login_required(e: &Error, url: &str, refused: bool) -> Option<CliError> {
     let status = e.http_status()?;
@@ -445,6 +455,7 @@ fn login_required(e: &Error, url: &str, refused: bool) -> Option<CliError> {
         CliError::LoginRequired {
             url: url.to_owned(),
             refused,
+            oauth: offers_oauth(status),
         }
     })
 }

@@ -55,6 +55,9 @@ pub(crate) async fn interrupted() {
     }
 }
 
+/// What `mcp bridge --listen` says on stderr when a signal stops it.
+pub const BRIDGE_STOPPING: &str = "mcp bridge: stopping: closing every session";
+
 /// Connects and runs the subcommand of `cli`.
 pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
     // Before anything is spawned: a signal must never leave a server behind.
@@ -72,7 +75,20 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
             return with_interrupt(&ui, &mut signals, login, false).await;
         }
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
-        // The host ends the bridge by closing stdin; a signal ends it as any command.
+        // A server asked to stop ends cleanly (exit 0): stopping is how it is meant to end.
+        Command::Bridge(args) if args.listen.is_some() => {
+            return tokio::select! {
+                r = bridge::run(cli, &ui) => r,
+                _ = signals.recv() => {
+                    // Dropping the bridge drops its HTTP server and every session with it:
+                    // their running calls are cancelled and their upstreams closed. A second
+                    // signal during that exits at once (`main`).
+                    ui.info(BRIDGE_STOPPING);
+                    Ok(Exit::Ok)
+                }
+            };
+        }
+        // The host ends the stdio bridge by closing stdin; a signal ends it as any command.
         Command::Bridge(_) => {
             return with_interrupt(&ui, &mut signals, bridge::run(cli, &ui), false).await;
         }

@@ -18,12 +18,17 @@ const GLOBAL_HEADING: &str = "Options for every command";
 const GLOBAL_POINTER: &str = "Connection and output options (--url, --config, --server, -H, -e, --timeout, \
 --json, --raw, -o, -q, -v, …) work with every command: see `mcp help options`.";
 
+/// The widest help (in columns) `mcp` prints: wider prose is hard to read, even in a wide terminal.
+pub const MAX_HELP_WIDTH: usize = 100;
+
 /// The `mcp` command tree as users see it: the global options are listed once, under their
 /// own heading in `mcp --help`, and hidden from each subcommand's help, which instead ends
-/// with a pointer to `mcp help options`. Parsing is unchanged.
+/// with a pointer to `mcp help options`. Every help wraps at word boundaries to the terminal
+/// (`$COLUMNS`, else the terminal's width, else 100 columns), at most [`MAX_HELP_WIDTH`].
+/// Parsing is unchanged.
 pub fn command() -> clap::Command {
     hide_globals_in_subcommands(
-        Cli::command().mut_args(|a| {
+        Cli::command().max_term_width(MAX_HELP_WIDTH).mut_args(|a| {
             if a.is_global_set() {
                 a.help_heading(GLOBAL_HEADING)
             } else {

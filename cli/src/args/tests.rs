@@ -502,3 +502,37 @@ fn tasks_takes_the_server_after_itself_or_after_its_subcommand() {
         ErrorKind::MissingRequiredArgument
     );
 }
+
+#[test]
+fn listen_takes_ip_and_port_or_localhost_and_says_what_to_write_otherwise() {
+    use std::net::SocketAddr;
+    let addr = |s: &str| s.parse::<SocketAddr>().expect("test address");
+    assert_eq!(parse_listen_addr("127.0.0.1:0"), Ok(addr("127.0.0.1:0")));
+    assert_eq!(parse_listen_addr("[::1]:8080"), Ok(addr("[::1]:8080")));
+    assert_eq!(parse_listen_addr("localhost:0"), Ok(addr("127.0.0.1:0")));
+    assert_eq!(
+        parse_listen_addr("LOCALHOST:8080"),
+        Ok(addr("127.0.0.1:8080"))
+    );
+    let bare = parse_listen_addr("8080").expect_err("a bare port");
+    assert!(bare.contains("use 127.0.0.1:8080"), "{bare}");
+    let name = parse_listen_addr("example.com:80").expect_err("a host name");
+    assert!(name.contains("use 127.0.0.1:80"), "{name}");
+    let junk = parse_listen_addr("nonsense").expect_err("no port");
+    assert!(junk.contains("use 127.0.0.1:PORT"), "{junk}");
+    let cli = parse(&[
+        "bridge",
+        "--listen",
+        "localhost:0",
+        "--url",
+        "http://127.0.0.1:1/mcp",
+    ]);
+    let Command::Bridge(args) = cli.command else {
+        panic!("bridge")
+    };
+    assert_eq!(args.listen, Some(addr("127.0.0.1:0")));
+    assert_eq!(
+        parse_err(&["demo-server", "--listen", "8080"]),
+        ErrorKind::ValueValidation
+    );
+}

@@ -93,7 +93,8 @@ fn session_handler(config: &DemoConfig, server: &ServerHandle) -> DemoHandler {
 }
 
 /// Serves the demo over Streamable HTTP until Ctrl-C or SIGTERM; prints the endpoint's URL
-/// on stderr (one line) once it listens.
+/// on stderr (one line) once it listens, and `mcp demo-server: stopping: closing every
+/// session` when a signal stops it (then `Ok`: exit 0).
 ///
 /// # Errors
 ///
@@ -108,7 +109,7 @@ pub fn run(demo: &HttpDemo, config: DemoConfig) -> Result<(), CliError> {
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(demo.listen)
             .await
-            .map_err(|e| CliError::Usage(format!("cannot listen on {}: {e}", demo.listen)))?;
+            .map_err(|e| CliError::cannot_listen(demo.listen, &e))?;
         let server = StreamableHttp::new(demo.config(config.conformance));
         let handle = if config.conformance {
             let quiet = config.quiet;
@@ -120,11 +121,17 @@ pub fn run(demo: &HttpDemo, config: DemoConfig) -> Result<(), CliError> {
                 session_handler(&config, s)
             })
         }
-        .map_err(|e| CliError::Usage(format!("cannot listen on {}: {e}", demo.listen)))?;
+        .map_err(|e| CliError::cannot_listen(demo.listen, &e))?;
         eprintln!("{}", handle.url());
         stop_signal().await;
+        // Stopping is how a server is meant to end: said on one line, exit 0.
+        eprintln!("mcp demo-server: stopping: closing every session");
         handle.shutdown();
-        handle.stopped().await;
+        tokio::select! {
+            () = handle.stopped() => {}
+            // A second signal does not wait for the sessions to close.
+            () = stop_signal() => {}
+        }
         Ok(())
     })
 }

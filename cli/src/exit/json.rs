@@ -12,7 +12,7 @@ impl CliError {
     /// The stable `code` of the `--json` error object (see the table in [`crate::exit`]).
     pub fn code(&self) -> &'static str {
         match self {
-            CliError::Usage(_) => "usage",
+            CliError::Usage(_) | CliError::CannotListen { .. } => "usage",
             CliError::InvalidUrl { .. } => "invalid_url",
             CliError::InvalidArgument { .. } => "invalid_argument",
             CliError::MissingArguments { .. } => "missing_argument",

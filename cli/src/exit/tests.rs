@@ -42,6 +42,7 @@ fn all() -> Vec<CliError> {
         CliError::LoginRequired {
             url: "http://127.0.0.1:9/mcp".into(),
             refused: false,
+            oauth: true,
         },
         CliError::AuthFailed("denied".into()),
         // Added with the error classes: keep the order of `documented_codes`.
@@ -254,11 +255,20 @@ fn reports_say_what_and_what_to_try() {
     let e = CliError::LoginRequired {
         url: "https://h/mcp".into(),
         refused: false,
+        oauth: true,
     };
     assert_eq!(
         e.report(),
         "error: https://h/mcp needs authorization\nhint: run: mcp login --url https://h/mcp\n"
     );
+    let static_token = CliError::LoginRequired {
+        url: "https://h/mcp".into(),
+        refused: false,
+        oauth: false,
+    };
+    let hint = static_token.hint().expect("a hint");
+    assert!(hint.contains("-H 'Authorization: Bearer"), "{hint}");
+    assert!(!hint.contains("mcp login"), "{hint}");
 }
 
 #[test]

@@ -79,13 +79,18 @@ fn listen_serves_the_servers_over_http() {
         .expect("run kill");
     assert!(stopped.success());
     let started = Instant::now();
-    while bridge.try_wait().expect("wait").is_none() {
+    let status = loop {
+        if let Some(status) = bridge.try_wait().expect("wait") {
+            break status;
+        }
         assert!(
             started.elapsed() < GUARD,
             "the bridge did not stop on SIGTERM"
         );
         std::thread::sleep(Duration::from_millis(20));
-    }
+    };
+    // Asked to stop, it ends cleanly.
+    assert_eq!(status.code(), Some(0));
     // The servers go with it (their process is reaped by init once the bridge is gone).
     let pid = std::fs::read_to_string(dir.join("alpha.pid")).expect("alpha's pid");
     let alive = || {

@@ -61,7 +61,7 @@ pub async fn run(
     let bearer = bearer_token(args)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+        .map_err(|e| CliError::cannot_listen(addr, &e))?;
     let mut http = HttpServerConfig::new(placeholder_server_config())
         .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
     if let Some(token) = bearer {
@@ -84,7 +84,7 @@ pub async fn run(
         let shared = first.clone();
         let factory = move |_: &ServerHandle| Forwarder::new(shared.clone(), timeout).0;
         let server = start_http(listener, StreamableHttp::new(http), factory)
-            .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+            .map_err(|e| CliError::cannot_listen(addr, &e))?;
         (server, Some(first))
     } else {
         check_program(&config)?;
@@ -96,7 +96,7 @@ pub async fn run(
             SessionBridge::start(cli.clone(), ui.clone(), config.clone(), timeout)
         };
         let server = start_http(listener, StreamableHttp::new(http), factory)
-            .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+            .map_err(|e| CliError::cannot_listen(addr, &e))?;
         (server, None)
     };
     // The first line on stderr, the URL alone (as `mcp demo-server --listen` prints it), for

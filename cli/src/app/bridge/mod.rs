@@ -239,7 +239,10 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     let host = HostSlot::default();
     let mut connected =
         upstream::connect(cli, ui, config.clone(), &init.params, host.clone()).await;
-    if matches!(connected, Err(CliError::LoginRequired { .. })) && super::auth::terminal_present() {
+    // A browser login only helps a server that offers OAuth.
+    if matches!(connected, Err(CliError::LoginRequired { oauth: true, .. }))
+        && super::auth::terminal_present()
+    {
         connected = login_and_connect(cli, ui, config, &init.params, host.clone()).await;
     }
     let client = match connected {
