@@ -398,3 +398,55 @@ fn a_bridge_needs_one_server() {
         .expect("run mcp bridge");
     assert_eq!(both.status.code(), Some(2), "{both:?}");
 }
+
+/// A bridged server's stderr reaches the bridge's stderr as it is written (a host logs it),
+/// while the bridge is still running, unprefixed for the single server.
+#[test]
+fn the_servers_stderr_passes_through_as_it_comes() {
+    let mut bridge = Command::new(MCP)
+        .args([
+            "bridge",
+            "--",
+            "sh",
+            "-c",
+            r#"echo "child stderr line" >&2; exec "$0" demo-server"#,
+            MCP,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp bridge");
+    // The bridge starts its server when the host initializes.
+    let mut stdin = bridge.stdin.take().expect("stdin is piped");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host-app", "version": "3.1"}}})
+    )
+    .expect("write to the bridge");
+    stdin.flush().expect("flush");
+    let stderr = bridge.stderr.take().expect("stderr is piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + GUARD;
+    while !seen.iter().any(|l| l == "child stderr line") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => seen.push(line),
+            Err(_) => panic!("the child's stderr line never came: {seen:?}"),
+        }
+    }
+    // It came while the bridge runs, not in an error message at its end.
+    assert!(bridge.try_wait().unwrap().is_none(), "{seen:?}");
+    drop(stdin);
+    let status = bridge.wait().unwrap();
+    assert!(status.success(), "{status}: {seen:?}");
+}

@@ -71,7 +71,7 @@ use std::process::{Command, Stdio};
 pub use child::{StdioChild, StdioPipes};
 pub use exit::{describe_exit, signal_name};
 pub use signal::{ProcessGroupGuard, Signal, SignalOutcome, signal_group};
-pub use stderr::{StderrTail, StderrTailConfig, drain_stderr};
+pub use stderr::{SERVER_STDERR_TARGET, StderrTail, StderrTailConfig, drain_stderr};
 
 /// What to run for a stdio server: program, arguments, environment and working directory.
 ///
