@@ -398,3 +398,85 @@ fn a_bridge_needs_one_server() {
         .expect("run mcp bridge");
     assert_eq!(both.status.code(), Some(2), "{both:?}");
 }
+
+/// A bridged server's stderr reaches the bridge's stderr as it is written (a host logs it),
+/// while the bridge is still running, unprefixed for the single server.
+#[test]
+fn the_servers_stderr_passes_through_as_it_comes() {
+    let seen = stderr_while_bridging(
+        &[
+            "bridge",
+            "--",
+            "sh",
+            "-c",
+            r#"echo "child stderr line" >&2; exec "$0" demo-server"#,
+            MCP,
+        ],
+        &["child stderr line"],
+    );
+    assert!(!seen.iter().any(|l| l.starts_with('[')), "{seen:?}");
+}
+
+/// With a --config of several servers, each passed-through line names its server.
+#[test]
+fn each_config_servers_stderr_is_prefixed_with_its_name() {
+    let dir = test_dir("stderr-config");
+    let config = dir.join("servers.json");
+    let server = |name: &str| json!({"command": "sh", "args": ["-c", format!("echo {name} says hi >&2; exec \"$0\" demo-server"), MCP]});
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"alpha": server("alpha"), "beta": server("beta")}}).to_string(),
+    )
+    .unwrap();
+    stderr_while_bridging(
+        &["bridge", "--config", config.to_str().unwrap()],
+        &["[alpha] alpha says hi", "[beta] beta says hi"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `mcp ARGS` as a host would (initialize, then stdin left open) until every line of
+/// `expected` came on its stderr while it runs; then closes stdin and checks it exits 0.
+/// Returns the stderr lines seen.
+fn stderr_while_bridging(args: &[&str], expected: &[&str]) -> Vec<String> {
+    let mut bridge = Command::new(MCP)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp bridge");
+    // The bridge starts its server when the host initializes.
+    let mut stdin = bridge.stdin.take().expect("stdin is piped");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host-app", "version": "3.1"}}})
+    )
+    .expect("write to the bridge");
+    stdin.flush().expect("flush");
+    let stderr = bridge.stderr.take().expect("stderr is piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + GUARD;
+    while !expected.iter().all(|e| seen.iter().any(|l| l == e)) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => seen.push(line),
+            Err(_) => panic!("the servers' stderr lines never came: {seen:?}"),
+        }
+    }
+    // It came while the bridge runs, not in an error message at its end.
+    assert!(bridge.try_wait().unwrap().is_none(), "{seen:?}");
+    drop(stdin);
+    let status = bridge.wait().unwrap();
+    assert!(status.success(), "{status}: {seen:?}");
+    seen
+}

@@ -443,3 +443,62 @@ fn sigkill_of_the_client_leaves_no_server_behind() {
     let status = no_server_left_after("KILL");
     assert_eq!(status.signal(), Some(9));
 }
+
+/// A stdio server that handles SIGTERM (like `mcp bridge --url`, which cancels upstream) gets
+/// to run its handler when `mcp` is SIGKILLed: the parent-death signal and the group
+/// watchdog send SIGTERM first and SIGKILL only after a grace.
+#[cfg(target_os = "linux")]
+#[test]
+fn sigkill_of_the_client_lets_a_server_clean_up_on_sigterm() {
+    let dir = temp_dir("term-cleanup");
+    let marker = dir.join("cleaned-up");
+    let pidfile = dir.join("leader.pid");
+    // The demo server runs in the background (stdin passed on explicitly) so that `wait`,
+    // unlike a foreground command, is interrupted by SIGTERM and the trap runs at once. The
+    // demo server may see its input end (and exit) before the kernel's SIGTERM arrives, so
+    // the wrapper then keeps waiting rather than exiting without running its trap.
+    let script = r#"trap 'echo cleaned > "$1"; exit 0' TERM; echo $$ > "$2"; "$3" demo-server <&0 & wait; sleep 1000 & wait"#;
+    let mcp = Running::start(&[
+        "call",
+        "slow",
+        "steps=100",
+        "delay_ms=100",
+        "--",
+        "sh",
+        "-c",
+        script,
+        "server",
+        marker.to_str().unwrap(),
+        pidfile.to_str().unwrap(),
+        MCP,
+    ]);
+    let mut pgid = 0;
+    wait_until("the wrapper and the demo server run", || {
+        pgid = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or(0);
+        pgid != 0
+            && group_members(pgid)
+                .iter()
+                .any(|(_, c)| c.contains("demo-server"))
+    });
+    let watchdog = format!("mcp-group-watchdog {pgid}");
+    wait_until("the group's watchdog runs", || {
+        !processes_matching(&watchdog).is_empty()
+    });
+    mcp.signal("KILL");
+    let (status, _, stderr) = mcp.finish();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
+    wait_until("the server's SIGTERM handler wrote its marker", || {
+        std::fs::read_to_string(&marker).is_ok_and(|m| m == "cleaned\n")
+    });
+    wait_until("no process of the group is left", || {
+        group_members(pgid).is_empty() && processes_matching(&watchdog).is_empty()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    drop(stderr);
+}

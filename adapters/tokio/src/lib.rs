@@ -70,12 +70,13 @@
 //!   `notifications/cancelled`) and `close().await`, then exit: the graceful schedule runs.
 //!   `mcp` does this for all three.
 //! - **The client killed outright** (SIGKILL, a crash, an abort):
-//!   - *Linux*: the direct child gets SIGKILL from the kernel (`PR_SET_PDEATHSIG`). Every
+//!   - *Linux*: the direct child gets SIGTERM from the kernel (`PR_SET_PDEATHSIG`). Every
 //!     server is spawned from one long-lived thread of the driver, because the kernel sends
 //!     that signal when the thread that forked exits, not the process (tokio's blocking threads come and go).
 //!   - *Every Unix, macOS included*: a small `/bin/sh` watchdog per server, in a group of its
-//!     own, waits on a pipe that only the client holds and SIGKILLs the server's whole
-//!     process group when the client's end closes. This is what ends grandchildren (`npx` ->
+//!     own, waits on a pipe that only the client holds and, when the client's end closes,
+//!     sends SIGTERM to the server's whole process group and SIGKILL 2 s later (a server
+//!     that handles SIGTERM gets to clean up). This is what ends grandchildren (`npx` ->
 //!     `node`, `uv run` -> `python`, `sh -c` wrappers): the parent-death signal reaches the
 //!     direct child only. Without `/bin/sh` it is skipped with a warning.
 //!

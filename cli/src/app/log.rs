@@ -20,11 +20,22 @@ use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt as _};
 
+use mcp_tokio::mcp_driver::process::SERVER_STDERR_TARGET;
+
 use super::ui::Ui;
 
-/// Installs the stderr diagnostics for this process, at the level `-v` asks for. Call once,
-/// after the [`Ui`] exists; a second call (a subscriber already set) changes nothing.
-pub fn install(ui: &Ui, verbose: u8) {
+/// How a stdio server's own stderr lines are passed through to ours as they arrive (`mcp
+/// bridge`: a host logs its server's stderr, and the real server is behind the bridge).
+#[derive(Debug, Clone, Copy)]
+pub struct ServerStderr {
+    /// Prefix each line with `[NAME] ` (several servers of a --config share our stderr).
+    pub prefixed: bool,
+}
+
+/// Installs the stderr diagnostics for this process, at the level `-v` asks for, and with
+/// `passthrough` the servers' stderr lines verbatim. Call once, after the [`Ui`] exists; a
+/// second call (a subscriber already set) changes nothing.
+pub fn install(ui: &Ui, verbose: u8, passthrough: Option<ServerStderr>) {
     let max = match verbose {
         0 => Level::WARN,
         1 => Level::INFO,
@@ -34,6 +45,7 @@ pub fn install(ui: &Ui, verbose: u8) {
         ui: ui.clone(),
         max,
         repeats: (verbose < 2).then(|| Mutex::new(Repeats::default())),
+        passthrough,
     });
     // Fails only when a subscriber is already set (tests that call `run` twice): keep it.
     let _ = tracing::subscriber::set_global_default(subscriber);
@@ -71,15 +83,41 @@ struct StderrLines {
     max: Level,
     /// `None` with `-vv`: every line shows.
     repeats: Option<Mutex<Repeats>>,
+    /// Servers' stderr lines shown verbatim, whatever the level.
+    passthrough: Option<ServerStderr>,
+}
+
+impl StderrLines {
+    /// Writes a server's stderr line as it came, `[NAME] `-prefixed if asked.
+    fn pass_through(&self, event: &Event<'_>, how: ServerStderr) {
+        use std::io::Write as _;
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let line = match (&fields.server, how.prefixed) {
+            (Some(server), true) => format!("[{server}] {}\n", fields.message),
+            _ => format!("{}\n", fields.message),
+        };
+        // A closed stderr must not end the bridge: the line is simply lost.
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
 }
 
 impl<S: Subscriber> Layer<S> for StderrLines {
     fn enabled(&self, metadata: &tracing::Metadata<'_>, _: Context<'_, S>) -> bool {
+        if self.passthrough.is_some() && metadata.target() == SERVER_STDERR_TARGET {
+            return true;
+        }
         // `Level` orders by verbosity: TRACE > DEBUG > INFO > WARN > ERROR.
         *metadata.level() <= self.max && metadata.target().starts_with("mcp_")
     }
 
     fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
+        if let Some(how) = self.passthrough
+            && event.metadata().target() == SERVER_STDERR_TARGET
+        {
+            self.pass_through(event, how);
+            return;
+        }
         let level = *event.metadata().level();
         let line = render(event);
         let (show, last) = match &self.repeats {

@@ -63,7 +63,12 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
     // Before anything is spawned: a signal must never leave a server behind.
     let mut signals = StopSignals::listen();
     let ui = Ui::new(cli);
-    log::install(&ui, cli.output.verbose);
+    // `mcp bridge` passes its servers' stderr through (a host logs it); with a --config of
+    // several servers each line says whose it is.
+    let passthrough = matches!(cli.command, Command::Bridge(_)).then(|| log::ServerStderr {
+        prefixed: cli.connection.config.is_some() && cli.connection.server.is_none(),
+    });
+    log::install(&ui, cli.output.verbose, passthrough);
     let out = Out::new(cli);
     match &cli.command {
         Command::Login {

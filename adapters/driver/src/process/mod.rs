@@ -34,7 +34,7 @@
 //! either:
 //!
 //! * **Linux: parent-death signal.** [`StdioCommand::to_command`] asks the kernel
-//!   (`prctl(PR_SET_PDEATHSIG, SIGKILL)`) to kill the direct child when its parent dies. The
+//!   (`prctl(PR_SET_PDEATHSIG, SIGTERM)`) to signal the direct child when its parent dies. The
 //!   kernel ties that to the *thread* that forked, so every server is started from one
 //!   long-lived spawner thread that lasts as long as the process (`spawner.rs`); a runtime's
 //!   worker or blocking thread retiring never kills a server. A client that died between the
@@ -42,9 +42,15 @@
 //! * **Every Unix: the group watchdog.** The parent-death signal reaches only the direct
 //!   child, not a launcher's children (`npx` -> `node`, `sh -c` wrappers), and macOS has no
 //!   such signal. A tiny `/bin/sh` watchdog per server (`watchdog.rs`) blocks on a pipe whose
-//!   write end only the client holds, and SIGKILLs the server's whole process group when the
-//!   client's end closes. If `/bin/sh` cannot be started the server runs without one (a
-//!   warning is logged) and only the parent-death signal applies.
+//!   write end only the client holds, and when the client's end closes sends SIGTERM to the
+//!   server's whole process group, then SIGKILL 2 s later (`KILL_GRACE_SECS`). A server that
+//!   handles SIGTERM gets those seconds to clean up (`mcp bridge --url` cancels its calls
+//!   upstream and ends its remote session); one that ignores it still dies. If `/bin/sh`
+//!   cannot be started the server runs without one (a warning is logged) and only the
+//!   parent-death SIGTERM applies.
+//!
+//! Both signals are SIGTERM first, not SIGKILL, for that cleanup: the kernel's would
+//! otherwise end the direct child before the watchdog's grace could help it.
 //!
 //! A client that gets SIGTERM or SIGHUP should handle them like Ctrl-C (drop the calls, then
 //! `close()`): the graceful schedule then runs, and the signals above are only the floor for
@@ -65,7 +71,7 @@ use std::process::{Command, Stdio};
 pub use child::{StdioChild, StdioPipes};
 pub use exit::{describe_exit, signal_name};
 pub use signal::{ProcessGroupGuard, Signal, SignalOutcome, signal_group};
-pub use stderr::{StderrTail, StderrTailConfig, drain_stderr};
+pub use stderr::{SERVER_STDERR_TARGET, StderrTail, StderrTailConfig, drain_stderr};
 
 /// What to run for a stdio server: program, arguments, environment and working directory.
 ///
@@ -119,7 +125,7 @@ impl StdioCommand {
     /// Guarantees: stdin, stdout and stderr are piped; the child becomes the leader of a new
     /// process group (`process_group(0)`, so its pgid equals its pid and it does not receive
     /// the terminal's Ctrl-C meant for us); the environment and working directory are as
-    /// described on [`StdioCommand`]. On Linux the child gets SIGKILL when the thread that
+    /// described on [`StdioCommand`]. On Linux the child gets SIGTERM when the thread that
     /// spawns it ends (the parent-death signal: spawn it from a thread that lives as long as
     /// the process, as [`StdioChild::spawn`] does; see the [module docs](self)).
     pub fn to_command(&self) -> Command {
@@ -156,7 +162,8 @@ mod parent_death {
 
     use rustix::process::{Signal, getpid, getppid, set_parent_process_death_signal};
 
-    /// Makes the child ask for SIGKILL when its parent (thread) dies.
+    /// Makes the child ask for SIGTERM when its parent (thread) dies (SIGTERM, not SIGKILL,
+    /// so it can clean up; the group watchdog follows with SIGKILL).
     pub(super) fn arm(cmd: &mut Command) {
         let parent = getpid();
         // SAFETY: the hook runs in the forked child before exec, where only async-signal-safe
@@ -164,7 +171,7 @@ mod parent_death {
         // `io::Error` from an errno, which does not allocate.
         unsafe {
             cmd.pre_exec(move || {
-                set_parent_process_death_signal(Some(Signal::KILL))?;
+                set_parent_process_death_signal(Some(Signal::TERM))?;
                 // The parent may have died between the fork and the prctl: then no signal
                 // will ever come, so the server must not start at all.
                 if getppid() != Some(parent) {

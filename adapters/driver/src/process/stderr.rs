@@ -171,12 +171,17 @@ impl StderrTail {
     }
 }
 
+/// The `tracing` target of the events [`drain_stderr`] makes of a server's stderr lines: a
+/// subscriber that wants to pass a server's log through (as `mcp bridge` does) enables this
+/// target and prints the event's message, prefixed with its `server` field if it likes.
+pub const SERVER_STDERR_TARGET: &str = "mcp_driver::server_stderr";
+
 /// Reads `reader` (a child's stderr) to its end into `tail`, logging each line.
 ///
 /// Spawn this as its own task for every child, right after spawning: it reads continuously,
 /// so a chatty server never blocks on a full stderr pipe, and it holds only what `tail`
-/// allows. Each line becomes a `tracing` event at debug level with a `server` field set to
-/// `name`. The lock on `tail` is held only while a chunk is pushed.
+/// allows. Each line becomes a `tracing` event at debug level, target
+/// [`SERVER_STDERR_TARGET`], with a `server` field set to `name`, as it arrives. The lock on `tail` is held only while a chunk is pushed.
 ///
 /// Returns when the stream ends (the child and every process sharing its stderr closed it).
 ///
@@ -192,7 +197,7 @@ pub async fn drain_stderr<R>(
 where
     R: AsyncRead + Unpin,
 {
-    let log = |line: &str| tracing::debug!(server = &*name, "{line}");
+    let log = |line: &str| tracing::debug!(target: SERVER_STDERR_TARGET, server = &*name, "{line}");
     let mut buf = vec![0u8; 8 * 1024];
     loop {
         match reader.read(&mut buf).await {
