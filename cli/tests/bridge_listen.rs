@@ -754,7 +754,8 @@ fn a_missing_server_program_fails_the_listener_at_once() {
 }
 
 #[test]
-fn a_server_that_cannot_start_fails_that_hosts_initialize_and_the_bridge_serves_on() {
+fn a_server_that_cannot_start_fails_that_hosts_initialize_without_a_session_id_and_the_bridge_serves_on()
+ {
     let mut bridge = Command::new(MCP)
         .args([
             "bridge",
@@ -783,6 +784,12 @@ fn a_server_that_cannot_start_fails_that_hosts_initialize_and_the_bridge_serves_
         assert!(
             message.contains("could not be reached") && message.contains("broken"),
             "why, with the server's own words: {message}"
+        );
+        // A refused initialize opens no session: no id the host could only get 404 for.
+        assert_eq!(
+            init.header("mcp-session-id"),
+            None,
+            "a failed initialize hands out no session id"
         );
     }
     assert_eq!(

@@ -16,7 +16,9 @@
 //! `initialize` with an error saying to run `mcp login --url URL` and exits nonzero.
 //!
 //! Before `initialize`, a session with no capabilities answers the host (`ping`, errors for
-//! anything else). When the host closes stdin, the requests still running upstream are
+//! anything else). When the host closes stdin, the requests it already sent are still
+//! forwarded and answered for up to [`aggregate::EOF_GRACE`] (a host that pipes a script in
+//! and closes its end reads every answer); then the requests still running upstream are
 //! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`, or
 //! the child's shutdown) and the bridge exits 0. When the upstream connection ends, the bridge ends the host session
 //! and exits 3. stdout carries only the protocol; logs go to stderr.
@@ -286,8 +288,10 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     replay.extend_from_slice(&init.rest);
     let input = std::io::Cursor::new(replay).chain(stdin);
 
-    let (handle, driver) =
-        mcp_tokio::server::start(Server::new(host_config), forwarder, input, stdout);
+    // Without the grace, the end of stdin would cancel every request read with it (all of
+    // a piped script's but the replayed `initialize`) before it was answered.
+    let server = Server::new(host_config).eof_grace(aggregate::EOF_GRACE);
+    let (handle, driver) = mcp_tokio::server::start(server, forwarder, input, stdout);
     // Set once, here: the slot was empty until the host session existed.
     let _ = host.set(handle.clone());
     let pump = {

@@ -9,7 +9,7 @@ use super::{HttpServerConfig, Output, ResponseId};
 use crate::http::headers::{CONTENT_TYPE, HeaderList};
 use crate::jsonrpc::{self, DecodedRef, Id, MessageRef};
 use crate::rpc::{MessageKind, Outgoing};
-use crate::server::{ClientRequestId, ServerSession};
+use crate::server::{ClientRequestId, ServerSession, ServerState};
 use crate::session::ProtocolVersion;
 use crate::time::Instant;
 
@@ -114,6 +114,27 @@ pub(super) struct Entry {
 }
 
 impl Entry {
+    /// The `Mcp-Session-Id` its responses may carry: none until its `initialize` was
+    /// accepted, so a refused (or still held) `initialize` hands out no id the client could
+    /// only get 404 for.
+    pub(super) fn issued_id(&self) -> &str {
+        if self.session.protocol_version().is_some() {
+            &self.wire_id
+        } else {
+            ""
+        }
+    }
+
+    /// Whether this stateful session's `initialize` was refused (by the session, or by the
+    /// host of a deferred one): no id was handed out, so no client can reach it again.
+    pub(super) fn initialize_refused(&self) -> bool {
+        !self.wire_id.is_empty()
+            && !self.transient
+            && self.next_stream > 1
+            && self.session.state() == ServerState::AwaitingInitialize
+            && !self.session.initialize_pending()
+    }
+
     pub(super) fn new(wire_id: String, session: ServerSession, now: Instant) -> Self {
         let mut streams = HashMap::new();
         streams.insert(GET_STREAM, Stream::get());

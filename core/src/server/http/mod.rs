@@ -316,7 +316,7 @@ impl HttpServer {
         };
         let mut routed = VecDeque::new();
         let closed = entry.close_request_stream(&self.config, &mut routed, request);
-        tag_heads(&mut routed, &entry.wire_id);
+        tag_heads(&mut routed, entry.issued_id());
         self.out.extend(routed);
         closed
     }
@@ -537,7 +537,7 @@ impl HttpServer {
             }
         }
         let unidentified = std::mem::take(&mut entry.unidentified);
-        tag_heads(&mut routed, &entry.wire_id);
+        tag_heads(&mut routed, entry.issued_id());
         self.out.extend(routed);
         for event in forwarded {
             self.events.push_back(HttpEvent::Session {
@@ -630,7 +630,7 @@ impl HttpServer {
             }
             entry.open_get(&self.config, &mut routed, response);
         }
-        tag_heads(&mut routed, &entry.wire_id);
+        tag_heads(&mut routed, entry.issued_id());
         self.out.extend(routed);
         self.responses.insert(response, key);
         Ok(())
@@ -740,6 +740,10 @@ impl HttpServer {
         }
         let mut routed = VecDeque::new();
         entry.route(&self.config, &mut routed);
+        if entry.initialize_refused() {
+            // Its error is routed above; without an id the client cannot come back to it.
+            entry.session.close(self.last_now);
+        }
         let mut closed = None;
         while let Some(event) = entry.session.poll_event() {
             match &event {
@@ -762,7 +766,7 @@ impl HttpServer {
         if entry.session.is_closed() || closed.is_some() {
             entry.end_all(&mut routed);
         }
-        tag_heads(&mut routed, &entry.wire_id);
+        tag_heads(&mut routed, entry.issued_id());
         self.out.extend(routed);
         if entry.session.is_closed() {
             let wire_id = entry.wire_id.clone();

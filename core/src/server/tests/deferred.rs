@@ -397,11 +397,53 @@ fn http_a_refusal_answers_the_post_with_the_error() {
         h.seen(a).json()["error"]["message"],
         "the upstream did not start"
     );
+    assert_eq!(
+        h.seen(a).header("mcp-session-id"),
+        None,
+        "a refused initialize hands out no session id"
+    );
     assert!(
         h.events
             .iter()
             .any(|e| matches!(e, HttpEvent::SessionEnded { .. }))
     );
+}
+
+#[test]
+fn http_a_refusal_alone_hands_out_no_id_and_ends_the_unreachable_session() {
+    let mut h = http_deferred(HttpMode::Stateful);
+    let a = h.post(None, &initialize_body("2025-11-25", "host-a"));
+    let (key, _) = http_requested(&mut h).remove(0);
+    let now = h.now;
+    // The host refuses and does not close: the HTTP server must not keep the session.
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .refuse_initialize(now, ErrorObject::new(-32603, "the upstream did not start"))
+        .unwrap();
+    h.drain();
+    assert_eq!(h.status(a), 200);
+    assert!(h.seen(a).ended);
+    assert_eq!(h.seen(a).json()["error"]["code"], -32603);
+    assert_eq!(h.seen(a).header("mcp-session-id"), None);
+    assert!(h.server.session(key).is_none(), "the session was ended");
+    assert!(
+        h.events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionEnded { session, .. } if *session == key))
+    );
+    // A later initialize opens a session of its own, with an id this time when accepted.
+    let b = h.post(None, &initialize_body("2025-11-25", "host-a"));
+    let (key, _) = http_requested(&mut h).remove(0);
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .accept_initialize(now, InitializeAnswer::new(Implementation::new("up", "1")))
+        .unwrap();
+    h.drain();
+    assert_eq!(h.status(b), 200);
+    assert!(h.seen(b).header("mcp-session-id").is_some());
 }
 
 #[test]
