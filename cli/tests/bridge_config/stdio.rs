@@ -373,6 +373,64 @@ fn no_server_up_refuses_initialize() {
     assert_eq!(host.finish(), 3);
 }
 
+/// A server that exits during its first connect cannot start: it is reported at once with
+/// its exit status and last stderr line (not as still connecting), and the others serve;
+/// when every server exits so, `initialize` is refused and the bridge exits 3.
+#[test]
+fn a_server_exiting_at_start_is_reported_failed() {
+    let dir = test_dir("exits");
+    let crash = json!({"command": "sh", "args": ["-c", "echo boom >&2; exit 1"]});
+    let config = json!({"mcpServers": {
+        "alpha": {"command": MCP, "args": ["demo-server"]},
+        "crash": crash,
+        "quits": {"command": "false"},
+    }});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    let mut host = Host::start(&dir, &[]);
+    host.initialize(&json!({}));
+    let stderr = host.stderr();
+    assert!(
+        stderr.contains(r#"server "crash" failed: exited with code 1: boom"#),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(r#"server "quits" failed: exited with code 1"#),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("still connecting"), "{stderr}");
+    let tools = host.tool_names();
+    assert!(tools.contains(&"alpha__echo".to_owned()), "{tools:?}");
+    assert!(
+        !tools.iter().any(|t| !t.starts_with("alpha__")),
+        "{tools:?}"
+    );
+    assert_eq!(host.finish(), 0);
+
+    let dir = test_dir("exits-all");
+    let config = json!({"mcpServers": {"crash": crash, "quits": {"command": "false"}}});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    let mut host = Host::start(&dir, &[]);
+    let id = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host-app", "version": "3.1"}}),
+    );
+    let (answer, _) = host.answer(id);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no server"),
+        "{answer}"
+    );
+    let stderr = host.stderr();
+    assert!(
+        stderr.contains(r#"server "crash" failed: exited with code 1: boom"#),
+        "{stderr}"
+    );
+    assert_eq!(host.finish(), 3);
+}
+
 /// A server that does not come up in time is offered from the tool cache of an earlier run;
 /// a call to it waits for it (here until `--timeout`), and says why it failed.
 #[test]

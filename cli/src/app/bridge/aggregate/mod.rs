@@ -12,8 +12,8 @@
 //! still coming up by then is offered from its tool cache (the same cache as `mcp tools
 //! --all`), and a call to it waits for it (at most `--timeout`, else [`COMING_UP_WAIT`]);
 //! when it comes up the host gets `list_changed`.
-//! A server that cannot start (a broken entry, a program that does not exist, a refused
-//! handshake) is reported on stderr and the others serve; when none can, the host's
+//! A server that cannot start (a broken entry, a program that does not exist or exits
+//! during its first connect, a refused handshake) is reported on stderr and the others serve; when none can, the host's
 //! `initialize` gets an error and the bridge exits 3.
 //!
 //! # Serving
@@ -38,6 +38,7 @@ pub mod watch;
 use std::sync::Arc;
 
 use mcp_manager::config::TransportConfig;
+use mcp_manager::reconnect::ReconnectConfig;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::ServerConfig;
 use mcp_proto::types::{Implementation, InitializeParams};
@@ -265,7 +266,8 @@ async fn serve_stdio(
 }
 
 /// The manager of `servers`, each connection speaking as the host, its requests to the host
-/// going to `host`; servers reconnect by the default policy.
+/// going to `host`; servers reconnect by the default policy, except that one exiting
+/// during its first connect fails at once.
 fn manager(
     cli: &Cli,
     ui: &Ui,
@@ -278,6 +280,14 @@ fn manager(
     let (ui, params, host) = (ui.clone(), params.clone(), host.clone());
     let mut builder = Manager::builder(TokioRuntime::current())
         .startup_deadline(deadline)
+        // A server that exits during its first connect cannot start (a wrong command, a
+        // crash at start-up): reported at once with its exit status and last stderr line,
+        // not retried until the deadline as if still connecting. Once it has been ready,
+        // a lost server is reconnected.
+        .reconnect(ReconnectConfig {
+            retry_exit_before_ready: false,
+            ..ReconnectConfig::default()
+        })
         .client_builder(move |config| {
             let mut b = upstream::as_host(ClientBuilder::new(), &params, host.clone());
             if ui.verbose > 0 {
