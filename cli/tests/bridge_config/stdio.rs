@@ -269,6 +269,31 @@ fn denied_tools_are_neither_listed_nor_callable() {
     assert_eq!(host.finish(), 0);
 }
 
+/// A pattern that matches no tool at all (`--deny echo` meant `*__echo`) is warned about on
+/// stderr once the servers' tools are known, with the form of a real name; a pattern that
+/// matches something is not.
+#[test]
+fn a_pattern_matching_no_tool_is_warned_about() {
+    let dir = test_dir("unmatched");
+    write_config(&dir);
+    let mut host = Host::start(&dir, &["--allow", "alpha__*", "--deny", "echo"]);
+    host.initialize(&json!({}));
+    let stderr = host.stderr();
+    assert!(
+        stderr.contains(
+            r#"mcp bridge: --deny "echo" matches no tool; tool names are SERVER__TOOL, e.g. "alpha__echo""#
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(r#"--allow "alpha__*" matches no tool"#),
+        "{stderr}"
+    );
+    // Still only a warning: the filter applies as given.
+    assert!(host.tool_names().contains(&"alpha__echo".to_owned()));
+    assert_eq!(host.finish(), 0);
+}
+
 /// Usage errors before anything starts: a bad glob, --server or `-- cmd` with --config, a
 /// filter without --config.
 #[test]

@@ -177,6 +177,27 @@ async fn start_servers(
     })
 }
 
+/// The warnings for each `--allow` / `--deny` pattern that matches no tool of the servers,
+/// to print on stderr after the start-up summary; none unless every server's tools are
+/// known (none still coming up without a tool cache), so that a pattern is not blamed for
+/// a server not listed yet.
+fn unmatched_warnings(
+    manager: &Manager,
+    summary: &StartupSummary,
+    filter: &ToolFilter,
+) -> Vec<String> {
+    if !summary.pending.is_empty() {
+        return Vec::new();
+    }
+    let tools = manager.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    filter
+        .unmatched(&names)
+        .into_iter()
+        .map(|(flag, pattern)| filter::unmatched_warning(flag, pattern, names.first().copied()))
+        .collect()
+}
+
 /// Reports on stderr what the start found: the failed servers, those still coming up.
 fn report_summary(ui: &Ui, summary: &StartupSummary) {
     for (server, why) in &summary.failed {
@@ -227,6 +248,9 @@ async fn serve_stdio(
         }
     };
     report_summary(ui, &started.summary);
+    for warning in unmatched_warnings(&started.manager, &started.summary, &filter) {
+        ui.note(&warning);
+    }
     let failed = started.failed();
     let manager = started.manager;
     let (shared, mut calls_ended) = shared(cli, &manager, filter);
