@@ -53,7 +53,7 @@ pub async fn run(
     let failed = started.failed();
     let warnings = unmatched_warnings(&started.manager, &started.summary, &filter);
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter);
+    let (shared, mut calls_ended) = shared(cli, &manager, filter, false);
     let mut http = HttpServerConfig::new(started.host_config)
         .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
     if let Some(token) = bearer {

@@ -218,10 +218,19 @@ impl Started {
 }
 
 /// What every host session shares: the servers, the filter, the forwarding.
-fn shared(cli: &Cli, manager: &Arc<Manager>, filter: ToolFilter) -> (Arc<Shared>, CallsEnded) {
+/// `forwards_server_requests`: whether the servers' requests reach a host (stdio) or not
+/// (`--listen`).
+fn shared(
+    cli: &Cli,
+    manager: &Arc<Manager>,
+    filter: ToolFilter,
+    forwards_server_requests: bool,
+) -> (Arc<Shared>, CallsEnded) {
     let (relay, calls_ended) = Relay::new(cli.connection.timeout);
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
-    let shared = Arc::new(Shared::new(manager.clone(), filter, relay, wait_bound));
+    let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
+    shared.forwards_server_requests = forwards_server_requests;
+    let shared = Arc::new(shared);
     (shared, calls_ended)
 }
 
@@ -253,7 +262,7 @@ async fn serve_stdio(
     }
     let failed = started.failed();
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter);
+    let (shared, mut calls_ended) = shared(cli, &manager, filter, true);
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
     // it (and negotiates the version) now that the capabilities are known.
     let initialize = serde_json::json!({
