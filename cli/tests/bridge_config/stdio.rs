@@ -456,6 +456,35 @@ fn a_server_exiting_at_start_is_reported_failed() {
     assert_eq!(host.finish(), 3);
 }
 
+/// A config file whose only entry misspells "command": the entry's problem is named with
+/// the key meant, and the host's `initialize` is refused as when no server can start (exit 3).
+#[test]
+fn a_misspelt_entry_is_named_and_initialize_refused() {
+    let dir = test_dir("typo");
+    let config = json!({"mcpServers": {"b": {"comand": "x"}}});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    let mut host = Host::start(&dir, &[]);
+    let id = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host-app", "version": "3.1"}}),
+    );
+    let (answer, _) = host.answer(id);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no server of the config file can start"),
+        "{answer}"
+    );
+    let stderr = host.stderr();
+    assert!(
+        stderr.contains(r#"unknown key "comand" (did you mean "command"?)"#),
+        "{stderr}"
+    );
+    assert_eq!(host.finish(), 3);
+}
+
 /// A server that does not come up in time is offered from the tool cache of an earlier run;
 /// a call to it waits for it (here until `--timeout`), and says why it failed.
 #[test]

@@ -91,10 +91,18 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
     let filter = ToolFilter::new(&args.tools.allow, &args.tools.deny).map_err(CliError::Usage)?;
     let ConfigServers { servers, entries } = many::server_configs(cli)?;
     if servers.is_empty() {
+        // Every entry broken or disabled: the same outcome as servers that all fail to
+        // start (the host's `initialize` refused, exit 3), with each entry's problem named.
         report_entries(ui, &entries);
-        return Err(CliError::Usage(
-            "mcp bridge: no server of the config file can start".into(),
-        ));
+        let error = CliError::Closed("no server of the config file can start".into());
+        if args.listen.is_none() {
+            let mut stdin = tokio::io::stdin();
+            let mut stdout = tokio::io::stdout();
+            if let Some(init) = await_initialize(&mut stdin, &mut stdout).await? {
+                refuse(&mut stdout, &init, &error).await;
+            }
+        }
+        return Err(error);
     }
     match args.listen {
         Some(addr) => listen::run(cli, ui, args, addr, filter, servers, &entries).await,
