@@ -571,8 +571,9 @@ pub enum Command {
     /// is offered changes. --allow / --deny (globs on the namespaced name, repeatable; deny
     /// wins) limit the tools a host sees and may call. A server that cannot start is
     /// reported on stderr; the others serve. With --listen the servers start at once and
-    /// every HTTP session shares them (so their sampling, elicitation and roots requests are
-    /// not offered).
+    /// every HTTP session shares them, so their sampling, elicitation and roots requests are
+    /// not forwarded: a tool that needs one is still listed, and its call fails with a note
+    /// saying so.
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(

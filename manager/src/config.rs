@@ -258,9 +258,18 @@ pub enum ConfigErrorKind {
     /// A required field is missing.
     #[error("missing")]
     MissingField,
-    /// Neither `command` nor `url` is given, so the transport is unknown.
-    #[error(r#"needs "command" (stdio server) or "url" (HTTP server)"#)]
-    MissingTransport,
+    /// Neither `command` nor `url` is given, so the transport is unknown. `typo` is a key
+    /// of the entry that looks like a misspelling of one of them (`"comand"`), and which.
+    #[error(
+        r#"needs "command" (stdio server) or "url" (HTTP server){}"#,
+        typo.as_ref().map_or(String::new(), |(key, meant)| format!(
+            r#": unknown key {key:?} (did you mean "{meant}"?)"#
+        ))
+    )]
+    MissingTransport {
+        /// The misspelt key and the key it is likely meant as.
+        typo: Option<(String, &'static str)>,
+    },
     /// `type` names no transport this crate knows.
     #[error("unknown server type {0:?}")]
     UnknownType(String),
@@ -537,7 +546,10 @@ impl<'a> Scope<'a> {
             Some("stdio") => None,
             None if get("command").is_some() => None,
             None if get("url").is_some() => Some(HttpTransport::Auto),
-            None => return Err(self.err(None, ConfigErrorKind::MissingTransport)),
+            None => {
+                let typo = transport_typo(fields.0.iter().map(|(key, _)| key.as_str()));
+                return Err(self.err(None, ConfigErrorKind::MissingTransport { typo }));
+            }
             Some("http" | "streamable-http" | "streamableHttp") => Some(HttpTransport::Streamable),
             Some("sse") => Some(HttpTransport::Legacy),
             Some(other) => {
@@ -648,3 +660,18 @@ fn has_http_scheme(url: &str) -> bool {
 mod shapes_tests;
 #[cfg(test)]
 mod tests;
+
+/// A key among `keys` that looks like a misspelling of `command` or `url` (`comand`,
+/// `commmand`, `ulr`), with the key it is likely meant as: at most two edits from
+/// `command`, one from `url` (a swap of two letters counts as one), or the same letters
+/// in another case.
+fn transport_typo<'a>(keys: impl Iterator<Item = &'a str>) -> Option<(String, &'static str)> {
+    let keys: Vec<&str> = keys.collect();
+    [("command", 2), ("url", 1)]
+        .into_iter()
+        .find_map(|(meant, edits)| {
+            keys.iter()
+                .find(|k| k.eq_ignore_ascii_case(meant) || strsim::osa_distance(k, meant) <= edits)
+                .map(|k| ((*k).to_owned(), meant))
+        })
+}

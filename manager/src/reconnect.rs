@@ -175,6 +175,10 @@ pub struct ReconnectConfig {
     pub stable_after: Duration,
     /// The jitter seed (the adapter passes a different one per server and run).
     pub seed: u64,
+    /// Whether a process that exits (or closes its stdout) before it was ever ready is
+    /// retried (`true` by default). `false` for a host that must report a server that
+    /// cannot start at once, with its exit status, rather than retry it until a deadline.
+    pub retry_exit_before_ready: bool,
 }
 
 impl Default for ReconnectConfig {
@@ -186,6 +190,7 @@ impl Default for ReconnectConfig {
             max_attempts: Some(10),
             stable_after: Duration::from_secs(60),
             seed: 0,
+            retry_exit_before_ready: true,
         }
     }
 }
@@ -208,6 +213,7 @@ pub struct ReconnectPolicy {
     status: ServerStatus,
     connected_at: Option<Instant>,
     ever_ready: bool,
+    retry_exit_before_ready: bool,
     pending: Option<ReconnectAction>,
 }
 
@@ -227,6 +233,7 @@ impl ReconnectPolicy {
             status: ServerStatus::Connecting,
             connected_at: None,
             ever_ready: false,
+            retry_exit_before_ready: config.retry_exit_before_ready,
             pending: Some(ReconnectAction::Connect),
         }
     }
@@ -271,6 +278,14 @@ impl ReconnectPolicy {
         let reason = cause.describe();
         if cause.is_permanent(!self.ever_ready) {
             self.fail(reason, true);
+            return Ok(());
+        }
+        let exited = matches!(
+            cause,
+            ExitCause::ProcessExited { .. } | ExitCause::StdoutClosed
+        );
+        if exited && !self.ever_ready && !self.retry_exit_before_ready {
+            self.fail(reason, false);
             return Ok(());
         }
         if let Some(since) = self.connected_at.take()

@@ -64,6 +64,15 @@ fn listen_serves_the_servers_over_http() {
     assert!(!tools.iter().any(|t| t.starts_with("beta__")), "{tools:?}");
     let echoed = mcp(&["call", "alpha__echo", "text=over http"]);
     assert_eq!(String::from_utf8_lossy(&echoed.stdout).trim(), "over http");
+    // A tool that needs elicitation is listed; its call fails, saying why.
+    let asked = mcp(&["call", "alpha__ask", "question=name?"]);
+    assert!(!asked.status.success());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&asked.stdout),
+        String::from_utf8_lossy(&asked.stderr)
+    );
+    assert!(said.contains("does not forward"), "{said}");
     let refused = mcp(&["call", "beta__echo", "text=no"]);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("unknown tool: beta__echo"));

@@ -269,6 +269,31 @@ fn denied_tools_are_neither_listed_nor_callable() {
     assert_eq!(host.finish(), 0);
 }
 
+/// A pattern that matches no tool at all (`--deny echo` meant `*__echo`) is warned about on
+/// stderr once the servers' tools are known, with the form of a real name; a pattern that
+/// matches something is not.
+#[test]
+fn a_pattern_matching_no_tool_is_warned_about() {
+    let dir = test_dir("unmatched");
+    write_config(&dir);
+    let mut host = Host::start(&dir, &["--allow", "alpha__*", "--deny", "echo"]);
+    host.initialize(&json!({}));
+    let stderr = host.stderr();
+    assert!(
+        stderr.contains(
+            r#"mcp bridge: --deny "echo" matches no tool; tool names are SERVER__TOOL, e.g. "alpha__echo""#
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(r#"--allow "alpha__*" matches no tool"#),
+        "{stderr}"
+    );
+    // Still only a warning: the filter applies as given.
+    assert!(host.tool_names().contains(&"alpha__echo".to_owned()));
+    assert_eq!(host.finish(), 0);
+}
+
 /// Usage errors before anything starts: a bad glob, --server or `-- cmd` with --config, a
 /// filter without --config.
 #[test]
@@ -369,6 +394,93 @@ fn no_server_up_refuses_initialize() {
             .unwrap_or_default()
             .contains("no server"),
         "{answer}"
+    );
+    assert_eq!(host.finish(), 3);
+}
+
+/// A server that exits during its first connect cannot start: it is reported at once with
+/// its exit status and last stderr line (not as still connecting), and the others serve;
+/// when every server exits so, `initialize` is refused and the bridge exits 3.
+#[test]
+fn a_server_exiting_at_start_is_reported_failed() {
+    let dir = test_dir("exits");
+    let crash = json!({"command": "sh", "args": ["-c", "echo boom >&2; exit 1"]});
+    let config = json!({"mcpServers": {
+        "alpha": {"command": MCP, "args": ["demo-server"]},
+        "crash": crash,
+        "quits": {"command": "false"},
+    }});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    let mut host = Host::start(&dir, &[]);
+    host.initialize(&json!({}));
+    let stderr = host.stderr();
+    assert!(
+        stderr.contains(r#"server "crash" failed: exited with code 1: boom"#),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(r#"server "quits" failed: exited with code 1"#),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("still connecting"), "{stderr}");
+    let tools = host.tool_names();
+    assert!(tools.contains(&"alpha__echo".to_owned()), "{tools:?}");
+    assert!(
+        !tools.iter().any(|t| !t.starts_with("alpha__")),
+        "{tools:?}"
+    );
+    assert_eq!(host.finish(), 0);
+
+    let dir = test_dir("exits-all");
+    let config = json!({"mcpServers": {"crash": crash, "quits": {"command": "false"}}});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    let mut host = Host::start(&dir, &[]);
+    let id = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host-app", "version": "3.1"}}),
+    );
+    let (answer, _) = host.answer(id);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no server"),
+        "{answer}"
+    );
+    let stderr = host.stderr();
+    assert!(
+        stderr.contains(r#"server "crash" failed: exited with code 1: boom"#),
+        "{stderr}"
+    );
+    assert_eq!(host.finish(), 3);
+}
+
+/// A config file whose only entry misspells "command": the entry's problem is named with
+/// the key meant, and the host's `initialize` is refused as when no server can start (exit 3).
+#[test]
+fn a_misspelt_entry_is_named_and_initialize_refused() {
+    let dir = test_dir("typo");
+    let config = json!({"mcpServers": {"b": {"comand": "x"}}});
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    let mut host = Host::start(&dir, &[]);
+    let id = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host-app", "version": "3.1"}}),
+    );
+    let (answer, _) = host.answer(id);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no server of the config file can start"),
+        "{answer}"
+    );
+    let stderr = host.stderr();
+    assert!(
+        stderr.contains(r#"unknown key "comand" (did you mean "command"?)"#),
+        "{stderr}"
     );
     assert_eq!(host.finish(), 3);
 }

@@ -563,3 +563,21 @@ fn secret_values_never_appear_in_errors() {
         assert!(!format!("{e:?}").contains("sekrit"), "{e:?}");
     }
 }
+
+#[test]
+fn a_misspelt_transport_key_is_named() {
+    for (entry, key, meant) in [
+        (r#"{"comand": "x"}"#, "comand", "command"),
+        (r#"{"Command": "x"}"#, "Command", "command"),
+        (r#"{"ulr": "http://h/"}"#, "ulr", "url"),
+    ] {
+        assert_err(
+            &format!(r#"{{"mcpServers": {{"s": {entry}}}}}"#),
+            Some("s"),
+            None,
+            &format!(
+                r#"server "s": needs "command" (stdio server) or "url" (HTTP server): unknown key "{key}" (did you mean "{meant}"?)"#
+            ),
+        );
+    }
+}

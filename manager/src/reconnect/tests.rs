@@ -12,6 +12,7 @@ fn config() -> ReconnectConfig {
         max_attempts: Some(3),
         stable_after: Duration::from_secs(60),
         seed: 7,
+        retry_exit_before_ready: true,
     }
 }
 
@@ -346,4 +347,38 @@ fn an_exit_is_described_with_the_last_stderr_line() {
     );
     assert_eq!(cause(Some(3), Some("  ")).describe(), "exited with code 3");
     assert_eq!(cause(None, None).describe(), "killed by a signal");
+}
+
+#[test]
+fn an_exit_before_ready_fails_at_once_when_not_retried() {
+    let exited = ExitCause::ProcessExited {
+        code: Some(1),
+        last_stderr: Some("boom".into()),
+    };
+    let mut p = ReconnectPolicy::new(&ReconnectConfig {
+        retry_exit_before_ready: false,
+        ..config()
+    });
+    assert_eq!(p.poll_action(), Some(ReconnectAction::Connect));
+    p.handle_exit(Instant::now(), &exited).unwrap();
+    match p.status() {
+        ServerStatus::Failed { reason, .. } => assert!(reason.contains("boom"), "{reason}"),
+        other => panic!("expected Failed, got {other:?}"),
+    }
+    // Once it has been ready, the same exit is retried.
+    let mut p = ReconnectPolicy::new(&ReconnectConfig {
+        retry_exit_before_ready: false,
+        ..config()
+    });
+    let now = Instant::now();
+    p.handle_connected(now).unwrap();
+    p.handle_exit(now, &exited).unwrap();
+    assert!(matches!(p.status(), ServerStatus::Reconnecting { .. }));
+    // A slow handshake is not an exit: retried.
+    let mut p = ReconnectPolicy::new(&ReconnectConfig {
+        retry_exit_before_ready: false,
+        ..config()
+    });
+    p.handle_exit(now, &ExitCause::StartupTimeout).unwrap();
+    assert!(matches!(p.status(), ServerStatus::Reconnecting { .. }));
 }

@@ -43,6 +43,33 @@ impl ToolFilter {
         let matches = |p: &Pattern| p.matches_with(name, OPTIONS);
         (self.allow.is_empty() || self.allow.iter().any(matches)) && !self.deny.iter().any(matches)
     }
+
+    /// The patterns that match none of `names` (every namespaced tool name, offered or
+    /// not), each with its flag: most likely a mistake (`--deny echo` meant `*__echo`).
+    /// Call once the servers' tools are known.
+    pub fn unmatched<'a>(&'a self, names: &[&str]) -> Vec<(&'static str, &'a str)> {
+        let flagged = |flag: &'static str, patterns: &'a [Pattern]| {
+            patterns
+                .iter()
+                .filter(|p| !names.iter().any(|n| p.matches_with(n, OPTIONS)))
+                .map(move |p| (flag, p.as_str()))
+                .collect::<Vec<_>>()
+        };
+        let mut found = flagged("--allow", &self.allow);
+        found.extend(flagged("--deny", &self.deny));
+        found
+    }
+}
+
+/// The warning for a pattern that matches no tool, with an example of a real name
+/// (`example`, the first tool's) so the user sees the `SERVER__TOOL` form.
+pub fn unmatched_warning(flag: &str, pattern: &str, example: Option<&str>) -> String {
+    let mut line =
+        format!("mcp bridge: {flag} {pattern:?} matches no tool; tool names are SERVER__TOOL");
+    if let Some(example) = example {
+        line.push_str(&format!(", e.g. {example:?}"));
+    }
+    line
 }
 
 #[cfg(test)]
@@ -87,6 +114,22 @@ mod tests {
         assert!(!f.offers("Demo__echo"));
         // A `/` or a leading `.` in a name is just a character.
         assert!(filter(&["*"], &[]).offers(".a/b"));
+    }
+
+    #[test]
+    fn patterns_matching_no_tool_are_found() {
+        let f = filter(&["alpha__*", "nomatch"], &["echo", "*__echo"]);
+        let names = ["alpha__echo", "beta__add"];
+        assert_eq!(
+            f.unmatched(&names),
+            [("--allow", "nomatch"), ("--deny", "echo")]
+        );
+        assert!(filter(&[], &[]).unmatched(&[]).is_empty());
+        assert_eq!(
+            unmatched_warning("--deny", "echo", Some("alpha__echo")),
+            "mcp bridge: --deny \"echo\" matches no tool; tool names are SERVER__TOOL, \
+             e.g. \"alpha__echo\""
+        );
     }
 
     #[test]

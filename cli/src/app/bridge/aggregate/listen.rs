@@ -20,7 +20,9 @@ use mcp_tokio::server::{ServerHandle, start_http};
 use super::filter::ToolFilter;
 use super::router::Router;
 use super::watch::{self, Barriers, Watcher};
-use super::{CANCEL_BOUND, report_entries, report_summary, shared, start_servers};
+use super::{
+    CANCEL_BOUND, report_entries, report_summary, shared, start_servers, unmatched_warnings,
+};
 use crate::app::bridge::upstream::{self, HostSlot};
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
@@ -49,8 +51,9 @@ pub async fn run(
         }
     };
     let failed = started.failed();
+    let warnings = unmatched_warnings(&started.manager, &started.summary, &filter);
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter);
+    let (shared, mut calls_ended) = shared(cli, &manager, filter, false);
     let mut http = HttpServerConfig::new(started.host_config)
         .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
     if let Some(token) = bearer {
@@ -86,6 +89,9 @@ pub async fn run(
     eprintln!("{}", server.url());
     report_entries(ui, entries);
     report_summary(ui, &started.summary);
+    for warning in warnings {
+        ui.note(&warning);
+    }
     let reporter = tokio::spawn(watch::report_changes(
         manager.clone(),
         ui.clone(),

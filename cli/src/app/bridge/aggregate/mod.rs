@@ -12,8 +12,8 @@
 //! still coming up by then is offered from its tool cache (the same cache as `mcp tools
 //! --all`), and a call to it waits for it (at most `--timeout`, else [`COMING_UP_WAIT`]);
 //! when it comes up the host gets `list_changed`.
-//! A server that cannot start (a broken entry, a program that does not exist, a refused
-//! handshake) is reported on stderr and the others serve; when none can, the host's
+//! A server that cannot start (a broken entry, a program that does not exist or exits
+//! during its first connect, a refused handshake) is reported on stderr and the others serve; when none can, the host's
 //! `initialize` gets an error and the bridge exits 3.
 //!
 //! # Serving
@@ -38,6 +38,7 @@ pub mod watch;
 use std::sync::Arc;
 
 use mcp_manager::config::TransportConfig;
+use mcp_manager::reconnect::ReconnectConfig;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::ServerConfig;
 use mcp_proto::types::{Implementation, InitializeParams};
@@ -90,10 +91,18 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
     let filter = ToolFilter::new(&args.tools.allow, &args.tools.deny).map_err(CliError::Usage)?;
     let ConfigServers { servers, entries } = many::server_configs(cli)?;
     if servers.is_empty() {
+        // Every entry broken or disabled: the same outcome as servers that all fail to
+        // start (the host's `initialize` refused, exit 3), with each entry's problem named.
         report_entries(ui, &entries);
-        return Err(CliError::Usage(
-            "mcp bridge: no server of the config file can start".into(),
-        ));
+        let error = CliError::Closed("no server of the config file can start".into());
+        if args.listen.is_none() {
+            let mut stdin = tokio::io::stdin();
+            let mut stdout = tokio::io::stdout();
+            if let Some(init) = await_initialize(&mut stdin, &mut stdout).await? {
+                refuse(&mut stdout, &init, &error).await;
+            }
+        }
+        return Err(error);
     }
     match args.listen {
         Some(addr) => listen::run(cli, ui, args, addr, filter, servers, &entries).await,
@@ -176,6 +185,27 @@ async fn start_servers(
     })
 }
 
+/// The warnings for each `--allow` / `--deny` pattern that matches no tool of the servers,
+/// to print on stderr after the start-up summary; none unless every server's tools are
+/// known (none still coming up without a tool cache), so that a pattern is not blamed for
+/// a server not listed yet.
+fn unmatched_warnings(
+    manager: &Manager,
+    summary: &StartupSummary,
+    filter: &ToolFilter,
+) -> Vec<String> {
+    if !summary.pending.is_empty() {
+        return Vec::new();
+    }
+    let tools = manager.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    filter
+        .unmatched(&names)
+        .into_iter()
+        .map(|(flag, pattern)| filter::unmatched_warning(flag, pattern, names.first().copied()))
+        .collect()
+}
+
 /// Reports on stderr what the start found: the failed servers, those still coming up.
 fn report_summary(ui: &Ui, summary: &StartupSummary) {
     for (server, why) in &summary.failed {
@@ -196,10 +226,19 @@ impl Started {
 }
 
 /// What every host session shares: the servers, the filter, the forwarding.
-fn shared(cli: &Cli, manager: &Arc<Manager>, filter: ToolFilter) -> (Arc<Shared>, CallsEnded) {
+/// `forwards_server_requests`: whether the servers' requests reach a host (stdio) or not
+/// (`--listen`).
+fn shared(
+    cli: &Cli,
+    manager: &Arc<Manager>,
+    filter: ToolFilter,
+    forwards_server_requests: bool,
+) -> (Arc<Shared>, CallsEnded) {
     let (relay, calls_ended) = Relay::new(cli.connection.timeout);
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
-    let shared = Arc::new(Shared::new(manager.clone(), filter, relay, wait_bound));
+    let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
+    shared.forwards_server_requests = forwards_server_requests;
+    let shared = Arc::new(shared);
     (shared, calls_ended)
 }
 
@@ -226,9 +265,12 @@ async fn serve_stdio(
         }
     };
     report_summary(ui, &started.summary);
+    for warning in unmatched_warnings(&started.manager, &started.summary, &filter) {
+        ui.note(&warning);
+    }
     let failed = started.failed();
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter);
+    let (shared, mut calls_ended) = shared(cli, &manager, filter, true);
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
     // it (and negotiates the version) now that the capabilities are known.
     let initialize = serde_json::json!({
@@ -265,7 +307,8 @@ async fn serve_stdio(
 }
 
 /// The manager of `servers`, each connection speaking as the host, its requests to the host
-/// going to `host`; servers reconnect by the default policy.
+/// going to `host`; servers reconnect by the default policy, except that one exiting
+/// during its first connect fails at once.
 fn manager(
     cli: &Cli,
     ui: &Ui,
@@ -278,6 +321,14 @@ fn manager(
     let (ui, params, host) = (ui.clone(), params.clone(), host.clone());
     let mut builder = Manager::builder(TokioRuntime::current())
         .startup_deadline(deadline)
+        // A server that exits during its first connect cannot start (a wrong command, a
+        // crash at start-up): reported at once with its exit status and last stderr line,
+        // not retried until the deadline as if still connecting. Once it has been ready,
+        // a lost server is reconnected.
+        .reconnect(ReconnectConfig {
+            retry_exit_before_ready: false,
+            ..ReconnectConfig::default()
+        })
         .client_builder(move |config| {
             let mut b = upstream::as_host(ClientBuilder::new(), &params, host.clone());
             if ui.verbose > 0 {

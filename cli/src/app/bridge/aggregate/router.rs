@@ -54,6 +54,10 @@ pub struct Shared {
     pub prompts: Mutex<ToolNamespace>,
     /// How long a request for a server still coming up waits for it.
     pub wait_bound: Duration,
+    /// Whether the servers' sampling, elicitation and roots requests reach a host (not
+    /// with `--listen`, where every HTTP session shares the servers): when not, a tool
+    /// error about one of them gets [`NOT_FORWARDED`] appended.
+    pub forwards_server_requests: bool,
     /// The log level the host set, and the servers it was set on (the manager keeps it on
     /// their later connections).
     log_level: Mutex<(Option<LoggingLevel>, HashMap<String, LoggingLevel>)>,
@@ -77,6 +81,7 @@ impl Shared {
             relay,
             prompts: Mutex::new(ToolNamespace::new()),
             wait_bound,
+            forwards_server_requests: true,
             log_level: Mutex::new((None, HashMap::new())),
         }
     }
@@ -228,7 +233,12 @@ impl Router {
                     .ok_or_else(|| unknown_tool(&name))?;
                 params.insert("name".into(), Value::String(tool));
                 let result = self.forward(&server, method, &params, &context).await?;
-                host_uris(&server, &result)
+                let result = host_uris(&server, &result)?;
+                if shared.forwards_server_requests {
+                    Ok(result)
+                } else {
+                    note_not_forwarded(result)
+                }
             }
             "prompts/get" => {
                 let mut params = object(params.as_deref())?;
@@ -472,6 +482,35 @@ fn server_uri(host_uri: &str) -> Result<(String, String), ErrorObject> {
 }
 
 /// `server`'s result with its resource URIs made host-visible ([`uri::result_to_host`]).
+/// Appended to a tool's error result about sampling, elicitation or roots when the bridge
+/// does not forward those requests (`--config --listen`).
+pub const NOT_FORWARDED: &str = "(mcp bridge --config --listen does not forward the servers' \
+     sampling, elicitation or roots requests to its clients: a tool that needs one fails)";
+
+/// `result` with [`NOT_FORWARDED`] appended to its content when it is a tool error whose
+/// text names sampling, elicitation or roots; otherwise as it is.
+fn note_not_forwarded(result: Box<RawValue>) -> RequestOutcome {
+    let Ok(mut value) = serde_json::from_str::<Value>(result.get()) else {
+        return Ok(result);
+    };
+    let is_error = value.get("isError").and_then(Value::as_bool) == Some(true);
+    let Some(content) = value.get_mut("content").and_then(Value::as_array_mut) else {
+        return Ok(result);
+    };
+    let about_server_requests = content.iter().any(|c| {
+        c.get("text").and_then(Value::as_str).is_some_and(|t| {
+            ["sampling", "elicitation", "roots"]
+                .iter()
+                .any(|w| t.contains(w))
+        })
+    });
+    if !is_error || !about_server_requests {
+        return Ok(result);
+    }
+    content.push(json!({"type": "text", "text": NOT_FORWARDED}));
+    to_raw(&value).map_err(|e| internal(e.to_string()))
+}
+
 fn host_uris(server: &str, result: &RawValue) -> RequestOutcome {
     uri::result_to_host(server, result).map_err(|e| internal(e.to_string()))
 }
@@ -479,6 +518,24 @@ fn host_uris(server: &str, result: &RawValue) -> RequestOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_error_about_server_requests_is_noted() {
+        let raw = |v: Value| to_raw(&v).expect("json");
+        let error =
+            |text: &str| raw(json!({"isError": true, "content": [{"type": "text", "text": text}]}));
+        let noted = note_not_forwarded(error("did not declare the elicitation capability"))
+            .expect("a result");
+        assert!(noted.get().contains("does not forward"), "{noted}");
+        for untouched in [
+            error("disk full"),
+            raw(json!({"content": [{"type": "text", "text": "roots: 2"}]})),
+        ] {
+            let before = untouched.get().to_owned();
+            let after = note_not_forwarded(untouched).expect("a result");
+            assert_eq!(after.get(), before);
+        }
+    }
 
     #[test]
     fn a_foreign_uri_is_invalid_params() {
