@@ -198,7 +198,11 @@ fn progress_restarts_the_timeout_of_a_namespaced_call_too() {
 #[test]
 fn help_documents_max_time_and_the_signal_exit_codes() {
     let o = Command::new(MCP).arg("--help").output().unwrap();
-    let help = text(&o.stdout);
+    // Help wraps to the terminal: compare with the line breaks folded into spaces.
+    let help = text(&o.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(help.contains("--max-time <DURATION>"), "{help}");
     assert!(help.contains("default 10m"), "{help}");
     assert!(help.contains("143 SIGTERM, 129 SIGHUP"), "{help}");

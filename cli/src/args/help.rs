@@ -187,8 +187,15 @@ mod tests {
     }
 
     /// Whether `help` has an option line for `long` (`-v, --verbose...`, `--url <URL>`).
+    /// Option lines are indented by two to six spaces; the about text (not indented) and
+    /// option descriptions (indented ten) are wrapped to the terminal's width and may start a
+    /// line with an option's name at some widths.
     fn lists(help: &str, long: &str) -> bool {
         help.lines().any(|l| {
+            let indent = l.len() - l.trim_start().len();
+            if !(2..=6).contains(&indent) {
+                return false;
+            }
             let l = l.trim_start();
             l.starts_with('-') && l.split([' ', ',', '.', '=']).any(|w| w == long)
         })
