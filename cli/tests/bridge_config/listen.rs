@@ -123,3 +123,37 @@ fn listen_serves_the_servers_over_http() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--config --listen` on a port another program holds: the same one error and hint as the
+/// single bridge, no server started.
+#[test]
+fn a_port_in_use_says_so_once_and_hints_another_port() {
+    let dir = test_dir("listen-taken");
+    let config = write_config(&dir);
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let addr = taken.local_addr().expect("its address").to_string();
+    let out = Command::new(MCP)
+        .args(["bridge", "--listen", &addr, "--config"])
+        .arg(&config)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge --listen");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: cannot listen on {addr}: ")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "hint: another program listens on this port: pick another, or :0 for any free one"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !dir.join("alpha.pid").exists(),
+        "no server was started: {stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -41,7 +41,7 @@ pub async fn run(
     let bearer = crate::app::bridge::listen::bearer_token(args)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+        .map_err(|e| CliError::cannot_listen(addr, &e))?;
     let identity = bridge_initialize();
     let started = match start_servers(cli, ui, &identity, &HostSlot::default(), servers).await {
         Ok(started) => started,
@@ -82,7 +82,7 @@ pub async fn run(
             .owns(tokio::spawn(watcher.run(changes, Vec::new())))
     };
     let server = start_http(listener, StreamableHttp::new(http), factory)
-        .map_err(|e| CliError::Usage(format!("mcp bridge: cannot listen on {addr}: {e}")))?;
+        .map_err(|e| CliError::cannot_listen(addr, &e))?;
     // The URL alone on a line of its own before anything about the servers (as `mcp bridge
     // --listen` and `mcp demo-server --listen` print it), for people and for scripts that
     // wait for it; then what the start found.
