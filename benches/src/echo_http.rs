@@ -7,6 +7,7 @@
 //! not checked), `GET /mcp` (the listen stream) gets `405`, `DELETE /mcp` (session end) `200`.
 
 use std::convert::Infallible;
+use std::process::ExitCode;
 
 use http_body_util::{BodyExt as _, Full, Limited};
 use hyper::body::{Bytes, Incoming};
@@ -60,6 +61,34 @@ pub async fn serve(listener: TcpListener) -> std::io::Result<()> {
                 .await;
         });
     }
+}
+
+/// The echo server as a child process of a benchmark: binds 127.0.0.1 on a free port,
+/// prints the port on stdout, serves on one thread until its stdin closes (the benchmark
+/// ended or died). What `e2e_http echo-server` and `bridge echo-http` run.
+pub fn run_child() -> ExitCode {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        // Invariant: building a runtime only fails when the OS refuses fds.
+        .expect("a tokio runtime");
+    rt.block_on(async {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binding 127.0.0.1");
+        let port = listener.local_addr().expect("a bound address").port();
+        println!("{port}");
+        let stdin_closed = tokio::task::spawn_blocking(|| {
+            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+        });
+        tokio::select! {
+            r = serve(listener) => {
+                eprintln!("echo-server: {r:?}");
+                ExitCode::FAILURE
+            }
+            _ = stdin_closed => ExitCode::SUCCESS,
+        }
+    })
 }
 
 async fn handle(req: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {

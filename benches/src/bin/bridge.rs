@@ -64,7 +64,7 @@ const USAGE: &str =
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("echo-http") => return serve_http(),
+        Some("echo-http") => return echo_http::run_child(),
         Some("echo-stdio") => return serve_stdio(),
         _ => {}
     }
@@ -493,31 +493,4 @@ fn serve_stdio() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// `bridge echo-http`: the echo server over HTTP on a free port of 127.0.0.1; prints the port,
-/// serves until its stdin closes.
-fn serve_http() -> ExitCode {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        // Invariant: building a runtime only fails when the OS refuses fds.
-        .expect("a tokio runtime");
-    rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("binding 127.0.0.1");
-        let port = listener.local_addr().expect("a bound address").port();
-        println!("{port}");
-        let stdin_closed = tokio::task::spawn_blocking(|| {
-            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
-        });
-        tokio::select! {
-            r = echo_http::serve(listener) => {
-                eprintln!("echo-http: {r:?}");
-                ExitCode::FAILURE
-            }
-            _ = stdin_closed => ExitCode::SUCCESS,
-        }
-    })
 }

@@ -46,7 +46,7 @@ impl Options {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("echo-server") {
-        return serve();
+        return echo_http::run_child();
     }
     let mut o = Options {
         seq: 5_000,
@@ -75,33 +75,6 @@ fn main() -> ExitCode {
     }
     run(&o);
     ExitCode::SUCCESS
-}
-
-/// The server process: binds 127.0.0.1 on a free port, prints the port, serves on one thread
-/// until its stdin closes (the benchmark ended or died).
-fn serve() -> ExitCode {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        // Invariant: building a runtime only fails when the OS refuses fds.
-        .expect("a tokio runtime");
-    rt.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("binding 127.0.0.1");
-        let port = listener.local_addr().expect("a bound address").port();
-        println!("{port}");
-        let stdin_closed = tokio::task::spawn_blocking(|| {
-            let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
-        });
-        tokio::select! {
-            r = echo_http::serve(listener) => {
-                eprintln!("echo-server: {r:?}");
-                ExitCode::FAILURE
-            }
-            _ = stdin_closed => ExitCode::SUCCESS,
-        }
-    })
 }
 
 /// The echo server process and its URL; killed on drop.
