@@ -156,7 +156,7 @@ struct ClientState {
 ///   [`config`](Self::config), [`protocol_version`](Self::protocol_version),
 ///   [`client_info`](Self::client_info), [`client_capabilities`](Self::client_capabilities),
 ///   [`log_level`](Self::log_level), [`open_client_requests`](Self::open_client_requests),
-///   [`in_flight`](Self::in_flight).
+///   [`in_flight`](Self::in_flight), [`wire_id`](Self::wire_id).
 /// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch;
 ///   [`handle_message_str`](Self::handle_message_str) when it is known to be UTF-8),
 ///   [`handle_timeout`](Self::handle_timeout), [`handle_transport_closed`](Self::handle_transport_closed).
@@ -304,6 +304,14 @@ impl ServerSession {
     #[must_use]
     pub fn in_flight(&self) -> usize {
         self.pending.len()
+    }
+
+    /// The JSON-RPC id the client sent the open request `id` with: for a host's logs and
+    /// messages that must name the request as the client knows it. `None` once it was
+    /// answered or cancelled (or was never handed to the host).
+    #[must_use]
+    pub fn wire_id(&self, id: ClientRequestId) -> Option<&Id> {
+        self.client_requests.get(id).map(|open| &open.wire)
     }
 
     // ---- (B) inputs --------------------------------------------------------------------

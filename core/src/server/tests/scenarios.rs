@@ -685,3 +685,28 @@ fn a_method_of_an_undeclared_capability_is_method_not_found() {
         ["resources/subscribe", "tools/list", "vendor/thing"]
     );
 }
+
+#[test]
+fn wire_id_names_an_open_request_as_the_client_sent_it_until_it_ends() {
+    let mut c = Client::ready(json!({}));
+    c.send(
+        json!({"jsonrpc": "2.0", "id": "call-a", "method": "tools/call",
+                  "params": {"name": "echo"}}),
+    );
+    let (answered, _, _) = host_request(&c.events());
+    c.request(7, "tools/call", json!({"name": "echo"}));
+    let (cancelled, _, _) = host_request(&c.events());
+    assert_eq!(c.server.wire_id(answered), Some(&Id::from("call-a")));
+    assert_eq!(c.server.wire_id(cancelled), Some(&Id::from(7)));
+
+    let result = to_raw(&json!({"content": []})).unwrap();
+    c.server.respond(c.now, answered, result).unwrap();
+    assert_eq!(c.server.wire_id(answered), None, "answered");
+    c.notify("notifications/cancelled", json!({"requestId": 7}));
+    assert_eq!(c.server.wire_id(cancelled), None, "cancelled");
+    assert_eq!(
+        c.server.wire_id(ClientRequestId(99)),
+        None,
+        "never handed over"
+    );
+}
