@@ -253,9 +253,14 @@ fn progress_sends_notifications_then_the_result() {
         let v = s.next_json();
         assert_eq!(v["method"], "notifications/progress");
         assert_eq!(v["params"]["progressToken"], "tok");
-        assert_eq!(v["params"]["progress"], i);
+        // A JSON number (the session writes it as a float: `1.0`).
+        assert_eq!(v["params"]["progress"].as_f64(), Some(f64::from(i)), "{v}");
+        assert_eq!(v["params"]["total"].as_f64(), Some(3.0), "{v}");
+        assert_eq!(v["params"]["message"], format!("step {i}"), "{v}");
     }
-    assert_eq!(s.next_json()["id"], 1);
+    let answer = s.next_json();
+    assert_eq!(answer["id"], 1);
+    assert_eq!(text_of(&answer), "3 steps done");
 }
 
 #[test]

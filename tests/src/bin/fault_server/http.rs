@@ -5,7 +5,6 @@
 //! normally; the mode applies to every `tools/call`. See `HELP_HTTP` and `tests/README.md`.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,7 +15,7 @@ use mcp_driver::testing::http_server::{
 };
 use serde_json::{Value, json};
 
-use super::lock;
+use crate::log::{Log, lock};
 
 /// The HTTP part of `--help`.
 pub const HELP_HTTP: &str = "\
@@ -84,25 +83,6 @@ impl HttpMode {
     }
 }
 
-/// The log file (`--log`), shared by the connection threads.
-#[derive(Clone)]
-struct Log(Option<Arc<Mutex<File>>>);
-
-impl Log {
-    fn line(&self, line: &str) {
-        if let Some(f) = &self.0 {
-            let mut f = lock(f);
-            // One line per record, whatever the body held.
-            let _ = writeln!(f, "{}", line.replace('\n', " "));
-            let _ = f.flush();
-        }
-    }
-
-    fn event(&self, what: &str) {
-        self.line(&format!("# {what}"));
-    }
-}
-
 /// What the server remembers across exchanges.
 struct State {
     mode: HttpMode,
@@ -119,8 +99,7 @@ struct State {
 }
 
 /// Serves until the process is killed.
-pub fn run(mode: HttpMode, log: Option<File>) -> ! {
-    let log = Log(log.map(|f| Arc::new(Mutex::new(f))));
+pub fn run(mode: HttpMode, log: Log) -> ! {
     log.event(&format!(
         "start pid {} http mode {mode:?}",
         std::process::id()
@@ -151,7 +130,12 @@ pub fn run(mode: HttpMode, log: Option<File>) -> ! {
 fn reply(state: &Arc<State>, r: &RecordedRequest) -> ScriptedReply {
     let log = &state.log;
     if !r.body.is_empty() {
-        log.line(&String::from_utf8_lossy(&r.body));
+        // One line per record, whatever the body held.
+        log.line(
+            String::from_utf8_lossy(&r.body)
+                .replace('\n', " ")
+                .as_bytes(),
+        );
     }
     let session = r.header("mcp-session-id").map(str::to_owned);
     log.event(&format!(
