@@ -27,7 +27,9 @@
 //! - **(A) getters**: [`config`](HttpServer::config), [`sessions`](HttpServer::sessions),
 //!   [`session`](HttpServer::session), [`session_id`](HttpServer::session_id),
 //!   [`buffered_bytes`](HttpServer::buffered_bytes).
-//! - **(B) inputs**: [`handle_request`](HttpServer::handle_request),
+//! - **(B) inputs**: [`handle_request`](HttpServer::handle_request) (or
+//!   [`handle_request_with_session_id`](HttpServer::handle_request_with_session_id) for a
+//!   host that names its sessions),
 //!   [`handle_response_closed`](HttpServer::handle_response_closed),
 //!   [`handle_timeout`](HttpServer::handle_timeout).
 //! - **(C) commands**: [`session_mut`](HttpServer::session_mut),
@@ -99,6 +101,7 @@ mod checks;
 mod config;
 mod entry;
 mod modern;
+mod opening;
 mod shape;
 mod stream;
 mod types;
@@ -108,6 +111,7 @@ pub use modern::ModernRejection;
 pub use types::{HttpEvent, Output, Refusal, RequestHead, ResponseId, SessionKey};
 
 use entry::{Entry, GET_STREAM, Stream};
+use opening::NewSessionId;
 use shape::BodyShape;
 
 /// The Streamable HTTP server machine (see the [module docs](self)).
@@ -209,12 +213,22 @@ impl HttpServer {
         body: &[u8],
         entropy: [u8; 16],
     ) -> ResponseId {
+        self.take_request(now, head, body, NewSessionId::Entropy(entropy))
+    }
+
+    fn take_request(
+        &mut self,
+        now: Instant,
+        head: &RequestHead,
+        body: &[u8],
+        new_id: NewSessionId<'_>,
+    ) -> ResponseId {
         self.last_now = self.last_now.max(now);
         // What the host queued since the last poll goes out first, routed as it was meant.
         self.settle_dirty();
         let response = ResponseId(self.next_response);
         self.next_response += 1;
-        if let Err(refusal) = self.serve(now, response, head, body, entropy) {
+        if let Err(refusal) = self.serve(now, response, head, body, new_id) {
             self.refuse(response, refusal);
         }
         response
@@ -405,7 +419,7 @@ impl HttpServer {
         response: ResponseId,
         head: &RequestHead,
         body: &[u8],
-        entropy: [u8; 16],
+        new_id: NewSessionId<'_>,
     ) -> Result<(), Refusal> {
         let headers = &head.headers;
         let origin = headers.get("origin");
@@ -424,9 +438,9 @@ impl HttpServer {
         let modern = version.is_some_and(|v| v.era() == crate::session::Era::Discover);
         match head.method.to_ascii_uppercase().as_str() {
             // 2026-07-28 has no GET stream and no DELETE: every request is its own POST.
-            "POST" if modern => self.serve_post(now, response, headers, body, entropy, version),
+            "POST" if modern => self.serve_post(now, response, headers, body, new_id, version),
             _ if modern => Err(Refusal::MethodNotAllowed(head.method.clone())),
-            "POST" => self.serve_post(now, response, headers, body, entropy, version),
+            "POST" => self.serve_post(now, response, headers, body, new_id, version),
             "GET" if !stateless && self.config.get_stream => self.serve_get(response, headers),
             "DELETE" if !stateless => self.serve_delete(now, response, headers),
             _ => Err(Refusal::MethodNotAllowed(head.method.clone())),
@@ -450,7 +464,7 @@ impl HttpServer {
         response: ResponseId,
         headers: &HeaderList,
         body: &[u8],
-        entropy: [u8; 16],
+        new_id: NewSessionId<'_>,
         version: Option<ProtocolVersion>,
     ) -> Result<(), Refusal> {
         if body.len() > self.config.max_body_bytes {
@@ -487,7 +501,7 @@ impl HttpServer {
             HttpMode::Stateful if headers.contains(MCP_SESSION_ID) => {
                 self.named_session(headers)?
             }
-            HttpMode::Stateful if shape.initialize => self.open_session(now, entropy)?,
+            HttpMode::Stateful if shape.initialize => self.open_session(now, new_id)?,
             HttpMode::Stateful => return Err(Refusal::MissingSessionId),
         };
         let Some(entry) = self.entries.get_mut(&key) else {
@@ -656,72 +670,6 @@ impl HttpServer {
         });
         self.out.push_back(Output::End { response });
         Ok(())
-    }
-
-    fn open_session(&mut self, now: Instant, entropy: [u8; 16]) -> Result<SessionKey, Refusal> {
-        if self.entries.len() >= self.config.max_sessions {
-            return Err(Refusal::TooManySessions);
-        }
-        let wire_id: String = entropy.iter().map(|b| format!("{b:02x}")).collect();
-        if self.by_wire_id.contains_key(&wire_id) {
-            // The host's entropy repeated: refusing is safer than sharing a session.
-            return Err(Refusal::TooManySessions);
-        }
-        let key = self.insert_entry(now, wire_id.clone());
-        self.by_wire_id.insert(wire_id, key);
-        Ok(key)
-    }
-
-    fn insert_entry(&mut self, now: Instant, wire_id: String) -> SessionKey {
-        let key = SessionKey(self.next_session);
-        self.next_session += 1;
-        let session = ServerSession::new(self.config.server.clone(), now);
-        self.entries.insert(key, Entry::new(wire_id, session, now));
-        self.events
-            .push_back(HttpEvent::SessionOpened { session: key });
-        key
-    }
-
-    /// A stateless POST's own session, already initialized unless the body `initializes` it.
-    fn open_stateless(
-        &mut self,
-        now: Instant,
-        version: Option<ProtocolVersion>,
-        initializes: bool,
-    ) -> Result<SessionKey, Refusal> {
-        if self.entries.len() >= self.config.max_sessions {
-            return Err(Refusal::TooManySessions);
-        }
-        let key = self.insert_entry(now, String::new());
-        if initializes {
-            return Ok(key);
-        }
-        let Some(entry) = self.entries.get_mut(&key) else {
-            return Err(Refusal::UnknownSession);
-        };
-        let version = version.unwrap_or(ProtocolVersion::V2025_03_26);
-        let init = format!(
-            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{}","capabilities":{{}},"clientInfo":{{"name":"stateless","version":"0"}}}}}}"#,
-            version.as_str()
-        );
-        entry.session.handle_message_str(now, &init);
-        if entry.session.initialize_pending() {
-            // Deferred: the implied handshake is the server's own, answered from its
-            // configuration (the version negotiated from the client's header, so it is spoken).
-            let answer = crate::server::InitializeAnswer::from_config(&self.config.server);
-            let _accepted = entry.session.accept_initialize(now, answer);
-        }
-        entry.session.handle_message_str(
-            now,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        );
-        // The implied handshake is not the client's: its answer and events are dropped.
-        let mut sink = Vec::new();
-        while entry.session.poll_transmit(&mut sink).is_some() {
-            sink.clear();
-        }
-        while entry.session.poll_event().is_some() {}
-        Ok(key)
     }
 
     fn settle_dirty(&mut self) {

@@ -115,6 +115,11 @@ pub enum Refusal {
     InvalidBody,
     /// 503: [`HttpServerConfig::max_sessions`](super::HttpServerConfig::max_sessions) sessions are open.
     TooManySessions,
+    /// 500: the id for a new session could not be used: the host's entropy repeated a live
+    /// session's id, or the id it minted
+    /// ([`handle_request_with_session_id`](super::HttpServer::handle_request_with_session_id))
+    /// is empty, not visible ASCII, or in use.
+    UnusableSessionId,
     /// 429: [`HttpServerConfig::max_streams_per_session`](super::HttpServerConfig::max_streams_per_session) streams are open.
     TooManyStreams,
     /// 409: the session's GET stream is already open.
@@ -140,6 +145,7 @@ impl Refusal {
             Refusal::BodyTooLarge { .. } => 413,
             Refusal::UnknownSession => 404,
             Refusal::TooManySessions => 503,
+            Refusal::UnusableSessionId => 500,
             Refusal::TooManyStreams => 429,
             Refusal::GetStreamTaken => 409,
             Refusal::UnsupportedVersion(_)
@@ -177,6 +183,9 @@ impl Refusal {
             Refusal::UnknownSession => "Session not found".into(),
             Refusal::InvalidBody => "Parse error: the body is not a JSON-RPC message".into(),
             Refusal::TooManySessions => "Service unavailable: too many sessions".into(),
+            Refusal::UnusableSessionId => {
+                "Internal error: the server could not name a new session".into()
+            }
             Refusal::TooManyStreams => "Too many open streams in this session".into(),
             Refusal::GetStreamTaken => "Conflict: the session's GET stream is already open".into(),
             Refusal::UnknownLastEventId(id) => format!("Bad Request: unknown Last-Event-ID {id:?}"),

@@ -5,6 +5,7 @@ mod exactly_once;
 mod harness;
 mod http;
 mod http_harness;
+mod http_mint;
 mod http_modern;
 mod http_pair;
 mod http_streams;
