@@ -5,6 +5,7 @@
 
 use super::entry::Entry;
 use super::{HttpEvent, HttpServer, Refusal, RequestHead, ResponseId, SessionKey};
+use crate::http::headers::validate_session_id;
 use crate::server::ServerSession;
 use crate::session::ProtocolVersion;
 use crate::time::Instant;
@@ -18,23 +19,22 @@ pub(super) enum NewSessionId<'a> {
 }
 
 impl NewSessionId<'_> {
-    /// The id, or `None` when it cannot be an `Mcp-Session-Id`: empty, or not only visible
-    /// ASCII (0x21 to 0x7E, the transport's rule).
+    /// The id, or `None` when it cannot be an `Mcp-Session-Id`: one a client refuses
+    /// ([`validate_session_id`]: empty, too long, or not only visible ASCII).
     pub(super) fn into_wire_id(self) -> Option<String> {
         let id = match self {
             NewSessionId::Entropy(bytes) => bytes.iter().map(|b| format!("{b:02x}")).collect(),
             NewSessionId::Minted(mint) => mint(),
         };
-        let visible = id.bytes().all(|b| (0x21..=0x7e).contains(&b));
-        (!id.is_empty() && visible).then_some(id)
+        validate_session_id(&id).is_ok().then_some(id)
     }
 }
 
 impl HttpServer {
     /// [`handle_request`](Self::handle_request) for a host that names its sessions itself:
     /// `mint` is called once if, and only if, this request opens a session, and its answer
-    /// is the session's `Mcp-Session-Id`. An id that is empty, not only visible ASCII, or
-    /// already a live session's is refused ([`Refusal::UnusableSessionId`], 500), and no
+    /// is the session's `Mcp-Session-Id`. An id a client would refuse (empty, too long, not
+    /// only visible ASCII) or a live session's is refused ([`Refusal::UnusableSessionId`], 500), and no
     /// session opens.
     ///
     /// The id is all that stands between one client and another's session: a host that does

@@ -118,7 +118,7 @@ pub enum Refusal {
     /// 500: the id for a new session could not be used: the host's entropy repeated a live
     /// session's id, or the id it minted
     /// ([`handle_request_with_session_id`](super::HttpServer::handle_request_with_session_id))
-    /// is empty, not visible ASCII, or in use.
+    /// is one a client refuses or is in use.
     UnusableSessionId,
     /// 429: [`HttpServerConfig::max_streams_per_session`](super::HttpServerConfig::max_streams_per_session) streams are open.
     TooManyStreams,

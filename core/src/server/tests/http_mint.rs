@@ -79,11 +79,12 @@ fn a_minted_id_names_the_session_and_is_minted_only_when_one_opens() {
 }
 
 #[test]
-fn an_id_that_is_empty_not_visible_ascii_or_live_opens_no_session() {
+fn an_id_that_is_empty_too_long_not_visible_ascii_or_live_opens_no_session() {
     let mut h = Http::new();
     let calls = Cell::new(0);
     post_minted(&mut h, None, &initialize(), "live", &calls);
-    for bad in ["", "has space", "caf\u{e9}", "tab\there", "live"] {
+    let too_long = "x".repeat(crate::http::headers::MAX_SESSION_ID_LEN + 1);
+    for bad in ["", "has space", "caf\u{e9}", "tab\there", "live", &too_long] {
         h.events.clear();
         let r = post_minted(&mut h, None, &initialize(), bad, &calls);
         assert_eq!(h.status(r), 500, "{bad:?}");
