@@ -124,7 +124,12 @@ impl Server {
         let (head, body) = self.exchange(
             "POST",
             &[],
-            &rpc(1, "initialize", json!({"protocolVersion": "2025-06-18"})),
+            &rpc(
+                1,
+                "initialize",
+                json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "selfcheck", "version": "1"}}),
+            ),
         );
         assert_eq!(head.status, 200, "{body}");
         assert!(

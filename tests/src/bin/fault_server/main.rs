@@ -15,6 +15,7 @@ mod http;
 mod log;
 mod options;
 mod stdio;
+mod tools;
 
 fn main() {
     let options = match options::parse_args() {

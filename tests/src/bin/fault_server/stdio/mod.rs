@@ -20,11 +20,7 @@ use std::time::{Duration, Instant};
 
 use mcp_proto::framing::lines::{Line, LineDecoder, encode_line};
 use mcp_proto::jsonrpc::{self, DecodedRef, ErrorObject, MessageRef};
-use mcp_proto::server::{
-    ClientRequestId, Event, MessageKind, ServerConfig, ServerSession, ServerState,
-};
-use mcp_proto::session::{Era, ProtocolVersion};
-use mcp_proto::types::{Implementation, ServerCapabilities, ToolsCapability};
+use mcp_proto::server::{ClientRequestId, Event, MessageKind, ServerSession, ServerState};
 use serde_json::value::RawValue;
 
 use crate::faults::{Shape, Wire};
@@ -133,28 +129,6 @@ fn frame(log: &Log, lines: &mut Vec<Vec<u8>>, line: Line<'_>) {
     }
 }
 
-/// The session's configuration: a tools server of the initialize era only (it answers the
-/// 2026 probe `server/discover` with `-32601`, as the oldest servers do), which waits for
-/// `initialize` as long as it takes and never closes for a slow reader (its output is written
-/// at once, blocking while the client does not read).
-fn config() -> ServerConfig {
-    ServerConfig::new(Implementation::new("fault_server", "0.1.0"))
-        .with_capabilities(ServerCapabilities {
-            tools: Some(ToolsCapability {
-                list_changed: Some(false),
-                ..ToolsCapability::default()
-            }),
-            ..ServerCapabilities::default()
-        })
-        .with_versions(
-            ProtocolVersion::ALL
-                .into_iter()
-                .filter(|v| v.era() == Era::Initialize),
-        )
-        .with_handshake_timeout(None)
-        .with_stall_timeout(None)
-}
-
 /// The main loop's state: the session, the fault layer it writes through, the timers.
 struct Host {
     mode: Mode,
@@ -172,7 +146,7 @@ impl Host {
     fn new(mode: Mode, log: Log, stop_reading: Arc<AtomicBool>) -> Self {
         Host {
             mode,
-            session: ServerSession::new(config(), Instant::now()),
+            session: ServerSession::new(crate::tools::server_config(), Instant::now()),
             wire: Wire::new(log.clone()),
             log,
             timers: Timers::default(),

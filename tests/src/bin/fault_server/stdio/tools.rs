@@ -3,12 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_proto::jsonrpc::{self, ErrorObject};
+use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::ClientRequestId;
-use mcp_proto::types::{
-    CallToolParams, CallToolResult, ContentBlock, ListToolsResult, PaginatedParams, Tool,
-};
-use serde::Serialize;
+use mcp_proto::types::{CallToolParams, ListToolsResult, PaginatedParams, Tool};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -17,12 +14,16 @@ use super::timers::Due;
 use crate::faults::{Broken, Shape};
 use crate::hostile;
 use crate::options::Mode;
+use crate::tools::{
+    Answer, PROGRESS_STEPS, add, arg_u64, decode_params, echo, integer, progress_done,
+    progress_numbers, text, to_result, tool, valid_tools,
+};
 
 /// How far apart `progress` reports its steps (and its answer after the last).
 const PROGRESS_STEP: Duration = Duration::from_millis(10);
 
 /// The answer to `tools/list`: every tool, or in `endless_pages` a page that never ends.
-pub(super) fn list(mode: Mode, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+pub(super) fn list(mode: Mode, params: Option<&RawValue>) -> Answer {
     match mode {
         Mode::EndlessPages(per_page) => {
             let params: Option<PaginatedParams> = decode_params(params)?;
@@ -36,31 +37,12 @@ pub(super) fn list(mode: Mode, params: Option<&RawValue>) -> Result<Box<RawValue
     }
 }
 
+/// The valid tools and one tool per fault.
 fn every_tool() -> Vec<Tool> {
-    let n = json!({"type": "integer"});
-    let tool = |name: &str, description: &str, props: Value| {
-        let schema = json!({"type": "object", "properties": props});
-        Tool {
-            name: name.into(),
-            description: Some(description.into()),
-            // Invariant: the literal above is an object.
-            input_schema: schema.as_object().cloned().unwrap_or_default(),
-            ..Tool::default()
-        }
-    };
-    vec![
-        tool(
-            "echo",
-            "Returns the message",
-            json!({"message": {"type": "string"}}),
-        ),
-        tool("add", "Returns a + b", json!({"a": n, "b": n})),
-        tool("sleep", "Answers after ms", json!({"ms": n})),
-        tool(
-            "progress",
-            "Sends progress steps, then answers",
-            json!({"steps": n}),
-        ),
+    let n = integer;
+    let mut tools = valid_tools();
+    tools.insert(2, tool("sleep", "Answers after ms", json!({"ms": n()})));
+    tools.extend([
         tool(
             "crash_mid_request",
             "Exits with status 3 without answering",
@@ -70,10 +52,10 @@ fn every_tool() -> Vec<Tool> {
         tool(
             "huge_line",
             "A huge line, then the answer",
-            json!({"mib": n}),
+            json!({"mib": n()}),
         ),
         tool("silent", "Never answers", json!({})),
-        tool("slow", "Answers after ms", json!({"ms": n})),
+        tool("slow", "Answers after ms", json!({"ms": n()})),
         tool("twice", "Answers twice", json!({})),
         tool("unknown_ids", "Answers unknown ids first", json!({})),
         tool("close_stdout", "Closes stdout", json!({})),
@@ -86,12 +68,12 @@ fn every_tool() -> Vec<Tool> {
         tool(
             "stderr_flood",
             "Floods stderr, then answers",
-            json!({"mib": n}),
+            json!({"mib": n()}),
         ),
         tool(
             "ping_flood",
             "Answers, then floods stdout with pings and stops reading",
-            json!({"count": n}),
+            json!({"count": n()}),
         ),
         tool(
             "bad_utf8",
@@ -104,30 +86,8 @@ fn every_tool() -> Vec<Tool> {
             "Answers with an error whose id is null",
             json!({}),
         ),
-    ]
-}
-
-/// A tool result of one text block.
-fn text(s: impl Into<String>) -> Result<Box<RawValue>, ErrorObject> {
-    to_result(&CallToolResult {
-        content: vec![ContentBlock::text(s)],
-        ..CallToolResult::default()
-    })
-}
-
-fn to_result(value: &impl Serialize) -> Result<Box<RawValue>, ErrorObject> {
-    jsonrpc::to_raw(value).map_err(|e| ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string()))
-}
-
-fn decode_params<T: serde::de::DeserializeOwned>(
-    params: Option<&RawValue>,
-) -> Result<T, ErrorObject> {
-    serde_json::from_str(params.map_or("null", RawValue::get))
-        .map_err(|e| ErrorObject::new(ErrorObject::INVALID_PARAMS, e.to_string()))
-}
-
-fn arg_u64(args: &Map<String, Value>, name: &str, default: u64) -> u64 {
-    args.get(name).and_then(Value::as_u64).unwrap_or(default)
+    ]);
+    tools
 }
 
 fn arg_mib(args: &Map<String, Value>, default: usize) -> usize {
@@ -160,17 +120,8 @@ impl Host {
                 .crash(&wire_id.expect("an open request has a wire id"));
         }
         let answer = match name {
-            "echo" => text(args.get("message").and_then(Value::as_str).unwrap_or("")),
-            "add" => match (
-                args.get("a").and_then(Value::as_i64),
-                args.get("b").and_then(Value::as_i64),
-            ) {
-                (Some(a), Some(b)) => text(a.saturating_add(b).to_string()),
-                _ => Err(ErrorObject::new(
-                    ErrorObject::INVALID_PARAMS,
-                    "add needs integers a and b",
-                )),
-            },
+            "echo" => echo(&args),
+            "add" => add(&args),
             "sleep" => {
                 let ms = arg_u64(&args, "ms", 1000);
                 return self.answer_later(
@@ -182,7 +133,7 @@ impl Host {
                 );
             }
             "progress" => {
-                let steps = arg_u64(&args, "steps", 3);
+                let steps = arg_u64(&args, "steps", PROGRESS_STEPS);
                 return self.progress_step(now, id, 1, steps, shape);
             }
             "garbage" => {
@@ -262,7 +213,7 @@ impl Host {
         now: Instant,
         id: ClientRequestId,
         after: Duration,
-        answer: Result<Box<RawValue>, ErrorObject>,
+        answer: Answer,
         shape: Shape,
     ) {
         let (Some(wire_id), Ok(result)) = (self.session.wire_id(id).cloned(), answer) else {
@@ -288,13 +239,11 @@ impl Host {
         steps: u64,
         shape: Shape,
     ) {
-        let done = text(format!("{steps} steps done"));
+        let done = progress_done(steps);
         if step > steps {
             return self.answer(now, id, done, shape);
         }
-        // Whole numbers far below 2^53: exact as f64.
-        #[allow(clippy::cast_precision_loss)]
-        let (progress, total) = (step as f64, steps as f64);
+        let (progress, total) = progress_numbers(step, steps);
         let message = format!("step {step}");
         match self
             .session
