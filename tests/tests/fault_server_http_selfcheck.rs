@@ -221,6 +221,27 @@ fn echo_keeps_sessions_and_refuses_unknown_ones() {
 }
 
 #[test]
+fn a_request_without_a_session_gets_400_and_deleting_an_unknown_one_404() {
+    let s = Server::spawn(&["echo"]);
+    let session = s.initialize();
+    let (head, _) = s.exchange("POST", &[], &rpc(2, "ping", json!({})));
+    assert_eq!(head.status, 400, "no Mcp-Session-Id");
+    let (head, _) = s.exchange("DELETE", &[("mcp-session-id", "nobody")], &Value::Null);
+    assert_eq!(head.status, 404);
+    let (head, body) = s.exchange(
+        "POST",
+        &[("mcp-session-id", &session)],
+        &rpc(3, "ping", json!({})),
+    );
+    assert_eq!(head.status, 200, "{body}");
+    assert!(
+        s.log().contains("# 404 unknown session nobody"),
+        "{}",
+        s.log()
+    );
+}
+
+#[test]
 fn expire_session_404s_the_first_call_only() {
     let s = Server::spawn(&["expire_session"]);
     let first = s.initialize();

@@ -580,3 +580,69 @@ fn undecodable_answers_carry_the_right_id() {
     assert_eq!(v["id"], Value::Null);
     assert_eq!(v["error"]["code"], -32603);
 }
+
+#[test]
+fn the_handshake_is_the_server_sessions_ping_before_it_only() {
+    let mut s = Server::spawn(&["slow", "5000"]);
+    // Before initialize: ping is answered, other requests refused, the 2026 probe unknown;
+    // none of it is delayed (the mode applies after the handshake).
+    s.request(1, "ping", json!({}));
+    assert_eq!(
+        s.next_json(),
+        json!({"jsonrpc": "2.0", "id": 1, "result": {}})
+    );
+    s.request(2, "tools/list", json!({}));
+    let refused = s.next_json();
+    assert_eq!(refused["id"], 2);
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    s.request(3, "server/discover", json!({}));
+    let probe = s.next_json();
+    assert_eq!(probe["id"], 3);
+    assert_eq!(probe["error"]["code"], -32601, "{probe}");
+    // A version the server does not speak gets its latest.
+    s.request(
+        4,
+        "initialize",
+        json!({"protocolVersion": "1999-01-01", "capabilities": {},
+               "clientInfo": {"name": "selfcheck", "version": "1"}}),
+    );
+    let answer = s.next_json();
+    assert_eq!(answer["id"], 4);
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-11-25",
+        "{answer}"
+    );
+    assert_eq!(
+        answer["result"]["capabilities"]["tools"]["listChanged"],
+        false
+    );
+}
+
+#[test]
+fn progress_steps_do_not_hold_up_other_requests() {
+    let mut s = Server::spawn(&["echo"]);
+    s.handshake();
+    s.request(
+        1,
+        "tools/call",
+        json!({"name": "progress", "arguments": {"steps": 200}, "_meta": {"progressToken": 1}}),
+    );
+    assert_eq!(s.next_json()["method"], "notifications/progress");
+    s.call(2, "echo", json!({"message": "meanwhile"}));
+    // The echo is answered while the progress still runs (200 steps take 2 s; the echo is
+    // answered when its line is read).
+    let mut steps_before = 0;
+    let echo = loop {
+        let v = s.next_json();
+        if v["id"] == 2 {
+            break v;
+        }
+        assert_ne!(
+            v["id"], 1,
+            "the progress ended before the echo was answered"
+        );
+        steps_before += 1;
+    };
+    assert_eq!(text_of(&echo), "meanwhile");
+    assert!(steps_before < 199, "{steps_before} steps first");
+}
