@@ -285,6 +285,49 @@ fn an_unreachable_server_fails_the_hosts_initialize_and_exits_3() {
     assert_eq!(bridge.finish(), 3);
 }
 
+/// The server going away mid-call (`mcp demo-server --listen`, killed): the host's answer
+/// says what happened to the connection, with the URL, in words for a person (not the HTTP
+/// client's internals such as hyper's "SendRequest"); a call after that, that nothing listens.
+#[test]
+fn a_server_gone_mid_call_is_said_plainly_with_its_url() {
+    let mut server = Command::new(MCP)
+        .args(["demo-server", "--listen", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp demo-server --listen");
+    let mut first_line = String::new();
+    BufReader::new(server.stderr.take().expect("piped stderr"))
+        .read_line(&mut first_line)
+        .expect("the URL line");
+    let url = first_line.trim().to_owned();
+    let mut bridge = start(&url, test_dir("gone"));
+    bridge.initialize(&json!({}));
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"steps": 100, "delay_ms": 1000},
+        "_meta": {"progressToken": "p"}}}),
+    );
+    // The first progress update: the call is running at the server.
+    assert_eq!(bridge.recv()["method"], "notifications/progress");
+    server.kill().expect("kill the server");
+    server.wait().expect("reap the server");
+    let (answer, _) = bridge.answer(2);
+    assert_eq!(
+        answer["error"]["message"],
+        format!("mcp bridge: the server at {url} closed the connection: no response received"),
+        "{answer}"
+    );
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let (answer, _) = bridge.answer(3);
+    assert_eq!(
+        answer["error"]["message"],
+        format!("mcp bridge: could not connect to {url}: connection refused"),
+        "{answer}"
+    );
+}
+
 #[test]
 fn requests_before_initialize_are_refused_and_ping_is_answered() {
     let server = upstream();

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::bridge_host::{BridgeHost, GUARD, MCP, scratch_dir};
+use common::bridge_host::{BridgeHost, GUARD, MCP, scratch_dir, stderr_file};
 use serde_json::{Value, json};
 
 /// A scratch directory of one test.
@@ -250,6 +250,55 @@ fn the_child_dying_ends_the_host_session_and_the_bridge_exits_3() {
         }
     }
     assert_eq!(bridge.wait_exit(), 3);
+}
+
+/// A server killed from outside by SIGTERM mid-call: the host's open call and the bridge's
+/// stderr name the server by its command line and the signal by its name, and say that mcp
+/// did not send it (not `server "sh"`, which for `mcp demo-server` would name this program).
+#[test]
+fn a_server_killed_by_sigterm_is_named_by_its_command_and_the_signal() {
+    let dir = test_dir("sigterm");
+    let script = format!(
+        "echo $$ > {}; exec {MCP} demo-server",
+        dir.join("pgid").display()
+    );
+    let mut command = Command::new(MCP);
+    command
+        .args(["bridge", "--", "sh", "-c", &script])
+        .stderr(stderr_file(&dir));
+    let mut bridge = BridgeHost::spawn(command, dir);
+    bridge.initialize(&json!({}));
+    let id = bridge.request(
+        "tools/call",
+        json!({"name": "slow", "arguments": {"steps": 100, "delay_ms": 1000}}),
+    );
+    // `exec`: the pid `sh` wrote is the demo server's.
+    let pid = child_group(&bridge.dir);
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let (answer, _) = bridge.answer(id);
+    let said = "`sh -c 'echo $$ > ";
+    let how =
+        "demo-server'` was killed by signal 15 (SIGTERM), sent by another process, not by mcp";
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("mcp bridge: the server {said}")) && message.ends_with(how),
+        "{answer}"
+    );
+    assert_eq!(bridge.wait_exit(), 3);
+    let stderr = bridge.stderr();
+    let error = stderr
+        .lines()
+        .find(|l| l.starts_with("error: "))
+        .unwrap_or_default();
+    assert!(
+        error.starts_with(&format!("error: the server {said}")) && error.ends_with(how),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("server \"sh\""), "{stderr}");
 }
 
 #[test]
