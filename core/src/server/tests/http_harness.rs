@@ -68,6 +68,7 @@ pub(super) struct Http {
 
 pub(super) const ACCEPT_BOTH: (&str, &str) = ("accept", "application/json, text/event-stream");
 pub(super) const JSON: (&str, &str) = ("content-type", "application/json");
+pub(super) const SSE: (&str, &str) = ("accept", "text/event-stream");
 
 impl Http {
     pub(super) fn new() -> Self {
@@ -112,6 +113,29 @@ impl Http {
             headers.push(("mcp-session-id", s));
         }
         self.send("POST", &headers, body.to_string().as_bytes())
+    }
+
+    /// A POST of `body` (JSON) with exactly `headers`.
+    pub(super) fn post_with(&mut self, headers: &[(&str, &str)], body: &Value) -> ResponseId {
+        self.send("POST", headers, body.to_string().as_bytes())
+    }
+
+    /// The GET stream of session `sid`.
+    pub(super) fn get_stream(&mut self, sid: &str) -> ResponseId {
+        self.send("GET", &[SSE, ("mcp-session-id", sid)], b"")
+    }
+
+    /// A GET of session `sid` resuming after event `last_event_id`.
+    pub(super) fn resume(&mut self, sid: &str, last_event_id: &str) -> ResponseId {
+        self.send(
+            "GET",
+            &[
+                SSE,
+                ("mcp-session-id", sid),
+                ("last-event-id", last_event_id),
+            ],
+            b"",
+        )
     }
 
     pub(super) fn drain(&mut self) {

@@ -118,23 +118,18 @@ fn progress_of_a_call_goes_on_its_post_stream() {
 fn a_json_only_client_gets_related_messages_on_the_get_stream() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({"sampling": {}}));
-    let r = h.send(
-        "POST",
+    let r = h.post_with(
         &[
             ("accept", "application/json"),
             JSON,
             ("mcp-session-id", &sid),
         ],
-        call(1, "ask").to_string().as_bytes(),
+        &call(1, "ask"),
     );
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
     };
-    let get = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let get = h.get_stream(&sid);
     let now = h.now;
     let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
         .unwrap()
@@ -169,11 +164,7 @@ fn unrelated_messages_go_to_the_get_stream_and_wait_for_it() {
         .notify(now, "notifications/tools/list_changed", None)
         .unwrap();
     h.drain();
-    let get = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let get = h.get_stream(&sid);
     let seen = h.seen(get);
     assert_eq!(seen.status, Some(200));
     assert_eq!(seen.header("content-type"), Some("text/event-stream"));
@@ -188,11 +179,7 @@ fn unrelated_messages_go_to_the_get_stream_and_wait_for_it() {
         .unwrap();
     h.drain();
     assert_eq!(h.seen(get).events().len(), 2, "live after that");
-    let second = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let second = h.get_stream(&sid);
     assert_eq!(h.status(second), 409, "one GET stream per session");
 }
 
@@ -200,11 +187,7 @@ fn unrelated_messages_go_to_the_get_stream_and_wait_for_it() {
 fn get_is_405_when_disabled_and_406_without_sse() {
     let mut h = Http::with_config(HttpServerConfig::new(config()).with_get_stream(false));
     let (sid, _) = h.initialize("2025-11-25", json!({}));
-    let r = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let r = h.get_stream(&sid);
     assert_eq!(h.status(r), 405);
     assert_eq!(h.seen(r).header("allow"), Some("POST, DELETE"));
     let mut h = Http::new();
@@ -244,15 +227,7 @@ fn last_event_id_replays_the_rest_of_a_dropped_post_stream() {
     s.respond(now, id, to_raw(&json!({"content": []})).unwrap())
         .unwrap();
     h.drain();
-    let resumed = h.send(
-        "GET",
-        &[
-            ("accept", "text/event-stream"),
-            ("mcp-session-id", &sid),
-            ("last-event-id", &last_id),
-        ],
-        b"",
-    );
+    let resumed = h.resume(&sid, &last_id);
     let seen = h.seen(resumed);
     assert_eq!(seen.status, Some(200));
     let events = seen.events();
@@ -268,15 +243,7 @@ fn a_bogus_last_event_id_is_400() {
     let mut h = Http::new();
     let (sid, _) = h.initialize("2025-11-25", json!({}));
     for bogus in ["x", "99-1", "0-99", "-", "1-1-1"] {
-        let r = h.send(
-            "GET",
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &sid),
-                ("last-event-id", bogus),
-            ],
-            b"",
-        );
+        let r = h.resume(&sid, bogus);
         assert_eq!(h.status(r), 400, "{bogus}");
     }
 }
@@ -285,16 +252,13 @@ fn a_bogus_last_event_id_is_400() {
 fn a_batch_is_answered_as_one_json_array() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-03-26", json!({}));
-    let r = h.send(
-        "POST",
+    let r = h.post_with(
         &[
             ("accept", "application/json"),
             JSON,
             ("mcp-session-id", &sid),
         ],
-        json!([call(1, "a"), {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
-            .to_string()
-            .as_bytes(),
+        &json!([call(1, "a"), {"jsonrpc": "2.0", "id": 2, "method": "ping"}]),
     );
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
@@ -350,14 +314,13 @@ fn a_cancelled_call_ends_its_post_without_an_answer() {
 fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({}));
-    let r = h.send(
-        "POST",
+    let r = h.post_with(
         &[
             ("accept", "text/event-stream"),
             JSON,
             ("mcp-session-id", &sid),
         ],
-        call(2, "echo").to_string().as_bytes(),
+        &call(2, "echo"),
     );
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
@@ -381,11 +344,7 @@ fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
 fn the_get_stream_resumes_after_its_last_event_id() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({}));
-    let get = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let get = h.get_stream(&sid);
     let now = h.now;
     for list in ["tools", "resources"] {
         let method = format!("notifications/{list}/list_changed");
@@ -499,15 +458,7 @@ fn a_request_stream_closed_by_the_server_is_resumed_with_its_answer() {
         .respond(now, id, to_raw(&json!({"content": []})).unwrap())
         .unwrap();
     h.drain();
-    let resumed = h.send(
-        "GET",
-        &[
-            ("accept", "text/event-stream"),
-            ("mcp-session-id", &sid),
-            ("last-event-id", &priming_id),
-        ],
-        b"",
-    );
+    let resumed = h.resume(&sid, &priming_id);
     let seen = h.seen(resumed);
     assert_eq!(seen.status, Some(200));
     let events = seen.events();
