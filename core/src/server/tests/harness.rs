@@ -6,10 +6,12 @@ use serde_json::{Value, json};
 
 use crate::server::stdio::StdioServerConnection;
 use crate::server::{Event, ServerConfig, ServerSession};
-use crate::session::{Event as ClientEvent, SessionConfig};
+use crate::session::{Event as ClientEvent, RequestHandle, SessionConfig};
 use crate::stdio::StdioConnection;
 use crate::time::{Duration, Instant};
-use crate::types::{Implementation, ResourcesCapability, ServerCapabilities, ToolsCapability};
+use crate::types::{
+    CallToolResult, Implementation, ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
 
 pub(super) struct Client {
     pub(super) server: ServerSession,
@@ -170,5 +172,16 @@ impl Pair {
             }
         }
         panic!("the pair never went quiet");
+    }
+
+    /// The text of the first content item of tool call `call`'s result, once completed.
+    pub(super) fn call_text(&self, call: RequestHandle) -> Option<String> {
+        self.client_events.iter().find_map(|e| match e {
+            ClientEvent::Completed { handle, result } if *handle == call => {
+                let result: CallToolResult = result.as_ref().unwrap().decode().unwrap();
+                result.content[0].as_text().map(str::to_owned)
+            }
+            _ => None,
+        })
     }
 }

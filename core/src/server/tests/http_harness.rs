@@ -7,10 +7,12 @@ use serde_json::{Value, json};
 
 use super::harness::config;
 use crate::http::headers::HeaderList;
+use crate::jsonrpc::to_raw;
 use crate::server::http::{
     HttpEvent, HttpServer, HttpServerConfig, Output, RequestHead, ResponseId, SessionKey,
 };
 use crate::server::{ClientRequestId, Event};
+use crate::session::{RequestHandle, RequestOptions};
 use crate::time::{Duration, Instant};
 
 /// One response as the client saw it.
@@ -136,6 +138,29 @@ impl Http {
             ],
             b"",
         )
+    }
+
+    /// Sends `sampling/createMessage` (no messages, 5 tokens) related to host request `id` of
+    /// session `key`, and drains the output; returns the request's handle.
+    pub(super) fn ask_sampling(&mut self, key: SessionKey, id: ClientRequestId) -> RequestHandle {
+        let now = self.now;
+        let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
+            .unwrap()
+            .into();
+        let handle = self
+            .server
+            .related(key, id, |s| {
+                s.send_request(
+                    now,
+                    "sampling/createMessage",
+                    Some(params),
+                    RequestOptions::default(),
+                )
+            })
+            .expect("the session and request exist")
+            .expect("the request is sent");
+        self.drain();
+        handle
     }
 
     pub(super) fn drain(&mut self) {

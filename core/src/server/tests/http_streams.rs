@@ -9,7 +9,6 @@ use super::http_harness::{ACCEPT_BOTH, Http, JSON};
 use crate::jsonrpc::to_raw;
 use crate::server::Event;
 use crate::server::http::{HttpEvent, HttpServerConfig};
-use crate::session::RequestOptions;
 use crate::time::Duration;
 
 #[test]
@@ -48,23 +47,7 @@ fn a_server_request_related_to_a_call_switches_the_post_to_sse() {
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
     };
-    let now = h.now;
-    let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
-        .unwrap()
-        .into();
-    let handle = h
-        .server
-        .related(key, id, |s| {
-            s.send_request(
-                now,
-                "sampling/createMessage",
-                Some(params),
-                RequestOptions::default(),
-            )
-        })
-        .unwrap()
-        .unwrap();
-    h.drain();
+    let handle = h.ask_sampling(key, id);
     let seen = h.seen(r);
     assert_eq!(seen.status, Some(200));
     assert_eq!(seen.header("content-type"), Some("text/event-stream"));
@@ -77,6 +60,7 @@ fn a_server_request_related_to_a_call_switches_the_post_to_sse() {
     let a = h.post(Some(&sid), &json!({"jsonrpc": "2.0", "id": wire, "result": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}}));
     assert_eq!(h.status(a), 202);
     assert!(h.events.iter().any(|e| matches!(e, HttpEvent::Session { event: Event::Completed { handle: done, result: Ok(_) }, .. } if *done == handle)));
+    let now = h.now;
     h.server
         .session_mut(key)
         .unwrap()
@@ -130,22 +114,7 @@ fn a_json_only_client_gets_related_messages_on_the_get_stream() {
         panic!()
     };
     let get = h.get_stream(&sid);
-    let now = h.now;
-    let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
-        .unwrap()
-        .into();
-    h.server
-        .related(key, id, |s| {
-            s.send_request(
-                now,
-                "sampling/createMessage",
-                Some(params),
-                RequestOptions::default(),
-            )
-        })
-        .unwrap()
-        .unwrap();
-    h.drain();
+    h.ask_sampling(key, id);
     assert_eq!(h.seen(r).status, None, "still waiting for its JSON answer");
     assert_eq!(
         h.seen(get).events()[0].1["method"],

@@ -8,8 +8,7 @@ use crate::jsonrpc::to_raw;
 use crate::server::Event as ServerEvent;
 use crate::session::{Event as ClientEvent, RequestOptions, SessionConfig};
 use crate::types::{
-    CallTool, CallToolParams, CallToolResult, ClientCapabilities, CreateMessage, Implementation,
-    SamplingCapability,
+    CallTool, CallToolParams, ClientCapabilities, CreateMessage, Implementation, SamplingCapability,
 };
 
 /// The pair, the client able to sample; bytes cross in 7-byte chunks.
@@ -70,14 +69,7 @@ fn the_core_client_calls_a_tool_on_the_server_session() {
         .respond(pair.now, id, result)
         .unwrap();
     pair.run();
-    let text = pair.client_events.iter().find_map(|e| match e {
-        ClientEvent::Completed { handle, result } if *handle == call => {
-            let result: CallToolResult = result.as_ref().unwrap().decode().unwrap();
-            result.content[0].as_text().map(str::to_owned)
-        }
-        _ => None,
-    });
-    assert_eq!(text.as_deref(), Some("echoed"));
+    assert_eq!(pair.call_text(call).as_deref(), Some("echoed"));
 }
 
 #[test]

@@ -14,8 +14,8 @@ use crate::session::{
 };
 use crate::time::Instant;
 use crate::types::{
-    CallTool, CallToolParams, CallToolResult, ClientCapabilities, ElicitationCapability,
-    Implementation, ServerCapabilities, ToolsCapability,
+    CallTool, CallToolParams, ClientCapabilities, ElicitationCapability, Implementation,
+    ServerCapabilities, ToolsCapability,
 };
 
 /// The pair, the client of era `policy` able to elicit; bytes cross in 5-byte chunks.
@@ -100,14 +100,7 @@ fn handshake_by_discover(policy: EraPolicy) {
         e,
         ClientEvent::Progress { handle, progress, .. } if *handle == call && *progress == 1.0
     )));
-    let text = pair.client_events.iter().find_map(|e| match e {
-        ClientEvent::Completed { handle, result } if *handle == call => {
-            let result: CallToolResult = result.as_ref().unwrap().decode().unwrap();
-            result.content[0].as_text().map(str::to_owned)
-        }
-        _ => None,
-    });
-    assert_eq!(text.as_deref(), Some("echoed"));
+    assert_eq!(pair.call_text(call).as_deref(), Some("echoed"));
 }
 
 #[test]
