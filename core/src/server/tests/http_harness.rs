@@ -122,6 +122,11 @@ impl Http {
         self.send("POST", headers, body.to_string().as_bytes())
     }
 
+    /// A POST of `body` (JSON) in session `sid` that accepts only `accept` (one media type).
+    pub(super) fn post_accepting(&mut self, sid: &str, accept: &str, body: &Value) -> ResponseId {
+        self.post_with(&[("accept", accept), JSON, ("mcp-session-id", sid)], body)
+    }
+
     /// The GET stream of session `sid`.
     pub(super) fn get_stream(&mut self, sid: &str) -> ResponseId {
         self.send("GET", &[SSE, ("mcp-session-id", sid)], b"")

@@ -102,14 +102,7 @@ fn progress_of_a_call_goes_on_its_post_stream() {
 fn a_json_only_client_gets_related_messages_on_the_get_stream() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({"sampling": {}}));
-    let r = h.post_with(
-        &[
-            ("accept", "application/json"),
-            JSON,
-            ("mcp-session-id", &sid),
-        ],
-        &call(1, "ask"),
-    );
+    let r = h.post_accepting(&sid, "application/json", &call(1, "ask"));
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
     };
@@ -221,12 +214,9 @@ fn a_bogus_last_event_id_is_400() {
 fn a_batch_is_answered_as_one_json_array() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-03-26", json!({}));
-    let r = h.post_with(
-        &[
-            ("accept", "application/json"),
-            JSON,
-            ("mcp-session-id", &sid),
-        ],
+    let r = h.post_accepting(
+        &sid,
+        "application/json",
         &json!([call(1, "a"), {"jsonrpc": "2.0", "id": 2, "method": "ping"}]),
     );
     let [(_, id, _)] = h.host_requests()[..] else {
@@ -283,14 +273,7 @@ fn a_cancelled_call_ends_its_post_without_an_answer() {
 fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({}));
-    let r = h.post_with(
-        &[
-            ("accept", "text/event-stream"),
-            JSON,
-            ("mcp-session-id", &sid),
-        ],
-        &call(2, "echo"),
-    );
+    let r = h.post_accepting(&sid, "text/event-stream", &call(2, "echo"));
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
     };
