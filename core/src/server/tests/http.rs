@@ -4,7 +4,6 @@ use serde_json::{Value, json};
 
 use super::harness::config;
 use super::http_harness::{ACCEPT_BOTH, Http, JSON};
-use crate::jsonrpc::to_raw;
 use crate::server::Event;
 use crate::server::http::{HttpEvent, HttpMode, HttpServerConfig, OriginCheck, Refusal};
 use crate::session::{CloseReason, RequestError, RequestOptions};
@@ -293,13 +292,7 @@ fn stateless_mode_serves_each_post_with_its_own_session() {
             .map(|v| v.as_str()),
         Some("2025-06-18")
     );
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let seen = h.seen(r);
     assert_eq!(seen.json()["id"], 4);
     assert_eq!(seen.header("mcp-session-id"), None, "no session ids");

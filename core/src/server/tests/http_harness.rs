@@ -168,6 +168,18 @@ impl Http {
         handle
     }
 
+    /// The host answers request `id` of session `key` with an empty tool result
+    /// (`{"content": []}`); the output is drained.
+    pub(super) fn answer_empty(&mut self, key: SessionKey, id: ClientRequestId) {
+        let now = self.now;
+        self.server
+            .session_mut(key)
+            .expect("the session exists")
+            .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+            .expect("the request is open");
+        self.drain();
+    }
+
     pub(super) fn drain(&mut self) {
         while let Some(out) = self.server.poll_output() {
             match out {

@@ -21,13 +21,7 @@ fn a_request_answered_alone_gets_one_json_body() {
         panic!()
     };
     assert_eq!((k, method.as_str()), (key, "tools/call"));
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let seen = h.seen(r);
     assert_eq!(seen.status, Some(200));
     assert_eq!(seen.header("content-type"), Some("application/json"));
@@ -60,13 +54,7 @@ fn a_server_request_related_to_a_call_switches_the_post_to_sse() {
     let a = h.post(Some(&sid), &json!({"jsonrpc": "2.0", "id": wire, "result": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}}));
     assert_eq!(h.status(a), 202);
     assert!(h.events.iter().any(|e| matches!(e, HttpEvent::Session { event: Event::Completed { handle: done, result: Ok(_) }, .. } if *done == handle)));
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let seen = h.seen(r);
     let events = seen.events();
     assert_eq!(events.last().unwrap().1["id"], 3);
@@ -227,13 +215,7 @@ fn a_batch_is_answered_as_one_json_array() {
         None,
         "the ping is answered, the call not yet"
     );
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let body = h.seen(r).json();
     let ids: Vec<&Value> = body.as_array().unwrap().iter().map(|m| &m["id"]).collect();
     assert_eq!(ids, [&json!(2), &json!(1)]);
@@ -277,13 +259,7 @@ fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
     };
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let seen = h.seen(r);
     assert_eq!(seen.header("content-type"), Some("text/event-stream"));
     let events = seen.events();
@@ -364,13 +340,7 @@ fn a_request_id_still_open_is_refused_on_the_new_post_and_the_first_keeps_its_an
     assert_eq!(refusal["id"], 9);
     assert!(refusal["error"]["code"].is_i64(), "{refusal}");
     assert_eq!(h.seen(first).status, None, "the first still waits");
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     assert_eq!(h.seen(first).json()["result"], json!({"content": []}));
 }
 
@@ -403,13 +373,7 @@ fn a_request_stream_closed_by_the_server_is_resumed_with_its_answer() {
     // Closing again: the connection is gone already, the stream still waits.
     assert!(h.server.close_request_stream(key, id));
     h.drain();
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let resumed = h.resume(&sid, &priming_id);
     let seen = h.seen(resumed);
     assert_eq!(seen.status, Some(200));
@@ -437,13 +401,7 @@ fn a_request_stream_is_not_closed_before_2025_11_25_or_for_a_json_only_client() 
     assert!(!h.server.close_request_stream(key, id));
     h.drain();
     assert_eq!(h.seen(r).status, None, "still open, undecided");
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     assert_eq!(h.seen(r).json()["id"], 1);
 
     let mut h = Http::new();
