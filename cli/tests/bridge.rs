@@ -12,6 +12,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::bridge_host::{BridgeHost, GUARD, MCP, scratch_dir};
+use common::browser::BROWSER;
+use common::listening::ListeningDemo;
 use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
 use mcp_driver::testing::oauth_server::OAuthServer;
 use serde_json::{Value, json};
@@ -290,18 +292,8 @@ fn an_unreachable_server_fails_the_hosts_initialize_and_exits_3() {
 /// client's internals such as hyper's "SendRequest"); a call after that, that nothing listens.
 #[test]
 fn a_server_gone_mid_call_is_said_plainly_with_its_url() {
-    let mut server = Command::new(MCP)
-        .args(["demo-server", "--listen", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp demo-server --listen");
-    let mut first_line = String::new();
-    BufReader::new(server.stderr.take().expect("piped stderr"))
-        .read_line(&mut first_line)
-        .expect("the URL line");
-    let url = first_line.trim().to_owned();
+    let mut server = ListeningDemo::start();
+    let url = server.url.clone();
     let mut bridge = start(&url, test_dir("gone"));
     bridge.initialize(&json!({}));
     bridge.send(
@@ -311,8 +303,8 @@ fn a_server_gone_mid_call_is_said_plainly_with_its_url() {
     );
     // The first progress update: the call is running at the server.
     assert_eq!(bridge.recv()["method"], "notifications/progress");
-    server.kill().expect("kill the server");
-    server.wait().expect("reap the server");
+    server.child.kill().expect("kill the server");
+    server.child.wait().expect("reap the server");
     let (answer, _) = bridge.answer(2);
     assert_eq!(
         answer["error"]["message"],
@@ -348,25 +340,6 @@ fn requests_before_initialize_are_refused_and_ping_is_answered() {
     bridge.initialize(&json!({}));
     assert_eq!(bridge.finish(), 0);
 }
-
-/// A browser stand-in for `mcp login` (as in `oauth.rs`): GET the URL, then its `Location`
-/// (the loopback callback). Pure bash (`/dev/tcp`).
-const BROWSER: &str = r#"
-get() {
-  local rest="${1#http://}"; local hostport="${rest%%/*}"; local path="/${rest#*/}"
-  exec 3<>"/dev/tcp/${hostport%%:*}/${hostport##*:}"
-  printf 'GET %s HTTP/1.1\r\nHost: %s\r\n\r\n' "$path" "$hostport" >&3
-  local line
-  while IFS= read -r line <&3; do
-    line="${line%$'\r'}"
-    [ -z "$line" ] && break
-    case "$line" in [Ll]ocation:*) LOCATION="${line#*: }";; esac
-  done
-  exec 3<&-
-}
-get "$1"
-get "$LOCATION"
-"#;
 
 /// (Without a stored token the bridge logs in when a terminal is present, else it says to
 /// run `mcp login`: `bridge_login.rs`, which controls the terminal.)

@@ -23,29 +23,12 @@ use std::sync::atomic::Ordering::SeqCst;
 use std::time::Duration;
 
 use common::bridge_host::{json_lines, wait_exit};
+use common::browser::BROWSER;
 use mcp_driver::testing::oauth_server::OAuthServer;
 use serde_json::json;
 
 /// The anti-hang guard of every wait (never reached when the bridge works).
 const GUARD: Duration = Duration::from_secs(60);
-
-const BROWSER: &str = r#"
-get() {
-  local rest="${1#http://}"; local hostport="${rest%%/*}"; local path="/${rest#*/}"
-  exec 3<>"/dev/tcp/${hostport%%:*}/${hostport##*:}"
-  printf 'GET %s HTTP/1.1\r\nHost: %s\r\n\r\n' "$path" "$hostport" >&3
-  local line
-  while IFS= read -r line <&3; do
-    line="${line%$'\r'}"
-    [ -z "$line" ] && break
-    case "$line" in [Ll]ocation:*) LOCATION="${line#*: }";; esac
-  done
-  exec 3<&-
-}
-echo "visit" >> "$BROWSER_LOG"
-get "$1"
-get "$LOCATION"
-"#;
 
 struct Env {
     dir: PathBuf,

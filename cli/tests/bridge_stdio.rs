@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::bridge_host::{BridgeHost, GUARD, MCP, scratch_dir, stderr_file};
+use common::bridge_host::{BridgeHost, GUARD, MCP, group_alive, scratch_dir, stderr_file};
 use serde_json::{Value, json};
 
 /// A scratch directory of one test.
@@ -70,16 +70,6 @@ fn child_group(dir: &Path) -> i32 {
         assert!(started.elapsed() < GUARD, "the child never started");
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// Whether any process of group `pgid` is alive.
-fn group_alive(pgid: i32) -> bool {
-    Command::new("kill")
-        .args(["-0", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status()
-        .expect("run kill")
-        .success()
 }
 
 /// `mcp bridge -- <the recorded demo server>` with a host on its stdio, in test `name`'s

@@ -201,3 +201,13 @@ pub fn names(list: &Value) -> Vec<String> {
         .map(|t| t["name"].as_str().expect("a name").to_owned())
         .collect()
 }
+
+/// Whether any process of group `pgid` is alive (`kill -0 -- -PGID`).
+pub fn group_alive(pgid: i32) -> bool {
+    Command::new("kill")
+        .args(["-0", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status()
+        .expect("run kill")
+        .success()
+}

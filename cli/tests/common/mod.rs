@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod bridge_host;
+pub mod browser;
+pub mod listening;
 
 /// npm server-everything's command line (`MCP_PEER_EVERYTHING`, from `.peers/env.sh`), or
 /// `None` when skipping was asked for (`MCP_SKIP_INTEROP=1`); without either the test fails,
