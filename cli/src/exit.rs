@@ -494,6 +494,10 @@ fn network_message(kind: NetworkFailure, url: &str, what: &str, detail: &str) ->
         NetworkFailure::Refused => format!("could not connect to {url}: connection refused"),
         NetworkFailure::Dns => format!("could not resolve the host of {url}: {detail}"),
         NetworkFailure::Unreachable => format!("could not connect to {url}: {detail}"),
+        // The HTTP client's words when the server ended the connection cleanly mid-response.
+        NetworkFailure::Reset if detail.starts_with("the server closed the connection") => {
+            format!("{what}the server at {url} closed the connection before the answer came")
+        }
         NetworkFailure::Reset => {
             format!("{what}the connection to {url} was reset before the answer came")
         }

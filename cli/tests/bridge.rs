@@ -4,17 +4,19 @@
 //! errors, progress); what the server sees is the host (client info, capabilities); a
 //! cancellation, a server-to-client request and the host leaving are forwarded.
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+mod common;
+
+use std::io::{BufRead as _, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::bridge_host::{BridgeHost, GUARD, MCP, scratch_dir};
+use common::browser::BROWSER;
+use common::listening::ListeningDemo;
 use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
 use mcp_driver::testing::oauth_server::OAuthServer;
 use serde_json::{Value, json};
-
-/// The anti-hang guard of every wait (never reached when the bridge works).
-const GUARD: Duration = Duration::from_secs(30);
 
 /// The scripted upstream server: a session id, `tools` and `logging`, an `echo` tool, and
 /// tools/call behaviours by name (`progress`, `fail`, `slow`, `ask`).
@@ -81,115 +83,20 @@ fn upstream() -> ScriptedHttpServer {
     })
 }
 
-/// The directory of test `name` (its token store is `tokens.json` there).
-fn test_dir(name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!("mcp-bridge-test-{name}-{}", std::process::id()))
+/// The scratch directory of test `name` (its token store is `tokens.json` there).
+fn test_dir(name: &str) -> PathBuf {
+    scratch_dir("bridge-test", name)
 }
 
-/// The bridge process with the host's end of its stdio.
-struct Bridge {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<Value>,
-    dir: std::path::PathBuf,
-}
-
-impl Bridge {
-    fn start(url: &str, name: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("mcp-bridge-test-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
-            .args(["bridge", "--url", url])
-            // No stored token from the user's own store.
-            .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn mcp bridge");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
-                    panic!("stdout carries only JSON-RPC lines: {line:?}: {e}")
-                });
-                if tx.send(value).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Bridge {
-            child,
-            stdin,
-            lines,
-            dir,
-        }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").expect("write to the bridge");
-        stdin.flush().expect("flush");
-    }
-
-    /// The next line from the bridge.
-    fn recv(&self) -> Value {
-        self.lines
-            .recv_timeout(GUARD)
-            .expect("the bridge wrote a line before the guard")
-    }
-
-    /// The answer to `id`, with every line before it.
-    fn answer(&self, id: i64) -> (Value, Vec<Value>) {
-        let mut before = Vec::new();
-        loop {
-            let line = self.recv();
-            if line["id"] == id && line.get("method").is_none() {
-                return (line, before);
-            }
-            before.push(line);
-        }
-    }
-
-    fn initialize(&mut self, capabilities: &Value) -> Value {
-        self.send(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": capabilities,
-            "clientInfo": {"name": "host-app", "version": "3.1"}}}),
-        );
-        let (answer, before) = self.answer(1);
-        assert!(before.is_empty(), "{before:?}");
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        answer
-    }
-
-    /// Closes stdin and waits for the exit status.
-    fn finish(mut self) -> i32 {
-        drop(self.stdin.take());
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(
-                started.elapsed() < GUARD,
-                "the bridge did not exit after stdin closed"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+/// `mcp bridge --url URL` with a host on its stdio, its token store in `dir`.
+fn start(url: &str, dir: PathBuf) -> BridgeHost {
+    let mut command = Command::new(MCP);
+    command
+        .args(["bridge", "--url", url])
+        // No stored token from the user's own store.
+        .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
+        .stderr(Stdio::inherit());
+    BridgeHost::spawn(command, dir)
 }
 
 /// Waits until the server has received a request that `pred` accepts, and returns it.
@@ -224,24 +131,23 @@ fn rpc(server: &ScriptedHttpServer, method: &str) -> Vec<Value> {
 #[test]
 fn the_host_sees_the_server_as_it_is_and_the_server_sees_the_host() {
     let server = upstream();
-    let mut bridge = Bridge::start(&server.url("/mcp"), "identity");
+    let mut bridge = start(&server.url("/mcp"), test_dir("identity"));
     let host_caps = json!({"sampling": {}, "experimental": {"host.feature": {"level": 2}}});
-    let init = bridge.initialize(&host_caps);
-    let result = &init["result"];
+    let result = bridge.initialize(&host_caps);
     assert_eq!(
         result["serverInfo"],
         json!({"name": "scripted-upstream", "version": "9.9"}),
-        "{init}"
+        "{result}"
     );
     assert_eq!(
         result["protocolVersion"], "2025-03-26",
-        "the version the server agreed: {init}"
+        "the version the server agreed: {result}"
     );
-    assert_eq!(result["instructions"], "be nice", "{init}");
+    assert_eq!(result["instructions"], "be nice", "{result}");
     assert_eq!(
         result["capabilities"],
         json!({"tools": {"listChanged": true}, "logging": {}}),
-        "{init}"
+        "{result}"
     );
 
     let upstream_init = &rpc(&server, "initialize")[0]["params"];
@@ -310,7 +216,7 @@ fn the_host_sees_the_server_as_it_is_and_the_server_sees_the_host() {
 #[test]
 fn a_cancel_from_the_host_and_the_host_leaving_cancel_the_upstream_calls() {
     let server = upstream();
-    let mut bridge = Bridge::start(&server.url("/mcp"), "cancel");
+    let mut bridge = start(&server.url("/mcp"), test_dir("cancel"));
     bridge.initialize(&json!({}));
     bridge.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {}}}));
     let call = wait_for(&server, "the slow call", |r| {
@@ -349,7 +255,7 @@ fn a_cancel_from_the_host_and_the_host_leaving_cancel_the_upstream_calls() {
 #[test]
 fn the_servers_sampling_request_goes_to_the_host_and_its_answer_back() {
     let server = upstream();
-    let mut bridge = Bridge::start(&server.url("/mcp"), "sampling");
+    let mut bridge = start(&server.url("/mcp"), test_dir("sampling"));
     bridge.initialize(&json!({"sampling": {}}));
     bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask", "arguments": {}}}));
     let request = bridge.recv();
@@ -368,7 +274,7 @@ fn the_servers_sampling_request_goes_to_the_host_and_its_answer_back() {
 #[test]
 fn an_unreachable_server_fails_the_hosts_initialize_and_exits_3() {
     // Port 9 (discard) is closed on a test machine's loopback: connecting is refused.
-    let mut bridge = Bridge::start("http://127.0.0.1:9/mcp", "unreachable");
+    let mut bridge = start("http://127.0.0.1:9/mcp", test_dir("unreachable"));
     bridge.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}}));
     let answer = bridge.recv();
@@ -381,10 +287,43 @@ fn an_unreachable_server_fails_the_hosts_initialize_and_exits_3() {
     assert_eq!(bridge.finish(), 3);
 }
 
+/// The server going away mid-call (`mcp demo-server --listen`, killed): the host's answer
+/// says what happened to the connection, with the URL, in words for a person (not the HTTP
+/// client's internals such as hyper's "SendRequest"); a call after that, that nothing listens.
+#[test]
+fn a_server_gone_mid_call_is_said_plainly_with_its_url() {
+    let mut server = ListeningDemo::start();
+    let url = server.url.clone();
+    let mut bridge = start(&url, test_dir("gone"));
+    bridge.initialize(&json!({}));
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"steps": 100, "delay_ms": 1000},
+        "_meta": {"progressToken": "p"}}}),
+    );
+    // The first progress update: the call is running at the server.
+    assert_eq!(bridge.recv()["method"], "notifications/progress");
+    server.child.kill().expect("kill the server");
+    server.child.wait().expect("reap the server");
+    let (answer, _) = bridge.answer(2);
+    assert_eq!(
+        answer["error"]["message"],
+        format!("mcp bridge: the server at {url} closed the connection: no response received"),
+        "{answer}"
+    );
+    bridge.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let (answer, _) = bridge.answer(3);
+    assert_eq!(
+        answer["error"]["message"],
+        format!("mcp bridge: could not connect to {url}: connection refused"),
+        "{answer}"
+    );
+}
+
 #[test]
 fn requests_before_initialize_are_refused_and_ping_is_answered() {
     let server = upstream();
-    let mut bridge = Bridge::start(&server.url("/mcp"), "early");
+    let mut bridge = start(&server.url("/mcp"), test_dir("early"));
     bridge.send(&json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}));
     assert_eq!(
         bridge.recv(),
@@ -402,25 +341,6 @@ fn requests_before_initialize_are_refused_and_ping_is_answered() {
     assert_eq!(bridge.finish(), 0);
 }
 
-/// A browser stand-in for `mcp login` (as in `oauth.rs`): GET the URL, then its `Location`
-/// (the loopback callback). Pure bash (`/dev/tcp`).
-const BROWSER: &str = r#"
-get() {
-  local rest="${1#http://}"; local hostport="${rest%%/*}"; local path="/${rest#*/}"
-  exec 3<>"/dev/tcp/${hostport%%:*}/${hostport##*:}"
-  printf 'GET %s HTTP/1.1\r\nHost: %s\r\n\r\n' "$path" "$hostport" >&3
-  local line
-  while IFS= read -r line <&3; do
-    line="${line%$'\r'}"
-    [ -z "$line" ] && break
-    case "$line" in [Ll]ocation:*) LOCATION="${line#*: }";; esac
-  done
-  exec 3<&-
-}
-get "$1"
-get "$LOCATION"
-"#;
-
 /// (Without a stored token the bridge logs in when a terminal is present, else it says to
 /// run `mcp login`: `bridge_login.rs`, which controls the terminal.)
 #[test]
@@ -430,10 +350,9 @@ fn the_stored_oauth_token_is_used() {
 
     // After `mcp login`, the bridge sends the stored token.
     let dir = test_dir("oauth-login");
-    std::fs::create_dir_all(&dir).expect("temp dir");
     let script = dir.join("browser.sh");
     std::fs::write(&script, BROWSER).expect("browser script");
-    let login = Command::new(env!("CARGO_BIN_EXE_mcp"))
+    let login = Command::new(MCP)
         .args(["login", "--url", &url])
         .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
         .env("MCP_BROWSER", format!("bash {}", script.display()))
@@ -445,9 +364,8 @@ fn the_stored_oauth_token_is_used() {
         "{}",
         String::from_utf8_lossy(&login.stderr)
     );
-    let mut bridge = Bridge::start(&url, "oauth-login");
-    let init = bridge.initialize(&json!({}));
-    assert!(init.get("result").is_some(), "{init}");
+    let mut bridge = start(&url, dir);
+    bridge.initialize(&json!({}));
     bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let (list, _) = bridge.answer(2);
     assert_eq!(list["result"]["tools"][0]["name"], "echo", "{list}");
@@ -457,7 +375,7 @@ fn the_stored_oauth_token_is_used() {
 #[test]
 fn the_servers_roots_request_is_answered_by_the_host() {
     let server = upstream();
-    let mut bridge = Bridge::start(&server.url("/mcp"), "roots");
+    let mut bridge = start(&server.url("/mcp"), test_dir("roots"));
     bridge.initialize(&json!({"roots": {"listChanged": true}}));
     bridge.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "roots", "arguments": {}}}));
     let request = bridge.recv();
@@ -481,8 +399,7 @@ fn the_servers_roots_request_is_answered_by_the_host() {
 fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host() {
     let server = upstream();
     let dir = test_dir("listen-url");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let mut bridge = Command::new(env!("CARGO_BIN_EXE_mcp"))
+    let mut bridge = Command::new(MCP)
         .args([
             "bridge",
             "--listen",
@@ -509,7 +426,7 @@ fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host()
     );
 
     // Our client as the host: its session gets an upstream session of its own, as itself.
-    let out = Command::new(env!("CARGO_BIN_EXE_mcp"))
+    let out = Command::new(MCP)
         .args(["--url", &url, "tools", "--json"])
         .output()
         .expect("run mcp tools");

@@ -5,12 +5,15 @@
 //! call cancelled upstream), a child's death closes only its session, the bearer token and
 //! the Origin check hold, and the stateless mode shares one upstream.
 
+mod common;
+
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::bridge_host::group_alive;
 use serde_json::{Value, json};
 
 /// The anti-hang guard of every wait (never reached when the bridge works).
@@ -142,15 +145,6 @@ impl Drop for Listener {
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-fn group_alive(pgid: i32) -> bool {
-    Command::new("kill")
-        .args(["-0", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status()
-        .expect("run kill")
-        .success()
 }
 
 /// One HTTP/1.1 exchange's answer: status, header fields (lower-case names), the JSON-RPC

@@ -13,37 +13,22 @@
 
 #![cfg(target_os = "linux")]
 
-use std::fs::File;
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::Ordering::SeqCst;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+mod common;
 
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering::SeqCst;
+use std::time::Duration;
+
+use common::bridge_host::{json_lines, wait_exit};
+use common::browser::BROWSER;
 use mcp_driver::testing::oauth_server::OAuthServer;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The anti-hang guard of every wait (never reached when the bridge works).
 const GUARD: Duration = Duration::from_secs(60);
-
-const BROWSER: &str = r#"
-get() {
-  local rest="${1#http://}"; local hostport="${rest%%/*}"; local path="/${rest#*/}"
-  exec 3<>"/dev/tcp/${hostport%%:*}/${hostport##*:}"
-  printf 'GET %s HTTP/1.1\r\nHost: %s\r\n\r\n' "$path" "$hostport" >&3
-  local line
-  while IFS= read -r line <&3; do
-    line="${line%$'\r'}"
-    [ -z "$line" ] && break
-    case "$line" in [Ll]ocation:*) LOCATION="${line#*: }";; esac
-  done
-  exec 3<&-
-}
-echo "visit" >> "$BROWSER_LOG"
-get "$1"
-get "$LOCATION"
-"#;
 
 struct Env {
     dir: PathBuf,
@@ -90,38 +75,11 @@ impl Drop for Env {
     }
 }
 
-/// Reads JSON lines from `r` on a thread.
-fn lines(r: impl std::io::Read + Send + 'static) -> mpsc::Receiver<Value> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(r).lines() {
-            let Ok(line) = line else { return };
-            let value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC lines: {line:?}: {e}"));
-            if tx.send(value).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
 fn initialize() -> String {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "host-app", "version": "1"}}})
     .to_string()
-}
-
-fn wait_exit(child: &mut Child) -> i32 {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return status.code().unwrap_or(-1);
-        }
-        assert!(started.elapsed() < GUARD, "the bridge did not exit");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]
@@ -136,7 +94,7 @@ fn without_a_terminal_initialize_says_to_run_mcp_login_and_no_browser_opens() {
         .stderr(File::create(env.dir.join("stderr.log")).expect("stderr file"));
     env.envs(&mut c);
     let mut child = c.spawn().expect("spawn setsid mcp bridge");
-    let out = lines(child.stdout.take().expect("piped stdout"));
+    let out = json_lines(child.stdout.take().expect("piped stdout"));
     let mut stdin = child.stdin.take().expect("piped stdin");
     writeln!(stdin, "{}", initialize()).expect("write");
     let refused = out.recv_timeout(GUARD).expect("an answer to initialize");
@@ -188,7 +146,7 @@ fn with_a_terminal_the_bridge_logs_in_in_the_browser_stores_the_token_and_goes_o
         .write(true)
         .open(&fifo_in)
         .expect("open the bridge's stdin");
-    let out = lines(File::open(&fifo_out).expect("open the bridge's stdout"));
+    let out = json_lines(File::open(&fifo_out).expect("open the bridge's stdout"));
     writeln!(stdin, "{}", initialize()).expect("write");
     let init = out.recv_timeout(GUARD).expect("an answer to initialize");
     assert!(init.get("result").is_some(), "{init}\n{}", env.stderr());

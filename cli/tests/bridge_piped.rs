@@ -3,53 +3,20 @@
 //! forwarded and answered before the bridge ends, for both upstream kinds, an HTTP server
 //! (`mcp demo-server --listen 127.0.0.1:0`) and a stdio child (`-- mcp demo-server`).
 
-use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::{Child, Command, Output, Stdio};
+mod common;
+
+use std::io::Write as _;
+use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use common::listening::ListeningDemo;
 use serde_json::{Value, json};
 
 /// The anti-hang guard of every wait (never reached when the bridge works).
 const GUARD: Duration = Duration::from_secs(60);
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// A running `mcp demo-server --listen 127.0.0.1:0`, killed on drop.
-struct Listening {
-    child: Child,
-    url: String,
-}
-
-impl Listening {
-    fn start() -> Self {
-        let mut child = Command::new(MCP)
-            .args(["demo-server", "--listen", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn mcp demo-server --listen");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("http://") {
-                    let _ = tx.send(line[at..].trim().to_owned());
-                }
-            }
-        });
-        let url = rx.recv_timeout(GUARD).expect("the URL line on stderr");
-        Listening { child, url }
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// The host script: `initialize`, `initialized`, then requests 2..=5 (a list, two calls, one
 /// of them taking a few steps upstream, and a ping).
@@ -153,7 +120,7 @@ fn assert_every_answer(output: &Output) {
 
 #[test]
 fn a_piped_script_to_an_http_server_gets_every_answer_after_stdin_closes() {
-    let server = Listening::start();
+    let server = ListeningDemo::start();
     let output = pipe_script(&["--url", &server.url]);
     assert_every_answer(&output);
 }

@@ -5,25 +5,20 @@
 //! info, protocol version, the host's cancel reason); the host leaving shuts the child's whole
 //! process group down, and the child dying ends the host session with exit 3.
 
+mod common;
+
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use common::bridge_host::{BridgeHost, GUARD, MCP, group_alive, scratch_dir, stderr_file};
 use serde_json::{Value, json};
-
-/// The anti-hang guard of every wait (never reached when the bridge works).
-const GUARD: Duration = Duration::from_secs(30);
-
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// A scratch directory of one test.
 fn test_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-bridge-stdio-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    scratch_dir("bridge-stdio", name)
 }
 
 /// The upstream command: `sh` (the process group leader) writes its pid, then runs the demo
@@ -77,126 +72,26 @@ fn child_group(dir: &Path) -> i32 {
     }
 }
 
-/// Whether any process of group `pgid` is alive.
-fn group_alive(pgid: i32) -> bool {
-    Command::new("kill")
-        .args(["-0", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status()
-        .expect("run kill")
-        .success()
-}
-
-/// The bridge process with the host's end of its stdio.
-struct Bridge {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<Value>,
-    dir: PathBuf,
-}
-
-impl Bridge {
-    fn start(name: &str) -> Self {
-        let dir = test_dir(name);
-        let mut child = Command::new(MCP)
-            .arg("bridge")
-            .arg("--")
-            .args(recorded_demo_server(&dir))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn mcp bridge");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                let value = serde_json::from_str(&line).unwrap_or_else(|e| {
-                    panic!("stdout carries only JSON-RPC lines: {line:?}: {e}")
-                });
-                if tx.send(value).is_err() {
-                    return;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Bridge {
-            child,
-            stdin,
-            lines,
-            dir,
-        }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{message}").expect("write to the bridge");
-        stdin.flush().expect("flush");
-    }
-
-    /// The answer to `id`, with every line before it.
-    fn answer(&self, id: i64) -> (Value, Vec<Value>) {
-        let mut before = Vec::new();
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(GUARD)
-                .expect("the bridge wrote a line before the guard");
-            if line["id"] == id && line.get("method").is_none() {
-                return (line, before);
-            }
-            before.push(line);
-        }
-    }
-
-    fn initialize(&mut self, capabilities: &Value) -> Value {
-        self.send(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": capabilities,
-            "clientInfo": {"name": "host-app", "version": "3.1"}}}),
-        );
-        let (answer, before) = self.answer(1);
-        assert!(before.is_empty(), "{before:?}");
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        answer
-    }
-
-    /// Waits for the exit status (stdin left as it is).
-    fn wait_exit(&mut self) -> i32 {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(started.elapsed() < GUARD, "the bridge did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Closes stdin and waits for the exit status.
-    fn finish(&mut self) -> i32 {
-        drop(self.stdin.take());
-        self.wait_exit()
-    }
-}
-
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+/// `mcp bridge -- <the recorded demo server>` with a host on its stdio, in test `name`'s
+/// scratch directory.
+fn start(name: &str) -> BridgeHost {
+    let dir = test_dir(name);
+    let mut command = Command::new(MCP);
+    command
+        .arg("bridge")
+        .arg("--")
+        .args(recorded_demo_server(&dir))
+        .stderr(Stdio::inherit());
+    BridgeHost::spawn(command, dir)
 }
 
 #[test]
 fn the_host_sees_the_stdio_server_and_the_server_sees_the_host() {
-    let mut bridge = Bridge::start("identity");
-    let answer = bridge.initialize(&json!({"sampling": {}}));
-    let result = &answer["result"];
-    assert_eq!(result["serverInfo"]["name"], "mcp-demo", "{answer}");
-    assert_eq!(result["protocolVersion"], "2025-06-18", "{answer}");
-    assert!(result["capabilities"]["tools"].is_object(), "{answer}");
+    let mut bridge = start("identity");
+    let result = bridge.initialize(&json!({"sampling": {}}));
+    assert_eq!(result["serverInfo"]["name"], "mcp-demo", "{result}");
+    assert_eq!(result["protocolVersion"], "2025-06-18", "{result}");
+    assert!(result["capabilities"]["tools"].is_object(), "{result}");
 
     let init = wait_upstream(&bridge.dir, "initialize", |m| m["method"] == "initialize");
     assert_eq!(
@@ -250,10 +145,7 @@ fn the_host_sees_the_stdio_server_and_the_server_sees_the_host() {
         &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
         "name": "model", "arguments": {"prompt": "hello"}}}),
     );
-    let ask = bridge
-        .lines
-        .recv_timeout(GUARD)
-        .expect("the sampling request");
+    let ask = bridge.recv();
     assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
     bridge.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {
         "role": "assistant", "model": "host-model",
@@ -277,7 +169,7 @@ fn the_host_sees_the_stdio_server_and_the_server_sees_the_host() {
 
 #[test]
 fn a_cancel_from_the_host_carries_its_reason_and_the_host_leaving_cancels_the_rest() {
-    let mut bridge = Bridge::start("cancel");
+    let mut bridge = start("cancel");
     bridge.initialize(&json!({}));
     bridge.send(
         &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
@@ -320,7 +212,7 @@ fn a_cancel_from_the_host_carries_its_reason_and_the_host_leaving_cancels_the_re
 
 #[test]
 fn the_child_dying_ends_the_host_session_and_the_bridge_exits_3() {
-    let mut bridge = Bridge::start("dies");
+    let mut bridge = start("dies");
     bridge.initialize(&json!({}));
     bridge.send(
         &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
@@ -348,6 +240,55 @@ fn the_child_dying_ends_the_host_session_and_the_bridge_exits_3() {
         }
     }
     assert_eq!(bridge.wait_exit(), 3);
+}
+
+/// A server killed from outside by SIGTERM mid-call: the host's open call and the bridge's
+/// stderr name the server by its command line and the signal by its name, and say that mcp
+/// did not send it (not `server "sh"`, which for `mcp demo-server` would name this program).
+#[test]
+fn a_server_killed_by_sigterm_is_named_by_its_command_and_the_signal() {
+    let dir = test_dir("sigterm");
+    let script = format!(
+        "echo $$ > {}; exec {MCP} demo-server",
+        dir.join("pgid").display()
+    );
+    let mut command = Command::new(MCP);
+    command
+        .args(["bridge", "--", "sh", "-c", &script])
+        .stderr(stderr_file(&dir));
+    let mut bridge = BridgeHost::spawn(command, dir);
+    bridge.initialize(&json!({}));
+    let id = bridge.request(
+        "tools/call",
+        json!({"name": "slow", "arguments": {"steps": 100, "delay_ms": 1000}}),
+    );
+    // `exec`: the pid `sh` wrote is the demo server's.
+    let pid = child_group(&bridge.dir);
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let (answer, _) = bridge.answer(id);
+    let said = "`sh -c 'echo $$ > ";
+    let how =
+        "demo-server'` was killed by signal 15 (SIGTERM), sent by another process, not by mcp";
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("mcp bridge: the server {said}")) && message.ends_with(how),
+        "{answer}"
+    );
+    assert_eq!(bridge.wait_exit(), 3);
+    let stderr = bridge.stderr();
+    let error = stderr
+        .lines()
+        .find(|l| l.starts_with("error: "))
+        .unwrap_or_default();
+    assert!(
+        error.starts_with(&format!("error: the server {said}")) && error.ends_with(how),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("server \"sh\""), "{stderr}");
 }
 
 #[test]

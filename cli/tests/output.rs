@@ -564,8 +564,12 @@ fn what_the_client_skips_is_a_warning_on_stderr_never_on_stdout() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "hi");
     let err = stderr(&o);
+    // The server is named by its command line as typed (shell-quoted), its secret masked.
+    let server = format!("sh -c \"echo 'Server v1 ready token=***'; exec '{MCP}' demo-server\"");
     assert!(
-        err.contains("warning: sh: skipped a non-JSON message: Server v1 ready token=***"),
+        err.contains(&format!(
+            "warning: {server}: skipped a non-JSON message: Server v1 ready token=***"
+        )),
         "{err}"
     );
     assert!(!err.contains("hunter2"), "{err}");
@@ -578,7 +582,7 @@ fn what_the_client_skips_is_a_warning_on_stderr_never_on_stdout() {
     );
     let o = bannered(&["-vv", "call", "echo", "text=hi"]);
     assert!(
-        stderr(&o).contains("debug: sh: changed protocol era"),
+        stderr(&o).contains(&format!("debug: {server}: changed protocol era")),
         "{}",
         stderr(&o)
     );

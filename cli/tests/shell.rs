@@ -247,7 +247,9 @@ fn piped_shell_ends_with_exit_3_when_the_server_dies_during_a_command() {
     let mut stdout = String::new();
     std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
     let status = child.wait().unwrap();
-    stderr.wait_for("the server was killed by signal 9");
+    stderr.wait_for(&format!(
+        "the server `{MCP} demo-server` was killed by signal 9 (SIGKILL), sent by another process, not by mcp"
+    ));
     assert_eq!(status.code(), Some(3), "{}", stderr.seen);
     // The shell ended: the line after the failed call never ran.
     assert!(!stdout.contains("pong"), "{stdout}");
@@ -493,8 +495,9 @@ fn terminal_session_ends_with_exit_3_when_the_server_dies_at_the_prompt() {
     assert!(killed.success());
     let screen = tmux.wait("the shell to end", |s| s.contains("shell exited with"));
     assert!(screen.contains("shell exited with 3"), "{screen}");
+    // Named by its command, the signal by its name, and not sent by mcp.
     assert!(
-        screen.contains("the server closed the connection"),
+        screen.contains("demo-server` was killed by signal 15 (SIGTERM)"),
         "{screen}"
     );
     // The terminal is back in its normal (canonical) mode.

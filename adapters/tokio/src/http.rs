@@ -175,21 +175,24 @@ fn header_list(map: &hyper::HeaderMap) -> HeaderList {
     headers
 }
 
-/// The pooled client's error as the core's failure kind, with its source chain.
+/// The pooled client's error as the core's failure kind, in words for a person: its source
+/// chain without hyper-util's own layer ("client error (SendRequest)" names a hyper-util
+/// internal, not what happened).
 fn pooled_failure(e: hyper_util::client::legacy::Error) -> ExchangeFailure {
-    if e.is_connect() {
-        return ExchangeFailure::new(FailureKind::Connect, error_chain(&e));
-    }
     let source = std::error::Error::source(&e);
+    if e.is_connect() {
+        let words = source.map_or_else(|| error_chain(&e), error_chain);
+        return ExchangeFailure::new(FailureKind::Connect, words);
+    }
     match source.and_then(|s| s.downcast_ref::<hyper::Error>()) {
-        Some(h) => ExchangeFailure::new(hyper_kind(h), error_chain(&e)),
+        Some(h) => ExchangeFailure::new(hyper_kind(h), hyper_words(h)),
         None => ExchangeFailure::new(FailureKind::Other, error_chain(&e)),
     }
 }
 
 /// hyper's error (a response body's) as the core's failure kind.
 fn hyper_failure(e: hyper::Error) -> ExchangeFailure {
-    ExchangeFailure::new(hyper_kind(&e), error_chain(&e))
+    ExchangeFailure::new(hyper_kind(&e), hyper_words(&e))
 }
 
 fn hyper_kind(e: &hyper::Error) -> FailureKind {
@@ -201,6 +204,19 @@ fn hyper_kind(e: &hyper::Error) -> FailureKind {
         // Closed, canceled, incomplete message, body write or read errors: the connection
         // went away mid-exchange.
         FailureKind::Reset
+    }
+}
+
+/// What happened, for a person: hyper's "connection closed before message completed" says
+/// the server closed the connection before its response was whole; other errors keep their
+/// chain (an OS error's "Connection reset by peer" is already plain).
+fn hyper_words(e: &hyper::Error) -> String {
+    if e.is_incomplete_message() {
+        "the server closed the connection before its response was complete".to_owned()
+    } else if e.is_canceled() || e.is_closed() {
+        format!("the server closed the connection ({})", error_chain(e))
+    } else {
+        error_chain(e)
     }
 }
 

@@ -142,6 +142,36 @@ mod exchanges {
         let url = format!("http://127.0.0.1:{port}/mcp");
         let failure = client.send(get(&url)).await.expect_err("nothing listens");
         assert_eq!(failure.kind, FailureKind::Connect, "{}", failure.message);
+        // What happened, without hyper-util's own layer ("client error (Connect)").
+        assert!(
+            failure
+                .message
+                .starts_with("tcp connect error: Connection refused"),
+            "{}",
+            failure.message
+        );
+    }
+
+    #[tokio::test]
+    async fn a_server_closing_before_its_response_is_a_reset_said_plainly() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().expect("accept");
+            // The request head is read, then the connection closed without a response.
+            let mut buf = [0u8; 1024];
+            let _ = std::io::Read::read(&mut socket, &mut buf);
+        });
+        let client = TokioRuntime::current()
+            .http_client(&HttpClientConfig::new())
+            .expect("client");
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let failure = client.send(get(&url)).await.expect_err("no response");
+        assert_eq!(failure.kind, FailureKind::Reset, "{}", failure.message);
+        assert_eq!(
+            failure.message,
+            "the server closed the connection before its response was complete"
+        );
     }
 
     #[tokio::test]

@@ -242,6 +242,24 @@ impl Raw {
         }
     }
 
+    /// A POST of `body` in session `sid`, both media types accepted.
+    async fn post_in(server: &HttpServerHandle, sid: &str, body: &str) -> Raw {
+        Raw::send(
+            server,
+            "POST",
+            &[ACCEPT, JSON, ("mcp-session-id", sid)],
+            body,
+        )
+        .await
+    }
+
+    /// The GET stream of session `sid`, resuming after event `last_event_id` if given.
+    async fn get_stream(server: &HttpServerHandle, sid: &str, last_event_id: Option<&str>) -> Raw {
+        let mut headers = vec![("accept", "text/event-stream"), ("mcp-session-id", sid)];
+        headers.extend(last_event_id.map(|id| ("last-event-id", id)));
+        Raw::send(server, "GET", &headers, "").await
+    }
+
     /// Reads until `needle` appears in what was read (or the connection ends).
     async fn read_until(&mut self, needle: &str) -> String {
         let mut buf = [0u8; 4096];
@@ -283,13 +301,7 @@ async fn raw_session(server: &HttpServerHandle) -> String {
     let mut init = Raw::send(server, "POST", &[ACCEPT, JSON], INIT).await;
     assert_eq!(init.status().await, 200);
     let sid = init.header("mcp-session-id").await.expect("a session id");
-    let mut done = Raw::send(
-        server,
-        "POST",
-        &[ACCEPT, JSON, ("mcp-session-id", &sid)],
-        INITIALIZED,
-    )
-    .await;
+    let mut done = Raw::post_in(server, &sid, INITIALIZED).await;
     assert_eq!(done.status().await, 202);
     sid
 }
@@ -408,13 +420,7 @@ async fn unknown_sessions_get_404_and_delete_ends_a_session() {
         // A call answered on the session: its handler ran after `on_initialized` (the 202 of
         // `notifications/initialized` is written before the driver dispatches its event, so a
         // DELETE sent right after it could overtake `on_initialized`).
-        let mut answered = Raw::send(
-            &server,
-            "POST",
-            &[ACCEPT, JSON, ("mcp-session-id", &sid)],
-            &call(3, "whoami"),
-        )
-        .await;
+        let mut answered = Raw::post_in(&server, &sid, &call(3, "whoami")).await;
         assert_eq!(answered.status().await, 200);
         let mut delete = Raw::send(&server, "DELETE", &[("mcp-session-id", &sid)], "").await;
         assert_eq!(delete.status().await, 200);
@@ -423,13 +429,7 @@ async fn unknown_sessions_get_404_and_delete_ends_a_session() {
             Some("raw"),
             "the handler heard the end"
         );
-        let mut after = Raw::send(
-            &server,
-            "POST",
-            &[ACCEPT, JSON, ("mcp-session-id", &sid)],
-            &call(3, "whoami"),
-        )
-        .await;
+        let mut after = Raw::post_in(&server, &sid, &call(3, "whoami")).await;
         assert_eq!(after.status().await, 404, "a deleted session is gone");
 
         let mut elsewhere = TcpStream::connect(server.local_addr())
@@ -517,13 +517,7 @@ async fn a_dropped_sse_stream_is_not_a_cancellation_and_resumes_with_last_event_
         let (seen, _closed, mut cancelled) = Seen::new();
         let server = start(config(), &seen).await;
         let sid = raw_session(&server).await;
-        let mut post = Raw::send(
-            &server,
-            "POST",
-            &[ACCEPT, JSON, ("mcp-session-id", &sid)],
-            &call(7, "hold"),
-        )
-        .await;
+        let mut post = Raw::post_in(&server, &sid, &call(7, "hold")).await;
         assert_eq!(post.status().await, 200);
         assert_eq!(
             post.header("content-type").await.as_deref(),
@@ -541,17 +535,7 @@ async fn a_dropped_sse_stream_is_not_a_cancellation_and_resumes_with_last_event_
         drop(post);
         // The handler runs on and answers after the client left.
         seen.release.notify_one();
-        let mut resumed = Raw::send(
-            &server,
-            "GET",
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &sid),
-                ("last-event-id", &event_id),
-            ],
-            "",
-        )
-        .await;
+        let mut resumed = Raw::get_stream(&server, &sid, Some(&event_id)).await;
         assert_eq!(resumed.status().await, 200);
         let text = resumed.read_until("released").await;
         assert!(text.contains(r#""id":7"#), "the answer is replayed: {text}");
@@ -596,21 +580,9 @@ async fn shutdown_ends_open_streams_and_the_server() {
         let (seen, mut closed, mut cancelled) = Seen::new();
         let server = start(config(), &seen).await;
         let sid = raw_session(&server).await;
-        let mut get = Raw::send(
-            &server,
-            "GET",
-            &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-            "",
-        )
-        .await;
+        let mut get = Raw::get_stream(&server, &sid, None).await;
         assert_eq!(get.status().await, 200);
-        let mut post = Raw::send(
-            &server,
-            "POST",
-            &[ACCEPT, JSON, ("mcp-session-id", &sid)],
-            &call(4, "block"),
-        )
-        .await;
+        let mut post = Raw::post_in(&server, &sid, &call(4, "block")).await;
         post.read_until("blocking").await;
         let addr = server.local_addr();
         server.shutdown();
@@ -655,13 +627,7 @@ async fn a_client_that_stops_reading_loses_its_stream_not_the_servers_memory() {
         )
         .expect("the server starts");
         let sid = raw_session(&server).await;
-        let mut get = Raw::send(
-            &server,
-            "GET",
-            &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-            "",
-        )
-        .await;
+        let mut get = Raw::get_stream(&server, &sid, None).await;
         assert_eq!(get.status().await, 200);
         // The factory runs on the driver's task, after the head of the answer went out.
         let session = loop {
@@ -696,13 +662,7 @@ async fn a_client_that_stops_reading_loses_its_stream_not_the_servers_memory() {
         );
         // The session lives on, and the client can open its GET stream again.
         assert!(!session.is_closed());
-        let mut again = Raw::send(
-            &server,
-            "GET",
-            &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-            "",
-        )
-        .await;
+        let mut again = Raw::get_stream(&server, &sid, None).await;
         assert_eq!(again.status().await, 200);
         server.shutdown();
     })

@@ -31,7 +31,9 @@ pub fn server_config(cli: &Cli) -> Result<ServerConfig, CliError> {
     let target = cli.target().map_err(|e| CliError::Usage(e.0))?;
     let mut config = match target {
         Target::Stdio { program, args } => ServerConfig {
-            name: program.rsplit('/').next().unwrap_or(&program).to_owned(),
+            // The command line as typed (shell-quoted): errors name the server by it, not by
+            // its program alone (`mcp` for `mcp demo-server` would read as this program).
+            name: command_line(&program, &args),
             transport: TransportConfig::Stdio(StdioConfig {
                 args,
                 ..StdioConfig::new(program.clone())
@@ -514,7 +516,11 @@ fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Durat
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
         // A crash while starting (a missing API key, a bad flag) is the server's exit, with
         // its last words, not a protocol problem.
-        Error::Exited { status, stderr, .. } => CliError::Exited(exited_detail(&status, &stderr)),
+        Error::Exited {
+            server,
+            status,
+            stderr,
+        } => CliError::Exited(exited_detail(&server, &status, &stderr)),
         Error::Unsupported { what: detail, .. } => CliError::Unsupported(format!(
             "{detail} is not supported by this build (connecting to {what})"
         )),
@@ -522,14 +528,46 @@ fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Durat
     }
 }
 
-/// `exited with status 1; its last stderr lines: …`.
-fn exited_detail(status: &str, stderr: &[String]) -> String {
-    // Printed after "the server": "exited with status 1", "was killed by signal 9 (SIGKILL)".
-    let status = if status.starts_with("killed") || status.starts_with("stopped") {
-        format!("was {status}")
+/// `program args`, shell-quoted as a user would type it (the program alone if a word holds
+/// a NUL byte, which no shell can quote).
+fn command_line(program: &str, args: &[String]) -> String {
+    let words = std::iter::once(program).chain(args.iter().map(String::as_str));
+    shlex::try_join(words).unwrap_or_else(|_| program.to_owned())
+}
+
+/// The server named as a person knows it (`the server at URL`, `` the server `cmd args` ``)
+/// closed the connection, and how if the transport said.
+fn closed_by(server: &str, detail: Option<&str>) -> String {
+    let who = if server.starts_with("http://") || server.starts_with("https://") {
+        format!("the server at {server}")
     } else {
-        status.to_owned()
+        format!("the server `{server}`")
     };
+    match detail {
+        Some(detail) => format!("{who} closed the connection: {detail}"),
+        None => format!("{who} closed the connection"),
+    }
+}
+
+/// Signals that another process sends (a fault such as SIGSEGV is the server's own doing).
+const SENT_SIGNALS: [&str; 7] = [
+    "(SIGTERM", "(SIGKILL", "(SIGINT", "(SIGHUP", "(SIGQUIT", "(SIGUSR1", "(SIGUSR2",
+];
+
+/// What follows "the server " for stdio server `server` that ended with `status` (the
+/// driver's words): `` `cmd args` exited with status 1; its last stderr lines: … ``,
+/// `` `cmd args` was killed by signal 15 (SIGTERM), sent by another process, not by mcp ``.
+fn exited_detail(server: &str, status: &str, stderr: &[String]) -> String {
+    let mut status = if status.starts_with("killed") || status.starts_with("stopped") {
+        format!("`{server}` was {status}")
+    } else {
+        format!("`{server}` {status}")
+    };
+    // The driver reports an exit only for a server that ended by itself (when mcp stops a
+    // server, the call fails as closed): a sent signal came from someone else.
+    if SENT_SIGNALS.iter().any(|s| status.contains(s)) {
+        status.push_str(", sent by another process, not by mcp");
+    }
     if stderr.is_empty() {
         status
     } else {
@@ -606,7 +644,11 @@ pub fn call_error(e: Error) -> CliError {
             total,
         },
         Error::Cancelled { .. } => CliError::Interrupted,
-        Error::Exited { status, stderr, .. } => CliError::Exited(exited_detail(&status, &stderr)),
+        Error::Exited {
+            server,
+            status,
+            stderr,
+        } => CliError::Exited(exited_detail(&server, &status, &stderr)),
         Error::Http { method, source, .. } => CliError::Http {
             url: server,
             what: method,
@@ -636,6 +678,10 @@ pub fn call_error(e: Error) -> CliError {
             kind: network_failure(&detail).unwrap_or(NetworkFailure::Other),
             detail: client_words(&detail).to_owned(),
         },
+        Error::Closed {
+            reason: CloseReason::TransportClosed { detail },
+            ..
+        } => CliError::Closed(closed_by(&server, detail.as_deref())),
         Error::Closed { reason, .. } => CliError::session_closed(&reason),
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
         Error::Usage { source, .. } => CliError::Usage(source.to_string()),
@@ -774,28 +820,46 @@ mod tests {
         });
         assert_eq!(
             e.to_string(),
-            "the server exited with status 3; its last stderr lines:\n  boom"
+            "the server `demo` exited with status 3; its last stderr lines:\n  boom"
         );
         assert!(e.report().contains("its stderr is shown above"));
+        let killed = |status: &str| {
+            call_error(Error::Exited {
+                server: "sh -c 'kill -TERM $$'".into(),
+                status: status.into(),
+                stderr: Vec::new(),
+            })
+            .to_string()
+        };
+        assert_eq!(
+            killed("killed by signal 15 (SIGTERM)"),
+            "the server `sh -c 'kill -TERM $$'` was killed by signal 15 (SIGTERM), \
+             sent by another process, not by mcp"
+        );
+        // A fault is the server's own: no sender named.
+        assert_eq!(
+            killed("killed by signal 11 (SIGSEGV, core dumped)"),
+            "the server `sh -c 'kill -TERM $$'` was killed by signal 11 (SIGSEGV, core dumped)"
+        );
     }
 
     #[test]
     fn network_failures_from_the_http_clients_words() {
         let cases = [
             (
-                "Connect: client error (Connect): tcp connect error: Connection refused (os error 111)",
+                "Connect: tcp connect error: Connection refused (os error 111)",
                 Some(NetworkFailure::Refused),
             ),
             (
-                "transport error: Reset: client error (SendRequest): connection error: Connection reset by peer (os error 104)",
+                "transport error: Reset: connection error: Connection reset by peer (os error 104)",
                 Some(NetworkFailure::Reset),
             ),
             (
-                "Connect: client error (Connect): dns error: failed to lookup address information",
+                "Connect: dns error: failed to lookup address information",
                 Some(NetworkFailure::Dns),
             ),
             (
-                "Connect: client error (Connect): Network is unreachable",
+                "Connect: tcp connect error: Network is unreachable (os error 101)",
                 Some(NetworkFailure::Unreachable),
             ),
             (

@@ -291,6 +291,20 @@ fn http_and_network_errors_never_point_at_stderr() {
         "error: could not connect to http://127.0.0.1:9/mcp: connection refused\n\
          hint: is the server running, on that host and port? Add -v to see the HTTP exchange\n"
     );
+    let dropped = |detail: &str| CliError::Network {
+        url: "http://127.0.0.1:9/mcp".into(),
+        what: "tools/call".into(),
+        kind: NetworkFailure::Reset,
+        detail: detail.into(),
+    };
+    assert_eq!(
+        dropped("the server closed the connection before its response was complete").to_string(),
+        "tools/call: the server at http://127.0.0.1:9/mcp closed the connection before the answer came"
+    );
+    assert_eq!(
+        dropped("connection error: Connection reset by peer (os error 104)").to_string(),
+        "tools/call: the connection to http://127.0.0.1:9/mcp was reset before the answer came"
+    );
 }
 
 #[test]

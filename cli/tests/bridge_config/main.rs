@@ -8,6 +8,8 @@
 //! [`host`] is the harness (a host on the bridge's stdio, the config file); [`stdio`] the
 //! tests of stdio serving, [`listen`] of `--listen`.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod host;
 mod listen;
 mod stdio;

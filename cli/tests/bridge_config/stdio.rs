@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::host::{GUARD, Host, MCP, names, test_dir, text, write_config};
+use crate::host::{BridgeHost, GUARD, MCP, names, start_bridge, test_dir, text, write_config};
 
 /// Tools, prompts and resources of both demo servers under host-visible names, each call
 /// routed to its server, the broken server reported and left out.
@@ -14,7 +14,7 @@ use crate::host::{GUARD, Host, MCP, names, test_dir, text, write_config};
 fn every_server_is_served_under_namespaced_names() {
     let dir = test_dir("names");
     let config = write_config(&dir);
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     let init = host.initialize(&json!({"sampling": {}}));
     assert_eq!(init["serverInfo"]["name"], "mcp-bridge");
     assert_eq!(init["capabilities"]["tools"]["listChanged"], true);
@@ -162,7 +162,7 @@ fn every_server_is_served_under_namespaced_names() {
 fn subscriptions_and_server_requests_reach_the_host() {
     let dir = test_dir("subscribe");
     write_config(&dir);
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     host.initialize(&json!({"sampling": {}, "elicitation": {}}));
     host.call(
         "resources/subscribe",
@@ -234,7 +234,7 @@ fn subscriptions_and_server_requests_reach_the_host() {
 fn denied_tools_are_neither_listed_nor_callable() {
     let dir = test_dir("filter");
     write_config(&dir);
-    let mut host = Host::start(&dir, &["--allow", "alpha__*", "--deny", "*__fail"]);
+    let mut host = start_bridge(&dir, &["--allow", "alpha__*", "--deny", "*__fail"]);
     host.initialize(&json!({}));
     let tools = host.tool_names();
     assert_eq!(
@@ -248,7 +248,7 @@ fn denied_tools_are_neither_listed_nor_callable() {
         ]
     );
 
-    let refused = |host: &mut Host, name: &str| {
+    let refused = |host: &mut BridgeHost, name: &str| {
         let id = host.request("tools/call", json!({"name": name, "arguments": {}}));
         host.answer(id).0["error"].clone()
     };
@@ -276,7 +276,7 @@ fn denied_tools_are_neither_listed_nor_callable() {
 fn a_pattern_matching_no_tool_is_warned_about() {
     let dir = test_dir("unmatched");
     write_config(&dir);
-    let mut host = Host::start(&dir, &["--allow", "alpha__*", "--deny", "echo"]);
+    let mut host = start_bridge(&dir, &["--allow", "alpha__*", "--deny", "echo"]);
     host.initialize(&json!({}));
     let stderr = host.stderr();
     assert!(
@@ -339,7 +339,7 @@ fn usage_errors_name_the_problem() {
 fn a_killed_server_is_reconnected_and_the_host_told() {
     let dir = test_dir("reconnect");
     write_config(&dir);
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     host.initialize(&json!({}));
     assert!(host.tool_names().contains(&"alpha__echo".to_owned()));
     let pid_file = dir.join("alpha.pid");
@@ -381,7 +381,7 @@ fn no_server_up_refuses_initialize() {
     let config =
         json!({"mcpServers": {"broken": {"command": dir.join("nothing").display().to_string()}}});
     std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     let id = host.request(
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {},
@@ -411,7 +411,7 @@ fn a_server_exiting_at_start_is_reported_failed() {
         "quits": {"command": "false"},
     }});
     std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     host.initialize(&json!({}));
     let stderr = host.stderr();
     assert!(
@@ -434,7 +434,7 @@ fn a_server_exiting_at_start_is_reported_failed() {
     let dir = test_dir("exits-all");
     let config = json!({"mcpServers": {"crash": crash, "quits": {"command": "false"}}});
     std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     let id = host.request(
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {},
@@ -463,7 +463,7 @@ fn a_misspelt_entry_is_named_and_initialize_refused() {
     let dir = test_dir("typo");
     let config = json!({"mcpServers": {"b": {"comand": "x"}}});
     std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     let id = host.request(
         "initialize",
         json!({"protocolVersion": "2025-06-18", "capabilities": {},
@@ -502,7 +502,7 @@ fn a_late_server_is_offered_from_the_tool_cache() {
     std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
 
     // A first run lists `late`'s tools, which fills the cache.
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     host.initialize(&json!({}));
     assert!(host.tool_names().contains(&"late__echo".to_owned()));
     drop(host.stdin.take());
@@ -512,7 +512,7 @@ fn a_late_server_is_offered_from_the_tool_cache() {
     // Now `late` never answers: `initialize` is answered at the deadline, and its tools are
     // there (from the cache only).
     std::fs::write(&hang, "").expect("hang flag");
-    let mut host = Host::start(&dir, &["--connect-timeout", "300ms", "--timeout", "1s"]);
+    let mut host = start_bridge(&dir, &["--connect-timeout", "300ms", "--timeout", "1s"]);
     first.dir = dir.join("kept"); // the second host removes the directory
     host.initialize(&json!({}));
     let tools = host.tool_names();
@@ -547,7 +547,7 @@ fn a_late_server_is_offered_from_the_tool_cache() {
 fn a_cancelled_call_is_cancelled_at_its_server() {
     let dir = test_dir("cancel");
     write_config(&dir);
-    let mut host = Host::start(&dir, &["-v"]);
+    let mut host = start_bridge(&dir, &["-v"]);
     host.initialize(&json!({}));
     let id = host.request(
         "tools/call",
@@ -623,7 +623,7 @@ fn a_servers_list_changed_reaches_the_host_with_the_new_list() {
         "beta": {"command": MCP, "args": ["demo-server"]},
     }});
     std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
-    let mut host = Host::start(&dir, &[]);
+    let mut host = start_bridge(&dir, &[]);
     host.initialize(&json!({}));
     assert!(!host.tool_names().contains(&"grower__sprout".to_owned()));
     let grown = host.call(

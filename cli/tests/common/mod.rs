@@ -1,5 +1,12 @@
 //! What several test binaries of the built `mcp` share.
 
+// Each test binary that includes this module uses a part of it.
+#![allow(dead_code)]
+
+pub mod bridge_host;
+pub mod browser;
+pub mod listening;
+
 /// npm server-everything's command line (`MCP_PEER_EVERYTHING`, from `.peers/env.sh`), or
 /// `None` when skipping was asked for (`MCP_SKIP_INTEROP=1`); without either the test fails,
 /// naming `scripts/test`.

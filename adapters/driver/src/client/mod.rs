@@ -187,6 +187,15 @@ impl<R: Runtime> Client<R> {
         wait_phase(&mut rx, |p| p.reason().is_some()).await
     }
 
+    /// Waits until the session closes, like [`closed`](Self::closed), and returns the error
+    /// every call fails with from then on: [`Error::Exited`] (how the process ended, its last
+    /// stderr lines) when a stdio server ended by itself, else [`Error::Closed`] with the
+    /// reason. Call it to report why a connection went away in the same words as a failed call.
+    pub async fn ended(&self) -> Error {
+        let reason = self.closed().await;
+        self.closed_error(reason)
+    }
+
     /// Closes the connection and waits until it is shut down: queued messages are flushed,
     /// over HTTP the session is ended with a `DELETE` (bounded by the close timeout), a stdio
     /// server gets the shutdown schedule (stdin closed, `SIGTERM` to its group

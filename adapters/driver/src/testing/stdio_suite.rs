@@ -97,6 +97,11 @@ pub async fn stdio_crash_mid_request<R: Runtime>(rt: R, script: &Path) {
         Err(Error::Exited { stderr, .. }) => assert!(stderr.iter().any(|l| l.contains("boom"))),
         other => panic!("expected an exit error, got {other:?}"),
     }
+    // Why the connection ended, in the same words as the failed calls.
+    match client.ended().await {
+        Error::Exited { status, .. } => assert_eq!(status, "exited with status 3"),
+        other => panic!("expected an exit error, got {other:?}"),
+    }
     client.close().await;
 }
 

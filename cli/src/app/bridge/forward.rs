@@ -26,6 +26,8 @@ use mcp_tokio::{Client, Error, Notifications};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::app::connect::call_error;
+
 /// Forwards each host request to the upstream client and its answer back.
 pub struct Forwarder {
     client: Client,
@@ -314,7 +316,8 @@ pub fn to_host(host: &ServerHandle, n: &ServerNotification) {
 
 /// The JSON-RPC error the host gets for a failed upstream request: the server's own error
 /// object when it answered one (code, message and data as they were), else an internal error
-/// saying what went wrong on the way.
+/// saying what went wrong on the way in the words `mcp` prints for it (the connection to the
+/// URL was reset, the server's command was killed by SIGTERM), not the HTTP client's.
 pub fn error_for_host(e: Error) -> ErrorObject {
     match e {
         Error::Remote {
@@ -327,6 +330,9 @@ pub fn error_for_host(e: Error) -> ErrorObject {
             error.data = data;
             error
         }
-        other => ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {other}")),
+        other => ErrorObject::new(
+            ErrorObject::INTERNAL_ERROR,
+            format!("mcp bridge: {}", call_error(other)),
+        ),
     }
 }

@@ -104,13 +104,13 @@ pub async fn run(
     eprintln!("{}", server.url());
     match shared {
         Some(client) => {
-            let reason = client.closed().await;
-            tracing::warn!("bridge: the shared upstream connection ended: {reason}");
+            // In `mcp`'s words: the server's command and how it ended, or what happened to
+            // the connection to its URL.
+            let error = crate::app::connect::call_error(client.ended().await);
+            tracing::warn!("bridge: the shared upstream connection ended: {error}");
             server.shutdown();
             server.stopped().await;
-            Err(CliError::Closed(format!(
-                "the server's connection ended: {reason}"
-            )))
+            Err(error)
         }
         None => {
             // Serves until a signal ends the command (see `app::signals`): the sessions'
@@ -274,8 +274,9 @@ impl SessionBridge {
                 let _ = ended.wait_for(|c| *c).await;
             };
             tokio::select! {
-                reason = client.closed() => {
-                    tracing::warn!("bridge: a session's upstream ended: {reason}");
+                ended = client.ended() => {
+                    let error = crate::app::connect::call_error(ended);
+                    tracing::warn!("bridge: a session's upstream ended: {error}");
                     super::answer_open_requests(&host, &mut calls_ended).await;
                     host.close();
                     pump.abort();

@@ -304,15 +304,18 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
             tracing::info!("bridge: the host session ended: {reason}");
             Ok(Exit::Ok)
         }
-        reason = client.closed() => {
-            tracing::warn!("bridge: the server's connection ended: {reason}");
+        ended = client.ended() => {
+            // In `mcp`'s words: the server's command and how it ended, or what happened to
+            // the connection to its URL.
+            let error = crate::app::connect::call_error(ended);
+            tracing::warn!("bridge: the server's connection ended: {error}");
             // Every forwarded call fails now that the connection is gone: let those errors
             // reach the host as answers (none of its requests is left unanswered), then end
             // the session; answers already queued are written before the driver finishes.
             answer_open_requests(&handle, &mut calls_ended).await;
             handle.close();
             driver.await;
-            Err(CliError::Closed(format!("the server's connection ended: {reason}")))
+            Err(error)
         }
     };
     pump.abort();

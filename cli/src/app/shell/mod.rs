@@ -173,11 +173,12 @@ impl Shell<'_> {
                         self.printer.line(text);
                     }
                 }
-                reason = self.client.closed() => {
+                ended = self.client.ended() => {
                     if self.interactive {
                         reader.abandon_prompt();
                     }
-                    return Err(CliError::session_closed(&reason));
+                    // The server's command and how it ended, as a failed call says it.
+                    return Err(crate::app::connect::call_error(ended));
                 }
                 // On a terminal the editor reads Ctrl-C as a key; this is stdin from a pipe.
                 () = interrupted(), if !self.interactive => return Err(CliError::Interrupted),

@@ -1,11 +1,17 @@
-//! A scripted client for the server session: it writes lines into the session and reads what
-//! the session sends back as JSON values.
+//! Test support for the server session: a scripted client that writes lines into the session
+//! and reads what it sends back as JSON values ([`Client`]), and the core's own client paired
+//! with it in memory ([`Pair`]).
 
 use serde_json::{Value, json};
 
+use crate::server::stdio::StdioServerConnection;
 use crate::server::{Event, ServerConfig, ServerSession};
+use crate::session::{Event as ClientEvent, RequestHandle, SessionConfig};
+use crate::stdio::StdioConnection;
 use crate::time::{Duration, Instant};
-use crate::types::{Implementation, ResourcesCapability, ServerCapabilities, ToolsCapability};
+use crate::types::{
+    CallToolResult, Implementation, ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
 
 pub(super) struct Client {
     pub(super) server: ServerSession,
@@ -104,5 +110,78 @@ impl Client {
         c.notify("notifications/initialized", json!({}));
         c.events();
         c
+    }
+}
+
+/// The core's own client ([`StdioConnection`]) against the server session
+/// ([`StdioServerConnection`]) in memory: bytes from one are the other's input.
+pub(super) struct Pair {
+    pub(super) client: StdioConnection,
+    pub(super) server: StdioServerConnection,
+    pub(super) now: Instant,
+    pub(super) client_events: Vec<ClientEvent>,
+    pub(super) server_events: Vec<Event>,
+    /// How many bytes cross at a time.
+    chunk: usize,
+}
+
+impl Pair {
+    /// A client of `client` config against server `pair-server` 2 (tools offered); bytes
+    /// cross in `chunk`-byte pieces, so no message arrives whole.
+    pub(super) fn new(client: SessionConfig, chunk: usize) -> Self {
+        let now = Instant::now();
+        let server = StdioServerConnection::new(
+            ServerConfig::new(Implementation::new("pair-server", "2")).with_capabilities(
+                ServerCapabilities {
+                    tools: Some(ToolsCapability::default()),
+                    ..ServerCapabilities::default()
+                },
+            ),
+            now,
+        );
+        Pair {
+            client: StdioConnection::new(client, now),
+            server,
+            now,
+            client_events: Vec::new(),
+            server_events: Vec::new(),
+            chunk,
+        }
+    }
+
+    /// Moves bytes both ways until neither side has anything to send, collecting events.
+    pub(super) fn run(&mut self) {
+        for _ in 0..100 {
+            let mut to_server = Vec::new();
+            while self.client.poll_transmit(&mut to_server).is_some() {}
+            let mut to_client = Vec::new();
+            while self.server.poll_transmit(&mut to_client).is_some() {}
+            for chunk in to_server.chunks(self.chunk) {
+                self.server.handle_bytes(self.now, chunk);
+            }
+            for chunk in to_client.chunks(self.chunk) {
+                self.client.handle_bytes(self.now, chunk);
+            }
+            self.client_events.extend(std::iter::from_fn(|| {
+                self.client.session_mut().poll_event()
+            }));
+            self.server_events
+                .extend(std::iter::from_fn(|| self.server.poll_event()));
+            if to_server.is_empty() && to_client.is_empty() {
+                return;
+            }
+        }
+        panic!("the pair never went quiet");
+    }
+
+    /// The text of the first content item of tool call `call`'s result, once completed.
+    pub(super) fn call_text(&self, call: RequestHandle) -> Option<String> {
+        self.client_events.iter().find_map(|e| match e {
+            ClientEvent::Completed { handle, result } if *handle == call => {
+                let result: CallToolResult = result.as_ref().unwrap().decode().unwrap();
+                result.content[0].as_text().map(str::to_owned)
+            }
+            _ => None,
+        })
     }
 }

@@ -4,7 +4,6 @@ use serde_json::{Value, json};
 
 use super::harness::config;
 use super::http_harness::{ACCEPT_BOTH, Http, JSON};
-use crate::jsonrpc::to_raw;
 use crate::server::Event;
 use crate::server::http::{HttpEvent, HttpMode, HttpServerConfig, OriginCheck, Refusal};
 use crate::session::{CloseReason, RequestError, RequestOptions};
@@ -71,15 +70,14 @@ fn an_unknown_session_id_is_404() {
 fn an_unsupported_protocol_version_header_is_400() {
     let mut h = Http::new();
     let (sid, _) = h.initialize("2025-11-25", json!({}));
-    let r = h.send(
-        "POST",
+    let r = h.post_with(
         &[
             ACCEPT_BOTH,
             JSON,
             ("mcp-session-id", &sid),
             ("mcp-protocol-version", "1999-01-01"),
         ],
-        call(1, "echo").to_string().as_bytes(),
+        &call(1, "echo"),
     );
     assert_eq!(h.status(r), 400);
     let text = String::from_utf8(h.seen(r).body.clone()).unwrap();
@@ -87,17 +85,14 @@ fn an_unsupported_protocol_version_header_is_400() {
         text.contains("2025-11-25"),
         "lists the supported versions: {text}"
     );
-    let ok = h.send(
-        "POST",
+    let ok = h.post_with(
         &[
             ACCEPT_BOTH,
             JSON,
             ("mcp-session-id", &sid),
             ("mcp-protocol-version", "2025-11-25"),
         ],
-        json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
-            .to_string()
-            .as_bytes(),
+        &json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
     );
     assert_eq!(h.status(ok), 202);
 }
@@ -127,11 +122,7 @@ fn delete_ends_the_session_and_what_it_was_doing() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({"roots": {}}));
     let r = h.post(Some(&sid), &call(1, "slow"));
-    let get = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let get = h.get_stream(&sid);
     let now = h.now;
     let handle = h
         .server
@@ -285,10 +276,9 @@ fn the_streams_of_a_session_are_bounded() {
 #[test]
 fn stateless_mode_serves_each_post_with_its_own_session() {
     let mut h = Http::with_config(HttpServerConfig::new(config()).with_mode(HttpMode::Stateless));
-    let r = h.send(
-        "POST",
+    let r = h.post_with(
         &[ACCEPT_BOTH, JSON, ("mcp-protocol-version", "2025-06-18")],
-        call(4, "echo").to_string().as_bytes(),
+        &call(4, "echo"),
     );
     let [(key, id, ref method)] = h.host_requests()[..] else {
         panic!("{:?}", h.events)
@@ -302,13 +292,7 @@ fn stateless_mode_serves_each_post_with_its_own_session() {
             .map(|v| v.as_str()),
         Some("2025-06-18")
     );
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let seen = h.seen(r);
     assert_eq!(seen.json()["id"], 4);
     assert_eq!(seen.header("mcp-session-id"), None, "no session ids");
@@ -345,11 +329,7 @@ fn a_session_the_host_closes_ends_and_its_id_is_404() {
 fn session_deadlines_run_through_the_server() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({"roots": {}}));
-    let get = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let get = h.get_stream(&sid);
     let now = h.now;
     let options = RequestOptions::new().timeout(Duration::from_secs(1));
     let handle = h
@@ -381,14 +361,7 @@ fn an_idle_session_ends_and_one_with_an_open_stream_does_not() {
     );
     let (idle_sid, idle) = h.initialize("2025-11-25", json!({}));
     let (busy_sid, busy) = h.initialize("2025-11-25", json!({}));
-    let get = h.send(
-        "GET",
-        &[
-            ("accept", "text/event-stream"),
-            ("mcp-session-id", &busy_sid),
-        ],
-        b"",
-    );
+    let get = h.get_stream(&busy_sid);
     assert_eq!(
         h.server.poll_timeout(),
         Some(h.now + Duration::from_secs(60))
@@ -417,10 +390,9 @@ fn an_idle_session_ends_and_one_with_an_open_stream_does_not() {
 #[test]
 fn a_stateless_post_whose_client_left_ends_its_session_and_cancels_its_request() {
     let mut h = Http::with_config(HttpServerConfig::new(config()).with_mode(HttpMode::Stateless));
-    let r = h.send(
-        "POST",
+    let r = h.post_with(
         &[ACCEPT_BOTH, JSON, ("mcp-protocol-version", "2025-06-18")],
-        call(4, "echo").to_string().as_bytes(),
+        &call(4, "echo"),
     );
     let [(key, _, _)] = h.host_requests()[..] else {
         panic!("{:?}", h.events)

@@ -7,10 +7,12 @@ use serde_json::{Value, json};
 
 use super::harness::config;
 use crate::http::headers::HeaderList;
+use crate::jsonrpc::to_raw;
 use crate::server::http::{
     HttpEvent, HttpServer, HttpServerConfig, Output, RequestHead, ResponseId, SessionKey,
 };
 use crate::server::{ClientRequestId, Event};
+use crate::session::{RequestHandle, RequestOptions};
 use crate::time::{Duration, Instant};
 
 /// One response as the client saw it.
@@ -68,6 +70,7 @@ pub(super) struct Http {
 
 pub(super) const ACCEPT_BOTH: (&str, &str) = ("accept", "application/json, text/event-stream");
 pub(super) const JSON: (&str, &str) = ("content-type", "application/json");
+pub(super) const SSE: (&str, &str) = ("accept", "text/event-stream");
 
 impl Http {
     pub(super) fn new() -> Self {
@@ -112,6 +115,69 @@ impl Http {
             headers.push(("mcp-session-id", s));
         }
         self.send("POST", &headers, body.to_string().as_bytes())
+    }
+
+    /// A POST of `body` (JSON) with exactly `headers`.
+    pub(super) fn post_with(&mut self, headers: &[(&str, &str)], body: &Value) -> ResponseId {
+        self.send("POST", headers, body.to_string().as_bytes())
+    }
+
+    /// A POST of `body` (JSON) in session `sid` that accepts only `accept` (one media type).
+    pub(super) fn post_accepting(&mut self, sid: &str, accept: &str, body: &Value) -> ResponseId {
+        self.post_with(&[("accept", accept), JSON, ("mcp-session-id", sid)], body)
+    }
+
+    /// The GET stream of session `sid`.
+    pub(super) fn get_stream(&mut self, sid: &str) -> ResponseId {
+        self.send("GET", &[SSE, ("mcp-session-id", sid)], b"")
+    }
+
+    /// A GET of session `sid` resuming after event `last_event_id`.
+    pub(super) fn resume(&mut self, sid: &str, last_event_id: &str) -> ResponseId {
+        self.send(
+            "GET",
+            &[
+                SSE,
+                ("mcp-session-id", sid),
+                ("last-event-id", last_event_id),
+            ],
+            b"",
+        )
+    }
+
+    /// Sends `sampling/createMessage` (no messages, 5 tokens) related to host request `id` of
+    /// session `key`, and drains the output; returns the request's handle.
+    pub(super) fn ask_sampling(&mut self, key: SessionKey, id: ClientRequestId) -> RequestHandle {
+        let now = self.now;
+        let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
+            .unwrap()
+            .into();
+        let handle = self
+            .server
+            .related(key, id, |s| {
+                s.send_request(
+                    now,
+                    "sampling/createMessage",
+                    Some(params),
+                    RequestOptions::default(),
+                )
+            })
+            .expect("the session and request exist")
+            .expect("the request is sent");
+        self.drain();
+        handle
+    }
+
+    /// The host answers request `id` of session `key` with an empty tool result
+    /// (`{"content": []}`); the output is drained.
+    pub(super) fn answer_empty(&mut self, key: SessionKey, id: ClientRequestId) {
+        let now = self.now;
+        self.server
+            .session_mut(key)
+            .expect("the session exists")
+            .respond(now, id, to_raw(&json!({"content": []})).unwrap())
+            .expect("the request is open");
+        self.drain();
     }
 
     pub(super) fn drain(&mut self) {

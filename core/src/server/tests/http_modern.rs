@@ -119,10 +119,9 @@ fn the_era_errors_get_their_statuses() {
         (404, json!(-32601))
     );
     // A version the server does not speak in the header: 400 before anything else.
-    let r = h.send(
-        "POST",
+    let r = h.post_with(
         &[ACCEPT_BOTH, JSON, ("mcp-protocol-version", "2099-01-01")],
-        call(3, "echo").to_string().as_bytes(),
+        &call(3, "echo"),
     );
     assert_eq!(h.status(r), 400);
 }

@@ -9,7 +9,6 @@ use super::http_harness::{ACCEPT_BOTH, Http, JSON};
 use crate::jsonrpc::to_raw;
 use crate::server::Event;
 use crate::server::http::{HttpEvent, HttpServerConfig};
-use crate::session::RequestOptions;
 use crate::time::Duration;
 
 #[test]
@@ -22,13 +21,7 @@ fn a_request_answered_alone_gets_one_json_body() {
         panic!()
     };
     assert_eq!((k, method.as_str()), (key, "tools/call"));
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let seen = h.seen(r);
     assert_eq!(seen.status, Some(200));
     assert_eq!(seen.header("content-type"), Some("application/json"));
@@ -48,23 +41,7 @@ fn a_server_request_related_to_a_call_switches_the_post_to_sse() {
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
     };
-    let now = h.now;
-    let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
-        .unwrap()
-        .into();
-    let handle = h
-        .server
-        .related(key, id, |s| {
-            s.send_request(
-                now,
-                "sampling/createMessage",
-                Some(params),
-                RequestOptions::default(),
-            )
-        })
-        .unwrap()
-        .unwrap();
-    h.drain();
+    let handle = h.ask_sampling(key, id);
     let seen = h.seen(r);
     assert_eq!(seen.status, Some(200));
     assert_eq!(seen.header("content-type"), Some("text/event-stream"));
@@ -77,12 +54,7 @@ fn a_server_request_related_to_a_call_switches_the_post_to_sse() {
     let a = h.post(Some(&sid), &json!({"jsonrpc": "2.0", "id": wire, "result": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}}));
     assert_eq!(h.status(a), 202);
     assert!(h.events.iter().any(|e| matches!(e, HttpEvent::Session { event: Event::Completed { handle: done, result: Ok(_) }, .. } if *done == handle)));
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let seen = h.seen(r);
     let events = seen.events();
     assert_eq!(events.last().unwrap().1["id"], 3);
@@ -118,39 +90,12 @@ fn progress_of_a_call_goes_on_its_post_stream() {
 fn a_json_only_client_gets_related_messages_on_the_get_stream() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({"sampling": {}}));
-    let r = h.send(
-        "POST",
-        &[
-            ("accept", "application/json"),
-            JSON,
-            ("mcp-session-id", &sid),
-        ],
-        call(1, "ask").to_string().as_bytes(),
-    );
+    let r = h.post_accepting(&sid, "application/json", &call(1, "ask"));
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
     };
-    let get = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
-    let now = h.now;
-    let params = to_raw(&json!({"messages": [], "maxTokens": 5}))
-        .unwrap()
-        .into();
-    h.server
-        .related(key, id, |s| {
-            s.send_request(
-                now,
-                "sampling/createMessage",
-                Some(params),
-                RequestOptions::default(),
-            )
-        })
-        .unwrap()
-        .unwrap();
-    h.drain();
+    let get = h.get_stream(&sid);
+    h.ask_sampling(key, id);
     assert_eq!(h.seen(r).status, None, "still waiting for its JSON answer");
     assert_eq!(
         h.seen(get).events()[0].1["method"],
@@ -169,11 +114,7 @@ fn unrelated_messages_go_to_the_get_stream_and_wait_for_it() {
         .notify(now, "notifications/tools/list_changed", None)
         .unwrap();
     h.drain();
-    let get = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let get = h.get_stream(&sid);
     let seen = h.seen(get);
     assert_eq!(seen.status, Some(200));
     assert_eq!(seen.header("content-type"), Some("text/event-stream"));
@@ -188,11 +129,7 @@ fn unrelated_messages_go_to_the_get_stream_and_wait_for_it() {
         .unwrap();
     h.drain();
     assert_eq!(h.seen(get).events().len(), 2, "live after that");
-    let second = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let second = h.get_stream(&sid);
     assert_eq!(h.status(second), 409, "one GET stream per session");
 }
 
@@ -200,11 +137,7 @@ fn unrelated_messages_go_to_the_get_stream_and_wait_for_it() {
 fn get_is_405_when_disabled_and_406_without_sse() {
     let mut h = Http::with_config(HttpServerConfig::new(config()).with_get_stream(false));
     let (sid, _) = h.initialize("2025-11-25", json!({}));
-    let r = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let r = h.get_stream(&sid);
     assert_eq!(h.status(r), 405);
     assert_eq!(h.seen(r).header("allow"), Some("POST, DELETE"));
     let mut h = Http::new();
@@ -244,15 +177,7 @@ fn last_event_id_replays_the_rest_of_a_dropped_post_stream() {
     s.respond(now, id, to_raw(&json!({"content": []})).unwrap())
         .unwrap();
     h.drain();
-    let resumed = h.send(
-        "GET",
-        &[
-            ("accept", "text/event-stream"),
-            ("mcp-session-id", &sid),
-            ("last-event-id", &last_id),
-        ],
-        b"",
-    );
+    let resumed = h.resume(&sid, &last_id);
     let seen = h.seen(resumed);
     assert_eq!(seen.status, Some(200));
     let events = seen.events();
@@ -268,15 +193,7 @@ fn a_bogus_last_event_id_is_400() {
     let mut h = Http::new();
     let (sid, _) = h.initialize("2025-11-25", json!({}));
     for bogus in ["x", "99-1", "0-99", "-", "1-1-1"] {
-        let r = h.send(
-            "GET",
-            &[
-                ("accept", "text/event-stream"),
-                ("mcp-session-id", &sid),
-                ("last-event-id", bogus),
-            ],
-            b"",
-        );
+        let r = h.resume(&sid, bogus);
         assert_eq!(h.status(r), 400, "{bogus}");
     }
 }
@@ -285,16 +202,10 @@ fn a_bogus_last_event_id_is_400() {
 fn a_batch_is_answered_as_one_json_array() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-03-26", json!({}));
-    let r = h.send(
-        "POST",
-        &[
-            ("accept", "application/json"),
-            JSON,
-            ("mcp-session-id", &sid),
-        ],
-        json!([call(1, "a"), {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
-            .to_string()
-            .as_bytes(),
+    let r = h.post_accepting(
+        &sid,
+        "application/json",
+        &json!([call(1, "a"), {"jsonrpc": "2.0", "id": 2, "method": "ping"}]),
     );
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
@@ -304,13 +215,7 @@ fn a_batch_is_answered_as_one_json_array() {
         None,
         "the ping is answered, the call not yet"
     );
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let body = h.seen(r).json();
     let ids: Vec<&Value> = body.as_array().unwrap().iter().map(|m| &m["id"]).collect();
     assert_eq!(ids, [&json!(2), &json!(1)]);
@@ -350,25 +255,11 @@ fn a_cancelled_call_ends_its_post_without_an_answer() {
 fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({}));
-    let r = h.send(
-        "POST",
-        &[
-            ("accept", "text/event-stream"),
-            JSON,
-            ("mcp-session-id", &sid),
-        ],
-        call(2, "echo").to_string().as_bytes(),
-    );
+    let r = h.post_accepting(&sid, "text/event-stream", &call(2, "echo"));
     let [(_, id, _)] = h.host_requests()[..] else {
         panic!()
     };
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     let seen = h.seen(r);
     assert_eq!(seen.header("content-type"), Some("text/event-stream"));
     let events = seen.events();
@@ -381,11 +272,7 @@ fn a_client_that_accepts_only_sse_gets_its_answer_as_an_event() {
 fn the_get_stream_resumes_after_its_last_event_id() {
     let mut h = Http::new();
     let (sid, key) = h.initialize("2025-11-25", json!({}));
-    let get = h.send(
-        "GET",
-        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
-        b"",
-    );
+    let get = h.get_stream(&sid);
     let now = h.now;
     for list in ["tools", "resources"] {
         let method = format!("notifications/{list}/list_changed");
@@ -453,13 +340,7 @@ fn a_request_id_still_open_is_refused_on_the_new_post_and_the_first_keeps_its_an
     assert_eq!(refusal["id"], 9);
     assert!(refusal["error"]["code"].is_i64(), "{refusal}");
     assert_eq!(h.seen(first).status, None, "the first still waits");
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     assert_eq!(h.seen(first).json()["result"], json!({"content": []}));
 }
 
@@ -492,22 +373,8 @@ fn a_request_stream_closed_by_the_server_is_resumed_with_its_answer() {
     // Closing again: the connection is gone already, the stream still waits.
     assert!(h.server.close_request_stream(key, id));
     h.drain();
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
-    let resumed = h.send(
-        "GET",
-        &[
-            ("accept", "text/event-stream"),
-            ("mcp-session-id", &sid),
-            ("last-event-id", &priming_id),
-        ],
-        b"",
-    );
+    h.answer_empty(key, id);
+    let resumed = h.resume(&sid, &priming_id);
     let seen = h.seen(resumed);
     assert_eq!(seen.status, Some(200));
     let events = seen.events();
@@ -534,13 +401,7 @@ fn a_request_stream_is_not_closed_before_2025_11_25_or_for_a_json_only_client() 
     assert!(!h.server.close_request_stream(key, id));
     h.drain();
     assert_eq!(h.seen(r).status, None, "still open, undecided");
-    let now = h.now;
-    h.server
-        .session_mut(key)
-        .unwrap()
-        .respond(now, id, to_raw(&json!({"content": []})).unwrap())
-        .unwrap();
-    h.drain();
+    h.answer_empty(key, id);
     assert_eq!(h.seen(r).json()["id"], 1);
 
     let mut h = Http::new();

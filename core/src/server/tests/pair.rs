@@ -3,85 +3,30 @@
 
 use serde_json::json;
 
+use super::harness::Pair;
 use crate::jsonrpc::to_raw;
-use crate::server::stdio::StdioServerConnection;
-use crate::server::{Event as ServerEvent, ServerConfig};
+use crate::server::Event as ServerEvent;
 use crate::session::{Event as ClientEvent, RequestOptions, SessionConfig};
-use crate::stdio::StdioConnection;
-use crate::time::Instant;
 use crate::types::{
-    CallTool, CallToolParams, CallToolResult, ClientCapabilities, CreateMessage, Implementation,
-    SamplingCapability, ServerCapabilities, ToolsCapability,
+    CallTool, CallToolParams, ClientCapabilities, CreateMessage, Implementation, SamplingCapability,
 };
 
-struct Pair {
-    client: StdioConnection,
-    server: StdioServerConnection,
-    now: Instant,
-    client_events: Vec<ClientEvent>,
-    server_events: Vec<ServerEvent>,
-}
-
-impl Pair {
-    fn new() -> Self {
-        let now = Instant::now();
-        let client = StdioConnection::new(
-            SessionConfig::new(Implementation::new("pair-client", "1")).with_capabilities(
-                ClientCapabilities {
-                    sampling: Some(SamplingCapability::default()),
-                    ..ClientCapabilities::default()
-                },
-            ),
-            now,
-        );
-        let server = StdioServerConnection::new(
-            ServerConfig::new(Implementation::new("pair-server", "2")).with_capabilities(
-                ServerCapabilities {
-                    tools: Some(ToolsCapability::default()),
-                    ..ServerCapabilities::default()
-                },
-            ),
-            now,
-        );
-        Pair {
-            client,
-            server,
-            now,
-            client_events: Vec::new(),
-            server_events: Vec::new(),
-        }
-    }
-
-    /// Moves bytes both ways until neither side has anything to send, collecting events;
-    /// bytes cross in 7-byte chunks, so no message arrives whole.
-    fn run(&mut self) {
-        for _ in 0..100 {
-            let mut to_server = Vec::new();
-            while self.client.poll_transmit(&mut to_server).is_some() {}
-            let mut to_client = Vec::new();
-            while self.server.poll_transmit(&mut to_client).is_some() {}
-            for chunk in to_server.chunks(7) {
-                self.server.handle_bytes(self.now, chunk);
-            }
-            for chunk in to_client.chunks(7) {
-                self.client.handle_bytes(self.now, chunk);
-            }
-            self.client_events.extend(std::iter::from_fn(|| {
-                self.client.session_mut().poll_event()
-            }));
-            self.server_events
-                .extend(std::iter::from_fn(|| self.server.poll_event()));
-            if to_server.is_empty() && to_client.is_empty() {
-                return;
-            }
-        }
-        panic!("the pair never went quiet");
-    }
+/// The pair, the client able to sample; bytes cross in 7-byte chunks.
+fn pair() -> Pair {
+    Pair::new(
+        SessionConfig::new(Implementation::new("pair-client", "1")).with_capabilities(
+            ClientCapabilities {
+                sampling: Some(SamplingCapability::default()),
+                ..ClientCapabilities::default()
+            },
+        ),
+        7,
+    )
 }
 
 #[test]
 fn the_core_client_calls_a_tool_on_the_server_session() {
-    let mut pair = Pair::new();
+    let mut pair = pair();
     let call = pair
         .client
         .session_mut()
@@ -124,19 +69,12 @@ fn the_core_client_calls_a_tool_on_the_server_session() {
         .respond(pair.now, id, result)
         .unwrap();
     pair.run();
-    let text = pair.client_events.iter().find_map(|e| match e {
-        ClientEvent::Completed { handle, result } if *handle == call => {
-            let result: CallToolResult = result.as_ref().unwrap().decode().unwrap();
-            result.content[0].as_text().map(str::to_owned)
-        }
-        _ => None,
-    });
-    assert_eq!(text.as_deref(), Some("echoed"));
+    assert_eq!(pair.call_text(call).as_deref(), Some("echoed"));
 }
 
 #[test]
 fn the_server_asks_for_sampling_and_the_core_client_answers() {
-    let mut pair = Pair::new();
+    let mut pair = pair();
     pair.run();
     let params = serde_json::from_value(json!({
         "messages": [{"role": "user", "content": {"type": "text", "text": "2+2?"}}],

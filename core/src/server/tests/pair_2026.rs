@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use super::harness::Pair;
 use crate::jsonrpc::to_raw;
 use crate::server::stdio::StdioServerConnection;
 use crate::server::{ClientRequestId, Event as ServerEvent, ServerConfig, ServerState};
@@ -11,76 +12,26 @@ use crate::session::{
     Era, EraPolicy, Event as ClientEvent, ProtocolVersion, RequestError, RequestOptions,
     SessionConfig,
 };
-use crate::stdio::StdioConnection;
 use crate::time::Instant;
 use crate::types::{
-    CallTool, CallToolParams, CallToolResult, ClientCapabilities, ElicitationCapability,
-    Implementation, ServerCapabilities, ToolsCapability,
+    CallTool, CallToolParams, ClientCapabilities, ElicitationCapability, Implementation,
+    ServerCapabilities, ToolsCapability,
 };
 
-struct Pair {
-    client: StdioConnection,
-    server: StdioServerConnection,
-    now: Instant,
-    client_events: Vec<ClientEvent>,
-    server_events: Vec<ServerEvent>,
+/// The pair, the client of era `policy` able to elicit; bytes cross in 5-byte chunks.
+fn pair(policy: EraPolicy) -> Pair {
+    Pair::new(
+        SessionConfig::new(Implementation::new("modern-client", "1"))
+            .with_era_policy(policy)
+            .with_capabilities(ClientCapabilities {
+                elicitation: Some(ElicitationCapability::default()),
+                ..ClientCapabilities::default()
+            }),
+        5,
+    )
 }
 
 impl Pair {
-    fn new(policy: EraPolicy) -> Self {
-        let now = Instant::now();
-        let client = StdioConnection::new(
-            SessionConfig::new(Implementation::new("modern-client", "1"))
-                .with_era_policy(policy)
-                .with_capabilities(ClientCapabilities {
-                    elicitation: Some(ElicitationCapability::default()),
-                    ..ClientCapabilities::default()
-                }),
-            now,
-        );
-        let server = StdioServerConnection::new(
-            ServerConfig::new(Implementation::new("pair-server", "2")).with_capabilities(
-                ServerCapabilities {
-                    tools: Some(ToolsCapability::default()),
-                    ..ServerCapabilities::default()
-                },
-            ),
-            now,
-        );
-        Pair {
-            client,
-            server,
-            now,
-            client_events: Vec::new(),
-            server_events: Vec::new(),
-        }
-    }
-
-    /// Moves bytes both ways (in 5-byte chunks) until neither side sends anything.
-    fn run(&mut self) {
-        for _ in 0..100 {
-            let mut to_server = Vec::new();
-            while self.client.poll_transmit(&mut to_server).is_some() {}
-            let mut to_client = Vec::new();
-            while self.server.poll_transmit(&mut to_client).is_some() {}
-            for chunk in to_server.chunks(5) {
-                self.server.handle_bytes(self.now, chunk);
-            }
-            for chunk in to_client.chunks(5) {
-                self.client.handle_bytes(self.now, chunk);
-            }
-            self.client_events.extend(std::iter::from_fn(|| {
-                self.client.session_mut().poll_event()
-            }));
-            self.server_events
-                .extend(std::iter::from_fn(|| self.server.poll_event()));
-            if to_server.is_empty() && to_client.is_empty() {
-                return;
-            }
-        }
-        panic!("the pair never went quiet");
-    }
-
     fn call(&mut self, name: &str) -> crate::session::RequestHandle {
         self.client
             .session_mut()
@@ -112,7 +63,7 @@ impl Pair {
 }
 
 fn handshake_by_discover(policy: EraPolicy) {
-    let mut pair = Pair::new(policy);
+    let mut pair = pair(policy);
     let call = pair.call("echo");
     pair.run();
     assert!(
@@ -149,14 +100,7 @@ fn handshake_by_discover(policy: EraPolicy) {
         e,
         ClientEvent::Progress { handle, progress, .. } if *handle == call && *progress == 1.0
     )));
-    let text = pair.client_events.iter().find_map(|e| match e {
-        ClientEvent::Completed { handle, result } if *handle == call => {
-            let result: CallToolResult = result.as_ref().unwrap().decode().unwrap();
-            result.content[0].as_text().map(str::to_owned)
-        }
-        _ => None,
-    });
-    assert_eq!(text.as_deref(), Some("echoed"));
+    assert_eq!(pair.call_text(call).as_deref(), Some("echoed"));
 }
 
 #[test]
@@ -171,7 +115,7 @@ fn an_auto_client_chooses_2026_with_this_server() {
 
 #[test]
 fn a_cancelled_call_reaches_the_host_and_its_late_answer_is_dropped() {
-    let mut pair = Pair::new(EraPolicy::Discover);
+    let mut pair = pair(EraPolicy::Discover);
     let call = pair.call("slow");
     pair.run();
     let (id, _) = pair.server_request("slow");
@@ -201,7 +145,7 @@ fn a_cancelled_call_reaches_the_host_and_its_late_answer_is_dropped() {
 #[test]
 fn a_legacy_only_server_makes_an_auto_client_fall_back() {
     let now = Instant::now();
-    let mut pair = Pair::new(EraPolicy::default());
+    let mut pair = pair(EraPolicy::default());
     pair.server = StdioServerConnection::new(
         ServerConfig::new(Implementation::new("old", "1"))
             .with_capabilities(ServerCapabilities {

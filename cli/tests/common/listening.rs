@@ -1,0 +1,45 @@
+//! `mcp demo-server --listen` as an HTTP server for a test.
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+
+use super::bridge_host::{GUARD, MCP};
+
+/// A running `mcp demo-server --listen 127.0.0.1:0` and its URL; killed on drop.
+pub struct ListeningDemo {
+    pub child: Child,
+    pub url: String,
+}
+
+impl ListeningDemo {
+    /// Starts the server and waits for the URL it prints on stderr; its stderr is read on
+    /// (and dropped) from then on, so the server never blocks on it.
+    pub fn start() -> Self {
+        let mut child = Command::new(MCP)
+            .args(["demo-server", "--listen", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn mcp demo-server --listen");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("http://") {
+                    let _ = tx.send(line[at..].trim().to_owned());
+                }
+            }
+        });
+        let url = rx.recv_timeout(GUARD).expect("the URL line on stderr");
+        ListeningDemo { child, url }
+    }
+}
+
+impl Drop for ListeningDemo {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
