@@ -12,8 +12,10 @@
 //!   log line a server wrote before a call's result reaches the host before the answer).
 //! - Each ready connection's other notifications: log messages through the host session's
 //!   log (its level filter applies) with the logger named `SERVER` or `SERVER/LOGGER`;
-//!   `resources/updated` is left to the subscription relays; progress to the calls; anything
-//!   else passed on as it came.
+//!   `resources/updated` is left to the subscription relays; progress to the calls;
+//!   `tasks/status` under the host-visible task id ([`super::tasks`]); anything else passed
+//!   on as it came. With `--listen` every session's watcher passes on every server's
+//!   notifications, task statuses included: the sessions share the servers.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -29,8 +31,8 @@ use mcp_tokio::mcp_driver::Lagged;
 use mcp_tokio::mcp_driver::manager::StatusChanges;
 use mcp_tokio::server::{ListChanged, ServerHandle};
 
-use super::catalog;
 use super::router::Shared;
+use super::{catalog, tasks};
 use crate::app::ui::Ui;
 
 /// The watcher's view between two changes.
@@ -298,6 +300,19 @@ fn to_host(server: &str, host: &ServerHandle, note: &ServerNotification) {
             "notifications/resources/updated"
             | "notifications/progress"
             | "notifications/cancelled" => Ok(()),
+            "notifications/tasks/status" => match note.params.as_deref() {
+                Some(params) => match tasks::task_to_host(server, params) {
+                    Ok(params) => host.notify(note.method.clone(), Some(&*params)),
+                    Err(e) => {
+                        tracing::debug!(
+                            "bridge: unreadable task status of {server:?}: {}",
+                            e.message
+                        );
+                        Ok(())
+                    }
+                },
+                None => Ok(()),
+            },
             "notifications/message" => match note
                 .params
                 .as_deref()
