@@ -138,9 +138,14 @@ impl Host {
     }
 
     pub fn initialize(&mut self, capabilities: &Value) -> Value {
+        self.initialize_at("2025-06-18", capabilities)
+    }
+
+    /// `initialize` asking for protocol `version`.
+    pub fn initialize_at(&mut self, version: &str, capabilities: &Value) -> Value {
         let result = self.call(
             "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities,
+            json!({"protocolVersion": version, "capabilities": capabilities,
                 "clientInfo": {"name": "host-app", "version": "3.1"}}),
         );
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));

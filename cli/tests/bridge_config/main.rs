@@ -6,8 +6,12 @@
 //! host, `--allow` / `--deny`, a killed server reconnected with `list_changed`.
 //!
 //! [`host`] is the harness (a host on the bridge's stdio, the config file); [`stdio`] the
-//! tests of stdio serving, [`listen`] of `--listen`.
+//! tests of stdio serving, [`listen`] of `--listen`, [`tasks`] of tasks (against npm
+//! server-everything, whose command comes from `.peers/env.sh`).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod host;
 mod listen;
 mod stdio;
+mod tasks;
