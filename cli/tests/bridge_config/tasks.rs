@@ -146,3 +146,57 @@ fn tasks_are_routed_to_their_server_under_host_visible_ids() {
     }
     assert_eq!(host.finish(), 0);
 }
+
+/// A task's question (server-everything asks for a clarification of an ambiguous topic,
+/// through `tasks/result`) reaches the host with the task's host-visible id in its
+/// related-task `_meta`, and the host's answer reaches the task: the report carries it.
+#[test]
+fn a_tasks_question_reaches_the_host_under_the_host_visible_id() {
+    let Some(everything) = everything() else {
+        return;
+    };
+    let dir = test_dir("task-question");
+    write_everything_config(&dir, &everything);
+    let mut host = Host::start(&dir, &[]);
+    host.initialize_at("2025-11-25", &json!({"elicitation": {}}));
+    let created = host.call(
+        "tools/call",
+        json!({"name": format!("two__{TOOL}"), "arguments": {"topic": "python", "ambiguous": true},
+            "task": {"ttl": 60_000}}),
+    );
+    let task = created["task"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
+    assert!(task.starts_with("two/"), "{created}");
+    let result = host.request("tasks/result", json!({"taskId": task}));
+    let mut chosen = None;
+    let answer = loop {
+        let line = host.recv();
+        if line["id"] == result && line.get("method").is_none() {
+            break line;
+        }
+        if line["method"] == "elicitation/create" {
+            let params = &line["params"];
+            assert_eq!(
+                params["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+                task.as_str(),
+                "{line}"
+            );
+            let choice =
+                params["requestedSchema"]["properties"]["interpretation"]["oneOf"][0]["const"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("a choice: {line}"))
+                    .to_owned();
+            host.send(&json!({"jsonrpc": "2.0", "id": line["id"],
+                "result": {"action": "accept", "content": {"interpretation": choice}}}));
+            chosen = Some(choice);
+        }
+    };
+    let chosen = chosen.expect("the task asked the host");
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains(&chosen), "{chosen}: {answer}");
+    assert_eq!(host.finish(), 0);
+}

@@ -344,7 +344,8 @@ fn manager(
         .client_builder(move |config| {
             let mut b = match &speaker {
                 Speaker::Host(params, host) => {
-                    upstream::as_host(ClientBuilder::new(), params, host.clone())
+                    let b = upstream::as_host(ClientBuilder::new(), params, host.clone());
+                    asking_host_for(b, host, &config.name)
                 }
                 Speaker::Sessions(calls) => server_requests::client_builder(calls, &config.name),
             };
@@ -372,6 +373,31 @@ fn manager(
         builder = builder.cache_dir(dir);
     }
     builder.build()
+}
+
+/// `builder` (speaking as the host) with sampling and elicitation handlers that pass
+/// `server`'s requests to the host in `host` with the task id of their related-task `_meta`
+/// made host-visible ([`tasks`]).
+fn asking_host_for(builder: ClientBuilder, host: &HostSlot, server: &str) -> ClientBuilder {
+    let (sampling, elicitation) = (
+        (host.clone(), server.to_owned()),
+        (host.clone(), server.to_owned()),
+    );
+    builder
+        .sampling_handler(move |mut params: serde_json::Value| {
+            let (host, server) = sampling.clone();
+            async move {
+                tasks::related_to_host(&server, &mut params);
+                upstream::ask_host(&host, "sampling/createMessage", params).await
+            }
+        })
+        .elicitation_handler(move |mut params: serde_json::Value| {
+            let (host, server) = elicitation.clone();
+            async move {
+                tasks::related_to_host(&server, &mut params);
+                upstream::ask_host(&host, "elicitation/create", params).await
+            }
+        })
 }
 
 /// Answers the host's `initialize` with `error` (the host may be gone already: the error

@@ -636,14 +636,18 @@ fn note_tool_error(result: Box<RawValue>, refused: Option<&str>) -> RequestOutco
     let Some(content) = value.get_mut("content").and_then(Value::as_array_mut) else {
         return Ok(result);
     };
-    let about_roots = content.iter().any(|c| {
-        c.get("text")
-            .and_then(Value::as_str)
-            .is_some_and(|t| t.contains("roots"))
-    });
+    let says = |words: &str| {
+        content.iter().any(|c| {
+            c.get("text")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.contains(words))
+        })
+    };
     let note = match refused {
+        // The server's own error text passed the reason on already.
+        Some(reason) if says(reason) => format!("({NOT_FORWARDED})"),
         Some(reason) => format!("({NOT_FORWARDED}: {reason})"),
-        None if about_roots => ROOTS_NOT_OFFERED.to_owned(),
+        None if says("roots") => ROOTS_NOT_OFFERED.to_owned(),
         None => return Ok(result),
     };
     if !is_error {
@@ -671,6 +675,14 @@ mod tests {
             .expect("a result");
         assert!(noted.get().contains(NOT_FORWARDED), "{noted}");
         assert!(noted.get().contains("2 host sessions ..."), "{noted}");
+        // A reason the server's text gives already is not repeated.
+        let noted = note_tool_error(
+            error("declined: mcp bridge: 2 host sessions ..."),
+            Some("2 host sessions ..."),
+        )
+        .expect("a result");
+        assert_eq!(noted.get().matches("2 host sessions").count(), 1, "{noted}");
+        assert!(noted.get().contains(NOT_FORWARDED), "{noted}");
         let noted = note_tool_error(error("the client has no roots"), None).expect("a result");
         assert!(noted.get().contains("does not offer roots"), "{noted}");
         for (untouched, refused) in [

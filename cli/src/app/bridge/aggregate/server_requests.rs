@@ -232,10 +232,11 @@ impl SessionCalls {
         &self,
         server: &str,
         method: &'static str,
-        params: Value,
+        mut params: Value,
     ) -> Result<Value, ErrorObject> {
         let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
         let context = self.attribute(server, method, &params)?;
+        super::tasks::related_to_host(server, &mut params);
         let params = match params {
             Value::Null => None,
             p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),

@@ -11,7 +11,8 @@
 //! host may ask about a task by an id it kept across a restart of the bridge (the task lives
 //! on its server). The id is rewritten wherever a task shows: the `CreateTaskResult` of the
 //! call, the results of `tasks/get` and `tasks/cancel`, `tasks/list` pages, the related-task
-//! `_meta` of a `tasks/result`, and `notifications/tasks/status`. `tasks/get`,
+//! `_meta` of a `tasks/result` and of a server's sampling or elicitation request made for a
+//! task, and `notifications/tasks/status`. `tasks/get`,
 //! `tasks/result` and `tasks/cancel` go to the server the id names, with the server's own id;
 //! an id that names no server of the file is `-32602` `unknown task`.
 //!
@@ -85,14 +86,18 @@ pub fn task_to_host(server: &str, task: &RawValue) -> Result<Box<RawValue>, Erro
 /// The result of `tasks/result` (the original request's result) with the task id of its
 /// related-task `_meta` made host-visible.
 pub fn payload_to_host(server: &str, result: &RawValue) -> Result<Box<RawValue>, ErrorObject> {
-    rewrite(result, |v| {
-        if let Some(related) = v
-            .get_mut("_meta")
-            .and_then(|m| m.get_mut(RELATED_TASK_META))
-        {
-            rename(server, related);
-        }
-    })
+    rewrite(result, |v| related_to_host(server, v))
+}
+
+/// Makes the task id of the related-task `_meta` of `message` (a result, or the params of a
+/// server's sampling or elicitation request made for a task) host-visible.
+pub fn related_to_host(server: &str, message: &mut Value) {
+    if let Some(related) = message
+        .get_mut("_meta")
+        .and_then(|m| m.get_mut(RELATED_TASK_META))
+    {
+        rename(server, related);
+    }
 }
 
 /// Where a host's `tasks/list` goes on: a server, and that server's own cursor (`None`: its
@@ -254,6 +259,9 @@ mod tests {
             value(&payload)["_meta"][RELATED_TASK_META]["taskId"],
             "demo/7"
         );
+        let mut asked = json!({"message": "?", "_meta": {RELATED_TASK_META: {"taskId": "7"}}});
+        related_to_host("demo", &mut asked);
+        assert_eq!(asked["_meta"][RELATED_TASK_META]["taskId"], "demo/7");
         // A direct answer to a call that asked for a task is left as it is.
         let direct = created_to_host("demo", &raw(json!({"content": []}))).expect("ok");
         assert_eq!(value(&direct), json!({"content": []}));
