@@ -9,9 +9,11 @@ use mcp_tokio::types::CallToolResult;
 use mcp_tokio::{Client, ClientBuilder};
 use serde_json::{Value, json};
 
+use crate::common::everything;
 use crate::host::{GUARD, MCP, names, test_dir, write_config};
 
-/// Starts `mcp bridge --config CONFIG --listen 127.0.0.1:0 [extra]`; returns it with its URL.
+/// Starts `mcp bridge --config CONFIG --listen 127.0.0.1:0 [extra]`; returns it with its URL
+/// (its other stderr lines are dropped).
 fn start_listening(
     dir: &std::path::Path,
     config: &std::path::Path,
@@ -37,10 +39,13 @@ fn start_listening(
             }
         }
     });
-    let url = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
-    // The start is over once the broken server is reported.
-    let failed = rx.recv_timeout(GUARD).expect("the broken server reported");
-    assert!(failed.contains(r#"server "broken" failed"#), "{failed}");
+    // Printed once the servers' start is over (after what they wrote on stderr meanwhile).
+    let url = loop {
+        let line = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
+        if line.starts_with("http://") {
+            break line;
+        }
+    };
     (bridge, url)
 }
 
@@ -344,5 +349,65 @@ fn a_port_in_use_says_so_once_and_hints_another_port() {
         !dir.join("alpha.pid").exists(),
         "no server was started: {stderr}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--listen` in front of two server-everything servers, for an HTTP host session of our own
+/// client: the tasks capability is offered, a call of the task-required tool runs as a task
+/// (the client follows it through `tasks/get` and `tasks/result`), the task's question
+/// reaches this session (the one with `tasks/result` in flight to that server) under the
+/// task's host-visible id, and `tasks/list` shows the task under that id.
+#[test]
+fn tasks_and_their_questions_reach_an_http_session() {
+    let Some(everything) = everything() else {
+        return;
+    };
+    let dir = test_dir("listen-tasks");
+    crate::tasks::write_everything_config(&dir, &everything);
+    let (bridge, url) = start_listening(&dir, &dir.join("servers.json"), &[]);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let (related, mut asked) = tokio::sync::mpsc::unbounded_channel();
+        let client = ClientBuilder::new()
+            .elicitation_handler(move |params: Value| {
+                let related = related.clone();
+                async move {
+                    let task = &params["_meta"]["io.modelcontextprotocol/related-task"]["taskId"];
+                    let _ = related.send(task.as_str().unwrap_or_default().to_owned());
+                    let choice = params["requestedSchema"]["properties"]["interpretation"]["oneOf"]
+                        [0]["const"]
+                        .clone();
+                    Ok(json!({"action": "accept", "content": {"interpretation": choice}}))
+                }
+            })
+            .http(&url)
+            .await
+            .expect("a host session");
+        let tasks = client.capabilities().tasks.clone().expect("tasks offered");
+        assert!(tasks.list.is_some() && tasks.cancel.is_some());
+        // The tools' task support is known once listed.
+        within(client.list_tools()).await.expect("tools");
+        let report = within(client.call_tool(
+            "one__simulate-research-query",
+            json!({"topic": "python", "ambiguous": true}),
+        ))
+        .await
+        .expect("the task's report");
+        let text = tool_text(&report);
+        assert!(text.contains("# Research Report: python"), "{text}");
+        let task = asked.try_recv().expect("the task asked this session");
+        assert!(task.starts_with("one/"), "{task}");
+        let listed = within(client.list_tasks()).await.expect("tasks/list");
+        assert!(
+            listed.iter().any(|t| t.task_id == task),
+            "{task}: {listed:?}"
+        );
+        client.close().await;
+    });
+    stop(bridge);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -13,7 +13,7 @@ use crate::host::{Host, test_dir};
 const TOOL: &str = "simulate-research-query";
 
 /// Writes a config file of two server-everything entries, `one` and `two`.
-fn write_everything_config(dir: &std::path::Path, everything: &[String]) {
+pub fn write_everything_config(dir: &std::path::Path, everything: &[String]) {
     let entry = || {
         let mut args: Vec<String> = everything[1..].to_vec();
         args.push("stdio".into());
