@@ -25,6 +25,14 @@
 //! JSON), so following it needs no memory of the bridge either and survives its restart. A
 //! server that is no longer ready when the host follows a cursor naming it is skipped
 //! (logged), and so is one whose listing fails; the others are still listed.
+//!
+//! # With `--listen`
+//!
+//! The HTTP sessions share the servers, and a server cannot tell them apart: every session
+//! lists every task of the servers, may follow any of them by its id, and gets every
+//! `notifications/tasks/status` (a session that did not make the task ignores it). A task's
+//! sampling or elicitation goes to the session with requests in flight to its server (the
+//! one waiting on its `tasks/result`), as [`super::server_requests`] decides.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
