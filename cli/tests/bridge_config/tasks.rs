@@ -88,6 +88,15 @@ fn tasks_are_routed_to_their_server_under_host_visible_ids() {
 
     let listed = listed_ids(&mut host);
     assert!(listed.contains(&one) && listed.contains(&two), "{listed:?}");
+    // Neither server paginates two tasks: the first page holds both servers' tasks.
+    let first = host.call("tasks/list", json!({}));
+    let first = first["tasks"].as_array().expect("tasks");
+    assert!(
+        [&one, &two]
+            .iter()
+            .all(|id| first.iter().any(|t| t["taskId"] == id.as_str())),
+        "{first:?}"
+    );
     assert!(
         listed
             .iter()

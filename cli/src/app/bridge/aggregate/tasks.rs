@@ -19,10 +19,11 @@
 //! # `tasks/list`
 //!
 //! The servers that are ready and offer `tasks.list` are listed in the config file's order.
-//! A host page holds whole pages of those servers: it ends with a server's page that has a
-//! `nextCursor`, or with the first server's last page once the host page holds a task. The
-//! host's `nextCursor` names the server to go on with and that server's own cursor (base64url
-//! JSON), so following it needs no memory of the bridge either and survives its restart. A
+//! A host page holds whole pages of those servers, one page of each at most: it ends with a
+//! server's page that has a `nextCursor`, else with the last server's (so servers that do
+//! not paginate give one page of every task). The host's `nextCursor` names that server and
+//! its own cursor (base64url JSON), so following it needs no memory of the bridge either and
+//! survives its restart. A
 //! server that is no longer ready when the host follows a cursor naming it is skipped
 //! (logged), and so is one whose listing fails; the others are still listed.
 //!
@@ -194,18 +195,8 @@ where
             }
             Err(e) => tracing::warn!("bridge: listing the tasks of server {server:?} failed: {e}"),
         }
-        if !tasks.is_empty() {
-            break;
-        }
     }
-    let next = servers[index.min(servers.len())..]
-        .iter()
-        .find(|(_, listable)| *listable)
-        .map(|(server, _)| PageCursor {
-            server: server.clone(),
-            cursor: None,
-        });
-    Ok(page_value(tasks, next))
+    Ok(page_value(tasks, None))
 }
 
 /// A `ListTasksResult`.
@@ -322,7 +313,7 @@ mod tests {
     async fn pages_follow_each_server_and_skip_the_empty_and_the_not_ready() {
         assert_eq!(
             all_pages(&servers()).await,
-            [vec!["a/1"], vec!["a/2"], vec!["c/1"]]
+            [vec!["a/1"], vec!["a/2", "c/1"]]
         );
         // Nothing to list at all: one empty page, no cursor.
         let none = [("x".to_owned(), false)];
