@@ -577,8 +577,9 @@ pub enum Command {
     /// a server's sampling or elicitation request goes to the one session with requests in
     /// flight to that server; when there is none, or more than one, or that session's client
     /// did not declare the capability, the server gets an error saying why (and so does the
-    /// tool's error result). Roots are not offered to the servers with --listen: one host's
-    /// workspace would bound every session's calls.
+    /// tool's error result); with --stateless there is no session to send them to. Roots are
+    /// not offered to the servers with --listen: one host's workspace would bound every
+    /// session's calls.
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(

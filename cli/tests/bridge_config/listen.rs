@@ -411,3 +411,27 @@ fn tasks_and_their_questions_reach_an_http_session() {
     stop(bridge);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--listen --stateless`: each POST is served on its own, so a server's sampling request has
+/// no session to go to; the server is told so, and the tool's error says it.
+#[test]
+fn stateless_has_no_session_for_a_servers_request() {
+    let dir = test_dir("listen-stateless");
+    let config = write_config(&dir);
+    let (bridge, url) = start_listening(&dir, &config, &["--stateless"]);
+    let out = Command::new(MCP)
+        .args(["--json", "call", "alpha__model", "prompt=hi", "--url", &url])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let result: Value = serde_json::from_slice(&out.stdout).expect("the tool result");
+    assert_eq!(result["isError"], true, "{result}");
+    let said = result.to_string();
+    assert!(
+        said.contains(r#"with --stateless every POST is served on its own"#),
+        "{said}"
+    );
+    assert!(said.contains("passes a server's sampling"), "{said}");
+    stop(bridge);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,7 +4,8 @@
 //! The servers start at once (there is no host yet), speaking as the bridge itself, and
 //! every HTTP session shares them: a server's sampling or elicitation request goes to the one
 //! session with requests in flight to that server, and is refused with the reason when there
-//! is no such one session; roots are not offered ([`super::server_requests`]). Everything else is
+//! is no such one session (always with `--stateless`, which has no sessions); roots are not
+//! offered ([`super::server_requests`]). Everything else is
 //! as over stdio: each session gets its own [`Router`] (its own subscriptions) and, in
 //! stateful mode, its own [`Watcher`] (its `list_changed`, log messages and other
 //! notifications); the manager's status changes are reported on stderr once, for all.
@@ -44,7 +45,7 @@ pub async fn run(
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| CliError::cannot_listen(addr, &e))?;
-    let session_calls = std::sync::Arc::new(SessionCalls::default());
+    let session_calls = std::sync::Arc::new(SessionCalls::new(args.stateless));
     let speaker = Speaker::Sessions(session_calls.clone());
     let started = match start_servers(cli, ui, speaker, servers).await {
         Ok(started) => started,

@@ -14,7 +14,8 @@
 //! - no host session has a request in flight to that server (a server asking on its own,
 //!   between calls), or more than one has: `-32603`, naming which case and how many;
 //! - the one session's client did not declare the capability (`sampling`, `elicitation`, or
-//!   URL mode for a URL-mode elicitation): `-32601`, as that client would answer directly.
+//!   URL mode for a URL-mode elicitation): `-32601`, as that client would answer directly;
+//! - with `--stateless` there are no sessions to send anything to: `-32603`, saying so.
 //!
 //! Each request in flight to that server learns of the refusal ([`CallGuard::refused`]):
 //! the router appends the reason to a tool error it then gets ([`super::router::NOT_FORWARDED`]).
@@ -44,6 +45,8 @@ use serde_json::{Map, Value};
 /// The host requests in flight to each server, by server name.
 #[derive(Default)]
 pub struct SessionCalls {
+    /// `--stateless`: no request is in a session that could be sent anything.
+    stateless: bool,
     next_key: AtomicU64,
     calls: Mutex<HashMap<String, Vec<Call>>>,
 }
@@ -97,6 +100,9 @@ enum Refusal {
     Sessions(usize),
     /// The one session's client did not declare what the request needs.
     Undeclared(&'static str),
+    /// The request in flight is not in a session (`--stateless`: each POST on its own), so
+    /// nothing can be sent to its client.
+    Sessionless,
 }
 
 impl Refusal {
@@ -114,12 +120,16 @@ impl Refusal {
                 "the host session with requests in flight to server {server:?} did not \
                  declare {what}"
             ),
+            Refusal::Sessionless => format!(
+                "with --stateless every POST is served on its own, so there is no host \
+                 session to send server {server:?}'s {method} to"
+            ),
         }
     }
 
     fn code(&self) -> i64 {
         match self {
-            Refusal::Sessions(_) => ErrorObject::INTERNAL_ERROR,
+            Refusal::Sessions(_) | Refusal::Sessionless => ErrorObject::INTERNAL_ERROR,
             Refusal::Undeclared(_) => ErrorObject::METHOD_NOT_FOUND,
         }
     }
@@ -167,6 +177,14 @@ fn declared(
 }
 
 impl SessionCalls {
+    /// The table of a `--listen` bridge; `stateless` with `--stateless`.
+    pub fn new(stateless: bool) -> Self {
+        SessionCalls {
+            stateless,
+            ..SessionCalls::default()
+        }
+    }
+
     /// Registers a request of host session `session` (its `context`) as in flight to
     /// `server` until the guard is dropped. Call before forwarding it.
     pub fn enter(
@@ -204,7 +222,12 @@ impl SessionCalls {
     ) -> Result<RequestContext, ErrorObject> {
         let calls = lock(&self.calls);
         let in_flight = calls.get(server).map(Vec::as_slice).unwrap_or_default();
-        let decided = one_session(in_flight.iter().map(|c| c.session)).and_then(|session| {
+        let sessions = if self.stateless {
+            Err(Refusal::Sessionless)
+        } else {
+            one_session(in_flight.iter().map(|c| c.session))
+        };
+        let decided = sessions.and_then(|session| {
             // The latest of that session's requests: the most likely to be still running.
             let call = in_flight
                 .iter()
@@ -334,7 +357,15 @@ mod tests {
         let url = json!({"mode": "url", "url": "https://example.com", "message": "?"});
         let none = caps(json!({}));
         assert!(declared(Some(&none), "sampling/createMessage", &json!({})).is_err());
-        assert!(declared(None, "elicitation/create", &form).is_err());
+        assert_eq!(
+            declared(None, "elicitation/create", &form),
+            Err(Refusal::Sessionless)
+        );
+        assert!(
+            Refusal::Sessionless
+                .reason("alpha", "x")
+                .contains("--stateless")
+        );
         let sampling = caps(json!({"sampling": {}}));
         assert_eq!(
             declared(Some(&sampling), "sampling/createMessage", &json!({})),
