@@ -359,7 +359,7 @@ mod tests {
         assert!(declared(Some(&none), "sampling/createMessage", &json!({})).is_err());
         assert_eq!(
             declared(None, "elicitation/create", &form),
-            Err(Refusal::Sessionless)
+            Err(Refusal::Undeclared("the elicitation capability"))
         );
         assert!(
             Refusal::Sessionless
