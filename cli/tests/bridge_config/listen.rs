@@ -356,7 +356,8 @@ fn a_port_in_use_says_so_once_and_hints_another_port() {
 /// client: the tasks capability is offered, a call of the task-required tool runs as a task
 /// (the client follows it through `tasks/get` and `tasks/result`), the task's question
 /// reaches this session (the one with `tasks/result` in flight to that server) under the
-/// task's host-visible id, and `tasks/list` shows the task under that id.
+/// task's host-visible id, and `tasks/list` shows the task under that id; another session
+/// neither lists the task nor may ask about it.
 #[test]
 fn tasks_and_their_questions_reach_an_http_session() {
     let Some(everything) = everything() else {
@@ -406,6 +407,25 @@ fn tasks_and_their_questions_reach_an_http_session() {
             listed.iter().any(|t| t.task_id == task),
             "{task}: {listed:?}"
         );
+        // Another session neither lists nor finds that task: it is the first session's.
+        let other = ClientBuilder::new()
+            .http(&url)
+            .await
+            .expect("a second session");
+        let listed = within(other.list_tasks()).await.expect("tasks/list");
+        assert!(
+            listed.iter().all(|t| t.task_id != task),
+            "{task}: {listed:?}"
+        );
+        let refused = within(other.get_task(task.clone()))
+            .await
+            .expect_err("another session's task");
+        assert!(refused.to_string().contains("unknown task"), "{refused}");
+        let got = within(client.get_task(task.clone()))
+            .await
+            .expect("its own task");
+        assert_eq!(got.task_id, task);
+        other.close().await;
         client.close().await;
     });
     stop(bridge);

@@ -57,7 +57,9 @@ pub async fn run(
     let failed = started.failed();
     let warnings = unmatched_warnings(&started.manager, &started.summary, &filter);
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter, Some(session_calls));
+    // Every POST is a session of its own with --stateless: nothing to bind tasks to.
+    let task_owners = (!args.stateless).then(Default::default);
+    let (shared, mut calls_ended) = shared(cli, &manager, filter, Some(session_calls), task_owners);
     let mut http = HttpServerConfig::new(started.host_config)
         .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
     if let Some(token) = bearer {
@@ -80,7 +82,8 @@ pub async fn run(
         }
         let changes = shared.manager.status_changes();
         let barriers = Barriers::default();
-        let watcher = Watcher::new(shared.clone(), host.clone(), None, barriers.clone());
+        let watcher = Watcher::new(shared.clone(), host.clone(), None, barriers.clone())
+            .for_session(router.session());
         router
             .ordered_by(barriers)
             .owns(tokio::spawn(watcher.run(changes, Vec::new())))

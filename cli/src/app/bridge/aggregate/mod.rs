@@ -35,6 +35,7 @@ pub mod filter;
 pub mod listen;
 pub mod router;
 pub mod server_requests;
+pub mod task_owners;
 pub mod tasks;
 pub mod uri;
 pub mod watch;
@@ -240,17 +241,20 @@ impl Started {
 }
 
 /// What every host session shares: the servers, the filter, the forwarding; with
-/// `--listen`, the requests in flight that the servers' own requests are attributed by.
+/// `--listen`, the requests in flight that the servers' own requests are attributed by, and
+/// (stateful) the session of each task.
 fn shared(
     cli: &Cli,
     manager: &Arc<Manager>,
     filter: ToolFilter,
     session_calls: Option<Arc<SessionCalls>>,
+    task_owners: Option<Arc<task_owners::TaskOwners>>,
 ) -> (Arc<Shared>, CallsEnded) {
     let (relay, calls_ended) = Relay::new(cli.connection.timeout);
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
     shared.session_calls = session_calls;
+    shared.task_owners = task_owners;
     let shared = Arc::new(shared);
     (shared, calls_ended)
 }
@@ -284,7 +288,7 @@ async fn serve_stdio(
     }
     let failed = started.failed();
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter, None);
+    let (shared, mut calls_ended) = shared(cli, &manager, filter, None, None);
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
     // it (and negotiates the version) now that the capabilities are known.
     let initialize = serde_json::json!({

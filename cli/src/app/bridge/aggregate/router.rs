@@ -10,7 +10,8 @@
 //! - Tasks ([`tasks`]): a `tools/call` with a `task` goes to the tool's server and its
 //!   task id comes back host-visible (`SERVER/ID`); `tasks/get`, `tasks/result` and
 //!   `tasks/cancel` go to the server the id names; `tasks/list` pages through every server
-//!   that lists tasks.
+//!   that lists tasks. With `--listen` a session sees only its own tasks (and those of no
+//!   known session: [`super::task_owners`]).
 //! - `resources/subscribe` / `unsubscribe`: a manager subscription per URI (it survives the
 //!   server's reconnects); `notifications/resources/updated` reaches the host under the
 //!   host-visible URI.
@@ -44,6 +45,7 @@ use serde_json::{Map, Value, json};
 use super::catalog;
 use super::filter::ToolFilter;
 use super::server_requests::SessionCalls;
+use super::task_owners::TaskOwners;
 use super::watch::{self, Barriers};
 use super::{tasks, uri};
 use crate::app::bridge::forward::{Relay, error_for_host};
@@ -65,6 +67,8 @@ pub struct Shared {
     /// error after one was refused gets [`NOT_FORWARDED`] and the reason appended. `None`
     /// over stdio, where the servers' requests go to the one host.
     pub session_calls: Option<Arc<SessionCalls>>,
+    /// With `--listen` (stateful): the session of each task made through the bridge.
+    pub task_owners: Option<Arc<TaskOwners>>,
     /// The number of the next host session (a router's).
     next_session: AtomicU64,
     /// The log level the host set, and the servers it was set on (the manager keeps it on
@@ -91,6 +95,7 @@ impl Shared {
             prompts: Mutex::new(ToolNamespace::new()),
             wait_bound,
             session_calls: None,
+            task_owners: None,
             next_session: AtomicU64::new(0),
             log_level: Mutex::new((None, HashMap::new())),
         }
@@ -248,7 +253,9 @@ impl Router {
                 let as_task = params.contains_key("task");
                 let (result, refused) = self.forward_call(&server, method, &params, &context).await;
                 let result = if as_task {
-                    tasks::created_to_host(&server, &result?)?
+                    let created = tasks::created_to_host(&server, &result?)?;
+                    self.own_task(&created);
+                    created
                 } else {
                     result?
                 };
@@ -283,6 +290,7 @@ impl Router {
                 let host_id = string_field(&params, "taskId")?;
                 let (server, id) = tasks::from_host(&host_id)
                     .filter(|(server, _)| manager.status().iter().any(|(s, _)| s == server))
+                    .filter(|_| self.sees_task(&host_id))
                     .ok_or_else(|| {
                         ErrorObject::new(
                             ErrorObject::INVALID_PARAMS,
@@ -370,7 +378,37 @@ impl Router {
             }
         })
         .await?;
+        let mut page = page;
+        if let Some(Value::Array(tasks)) = page.get_mut("tasks") {
+            tasks.retain(|t| t["taskId"].as_str().is_none_or(|id| self.sees_task(id)));
+        }
         raw(&page)
+    }
+
+    /// This host session's number (see [`SessionCalls`], [`TaskOwners`]).
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    /// Whether this session may see the task of host-visible id `task` ([`TaskOwners`]).
+    fn sees_task(&self, task: &str) -> bool {
+        self.shared
+            .task_owners
+            .as_ref()
+            .is_none_or(|owners| owners.visible(task, self.session))
+    }
+
+    /// Binds the task of a `CreateTaskResult` (host-visible) to this session, with `--listen`.
+    fn own_task(&self, created: &RawValue) {
+        let Some(owners) = &self.shared.task_owners else {
+            return;
+        };
+        let id = serde_json::from_str::<Value>(created.get())
+            .ok()
+            .and_then(|v| v["task"]["taskId"].as_str().map(str::to_owned));
+        if let Some(id) = id {
+            owners.record(&id, self.session);
+        }
     }
 
     /// Forwards `method` with `params` to `server`.

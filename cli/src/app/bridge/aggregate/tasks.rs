@@ -29,11 +29,11 @@
 //!
 //! # With `--listen`
 //!
-//! The HTTP sessions share the servers, and a server cannot tell them apart: every session
-//! lists every task of the servers, may follow any of them by its id, and gets every
-//! `notifications/tasks/status` (a session that did not make the task ignores it). A task's
-//! sampling or elicitation goes to the session with requests in flight to its server (the
-//! one waiting on its `tasks/result`), as [`super::server_requests`] decides.
+//! The HTTP sessions share the servers, and a server cannot tell them apart: the bridge binds
+//! each task to the session that made it ([`super::task_owners`]; not with `--stateless`,
+//! where every POST is a session of its own). A task's sampling or elicitation goes to the
+//! session with requests in flight to its server (the one waiting on its `tasks/result`), as
+//! [`super::server_requests`] decides.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
