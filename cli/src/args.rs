@@ -572,7 +572,8 @@ pub enum Command {
     /// wins) limit the tools a host sees and may call. A server that cannot start is
     /// reported on stderr; the others serve. Tasks (protocol 2025-11-25) are routed too: a
     /// task-augmented call's task id comes back as SERVER/ID, tasks/get, tasks/result and
-    /// tasks/cancel go to that server, tasks/list pages through every server. With --listen
+    /// tasks/cancel go to that server, tasks/list pages through every server (with --listen,
+    /// a session's own tasks only). With --listen
     /// the servers start at once, speaking as the bridge, and every HTTP session shares them:
     /// a server's sampling or elicitation request goes to the one session with requests in
     /// flight to that server; when there is none, or more than one, or that session's client
