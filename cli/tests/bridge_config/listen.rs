@@ -13,12 +13,12 @@ use crate::common::everything;
 use crate::host::{GUARD, MCP, names, test_dir, write_config};
 
 /// Starts `mcp bridge --config CONFIG --listen 127.0.0.1:0 [extra]`; returns it with its URL
-/// (its other stderr lines are dropped).
+/// (its other stderr lines are dropped). Dropping the [`Bridge`] stops it.
 fn start_listening(
     dir: &std::path::Path,
     config: &std::path::Path,
     extra: &[&str],
-) -> (std::process::Child, String) {
+) -> (Bridge, String) {
     let mut bridge = Command::new(MCP)
         .args(["bridge", "--listen", "127.0.0.1:0"])
         .args(extra)
@@ -46,21 +46,27 @@ fn start_listening(
             break line;
         }
     };
-    (bridge, url)
+    (Bridge(bridge), url)
 }
 
-/// Stops the bridge with SIGTERM and waits for it.
-fn stop(mut bridge: std::process::Child) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &bridge.id().to_string()])
-        .status();
-    let started = Instant::now();
-    while bridge.try_wait().expect("wait").is_none() {
-        assert!(
-            started.elapsed() < GUARD,
-            "the bridge did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
+/// A running `mcp bridge --listen`: stopped with SIGTERM when dropped (also when a test
+/// fails), killed if it does not stop within the guard.
+struct Bridge(std::process::Child);
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let started = Instant::now();
+        while matches!(self.0.try_wait(), Ok(None)) {
+            if started.elapsed() > GUARD {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -203,7 +209,7 @@ fn a_servers_sampling_goes_to_the_one_session_calling_it() {
             session.close().await;
         }
     });
-    stop(bridge);
+    drop(bridge);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -428,7 +434,7 @@ fn tasks_and_their_questions_reach_an_http_session() {
         other.close().await;
         client.close().await;
     });
-    stop(bridge);
+    drop(bridge);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -452,6 +458,6 @@ fn stateless_has_no_session_for_a_servers_request() {
         "{said}"
     );
     assert!(said.contains("passes a server's sampling"), "{said}");
-    stop(bridge);
+    drop(bridge);
     let _ = std::fs::remove_dir_all(&dir);
 }
