@@ -570,10 +570,17 @@ pub enum Command {
     /// meanwhile. Lost servers are reconnected; the host gets list_changed whenever what it
     /// is offered changes. --allow / --deny (globs on the namespaced name, repeatable; deny
     /// wins) limit the tools a host sees and may call. A server that cannot start is
-    /// reported on stderr; the others serve. With --listen the servers start at once and
-    /// every HTTP session shares them, so their sampling, elicitation and roots requests are
-    /// not forwarded: a tool that needs one is still listed, and its call fails with a note
-    /// saying so.
+    /// reported on stderr; the others serve. Tasks (protocol 2025-11-25) are routed too: a
+    /// task-augmented call's task id comes back as SERVER/ID, tasks/get, tasks/result and
+    /// tasks/cancel go to that server, tasks/list pages through every server (with --listen,
+    /// a session's own tasks only). With --listen
+    /// the servers start at once, speaking as the bridge, and every HTTP session shares them:
+    /// a server's sampling or elicitation request goes to the one session with requests in
+    /// flight to that server; when there is none, or more than one, or that session's client
+    /// did not declare the capability, the server gets an error saying why (and so does the
+    /// tool's error result); with --stateless there is no session to send them to. Roots are
+    /// not offered to the servers with --listen: one host's workspace would bound every
+    /// session's calls.
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(

@@ -5,9 +5,213 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use mcp_tokio::types::CallToolResult;
+use mcp_tokio::{Client, ClientBuilder};
+use serde_json::{Value, json};
 
+use crate::common::everything;
 use crate::host::{GUARD, MCP, names, test_dir, write_config};
+
+/// Starts `mcp bridge --config CONFIG --listen 127.0.0.1:0 [extra]`; returns it with its URL
+/// (its other stderr lines are dropped). Dropping the [`Bridge`] stops it.
+fn start_listening(
+    dir: &std::path::Path,
+    config: &std::path::Path,
+    extra: &[&str],
+) -> (Bridge, String) {
+    let mut bridge = Command::new(MCP)
+        .args(["bridge", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .arg("--config")
+        .arg(config)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge --listen");
+    let (tx, rx) = mpsc::channel();
+    let stderr = bridge.stderr.take().expect("piped stderr");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    // Printed once the servers' start is over (after what they wrote on stderr meanwhile).
+    let url = loop {
+        let line = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
+        if line.starts_with("http://") {
+            break line;
+        }
+    };
+    (Bridge(bridge), url)
+}
+
+/// A running `mcp bridge --listen`: stopped with SIGTERM when dropped (also when a test
+/// fails), killed if it does not stop within the guard.
+struct Bridge(std::process::Child);
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.0.id().to_string()])
+            .status();
+        let started = Instant::now();
+        while matches!(self.0.try_wait(), Ok(None)) {
+            if started.elapsed() > GUARD {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// A host session over HTTP whose model (sampling) answers as `name`; without a name, one
+/// that does not declare sampling. With `person`, it answers elicitations: it says it was
+/// asked, waits to be let go, then answers "yes".
+async fn host_session(url: &str, name: Option<&'static str>, person: Option<Person>) -> Client {
+    let mut builder = ClientBuilder::new();
+    if let Some(name) = name {
+        builder = builder.sampling_handler(move |_params: Value| async move {
+            Ok(json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": format!("hello from {name}")},
+                "model": name,
+            }))
+        });
+    }
+    if let Some(person) = person {
+        let person = std::sync::Arc::new(person);
+        builder = builder.elicitation_handler(move |_params: Value| {
+            let person = person.clone();
+            async move {
+                let _ = person.asked.send(());
+                let _ = person.let_go.lock().await.recv().await;
+                Ok(json!({"action": "accept", "content": {"answer": "yes"}}))
+            }
+        });
+    }
+    builder.http(url).await.expect("a host session")
+}
+
+/// The person behind a host session's elicitations.
+struct Person {
+    asked: tokio::sync::mpsc::UnboundedSender<()>,
+    let_go: tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<()>>,
+}
+
+/// `f`'s output, within the anti-hang guard.
+async fn within<T>(f: impl Future<Output = T>) -> T {
+    tokio::time::timeout(GUARD, f)
+        .await
+        .expect("an answer before the guard")
+}
+
+fn tool_text(result: &CallToolResult) -> String {
+    serde_json::to_value(&result.content)
+        .expect("content")
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|c| c["text"].as_str().map(str::to_owned))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `--listen` with several HTTP host sessions: a server's sampling request goes to the one
+/// session with a call in flight to that server (each session's own model answers its own
+/// call), and is refused with the reason when two sessions have calls in flight to it, or
+/// when the one session did not declare sampling; a call to another server meanwhile is
+/// still attributed. The refused call's tool error says why. An elicitation goes the same
+/// way (the call it belongs to is what keeps the first session in flight).
+#[test]
+fn a_servers_sampling_goes_to_the_one_session_calling_it() {
+    let dir = test_dir("listen-sampling");
+    let config = write_config(&dir);
+    let (bridge, url) = start_listening(&dir, &config, &[]);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let (asked_tx, mut asked) = tokio::sync::mpsc::unbounded_channel();
+        let (let_go, let_go_rx) = tokio::sync::mpsc::unbounded_channel();
+        let person = Person {
+            asked: asked_tx,
+            let_go: tokio::sync::Mutex::new(let_go_rx),
+        };
+        let a = host_session(&url, Some("model-a"), Some(person)).await;
+        let b = host_session(&url, Some("model-b"), None).await;
+        let c = host_session(&url, None, None).await;
+        let prompt = json!({"prompt": "hi"});
+        for (session, name) in [(&a, "model-a"), (&b, "model-b")] {
+            let r = within(session.call_tool("alpha__model", prompt.clone()))
+                .await
+                .expect("a tool result");
+            assert_eq!(r.is_error, None, "{}", tool_text(&r));
+            assert_eq!(tool_text(&r), format!("{name} replied: hello from {name}"));
+        }
+        // The one session calling did not declare sampling.
+        let r = within(c.call_tool("alpha__model", prompt.clone()))
+            .await
+            .expect("a tool result");
+        assert_eq!(r.is_error, Some(true));
+        let said = tool_text(&r);
+        assert!(
+            said.contains("did not declare the sampling capability"),
+            "{said}"
+        );
+        assert!(
+            said.contains("passes a server's sampling and elicitation requests"),
+            "{said}"
+        );
+
+        // `a` keeps a call running on alpha: its question waits for the person...
+        let ask = {
+            let a = a.clone();
+            tokio::spawn(async move { a.call_tool("alpha__ask", json!({"question": "ok?"})).await })
+        };
+        within(asked.recv())
+            .await
+            .expect("alpha's question reached a");
+        // ... so alpha's request during `b`'s call cannot be told apart.
+        let r = within(b.call_tool("alpha__model", prompt.clone()))
+            .await
+            .expect("a tool result");
+        assert_eq!(r.is_error, Some(true));
+        let said = tool_text(&r);
+        assert!(
+            said.contains(r#"2 host sessions have requests in flight to server "alpha""#),
+            "{said}"
+        );
+        // beta is called by `b` alone: its request is attributed.
+        let r = within(b.call_tool("beta__model", prompt.clone()))
+            .await
+            .expect("a tool result");
+        assert_eq!(tool_text(&r), "model-b replied: hello from model-b");
+        // The person answers; once `a`'s call is over, alpha's requests are `b`'s again.
+        let_go.send(()).expect("a's handler waits");
+        let answered = within(ask)
+            .await
+            .expect("the call's task")
+            .expect("a tool result");
+        assert_eq!(tool_text(&answered), "The user said: yes");
+        let r = within(b.call_tool("alpha__model", prompt.clone()))
+            .await
+            .expect("a tool result");
+        assert_eq!(tool_text(&r), "model-b replied: hello from model-b");
+        for session in [a, b, c] {
+            session.close().await;
+        }
+    });
+    drop(bridge);
+    let _ = std::fs::remove_dir_all(&dir);
+}
 
 /// `--listen`: the same servers over Streamable HTTP on 127.0.0.1, for `mcp` itself as the
 /// client: namespaced tools, a routed call, a filtered tool refused, a resource read; SIGTERM
@@ -64,15 +268,11 @@ fn listen_serves_the_servers_over_http() {
     assert!(!tools.iter().any(|t| t.starts_with("beta__")), "{tools:?}");
     let echoed = mcp(&["call", "alpha__echo", "text=over http"]);
     assert_eq!(String::from_utf8_lossy(&echoed.stdout).trim(), "over http");
-    // A tool that needs elicitation is listed; its call fails, saying why.
+    // A tool that needs elicitation: the question reaches the one session calling it (`mcp`
+    // with no terminal declines it).
     let asked = mcp(&["call", "alpha__ask", "question=name?"]);
-    assert!(!asked.status.success());
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&asked.stdout),
-        String::from_utf8_lossy(&asked.stderr)
-    );
-    assert!(said.contains("does not forward"), "{said}");
+    let said = String::from_utf8_lossy(&asked.stdout);
+    assert!(said.contains("The user declined to answer."), "{asked:?}");
     let refused = mcp(&["call", "beta__echo", "text=no"]);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("unknown tool: beta__echo"));
@@ -155,5 +355,109 @@ fn a_port_in_use_says_so_once_and_hints_another_port() {
         !dir.join("alpha.pid").exists(),
         "no server was started: {stderr}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--listen` in front of two server-everything servers, for an HTTP host session of our own
+/// client: the tasks capability is offered, a call of the task-required tool runs as a task
+/// (the client follows it through `tasks/get` and `tasks/result`), the task's question
+/// reaches this session (the one with `tasks/result` in flight to that server) under the
+/// task's host-visible id, and `tasks/list` shows the task under that id; another session
+/// neither lists the task nor may ask about it.
+#[test]
+fn tasks_and_their_questions_reach_an_http_session() {
+    let Some(everything) = everything() else {
+        return;
+    };
+    let dir = test_dir("listen-tasks");
+    crate::tasks::write_everything_config(&dir, &everything);
+    let (bridge, url) = start_listening(&dir, &dir.join("servers.json"), &[]);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let (related, mut asked) = tokio::sync::mpsc::unbounded_channel();
+        let client = ClientBuilder::new()
+            .elicitation_handler(move |params: Value| {
+                let related = related.clone();
+                async move {
+                    let task = &params["_meta"]["io.modelcontextprotocol/related-task"]["taskId"];
+                    let _ = related.send(task.as_str().unwrap_or_default().to_owned());
+                    let choice = params["requestedSchema"]["properties"]["interpretation"]["oneOf"]
+                        [0]["const"]
+                        .clone();
+                    Ok(json!({"action": "accept", "content": {"interpretation": choice}}))
+                }
+            })
+            .http(&url)
+            .await
+            .expect("a host session");
+        let tasks = client.capabilities().tasks.clone().expect("tasks offered");
+        assert!(tasks.list.is_some() && tasks.cancel.is_some());
+        // The tools' task support is known once listed.
+        within(client.list_tools()).await.expect("tools");
+        let report = within(client.call_tool(
+            "one__simulate-research-query",
+            json!({"topic": "python", "ambiguous": true}),
+        ))
+        .await
+        .expect("the task's report");
+        let text = tool_text(&report);
+        assert!(text.contains("# Research Report: python"), "{text}");
+        let task = asked.try_recv().expect("the task asked this session");
+        assert!(task.starts_with("one/"), "{task}");
+        let listed = within(client.list_tasks()).await.expect("tasks/list");
+        assert!(
+            listed.iter().any(|t| t.task_id == task),
+            "{task}: {listed:?}"
+        );
+        // Another session neither lists nor finds that task: it is the first session's.
+        let other = ClientBuilder::new()
+            .http(&url)
+            .await
+            .expect("a second session");
+        let listed = within(other.list_tasks()).await.expect("tasks/list");
+        assert!(
+            listed.iter().all(|t| t.task_id != task),
+            "{task}: {listed:?}"
+        );
+        let refused = within(other.get_task(task.clone()))
+            .await
+            .expect_err("another session's task");
+        assert!(refused.to_string().contains("unknown task"), "{refused}");
+        let got = within(client.get_task(task.clone()))
+            .await
+            .expect("its own task");
+        assert_eq!(got.task_id, task);
+        other.close().await;
+        client.close().await;
+    });
+    drop(bridge);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--listen --stateless`: each POST is served on its own, so a server's sampling request has
+/// no session to go to; the server is told so, and the tool's error says it.
+#[test]
+fn stateless_has_no_session_for_a_servers_request() {
+    let dir = test_dir("listen-stateless");
+    let config = write_config(&dir);
+    let (bridge, url) = start_listening(&dir, &config, &["--stateless"]);
+    let out = Command::new(MCP)
+        .args(["--json", "call", "alpha__model", "prompt=hi", "--url", &url])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let result: Value = serde_json::from_slice(&out.stdout).expect("the tool result");
+    assert_eq!(result["isError"], true, "{result}");
+    let said = result.to_string();
+    assert!(
+        said.contains(r#"with --stateless every POST is served on its own"#),
+        "{said}"
+    );
+    assert!(said.contains("passes a server's sampling"), "{said}");
+    drop(bridge);
     let _ = std::fs::remove_dir_all(&dir);
 }

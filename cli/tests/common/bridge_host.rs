@@ -147,9 +147,14 @@ impl BridgeHost {
     /// `initialize` (id 1 when it is the first request), then `notifications/initialized`.
     /// Returns the result; fails the test on an error answer or on any line before it.
     pub fn initialize(&mut self, capabilities: &Value) -> Value {
+        self.initialize_at("2025-06-18", capabilities)
+    }
+
+    /// `initialize` asking for protocol `version`.
+    pub fn initialize_at(&mut self, version: &str, capabilities: &Value) -> Value {
         let id = self.request(
             "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities,
+            json!({"protocolVersion": version, "capabilities": capabilities,
                 "clientInfo": {"name": "host-app", "version": "3.1"}}),
         );
         let (answer, before) = self.answer(id);

@@ -27,27 +27,35 @@ struct Forward {
 }
 
 impl Forward {
-    /// Asks the host. The upstream server has its own deadline and cancels when it passes
-    /// (the driver then drops this future, which cancels the request at the host); a person
-    /// answering an elicitation must not be cut short here.
     async fn ask(&self, method: &'static str, params: Value) -> Result<Value, ErrorObject> {
-        let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
-        let host = self
-            .host
-            .get()
-            .ok_or_else(|| internal("the bridge's host is not connected yet".into()))?;
-        let params = match params {
-            Value::Null => None,
-            p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
-        };
-        let options = RequestOptions::new().no_timeout();
-        match host.request_raw(method, params.as_deref(), options).await {
-            Ok(raw) => raw
-                .decode::<Value>()
-                .map_err(|e| internal(format!("the host's answer: {e}"))),
-            Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
-            Err(e) => Err(internal(format!("the host did not answer: {e}"))),
-        }
+        ask_host(&self.host, method, params).await
+    }
+}
+
+/// Asks the host in `host` the server's request `method` and gives its answer (or the error
+/// for the server). The upstream server has its own deadline and cancels when it passes (the
+/// driver then drops this future, which cancels the request at the host); a person answering
+/// an elicitation must not be cut short here.
+pub async fn ask_host(
+    host: &HostSlot,
+    method: &'static str,
+    params: Value,
+) -> Result<Value, ErrorObject> {
+    let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
+    let host = host
+        .get()
+        .ok_or_else(|| internal("the bridge's host is not connected yet".into()))?;
+    let params = match params {
+        Value::Null => None,
+        p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
+    };
+    let options = RequestOptions::new().no_timeout();
+    match host.request_raw(method, params.as_deref(), options).await {
+        Ok(raw) => raw
+            .decode::<Value>()
+            .map_err(|e| internal(format!("the host's answer: {e}"))),
+        Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
+        Err(e) => Err(internal(format!("the host did not answer: {e}"))),
     }
 }
 

@@ -7,13 +7,16 @@
 //!   lists are then merely empty until it is.
 //! - `completions` under the same rule; `logging` always (the host's level is set on every
 //!   server, and servers' log messages reach the host).
-//! - Nothing else: the aggregate does not route task-augmented requests or experimental
-//!   capabilities.
+//! - `tasks` (protocol 2025-11-25) when a ready server offers it, or some server is not up
+//!   yet: `list`, `cancel` and task-augmented `tools/call` each when some such server offers
+//!   it ([`super::tasks`] routes them).
+//! - Nothing else: experimental capabilities are not passed on.
 
 use mcp_proto::types::{
-    PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
+    PromptsCapability, ResourcesCapability, ServerCapabilities, TaskRequestsCapability,
+    TasksCapability, ToolsCapability,
 };
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 /// The host-facing capabilities, from the capabilities of the servers that are ready
 /// (`ready`) and whether any other server may still come up (`some_coming_up`).
@@ -36,8 +39,29 @@ pub fn union(ready: &[&ServerCapabilities], some_coming_up: bool) -> ServerCapab
         }),
         completions: any(|c| c.completions.is_some()).then(Map::new),
         logging: Some(Map::new()),
+        tasks: any(|c| c.tasks.is_some()).then(|| TasksCapability {
+            list: any(|c| c.tasks.as_ref().is_some_and(|t| t.list.is_some())).then(Map::new),
+            cancel: any(|c| c.tasks.as_ref().is_some_and(|t| t.cancel.is_some())).then(Map::new),
+            requests: any(tool_calls_as_tasks).then(|| TaskRequestsCapability {
+                tools: Some(Map::from_iter([(
+                    "call".to_owned(),
+                    Value::Object(Map::new()),
+                )])),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
         ..Default::default()
     }
+}
+
+/// Whether a server accepts task-augmented `tools/call` (`tasks.requests.tools.call`).
+fn tool_calls_as_tasks(c: &ServerCapabilities) -> bool {
+    c.tasks
+        .as_ref()
+        .and_then(|t| t.requests.as_ref())
+        .and_then(|r| r.tools.as_ref())
+        .is_some_and(|tools| tools.contains_key("call"))
 }
 
 /// The servers' instructions, each under its server's name, for the host's `initialize`
@@ -68,6 +92,34 @@ mod tests {
         assert_eq!(caps.tools.and_then(|t| t.list_changed), Some(true));
         assert!(caps.logging.is_some());
         assert!(caps.prompts.is_none() && caps.resources.is_none() && caps.completions.is_none());
+        assert!(caps.tasks.is_none());
+    }
+
+    #[test]
+    fn tasks_are_declared_as_far_as_some_server_offers_them() {
+        let listing = ServerCapabilities {
+            tasks: Some(TasksCapability {
+                list: Some(Map::new()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let calling: ServerCapabilities = serde_json::from_value(serde_json::json!({
+            "tasks": {"cancel": {}, "requests": {"tools": {"call": {}}}}
+        }))
+        .expect("capabilities");
+        let tasks = union(&[&listing, &with_prompts()], false)
+            .tasks
+            .expect("declared");
+        assert!(tasks.list.is_some() && tasks.cancel.is_none() && tasks.requests.is_none());
+        let tasks = union(&[&listing, &calling], false).tasks.expect("declared");
+        assert!(tasks.list.is_some() && tasks.cancel.is_some());
+        assert!(
+            tasks
+                .requests
+                .and_then(|r| r.tools)
+                .is_some_and(|t| t.contains_key("call"))
+        );
     }
 
     #[test]
@@ -86,7 +138,8 @@ mod tests {
             (Some(true), Some(true))
         );
         assert!(caps.prompts.is_some() && caps.completions.is_some());
-        assert!(caps.tasks.is_none());
+        let tasks = caps.tasks.expect("declared");
+        assert!(tasks.list.is_some() && tasks.cancel.is_some() && tasks.requests.is_some());
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! `mcp bridge --config FILE --listen ADDR`: the servers of the file served as one over
 //! Streamable HTTP, on the tokio adapter's HTTP server ([`start_http`]).
 //!
-//! The servers start at once (there is no host yet), speaking as the bridge itself with no
-//! client capabilities: every HTTP session shares them, so a server's sampling, elicitation
-//! or roots request could not be told apart by host and is not offered. Everything else is
+//! The servers start at once (there is no host yet), speaking as the bridge itself, and
+//! every HTTP session shares them: a server's sampling or elicitation request goes to the one
+//! session with requests in flight to that server, and is refused with the reason when there
+//! is no such one session (always with `--stateless`, which has no sessions); roots are not
+//! offered ([`super::server_requests`]). Everything else is
 //! as over stdio: each session gets its own [`Router`] (its own subscriptions) and, in
 //! stateful mode, its own [`Watcher`] (its `list_changed`, log messages and other
 //! notifications); the manager's status changes are reported on stderr once, for all.
@@ -19,11 +21,12 @@ use mcp_tokio::server::{ServerHandle, start_http};
 
 use super::filter::ToolFilter;
 use super::router::Router;
+use super::server_requests::SessionCalls;
 use super::watch::{self, Barriers, Watcher};
 use super::{
-    CANCEL_BOUND, report_entries, report_summary, shared, start_servers, unmatched_warnings,
+    CANCEL_BOUND, Speaker, report_entries, report_summary, shared, start_servers,
+    unmatched_warnings,
 };
-use crate::app::bridge::upstream::{self, HostSlot};
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
@@ -42,8 +45,9 @@ pub async fn run(
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| CliError::cannot_listen(addr, &e))?;
-    let identity = bridge_initialize();
-    let started = match start_servers(cli, ui, &identity, &HostSlot::default(), servers).await {
+    let session_calls = std::sync::Arc::new(SessionCalls::new(args.stateless));
+    let speaker = Speaker::Sessions(session_calls.clone());
+    let started = match start_servers(cli, ui, speaker, servers).await {
         Ok(started) => started,
         Err(e) => {
             report_entries(ui, entries);
@@ -53,7 +57,9 @@ pub async fn run(
     let failed = started.failed();
     let warnings = unmatched_warnings(&started.manager, &started.summary, &filter);
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter, false);
+    // Every POST is a session of its own with --stateless: nothing to bind tasks to.
+    let task_owners = (!args.stateless).then(Default::default);
+    let (shared, mut calls_ended) = shared(cli, &manager, filter, Some(session_calls), task_owners);
     let mut http = HttpServerConfig::new(started.host_config)
         .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
     if let Some(token) = bearer {
@@ -76,7 +82,8 @@ pub async fn run(
         }
         let changes = shared.manager.status_changes();
         let barriers = Barriers::default();
-        let watcher = Watcher::new(shared.clone(), host.clone(), None, barriers.clone());
+        let watcher = Watcher::new(shared.clone(), host.clone(), None, barriers.clone())
+            .for_session(router.session());
         router
             .ordered_by(barriers)
             .owns(tokio::spawn(watcher.run(changes, Vec::new())))
@@ -109,17 +116,4 @@ pub async fn run(
     }
     manager.shutdown().await;
     Ok(Exit::Ok)
-}
-
-/// The `initialize` params the servers get: the bridge's own identity, no capabilities, the
-/// client's newest protocol version.
-fn bridge_initialize() -> mcp_proto::types::InitializeParams {
-    let params = serde_json::json!({
-        // Not a version: the client then offers its newest.
-        "protocolVersion": "",
-        "capabilities": {},
-        "clientInfo": {"name": "mcp-bridge", "version": env!("CARGO_PKG_VERSION")},
-    });
-    // Built from a literal of the right shape: it always reads.
-    upstream::initialize_params(Some(&params)).expect("the bridge's own initialize params")
 }

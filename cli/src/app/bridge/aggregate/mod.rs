@@ -21,7 +21,9 @@
 //! [`router`] answers and routes the host's requests ([`catalog`] names tools, prompts and
 //! resources; [`filter`] applies `--allow` / `--deny`); [`watch`] keeps the host in step as
 //! servers come, go and change their lists; [`capabilities`] is what the host is told at
-//! `initialize`. A lost server is reconnected by the manager's policy (capped exponential
+//! `initialize`; [`tasks`] routes the servers' tasks under host-visible ids; with
+//! `--listen`, [`server_requests`] passes each server's sampling and elicitation to the one
+//! HTTP session it can be attributed to. A lost server is reconnected by the manager's policy (capped exponential
 //! backoff; its subscriptions and log level are set up again).
 //!
 //! When the host closes stdin, its requests still running get [`EOF_GRACE`] to answer, then
@@ -32,6 +34,9 @@ pub mod catalog;
 pub mod filter;
 pub mod listen;
 pub mod router;
+pub mod server_requests;
+pub mod task_owners;
+pub mod tasks;
 pub mod uri;
 pub mod watch;
 
@@ -56,6 +61,7 @@ use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
 use filter::ToolFilter;
 use router::{Router, Shared};
+use server_requests::SessionCalls;
 use watch::{Barriers, Watcher};
 
 /// When the host closes stdin, how long its requests still running may take to answer
@@ -135,21 +141,30 @@ struct Started {
     host_config: ServerConfig,
 }
 
-/// Starts `servers` speaking as `params` (the host's `initialize`, or the bridge's own) and
-/// waits for them up to the start-up deadline; an error (what it found reported on stderr)
-/// when no server came up.
+/// Whom the servers speak as, and where their sampling, elicitation and roots requests go.
+#[derive(Clone)]
+enum Speaker {
+    /// The stdio host: its `initialize` (client info, capabilities, protocol version); the
+    /// requests go to its session, in the slot once it is started.
+    Host(Arc<InitializeParams>, HostSlot),
+    /// With `--listen`: the bridge itself; sampling and elicitation go to the HTTP session
+    /// they are attributed to ([`server_requests`]).
+    Sessions(Arc<SessionCalls>),
+}
+
+/// Starts `servers` speaking as `speaker` and waits for them up to the start-up deadline;
+/// an error (what it found reported on stderr) when no server came up.
 async fn start_servers(
     cli: &Cli,
     ui: &Ui,
-    params: &InitializeParams,
-    host: &HostSlot,
+    speaker: Speaker,
     servers: Vec<mcp_manager::config::ServerConfig>,
 ) -> Result<Started, CliError> {
     let deadline = cli
         .connection
         .connect_timeout
         .unwrap_or(DEFAULT_STARTUP_DEADLINE);
-    let manager = Arc::new(manager(cli, ui, params, host, servers, deadline));
+    let manager = Arc::new(manager(cli, ui, speaker, servers, deadline));
     let changes = manager.status_changes();
     let summary = manager.start().await;
     let coming_up = !summary.from_cache.is_empty() || !summary.pending.is_empty();
@@ -225,19 +240,21 @@ impl Started {
     }
 }
 
-/// What every host session shares: the servers, the filter, the forwarding.
-/// `forwards_server_requests`: whether the servers' requests reach a host (stdio) or not
-/// (`--listen`).
+/// What every host session shares: the servers, the filter, the forwarding; with
+/// `--listen`, the requests in flight that the servers' own requests are attributed by, and
+/// (stateful) the session of each task.
 fn shared(
     cli: &Cli,
     manager: &Arc<Manager>,
     filter: ToolFilter,
-    forwards_server_requests: bool,
+    session_calls: Option<Arc<SessionCalls>>,
+    task_owners: Option<Arc<task_owners::TaskOwners>>,
 ) -> (Arc<Shared>, CallsEnded) {
     let (relay, calls_ended) = Relay::new(cli.connection.timeout);
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
-    shared.forwards_server_requests = forwards_server_requests;
+    shared.session_calls = session_calls;
+    shared.task_owners = task_owners;
     let shared = Arc::new(shared);
     (shared, calls_ended)
 }
@@ -257,7 +274,8 @@ async fn serve_stdio(
         return Ok(Exit::Ok);
     };
     let host = HostSlot::default();
-    let started = match start_servers(cli, ui, &init.params, &host, servers).await {
+    let speaker = Speaker::Host(Arc::new(init.params.clone()), host.clone());
+    let started = match start_servers(cli, ui, speaker, servers).await {
         Ok(started) => started,
         Err(error) => {
             refuse(&mut stdout, &init, &error).await;
@@ -270,7 +288,7 @@ async fn serve_stdio(
     }
     let failed = started.failed();
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter, true);
+    let (shared, mut calls_ended) = shared(cli, &manager, filter, None, None);
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
     // it (and negotiates the version) now that the capabilities are known.
     let initialize = serde_json::json!({
@@ -306,19 +324,17 @@ async fn serve_stdio(
     Ok(Exit::Ok)
 }
 
-/// The manager of `servers`, each connection speaking as the host, its requests to the host
-/// going to `host`; servers reconnect by the default policy, except that one exiting
-/// during its first connect fails at once.
+/// The manager of `servers`, each connection speaking as `speaker`; servers reconnect by the
+/// default policy, except that one exiting during its first connect fails at once.
 fn manager(
     cli: &Cli,
     ui: &Ui,
-    params: &InitializeParams,
-    host: &HostSlot,
+    speaker: Speaker,
     servers: Vec<mcp_manager::config::ServerConfig>,
     deadline: std::time::Duration,
 ) -> Manager {
     let token_store = crate::app::auth::token_store_path(cli);
-    let (ui, params, host) = (ui.clone(), params.clone(), host.clone());
+    let ui = ui.clone();
     let mut builder = Manager::builder(TokioRuntime::current())
         .startup_deadline(deadline)
         // A server that exits during its first connect cannot start (a wrong command, a
@@ -330,7 +346,13 @@ fn manager(
             ..ReconnectConfig::default()
         })
         .client_builder(move |config| {
-            let mut b = upstream::as_host(ClientBuilder::new(), &params, host.clone());
+            let mut b = match &speaker {
+                Speaker::Host(params, host) => {
+                    let b = upstream::as_host(ClientBuilder::new(), params, host.clone());
+                    asking_host_for(b, host, &config.name)
+                }
+                Speaker::Sessions(calls) => server_requests::client_builder(calls, &config.name),
+            };
             if ui.verbose > 0 {
                 // Each server's messages, marked with its name.
                 let ui = ui.with_prefix(&config.name);
@@ -355,6 +377,31 @@ fn manager(
         builder = builder.cache_dir(dir);
     }
     builder.build()
+}
+
+/// `builder` (speaking as the host) with sampling and elicitation handlers that pass
+/// `server`'s requests to the host in `host` with the task id of their related-task `_meta`
+/// made host-visible ([`tasks`]).
+fn asking_host_for(builder: ClientBuilder, host: &HostSlot, server: &str) -> ClientBuilder {
+    let (sampling, elicitation) = (
+        (host.clone(), server.to_owned()),
+        (host.clone(), server.to_owned()),
+    );
+    builder
+        .sampling_handler(move |mut params: serde_json::Value| {
+            let (host, server) = sampling.clone();
+            async move {
+                tasks::related_to_host(&server, &mut params);
+                upstream::ask_host(&host, "sampling/createMessage", params).await
+            }
+        })
+        .elicitation_handler(move |mut params: serde_json::Value| {
+            let (host, server) = elicitation.clone();
+            async move {
+                tasks::related_to_host(&server, &mut params);
+                upstream::ask_host(&host, "elicitation/create", params).await
+            }
+        })
 }
 
 /// Answers the host's `initialize` with `error` (the host may be gone already: the error

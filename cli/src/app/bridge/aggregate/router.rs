@@ -7,6 +7,11 @@
 //!   owning server through the single bridge's [`Relay`] (its deadline, progress under the
 //!   host's token, cancellation when the host cancels or leaves); the resource URIs in
 //!   their results (read contents, resource links, embedded resources) are host-visible.
+//! - Tasks ([`tasks`]): a `tools/call` with a `task` goes to the tool's server and its
+//!   task id comes back host-visible (`SERVER/ID`); `tasks/get`, `tasks/result` and
+//!   `tasks/cancel` go to the server the id names; `tasks/list` pages through every server
+//!   that lists tasks. With `--listen` a session sees only its own tasks (and those of no
+//!   known session: [`super::task_owners`]).
 //! - `resources/subscribe` / `unsubscribe`: a manager subscription per URI (it survives the
 //!   server's reconnects); `notifications/resources/updated` reaches the host under the
 //!   host-visible URI.
@@ -21,6 +26,7 @@
 //! tool: NAME`.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -38,8 +44,10 @@ use serde_json::{Map, Value, json};
 
 use super::catalog;
 use super::filter::ToolFilter;
-use super::uri;
+use super::server_requests::SessionCalls;
+use super::task_owners::TaskOwners;
 use super::watch::{self, Barriers};
+use super::{tasks, uri};
 use crate::app::bridge::forward::{Relay, error_for_host};
 
 /// What the router and the status watcher share.
@@ -54,10 +62,15 @@ pub struct Shared {
     pub prompts: Mutex<ToolNamespace>,
     /// How long a request for a server still coming up waits for it.
     pub wait_bound: Duration,
-    /// Whether the servers' sampling, elicitation and roots requests reach a host (not
-    /// with `--listen`, where every HTTP session shares the servers): when not, a tool
-    /// error about one of them gets [`NOT_FORWARDED`] appended.
-    pub forwards_server_requests: bool,
+    /// With `--listen` (every HTTP session shares the servers): the host requests in flight
+    /// to each server, which the servers' sampling and elicitation are attributed by; a tool
+    /// error after one was refused gets [`NOT_FORWARDED`] and the reason appended. `None`
+    /// over stdio, where the servers' requests go to the one host.
+    pub session_calls: Option<Arc<SessionCalls>>,
+    /// With `--listen` (stateful): the session of each task made through the bridge.
+    pub task_owners: Option<Arc<TaskOwners>>,
+    /// The number of the next host session (a router's).
+    next_session: AtomicU64,
     /// The log level the host set, and the servers it was set on (the manager keeps it on
     /// their later connections).
     log_level: Mutex<(Option<LoggingLevel>, HashMap<String, LoggingLevel>)>,
@@ -81,7 +94,9 @@ impl Shared {
             relay,
             prompts: Mutex::new(ToolNamespace::new()),
             wait_bound,
-            forwards_server_requests: true,
+            session_calls: None,
+            task_owners: None,
+            next_session: AtomicU64::new(0),
             log_level: Mutex::new((None, HashMap::new())),
         }
     }
@@ -154,6 +169,8 @@ impl Shared {
 /// and so do the tasks given to [`owns`](Self::owns).
 pub struct Router {
     shared: Arc<Shared>,
+    /// This host session's number, for [`SessionCalls`].
+    session: u64,
     /// This session's resource subscriptions, by host-visible URI: the task relaying each.
     subscriptions: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
     /// Tasks that serve this session alone (its watcher).
@@ -173,6 +190,7 @@ impl Router {
     /// Routes with `shared`.
     pub fn new(shared: Arc<Shared>) -> Self {
         Router {
+            session: shared.next_session.fetch_add(1, Ordering::Relaxed),
             shared,
             subscriptions: Mutex::new(HashMap::new()),
             tasks: Vec::new(),
@@ -232,13 +250,17 @@ impl Router {
                     .flatten()
                     .ok_or_else(|| unknown_tool(&name))?;
                 params.insert("name".into(), Value::String(tool));
-                let result = self.forward(&server, method, &params, &context).await?;
-                let result = host_uris(&server, &result)?;
-                if shared.forwards_server_requests {
-                    Ok(result)
+                let as_task = params.contains_key("task");
+                let (result, refused) = self.forward_call(&server, method, &params, &context).await;
+                let result = if as_task {
+                    let created = tasks::created_to_host(&server, &result?)?;
+                    self.own_task(&created);
+                    created
                 } else {
-                    note_not_forwarded(result)
-                }
+                    result?
+                };
+                let result = host_uris(&server, &result)?;
+                self.noted(result, refused.as_deref())
             }
             "prompts/get" => {
                 let mut params = object(params.as_deref())?;
@@ -262,6 +284,32 @@ impl Router {
                 let result = self.forward(&server, method, &params, &context).await?;
                 host_uris(&server, &result)
             }
+            "tasks/list" => self.list_tasks(params.as_deref()).await,
+            "tasks/get" | "tasks/result" | "tasks/cancel" => {
+                let mut params = object(params.as_deref())?;
+                let host_id = string_field(&params, "taskId")?;
+                let (server, id) = tasks::from_host(&host_id)
+                    .filter(|(server, _)| manager.status().iter().any(|(s, _)| s == server))
+                    .filter(|_| self.sees_task(&host_id))
+                    .ok_or_else(|| {
+                        ErrorObject::new(
+                            ErrorObject::INVALID_PARAMS,
+                            format!(
+                                "unknown task: {host_id} (this bridge's task ids are SERVER/ID)"
+                            ),
+                        )
+                    })?;
+                params.insert("taskId".into(), Value::String(id.to_owned()));
+                let is_result = method == "tasks/result";
+                let (result, refused) = self.forward_call(&server, method, &params, &context).await;
+                if is_result {
+                    let result = tasks::payload_to_host(&server, &result?)?;
+                    let result = host_uris(&server, &result)?;
+                    self.noted(result, refused.as_deref())
+                } else {
+                    tasks::task_to_host(&server, &result?)
+                }
+            }
             "resources/subscribe" => self.subscribe(params.as_deref(), &context).await,
             "resources/unsubscribe" => {
                 let params = object(params.as_deref())?;
@@ -281,6 +329,88 @@ impl Router {
         }
     }
 
+    /// `tasks/list`: one host page of every ready server's tasks ([`tasks::list_page`]).
+    async fn list_tasks(&self, params: Option<&RawValue>) -> RequestOutcome {
+        let params = object(params)?;
+        let cursor = match params.get("cursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(c)) => Some(c.as_str()),
+            Some(_) => {
+                return Err(ErrorObject::new(
+                    ErrorObject::INVALID_PARAMS,
+                    "`cursor` must be a string",
+                ));
+            }
+        };
+        let ready: HashMap<String, Client> = catalog::ready_clients(&self.shared.manager)
+            .into_iter()
+            .collect();
+        let servers: Vec<(String, bool)> = self
+            .shared
+            .manager
+            .status()
+            .into_iter()
+            .map(|(server, _)| {
+                let lists = ready.get(&server).is_some_and(|c| {
+                    c.capabilities()
+                        .tasks
+                        .as_ref()
+                        .is_some_and(|t| t.list.is_some())
+                });
+                (server, lists)
+            })
+            .collect();
+        let page = tasks::list_page(&servers, cursor, |server, cursor| {
+            let client = ready.get(&server).cloned();
+            async move {
+                let client = client.ok_or("not ready")?;
+                let page = client
+                    .list_tasks_page(cursor)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let tasks = page
+                    .tasks
+                    .iter()
+                    .map(serde_json::to_value)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| e.to_string())?;
+                Ok((tasks, page.next_cursor))
+            }
+        })
+        .await?;
+        let mut page = page;
+        if let Some(Value::Array(tasks)) = page.get_mut("tasks") {
+            tasks.retain(|t| t["taskId"].as_str().is_none_or(|id| self.sees_task(id)));
+        }
+        raw(&page)
+    }
+
+    /// This host session's number (see [`SessionCalls`], [`TaskOwners`]).
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    /// Whether this session may see the task of host-visible id `task` ([`TaskOwners`]).
+    fn sees_task(&self, task: &str) -> bool {
+        self.shared
+            .task_owners
+            .as_ref()
+            .is_none_or(|owners| owners.visible(task, self.session))
+    }
+
+    /// Binds the task of a `CreateTaskResult` (host-visible) to this session, with `--listen`.
+    fn own_task(&self, created: &RawValue) {
+        let Some(owners) = &self.shared.task_owners else {
+            return;
+        };
+        let id = serde_json::from_str::<Value>(created.get())
+            .ok()
+            .and_then(|v| v["task"]["taskId"].as_str().map(str::to_owned));
+        if let Some(id) = id {
+            owners.record(&id, self.session);
+        }
+    }
+
     /// Forwards `method` with `params` to `server`.
     async fn forward(
         &self,
@@ -289,15 +419,50 @@ impl Router {
         params: &Map<String, Value>,
         context: &RequestContext,
     ) -> RequestOutcome {
-        let client = self.shared.client_for(server).await?;
-        let params = to_raw(params).map_err(|e| internal(e.to_string()))?;
+        self.forward_call(server, method, params, context).await.0
+    }
+
+    /// Forwards `method` with `params` to `server`; with `--listen`, also why a request of
+    /// that server was refused while this one was in flight, if one was.
+    async fn forward_call(
+        &self,
+        server: &str,
+        method: String,
+        params: &Map<String, Value>,
+        context: &RequestContext,
+    ) -> (RequestOutcome, Option<String>) {
+        let client = match self.shared.client_for(server).await {
+            Ok(client) => client,
+            Err(e) => return (Err(e), None),
+        };
+        let params = match to_raw(params) {
+            Ok(params) => params,
+            Err(e) => return (Err(internal(e.to_string())), None),
+        };
+        // In flight from here until the answer: the server's own requests meanwhile may be
+        // this session's.
+        let in_flight = self
+            .shared
+            .session_calls
+            .as_ref()
+            .map(|calls| calls.enter(server, self.session, context));
         let outcome = self
             .shared
             .relay
             .forward(client, method, Some(params), context.clone())
             .await;
         watch::barrier(&self.barriers, server).await;
-        outcome
+        (outcome, in_flight.and_then(|call| call.refused()))
+    }
+
+    /// A tool result as the host gets it: with `--listen`, a tool error gets the reason a
+    /// request of its server was refused during the call ([`NOT_FORWARDED`]), or a word on
+    /// roots when it is about roots ([`ROOTS_NOT_OFFERED`]).
+    fn noted(&self, result: Box<RawValue>, refused: Option<&str>) -> RequestOutcome {
+        if self.shared.session_calls.is_none() {
+            return Ok(result);
+        }
+        note_tool_error(result, refused)
     }
 
     /// Puts the server's own prompt name or URI into a `completion/complete` reference;
@@ -391,6 +556,10 @@ impl ServerHandler for Router {
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>, _server: &ServerHandle) {
+        if self.shared.session_calls.is_some() && method == "notifications/roots/list_changed" {
+            // With `--listen` the servers were not told of roots (see `server_requests`).
+            return;
+        }
         for (server, client) in catalog::ready_clients(&self.shared.manager) {
             if let Err(e) = client.notify(method.to_owned(), params) {
                 tracing::warn!("bridge: could not forward {method} to server {server:?}: {e}");
@@ -481,15 +650,23 @@ fn server_uri(host_uri: &str) -> Result<(String, String), ErrorObject> {
         })
 }
 
-/// `server`'s result with its resource URIs made host-visible ([`uri::result_to_host`]).
-/// Appended to a tool's error result about sampling, elicitation or roots when the bridge
-/// does not forward those requests (`--config --listen`).
-pub const NOT_FORWARDED: &str = "(mcp bridge --config --listen does not forward the servers' \
-     sampling, elicitation or roots requests to its clients: a tool that needs one fails)";
+/// Appended, with the reason, to a tool's error result when a request of its server
+/// (sampling, elicitation) was refused during the call (`--config --listen`).
+pub const NOT_FORWARDED: &str = "mcp bridge --config --listen passes a server's sampling and \
+     elicitation requests to the one HTTP session with requests in flight to that server, and \
+     could not pass one during this call";
 
-/// `result` with [`NOT_FORWARDED`] appended to its content when it is a tool error whose
-/// text names sampling, elicitation or roots; otherwise as it is.
-fn note_not_forwarded(result: Box<RawValue>) -> RequestOutcome {
+/// Appended to a tool's error result about roots with `--config --listen`.
+pub const ROOTS_NOT_OFFERED: &str = "(mcp bridge --config --listen does not offer roots to \
+     its servers: every HTTP session shares them, and roots describe one host's workspace)";
+
+/// `result` with a note appended to its content when it is a tool error: [`NOT_FORWARDED`]
+/// and `refused` when a request of its server was refused during the call, else
+/// [`ROOTS_NOT_OFFERED`] when its text names roots; otherwise as it is.
+fn note_tool_error(result: Box<RawValue>, refused: Option<&str>) -> RequestOutcome {
+    if !result.get().contains("\"isError\"") {
+        return Ok(result);
+    }
     let Ok(mut value) = serde_json::from_str::<Value>(result.get()) else {
         return Ok(result);
     };
@@ -497,20 +674,28 @@ fn note_not_forwarded(result: Box<RawValue>) -> RequestOutcome {
     let Some(content) = value.get_mut("content").and_then(Value::as_array_mut) else {
         return Ok(result);
     };
-    let about_server_requests = content.iter().any(|c| {
-        c.get("text").and_then(Value::as_str).is_some_and(|t| {
-            ["sampling", "elicitation", "roots"]
-                .iter()
-                .any(|w| t.contains(w))
+    let says = |words: &str| {
+        content.iter().any(|c| {
+            c.get("text")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.contains(words))
         })
-    });
-    if !is_error || !about_server_requests {
+    };
+    let note = match refused {
+        // The server's own error text passed the reason on already.
+        Some(reason) if says(reason) => format!("({NOT_FORWARDED})"),
+        Some(reason) => format!("({NOT_FORWARDED}: {reason})"),
+        None if says("roots") => ROOTS_NOT_OFFERED.to_owned(),
+        None => return Ok(result),
+    };
+    if !is_error {
         return Ok(result);
     }
-    content.push(json!({"type": "text", "text": NOT_FORWARDED}));
+    content.push(json!({"type": "text", "text": note}));
     to_raw(&value).map_err(|e| internal(e.to_string()))
 }
 
+/// `server`'s result with its resource URIs made host-visible ([`uri::result_to_host`]).
 fn host_uris(server: &str, result: &RawValue) -> RequestOutcome {
     uri::result_to_host(server, result).map_err(|e| internal(e.to_string()))
 }
@@ -520,19 +705,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_tool_error_about_server_requests_is_noted() {
+    fn a_tool_error_gets_the_refusal_or_a_word_on_roots() {
         let raw = |v: Value| to_raw(&v).expect("json");
         let error =
             |text: &str| raw(json!({"isError": true, "content": [{"type": "text", "text": text}]}));
-        let noted = note_not_forwarded(error("did not declare the elicitation capability"))
+        let noted = note_tool_error(error("no model answered"), Some("2 host sessions ..."))
             .expect("a result");
-        assert!(noted.get().contains("does not forward"), "{noted}");
-        for untouched in [
-            error("disk full"),
-            raw(json!({"content": [{"type": "text", "text": "roots: 2"}]})),
+        assert!(noted.get().contains(NOT_FORWARDED), "{noted}");
+        assert!(noted.get().contains("2 host sessions ..."), "{noted}");
+        // A reason the server's text gives already is not repeated.
+        let noted = note_tool_error(
+            error("declined: mcp bridge: 2 host sessions ..."),
+            Some("2 host sessions ..."),
+        )
+        .expect("a result");
+        assert_eq!(noted.get().matches("2 host sessions").count(), 1, "{noted}");
+        assert!(noted.get().contains(NOT_FORWARDED), "{noted}");
+        let noted = note_tool_error(error("the client has no roots"), None).expect("a result");
+        assert!(noted.get().contains("does not offer roots"), "{noted}");
+        for (untouched, refused) in [
+            (error("disk full"), None),
+            (
+                raw(json!({"content": [{"type": "text", "text": "roots: 2"}]})),
+                None,
+            ),
+            (
+                raw(json!({"content": [{"type": "text", "text": "ok"}]})),
+                Some("refused"),
+            ),
         ] {
             let before = untouched.get().to_owned();
-            let after = note_not_forwarded(untouched).expect("a result");
+            let after = note_tool_error(untouched, refused).expect("a result");
             assert_eq!(after.get(), before);
         }
     }

@@ -24,16 +24,27 @@ const SERVER_PART: &AsciiSet = &NON_ALPHANUMERIC
 
 /// The host-visible URI (or URI template) of `server`'s `uri`.
 pub fn to_host(server: &str, uri: &str) -> String {
-    format!("{SCHEME}{}/{uri}", utf8_percent_encode(server, SERVER_PART))
+    format!("{SCHEME}{}{uri}", server_prefix(server))
+}
+
+/// `server` percent-encoded (it then holds no `/`), then `/`: the prefix that names a
+/// server in host-visible URIs and task ids.
+pub fn server_prefix(server: &str) -> String {
+    format!("{}/", utf8_percent_encode(server, SERVER_PART))
+}
+
+/// The server and the rest of `text`, which starts with a [`server_prefix`]; `None` when
+/// it does not.
+pub fn split_server_prefix(text: &str) -> Option<(String, &str)> {
+    let (server, rest) = text.split_once('/')?;
+    let server = percent_decode_str(server).decode_utf8().ok()?;
+    (!server.is_empty()).then(|| (server.into_owned(), rest))
 }
 
 /// The server and the server's own URI behind a host-visible `uri`; `None` when it is not
 /// one this bridge wrote.
 pub fn from_host(uri: &str) -> Option<(String, &str)> {
-    let rest = uri.strip_prefix(SCHEME)?;
-    let (server, original) = rest.split_once('/')?;
-    let server = percent_decode_str(server).decode_utf8().ok()?;
-    (!server.is_empty()).then(|| (server.into_owned(), original))
+    split_server_prefix(uri.strip_prefix(SCHEME)?)
 }
 
 /// `server`'s result with every resource URI in it made host-visible: the `contents` of

@@ -12,8 +12,11 @@
 //!   log line a server wrote before a call's result reaches the host before the answer).
 //! - Each ready connection's other notifications: log messages through the host session's
 //!   log (its level filter applies) with the logger named `SERVER` or `SERVER/LOGGER`;
-//!   `resources/updated` is left to the subscription relays; progress to the calls; anything
-//!   else passed on as it came.
+//!   `resources/updated` is left to the subscription relays; progress to the calls;
+//!   `tasks/status` under the host-visible task id ([`super::tasks`]); anything else passed
+//!   on as it came. With `--listen` every session's watcher passes on every server's
+//!   notifications (the sessions share the servers), but a task's status only to the
+//!   session that may see the task ([`super::task_owners`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -29,8 +32,9 @@ use mcp_tokio::mcp_driver::Lagged;
 use mcp_tokio::mcp_driver::manager::StatusChanges;
 use mcp_tokio::server::{ListChanged, ServerHandle};
 
-use super::catalog;
 use super::router::Shared;
+use super::task_owners::TaskOwners;
+use super::{catalog, tasks};
 use crate::app::ui::Ui;
 
 /// The watcher's view between two changes.
@@ -47,6 +51,21 @@ pub struct Watcher {
     pumps: HashMap<String, (Client, tokio::task::JoinHandle<()>)>,
     /// The pumps' barrier channels, for the router.
     barriers: Barriers,
+    /// Whose task statuses this host is sent.
+    tasks: TaskView,
+}
+
+/// Which tasks' `notifications/tasks/status` a host is sent: with `--listen` (stateful), those
+/// its session may see ([`TaskOwners`]); else every one.
+#[derive(Clone, Default)]
+struct TaskView(Option<(Arc<TaskOwners>, u64)>);
+
+impl TaskView {
+    fn sees(&self, task: &str) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|(owners, session)| owners.visible(task, *session))
+    }
 }
 
 impl Drop for Watcher {
@@ -77,7 +96,21 @@ impl Watcher {
             status,
             pumps: HashMap::new(),
             barriers,
+            tasks: TaskView::default(),
         }
+    }
+
+    /// This watcher serves host session `session` (its router's number): with `--listen`
+    /// (stateful), it is sent the statuses of that session's tasks only ([`TaskOwners`]).
+    #[must_use]
+    pub fn for_session(mut self, session: u64) -> Self {
+        self.tasks = TaskView(
+            self.shared
+                .task_owners
+                .as_ref()
+                .map(|owners| (owners.clone(), session)),
+        );
+        self
     }
 
     /// Runs until the manager is gone; `changes` must have been taken before [`new`](Self::new)
@@ -147,6 +180,7 @@ impl Watcher {
                 server.to_owned(),
                 client.clone(),
                 self.host.clone(),
+                self.tasks.clone(),
                 rx,
             ));
             if let Some((_, old)) = self.pumps.insert(server.to_owned(), (client, pump)) {
@@ -230,12 +264,13 @@ async fn pump(
     server: String,
     client: Client,
     host: ServerHandle,
+    tasks: TaskView,
     mut barriers: mpsc::UnboundedReceiver<oneshot::Sender<()>>,
 ) {
     let mut notes = client.notifications();
     let mut open = true;
     let handle = |note: Option<Result<ServerNotification, Lagged>>, open: &mut bool| match note {
-        Some(Ok(note)) => to_host(&server, &host, &note),
+        Some(Ok(note)) => to_host(&server, &host, &tasks, &note),
         Some(Err(lagged)) => {
             tracing::warn!("bridge: notifications of server {server:?}: {lagged}");
             // Something may have changed unseen.
@@ -288,7 +323,7 @@ pub async fn barrier(barriers: &Barriers, server: &str) {
 }
 
 /// Hands one notification of `server` to the host (see the [module docs](self)).
-fn to_host(server: &str, host: &ServerHandle, note: &ServerNotification) {
+fn to_host(server: &str, host: &ServerHandle, view: &TaskView, note: &ServerNotification) {
     let result = match note.kind() {
         // The manager lists the tools again; the watcher sees it as a status change.
         NotificationKind::ToolsListChanged => Ok(()),
@@ -298,6 +333,29 @@ fn to_host(server: &str, host: &ServerHandle, note: &ServerNotification) {
             "notifications/resources/updated"
             | "notifications/progress"
             | "notifications/cancelled" => Ok(()),
+            "notifications/tasks/status" => match note.params.as_deref() {
+                Some(params) => match tasks::task_to_host(server, params) {
+                    Ok(params) => {
+                        let task = serde_json::from_str::<serde_json::Value>(params.get())
+                            .ok()
+                            .and_then(|p| p["taskId"].as_str().map(str::to_owned));
+                        if task.is_some_and(|t| !view.sees(&t)) {
+                            // Another session's task.
+                            Ok(())
+                        } else {
+                            host.notify(note.method.clone(), Some(&*params))
+                        }
+                    }
+                    Err(e) => {
+                        tracing::debug!(
+                            "bridge: unreadable task status of {server:?}: {}",
+                            e.message
+                        );
+                        Ok(())
+                    }
+                },
+                None => Ok(()),
+            },
             "notifications/message" => match note
                 .params
                 .as_deref()
