@@ -308,7 +308,8 @@ impl CallOptions {
 /// server gets `notifications/cancelled` with the reason, and the call's future resolves with
 /// [`Error::Cancelled`](crate::Error::Cancelled) (or with its result, if the answer had
 /// already arrived). A call started after `cancel` fails at once, without sending anything.
-/// Dropping a call's future still cancels it too (reason: "the client dropped the request").
+/// Dropping a call's future still cancels it too, with the handle's reason when it was
+/// cancelled before the drop, else "the client dropped the request".
 ///
 /// ```no_run
 /// # async fn f<R: mcp_driver::Runtime>(client: mcp_driver::Client<R>) -> Result<(), mcp_driver::Error> {

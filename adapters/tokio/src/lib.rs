@@ -122,6 +122,8 @@ mod http;
 mod http_server;
 mod runtime;
 pub mod server;
+#[cfg(unix)]
+pub mod stdio;
 
 pub use mcp_driver;
 pub use mcp_driver::mcp_manager;

@@ -78,15 +78,25 @@ pub type ServerDriver = mcp_driver::server::ServerDriver<TokioRuntime>;
 /// Starts serving one client on this process's stdin and stdout, on the current tokio
 /// runtime: the handle, and the driver to await (or spawn).
 ///
-/// tokio reads stdin on a blocking thread: a program that ends its server before stdin
-/// closes should leave with `std::process::exit` (or `Runtime::shutdown_background`)
-/// rather than wait for that thread.
+/// Stdin and stdout that are pipes or sockets (as a host connects a stdio server) wait on
+/// the reactor ([`crate::stdio`]); anything else (a terminal, a file) is read on tokio's
+/// blocking thread: a program that ends its server before such a stdin closes should leave
+/// with `std::process::exit` (or `Runtime::shutdown_background`) rather than wait for that
+/// thread.
 ///
 /// # Panics
 ///
 /// Outside a tokio runtime.
 pub fn start_stdio<H: ServerHandler>(server: Server, handler: H) -> (ServerHandle, ServerDriver) {
-    start(server, handler, tokio::io::stdin(), tokio::io::stdout())
+    #[cfg(unix)]
+    return start(
+        server,
+        handler,
+        crate::stdio::stdin(),
+        crate::stdio::stdout(),
+    );
+    #[cfg(not(unix))]
+    return start(server, handler, tokio::io::stdin(), tokio::io::stdout());
 }
 
 /// Serves one client on this process's stdin and stdout until it leaves (stdin closes) or

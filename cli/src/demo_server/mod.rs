@@ -222,9 +222,17 @@ pub fn run_stdio(conformance: bool, modern: bool) -> io::Result<()> {
     let mut config = DemoConfig::from_env();
     config.conformance |= conformance;
     config.modern = modern;
-    let reason = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), config));
-    // tokio reads stdin on a blocking thread that may still wait for input (the session
-    // can end on a write error with stdin open): leave without waiting for it.
+    // The streams are made inside the runtime: pipes register with its reactor.
+    let reason = rt.block_on(async {
+        serve(
+            mcp_tokio::stdio::stdin(),
+            mcp_tokio::stdio::stdout(),
+            config,
+        )
+        .await
+    });
+    // Where stdin is not a pipe, tokio reads it on a blocking thread that may still wait for
+    // input (the session can end on a write error with stdin open): leave without waiting.
     rt.shutdown_background();
     match reason {
         CloseReason::TransportClosed { .. } | CloseReason::Local => Ok(()),

@@ -18,7 +18,7 @@ use mcp_proto::{RawParams, RawResult};
 
 use super::Client;
 use crate::error::Error;
-use crate::options::CallOptions;
+use crate::options::{CallOptions, CancelHandle};
 use crate::runtime::Runtime;
 use crate::shared::{Call, Outcome, Reply};
 
@@ -277,12 +277,16 @@ impl<R: Runtime> Drop for PendingCall<'_, R> {
                 handle = handle.get(),
                 "call dropped: cancelling"
             );
+            // The handle's reason when it was cancelled just before the drop (a caller that
+            // cancels and drops in one step, as a bridge passing on its host's reason does).
+            let reason = self
+                .options
+                .cancel
+                .as_ref()
+                .and_then(CancelHandle::reason)
+                .unwrap_or_else(|| "the client dropped the request".into());
             // Already finished is a harmless race.
-            let _ = state.core.session_mut().cancel(
-                now,
-                handle,
-                Some("the client dropped the request".into()),
-            );
+            let _ = state.core.session_mut().cancel(now, handle, Some(reason));
             state.wake_driver();
         }
     }

@@ -282,6 +282,30 @@ pub async fn cancel_on_drop<R: Runtime>(rt: R) {
         .expect("cancelled");
     let call = &server.received_method("tools/call")[0];
     assert_eq!(request_id_of(&cancelled), &call["id"]);
+    assert_eq!(
+        cancelled["params"]["reason"], "the client dropped the request",
+        "{cancelled}"
+    );
+    // Cancelled through its handle and dropped in one step (before the future could see the
+    // handle fire): the handle's reason is the one sent.
+    {
+        let (options, cancel) = CallOptions::new().cancel_handle();
+        let call = std::pin::pin!(client.call_tool_with("slow", (), options));
+        let seen = std::pin::pin!(server.recv_method("tools/call"));
+        match select(call, seen).await {
+            Either::Left((r, _)) => panic!("the call finished: {r:?}"),
+            Either::Right((req, _)) => assert!(req.is_some()),
+        }
+        cancel.cancel("the host cancelled it");
+    }
+    let cancelled = server
+        .recv_method("notifications/cancelled")
+        .await
+        .expect("cancelled");
+    assert_eq!(
+        cancelled["params"]["reason"], "the host cancelled it",
+        "{cancelled}"
+    );
     // A call whose answer arrived is over, even if its future is dropped before it takes the
     // answer: no `notifications/cancelled` for it.
     {
@@ -297,7 +321,7 @@ pub async fn cancel_on_drop<R: Runtime>(rt: R) {
         // The call's future, never polled again, is dropped here.
     }
     client.ping().await.expect("ping");
-    assert_eq!(server.received_method("notifications/cancelled").len(), 1);
+    assert_eq!(server.received_method("notifications/cancelled").len(), 2);
 }
 
 /// Progress reaches the callback and the watch; the token is sent.

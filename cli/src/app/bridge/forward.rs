@@ -9,14 +9,19 @@
 //!
 //! Upstream notifications and answers reach the host in the order the server sent them (a
 //! log message written before a call's result comes before its answer): with a
-//! [`HostPump`], each answer is released only after every notification received before it
-//! has been handed to the host.
+//! [`HostPump`], each answer hands the host every notification received before it on its
+//! way out, and the pump hands over the ones that come while no answer does.
+//!
+//! A forwarded call is polled on its host request's own task (no task of its own): the
+//! fewer tasks an answer crosses, the less a bridge adds to each call.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use futures_util::FutureExt as _;
+use futures_util::StreamExt as _;
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::ServerNotification;
 use mcp_proto::types::{LoggingLevel, LoggingMessageParams};
@@ -24,7 +29,7 @@ use mcp_tokio::mcp_driver::{CallOptions, CancelHandle, HandlerFuture};
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
 use mcp_tokio::{Client, Error, Notifications};
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::watch;
 
 use crate::app::connect::call_error;
 
@@ -36,66 +41,86 @@ pub struct Forwarder {
 
 /// How a host request is forwarded to an upstream client: its deadline, its progress passed
 /// back under the host's token, its cancellation with the host's reason, the count of calls
-/// in flight (for [`CallsEnded`]) and, with a [`HostPump`], its answer released in order with
-/// the notifications. Both bridges use it: the single one with its one client, the aggregate
-/// one with the client of the server a request is routed to.
+/// in flight (for [`CallsEnded`]) and, with a [`HostPump`], the upstream notifications
+/// received before its answer handed to the host first. Both bridges use it: the single one
+/// with its one client, the aggregate one with the client of the server a request is routed
+/// to.
 #[derive(Clone)]
 pub struct Relay {
     timeout: Option<Duration>,
     in_flight: Arc<watch::Sender<usize>>,
-    /// Where answers wait for the notifications before them ([`HostPump`]); `None`: answered
-    /// at once (no host gets notifications: the stateless HTTP mode; or the notifications
-    /// come from many servers: the aggregate bridge).
-    ordered: Option<mpsc::UnboundedSender<Answer>>,
+    /// The upstream notifications, shared with the [`HostPump`]; `None`: answered at once (no
+    /// host gets notifications: the stateless HTTP mode; or the notifications come from many
+    /// servers: the aggregate bridge, which keeps them in order its own way).
+    ordered: Option<Arc<Mutex<Feed>>>,
 }
 
-/// An upstream answer on its way to the host, released by the [`HostPump`].
-struct Answer {
-    outcome: RequestOutcome,
-    to: oneshot::Sender<RequestOutcome>,
-}
-
-/// Hands the upstream server's notifications to the host and releases the answers of
-/// forwarded calls in order with them. Run it ([`run`](Self::run)) for as long as the host
-/// session lives.
-pub struct HostPump {
+/// The upstream notification stream, read by the [`HostPump`] while the host waits for
+/// nothing, and drained by each answer on its way out (so a notification received before an
+/// answer is handed to the host before it, without a trip through another task).
+struct Feed {
     notifications: Notifications,
-    // Unbounded, yet bounded by the host session's cap on open requests: one entry each.
-    answers: mpsc::UnboundedReceiver<Answer>,
+    /// The pump's waker: whoever polls the stream polls it with this one, so the stream
+    /// always wakes the pump when a notification comes.
+    pump: Option<Waker>,
+    /// `false` once the stream ended (the upstream connection is gone).
+    open: bool,
 }
 
-impl HostPump {
-    /// Forwards until the forwarder is gone; after the upstream connection ended it only
-    /// releases answers (each failed call's error).
-    pub async fn run(mut self, host: &ServerHandle) {
-        let mut upstream_open = true;
+impl Feed {
+    /// Hands every notification already received to `host`, polling with the pump's waker.
+    /// Ready once the stream has ended.
+    fn drain(&mut self, host: &ServerHandle, waker: &Waker) -> Poll<()> {
+        if !self.open {
+            return Poll::Ready(());
+        }
+        let mut cx = Context::from_waker(waker);
         loop {
-            tokio::select! {
-                // Notifications first: those already received go before an answer.
-                biased;
-                n = self.notifications.recv(), if upstream_open => match n {
-                    Some(Ok(n)) => to_host(host, &n),
-                    Some(Err(lagged)) => tracing::warn!("bridge: {lagged}"),
-                    None => upstream_open = false,
-                },
-                answer = self.answers.recv() => {
-                    let Some(answer) = answer else { return };
-                    // Every notification the client received before this answer is queued
-                    // in the stream already: hand those over first.
-                    while upstream_open {
-                        match self.notifications.recv().now_or_never() {
-                            Some(Some(Ok(n))) => to_host(host, &n),
-                            Some(Some(Err(lagged))) => tracing::warn!("bridge: {lagged}"),
-                            Some(None) => upstream_open = false,
-                            None => break,
-                        }
-                    }
-                    // The host may have cancelled meanwhile: nobody waits then.
-                    let _ = answer.to.send(answer.outcome);
+            match self.notifications.poll_next_unpin(&mut cx) {
+                Poll::Ready(Some(Ok(n))) => to_host(host, &n),
+                Poll::Ready(Some(Err(lagged))) => tracing::warn!("bridge: {lagged}"),
+                Poll::Ready(None) => {
+                    self.open = false;
+                    return Poll::Ready(());
                 }
+                Poll::Pending => return Poll::Pending,
             }
         }
     }
+
+    /// Before an answer goes out: every notification received so far goes first.
+    fn drain_before_answer(&mut self, host: &ServerHandle) {
+        // Before the pump's first poll there is no waker yet: that poll registers its own.
+        let waker = self.pump.clone().unwrap_or_else(|| Waker::noop().clone());
+        let _ = self.drain(host, &waker);
+    }
+}
+
+/// Hands the upstream server's notifications to the host while no answer is on its way (an
+/// answer hands over those before it itself). Run it ([`run`](Self::run)) for as long as the
+/// host session lives.
+pub struct HostPump {
+    feed: Arc<Mutex<Feed>>,
+}
+
+impl HostPump {
+    /// Forwards until the upstream connection ends.
+    pub async fn run(self, host: &ServerHandle) {
+        std::future::poll_fn(|cx| {
+            let mut feed = lock(&self.feed);
+            if !feed.pump.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                feed.pump = Some(cx.waker().clone());
+            }
+            feed.drain(host, cx.waker())
+        })
+        .await;
+    }
+}
+
+/// The feed's lock: a panic while holding it (a notification that panicked on its way to
+/// the host) leaves nothing half-done that later readers could trip on.
+fn lock(feed: &Mutex<Feed>) -> std::sync::MutexGuard<'_, Feed> {
+    feed.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Counts a forwarded call until its future is gone (answered, or dropped and so cancelled
@@ -115,8 +140,19 @@ impl Drop for InFlight {
     }
 }
 
-/// Cancels a forwarded call upstream when the host's request ends without its answer (the
-/// host cancelled it, or left), passing on the host's reason.
+/// One forwarded request, polled on the host request's own task. Dropped before its answer
+/// (the host cancelled it, or left), it cancels the call upstream with the host's reason.
+struct Forwarded<F> {
+    // Fields drop in this order: the reason is set on the call's cancel handle before the
+    // call's future is dropped, which cancels it upstream with that reason.
+    cancel: CancelUpstream,
+    call: Pin<Box<F>>,
+    ordered: Option<Arc<Mutex<Feed>>>,
+    _counted: InFlight,
+}
+
+/// Sets the host's reason on a forwarded call's cancel handle when the host's request ends
+/// without its answer.
 struct CancelUpstream {
     cancel: CancelHandle,
     context: RequestContext,
@@ -137,6 +173,21 @@ impl Drop for CancelUpstream {
             }
         });
         self.cancel.cancel(reason);
+    }
+}
+
+impl<F: Future<Output = Result<Box<RawValue>, Error>>> Future for Forwarded<F> {
+    type Output = RequestOutcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<RequestOutcome> {
+        // Every field is `Unpin` (the call is boxed).
+        let this = self.get_mut();
+        let outcome = std::task::ready!(this.call.as_mut().poll(cx)).map_err(error_for_host);
+        this.cancel.armed = false;
+        if let Some(feed) = &this.ordered {
+            lock(feed).drain_before_answer(this.cancel.context.server());
+        }
+        Poll::Ready(outcome)
     }
 }
 
@@ -191,47 +242,15 @@ impl Relay {
             });
         }
         let (options, cancel) = options.cancel_handle();
-        let counted = InFlight::new(&self.in_flight);
-        let ordered = self.ordered.clone();
-        let (answer, answered) = oneshot::channel();
-        // The upstream call runs in its own task: when the host cancels, the server driver
-        // drops the handler's future at once, and the call is then cancelled through its
-        // handle with the host's reason (dropping the call would send a reason of its own).
-        tokio::spawn(async move {
-            // Declared before the call, so dropped after it (its cancellation queued first).
-            let _counted = counted;
-            let outcome = client
-                .request_raw(method, params, options)
-                .await
-                .map_err(error_for_host);
-            match ordered {
-                Some(pump) => {
-                    // The pump is gone only with the host session: nobody waits then.
-                    let _ = pump.send(Answer {
-                        outcome,
-                        to: answer,
-                    });
-                }
-                // The host may have cancelled meanwhile: nobody waits then.
-                None => drop(answer.send(outcome)),
-            }
-        });
-        let upstream = CancelUpstream {
-            cancel,
-            context,
-            armed: true,
-        };
-        async move {
-            // Moved in whole (not only the field set below), so it lives as long as this future.
-            let mut upstream = upstream;
-            let outcome = answered.await.unwrap_or_else(|_| {
-                Err(ErrorObject::new(
-                    ErrorObject::INTERNAL_ERROR,
-                    "mcp bridge: the upstream call ended without an answer",
-                ))
-            });
-            upstream.armed = false;
-            outcome
+        Forwarded {
+            cancel: CancelUpstream {
+                cancel,
+                context,
+                armed: true,
+            },
+            call: Box::pin(async move { client.request_raw(method, params, options).await }),
+            ordered: self.ordered.clone(),
+            _counted: InFlight::new(&self.in_flight),
         }
     }
 }
@@ -248,13 +267,13 @@ impl Forwarder {
     /// pump must run while the host session lives.
     #[must_use]
     pub fn with_host_pump(mut self) -> (Self, HostPump) {
-        let (tx, answers) = mpsc::unbounded_channel();
-        self.relay.ordered = Some(tx);
-        let pump = HostPump {
+        let feed = Arc::new(Mutex::new(Feed {
             notifications: self.client.notifications(),
-            answers,
-        };
-        (self, pump)
+            pump: None,
+            open: true,
+        }));
+        self.relay.ordered = Some(feed.clone());
+        (self, HostPump { feed })
     }
 }
 

@@ -231,8 +231,8 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     {
         return listen::run(cli, ui, args, addr, config).await;
     }
-    let mut stdin = tokio::io::stdin();
-    let mut stdout = tokio::io::stdout();
+    let mut stdin = mcp_tokio::stdio::stdin();
+    let mut stdout = mcp_tokio::stdio::stdout();
     let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
         tracing::info!("bridge: the host closed stdin before initialize");
         return Ok(Exit::Ok);

@@ -102,8 +102,8 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
         report_entries(ui, &entries);
         let error = CliError::Closed("no server of the config file can start".into());
         if args.listen.is_none() {
-            let mut stdin = tokio::io::stdin();
-            let mut stdout = tokio::io::stdout();
+            let mut stdin = mcp_tokio::stdio::stdin();
+            let mut stdout = mcp_tokio::stdio::stdout();
             if let Some(init) = await_initialize(&mut stdin, &mut stdout).await? {
                 refuse(&mut stdout, &init, &error).await;
             }
@@ -267,8 +267,8 @@ async fn serve_stdio(
     filter: ToolFilter,
     servers: Vec<mcp_manager::config::ServerConfig>,
 ) -> Result<Exit, CliError> {
-    let mut stdin = tokio::io::stdin();
-    let mut stdout = tokio::io::stdout();
+    let mut stdin = mcp_tokio::stdio::stdin();
+    let mut stdout = mcp_tokio::stdio::stdout();
     let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
         tracing::info!("bridge: the host closed stdin before initialize");
         return Ok(Exit::Ok);
@@ -406,7 +406,7 @@ fn asking_host_for(builder: ClientBuilder, host: &HostSlot, server: &str) -> Cli
 
 /// Answers the host's `initialize` with `error` (the host may be gone already: the error
 /// returned to the caller is what matters).
-async fn refuse(out: &mut tokio::io::Stdout, init: &HostInitialize, error: &CliError) {
+async fn refuse(out: &mut mcp_tokio::stdio::Stdout, init: &HostInitialize, error: &CliError) {
     let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {error}"));
     let answer = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "error": error});
     let mut line = answer.to_string().into_bytes();
