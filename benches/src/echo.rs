@@ -52,8 +52,14 @@ pub const FLUSH: &str = "bench/flush";
 /// all the same.
 const SILENT_OPEN_CALLS: usize = 1 << 22;
 
+/// The bytes read at once. In [`Mode::Mcp`] it is also the bound of open requests: the
+/// session hands over a whole chunk's requests before the loop answers them, and each took
+/// at least one byte of it, so none is ever refused (the session's default of 1024 would
+/// refuse the rest of a chunk of 2000 calls).
+const CHUNK: usize = 256 * 1024;
+
 /// The bytes the session may queue between two writes: far above the answers to one
-/// 256 KiB chunk of requests, so that no request is ever refused for a full queue.
+/// chunk of requests, so that no request is ever refused for a full queue.
 const OUTBOUND_BYTES: usize = 64 << 20;
 
 /// The protocol versions the server accepts in `initialize` (others get the newest).
@@ -95,11 +101,7 @@ fn config(silent: bool) -> ServerConfig {
         )
         .with_handshake_timeout(None)
         .with_stall_timeout(None);
-    let open = if silent {
-        SILENT_OPEN_CALLS
-    } else {
-        config.max_open_client_requests
-    };
+    let open = if silent { SILENT_OPEN_CALLS } else { CHUNK };
     let in_flight = config.max_in_flight;
     config.with_limits(open, in_flight, OUTBOUND_BYTES)
 }
@@ -107,8 +109,8 @@ fn config(silent: bool) -> ServerConfig {
 fn serve_session(silent: bool, mut input: impl Read, mut output: impl Write) -> io::Result<u64> {
     let mut conn = StdioServerConnection::new(config(silent), Instant::now());
     let answers = Answers::new(silent);
-    let mut buf = vec![0u8; 256 * 1024];
-    let mut out = Vec::with_capacity(256 * 1024);
+    let mut buf = vec![0u8; CHUNK];
+    let mut out = Vec::with_capacity(CHUNK);
     let mut answered = 0u64;
     loop {
         let n = match input.read(&mut buf) {
@@ -547,6 +549,20 @@ mod tests {
         assert_eq!(out[1]["error"]["code"], -32700);
         assert_eq!(out[1]["id"], serde_json::Value::Null);
         assert_eq!(out[2]["result"]["content"][0]["text"], "still here");
+    }
+
+    #[test]
+    fn answers_every_call_of_a_chunk_past_the_sessions_default_bound() {
+        // 3000 calls in one read: all open at once in the session before the loop answers.
+        let mut input = handshake_lines();
+        for i in 1..=3000 {
+            input.push_str(&call_line(i, "m"));
+            input.push('\n');
+        }
+        let (n, out) = run(Mode::Mcp, &input);
+        assert_eq!(n, 3001);
+        assert!(out.iter().all(|a| a.get("error").is_none()), "none refused");
+        assert_eq!(out[3000]["id"], 3000);
     }
 
     #[test]
