@@ -242,3 +242,52 @@ async fn progress_goes_through_the_session() {
     })
     .await;
 }
+
+/// A fake scripted for 2026-07-28 (a `server/discover` handler) is a 2026 session: the
+/// session answers `server/discover` from the handler's description, refuses a request
+/// without the per-request envelope, and completes the answers' `resultType`.
+#[tokio::test]
+async fn a_discover_handler_makes_a_2026_session() {
+    guarded(async {
+        let (server, io) = FakeServer::start(&TokioRuntime::current());
+        server.on_request("server/discover", |_| {
+            Ok(json!({
+                "capabilities": {"tools": {}},
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake-2026", "version": "1"}}
+            }))
+        });
+        server.on_request("tools/list", |_| Ok(json!({"tools": []})));
+        let mut client = RawClient::new(io);
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}
+        });
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                "params": {"_meta": meta}}))
+            .await;
+        let discovered = client.next().await;
+        assert_eq!(discovered["result"]["supportedVersions"][0], "2026-07-28", "{discovered}");
+        assert_eq!(discovered["result"]["resultType"], "complete");
+        assert_eq!(
+            discovered["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "fake-2026"
+        );
+
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+            .await;
+        let refused = client.next().await;
+        assert_eq!((&refused["id"], &refused["error"].is_object()), (&json!(2), &true), "{refused}");
+
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                "params": {"_meta": meta}}))
+            .await;
+        let listed = client.next().await;
+        assert_eq!(listed["result"]["tools"], json!([]), "{listed}");
+        assert_eq!(listed["result"]["resultType"], "complete");
+    })
+    .await;
+}

@@ -10,10 +10,12 @@ use mcp_proto::framing::lines::{Line, LineDecoder, encode_line};
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
 use mcp_proto::server::{
     ClientRequestId, Event, InitializeAnswer, RequestHandle, ServerConfig, ServerSession,
-    UsageError,
+    ServerState, UsageError,
 };
 use mcp_proto::session::{Era, ProtocolVersion, RawParams, RequestOptions};
-use mcp_proto::types::{Implementation, InitializeResult, LoggingLevel};
+use mcp_proto::types::{
+    Implementation, InitializeResult, LoggingLevel, ServerCapabilities, TasksCapability,
+};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -54,21 +56,8 @@ pub fn default_initialize_result() -> Value {
     })
 }
 
-/// Who speaks for the fake on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Wire {
-    /// The core's server session (the initialize era): every case but the one below.
-    Session,
-    /// Protocol 2026-07-28 scripted by the test: it registered a `server/discover` handler
-    /// and the client sent `server/discover`. The test's handlers write the whole 2026
-    /// result (`resultType`, `_meta`, extensions) as the suite under test needs it, so the
-    /// fake answers them as given, line by line, without a session.
-    Scripted,
-}
-
 struct FakeState {
     session: ServerSession,
-    wire: Wire,
     received: Vec<Value>,
     handlers: HashMap<String, AutoHandler>,
     initialize: Option<Value>,
@@ -112,9 +101,10 @@ struct FakeState {
 /// go out with [`send_line`](Self::send_line) and [`send`](Self::send).
 ///
 /// **Protocol 2026-07-28.** A fake with an `on_request("server/discover", ..)` handler
-/// answers a client that sends `server/discover` from its handlers, line by line, as given
-/// (no session: the 2026 results such suites script — `resultType`, task extensions — are
-/// theirs to write).
+/// speaks it to a client that sends `server/discover` first: the handler's result describes
+/// the server (capabilities, instructions, `_meta` server info; the tasks extension offers
+/// the `tasks/*` methods), and the session answers `server/discover`, checks each request's
+/// envelope and completes the 2026 results (`resultType`, server info) of the answers.
 ///
 /// The session is given no deadlines (the fake's requests wait for as long as the test
 /// does; no handshake or stall timeout), so the fake needs no timer.
@@ -187,16 +177,14 @@ impl FakeState {
         let _ = self.out.send(Some(bytes));
     }
 
-    /// One line from the client: recorded, handed to the session (or answered as scripted),
+    /// One line from the client: recorded, handed to the session,
     /// and what the test must see pushed to the inbox.
     fn handle_line(&mut self, text: &str, inbox: &mpsc::UnboundedSender<Value>) {
         let Ok(parsed) = serde_json::from_str::<Value>(text) else {
             // Not JSON: the session answers it with a parse error; the test never sees it.
-            if self.wire == Wire::Session {
-                self.session.handle_message_str(Instant::now(), text);
-                self.drain_events(&mut []);
-                self.flush();
-            }
+            self.session.handle_message_str(Instant::now(), text);
+            self.drain_events(&mut []);
+            self.flush();
             return;
         };
         self.received.push(parsed.clone());
@@ -204,21 +192,8 @@ impl FakeState {
             Value::Array(items) => items.clone(),
             _ => vec![parsed.clone()],
         };
-        let discover = parsed.get("method").and_then(Value::as_str) == Some("server/discover");
-        if discover && self.handlers.contains_key("server/discover") {
-            self.wire = Wire::Scripted;
-        }
-        if self.wire == Wire::Scripted {
-            for message in messages {
-                match self.scripted_reply(&message) {
-                    Some(reply) => self.write(line_of(&reply)),
-                    None if is_initialized(&message) => {}
-                    None => {
-                        let _ = inbox.send(message);
-                    }
-                }
-            }
-            return;
+        if parsed.get("method").and_then(Value::as_str) == Some("server/discover") {
+            self.speak_discover(&parsed);
         }
         let mut incoming: Vec<Incoming> = messages
             .into_iter()
@@ -361,22 +336,44 @@ impl FakeState {
         self.flush();
     }
 
-    /// The scripted (2026) answer to `msg`: `ping`, a handler's, or `None` for the test.
-    fn scripted_reply(&self, msg: &Value) -> Option<Value> {
-        let method = msg.get("method")?.as_str()?;
-        let id = msg.get("id")?;
-        let result = if method == "ping" && !self.handlers.contains_key("ping") {
-            Ok(json!({}))
-        } else {
-            let handler = self.handlers.get(method)?;
-            handler(msg.get("params").unwrap_or(&Value::Null))
+    /// A client's first `server/discover` when the test scripted one (`on_request`): the
+    /// session is started again, before anything else happened on it, speaking protocol
+    /// 2026-07-28 as the handler's result describes it (`capabilities`, `instructions`,
+    /// `_meta` server info; the tasks extension offers the `tasks/*` methods), and then
+    /// answers `server/discover` and checks every request's envelope itself.
+    fn speak_discover(&mut self, request: &Value) {
+        if self.session.state() != ServerState::AwaitingInitialize
+            || self.session.initialize_pending()
+        {
+            return;
+        }
+        let Some(handler) = self.handlers.get("server/discover") else {
+            return;
         };
-        Some(match result {
-            Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
-            Err((code, message)) => {
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-            }
-        })
+        let Ok(result) = handler(request.get("params").unwrap_or(&Value::Null)) else {
+            return;
+        };
+        let mut capabilities: ServerCapabilities =
+            serde_json::from_value(result["capabilities"].clone()).unwrap_or_default();
+        let tasks_extension = result
+            .pointer("/capabilities/extensions")
+            .and_then(Value::as_object)
+            .is_some_and(|e| e.contains_key("io.modelcontextprotocol/tasks"));
+        if tasks_extension && capabilities.tasks.is_none() {
+            capabilities.tasks = Some(TasksCapability::default());
+        }
+        let info = result
+            .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+            .and_then(|i| serde_json::from_value::<Implementation>(i.clone()).ok())
+            .unwrap_or_else(|| Implementation::new("fake-server", "1.0.0"));
+        let mut config = session_config()
+            .with_versions(ProtocolVersion::ALL)
+            .with_capabilities(capabilities);
+        config.server_info = info;
+        if let Some(instructions) = result.get("instructions").and_then(Value::as_str) {
+            config = config.with_instructions(instructions);
+        }
+        self.session = ServerSession::new(config, Instant::now());
     }
 }
 
@@ -405,7 +402,6 @@ impl FakeServer {
         let (inbox_tx, inbox_rx) = mpsc::unbounded_channel();
         let state = Arc::new(Mutex::new(FakeState {
             session: ServerSession::new(session_config(), Instant::now()),
-            wire: Wire::Session,
             received: Vec::new(),
             handlers: HashMap::new(),
             initialize: Some(default_initialize_result()),
@@ -554,12 +550,12 @@ impl FakeServer {
     fn answer(&self, request: &Value, answer: Result<Value, ErrorObject>) {
         let mut s = self.lock();
         let id = key(&request["id"]);
-        if s.wire == Wire::Session && s.initialize_held.as_deref() == Some(id.as_str()) {
+        if s.initialize_held.as_deref() == Some(id.as_str()) {
             return s.answer_initialize(request, answer, false);
         }
         let now = Instant::now();
-        let sent = match (s.wire, s.open.remove(&id)) {
-            (Wire::Session, Some(open)) => {
+        let sent = match s.open.remove(&id) {
+            Some(open) => {
                 s.progress_tokens.retain(|_, o| *o != open);
                 match &answer {
                     Ok(result) => {
@@ -568,7 +564,7 @@ impl FakeServer {
                     Err(error) => s.session.respond_error(now, open, error.clone()).is_ok(),
                 }
             }
-            _ => false,
+            None => false,
         };
         if sent {
             return s.flush();
@@ -589,57 +585,56 @@ impl FakeServer {
     pub fn notify(&self, method: &str, params: Value) {
         let mut s = self.lock();
         let now = Instant::now();
-        let sent = s.wire == Wire::Session
-            && match method {
-                "notifications/progress" => {
-                    let open = params
-                        .get("progressToken")
-                        .and_then(|t| s.progress_tokens.get(&t.to_string()).copied());
-                    let progress = params.get("progress").and_then(Value::as_f64);
-                    match (open, progress) {
-                        (Some(open), Some(progress)) => s
-                            .session
-                            .notify_progress(
-                                now,
-                                open,
-                                progress,
-                                params.get("total").and_then(Value::as_f64),
-                                params.get("message").and_then(Value::as_str),
-                            )
-                            .is_ok(),
-                        _ => false,
+        let sent = match method {
+            "notifications/progress" => {
+                let open = params
+                    .get("progressToken")
+                    .and_then(|t| s.progress_tokens.get(&t.to_string()).copied());
+                let progress = params.get("progress").and_then(Value::as_f64);
+                match (open, progress) {
+                    (Some(open), Some(progress)) => s
+                        .session
+                        .notify_progress(
+                            now,
+                            open,
+                            progress,
+                            params.get("total").and_then(Value::as_f64),
+                            params.get("message").and_then(Value::as_str),
+                        )
+                        .is_ok(),
+                    _ => false,
+                }
+            }
+            "notifications/cancelled" => {
+                let handle = params
+                    .get("requestId")
+                    .and_then(Value::as_u64)
+                    .and_then(|id| s.requests.remove(&id));
+                let reason = params
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                handle.is_some_and(|h| s.session.cancel(now, h, reason).is_ok())
+            }
+            "notifications/message" => {
+                let level = params
+                    .get("level")
+                    .and_then(|l| serde_json::from_value::<LoggingLevel>(l.clone()).ok());
+                let logger = params.get("logger").and_then(Value::as_str);
+                let data = params.get("data").and_then(raw_of);
+                match (level, data) {
+                    // `Ok(false)`: below the client's level, not sent by the session.
+                    (Some(level), Some(data)) => {
+                        s.session.log(now, level, logger, &data) == Ok(true)
                     }
+                    _ => false,
                 }
-                "notifications/cancelled" => {
-                    let handle = params
-                        .get("requestId")
-                        .and_then(Value::as_u64)
-                        .and_then(|id| s.requests.remove(&id));
-                    let reason = params
-                        .get("reason")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    handle.is_some_and(|h| s.session.cancel(now, h, reason).is_ok())
-                }
-                "notifications/message" => {
-                    let level = params
-                        .get("level")
-                        .and_then(|l| serde_json::from_value::<LoggingLevel>(l.clone()).ok());
-                    let logger = params.get("logger").and_then(Value::as_str);
-                    let data = params.get("data").and_then(raw_of);
-                    match (level, data) {
-                        // `Ok(false)`: below the client's level, not sent by the session.
-                        (Some(level), Some(data)) => {
-                            s.session.log(now, level, logger, &data) == Ok(true)
-                        }
-                        _ => false,
-                    }
-                }
-                _ => s
-                    .session
-                    .notify(now, method.to_owned(), raw_of(&params))
-                    .is_ok(),
-            };
+            }
+            _ => s
+                .session
+                .notify(now, method.to_owned(), raw_of(&params))
+                .is_ok(),
+        };
         if sent {
             return s.flush();
         }
@@ -655,7 +650,7 @@ impl FakeServer {
     /// `"srv-N"`.
     pub fn request(&self, method: &str, params: Value) -> Value {
         let mut s = self.lock();
-        if s.wire == Wire::Session {
+        {
             let raw = raw_of(&params).map(RawParams::from);
             let options = RequestOptions::new().no_timeout();
             if let Ok(handle) =
