@@ -76,13 +76,13 @@ struct FakeState {
 
 /// A scripted MCP server over an in-memory pipe.
 ///
-/// Its wire is the core's [`ServerSession`]: the session frames the client's lines, answers
-/// `initialize` (with [`set_initialize_result`](Self::set_initialize_result)'s value, or a
-/// default that declares tools, resources, prompts, logging and completions; its
+/// Its wire is the core's [`ServerSession`] behind the core's line framing. The session
+/// answers `initialize` (with [`set_initialize_result`](Self::set_initialize_result)'s
+/// value, or a default that declares tools, resources, prompts, logging and completions; its
 /// `protocolVersion` is answered when the client asked for it or a newer one, else the
-/// session negotiates the client's), `ping` and
-/// `logging/setLevel`, refuses what the declared capabilities do not offer (`-32601`) and
-/// garbage (`-32700`), and correlates the ids of the requests both ways. Around it the fake
+/// session negotiates the client's), `ping` and `logging/setLevel`; it refuses requests
+/// before `initialize` (`-32600`), what the declared capabilities do not offer (`-32601`)
+/// and garbage (`-32700`), and correlates the ids of the requests both ways. Around it the fake
 /// answers the methods given to [`on_request`](Self::on_request) automatically, records
 /// every message the client sent ([`received`](Self::received)), and hands every other one
 /// (the requests the session passes on, notifications, answers to the fake's own requests)
@@ -97,8 +97,8 @@ struct FakeState {
 /// ([`notify`](Self::notify)), an `initialize` result the session cannot give (fields it
 /// does not know, or a version the client cannot take in an answer the test gives with
 /// [`respond`](Self::respond)); the session then stays uninitialized and refuses the
-/// client's later requests, as the client should not go on. Raw bytes
-/// go out with [`send_line`](Self::send_line) and [`send`](Self::send).
+/// client's later requests, as the client should not go on. Raw bytes go out with
+/// [`send_line`](Self::send_line) and [`send`](Self::send).
 ///
 /// **Protocol 2026-07-28.** A fake with an `on_request("server/discover", ..)` handler
 /// speaks it to a client that sends `server/discover` first: the handler's result describes
