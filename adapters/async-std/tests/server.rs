@@ -51,6 +51,7 @@ macro_rules! server_tests {
 }
 
 server_tests!(
+    negotiated_handshake_tools_list_and_ping_both_ways,
     call_with_progress,
     sampling_from_a_handler,
     cancellation_reaches_the_handler,

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
 use mcp_proto::server::ServerConfig;
-use mcp_proto::session::{CloseReason, EraPolicy, RequestOptions};
+use mcp_proto::session::{CloseReason, EraPolicy, ProtocolVersion, RequestOptions};
 use mcp_proto::types::{CreateMessageResult, Implementation, ServerCapabilities, ToolsCapability};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -158,6 +158,19 @@ async fn start<R: Runtime>(
     start_with(rt, EraPolicy::Initialize).await
 }
 
+/// The test server's configuration: `tools` with `listChanged`, every protocol version.
+fn suite_config() -> ServerConfig {
+    ServerConfig::new(Implementation::new("suite-server", "1.0")).with_capabilities(
+        ServerCapabilities {
+            tools: Some(ToolsCapability {
+                list_changed: Some(true),
+                ..ToolsCapability::default()
+            }),
+            ..ServerCapabilities::default()
+        },
+    )
+}
+
 /// [`start`] with the client's era policy.
 async fn start_with<R: Runtime>(
     rt: &R,
@@ -168,17 +181,22 @@ async fn start_with<R: Runtime>(
     Arc<Seen>,
     oneshot::Receiver<CloseReason>,
 ) {
+    start_configured(rt, era, suite_config()).await
+}
+
+/// [`start_with`] and the server's configuration.
+async fn start_configured<R: Runtime>(
+    rt: &R,
+    era: EraPolicy,
+    config: ServerConfig,
+) -> (
+    Client<R>,
+    ServerHandle,
+    Arc<Seen>,
+    oneshot::Receiver<CloseReason>,
+) {
     let (to_server, server_reads) = pipe(64 * 1024);
     let (to_client, client_reads) = pipe(64 * 1024);
-    let config = ServerConfig::new(Implementation::new("suite-server", "1.0")).with_capabilities(
-        ServerCapabilities {
-            tools: Some(ToolsCapability {
-                list_changed: Some(true),
-                ..ToolsCapability::default()
-            }),
-            ..ServerCapabilities::default()
-        },
-    );
     let seen = Arc::new(Seen::default());
     let handler = TestHandler { seen: seen.clone() };
     let (handle, driver) = Server::new(config).start(rt.clone(), handler, server_reads, to_client);
@@ -239,6 +257,51 @@ pub async fn call_with_progress<R: Runtime>(rt: R) {
         "the client's close ends the server: {reason:?}"
     );
     assert!(handle.is_closed());
+}
+
+/// The handshake negotiates down to the newest version the server speaks (the client asked
+/// for a newer one), both ends agree on it, `tools/list` carries the server's tools, and
+/// `ping` is answered both ways (by each side's session, not its handlers).
+pub async fn negotiated_handshake_tools_list_and_ping_both_ways<R: Runtime>(rt: R) {
+    let config =
+        suite_config().with_versions([ProtocolVersion::V2025_03_26, ProtocolVersion::V2025_06_18]);
+    let (client, handle, _seen, done) = start_configured(&rt, EraPolicy::Initialize, config).await;
+    assert!(
+        ProtocolVersion::LATEST_INITIALIZE > ProtocolVersion::V2025_06_18,
+        "the client asks for a newer version than the server speaks"
+    );
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2025_06_18);
+    assert_eq!(
+        handle.protocol_version(),
+        Some(ProtocolVersion::V2025_06_18)
+    );
+    assert_eq!(client.server_info().name, "suite-server");
+    assert!(
+        client
+            .capabilities()
+            .tools
+            .as_ref()
+            .is_some_and(|t| t.list_changed == Some(true)),
+        "the server's capabilities reach the client"
+    );
+
+    let tools = client.list_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["progress", "sample", "block"]);
+
+    client.ping().await.expect("the server answers ping");
+    let pong = handle
+        .request_raw("ping", None, RequestOptions::new())
+        .await
+        .expect("the client answers ping");
+    assert_eq!(pong.decode::<Value>().expect("JSON"), json!({}));
+
+    client.close().await;
+    let reason = done.await.expect("the driver finished");
+    assert!(
+        matches!(reason, CloseReason::TransportClosed { .. }),
+        "{reason:?}"
+    );
 }
 
 /// A handler asks the client's model (`sampling/createMessage`) mid-call and awaits the
