@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 use crate::common::everything;
-use crate::host::{start_bridge, test_dir};
+use crate::host::{BridgeHost, start_bridge, test_dir};
 
 const TOOL: &str = "simulate-research-query";
 
@@ -24,7 +24,7 @@ pub fn write_everything_config(dir: &std::path::Path, everything: &[String]) {
 }
 
 /// Every task id of every `tasks/list` page, following `nextCursor` to the end.
-fn listed_ids(host: &mut Host) -> Vec<String> {
+fn listed_ids(host: &mut BridgeHost) -> Vec<String> {
     let mut ids = Vec::new();
     let mut params = json!({});
     loop {
