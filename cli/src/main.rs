@@ -74,8 +74,19 @@ fn run(cli: &Cli) -> Result<Exit, CliError> {
             Ok(Exit::Ok)
         }
         _ => {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
+            let mut builder = match cli.command {
+                // A bridge sits in the middle of every call: on one thread its tasks hand
+                // work to each other without waking another thread (a futex and a context
+                // switch each), which on a small machine shared with the host and the
+                // server costs more than a second core gains (BENCHMARKS.md, "Bridges").
+                Command::Bridge(_) => tokio::runtime::Builder::new_current_thread(),
+                _ => {
+                    let mut builder = tokio::runtime::Builder::new_multi_thread();
+                    builder.worker_threads(2);
+                    builder
+                }
+            };
+            let runtime = builder
                 .enable_all()
                 .build()
                 .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;

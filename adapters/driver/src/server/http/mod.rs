@@ -184,21 +184,20 @@ impl HttpService {
         if path != &*self.path {
             return HttpResponse::local(404, "Not Found: the MCP endpoint is elsewhere");
         }
-        let mut entropy = [0u8; 16];
-        if let Err(e) = getrandom::getrandom(&mut entropy) {
-            // No session id may be minted without the OS's randomness.
-            tracing::error!(error = %e, "the OS random source failed");
-            return HttpResponse::local(500, "Internal Server Error: no random source");
-        }
         let now = self.shared.now();
         let mut state = self.shared.lock();
         let http = conn(&mut state);
         if http.shutting_down {
             return HttpResponse::local(503, "Service Unavailable: the server is shutting down");
         }
-        let id = http
-            .server
-            .handle_request(now, &RequestHead::new(method, headers), body, entropy);
+        // The OS's randomness is drawn only for a request that opens a session (a system
+        // call per request otherwise, on every call a session makes).
+        let id = http.server.handle_request_with_session_id(
+            now,
+            &RequestHead::new(method, headers),
+            body,
+            mint_session_id,
+        );
         let (response, sink) = HttpResponse::open(self.shared.clone(), id);
         http.responses.insert(id, sink);
         http.pump(now);
@@ -309,5 +308,18 @@ impl HttpConn {
     /// Whether the server shut down and has nothing left to write.
     pub(crate) fn finished(&self) -> bool {
         self.shutting_down && self.responses.is_empty() && self.server.sessions().next().is_none()
+    }
+}
+
+/// A new session's id: 16 bytes of the OS's randomness in hex. Empty when the random source
+/// fails, which the core refuses as an id (500): no session is opened without it.
+fn mint_session_id() -> String {
+    let mut entropy = [0u8; 16];
+    match getrandom::getrandom(&mut entropy) {
+        Ok(()) => entropy.iter().map(|b| format!("{b:02x}")).collect(),
+        Err(e) => {
+            tracing::error!(error = %e, "the OS random source failed: no session id");
+            String::new()
+        }
     }
 }
