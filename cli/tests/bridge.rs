@@ -284,6 +284,11 @@ fn an_unreachable_server_fails_the_hosts_initialize_and_exits_3() {
         message.contains("could not connect to http://127.0.0.1:9/mcp"),
         "{answer}"
     );
+    // The terminal's hints (`-v`, the stderr shown above) are for the terminal, not the host.
+    assert!(
+        !message.contains("-v") && !message.contains("above"),
+        "{answer}"
+    );
     assert_eq!(bridge.finish(), 3);
 }
 

@@ -253,7 +253,11 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
             // The host learns why (and what to do: `mcp login`, say) in the answer to its
             // `initialize`; the user also on stderr.
             let mut message = format!("mcp bridge: {e}");
-            if let Some(hint) = e.hint() {
+            // Only a login is something the host's user can act on from the host; the other
+            // hints speak of this terminal (`-v`, stderr "above"), which the host does not show.
+            if let CliError::LoginRequired { .. } = e
+                && let Some(hint) = e.hint()
+            {
                 message = format!("{message} ({hint})");
             }
             let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, message);
