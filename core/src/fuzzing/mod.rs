@@ -263,6 +263,18 @@ mod tests {
 
     #[test]
     fn a_scripted_server_sequence_reaches_the_2026_era() {
-        assert_eq!(super::server::run(&SERVER_MODERN_PATH), 2);
+        assert_eq!(super::server::run(&SERVER_MODERN_PATH).modern_requests, 2);
+    }
+
+    /// Protocol 2026-07-28 listens: a listen (id 1) opened, a notification delivered to it, a
+    /// read, the client's cancel; a second listen (id 2) closed by the host; the session's
+    /// close at the end. (Also the seed `fuzz/seeds/server/listen_path`.)
+    const SERVER_LISTEN_PATH: [u8; 20] = [
+        0, 23, 1, 4, 9, 0, 10, 0, 0, 26, 1, 255, 0, 23, 2, 255, 9, 1, 10, 0,
+    ];
+
+    #[test]
+    fn a_scripted_server_sequence_opens_and_ends_listens() {
+        assert_eq!(super::server::run(&SERVER_LISTEN_PATH).listens, 2);
     }
 }
