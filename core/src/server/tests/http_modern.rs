@@ -265,3 +265,22 @@ fn closing_a_listen_stream_ends_the_listen() {
     )));
     assert!(h.server.session(key).is_none());
 }
+
+#[test]
+fn a_listen_from_a_client_that_does_not_accept_sse_is_406() {
+    let mut h = Http::new();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}});
+    let r = h.send(
+        "POST",
+        &[
+            ("accept", "application/json"),
+            JSON,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "subscriptions/listen"),
+        ],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(h.status(r), 406);
+    assert_eq!(h.server.sessions().count(), 0);
+}
