@@ -54,7 +54,8 @@ pub(super) const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged"
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ListenEnd {
-    /// The client cancelled it (`notifications/cancelled`); nothing was answered.
+    /// The client cancelled it (`notifications/cancelled`, or over HTTP the close of its
+    /// stream); nothing was answered.
     Cancelled {
         /// The client's reason.
         reason: Option<String>,
@@ -377,6 +378,18 @@ impl ServerSession {
             end: ListenEnd::Cancelled { reason },
         });
         true
+    }
+
+    /// Over HTTP the client closed the stream of a 2026 request's session: that is how it
+    /// ends a listen (the revision's cancellation), so its listens end as cancelled, before
+    /// the session closes.
+    pub(super) fn listens_cancelled_by_stream_close(&mut self) {
+        for (id, _) in self.listens.take_all() {
+            self.events.push_back(Event::ListenClosed {
+                id,
+                end: ListenEnd::Cancelled { reason: None },
+            });
+        }
     }
 
     /// Delivers a notification on every open listen that `wanted` names, each copy with its

@@ -253,6 +253,10 @@ impl HttpServer {
             // The idle timeout counts from the last stream's end.
             entry.last_active = entry.last_active.max(now);
             if self.config.mode == HttpMode::Stateless || entry.transient {
+                if entry.transient {
+                    // The close of a 2026 request's stream is its cancellation, a listen's too.
+                    entry.session.listens_cancelled_by_stream_close();
+                }
                 let why = if entry.transient {
                     "the client closed the request's stream"
                 } else {

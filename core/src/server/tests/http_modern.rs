@@ -259,7 +259,10 @@ fn closing_a_listen_stream_ends_the_listen() {
     assert!(h.events.iter().any(|e| matches!(
         e,
         HttpEvent::Session {
-            event: Event::ListenClosed { .. },
+            event: Event::ListenClosed {
+                end: crate::server::ListenEnd::Cancelled { reason: None },
+                ..
+            },
             ..
         }
     )));
