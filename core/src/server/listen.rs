@@ -283,53 +283,7 @@ impl ServerSession {
     /// Answers a client's `subscriptions/listen`. `modern`: it carried a valid 2026
     /// envelope (the caller checked the session's state and the envelope already).
     pub(super) fn handle_listen(&mut self, wire: Id, params: Option<&RawValue>, modern: bool) {
-        let refuse = |code, message: String| Err(ErrorObject::new(code, message));
-        let answer = if !modern {
-            refuse(
-                ErrorObject::METHOD_NOT_FOUND,
-                format!(
-                    "Method not found: {LISTEN} is part of protocol version 2026-07-28, not of the version this session negotiated"
-                ),
-            )
-        } else if self.client_requests.contains_wire(&wire) || self.listens.contains_wire(&wire) {
-            self.refused_listen("a request with this id is still open");
-            refuse(
-                ErrorObject::INVALID_REQUEST,
-                "a request with this id is still open".into(),
-            )
-        } else if self.listens.len() >= self.config.max_listens {
-            self.refused_listen("too many open listens");
-            refuse(
-                ErrorObject::INVALID_REQUEST,
-                format!(
-                    "too many open subscriptions/listen on this session (limit {}): end one first",
-                    self.config.max_listens
-                ),
-            )
-        } else {
-            match serde_json::from_str::<ListenParams>(params.map_or("null", RawValue::get)) {
-                Err(e) => refuse(
-                    ErrorObject::INVALID_PARAMS,
-                    format!("{LISTEN}: invalid params: {e}"),
-                ),
-                Ok(p) => {
-                    let uris = p.notifications.resource_subscriptions.as_ref();
-                    let count = uris.map_or(0, Vec::len);
-                    if count > self.config.max_listen_resources {
-                        refuse(
-                            ErrorObject::INVALID_PARAMS,
-                            format!(
-                                "{LISTEN}: {count} resourceSubscriptions, more than this server takes on one listen ({})",
-                                self.config.max_listen_resources
-                            ),
-                        )
-                    } else {
-                        Ok(p.notifications)
-                    }
-                }
-            }
-        };
-        let requested = match answer {
+        let requested = match self.admit_listen(&wire, params, modern) {
             Ok(requested) => requested,
             Err(error) => return self.answer_by_session(wire, Err(error), Some(LISTEN)),
         };
@@ -358,6 +312,55 @@ impl ServerSession {
             requested,
             honoured,
         });
+    }
+
+    /// What a listen asks for, or the error it is refused with: `-32601` outside the 2026
+    /// era, `-32600` for an id still open or past the cap, `-32602` for params that are not
+    /// a `SubscriptionsListenRequestParams` or hold too many URIs.
+    fn admit_listen(
+        &mut self,
+        wire: &Id,
+        params: Option<&RawValue>,
+        modern: bool,
+    ) -> Result<ListenFilter, ErrorObject> {
+        if !modern {
+            return Err(ErrorObject::new(
+                ErrorObject::METHOD_NOT_FOUND,
+                format!(
+                    "Method not found: {LISTEN} is part of protocol version 2026-07-28, not of the version this session negotiated"
+                ),
+            ));
+        }
+        if self.client_requests.contains_wire(wire) || self.listens.contains_wire(wire) {
+            let reason = "a request with this id is still open";
+            self.refused_listen(reason);
+            return Err(ErrorObject::new(ErrorObject::INVALID_REQUEST, reason));
+        }
+        let limit = self.config.max_listens;
+        if self.listens.len() >= limit {
+            self.refused_listen("too many open listens");
+            return Err(ErrorObject::new(
+                ErrorObject::INVALID_REQUEST,
+                format!(
+                    "too many open subscriptions/listen on this session (limit {limit}): end one first"
+                ),
+            ));
+        }
+        let invalid = |message: String| ErrorObject::new(ErrorObject::INVALID_PARAMS, message);
+        let p = serde_json::from_str::<ListenParams>(params.map_or("null", RawValue::get))
+            .map_err(|e| invalid(format!("{LISTEN}: invalid params: {e}")))?;
+        let count = p
+            .notifications
+            .resource_subscriptions
+            .as_ref()
+            .map_or(0, Vec::len);
+        let most = self.config.max_listen_resources;
+        if count > most {
+            return Err(invalid(format!(
+                "{LISTEN}: {count} resourceSubscriptions, more than this server takes on one listen ({most})"
+            )));
+        }
+        Ok(p.notifications)
     }
 
     fn refused_listen(&mut self, reason: &'static str) {
