@@ -1,8 +1,8 @@
 //! `mcp demo-server --listen 127.0.0.1:0` (the built binary) used by the built `mcp` client
 //! over Streamable HTTP: the URL line on stderr, tools and calls, progress, the resource
 //! subscription's updates on the GET stream (and in protocol 2026-07-28 on a listen's own
-//! stream), stateless mode, the bearer token, SIGTERM and
-//! Ctrl-C, the hints of an address that cannot be listened on.
+//! stream), stateless mode, the bearer token, SIGTERM and Ctrl-C, the hints of an address
+//! that cannot be listened on.
 //! Only 127.0.0.1 is used; the servers are killed when a test ends.
 
 use std::io::{BufRead, BufReader};
