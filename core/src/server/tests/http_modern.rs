@@ -287,3 +287,32 @@ fn a_listen_from_a_client_that_does_not_accept_sse_is_406() {
     assert_eq!(h.status(r), 406);
     assert_eq!(h.server.sessions().count(), 0);
 }
+
+#[test]
+fn closing_a_listens_session_answers_it_complete_first() {
+    // A server shutting down closes its sessions: each listen gets its clean end.
+    let mut h = Http::new();
+    let (r, key) = open_listen(&mut h, 5);
+    let now = h.now;
+    h.server.close_session(now, key);
+    h.drain();
+    let events = h.seen(r).events();
+    let (_, last) = events.last().expect("events");
+    assert_eq!(last["id"], 5);
+    assert_eq!(last["result"]["resultType"], "complete");
+    assert_eq!(
+        last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        5
+    );
+    assert!(h.seen(r).ended);
+    assert!(h.events.iter().any(|e| matches!(
+        e,
+        HttpEvent::Session {
+            event: Event::ListenClosed {
+                end: crate::server::ListenEnd::SessionClosed,
+                ..
+            },
+            ..
+        }
+    )));
+}
