@@ -1,7 +1,8 @@
 //! `mcp demo-server --listen 127.0.0.1:0` (the built binary) used by the built `mcp` client
 //! over Streamable HTTP: the URL line on stderr, tools and calls, progress, the resource
-//! subscription's updates on the GET stream, stateless mode, the bearer token, SIGTERM and
-//! Ctrl-C, the hints of an address that cannot be listened on.
+//! subscription's updates on the GET stream (and in protocol 2026-07-28 on a listen's own
+//! stream), stateless mode, the bearer token, SIGTERM and Ctrl-C, the hints of an address
+//! that cannot be listened on.
 //! Only 127.0.0.1 is used; the servers are killed when a test ends.
 
 use std::io::{BufRead, BufReader};
@@ -161,6 +162,63 @@ fn resource_updates_arrive_on_the_get_stream() {
     assert_eq!(update["params"]["uri"], "demo://clock");
     let _ = watch.kill();
     let _ = watch.wait();
+}
+
+/// Protocol 2026-07-28 (`--modern`, `--era modern`): the subscription is a
+/// `subscriptions/listen` POST whose SSE stream carries the clock's updates, tagged with the
+/// listen's id; the client going away ends the listen.
+#[test]
+fn a_modern_listen_gets_the_updates_on_its_own_stream() {
+    let server = Listening::start(&["--modern"], &[]);
+    let mut watch = Command::new(MCP)
+        .args(["--url", &server.url, "--era", "modern", "watch"])
+        .args(["--subscribe", "demo://clock", "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run mcp watch");
+    let out = watch.stdout.take().expect("piped stdout");
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let update = loop {
+        let line = rx.recv_timeout(GUARD).expect("a notification line");
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if v["method"] == "notifications/resources/updated" {
+            break v;
+        }
+    };
+    assert_eq!(update["params"]["uri"], "demo://clock");
+    assert!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].is_number(),
+        "{update}"
+    );
+    let _ = watch.kill();
+    let _ = watch.wait();
+    // The server heard the listen open, and end once its stream was gone.
+    let mut heard = Vec::new();
+    while !heard
+        .iter()
+        .any(|l: &String| l.contains("ended: Cancelled"))
+    {
+        let line = server
+            .stderr
+            .recv_timeout(GUARD)
+            .unwrap_or_else(|_| panic!("the listen never ended: {heard:?}"));
+        heard.push(line);
+    }
+    assert!(
+        heard
+            .iter()
+            .any(|l| l.contains("opened: [\"demo://clock\"]")),
+        "{heard:?}"
+    );
 }
 
 #[test]

@@ -156,3 +156,129 @@ fn the_bridge_answers_discover_with_method_not_found() {
     assert_eq!(answer["id"], 1);
     assert_eq!(answer["error"]["code"], -32601, "{answer}");
 }
+
+/// The longest a listen test waits for the demo server before it fails (never reached when
+/// things work: the clock ticks every second).
+const HANG_GUARD: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The lines `child` writes to stdout, as they come.
+fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// The next line from `lines` as JSON; kills `pid` and fails when none comes in time.
+fn next_json(lines: &std::sync::mpsc::Receiver<String>, pid: u32) -> Value {
+    let Ok(line) = lines.recv_timeout(HANG_GUARD) else {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+        panic!("nothing from the server within {HANG_GUARD:?}");
+    };
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+}
+
+/// A client speaking 2026-07-28 by hand to `mcp demo-server --modern` over stdio: a listen
+/// for `demo://clock` is acknowledged first, then the clock's updates arrive tagged with the
+/// listen's id; the client's `notifications/cancelled` ends the listen.
+#[test]
+fn a_listen_on_the_modern_demo_server_gets_the_clocks_updates() {
+    use std::io::Write;
+    let mut child = Command::new(MCP)
+        .args(["demo-server", "--modern"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp demo-server");
+    let pid = child.id();
+    let lines = lines_of(&mut child);
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let listen = r#"{"jsonrpc":"2.0","id":"clock-1","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true,"resourceSubscriptions":["demo://clock"]}}}"#;
+    writeln!(stdin, "{listen}").expect("write the listen");
+    let ack = next_json(&lines, pid);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "clock-1"
+    );
+    // The demo's tools list never changes (listChanged: false): only the clock is honoured.
+    assert_eq!(
+        ack["params"]["notifications"],
+        serde_json::json!({"resourceSubscriptions": ["demo://clock"]})
+    );
+    let update = next_json(&lines, pid);
+    assert_eq!(update["method"], "notifications/resources/updated");
+    assert_eq!(update["params"]["uri"], "demo://clock");
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "clock-1"
+    );
+    let cancel =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"clock-1"}}"#;
+    writeln!(stdin, "{cancel}").expect("write the cancel");
+    drop(stdin);
+    let o = child.wait_with_output().expect("the server exits");
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("ended: Cancelled"), "{err}");
+    // A cancelled listen gets no answer: nothing after it carries its id as a response.
+    while let Ok(line) = lines.recv_timeout(HANG_GUARD) {
+        let v: Value = serde_json::from_str(&line).expect("JSON");
+        assert!(
+            v.get("id").is_none(),
+            "an answer to the cancelled listen: {v}"
+        );
+    }
+}
+
+/// `mcp --era modern watch --subscribe demo://clock` against `mcp demo-server --modern`: the
+/// subscription is a `subscriptions/listen`, and the clock's updates reach the command.
+#[cfg(unix)]
+#[test]
+fn watch_subscribe_listens_on_the_modern_demo_server() {
+    let mut child = Command::new(MCP)
+        .args(["--era", "modern", "-v", "watch", "--json"])
+        .args([
+            "--subscribe",
+            "demo://clock",
+            "--",
+            MCP,
+            "demo-server",
+            "--modern",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp watch");
+    let pid = child.id();
+    let lines = lines_of(&mut child);
+    let update = loop {
+        let v = next_json(&lines, pid);
+        if v["method"] == "notifications/resources/updated" {
+            break v;
+        }
+    };
+    assert_eq!(update["params"]["uri"], "demo://clock");
+    let interrupted = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(interrupted.success());
+    let o = child.wait_with_output().expect("mcp exits");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("subscriptions/listen"), "{err}");
+    assert!(!err.contains("resources/subscribe"), "{err}");
+}

@@ -30,3 +30,10 @@ server_tests!(
     the_context_carries_the_2026_envelope,
     deferred_initialize_over_stdio,
 );
+
+mod listen {
+    use super::*;
+    use mcp_driver::testing::server_listen_suite as server_suite;
+
+    server_tests!(listens_receive_the_hosts_notifications);
+}

@@ -5,15 +5,16 @@ use std::sync::Arc;
 use std::thread;
 
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
-use mcp_proto::server::Diagnostic;
+use mcp_proto::server::{ClientRequestId, Diagnostic};
 use mcp_proto::session::CloseReason;
+use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{
     CallToolParams, CompleteParams, EmptyResult, GetPromptParams, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel,
     PaginatedParams, ReadResourceParams,
 };
 use mcp_tokio::HandlerFuture;
-use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
+use mcp_tokio::server::{ListenEnd, RequestContext, RequestOutcome, ServerHandle, ServerHandler};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -48,6 +49,28 @@ impl ServerHandler for DemoHandler {
             "demo",
             format!("log level set to {}", name.as_str().unwrap_or("?")),
         );
+    }
+
+    /// A 2026-07-28 listen: the resources it subscribed are watched while it is open (a
+    /// subscribed `demo://clock` starts ticking).
+    fn on_listen_opened(
+        &self,
+        id: ClientRequestId,
+        _requested: &ListenFilter,
+        honoured: &ListenFilter,
+        _server: &ServerHandle,
+    ) {
+        let uris = honoured.resource_subscriptions.clone().unwrap_or_default();
+        self.shared.diag(&format!("listen {id} opened: {uris:?}"));
+        let mut inner = self.shared.lock();
+        inner.listens.insert(id, uris);
+        start_ticker(&self.shared, inner);
+    }
+
+    fn on_listen_closed(&self, id: ClientRequestId, end: &ListenEnd, _server: &ServerHandle) {
+        self.shared.diag(&format!("listen {id} ended: {end:?}"));
+        // The clock's ticker sees it is no longer watched at its next tick.
+        self.shared.lock().listens.remove(&id);
     }
 
     fn on_closed(&self, _reason: &CloseReason, _server: &ServerHandle) {
@@ -204,23 +227,29 @@ fn subscription(shared: &Arc<Shared>, uri: &str, subscribe: bool) -> Result<(), 
     } else {
         inner.subscriptions.remove(uri);
     }
-    if uri == catalog::CLOCK_URI && subscribe && inner.ticker.is_none() && !inner.closed {
+    start_ticker(shared, inner);
+    Ok(())
+}
+
+/// Starts the clock's ticker when `demo://clock` is watched and no ticker runs.
+fn start_ticker(shared: &Arc<Shared>, mut inner: std::sync::MutexGuard<'_, super::state::Inner>) {
+    if inner.watched(catalog::CLOCK_URI) && inner.ticker.is_none() && !inner.closed {
         let token = CancelToken::default();
         inner.ticker = Some(token.clone());
         drop(inner);
         let shared = Arc::clone(shared);
         thread::spawn(move || tick_clock(&shared, &token));
     }
-    Ok(())
 }
 
 /// Ticks `demo://clock` every [`CLOCK_TICK`] and tells the client
-/// (`notifications/resources/updated`) while it is subscribed; ends when it is unsubscribed,
-/// or when the session ends (which cancels `token`).
+/// (`notifications/resources/updated`: in the 2026-07-28 era on each listen that subscribed
+/// it) while it is watched; ends when nobody watches it any more, or when the session ends
+/// (which cancels `token`).
 fn tick_clock(shared: &Shared, token: &CancelToken) {
     while token.sleep(CLOCK_TICK) {
         let mut inner = shared.lock();
-        if inner.closed || !inner.subscriptions.contains(catalog::CLOCK_URI) {
+        if inner.closed || !inner.watched(catalog::CLOCK_URI) {
             inner.ticker = None;
             return;
         }

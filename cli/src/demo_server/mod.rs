@@ -11,6 +11,7 @@
 //! | --- | --- |
 //! | `initialize` | answers the client's version when supported, else [`LATEST_VERSION`] |
 //! | `server/discover` | with `--modern` ([`DemoConfig::modern`]): protocol 2026-07-28, each request with its own `_meta` envelope |
+//! | `subscriptions/listen` | with `--modern`: answered by the session; a listen with `resourceSubscriptions: ["demo://clock"]` gets the clock's `notifications/resources/updated` every second, tagged with its `subscriptionId` |
 //! | `tools/list` | [`DemoConfig::page_size`] tools per page, `nextCursor` as an offset |
 //! | `tools/list` | less `model` / `roots` for a client without sampling / roots |
 //! | `tools/call` | `echo`, `add`, `slow`, `ask`, `image`, `fail`, `model`, `roots` |

@@ -1,10 +1,11 @@
 //! State shared between the server's handler, the tool threads and the clock's ticker.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::server::ClientRequestId;
 use mcp_proto::session::{RequestError, RequestOptions};
 use mcp_proto::types::LoggingLevel;
 use mcp_tokio::server::{RequestContext, ServerError, ServerHandle};
@@ -76,12 +77,26 @@ pub(crate) struct Peer {
 pub(crate) struct Inner {
     pub log_level: Option<LoggingLevel>,
     pub subscriptions: BTreeSet<String>,
+    /// The resource URIs each open 2026-07-28 listen subscribed (what the session honoured).
+    pub listens: BTreeMap<ClientRequestId, Vec<String>>,
     /// Set when the session ended: no reply to a server-to-client request can arrive any more.
     pub closed: bool,
     /// The value of `demo://clock`: one more every [`CLOCK_TICK`] while it is subscribed.
     pub clock: u64,
     /// Stops the thread that ticks the clock, while one runs.
     pub ticker: Option<CancelToken>,
+}
+
+impl Inner {
+    /// Whether anyone watches `uri`: a `resources/subscribe` (the initialize era) or an open
+    /// listen that subscribed it (2026-07-28).
+    pub fn watched(&self, uri: &str) -> bool {
+        self.subscriptions.contains(uri)
+            || self
+                .listens
+                .values()
+                .any(|uris| uris.iter().any(|u| u == uri))
+    }
 }
 
 /// How often a subscribed `demo://clock` changes.

@@ -40,6 +40,9 @@ const BODIES: &[&str] = &[
     r#"[{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{"name":"a"}},{"jsonrpc":"2.0","id":{n},"method":"ping"},7]"#,
     r#"[]"#,
     r#"{"jsonrpc":"2.0"}"#,
+    // A 2026-07-28 listen (sent with that revision's headers): a session of its own whose
+    // SSE stream stays open.
+    r#"{"jsonrpc":"2.0","id":{n},"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}"#,
 ];
 
 /// What the client saw of one response.
@@ -69,6 +72,8 @@ struct Model {
     answered: usize,
     /// Sessions whose deferred `initialize` the host holds.
     held: Vec<SessionKey>,
+    /// 2026 listens opened (`true`) and closed (`false`).
+    listens: HashMap<(SessionKey, ClientRequestId), bool>,
 }
 
 impl Model {
@@ -115,6 +120,18 @@ impl Model {
                     match event {
                         Event::Request { id, .. } => self.open.push((session, id)),
                         Event::InitializeRequested { .. } => self.held.push(session),
+                        Event::ListenOpened { id, .. } => {
+                            let fresh = self.listens.insert((session, id), true).is_none();
+                            assert!(fresh, "a listen token reused");
+                        }
+                        Event::ListenClosed { id, .. } => {
+                            let open = self
+                                .listens
+                                .get_mut(&(session, id))
+                                .expect("a close of an opened listen");
+                            assert!(*open, "{id} closed twice");
+                            *open = false;
+                        }
                         Event::Completed { handle, result } => {
                             self.answered += usize::from(result.is_ok());
                             let done = self
@@ -132,6 +149,13 @@ impl Model {
                                     .filter(|((s, _), _)| *s == session)
                                     .all(|(_, d)| *d),
                                 "Closed before a completion"
+                            );
+                            assert!(
+                                self.listens
+                                    .iter()
+                                    .filter(|((s, _), _)| *s == session)
+                                    .all(|(_, open)| !*open),
+                                "Closed before a listen's close"
                             );
                         }
                         _ => {}
@@ -219,8 +243,16 @@ pub fn http_server_ops(data: &[u8]) {
     run(data);
 }
 
-/// Runs the body; returns how many server-to-client requests the client answered.
-pub(super) fn run(data: &[u8]) -> usize {
+/// What a run reached, for the scripted tests that check the paths are reachable.
+pub(super) struct Reached {
+    /// Server-to-client requests the client answered.
+    pub(super) answered: usize,
+    /// 2026 listens opened (each also closed: the run checks it).
+    pub(super) listens: usize,
+}
+
+/// Runs the body; returns what it reached.
+pub(super) fn run(data: &[u8]) -> Reached {
     let mut ops = Ops { data };
     let first = ops.byte();
     let mode = if first & 1 == 0 {
@@ -230,7 +262,10 @@ pub(super) fn run(data: &[u8]) -> usize {
     };
     let server = ServerConfig::new(Implementation::new("fuzz", "0"))
         .with_capabilities(ServerCapabilities {
-            tools: Some(ToolsCapability::default()),
+            tools: Some(ToolsCapability {
+                list_changed: Some(true),
+                ..ToolsCapability::default()
+            }),
             ..ServerCapabilities::default()
         })
         .with_limits(8, 8, 4096)
@@ -255,6 +290,7 @@ pub(super) fn run(data: &[u8]) -> usize {
         entropy: 0,
         answered: 0,
         held: Vec::new(),
+        listens: HashMap::new(),
     };
     while !ops.done() {
         let op = ops.byte() % 13;
@@ -264,7 +300,11 @@ pub(super) fn run(data: &[u8]) -> usize {
                 let body = BODIES[usize::from(arg) % BODIES.len()];
                 let body = body.replace("{n}", &(ops.byte() % 8).to_string());
                 let bits = ops.byte() & 0x3f; // no bad origin, token or type on most
-                let headers = m.headers(bits & 0x1b, ops.byte());
+                let mut headers = m.headers(bits & 0x1b, ops.byte());
+                if body.contains("subscriptions/listen") {
+                    headers.insert("mcp-protocol-version", "2026-07-28");
+                    headers.insert("mcp-method", "subscriptions/listen");
+                }
                 m.request("POST", headers, body.as_bytes());
             }
             3 => {
@@ -372,6 +412,11 @@ pub(super) fn run(data: &[u8]) -> usize {
                         m.server.close_session(now, key);
                     } else if let Some(s) = m.server.session_mut(key) {
                         let _ = s.notify(now, "notifications/tools/list_changed", None);
+                        // Now and then the host ends a session's first listen.
+                        let first = s.listens().next().map(|(id, _)| id);
+                        if let (true, Some(id)) = (arg & 2 != 0, first) {
+                            let _ = s.close_listen(now, id);
+                        }
                     }
                 }
             }
@@ -418,5 +463,9 @@ pub(super) fn run(data: &[u8]) -> usize {
     for (r, seen) in &m.responses {
         assert!(seen.head, "{r:?} got no head");
     }
-    m.answered
+    assert!(m.listens.values().all(|&open| !open), "every listen closed");
+    Reached {
+        answered: m.answered,
+        listens: m.listens.len(),
+    }
 }

@@ -224,7 +224,7 @@ mod tests {
 
     #[test]
     fn a_scripted_http_server_sequence_reaches_a_session() {
-        assert_eq!(super::http_server::run(&HTTP_SERVER_HAPPY_PATH), 1);
+        assert_eq!(super::http_server::run(&HTTP_SERVER_HAPPY_PATH).answered, 1);
     }
 
     /// The happy path with the deferred `initialize`: the host accepts the held `initialize`
@@ -244,7 +244,29 @@ mod tests {
 
     #[test]
     fn a_scripted_http_server_sequence_takes_the_deferred_initialize() {
-        assert_eq!(super::http_server::run(&HTTP_SERVER_DEFERRED_PATH), 1);
+        assert_eq!(
+            super::http_server::run(&HTTP_SERVER_DEFERRED_PATH).answered,
+            1
+        );
+    }
+
+    /// 2026-07-28 over HTTP: a listen POST (id 1, both accepted), the host's
+    /// `list_changed` delivered on it and the listen closed by the host (op 11), a second
+    /// listen (id 2) whose stream the client closes (op 10), the end. (Also the seed
+    /// `fuzz/seeds/http_server/listen_path`.)
+    pub(super) const HTTP_SERVER_LISTEN_PATH: [u8; 19] = [
+        0, // stateful (2026 requests get sessions of their own either way)
+        0, 11, 1, 0, 0, // POST listen (id 1)
+        11, 3, // the host notifies and closes the first listen
+        0, 11, 2, 0, 0, // POST listen (id 2)
+        10, 0, // the client closes a live response
+        9, 1, // time passes
+        11, 1, // the host notifies what is left
+    ];
+
+    #[test]
+    fn a_scripted_http_server_sequence_opens_and_ends_listens() {
+        assert_eq!(super::http_server::run(&HTTP_SERVER_LISTEN_PATH).listens, 2);
     }
 
     #[test]
@@ -263,6 +285,18 @@ mod tests {
 
     #[test]
     fn a_scripted_server_sequence_reaches_the_2026_era() {
-        assert_eq!(super::server::run(&SERVER_MODERN_PATH), 2);
+        assert_eq!(super::server::run(&SERVER_MODERN_PATH).modern_requests, 2);
+    }
+
+    /// Protocol 2026-07-28 listens: a listen (id 1) opened, a notification delivered to it, a
+    /// read, the client's cancel; a second listen (id 2) closed by the host; the session's
+    /// close at the end. (Also the seed `fuzz/seeds/server/listen_path`.)
+    const SERVER_LISTEN_PATH: [u8; 20] = [
+        0, 23, 1, 4, 9, 0, 10, 0, 0, 26, 1, 255, 0, 23, 2, 255, 9, 1, 10, 0,
+    ];
+
+    #[test]
+    fn a_scripted_server_sequence_opens_and_ends_listens() {
+        assert_eq!(super::server::run(&SERVER_LISTEN_PATH).listens, 2);
     }
 }

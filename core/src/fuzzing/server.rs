@@ -3,7 +3,8 @@
 //! no panic; every server-to-client request completes exactly once, `Closed` comes once and
 //! last; the open-request table, the line buffer and what is queued for a client that does
 //! not read stay within their limits; `handle_timeout(now)` leaves no deadline at or before
-//! `now`.
+//! `now`; every 2026 listen that opens closes exactly once, before `Closed`, and no more than
+//! the cap are open.
 
 use std::collections::HashMap;
 
@@ -15,7 +16,9 @@ use crate::server::stdio::StdioServerConnection;
 use crate::server::{ClientRequestId, Event, ListChanged, ServerConfig, ServerState};
 use crate::session::RequestOptions;
 use crate::time::{Duration, Instant};
-use crate::types::{Implementation, LoggingLevel, ServerCapabilities, ToolsCapability};
+use crate::types::{
+    Implementation, LoggingLevel, ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
 
 const LINE_LIMIT: usize = 512;
 const OPEN_LIMIT: usize = 8;
@@ -50,7 +53,15 @@ const LINES: &[&str] = &[
     r#"{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":{n},"io.modelcontextprotocol/clientInfo":[]}}}"#,
     r#"{"jsonrpc":"2.0","id":{n},"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     r#"{"jsonrpc":"2.0","id":{n},"method":"tools/list","params":{"_meta":[{n}]}}"#,
+    // `subscriptions/listen`: valid, with junk params, without an envelope; its cancel.
+    r#"{"jsonrpc":"2.0","id":{n},"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true,"resourceSubscriptions":["a:{n}"]}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{n}}}"#,
+    r#"{"jsonrpc":"2.0","id":{n},"method":"subscriptions/listen","params":{"notifications":{}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{n},"reason":"enough"}}"#,
 ];
+
+/// Open listens per session in the fuzzed configuration.
+const LISTEN_LIMIT: usize = 3;
 
 struct Model {
     conn: StdioServerConnection,
@@ -63,6 +74,8 @@ struct Model {
     closed: usize,
     /// Requests handed over with a 2026 envelope.
     modern_requests: usize,
+    /// Listens opened (`true`) and closed (`false`), by token.
+    listens: HashMap<ClientRequestId, bool>,
 }
 
 impl Model {
@@ -96,8 +109,26 @@ impl Model {
                     assert!(!*done, "{handle} completed twice");
                     *done = true;
                 }
+                Event::ListenOpened { id, .. } => {
+                    assert!(
+                        self.listens.insert(id, true).is_none(),
+                        "a listen token reused"
+                    );
+                }
+                Event::ListenClosed { id, .. } => {
+                    let open = self
+                        .listens
+                        .get_mut(&id)
+                        .expect("a close of an opened listen");
+                    assert!(*open, "{id} closed twice");
+                    *open = false;
+                }
                 Event::Closed { .. } => {
                     self.closed += 1;
+                    assert!(
+                        self.listens.values().all(|&open| !open),
+                        "Closed before a listen's close"
+                    );
                     assert!(
                         self.issued.values().all(|&d| d),
                         "Closed before a completion"
@@ -109,6 +140,13 @@ impl Model {
         let session = self.conn.session();
         assert!(session.open_client_requests() <= OPEN_LIMIT);
         assert!(session.in_flight() <= IN_FLIGHT_LIMIT);
+        assert!(session.open_listens() <= LISTEN_LIMIT);
+        let open = self.listens.values().filter(|&&open| open).count();
+        assert_eq!(
+            session.open_listens(),
+            open,
+            "the listens table and its events agree"
+        );
     }
 
     /// Reads what the server queued; it is bounded even when the client reads rarely.
@@ -136,19 +174,31 @@ pub fn server_ops(data: &[u8]) {
     run(data);
 }
 
-/// [`server_ops`], returning how many requests reached the host with a 2026 envelope (for
-/// the scripted tests that check the era is reachable).
-pub(super) fn run(data: &[u8]) -> usize {
+/// What a run reached, for the scripted tests that check the paths are reachable.
+pub(super) struct Reached {
+    /// Requests handed to the host with a 2026 envelope.
+    pub(super) modern_requests: usize,
+    /// Listens opened (each also closed: the run checks it).
+    pub(super) listens: usize,
+}
+
+/// [`server_ops`], returning what it reached.
+pub(super) fn run(data: &[u8]) -> Reached {
     let config = ServerConfig::new(Implementation::new("fuzz", "0"))
         .with_capabilities(ServerCapabilities {
             tools: Some(ToolsCapability {
                 list_changed: Some(true),
                 ..ToolsCapability::default()
             }),
+            resources: Some(ResourcesCapability {
+                subscribe: Some(true),
+                ..ResourcesCapability::default()
+            }),
             logging: Some(Default::default()),
             ..ServerCapabilities::default()
         })
-        .with_limits(OPEN_LIMIT, IN_FLIGHT_LIMIT, OUTBOUND_LIMIT);
+        .with_limits(OPEN_LIMIT, IN_FLIGHT_LIMIT, OUTBOUND_LIMIT)
+        .with_listen_limits(LISTEN_LIMIT, 4);
     let now = Instant::now();
     let mut m = Model {
         conn: StdioServerConnection::with_decoder(
@@ -162,6 +212,7 @@ pub(super) fn run(data: &[u8]) -> usize {
         open: Vec::new(),
         closed: 0,
         modern_requests: 0,
+        listens: HashMap::new(),
     };
     let mut ops = Ops { data };
     while !ops.done() {
@@ -242,6 +293,14 @@ pub(super) fn run(data: &[u8]) -> usize {
                 let now = m.now;
                 let session = m.conn.session_mut();
                 let _ = session.notify_list_changed(now, ListChanged::Tools);
+                let _ = session.notify_resource_updated(now, &format!("a:{}", arg % 12));
+                // The host ends a listen now and then (a stale token is its race).
+                let listens: Vec<ClientRequestId> = m.listens.keys().copied().collect();
+                if arg & 1 == 1 && !listens.is_empty() {
+                    let id = listens[usize::from(arg) % listens.len()];
+                    let _ = m.conn.session_mut().close_listen(now, id);
+                }
+                let session = m.conn.session_mut();
                 // Invariant: a string is JSON.
                 let data = to_raw("entry").expect("a string serializes");
                 let _ = session.log(now, LoggingLevel::Info, None, &data);
@@ -268,5 +327,9 @@ pub(super) fn run(data: &[u8]) -> usize {
         m.issued.values().all(|&done| done),
         "every request completed"
     );
-    m.modern_requests
+    assert!(m.listens.values().all(|&open| !open), "every listen closed");
+    Reached {
+        modern_requests: m.modern_requests,
+        listens: m.listens.len(),
+    }
 }

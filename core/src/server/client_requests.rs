@@ -51,8 +51,7 @@ impl ClientRequests {
         progress_token: Option<Id>,
         modern: Option<(Option<crate::types::LoggingLevel>, bool)>,
     ) -> ClientRequestId {
-        let id = ClientRequestId(self.next);
-        self.next += 1;
+        let id = self.mint();
         self.by_wire.insert(wire.clone(), id);
         self.open.insert(
             id,
@@ -65,6 +64,14 @@ impl ClientRequests {
                 log_level: modern.and_then(|(level, _)| level),
             },
         );
+        id
+    }
+
+    /// A fresh token for something the session serves itself (a listen), from the same
+    /// counter as the requests', so the two never collide.
+    pub(super) fn mint(&mut self) -> ClientRequestId {
+        let id = ClientRequestId(self.next);
+        self.next += 1;
         id
     }
 

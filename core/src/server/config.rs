@@ -65,6 +65,12 @@ pub struct ServerConfig {
     /// The `ttlMs` of the `server/discover` result: how long a client may cache it (default
     /// 0: re-discover each time).
     pub discover_ttl: Duration,
+    /// Open `subscriptions/listen` per session (2026-07-28); past it a new listen is answered
+    /// `-32600` (default 16).
+    pub max_listens: usize,
+    /// Resource URIs one listen may subscribe; past it the listen is answered `-32602`
+    /// (default 1024).
+    pub max_listen_resources: usize,
 }
 
 impl ServerConfig {
@@ -84,6 +90,8 @@ impl ServerConfig {
             defer_initialize: false,
             versions: ProtocolVersion::ALL.to_vec(),
             discover_ttl: Duration::ZERO,
+            max_listens: 16,
+            max_listen_resources: 1024,
         }
     }
 
@@ -141,6 +149,15 @@ impl ServerConfig {
     #[must_use]
     pub fn with_discover_ttl(mut self, ttl: Duration) -> Self {
         self.discover_ttl = ttl;
+        self
+    }
+
+    /// Sets the bounds of `subscriptions/listen` (2026-07-28): open listens per session, and
+    /// resource URIs per listen.
+    #[must_use]
+    pub fn with_listen_limits(mut self, listens: usize, resources_per_listen: usize) -> Self {
+        self.max_listens = listens;
+        self.max_listen_resources = resources_per_listen;
         self
     }
 

@@ -152,11 +152,14 @@ impl ServerSession {
         if method == "logging/setLevel" {
             return self.handle_set_level(id, params);
         }
+        if method == super::listen::LISTEN {
+            return self.handle_listen(id, params, envelope.is_some());
+        }
         if !offered(&self.config.capabilities, method) {
             let error = ErrorObject::method_not_found(method);
             return self.answer_by_session(id, Err(error), Some(method));
         }
-        let reason = if self.client_requests.contains_wire(&id) {
+        let reason = if self.client_requests.contains_wire(&id) || self.listens.contains_wire(&id) {
             Some("a request with this id is still open")
         } else if self.client_requests.len() >= self.config.max_open_client_requests {
             Some("too many concurrent requests")
@@ -230,6 +233,9 @@ impl ServerSession {
                             id,
                             reason: p.reason,
                         });
+                    } else {
+                        // A listen's id: the client ends its subscription.
+                        self.cancel_listen(&p.request_id, p.reason);
                     }
                 }
                 Err(detail) => self.invalid_notification(method, detail),

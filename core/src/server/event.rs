@@ -7,6 +7,7 @@ use super::ClientRequestId;
 use crate::jsonrpc::{DecodeError, ErrorObject, Id};
 use crate::rpc::RequestHandle;
 use crate::session::{CloseReason, ProtocolVersion, RawResult, RequestError};
+use crate::types::v2026::ListenFilter;
 use crate::types::{InitializeParams, LoggingLevel};
 
 /// Something the host must know or do, from [`ServerSession::poll_event`](super::ServerSession::poll_event).
@@ -56,6 +57,27 @@ pub enum Event {
         id: ClientRequestId,
         /// The client's reason.
         reason: Option<String>,
+    },
+    /// A client opened a `subscriptions/listen` (2026-07-28), answered by the session: it
+    /// was acknowledged with `honoured`, and the host's notifications of that kind now reach
+    /// it ([`notify_list_changed`](super::ServerSession::notify_list_changed),
+    /// [`notify_resource_updated`](super::ServerSession::notify_resource_updated)). A host
+    /// that produces updates only while someone watches (a resource it polls) starts here.
+    /// [`Event::ListenClosed`] comes once for it.
+    ListenOpened {
+        /// The host's token for it ([`close_listen`](super::ServerSession::close_listen)).
+        id: ClientRequestId,
+        /// What the client asked for.
+        requested: ListenFilter,
+        /// What the server's capabilities let it have: what is delivered.
+        honoured: ListenFilter,
+    },
+    /// A listen ended: nothing more is delivered on it.
+    ListenClosed {
+        /// Its token.
+        id: ClientRequestId,
+        /// Who ended it.
+        end: super::ListenEnd,
     },
     /// A client notification the session does not handle itself
     /// (`notifications/roots/list_changed`, an unknown one).

@@ -78,6 +78,7 @@ mod event;
 mod handshake;
 pub mod http;
 mod limits;
+mod listen;
 mod modern;
 mod notify;
 mod outgoing;
@@ -91,11 +92,13 @@ pub use deferred::{InitializeAnswer, answered_version};
 pub use error::UsageError;
 pub use event::{Diagnostic, Event};
 pub use handshake::negotiate;
+pub use listen::{ListenEnd, honoured_subset};
 pub use modern::RequestEnvelope;
 pub use notify::ListChanged;
 
 use client_requests::ClientRequests;
 use limits::Limits;
+use listen::Listens;
 use outgoing::{OutboundQueue, Pending, Queued};
 
 /// The host's token for one client request, used to answer it. Not the client's JSON-RPC id
@@ -156,7 +159,8 @@ struct ClientState {
 ///   [`config`](Self::config), [`protocol_version`](Self::protocol_version),
 ///   [`client_info`](Self::client_info), [`client_capabilities`](Self::client_capabilities),
 ///   [`log_level`](Self::log_level), [`open_client_requests`](Self::open_client_requests),
-///   [`in_flight`](Self::in_flight), [`wire_id`](Self::wire_id).
+///   [`in_flight`](Self::in_flight), [`wire_id`](Self::wire_id),
+///   [`listens`](Self::listens), [`open_listens`](Self::open_listens).
 /// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch;
 ///   [`handle_message_str`](Self::handle_message_str) when it is known to be UTF-8),
 ///   [`handle_timeout`](Self::handle_timeout), [`handle_transport_closed`](Self::handle_transport_closed).
@@ -166,7 +170,7 @@ struct ClientState {
 ///   [`request`](Self::request) return a [`RequestHandle`], [`cancel`](Self::cancel));
 ///   notifications ([`notify`](Self::notify), [`notify_list_changed`](Self::notify_list_changed),
 ///   [`notify_resource_updated`](Self::notify_resource_updated), [`log`](Self::log));
-///   [`close`](Self::close). Misuse returns a [`UsageError`] at once.
+///   2026-07-28 listens ([`close_listen`](Self::close_listen)); [`close`](Self::close). Misuse returns a [`UsageError`] at once.
 /// - **(D) outputs**: [`poll_transmit`](Self::poll_transmit), [`poll_event`](Self::poll_event),
 ///   [`poll_timeout`](Self::poll_timeout).
 ///
@@ -182,6 +186,13 @@ struct ClientState {
 /// completes exactly once with [`Event::Completed`]: a result, a remote error, a timeout, a
 /// cancellation, or the close. [`Event::Closed`] comes once, after the last completion. The
 /// tables and the outbound queue are bounded by [`ServerConfig`].
+///
+/// **Listens (2026-07-28).** The session answers `subscriptions/listen` itself (acknowledged
+/// first, with the subset the capabilities allow) and keeps it open; the host's
+/// `list_changed` and `resources/updated` notifications then go to each listen that asked,
+/// tagged with its `subscriptionId`, and nowhere when none did. Every
+/// [`Event::ListenOpened`] is followed by exactly one [`Event::ListenClosed`], before
+/// [`Event::Closed`]. See the `listen` module's rules in [`ListenEnd`].
 #[derive(Debug)]
 pub struct ServerSession {
     config: ServerConfig,
@@ -196,6 +207,8 @@ pub struct ServerSession {
     deadlines: DeadlineIndex,
     clock: ActiveClock,
     client_requests: ClientRequests,
+    /// The open 2026-07-28 listens.
+    listens: Listens,
     outbound: OutboundQueue,
     events: VecDeque<Event>,
     limits: Limits,
@@ -225,6 +238,7 @@ impl ServerSession {
             deadlines: DeadlineIndex::default(),
             clock: ActiveClock::new(now),
             client_requests: ClientRequests::default(),
+            listens: Listens::default(),
             outbound: OutboundQueue::default(),
             events: VecDeque::new(),
             deferred: None,
@@ -311,7 +325,10 @@ impl ServerSession {
     /// answered or cancelled (or was never handed to the host).
     #[must_use]
     pub fn wire_id(&self, id: ClientRequestId) -> Option<&Id> {
-        self.client_requests.get(id).map(|open| &open.wire)
+        self.client_requests
+            .get(id)
+            .map(|open| &open.wire)
+            .or_else(|| self.listens.wire(id))
     }
 
     // ---- (B) inputs --------------------------------------------------------------------
@@ -645,12 +662,14 @@ impl ServerSession {
         Ok(())
     }
 
-    /// Closes the session: every pending server-to-client request completes with
+    /// Closes the session: every open listen is answered with its `complete` result
+    /// ([`Event::ListenClosed`]), every pending server-to-client request completes with
     /// [`RequestError::Closed`]`(`[`CloseReason::Local`]`)`, then [`Event::Closed`] comes.
     /// Messages already queued (answers, say) can still be drained with `poll_transmit`, so a
     /// transport may flush them before it shuts down. Idempotent.
     pub fn close(&mut self, _now: Instant) {
         if !self.is_closed() {
+            self.complete_listens();
             self.close_with(CloseReason::Local);
         }
     }
@@ -663,6 +682,7 @@ impl ServerSession {
         }
         self.deadlines.clear();
         self.client_requests.clear();
+        self.drop_listens();
         self.deferred = None;
         self.limits = Limits::default();
         self.state = ServerState::Closed;

@@ -36,15 +36,20 @@ impl ListChanged {
 }
 
 /// Notifications the session sends through their own commands.
-const RESERVED: [&str; 4] = [
+const RESERVED: [&str; 5] = [
     "notifications/initialized",
+    "notifications/subscriptions/acknowledged",
     "notifications/cancelled",
     "notifications/progress",
     "notifications/message",
 ];
 
 impl ServerSession {
-    /// Sends a notification with raw params, once the client sent `initialize`.
+    /// Sends a notification with raw params, once the client sent `initialize`. In the
+    /// 2026-07-28 era the `list_changed` and `resources/updated` notifications go to the open
+    /// listens that asked for them, each with its `subscriptionId` in `params._meta`
+    /// (none asked: nothing is sent); see
+    /// [`notify_list_changed`](Self::notify_list_changed).
     ///
     /// Errors: [`UsageError::NotInitialized`], [`UsageError::ReservedMethod`] for
     /// `notifications/cancelled`, `notifications/progress`, `notifications/message` and
@@ -61,10 +66,17 @@ impl ServerSession {
             return Err(UsageError::ReservedMethod(method.into_owned()));
         }
         self.check_version(&method)?;
+        if self.state == ServerState::PerRequest
+            && let Some(wanted) = super::listen::wanted_by(&method, params.as_deref())
+        {
+            return self.deliver_to_listens(now, method, params.as_deref(), &wanted?);
+        }
         self.queue_notification(now, method, params)
     }
 
     /// Tells the client a list changed. The server must have declared `listChanged` for it.
+    /// In the 2026-07-28 era it goes to every open listen that asked for this list (with
+    /// that listen's `subscriptionId`), and nowhere when none did.
     ///
     /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
     pub fn notify_list_changed(
@@ -83,11 +95,17 @@ impl ServerSession {
                 method: list.method().to_owned(),
             });
         }
+        if self.state == ServerState::PerRequest {
+            let wanted = super::listen::Wanted::List(list);
+            return self.deliver_to_listens(now, Cow::Borrowed(list.method()), None, &wanted);
+        }
         self.queue_notification(now, Cow::Borrowed(list.method()), None)
     }
 
     /// Tells the client the resource `uri` changed (`notifications/resources/updated`). The
-    /// server must have declared `resources.subscribe`.
+    /// server must have declared `resources.subscribe`. In the 2026-07-28 era it goes to
+    /// every open listen that subscribed `uri` (or a resource it is part of), with that
+    /// listen's `subscriptionId`, and nowhere when none did.
     ///
     /// Errors: [`UsageError::CapabilityNotDeclared`], and those of [`notify`](Self::notify).
     pub fn notify_resource_updated(&mut self, now: Instant, uri: &str) -> Result<(), UsageError> {
@@ -109,6 +127,10 @@ impl ServerSession {
         }
         let params =
             to_raw(&Updated { uri }).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
+        if self.state == ServerState::PerRequest {
+            let wanted = super::listen::Wanted::Resource(uri.to_owned());
+            return self.deliver_to_listens(now, Cow::Borrowed(method), Some(&params), &wanted);
+        }
         self.queue_notification(now, Cow::Borrowed(method), Some(params))
     }
 

@@ -10,6 +10,7 @@ use mcp_proto::jsonrpc::{self, Id};
 use mcp_proto::server::http::SessionKey;
 use mcp_proto::server::{ClientRequestId, ListChanged, RequestEnvelope, UsageError};
 use mcp_proto::session::{ProtocolVersion, RawParams, RawResult, RequestError, RequestOptions};
+use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{ClientCapabilities, Implementation, LoggingLevel};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -137,7 +138,34 @@ impl ServerHandle {
             .command(self.slot, |s, now| s.notify(now, method, params))?)
     }
 
-    /// Tells the client a list changed (the capability's `listChanged` must be declared).
+    /// The open 2026-07-28 listens of this session and what each was granted, in the order
+    /// they opened (empty in the initialize era).
+    #[must_use]
+    pub fn listens(&self) -> Vec<(ClientRequestId, ListenFilter)> {
+        self.shared
+            .lock()
+            .session(self.slot)
+            .map_or_else(Vec::new, |s| {
+                s.listens().map(|(id, f)| (id, f.clone())).collect()
+            })
+    }
+
+    /// Ends the listen `id` from the server's side: the client gets its `complete` result,
+    /// and [`ServerHandler::on_listen_closed`](super::ServerHandler::on_listen_closed) follows.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::Usage`]: [`UsageError::NotOpen`] when it ended already (a race to
+    /// ignore), [`UsageError::Closed`].
+    pub fn close_listen(&self, id: ClientRequestId) -> Result<(), ServerError> {
+        Ok(self
+            .shared
+            .command(self.slot, |s, now| s.close_listen(now, id))?)
+    }
+
+    /// Tells the client a list changed (the capability's `listChanged` must be declared). In
+    /// the 2026-07-28 era it goes to each open listen that asked for it (with its
+    /// `subscriptionId`), and nowhere when none did.
     ///
     /// # Errors
     ///
@@ -149,6 +177,8 @@ impl ServerHandle {
     }
 
     /// Tells the client the resource `uri` changed (`resources.subscribe` must be declared).
+    /// In the 2026-07-28 era it goes to each open listen that subscribed it, and nowhere when
+    /// none did.
     ///
     /// # Errors
     ///

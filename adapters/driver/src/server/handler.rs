@@ -4,8 +4,9 @@
 use std::future::Future;
 
 use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::server::{Diagnostic, InitializeAnswer};
+use mcp_proto::server::{ClientRequestId, Diagnostic, InitializeAnswer, ListenEnd};
 use mcp_proto::session::CloseReason;
+use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{InitializeParams, LoggingLevel};
 use serde_json::value::RawValue;
 
@@ -76,6 +77,30 @@ pub trait ServerHandler: Send + Sync + 'static {
     /// Called on the driver's task. Default: nothing.
     fn on_initialized(&self, server: &ServerHandle) {
         let _ = server;
+    }
+
+    /// A 2026-07-28 client opened a `subscriptions/listen` on this session; the session
+    /// acknowledged it with `honoured` (the part of `requested` the capabilities allow) and
+    /// from now on delivers [`ServerHandle::notify_list_changed`] and
+    /// [`ServerHandle::notify_resource_updated`] to it. A host that produces updates only
+    /// while someone watches (a resource it polls, say) starts here; `id` ends it from the
+    /// server's side ([`ServerHandle::close_listen`]). Over HTTP each listen is a session of
+    /// its own: keep `server` to notify it. Called on the driver's task. Default: nothing.
+    fn on_listen_opened(
+        &self,
+        id: ClientRequestId,
+        requested: &ListenFilter,
+        honoured: &ListenFilter,
+        server: &ServerHandle,
+    ) {
+        let _ = (id, requested, honoured, server);
+    }
+
+    /// The listen `id` ended (the client cancelled it or closed its stream, the host closed
+    /// it, the session ended): once per [`on_listen_opened`](Self::on_listen_opened), before
+    /// [`on_closed`](Self::on_closed). Called on the driver's task. Default: nothing.
+    fn on_listen_closed(&self, id: ClientRequestId, end: &ListenEnd, server: &ServerHandle) {
+        let _ = (id, end, server);
     }
 
     /// The client set the log level (`logging/setLevel`, already answered by the session,

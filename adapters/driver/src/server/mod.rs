@@ -12,6 +12,11 @@
 //! as sampling, elicitation and roots, awaited). [`ServerHandle`] sends notifications
 //! (`list_changed`, `resources/updated`, log messages) and requests from anywhere.
 //!
+//! - **Listens (2026-07-28).** The session serves `subscriptions/listen` itself; the handler
+//!   hears of each one ([`ServerHandler::on_listen_opened`] / `on_listen_closed`), and
+//!   [`ServerHandle::notify_list_changed`] / [`ServerHandle::notify_resource_updated`] reach
+//!   every listen that asked, tagged with its `subscriptionId`.
+//!
 //! - **Cancellation.** `notifications/cancelled` from the client drops the request's future
 //!   (nothing is answered, as the spec asks); so does the client's disconnect, for every
 //!   running request. Dropping a future of [`ServerHandle::request`] cancels that request to
@@ -66,7 +71,7 @@ pub use context::{RequestContext, ServerError, ServerHandle};
 pub use driver::ServerDriver;
 pub use handler::{InitializeOutcome, RequestOutcome, ServerHandler};
 pub use mcp_proto::server::{
-    ClientRequestId, Diagnostic, InitializeAnswer, ListChanged, UsageError,
+    ClientRequestId, Diagnostic, InitializeAnswer, ListChanged, ListenEnd, UsageError,
 };
 
 use crate::runtime::Runtime;

@@ -115,6 +115,12 @@ pub(crate) fn dispatch<R: Runtime>(
             handler.on_notification(&method, params.as_deref(), server);
         }
         Event::Ready => handler.on_initialized(server),
+        Event::ListenOpened {
+            id,
+            requested,
+            honoured,
+        } => handler.on_listen_opened(id, &requested, &honoured, server),
+        Event::ListenClosed { id, end } => handler.on_listen_closed(id, &end, server),
         Event::LogLevel { level } => handler.on_log_level(level, server),
         Event::Completed { handle, result } => {
             let tx = shared

@@ -26,6 +26,7 @@ pub mod pending_suite;
 mod pipe;
 #[cfg(target_os = "linux")]
 pub mod process;
+pub mod server_listen_suite;
 #[cfg(feature = "http")]
 pub mod server_suite;
 pub mod session_reset_suite;

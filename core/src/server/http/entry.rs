@@ -193,10 +193,23 @@ impl Entry {
             // routed (`HttpServer::related` routes before and after it), so nothing needs
             // remembering per request.
             MessageKind::Request => self.related,
-            _ => self.related.or_else(|| self.progress_stream(&bytes)),
+            _ => self
+                .related
+                .or_else(|| self.progress_stream(&bytes))
+                .or_else(|| self.transient_stream()),
         };
         let target = target.filter(|s| self.streams.get(s).is_some_and(|st| !st.done && st.sse_ok));
         self.deliver(config, out, target.unwrap_or(GET_STREAM), bytes, false);
+    }
+
+    /// The one POST stream of a 2026-07-28 request's session: where its notifications go
+    /// when nothing else claims them (a listen's acknowledgement and deliveries; the
+    /// revision has no GET stream).
+    fn transient_stream(&self) -> Option<u64> {
+        if !self.transient {
+            return None;
+        }
+        self.streams.keys().copied().find(|n| *n != GET_STREAM)
     }
 
     /// The stream of the request a `notifications/progress` reports on.

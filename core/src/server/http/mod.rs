@@ -7,7 +7,10 @@
 //! `Mcp-Session-Id`; one sent is ignored), its `Mcp-Method` / `Mcp-Name` headers and envelope
 //! checked first (400 with `-32020`, `-32602` or `-32022`; 404 with `-32601` for a removed or
 //! undeclared method: [`Refusal::Rejected`]); closing its stream cancels it; GET and DELETE
-//! get 405.
+//! get 405. A `subscriptions/listen` POST (it must accept `text/event-stream`: 406 otherwise)
+//! is that listen's stream: its acknowledgement and the host's deliveries go on it as SSE
+//! events, and it ends with the listen (the host's close sends the `complete` result; the
+//! client's close of the stream ends the listen).
 //!
 //! The host's HTTP library hands each request's head and body to
 //! [`HttpServer::handle_request`] and writes what [`HttpServer::poll_output`] gives it: a
@@ -250,6 +253,10 @@ impl HttpServer {
             // The idle timeout counts from the last stream's end.
             entry.last_active = entry.last_active.max(now);
             if self.config.mode == HttpMode::Stateless || entry.transient {
+                if entry.transient {
+                    // The close of a 2026 request's stream is its cancellation, a listen's too.
+                    entry.session.listens_cancelled_by_stream_close();
+                }
                 let why = if entry.transient {
                     "the client closed the request's stream"
                 } else {
@@ -488,9 +495,16 @@ impl HttpServer {
                 &self.config.server.capabilities,
             )
             .map_err(Refusal::Rejected)?;
-            if post == modern::ModernPost::Nothing {
-                self.accept_without_requests_alone(response);
-                return Ok(());
+            match post {
+                modern::ModernPost::Nothing => {
+                    self.accept_without_requests_alone(response);
+                    return Ok(());
+                }
+                // A listen's notifications can only travel on an SSE response.
+                modern::ModernPost::Listen if !accepts.sse => {
+                    return Err(Refusal::NotAcceptable);
+                }
+                _ => {}
             }
         }
         let shape = BodyShape::of(body).ok_or(Refusal::InvalidBody)?;

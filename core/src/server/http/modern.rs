@@ -25,6 +25,9 @@ use crate::types::v2026::HEADER_MISMATCH;
 pub(super) enum ModernPost {
     /// One request, for a session of its own.
     Request,
+    /// A `subscriptions/listen`: a session of its own whose answer is an SSE stream that
+    /// stays open (a client must accept `text/event-stream` for it).
+    Listen,
     /// A notification or an answer: nothing for a server to do in this revision (a
     /// cancellation is the close of the request's stream), accepted with 202.
     Nothing,
@@ -150,6 +153,9 @@ pub(super) fn check_post(
         || !crate::server::dispatch::offered(capabilities, &method)
     {
         return reject(404, Some(id), ErrorObject::method_not_found(&method));
+    }
+    if method == "subscriptions/listen" {
+        return Ok(ModernPost::Listen);
     }
     Ok(ModernPost::Request)
 }

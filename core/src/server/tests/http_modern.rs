@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::http_harness::{ACCEPT_BOTH, Http, JSON};
 use crate::server::Event;
-use crate::server::http::{HttpEvent, Refusal};
+use crate::server::http::{HttpEvent, Refusal, SessionKey};
 
 fn meta() -> Value {
     json!({
@@ -183,4 +183,136 @@ fn a_server_without_the_era_refuses_its_header() {
     );
     assert_eq!(h.status(r), 400);
     assert!(h.host_requests().is_empty());
+}
+
+/// A `subscriptions/listen` POST; returns its response and the session serving it.
+fn open_listen(h: &mut Http, id: u64) -> (crate::server::http::ResponseId, SessionKey) {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}});
+    let r = post(h, &[("mcp-method", "subscriptions/listen")], &body);
+    let key = h
+        .events
+        .iter()
+        .find_map(|e| match e {
+            HttpEvent::Session {
+                session,
+                event: Event::ListenOpened { .. },
+            } => Some(*session),
+            _ => None,
+        })
+        .expect("the listen opened");
+    h.events.clear();
+    (r, key)
+}
+
+#[test]
+fn a_listen_streams_its_acknowledgement_and_notifications_on_its_post() {
+    let mut h = Http::new();
+    let (r, key) = open_listen(&mut h, 6);
+    assert_eq!(h.status(r), 200);
+    assert_eq!(h.seen(r).header("content-type"), Some("text/event-stream"));
+    assert!(!h.seen(r).ended, "the listen stays open");
+    let now = h.now;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .notify_list_changed(now, crate::server::ListChanged::Tools)
+        .unwrap();
+    h.drain();
+    let events = h.seen(r).events();
+    let methods: Vec<&Value> = events.iter().map(|(_, m)| &m["method"]).collect();
+    assert_eq!(
+        methods,
+        [
+            &json!("notifications/subscriptions/acknowledged"),
+            &json!("notifications/tools/list_changed")
+        ]
+    );
+    assert!(
+        events.iter().all(
+            |(_, m)| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == json!(6)
+        )
+    );
+    // The host ends it: the complete result ends the stream, and the session with it.
+    let token = h.server.session(key).unwrap().listens().next().unwrap().0;
+    h.server
+        .session_mut(key)
+        .unwrap()
+        .close_listen(now, token)
+        .unwrap();
+    h.drain();
+    let events = h.seen(r).events();
+    let (_, last) = events.last().unwrap();
+    assert_eq!(last["id"], 6);
+    assert_eq!(last["result"]["resultType"], "complete");
+    assert!(h.seen(r).ended);
+    assert!(h.server.session(key).is_none());
+}
+
+#[test]
+fn closing_a_listen_stream_ends_the_listen() {
+    let mut h = Http::new();
+    let (r, key) = open_listen(&mut h, 2);
+    let now = h.now;
+    h.server.handle_response_closed(now, r);
+    h.drain();
+    assert!(h.events.iter().any(|e| matches!(
+        e,
+        HttpEvent::Session {
+            event: Event::ListenClosed {
+                end: crate::server::ListenEnd::Cancelled { reason: None },
+                ..
+            },
+            ..
+        }
+    )));
+    assert!(h.server.session(key).is_none());
+}
+
+#[test]
+fn a_listen_from_a_client_that_does_not_accept_sse_is_406() {
+    let mut h = Http::new();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": {"_meta": meta(), "notifications": {"toolsListChanged": true}}});
+    let r = h.send(
+        "POST",
+        &[
+            ("accept", "application/json"),
+            JSON,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "subscriptions/listen"),
+        ],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(h.status(r), 406);
+    assert_eq!(h.server.sessions().count(), 0);
+}
+
+#[test]
+fn closing_a_listens_session_answers_it_complete_first() {
+    // A server shutting down closes its sessions: each listen gets its clean end.
+    let mut h = Http::new();
+    let (r, key) = open_listen(&mut h, 5);
+    let now = h.now;
+    h.server.close_session(now, key);
+    h.drain();
+    let events = h.seen(r).events();
+    let (_, last) = events.last().expect("events");
+    assert_eq!(last["id"], 5);
+    assert_eq!(last["result"]["resultType"], "complete");
+    assert_eq!(
+        last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        5
+    );
+    assert!(h.seen(r).ended);
+    assert!(h.events.iter().any(|e| matches!(
+        e,
+        HttpEvent::Session {
+            event: Event::ListenClosed {
+                end: crate::server::ListenEnd::SessionClosed,
+                ..
+            },
+            ..
+        }
+    )));
 }

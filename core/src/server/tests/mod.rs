@@ -10,6 +10,7 @@ mod http_modern;
 mod http_pair;
 mod http_streams;
 mod limits;
+mod listen;
 mod modern;
 mod pair;
 mod pair_2026;

@@ -166,3 +166,148 @@ fn a_legacy_only_server_makes_an_auto_client_fall_back() {
     )));
     assert_eq!(pair.server.session().state(), ServerState::Ready);
 }
+
+/// A 2026 server whose tools list changes and whose resources can be subscribed.
+fn listening_server(now: Instant) -> StdioServerConnection {
+    StdioServerConnection::new(
+        ServerConfig::new(Implementation::new("pair-server", "2")).with_capabilities(
+            ServerCapabilities {
+                tools: Some(ToolsCapability {
+                    list_changed: Some(true),
+                    ..ToolsCapability::default()
+                }),
+                resources: Some(crate::types::ResourcesCapability {
+                    subscribe: Some(true),
+                    ..crate::types::ResourcesCapability::default()
+                }),
+                ..ServerCapabilities::default()
+            },
+        ),
+        now,
+    )
+}
+
+impl Pair {
+    /// The methods of the notifications the client's listen `handle` received, in order.
+    fn listen_methods(&self, handle: crate::session::RequestHandle) -> Vec<String> {
+        self.client_events
+            .iter()
+            .filter_map(|e| match e {
+                ClientEvent::Subscription {
+                    handle: h,
+                    notification,
+                } if *h == handle => Some(notification.method.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn the_clients_listens_receive_the_hosts_notifications_each_its_own() {
+    use crate::server::{ListChanged, ListenEnd};
+    use crate::session::Deadline;
+    use crate::types::v2026::ListenFilter;
+
+    let mut pair = pair(EraPolicy::Discover);
+    pair.server = listening_server(pair.now);
+    let now = pair.now;
+    let tools = pair
+        .client
+        .session_mut()
+        .listen(
+            now,
+            &ListenFilter {
+                tools_list_changed: Some(true),
+                prompts_list_changed: Some(true),
+                ..ListenFilter::default()
+            },
+            Deadline::SessionDefault,
+        )
+        .unwrap();
+    let files = pair
+        .client
+        .session_mut()
+        .listen(
+            now,
+            &ListenFilter {
+                resource_subscriptions: Some(vec!["file:///notes".into()]),
+                ..ListenFilter::default()
+            },
+            Deadline::SessionDefault,
+        )
+        .unwrap();
+    pair.run();
+    // Both acknowledged, each with what this server honours (it has no prompts).
+    let acks: Vec<_> = pair
+        .client_events
+        .iter()
+        .filter_map(|e| match e {
+            ClientEvent::SubscriptionAcknowledged { handle, honoured } => {
+                Some((*handle, honoured.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(acks.len(), 2, "{:?}", pair.client_events);
+    assert_eq!(acks[0].0, tools);
+    assert_eq!(acks[0].1.tools_list_changed, Some(true));
+    assert_eq!(acks[0].1.prompts_list_changed, None);
+    assert_eq!(acks[1].0, files);
+    let opened: Vec<ClientRequestId> = pair
+        .server_events
+        .iter()
+        .filter_map(|e| match e {
+            ServerEvent::ListenOpened { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(opened.len(), 2);
+
+    // The host's notifications reach the listen that asked, and only it.
+    let server = pair.server.session_mut();
+    server.notify_list_changed(now, ListChanged::Tools).unwrap();
+    server
+        .notify_resource_updated(now, "file:///notes/today.md")
+        .unwrap();
+    server
+        .notify_resource_updated(now, "file:///other")
+        .unwrap();
+    pair.run();
+    assert_eq!(
+        pair.listen_methods(tools),
+        ["notifications/tools/list_changed"]
+    );
+    assert_eq!(
+        pair.listen_methods(files),
+        ["notifications/resources/updated"]
+    );
+    // Nothing went astray as a plain notification.
+    assert!(
+        !pair
+            .client_events
+            .iter()
+            .any(|e| matches!(e, ClientEvent::Notification(_))),
+        "{:?}",
+        pair.client_events
+    );
+
+    // The client ends one (stdio: notifications/cancelled); the host ends the other.
+    pair.client.session_mut().cancel(now, tools, None).unwrap();
+    pair.run();
+    assert!(pair.server_events.iter().any(|e| matches!(
+        e,
+        ServerEvent::ListenClosed { id, end: ListenEnd::Cancelled { .. } } if *id == opened[0]
+    )));
+    pair.server
+        .session_mut()
+        .close_listen(now, opened[1])
+        .unwrap();
+    pair.run();
+    assert!(pair.client_events.iter().any(|e| matches!(
+        e,
+        ClientEvent::Completed { handle, result: Ok(_) } if *handle == files
+    )));
+    assert_eq!(pair.server.session().open_listens(), 0);
+    assert_eq!(pair.client.session().in_flight(), 0);
+}
