@@ -22,6 +22,8 @@
 
 use std::borrow::Cow;
 
+use serde::de::{DeserializeOwned, IgnoredAny};
+
 use super::raw_json::{self, RawJson};
 use super::{Envelope, Id, Input};
 
@@ -30,6 +32,26 @@ use super::{Envelope, Id, Input};
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
 pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
+    envelope_reading::<IgnoredAny>(input, None).map(|(env, _)| env)
+}
+
+/// [`envelope`], and, when `read_params_of` names the method written before `params` and no
+/// `id` came before them either, those params read as `P` in the pass that locates them: a
+/// typed parse started at the value reads exactly one value, and where it ends is where the
+/// walk goes on (members after `params` are still read, so the envelope is the one
+/// [`envelope`] returns). That typed read is the one a reader of the located params makes
+/// ([`RawJson::decode`]); where it fails (the params are not JSON, or not a `P`), the params
+/// are located by the scan instead and nothing is read, so that reader fails as before.
+///
+/// Guarantee, beside the module's: the envelope is exactly [`envelope`]'s for any input, and
+/// a `P` returned is what `params.decode::<P>()` gives for the located params.
+// Inlined into the decoder: the envelope is built in place rather than moved.
+#[inline(always)]
+pub(super) fn envelope_reading<'a, P: DeserializeOwned>(
+    input: Input<'a>,
+    read_params_of: Option<&str>,
+) -> Option<(Envelope<'a>, Option<P>)> {
+    let mut read = None;
     let bytes = input.bytes();
     let mut at = 1;
     if bytes.first() != Some(&b'{') {
@@ -69,7 +91,21 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
                 env.id = Some(Some(id));
             }
             b"params" if env.params.is_none() => {
-                let value = value_at(input, at)?;
+                // Read as `P` only for a notification of that method so far: an `id` or the
+                // method after the params would be met too late to choose.
+                let typed = match (read_params_of, &env.method) {
+                    (Some(of), Some(method)) if env.id.is_none() && method == of => {
+                        typed_at::<P>(input, at)
+                    }
+                    _ => None,
+                };
+                let value = match typed {
+                    Some((params, value)) => {
+                        read = Some(params);
+                        value
+                    }
+                    None => value_at(input, at)?,
+                };
                 at += value.get().len();
                 env.params = Some(value);
             }
@@ -82,7 +118,7 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
         }
         match bytes.get(at..)? {
             [b',', ..] => at += 1,
-            b"}" => return carries_every_payload(&env).then_some(env),
+            b"}" => return carries_every_payload(&env).then_some((env, read)),
             _ => return None,
         }
     }
@@ -175,4 +211,36 @@ fn value_at(input: Input<'_>, at: usize) -> Option<RawJson<'_>> {
         Input::Bytes(bytes) => std::str::from_utf8(&bytes[at..at + len]).ok()?,
     };
     Some(RawJson::located(text))
+}
+
+/// The value that starts exactly at `at` read as `P`, with its extent; `None` when that read
+/// fails or the value is no object or array (left to the scan, which then locates what a
+/// reader of the params fails on as before).
+///
+/// A successful read parsed the whole value (serde's typed parse checks what it skips, and
+/// fails on a member twice), so the value is valid JSON, and on valid JSON the scan ends a
+/// value exactly where serde's parse ends it: the extent is the one [`value_at`] gives.
+fn typed_at<P: DeserializeOwned>(input: Input<'_>, at: usize) -> Option<(P, RawJson<'_>)> {
+    // Only a value with a closing bracket: a number's read would stop before what follows
+    // it is judged, and whitespace before the value is the general path's.
+    if !matches!(input.bytes().get(at), Some(b'{' | b'[')) {
+        return None;
+    }
+    let (read, len) = match input {
+        Input::Text(text) => {
+            let mut values = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<P>();
+            (values.next()?.ok()?, values.byte_offset())
+        }
+        Input::Bytes(bytes) => {
+            let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<P>();
+            (values.next()?.ok()?, values.byte_offset())
+        }
+    };
+    let text = match input {
+        // `at` is a bracket and the value ends at its closing bracket: char boundaries.
+        Input::Text(text) => text.get(at..at + len)?,
+        // The typed read did not check the UTF-8 of what it skipped.
+        Input::Bytes(bytes) => std::str::from_utf8(bytes.get(at..at + len)?).ok()?,
+    };
+    Some((read, RawJson::located(text)))
 }

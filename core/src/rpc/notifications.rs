@@ -4,10 +4,11 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::jsonrpc::Id;
+use crate::jsonrpc::{Id, ReadInPass};
 
 /// `notifications/progress`.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ProgressParams {
     pub(crate) progress_token: Id,
@@ -16,6 +17,12 @@ pub(crate) struct ProgressParams {
     pub(crate) total: Option<f64>,
     #[serde(default)]
     pub(crate) message: Option<String>,
+}
+
+// The session reads every progress notification's params as this type: a compactly written
+// one is read in the decoder's pass.
+impl ReadInPass for ProgressParams {
+    const METHOD: &'static str = "notifications/progress";
 }
 
 /// `notifications/cancelled`.
