@@ -541,8 +541,17 @@ pub(crate) fn decode_general<'a>(
 /// Params that [`decode_reading`] may read as their type in the pass that locates them: the
 /// params of notifications of [`METHOD`](Self::METHOD).
 pub(crate) trait ReadInPass: serde::de::DeserializeOwned {
-    /// The method whose params are read.
+    /// The method whose params are read: a name JSON writes without escapes.
     const METHOD: &'static str;
+
+    /// The value that opens `input` at `at` read by hand when it is written compactly in the
+    /// one form this reader knows, and its length; `None`, having decided nothing, for
+    /// anything else (serde's typed parse then reads it). Where it returns a value, the
+    /// extent is valid JSON and serde's parse of it gives an equal value (the differential
+    /// test of the implementation holds this).
+    fn read_compact(_input: Input<'_>, _at: usize) -> Option<(Self, usize)> {
+        None
+    }
 }
 
 /// [`decode`], and, for a compactly written notification of `P::METHOD`, its params already

@@ -22,17 +22,28 @@
 
 use std::borrow::Cow;
 
-use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::Deserialize;
 
 use super::raw_json::{self, RawJson};
-use super::{Envelope, Id, Input};
+use super::{Envelope, Id, Input, ReadInPass};
+
+mod progress;
+
+/// The params type of the plain [`envelope`], which reads none.
+#[derive(Deserialize)]
+struct NoneRead;
+
+impl ReadInPass for NoneRead {
+    // Never compared: `envelope` names no method to read.
+    const METHOD: &'static str = "";
+}
 
 /// The envelope of `input` when it is written compactly (see the module guarantee), else
 /// `None`.
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
 pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
-    envelope_reading::<IgnoredAny>(input, None).map(|(env, _)| env)
+    envelope_reading::<NoneRead>(input, None).map(|(env, _)| env)
 }
 
 /// [`envelope`], and, when `read_params_of` names the method written before `params` and no
@@ -47,18 +58,24 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
 /// a `P` returned is what `params.decode::<P>()` gives for the located params.
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
-pub(super) fn envelope_reading<'a, P: DeserializeOwned>(
+pub(super) fn envelope_reading<'a, P: ReadInPass>(
     input: Input<'a>,
-    read_params_of: Option<&str>,
+    read_params_of: Option<&'static str>,
 ) -> Option<(Envelope<'a>, Option<P>)> {
     let mut read = None;
+    // Whether the method is `read_params_of`.
+    let mut method_is_read = false;
     let bytes = input.bytes();
-    let mut at = 1;
     if bytes.first() != Some(&b'{') {
         return None;
     }
+    // The version member first, as most peers write it, matched whole with its comma.
+    let (mut at, jsonrpc) = match bytes.first_chunk::<17>() {
+        Some(br#"{"jsonrpc":"2.0","#) => (17, Some(Cow::Borrowed("2.0"))),
+        _ => (1, None),
+    };
     let mut env = Envelope {
-        jsonrpc: None,
+        jsonrpc,
         id: None,
         method: None,
         params: None,
@@ -81,7 +98,14 @@ pub(super) fn envelope_reading<'a, P: DeserializeOwned>(
                 env.jsonrpc = Some(Cow::Borrowed(text));
             }
             b"method" if env.method.is_none() => {
-                let text = plain_str(input, at)?;
+                // The method whose params are read, matched whole; any other read as a string.
+                let text = match read_params_of {
+                    Some(of) if is_quoted(bytes, at, of) => {
+                        method_is_read = true;
+                        of
+                    }
+                    _ => plain_str(input, at)?,
+                };
                 at += text.len() + 2;
                 env.method = Some(Cow::Borrowed(text));
             }
@@ -93,11 +117,10 @@ pub(super) fn envelope_reading<'a, P: DeserializeOwned>(
             b"params" if env.params.is_none() => {
                 // Read as `P` only for a notification of that method so far: an `id` or the
                 // method after the params would be met too late to choose.
-                let typed = match (read_params_of, &env.method) {
-                    (Some(of), Some(method)) if env.id.is_none() && method == of => {
-                        typed_at::<P>(input, at)
-                    }
-                    _ => None,
+                let typed = if method_is_read && env.id.is_none() {
+                    typed_at::<P>(input, at)
+                } else {
+                    None
                 };
                 let value = match typed {
                     Some((params, value)) => {
@@ -161,6 +184,15 @@ fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
     (rest[len] == b'"').then_some(&rest[..len])
 }
 
+/// Whether the string that opens at `bytes[at]` is `text` (written without escapes: `text`
+/// holds no quote, backslash or control character), so that [`plain_str`] would return it.
+fn is_quoted(bytes: &[u8], at: usize, text: &str) -> bool {
+    let end = at + 1 + text.len();
+    bytes.get(at) == Some(&b'"')
+        && bytes.get(at + 1..end) == Some(text.as_bytes())
+        && bytes.get(end) == Some(&b'"')
+}
+
 /// [`plain_string`] as text, checked to be UTF-8 unless the input is text already.
 fn plain_str(input: Input<'_>, at: usize) -> Option<&str> {
     match input {
@@ -181,6 +213,14 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
         let text = plain_str(input, at)?;
         return Some((Id::String(text.to_owned()), text.len() + 2));
     }
+    let (n, len) = unsigned(bytes, at)?;
+    Some((Id::from(n), len))
+}
+
+/// The unsigned integer at `at` and how many bytes it takes, when it fits a `u64` and is
+/// written as JSON writes one (no sign, fraction, exponent or leading zero): serde's parse
+/// reads such a number as that `u64`.
+fn unsigned(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
     let rest = bytes.get(at..)?;
     let len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     let digits = &rest[..len];
@@ -196,7 +236,7 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
     let n = digits.iter().try_fold(0u64, |n, &d| {
         n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
     })?;
-    Some((Id::from(n), len))
+    Some((n, len))
 }
 
 /// The extent of the JSON value that starts exactly at `at` (no whitespace before it),
@@ -220,18 +260,20 @@ fn value_at(input: Input<'_>, at: usize) -> Option<RawJson<'_>> {
 /// A successful read parsed the whole value (serde's typed parse checks what it skips, and
 /// fails on a member twice), so the value is valid JSON, and on valid JSON the scan ends a
 /// value exactly where serde's parse ends it: the extent is the one [`value_at`] gives.
-fn typed_at<P: DeserializeOwned>(input: Input<'_>, at: usize) -> Option<(P, RawJson<'_>)> {
+fn typed_at<P: ReadInPass>(input: Input<'_>, at: usize) -> Option<(P, RawJson<'_>)> {
     // Only a value with a closing bracket: a number's read would stop before what follows
     // it is judged, and whitespace before the value is the general path's.
     if !matches!(input.bytes().get(at), Some(b'{' | b'[')) {
         return None;
     }
-    let (read, len) = match input {
-        Input::Text(text) => {
+    let by_hand = P::read_compact(input, at);
+    let (read, len) = match (by_hand, input) {
+        (Some(read), _) => read,
+        (None, Input::Text(text)) => {
             let mut values = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<P>();
             (values.next()?.ok()?, values.byte_offset())
         }
-        Input::Bytes(bytes) => {
+        (None, Input::Bytes(bytes)) => {
             let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<P>();
             (values.next()?.ok()?, values.byte_offset())
         }

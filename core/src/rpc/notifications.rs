@@ -4,9 +4,10 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::jsonrpc::{Id, ReadInPass};
+use crate::jsonrpc::Id;
 
-/// `notifications/progress`.
+/// `notifications/progress`. Read in the decoder's pass where it is written compactly (see
+/// `jsonrpc::compact::progress`).
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Debug, PartialEq))]
 #[serde(rename_all = "camelCase")]
@@ -17,12 +18,6 @@ pub(crate) struct ProgressParams {
     pub(crate) total: Option<f64>,
     #[serde(default)]
     pub(crate) message: Option<String>,
-}
-
-// The session reads every progress notification's params as this type: a compactly written
-// one is read in the decoder's pass.
-impl ReadInPass for ProgressParams {
-    const METHOD: &'static str = "notifications/progress";
 }
 
 /// `notifications/cancelled`.
