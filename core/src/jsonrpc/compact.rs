@@ -151,17 +151,15 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
 /// reads, written without escapes; `None` for any other (an unknown or escaped name goes the
 /// general way). Matched as whole literals, quotes and colon included.
 fn member_name(rest: &[u8]) -> Option<&'static [u8]> {
-    let name: &'static [u8] = match rest.get(1)? {
-        b'j' => b"jsonrpc",
-        b'i' => b"id",
-        b'm' => b"method",
-        b'p' => b"params",
-        b'r' => b"result",
+    // Each name compared as a literal of known length (inline compares, no call).
+    let (name, matches): (&'static [u8], bool) = match rest.get(1)? {
+        b'j' => (b"jsonrpc", rest.starts_with(br#""jsonrpc":"#)),
+        b'i' => (b"id", rest.starts_with(br#""id":"#)),
+        b'm' => (b"method", rest.starts_with(br#""method":"#)),
+        b'p' => (b"params", rest.starts_with(br#""params":"#)),
+        b'r' => (b"result", rest.starts_with(br#""result":"#)),
         _ => return None,
     };
-    let whole = rest.get(..name.len() + 3)?;
-    let matches =
-        whole[0] == b'"' && &whole[1..=name.len()] == name && whole[name.len() + 1..] == *b"\":";
     matches.then_some(name)
 }
 

@@ -80,16 +80,18 @@ enum Member {
 impl Member {
     /// The member whose name (`"name":`, written without escapes) opens `rest`, if one.
     fn at(rest: &[u8]) -> Option<Member> {
-        const NAMES: [(&[u8], Member); 4] = [
-            (br#""progressToken":"#, Member::ProgressToken),
-            (br#""progress":"#, Member::Progress),
-            (br#""total":"#, Member::Total),
-            (br#""message":"#, Member::Message),
-        ];
-        NAMES
-            .iter()
-            .find(|(name, _)| rest.starts_with(name))
-            .map(|&(_, member)| member)
+        // Each name compared as a literal of known length (inline compares, no call).
+        let (member, matches) = match rest.get(1..3)? {
+            b"pr" if rest.get(9) == Some(&b'T') => (
+                Member::ProgressToken,
+                rest.starts_with(br#""progressToken":"#),
+            ),
+            b"pr" => (Member::Progress, rest.starts_with(br#""progress":"#)),
+            b"to" => (Member::Total, rest.starts_with(br#""total":"#)),
+            b"me" => (Member::Message, rest.starts_with(br#""message":"#)),
+            _ => return None,
+        };
+        matches.then_some(member)
     }
 
     /// The length of the name, quotes and colon included.
