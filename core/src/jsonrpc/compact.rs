@@ -19,6 +19,12 @@
 //! is not UTF-8, trailing bytes. Those go the general way, so the routing of a message never
 //! depends on which decoder read it. The differential property test in `jsonrpc::tests`
 //! holds this on generated, mutated and arbitrary input.
+//!
+//! [`envelope_reading`] walks the same way and, for a notification of the one method whose
+//! params the caller reads next ([`ReadInPass`]: progress), reads those params as their type
+//! in the walk's pass instead of scanning them: by hand for the form the SDKs write
+//! ([`progress`]), else by serde's typed parse started at the value. The envelope it returns
+//! is [`envelope`]'s for any input.
 
 use std::borrow::Cow;
 
