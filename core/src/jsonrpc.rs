@@ -538,6 +538,52 @@ pub(crate) fn decode_general<'a>(
     decode_input(input.into(), decode_one_general)
 }
 
+/// Params that [`decode_reading`] may read as their type in the pass that locates them: the
+/// params of notifications of [`METHOD`](Self::METHOD).
+pub(crate) trait ReadInPass: serde::de::DeserializeOwned {
+    /// The method whose params are read: a name JSON writes without escapes.
+    const METHOD: &'static str;
+
+    /// The value that opens `input` at `at` read by hand when it is written compactly in the
+    /// one form this reader knows, and its length; `None`, having decided nothing, for
+    /// anything else (serde's typed parse then reads it). Where it returns a value, the
+    /// extent is valid JSON and serde's parse of it gives an equal value (the differential
+    /// test of the implementation holds this).
+    fn read_compact(_input: Input<'_>, _at: usize) -> Option<(Self, usize)> {
+        None
+    }
+}
+
+/// [`decode`], and, for a compactly written notification of `P::METHOD`, its params already
+/// read as `P` (see `jsonrpc::compact::envelope_reading`): for the session, which would
+/// read them as `P` next. The message is exactly [`decode`]'s for any input; a `P` comes
+/// only with a [`MessageRef::Notification`] of that method whose params it is, equal to
+/// what `params.decode::<P>()` gives. Without one (another message, another spacing, params
+/// that are not a `P`), the caller reads the message as [`decode`]'s.
+///
+/// # Errors
+///
+/// As [`decode`].
+pub(crate) fn decode_reading<P: ReadInPass>(
+    input: Input<'_>,
+) -> (Result<DecodedRef<'_>, DecodeError>, Option<P>) {
+    match compact::envelope_reading::<P>(input, Some(P::METHOD)) {
+        Some((env, read)) => match classify(env) {
+            Ok(msg) => {
+                // An `id` or another method after the params made it something else.
+                let read = read.filter(|_| matches!(msg, MessageRef::Notification { .. }));
+                (Ok(DecodedRef::Single(msg)), read)
+            }
+            // Not a message: serde's parse says why, as in `decode_one_input`.
+            Err(_) => (decode_one_general(input).map(DecodedRef::Single), None),
+        },
+        // A batch's elements each as `decode` reads them; a single message by serde's parse
+        // (the shortcut refused it already).
+        None if is_batch(input.bytes()) => (decode_input(input, decode_one_input), None),
+        None => (decode_one_general(input).map(DecodedRef::Single), None),
+    }
+}
+
 /// One message (or batch element): the compact shortcut when it applies, else the general
 /// parse. Both classify with the same rules ([`classify`]).
 fn decode_one_input(input: Input<'_>) -> Result<MessageRef<'_>, DecodeError> {
@@ -556,13 +602,17 @@ fn not_json_rpc(detail: &str, bytes: &[u8]) -> DecodeError {
     }
 }
 
+/// Whether the input is a JSON array (a batch): its first byte that is not whitespace is `[`.
+fn is_batch(bytes: &[u8]) -> bool {
+    bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
+}
+
 fn decode_input(
     input: Input<'_>,
     decode_one: fn(Input<'_>) -> Result<MessageRef<'_>, DecodeError>,
 ) -> Result<DecodedRef<'_>, DecodeError> {
     let bytes = input.bytes();
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') {
+    if is_batch(bytes) {
         let items: Vec<&RawValue> = input.parse().map_err(|e| DecodeError::NotJson {
             detail: e.to_string(),
             excerpt: excerpt(bytes),

@@ -19,24 +19,69 @@
 //! is not UTF-8, trailing bytes. Those go the general way, so the routing of a message never
 //! depends on which decoder read it. The differential property test in `jsonrpc::tests`
 //! holds this on generated, mutated and arbitrary input.
+//!
+//! [`envelope_reading`] walks the same way and, for a notification of the one method whose
+//! params the caller reads next ([`ReadInPass`]: progress), reads those params as their type
+//! in the walk's pass instead of scanning them: by hand for the form the SDKs write
+//! ([`progress`]), else by serde's typed parse started at the value. The envelope it returns
+//! is [`envelope`]'s for any input.
 
 use std::borrow::Cow;
 
+use serde::Deserialize;
+
 use super::raw_json::{self, RawJson};
-use super::{Envelope, Id, Input};
+use super::{Envelope, Id, Input, ReadInPass};
+
+mod progress;
+
+/// The params type of the plain [`envelope`], which reads none.
+#[derive(Deserialize)]
+struct NoneRead;
+
+impl ReadInPass for NoneRead {
+    // Never compared: `envelope` names no method to read.
+    const METHOD: &'static str = "";
+}
 
 /// The envelope of `input` when it is written compactly (see the module guarantee), else
 /// `None`.
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
 pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
+    envelope_reading::<NoneRead>(input, None).map(|(env, _)| env)
+}
+
+/// [`envelope`], and, when `read_params_of` names the method written before `params` and no
+/// `id` came before them either, those params read as `P` in the pass that locates them: a
+/// typed parse started at the value reads exactly one value, and where it ends is where the
+/// walk goes on (members after `params` are still read, so the envelope is the one
+/// [`envelope`] returns). That typed read is the one a reader of the located params makes
+/// ([`RawJson::decode`]); where it fails (the params are not JSON, or not a `P`), the params
+/// are located by the scan instead and nothing is read, so that reader fails as before.
+///
+/// Guarantee, beside the module's: the envelope is exactly [`envelope`]'s for any input, and
+/// a `P` returned is what `params.decode::<P>()` gives for the located params.
+// Inlined into the decoder: the envelope is built in place rather than moved.
+#[inline(always)]
+pub(super) fn envelope_reading<'a, P: ReadInPass>(
+    input: Input<'a>,
+    read_params_of: Option<&'static str>,
+) -> Option<(Envelope<'a>, Option<P>)> {
+    let mut read = None;
+    // Whether the method is `read_params_of`.
+    let mut method_is_read = false;
     let bytes = input.bytes();
-    let mut at = 1;
     if bytes.first() != Some(&b'{') {
         return None;
     }
+    // The version member first, as most peers write it, matched whole with its comma.
+    let (mut at, jsonrpc) = match bytes.first_chunk::<17>() {
+        Some(br#"{"jsonrpc":"2.0","#) => (17, Some(Cow::Borrowed("2.0"))),
+        _ => (1, None),
+    };
     let mut env = Envelope {
-        jsonrpc: None,
+        jsonrpc,
         id: None,
         method: None,
         params: None,
@@ -59,7 +104,14 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
                 env.jsonrpc = Some(Cow::Borrowed(text));
             }
             b"method" if env.method.is_none() => {
-                let text = plain_str(input, at)?;
+                // The method whose params are read, matched whole; any other read as a string.
+                let text = match read_params_of {
+                    Some(of) if is_quoted(bytes, at, of) => {
+                        method_is_read = true;
+                        of
+                    }
+                    _ => plain_str(input, at)?,
+                };
                 at += text.len() + 2;
                 env.method = Some(Cow::Borrowed(text));
             }
@@ -69,7 +121,20 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
                 env.id = Some(Some(id));
             }
             b"params" if env.params.is_none() => {
-                let value = value_at(input, at)?;
+                // Read as `P` only for a notification of that method so far: an `id` or the
+                // method after the params would be met too late to choose.
+                let typed = if method_is_read && env.id.is_none() {
+                    typed_at::<P>(input, at)
+                } else {
+                    None
+                };
+                let value = match typed {
+                    Some((params, value)) => {
+                        read = Some(params);
+                        value
+                    }
+                    None => value_at(input, at)?,
+                };
                 at += value.get().len();
                 env.params = Some(value);
             }
@@ -82,7 +147,7 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
         }
         match bytes.get(at..)? {
             [b',', ..] => at += 1,
-            b"}" => return carries_every_payload(&env).then_some(env),
+            b"}" => return carries_every_payload(&env).then_some((env, read)),
             _ => return None,
         }
     }
@@ -92,17 +157,15 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
 /// reads, written without escapes; `None` for any other (an unknown or escaped name goes the
 /// general way). Matched as whole literals, quotes and colon included.
 fn member_name(rest: &[u8]) -> Option<&'static [u8]> {
-    let name: &'static [u8] = match rest.get(1)? {
-        b'j' => b"jsonrpc",
-        b'i' => b"id",
-        b'm' => b"method",
-        b'p' => b"params",
-        b'r' => b"result",
+    // Each name compared as a literal of known length (inline compares, no call).
+    let (name, matches): (&'static [u8], bool) = match rest.get(1)? {
+        b'j' => (b"jsonrpc", rest.starts_with(br#""jsonrpc":"#)),
+        b'i' => (b"id", rest.starts_with(br#""id":"#)),
+        b'm' => (b"method", rest.starts_with(br#""method":"#)),
+        b'p' => (b"params", rest.starts_with(br#""params":"#)),
+        b'r' => (b"result", rest.starts_with(br#""result":"#)),
         _ => return None,
     };
-    let whole = rest.get(..name.len() + 3)?;
-    let matches =
-        whole[0] == b'"' && &whole[1..=name.len()] == name && whole[name.len() + 1..] == *b"\":";
     matches.then_some(name)
 }
 
@@ -125,6 +188,15 @@ fn plain_string(bytes: &[u8], at: usize) -> Option<&[u8]> {
     (rest[len] == b'"').then_some(&rest[..len])
 }
 
+/// Whether the string that opens at `bytes[at]` is `text` (written without escapes: `text`
+/// holds no quote, backslash or control character), so that [`plain_str`] would return it.
+fn is_quoted(bytes: &[u8], at: usize, text: &str) -> bool {
+    let end = at + 1 + text.len();
+    bytes.get(at) == Some(&b'"')
+        && bytes.get(at + 1..end) == Some(text.as_bytes())
+        && bytes.get(end) == Some(&b'"')
+}
+
 /// [`plain_string`] as text, checked to be UTF-8 unless the input is text already.
 fn plain_str(input: Input<'_>, at: usize) -> Option<&str> {
     match input {
@@ -145,6 +217,14 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
         let text = plain_str(input, at)?;
         return Some((Id::String(text.to_owned()), text.len() + 2));
     }
+    let (n, len) = unsigned(bytes, at)?;
+    Some((Id::from(n), len))
+}
+
+/// The unsigned integer at `at` and how many bytes it takes, when it fits a `u64` and is
+/// written as JSON writes one (no sign, fraction, exponent or leading zero): serde's parse
+/// reads such a number as that `u64`.
+fn unsigned(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
     let rest = bytes.get(at..)?;
     let len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     let digits = &rest[..len];
@@ -160,7 +240,7 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
     let n = digits.iter().try_fold(0u64, |n, &d| {
         n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
     })?;
-    Some((Id::from(n), len))
+    Some((n, len))
 }
 
 /// The extent of the JSON value that starts exactly at `at` (no whitespace before it),
@@ -175,4 +255,38 @@ fn value_at(input: Input<'_>, at: usize) -> Option<RawJson<'_>> {
         Input::Bytes(bytes) => std::str::from_utf8(&bytes[at..at + len]).ok()?,
     };
     Some(RawJson::located(text))
+}
+
+/// The value that starts exactly at `at` read as `P`, with its extent; `None` when that read
+/// fails or the value is no object or array (left to the scan, which then locates what a
+/// reader of the params fails on as before).
+///
+/// A successful read parsed the whole value (serde's typed parse checks what it skips, and
+/// fails on a member twice), so the value is valid JSON, and on valid JSON the scan ends a
+/// value exactly where serde's parse ends it: the extent is the one [`value_at`] gives.
+fn typed_at<P: ReadInPass>(input: Input<'_>, at: usize) -> Option<(P, RawJson<'_>)> {
+    // Only a value with a closing bracket: a number's read would stop before what follows
+    // it is judged, and whitespace before the value is the general path's.
+    if !matches!(input.bytes().get(at), Some(b'{' | b'[')) {
+        return None;
+    }
+    let by_hand = P::read_compact(input, at);
+    let (read, len) = match (by_hand, input) {
+        (Some(read), _) => read,
+        (None, Input::Text(text)) => {
+            let mut values = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<P>();
+            (values.next()?.ok()?, values.byte_offset())
+        }
+        (None, Input::Bytes(bytes)) => {
+            let mut values = serde_json::Deserializer::from_slice(&bytes[at..]).into_iter::<P>();
+            (values.next()?.ok()?, values.byte_offset())
+        }
+    };
+    let text = match input {
+        // `at` is a bracket and the value ends at its closing bracket: char boundaries.
+        Input::Text(text) => text.get(at..at + len)?,
+        // The typed read did not check the UTF-8 of what it skipped.
+        Input::Bytes(bytes) => std::str::from_utf8(bytes.get(at..at + len)?).ok()?,
+    };
+    Some((read, RawJson::located(text)))
 }

@@ -238,8 +238,9 @@ pub(super) mod shortcut_equals_general_parse {
     use proptest::prelude::*;
     use serde_json::Value;
 
-    use super::super::{Input, compact};
+    use super::super::{Input, ReadInPass, compact, decode_reading};
     use super::*;
+    use crate::rpc::notifications::ProgressParams;
 
     /// Strings with the characters that matter to a scan: quotes, backslashes, brackets,
     /// braces, control characters (escaped when serialized) and non-ASCII.
@@ -304,6 +305,49 @@ pub(super) mod shortcut_equals_general_parse {
         ]
     }
 
+    /// Params of `notifications/progress`: valid ones (members in any order, unknown ones,
+    /// whitespace), and ones a typed read refuses (a member missing, twice, of the wrong
+    /// type, not JSON after all).
+    fn progress_params_text() -> impl Strategy<Value = String> {
+        let number = prop_oneof![
+            any::<f64>().prop_map(|n| serde_json::to_string(&n).unwrap()),
+            (0u32..200).prop_map(|n| n.to_string()),
+            Just("1e400".to_owned()),
+            Just("\"x\"".to_owned()),
+            Just("null".to_owned()),
+        ];
+        let member = prop_oneof![
+            3 => id_text().prop_map(|t| format!(r#""progressToken":{t}"#)),
+            3 => number.clone().prop_map(|n| format!(r#""progress":{n}"#)),
+            2 => number.prop_map(|n| format!(r#""total":{n}"#)),
+            2 => r#"[a\\"\n é}\]]{0,12}"#
+                .prop_map(|m| format!(r#""message":{}"#, serde_json::to_string(&m).unwrap())),
+            1 => Just(r#""message":"a\ud800b""#.to_owned()),
+            1 => value_text().prop_map(|v| format!(r#""_meta":{v}"#)),
+            1 => Just(r#""progress":1 , "x" :[1,{"a":"}"}]"#.to_owned()),
+            1 => Just(r#""progress":[1"#.to_owned()),
+        ];
+        prop_oneof![
+            4 => (id_text(), 0u32..100, prop::collection::vec(member.clone(), 0..3)).prop_map(
+                |(token, progress, more)| {
+                    let mut members =
+                        vec![format!(r#""progressToken":{token}"#), format!(r#""progress":{progress}"#)];
+                    members.extend(more);
+                    format!("{{{}}}", members.join(","))
+                }
+            ),
+            2 => prop::collection::vec(member, 0..5)
+                .prop_map(|members| format!("{{{}}}", members.join(","))),
+            1 => (id_text(), 0u32..100).prop_map(|(t, p)| format!("[{t},{p}]")),
+            1 => (id_text(), 0u32..100).prop_map(|(t, p)| format!("{{ \"progressToken\" : {t},\n\"progress\": {p} }}")),
+        ]
+    }
+
+    /// A payload: any value, or params a progress notification might carry.
+    fn params_text() -> impl Strategy<Value = String> {
+        prop_oneof![value_text(), progress_params_text()]
+    }
+
     fn version_text() -> impl Strategy<Value = String> {
         prop_oneof![
             6 => Just(r#""2.0""#),
@@ -330,7 +374,7 @@ pub(super) mod shortcut_equals_general_parse {
             4 => version_text().prop_map(|v| ("\"jsonrpc\"".to_owned(), v)),
             4 => id_text().prop_map(|v| ("\"id\"".to_owned(), v)),
             3 => method_text().prop_map(|v| ("\"method\"".to_owned(), v)),
-            3 => value_text().prop_map(|v| ("\"params\"".to_owned(), v)),
+            3 => params_text().prop_map(|v| ("\"params\"".to_owned(), v)),
             3 => value_text().prop_map(|v| ("\"result\"".to_owned(), v)),
             1 => error_text().prop_map(|v| ("\"error\"".to_owned(), v)),
             1 => value_text().prop_map(|v| ("\"x\"".to_owned(), v)),
@@ -358,7 +402,7 @@ pub(super) mod shortcut_equals_general_parse {
                 ("\"id\"".to_owned(), i),
                 ("\"result\"".to_owned(), r),
             ]),
-            (version_text(), id_text(), method_text(), value_text()).prop_map(|(v, i, m, p)| {
+            (version_text(), id_text(), method_text(), params_text()).prop_map(|(v, i, m, p)| {
                 vec![
                     ("\"jsonrpc\"".to_owned(), v),
                     ("\"id\"".to_owned(), i),
@@ -366,7 +410,7 @@ pub(super) mod shortcut_equals_general_parse {
                     ("\"params\"".to_owned(), p),
                 ]
             }),
-            (version_text(), method_text(), value_text()).prop_map(|(v, m, p)| vec![
+            (version_text(), method_text(), params_text()).prop_map(|(v, m, p)| vec![
                 ("\"jsonrpc\"".to_owned(), v),
                 ("\"method\"".to_owned(), m),
                 ("\"params\"".to_owned(), p),
@@ -460,12 +504,38 @@ pub(super) mod shortcut_equals_general_parse {
         Ok(())
     }
 
+    /// The progress read of `decode_reading` against its reference, `decode` and a typed read
+    /// of the params: the same message, and a read only of a progress notification's params,
+    /// equal to the typed read of them.
+    fn assert_read_in_pass_as_after(input: Input<'_>) -> Result<(), TestCaseError> {
+        let (decoded, read) = decode_reading::<ProgressParams>(input);
+        let reference = decode(input);
+        prop_assert_eq!(&decoded, &reference);
+        let Some(read) = read else {
+            return Ok(());
+        };
+        let Ok(DecodedRef::Single(MessageRef::Notification {
+            method,
+            params: Some(params),
+        })) = reference
+        else {
+            return Err(TestCaseError::fail(format!(
+                "{read:?} read from {reference:?}"
+            )));
+        };
+        prop_assert_eq!(method, ProgressParams::METHOD);
+        prop_assert_eq!(params.decode::<ProgressParams>().ok(), Some(read));
+        Ok(())
+    }
+
     /// The same result from both decoders (after checking), from bytes and (when UTF-8)
-    /// from text.
+    /// from text, and the same again with progress params read in the decoder's pass.
     fn assert_same(bytes: &[u8]) -> Result<(), TestCaseError> {
         assert_same_after_check(Input::Bytes(bytes))?;
+        assert_read_in_pass_as_after(Input::Bytes(bytes))?;
         if let Ok(text) = std::str::from_utf8(bytes) {
             assert_same_after_check(Input::Text(text))?;
+            assert_read_in_pass_as_after(Input::Text(text))?;
             prop_assert_eq!(decode(text), decode(bytes));
         }
         Ok(())
@@ -550,5 +620,57 @@ pub(super) mod shortcut_equals_general_parse {
         assert!(
             compact::envelope(Input::Bytes(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}")).is_none()
         );
+    }
+
+    /// The progress read happens for the forms the SDKs write (so the property above
+    /// compares it with its reference, not two decoders that both read nothing), and only
+    /// for a notification whose params a typed read takes.
+    #[test]
+    fn progress_params_are_read_in_the_pass_where_written_compactly() {
+        let read = |text: &str| {
+            let from_text = decode_reading::<ProgressParams>(Input::Text(text)).1;
+            let from_bytes = decode_reading::<ProgressParams>(Input::Bytes(text.as_bytes())).1;
+            assert_eq!(from_text, from_bytes, "{text}");
+            from_text
+        };
+        let p = r#"{"progressToken":7,"progress":0.5,"total":2,"message":"a \"}\" b"}"#;
+        for text in [
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{p}}}"#),
+            format!(r#"{{"method":"notifications/progress","params":{p},"jsonrpc":"2.0"}}"#),
+            r#"{"method":"notifications/progress","params":{ "progressToken" : 7 ,"progress":1}}"#
+                .to_owned(),
+            r#"{"method":"notifications/progress","params":["t",1]}"#.to_owned(),
+        ] {
+            let p = read(&text).unwrap_or_else(|| panic!("not read: {text}"));
+            assert!(p.progress > 0.0, "{text}");
+        }
+        assert_eq!(
+            read(&format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{p}}}"#
+            ))
+            .and_then(|p| p.message),
+            Some(r#"a "}" b"#.to_owned())
+        );
+        for text in [
+            // Not a progress notification, or not (only) one.
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{p}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"notifications/progress","params":{p}}}"#),
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{p},"id":1}}"#),
+            format!(r#"{{"params":{p},"method":"notifications/progress"}}"#),
+            format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{p},"x":1}}"#),
+            format!(r#"{{"jsonrpc": "2.0","method":"notifications/progress","params":{p}}}"#),
+            format!(r#"[{{"jsonrpc":"2.0","method":"notifications/progress","params":{p}}}]"#),
+            // Params a typed read refuses: the reader of the located params fails as before.
+            r#"{"method":"notifications/progress","params":{"progressToken":7}}"#.to_owned(),
+            r#"{"method":"notifications/progress","params":{"progressToken":7,"progress":1,"progress":2}}"#.to_owned(),
+            r#"{"method":"notifications/progress","params":{"progressToken":7,"progress":1,"x":[}}"#.to_owned(),
+            r#"{"method":"notifications/progress","params": {"progressToken":7,"progress":1}}"#.to_owned(),
+        ] {
+            assert!(read(&text).is_none(), "{text}");
+        }
+        let not_utf8 = b"{\"method\":\"notifications/progress\",\"params\":{\"progressToken\":7,\"progress\":1,\"x\":\"\xff\"}}";
+        let (decoded, read) = decode_reading::<ProgressParams>(Input::Bytes(not_utf8));
+        assert!(read.is_none());
+        assert_eq!(decoded, decode(not_utf8));
     }
 }

@@ -6,8 +6,10 @@ use serde_json::value::RawValue;
 
 use crate::jsonrpc::Id;
 
-/// `notifications/progress`.
+/// `notifications/progress`. Read in the decoder's pass where it is written compactly (see
+/// `jsonrpc::compact::progress`).
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ProgressParams {
     pub(crate) progress_token: Id,

@@ -29,12 +29,19 @@ impl Session {
     /// ordinary request's result goes out located, its reader's typed decode checks it
     /// ([`RawResult`]); progress params are read once, into their typed fields; every other
     /// payload the session reads or keeps is checked first. A payload that fails its check
-    /// returns [`InvalidPayload`] having routed nothing.
+    /// returns [`InvalidPayload`] having routed nothing. `progress` is the params of a
+    /// progress notification read already by the decoder ([`crate::jsonrpc::decode_reading`]):
+    /// `msg` is then that notification, and its params are not read again.
     pub(super) fn handle_decoded(
         &mut self,
         now: Instant,
         msg: MessageRef<'_>,
+        progress: Option<ProgressParams>,
     ) -> Result<(), InvalidPayload> {
+        if let Some(p) = progress {
+            self.handle_progress(now, p);
+            return Ok(());
+        }
         match msg {
             MessageRef::Response { id, result } => self.handle_answer(now, id, Ok(result))?,
             MessageRef::Error {

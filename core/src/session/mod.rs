@@ -54,6 +54,7 @@ pub use raw_params::RawParams;
 pub use raw_result::RawResult;
 
 use crate::rpc::clock::{ActiveClock, DeadlineIndex};
+use crate::rpc::notifications::ProgressParams;
 use completion::deadline_for;
 use handshake::Handshake;
 use inbound::{InboundRequests, Reply};
@@ -294,7 +295,7 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        self.handle_decoded_input(now, bytes, jsonrpc::decode_general(bytes));
+        self.handle_decoded_input(now, bytes, (jsonrpc::decode_general(bytes), None));
     }
 
     fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
@@ -305,28 +306,33 @@ impl Session {
             jsonrpc::Input::Bytes(bytes) => bytes,
             jsonrpc::Input::Text(text) => text.as_bytes(),
         };
-        self.handle_decoded_input(now, bytes, jsonrpc::decode(input));
+        // Progress params are read in the decoder's pass where it can (they are read anyway).
+        self.handle_decoded_input(now, bytes, jsonrpc::decode_reading(input));
     }
 
-    /// Routes a decoded input; `bytes` is what was decoded, read again only when it was not a
-    /// message (see [`salvage`]).
+    /// Routes a decoded input and the progress params read with it (see
+    /// [`jsonrpc::decode_reading`]); `bytes` is what was decoded, read again only when it was
+    /// not a message (see [`salvage`]).
     fn handle_decoded_input(
         &mut self,
         now: Instant,
         bytes: &[u8],
-        decoded: Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
+        (decoded, progress): (
+            Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
+            Option<ProgressParams>,
+        ),
     ) {
         self.clock_now = self.clock_now.max(now);
         match decoded {
             Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                if self.handle_decoded(now, msg).is_err() {
+                if self.handle_decoded(now, msg, progress).is_err() {
                     // A located payload is not JSON: nothing was routed; serde's parse of the
                     // input refuses it with its own diagnostic (and salvages the answer).
                     match jsonrpc::decode_general(bytes) {
                         Err(e) => self.undecodable_input(bytes, e),
                         // Serde's parse validated every payload: routing cannot fail again.
                         Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                            let _routed = self.handle_decoded(now, msg);
+                            let _routed = self.handle_decoded(now, msg, None);
                         }
                         Ok(_) => {}
                     }
@@ -337,7 +343,7 @@ impl Session {
                     match item {
                         // The batch was validated whole: its payloads check.
                         Ok(msg) => {
-                            let _routed = self.handle_decoded(now, msg);
+                            let _routed = self.handle_decoded(now, msg, None);
                         }
                         Err(e) => self.report_decode_error(e),
                     }
