@@ -35,6 +35,7 @@ pub mod filter;
 pub mod listen;
 pub mod router;
 pub mod server_requests;
+pub mod subscriptions;
 pub mod task_owners;
 pub mod tasks;
 pub mod uri;

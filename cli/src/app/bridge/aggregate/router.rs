@@ -13,8 +13,8 @@
 //!   that lists tasks. With `--listen` a session sees only its own tasks (and those of no
 //!   known session: [`super::task_owners`]).
 //! - `resources/subscribe` / `unsubscribe`: a manager subscription per URI (it survives the
-//!   server's reconnects); `notifications/resources/updated` reaches the host under the
-//!   host-visible URI.
+//!   server's reconnects), shared by every session subscribed to it ([`Subscriptions`]);
+//!   `notifications/resources/updated` reaches the host under the host-visible URI.
 //! - `logging/setLevel` (answered by the session): set on every ready server and on each
 //!   server when it comes up ([`Shared::apply_log_level`]); the manager keeps it across
 //!   reconnects.
@@ -30,7 +30,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use mcp_manager::naming::ToolNamespace;
 use mcp_manager::reconnect::ServerStatus;
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
@@ -45,6 +44,7 @@ use serde_json::{Map, Value, json};
 use super::catalog;
 use super::filter::ToolFilter;
 use super::server_requests::SessionCalls;
+use super::subscriptions::Subscriptions;
 use super::task_owners::TaskOwners;
 use super::watch::{self, Barriers};
 use super::{tasks, uri};
@@ -69,6 +69,8 @@ pub struct Shared {
     pub session_calls: Option<Arc<SessionCalls>>,
     /// With `--listen` (stateful): the session of each task made through the bridge.
     pub task_owners: Option<Arc<TaskOwners>>,
+    /// Every session's resource subscriptions, one upstream per URI.
+    pub subscriptions: Arc<Subscriptions>,
     /// The number of the next host session (a router's).
     next_session: AtomicU64,
     /// The log level the host set, and the servers it was set on (the manager keeps it on
@@ -96,6 +98,7 @@ impl Shared {
             wait_bound,
             session_calls: None,
             task_owners: None,
+            subscriptions: Arc::default(),
             next_session: AtomicU64::new(0),
             log_level: Mutex::new((None, HashMap::new())),
         }
@@ -171,8 +174,6 @@ pub struct Router {
     shared: Arc<Shared>,
     /// This host session's number, for [`SessionCalls`].
     session: u64,
-    /// This session's resource subscriptions, by host-visible URI: the task relaying each.
-    subscriptions: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
     /// Tasks that serve this session alone (its watcher).
     tasks: Vec<tokio::task::JoinHandle<()>>,
     /// Where answers wait for their server's earlier notifications (filled by the
@@ -192,7 +193,6 @@ impl Router {
         Router {
             session: shared.next_session.fetch_add(1, Ordering::Relaxed),
             shared,
-            subscriptions: Mutex::new(HashMap::new()),
             tasks: Vec::new(),
             barriers: Barriers::default(),
         }
@@ -208,9 +208,7 @@ impl Router {
 
     /// Ends this session's subscriptions (unsubscribed upstream) and tasks. Idempotent.
     fn end(&self) {
-        for (_, task) in lock(&self.subscriptions).drain() {
-            task.abort();
-        }
+        self.shared.subscriptions.end_session(self.session);
         for task in &self.tasks {
             task.abort();
         }
@@ -314,10 +312,7 @@ impl Router {
             "resources/unsubscribe" => {
                 let params = object(params.as_deref())?;
                 let host_uri = string_field(&params, "uri")?;
-                if let Some(task) = lock(&self.subscriptions).remove(&host_uri) {
-                    // The relay owns the subscription: ending it unsubscribes upstream.
-                    task.abort();
-                }
+                shared.subscriptions.unsubscribe(self.session, &host_uri);
                 raw(&json!({}))
             }
             "completion/complete" => {
@@ -494,8 +489,8 @@ impl Router {
         }
     }
 
-    /// `resources/subscribe`: a manager subscription relayed to the host under the
-    /// host-visible URI; subscribing again to the same URI replaces the relay.
+    /// `resources/subscribe`: this session subscribed to the URI ([`Subscriptions`]: one
+    /// upstream subscription however many sessions subscribe).
     async fn subscribe(
         &self,
         params: Option<&RawValue>,
@@ -506,41 +501,16 @@ impl Router {
         let (server, original) = server_uri(&host_uri)?;
         // Waits for a server still coming up; the manager then subscribes on it.
         self.shared.client_for(&server).await?;
-        let mut subscription = self
-            .shared
-            .manager
-            .subscribe(&server, original)
-            .await
-            .map_err(manager_error)?;
-        let host = context.server().clone();
-        let relayed = host_uri.clone();
-        let task = tokio::spawn(async move {
-            while let Some(item) = subscription.next().await {
-                let updated = match item {
-                    Ok(n) if n.method == "notifications/resources/updated" => n
-                        .params
-                        .as_deref()
-                        .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                        .and_then(|p| p.get("uri").and_then(Value::as_str).map(str::to_owned))
-                        .map_or_else(|| relayed.clone(), |u| uri::to_host(&server, &u)),
-                    Ok(_) => continue,
-                    // Reconnected (or fell behind): it may have changed meanwhile.
-                    Err(missed) => {
-                        tracing::debug!("bridge: subscription to {relayed}: {missed}");
-                        relayed.clone()
-                    }
-                };
-                if let Err(e) = host.notify_resource_updated(&updated) {
-                    tracing::debug!("bridge: {updated} update not forwarded: {e}");
-                    if host.is_closed() {
-                        return;
-                    }
-                }
-            }
-        });
-        if let Some(old) = lock(&self.subscriptions).insert(host_uri, task) {
-            old.abort();
-        }
+        self.shared
+            .subscriptions
+            .subscribe(
+                &self.shared.manager,
+                self.session,
+                context.server(),
+                &host_uri,
+                (&server, &original),
+            )
+            .await?;
         raw(&json!({}))
     }
 }
