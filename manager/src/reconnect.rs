@@ -26,8 +26,12 @@ use mcp_proto::time::{Duration, Instant, saturating_add};
 pub enum ExitCause {
     /// The process could not be started (command not found, not executable). Permanent.
     SpawnFailed {
+        /// The program, as configured.
+        program: String,
         /// The OS error, for the status line.
         message: String,
+        /// Whether the program was not found at all (the OS error is "not found").
+        not_found: bool,
     },
     /// The server answered `initialize` with an error. Permanent.
     HandshakeRejected {
@@ -97,7 +101,22 @@ impl ExitCause {
     /// A one-line description for a status display.
     pub fn describe(&self) -> String {
         match self {
-            ExitCause::SpawnFailed { message } => format!("could not start: {message}"),
+            // Named as a single server's spawn failure is, with the same hint.
+            ExitCause::SpawnFailed {
+                program,
+                message,
+                not_found,
+            } => {
+                let hint = if *not_found {
+                    format!(
+                        " (is `{program}` installed and on PATH? Give its full path, or check \
+                         the spelling)"
+                    )
+                } else {
+                    String::new()
+                };
+                format!("could not start `{program}`: {message}{hint}")
+            }
             ExitCause::HandshakeRejected { message } => format!("initialize rejected: {message}"),
             ExitCause::UnsupportedVersion { version } => {
                 format!("unsupported protocol version {version:?}")

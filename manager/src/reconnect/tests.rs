@@ -159,7 +159,9 @@ fn spawn_failure_is_permanent() {
     let mut p = ReconnectPolicy::new(&config());
     let _ = p.poll_action();
     let cause = ExitCause::SpawnFailed {
-        message: "command not found".into(),
+        program: "no-such-server".into(),
+        message: "No such file or directory (os error 2)".into(),
+        not_found: true,
     };
     p.handle_exit(Instant::now(), &cause).unwrap();
     assert!(matches!(
@@ -172,7 +174,9 @@ fn spawn_failure_is_permanent() {
     assert_eq!(
         p.poll_action(),
         Some(ReconnectAction::GiveUp(
-            "could not start: command not found".into()
+            "could not start `no-such-server`: No such file or directory (os error 2) (is \
+             `no-such-server` installed and on PATH? Give its full path, or check the spelling)"
+                .into()
         ))
     );
     assert_eq!(p.poll_timeout(), None);
