@@ -21,9 +21,10 @@
 //! - The host's notifications (`notifications/roots/list_changed`, ...) go to every ready
 //!   server.
 //!
-//! A call to a server still coming up waits for it ([`Shared::wait_bound`]); a name
-//! that is not offered (unknown, or kept out by `--allow` / `--deny`) is `-32602` `unknown
-//! tool: NAME`.
+//! A call to a server still coming up waits for it ([`Shared::wait_bound`]), also one
+//! whose tool is not known yet (no tool cache) when its `SERVER__` prefix names the server; a
+//! server that failed, or is unreachable, gets its reason at once. A name that is not
+//! offered (unknown, or kept out by `--allow` / `--deny`) is `-32602` `unknown tool: NAME`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -49,11 +50,14 @@ use super::task_owners::TaskOwners;
 use super::watch::{self, Barriers};
 use super::{tasks, uri};
 use crate::app::bridge::forward::{Relay, error_for_host};
+use crate::app::many;
 
 /// What the router and the status watcher share.
 pub struct Shared {
     /// Every server of the config file.
     pub manager: Arc<Manager>,
+    /// Their entries, for the words of their failures ([`many::failure_words`]).
+    pub configs: Vec<mcp_manager::config::ServerConfig>,
     /// `--allow` / `--deny`.
     pub filter: ToolFilter,
     /// How routed requests are forwarded.
@@ -92,6 +96,7 @@ impl Shared {
     ) -> Self {
         Shared {
             manager,
+            configs: Vec::new(),
             filter,
             relay,
             prompts: Mutex::new(ToolNamespace::new()),
@@ -126,7 +131,9 @@ impl Shared {
     }
 
     /// The client of `server`, waiting (at most [`wait_bound`](Self::wait_bound)) while it
-    /// is still connecting or reconnecting.
+    /// is still connecting or reconnecting; at once the reason when it failed, or is
+    /// unreachable (never ready, its first attempt failed outright: it is retried in the
+    /// background, but a call would only wait for the same failure).
     async fn client_for(&self, server: &str) -> Result<Client, ErrorObject> {
         // Watched before looking, so that a change in between is not missed.
         let mut changes = self.manager.status_changes();
@@ -142,7 +149,15 @@ impl Shared {
                     .find_map(|(name, status)| (name == server).then_some(status));
                 match status {
                     None => return Err(internal(format!("unknown server {server:?}"))),
-                    Some(ServerStatus::Connecting | ServerStatus::Reconnecting { .. }) => {}
+                    Some(ServerStatus::Connecting | ServerStatus::Reconnecting { .. }) => {
+                        if let Some(why) = self.manager.unreachable(server) {
+                            return Err(internal(format!(
+                                "server {server:?} is unreachable: {} (retrying in the \
+                                 background)",
+                                many::failure_words(&self.configs, server, &why)
+                            )));
+                        }
+                    }
                     Some(status) => {
                         return Err(manager_error(ManagerError::NotReady {
                             server: server.to_owned(),
@@ -157,11 +172,57 @@ impl Shared {
         };
         match tokio::time::timeout(self.wait_bound, wait).await {
             Ok(found) => found,
-            Err(_) => Err(internal(format!(
-                "server {server:?} is still not ready after {:?}",
-                self.wait_bound
-            ))),
+            Err(_) => {
+                // A crash-looping server: what it keeps failing with.
+                let last = self
+                    .manager
+                    .last_failure(server)
+                    .map(|why| {
+                        let why = many::failure_words(&self.configs, server, &why);
+                        format!("; it last failed: {why}")
+                    })
+                    .unwrap_or_default();
+                Err(internal(format!(
+                    "server {server:?} is still not ready after {:?}{last}",
+                    self.wait_bound
+                )))
+            }
         }
+    }
+
+    /// The server and its own tool name behind the host-visible tool `name`. A name not
+    /// listed (yet) whose `SERVER__` prefix names a server still coming up without a tool
+    /// cache waits for that server (as [`client_for`](Self::client_for)) and is looked up
+    /// again: an unknown tool if it came up without it, the server's failure if it failed.
+    async fn resolve_tool(&self, name: &str) -> Result<(String, String), ErrorObject> {
+        if !self.filter.offers(name) {
+            return Err(unknown_tool(name));
+        }
+        if let Some(found) = self.manager.resolve(name) {
+            return Ok(found);
+        }
+        let coming_up = self
+            .manager
+            .status()
+            .into_iter()
+            .find_map(|(server, status)| {
+                let prefix = format!(
+                    "{}{}",
+                    mcp_manager::naming::sanitize(&server),
+                    mcp_manager::naming::SEPARATOR
+                );
+                (name.starts_with(&prefix)
+                    && matches!(
+                        status,
+                        ServerStatus::Connecting | ServerStatus::Reconnecting { .. }
+                    ))
+                .then_some(server)
+            });
+        let Some(server) = coming_up else {
+            return Err(unknown_tool(name));
+        };
+        self.client_for(&server).await?;
+        self.manager.resolve(name).ok_or_else(|| unknown_tool(name))
     }
 }
 
@@ -241,12 +302,7 @@ impl Router {
             "tools/call" => {
                 let mut params = object(params.as_deref())?;
                 let name = string_field(&params, "name")?;
-                let (server, tool) = shared
-                    .filter
-                    .offers(&name)
-                    .then(|| manager.resolve(&name))
-                    .flatten()
-                    .ok_or_else(|| unknown_tool(&name))?;
+                let (server, tool) = shared.resolve_tool(&name).await?;
                 params.insert("name".into(), Value::String(tool));
                 let as_task = params.contains_key("task");
                 let (result, refused) = self.forward_call(&server, method, &params, &context).await;
