@@ -108,6 +108,7 @@ pub async fn run(
     }
     let reporter = tokio::spawn(watch::report_changes(
         manager.clone(),
+        started.configs.clone(),
         ui.clone(),
         started.changes,
         failed,
