@@ -26,8 +26,12 @@ use mcp_proto::time::{Duration, Instant, saturating_add};
 pub enum ExitCause {
     /// The process could not be started (command not found, not executable). Permanent.
     SpawnFailed {
+        /// The program, as configured.
+        program: String,
         /// The OS error, for the status line.
         message: String,
+        /// Whether the program was not found at all (the OS error is "not found").
+        not_found: bool,
     },
     /// The server answered `initialize` with an error. Permanent.
     HandshakeRejected {
@@ -94,10 +98,34 @@ impl ExitCause {
         }
     }
 
+    /// Whether a connection attempt ending with this cause failed outright (the program
+    /// could not start or exited, the connection was refused, the host was not found, an
+    /// HTTP error came back), as opposed to being slow ([`StartupTimeout`](Self::StartupTimeout))
+    /// or losing a session that existed ([`SessionLost`](Self::SessionLost)). A host may
+    /// report a server whose first attempt failed outright at once, rather than wait for it.
+    pub fn is_outright(&self) -> bool {
+        !matches!(self, ExitCause::StartupTimeout | ExitCause::SessionLost)
+    }
+
     /// A one-line description for a status display.
     pub fn describe(&self) -> String {
         match self {
-            ExitCause::SpawnFailed { message } => format!("could not start: {message}"),
+            // Named as a single server's spawn failure is, with the same hint.
+            ExitCause::SpawnFailed {
+                program,
+                message,
+                not_found,
+            } => {
+                let hint = if *not_found {
+                    format!(
+                        " (is `{program}` installed and on PATH? Give its full path, or check \
+                         the spelling)"
+                    )
+                } else {
+                    String::new()
+                };
+                format!("could not start `{program}`: {message}{hint}")
+            }
             ExitCause::HandshakeRejected { message } => format!("initialize rejected: {message}"),
             ExitCause::UnsupportedVersion { version } => {
                 format!("unsupported protocol version {version:?}")
@@ -214,6 +242,9 @@ pub struct ReconnectPolicy {
     connected_at: Option<Instant>,
     ever_ready: bool,
     retry_exit_before_ready: bool,
+    /// Why the last connection attempt failed or the last connection ended, and whether it
+    /// failed outright ([`ExitCause::is_outright`]).
+    last_failure: Option<(String, bool)>,
     pending: Option<ReconnectAction>,
 }
 
@@ -234,6 +265,7 @@ impl ReconnectPolicy {
             connected_at: None,
             ever_ready: false,
             retry_exit_before_ready: config.retry_exit_before_ready,
+            last_failure: None,
             pending: Some(ReconnectAction::Connect),
         }
     }
@@ -251,6 +283,23 @@ impl ReconnectPolicy {
     /// The current status.
     pub fn status(&self) -> &ServerStatus {
         &self.status
+    }
+
+    /// Why the last connection attempt failed or the last connection ended (the
+    /// [`ExitCause::describe`] of its cause), if one did: for a server reconnecting, what it
+    /// is recovering from.
+    pub fn last_failure(&self) -> Option<&str> {
+        self.last_failure.as_ref().map(|(why, _)| why.as_str())
+    }
+
+    /// While the server has never been ready and its last connection attempt failed outright
+    /// ([`ExitCause::is_outright`]), why: the server is unreachable for now (it may still be
+    /// retrying). `None` once it has been ready, or while its attempts are only slow.
+    pub fn unreachable(&self) -> Option<&str> {
+        match &self.last_failure {
+            Some((why, true)) if !self.ever_ready => Some(why),
+            _ => None,
+        }
     }
 
     // ---- (B) inputs ----
@@ -276,6 +325,7 @@ impl ReconnectPolicy {
             return Err(ReconnectUsageError::NotConnecting(self.status.clone()));
         }
         let reason = cause.describe();
+        self.last_failure = Some((reason.clone(), cause.is_outright()));
         if cause.is_permanent(!self.ever_ready) {
             self.fail(reason, true);
             return Ok(());

@@ -18,6 +18,9 @@ pub struct StartupServer<'a> {
     pub status: &'a ServerStatus,
     /// Whether a fresh cache entry exists for its configuration now.
     pub has_fresh_cache: bool,
+    /// Never ready, its last connection attempt failed outright: why
+    /// ([`ReconnectPolicy::unreachable`](super::reconnect::ReconnectPolicy::unreachable)).
+    pub unreachable: Option<&'a str>,
 }
 
 /// The decision of [`startup_plan`], with servers named as given, in the given order.
@@ -33,6 +36,10 @@ pub struct StartupPlan<'a> {
     pub from_cache: Vec<&'a str>,
     /// Past the deadline, not ready, no fresh cache entry: no tools for now.
     pub pending: Vec<&'a str>,
+    /// Never ready and retrying after a first attempt that failed outright, with why: the
+    /// start does not wait for them, nor are they served from the cache (their calls could
+    /// not be answered); they may come up later.
+    pub unreachable: Vec<(&'a str, &'a str)>,
 }
 
 /// Decides, at `now`, how to start given the start-up `deadline`.
@@ -40,7 +47,9 @@ pub struct StartupPlan<'a> {
 /// A server is still coming up when it is `Connecting` or `Reconnecting`. Failed and disabled
 /// servers are in none of the lists and never hold up the start (a failed server's calls could
 /// not be answered, so its cache is not served). Before the deadline, coming-up servers are not
-/// listed; at or after it, they go to `from_cache` or `pending`.
+/// listed; at or after it, they go to `from_cache` or `pending`. One coming up that has never
+/// been ready and whose last attempt failed outright ([`StartupServer::unreachable`]) does not
+/// hold up the start either: it is in `unreachable` at once.
 pub fn startup_plan<'a>(
     now: Instant,
     deadline: Instant,
@@ -52,6 +61,10 @@ pub fn startup_plan<'a>(
         match server.status {
             ServerStatus::Ready => plan.live.push(server.name),
             ServerStatus::Connecting | ServerStatus::Reconnecting { .. } => {
+                if let Some(why) = server.unreachable {
+                    plan.unreachable.push((server.name, why));
+                    continue;
+                }
                 coming_up = true;
                 if now >= deadline {
                     if server.has_fresh_cache {
@@ -83,6 +96,7 @@ mod tests {
             name,
             status,
             has_fresh_cache: cache,
+            unreachable: None,
         }
     }
 
@@ -178,5 +192,37 @@ mod tests {
     fn no_servers_starts_at_once() {
         let (now, deadline) = times();
         assert_eq!(startup_plan(now, deadline, &[]), StartupPlan::default());
+    }
+
+    #[test]
+    fn an_unreachable_server_does_not_hold_up_the_start() {
+        let (now, deadline) = times();
+        let retrying = ServerStatus::Reconnecting {
+            attempt: 1,
+            at: now + Duration::from_secs(1),
+        };
+        let down = StartupServer {
+            unreachable: Some("connection refused"),
+            ..s("down", &retrying, true)
+        };
+        let plan = startup_plan(now, deadline, &[s("up", &READY, false), down]);
+        assert_eq!(plan.wait_until, None);
+        assert_eq!(plan.live, vec!["up"]);
+        assert_eq!(plan.unreachable, vec![("down", "connection refused")]);
+        // Not served from the cache, even past the deadline.
+        let plan = startup_plan(deadline, deadline, &[down]);
+        assert!(
+            plan.from_cache.is_empty() && plan.pending.is_empty(),
+            "{plan:?}"
+        );
+        // While its next attempt is under way, still unreachable; another server still
+        // connecting is waited for.
+        let again = StartupServer {
+            unreachable: Some("connection refused"),
+            ..s("down", &CONNECTING, false)
+        };
+        let plan = startup_plan(now, deadline, &[again, s("slow", &CONNECTING, false)]);
+        assert_eq!(plan.wait_until, Some(deadline));
+        assert_eq!(plan.unreachable, vec![("down", "connection refused")]);
     }
 }

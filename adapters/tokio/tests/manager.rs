@@ -65,6 +65,7 @@ manager_tests!(
     names_collide_and_long,
     disconnect_while_connecting,
     permanent_failure_not_retried,
+    unreachable_server_not_waited_for,
     list_changed_refreshes_tools,
     connects_are_bounded,
     subscription_survives_restart,

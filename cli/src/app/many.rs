@@ -309,6 +309,16 @@ fn network_error(name: &str, url: Option<&str>, reason: &str) -> Option<CliError
     })
 }
 
+/// How a server's failure `reason` (as the manager reports it) reads for a person: a network
+/// failure below HTTP as with `--url` (`could not connect to URL: connection refused`),
+/// anything else masked like every error.
+pub fn failure_words(servers: &[ServerConfig], name: &str, reason: &str) -> String {
+    match network_error(name, http_url(servers, name).as_deref(), reason) {
+        Some(e) => e.to_string(),
+        None => crate::redact::text(reason).into_owned(),
+    }
+}
+
 /// The URL of the HTTP server `name` of the file, if it is one.
 fn http_url(servers: &[ServerConfig], name: &str) -> Option<String> {
     servers

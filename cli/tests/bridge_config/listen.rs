@@ -5,6 +5,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt as _;
 use mcp_tokio::types::CallToolResult;
 use mcp_tokio::{Client, ClientBuilder};
 use serde_json::{Value, json};
@@ -19,6 +20,16 @@ fn start_listening(
     config: &std::path::Path,
     extra: &[&str],
 ) -> (Bridge, String) {
+    let (bridge, url, _stderr) = start_listening_with_stderr(dir, config, extra);
+    (bridge, url)
+}
+
+/// [`start_listening`], with the bridge's stderr lines after its URL.
+fn start_listening_with_stderr(
+    dir: &std::path::Path,
+    config: &std::path::Path,
+    extra: &[&str],
+) -> (Bridge, String, mpsc::Receiver<String>) {
     let mut bridge = Command::new(MCP)
         .args(["bridge", "--listen", "127.0.0.1:0"])
         .args(extra)
@@ -46,7 +57,7 @@ fn start_listening(
             break line;
         }
     };
-    (Bridge(bridge), url)
+    (Bridge(bridge), url, rx)
 }
 
 /// A running `mcp bridge --listen`: stopped with SIGTERM when dropped (also when a test
@@ -459,5 +470,80 @@ fn stateless_has_no_session_for_a_servers_request() {
     );
     assert!(said.contains("passes a server's sampling"), "{said}");
     drop(bridge);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every HTTP session shares the servers, so a URI's one upstream subscription is shared: a
+/// session that unsubscribes, or ends, does not end the updates of another session
+/// subscribed to the same URI; the upstream subscription ends with the last subscriber.
+#[test]
+fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
+    const CLOCK: &str = "mcp-bridge://alpha/demo://clock";
+    let dir = test_dir("listen-shared-subscription");
+    let config = write_config(&dir);
+    // -v: each server's messages on stderr, to see the upstream unsubscribe.
+    let (_bridge, url, stderr) = start_listening_with_stderr(&dir, &config, &["-v"]);
+    let unsubscribed_upstream = |stderr: &mpsc::Receiver<String>| {
+        stderr
+            .try_iter()
+            .filter(|l| l.contains("[alpha]") && l.contains("resources/unsubscribe"))
+            .count()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let a = host_session(&url, None, None).await;
+        let mut a_clock = within(a.subscribe(CLOCK)).await.expect("A subscribes");
+        let tick = within(a_clock.next()).await.expect("an update for A");
+        assert!(tick.is_ok(), "{tick:?}");
+
+        // B subscribes to the same URI, gets its updates, then unsubscribes.
+        let b = host_session(&url, None, None).await;
+        let mut b_clock = within(b.subscribe(CLOCK)).await.expect("B subscribes");
+        within(b_clock.next())
+            .await
+            .expect("an update for B")
+            .expect("an update");
+        within(b_clock.close()).await.expect("B unsubscribes");
+        // C subscribes, then its session ends without unsubscribing.
+        let c = host_session(&url, None, None).await;
+        let c_clock = within(c.subscribe(CLOCK)).await.expect("C subscribes");
+        within(c.close()).await;
+        drop(c_clock);
+
+        // A's updates go on, several ticks later.
+        for _ in 0..3 {
+            let tick = within(a_clock.next()).await.expect("A still gets updates");
+            let tick = tick.expect("an update, not a gap");
+            assert!(
+                tick.params
+                    .as_deref()
+                    .is_some_and(|p| p.get().contains(CLOCK)),
+                "{tick:?}"
+            );
+        }
+        assert_eq!(
+            unsubscribed_upstream(&stderr),
+            0,
+            "unsubscribed upstream while A was subscribed"
+        );
+
+        // The last subscriber leaves: now the bridge unsubscribes upstream.
+        within(a_clock.close()).await.expect("A unsubscribes");
+        let started = Instant::now();
+        loop {
+            let line = stderr
+                .recv_timeout(GUARD.saturating_sub(started.elapsed()))
+                .expect("the upstream unsubscribe on stderr");
+            if line.contains("[alpha]") && line.contains("resources/unsubscribe") {
+                break;
+            }
+        }
+        a.close().await;
+        b.close().await;
+    });
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -14,5 +14,6 @@
 mod common;
 mod host;
 mod listen;
+mod startup;
 mod stdio;
 mod tasks;

@@ -159,7 +159,9 @@ fn spawn_failure_is_permanent() {
     let mut p = ReconnectPolicy::new(&config());
     let _ = p.poll_action();
     let cause = ExitCause::SpawnFailed {
-        message: "command not found".into(),
+        program: "no-such-server".into(),
+        message: "No such file or directory (os error 2)".into(),
+        not_found: true,
     };
     p.handle_exit(Instant::now(), &cause).unwrap();
     assert!(matches!(
@@ -172,7 +174,9 @@ fn spawn_failure_is_permanent() {
     assert_eq!(
         p.poll_action(),
         Some(ReconnectAction::GiveUp(
-            "could not start: command not found".into()
+            "could not start `no-such-server`: No such file or directory (os error 2) (is \
+             `no-such-server` installed and on PATH? Give its full path, or check the spelling)"
+                .into()
         ))
     );
     assert_eq!(p.poll_timeout(), None);
@@ -381,4 +385,37 @@ fn an_exit_before_ready_fails_at_once_when_not_retried() {
     });
     p.handle_exit(now, &ExitCause::StartupTimeout).unwrap();
     assert!(matches!(p.status(), ServerStatus::Reconnecting { .. }));
+}
+
+#[test]
+fn a_first_attempt_failing_outright_is_unreachable_until_ready() {
+    let now = Instant::now();
+    let mut p = ReconnectPolicy::new(&config());
+    assert_eq!(p.unreachable(), None);
+    let refused = ExitCause::Io {
+        message: "connection refused".into(),
+    };
+    fail_once(&mut p, now, &refused).expect("retried");
+    assert_eq!(p.unreachable(), Some("I/O error: connection refused"));
+    // The next attempt under way: still unreachable as far as anyone knows.
+    p.handle_timeout(now + Duration::from_secs(5));
+    assert_eq!(p.status(), &ServerStatus::Connecting);
+    assert_eq!(p.unreachable(), Some("I/O error: connection refused"));
+    // Once ready it is not; its last failure is still known.
+    p.handle_connected(now + Duration::from_secs(5)).unwrap();
+    assert_eq!(p.unreachable(), None);
+    assert_eq!(p.last_failure(), Some("I/O error: connection refused"));
+    // A crash after that is a failure, not unreachability.
+    p.handle_exit(now + Duration::from_secs(6), &crash())
+        .unwrap();
+    assert_eq!(p.unreachable(), None);
+    assert_eq!(p.last_failure(), Some("exited with code 1"));
+}
+
+#[test]
+fn a_slow_first_attempt_is_not_unreachable() {
+    let mut p = ReconnectPolicy::new(&config());
+    fail_once(&mut p, Instant::now(), &ExitCause::StartupTimeout).expect("retried");
+    assert_eq!(p.unreachable(), None);
+    assert_eq!(p.last_failure(), Some("start-up timed out"));
 }

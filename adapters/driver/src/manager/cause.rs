@@ -10,8 +10,12 @@ use crate::error::Error;
 /// build), transient for a process or session that went away.
 pub(crate) fn of_error(e: &Error) -> ExitCause {
     match e {
-        Error::Spawn { source, .. } => ExitCause::SpawnFailed {
+        Error::Spawn {
+            command, source, ..
+        } => ExitCause::SpawnFailed {
+            program: command.clone(),
             message: source.to_string(),
+            not_found: source.kind() == std::io::ErrorKind::NotFound,
         },
         Error::Unsupported { what, .. } => ExitCause::Config {
             message: format!("{what} is not supported"),

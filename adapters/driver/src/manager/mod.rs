@@ -10,8 +10,9 @@
 //!
 //! # Guarantees
 //!
-//! - [`Manager::start`] returns once every server is ready or failed, or at the start-up
-//!   deadline, whichever comes first. Servers still coming up then are served from their cache
+//! - [`Manager::start`] returns once every server is ready, failed or unreachable (never
+//!   ready, its first attempt failed outright: [`StartupSummary::unreachable`]; it is still
+//!   retried by the policy), or at the start-up deadline, whichever comes first. Servers still coming up then are served from their cache
 //!   entry (`from_cache: true` in [`Manager::tools`]) until they connect.
 //! - A call is routed through the name table, never by splitting the name; a call to a server
 //!   that is not ready fails at once with [`ManagerError::NotReady`] naming it. One server's
@@ -95,6 +96,10 @@ pub struct StartupSummary {
     pub pending: Vec<String>,
     /// Failed servers and why.
     pub failed: Vec<(String, String)>,
+    /// Never ready: their first connection attempt failed outright (the connection was
+    /// refused, the host not found, ...), and why. The start did not wait for them; the
+    /// manager retries them by its reconnect policy, so they may still come up (or fail).
+    pub unreachable: Vec<(String, String)>,
 }
 
 /// Why a manager call failed.
@@ -409,8 +414,10 @@ impl<R: Runtime> Manager<R> {
     }
 
     /// Loads the cache entries, connects every server in parallel (at most
-    /// `max_concurrent_connects` at a time) and returns when every server is ready or failed,
-    /// or at the start-up deadline, whichever comes first. Calling it again only waits again.
+    /// `max_concurrent_connects` at a time) and returns when every server is ready, failed or
+    /// unreachable ([`StartupSummary::unreachable`]: a first attempt that failed outright is
+    /// not waited for, though it is retried by the reconnect policy), or at the start-up
+    /// deadline, whichever comes first. Calling it again only waits again.
     pub async fn start(&self) -> StartupSummary {
         let rt = &self.inner.runtime;
         let deadline = {
@@ -452,10 +459,11 @@ impl<R: Runtime> Manager<R> {
                 let statuses = statuses(&state, self.inner.cache_max_age);
                 let servers: Vec<_> = statuses
                     .iter()
-                    .map(|(name, status, cache)| StartupServer {
+                    .map(|(name, status, cache, unreachable)| StartupServer {
                         name,
                         status,
                         has_fresh_cache: *cache,
+                        unreachable: unreachable.as_deref(),
                     })
                     .collect();
                 startup_plan(rt.now(), deadline, &servers).wait_until
@@ -476,10 +484,11 @@ impl<R: Runtime> Manager<R> {
         let statuses = statuses(&state, self.inner.cache_max_age);
         let servers: Vec<_> = statuses
             .iter()
-            .map(|(name, status, cache)| StartupServer {
+            .map(|(name, status, cache, unreachable)| StartupServer {
                 name,
                 status,
                 has_fresh_cache: *cache,
+                unreachable: unreachable.as_deref(),
             })
             .collect();
         let plan = startup_plan(now.max(deadline), deadline, &servers);
@@ -490,10 +499,15 @@ impl<R: Runtime> Manager<R> {
             pending: own(plan.pending),
             failed: statuses
                 .iter()
-                .filter_map(|(name, status, _)| match status {
+                .filter_map(|(name, status, ..)| match status {
                     ServerStatus::Failed { reason, .. } => Some((name.clone(), reason.clone())),
                     _ => None,
                 })
+                .collect(),
+            unreachable: plan
+                .unreachable
+                .into_iter()
+                .map(|(name, why)| (name.to_owned(), why.to_owned()))
                 .collect(),
         }
     }
@@ -507,6 +521,23 @@ impl<R: Runtime> Manager<R> {
             .iter()
             .map(|s| (s.config.name.clone(), s.policy.status().clone()))
             .collect()
+    }
+
+    /// Why `server`'s last connection attempt failed or its last connection ended, if one
+    /// did (an exit status and its last stderr line, a refused connection, ...): what a
+    /// server reconnecting is recovering from. `None` for an unknown server.
+    #[must_use]
+    pub fn last_failure(&self, server: &str) -> Option<String> {
+        let state = self.inner.lock();
+        state.slot(server)?.policy.last_failure().map(str::to_owned)
+    }
+
+    /// `Some(why)` while `server` has never been ready and its last connection attempt
+    /// failed outright (see [`StartupSummary::unreachable`]); it may still be retrying.
+    #[must_use]
+    pub fn unreachable(&self, server: &str) -> Option<String> {
+        let state = self.inner.lock();
+        state.slot(server)?.policy.unreachable().map(str::to_owned)
     }
 
     /// A stream of status changes from now on; a ready server whose tools were listed again
@@ -529,10 +560,11 @@ impl<R: Runtime> Manager<R> {
         let statuses = statuses(&state, self.inner.cache_max_age);
         let servers: Vec<_> = statuses
             .iter()
-            .map(|(name, status, cache)| StartupServer {
+            .map(|(name, status, cache, unreachable)| StartupServer {
                 name,
                 status,
                 has_fresh_cache: *cache,
+                unreachable: unreachable.as_deref(),
             })
             .collect();
         let plan = startup_plan(now, deadline, &servers);
@@ -686,8 +718,12 @@ impl<R: Runtime> Manager<R> {
     }
 }
 
-/// `(name, status, has a fresh cache entry)` of every server, for [`startup_plan`].
-fn statuses<R: Runtime>(state: &State<R>, max_age: Duration) -> Vec<(String, ServerStatus, bool)> {
+/// `(name, status, has a fresh cache entry, why unreachable)` of every server, for
+/// [`startup_plan`].
+fn statuses<R: Runtime>(
+    state: &State<R>,
+    max_age: Duration,
+) -> Vec<(String, ServerStatus, bool, Option<String>)> {
     let now_ms = cache_file::now_ms();
     state
         .slots
@@ -698,7 +734,12 @@ fn statuses<R: Runtime>(state: &State<R>, max_age: Duration) -> Vec<(String, Ser
                     .cache
                     .get(&s.key)
                     .is_some_and(|e| e.is_younger_than(now_ms, max_age));
-            (s.config.name.clone(), s.policy.status().clone(), fresh)
+            (
+                s.config.name.clone(),
+                s.policy.status().clone(),
+                fresh,
+                s.policy.unreachable().map(str::to_owned),
+            )
         })
         .collect()
 }

@@ -485,6 +485,42 @@ pub async fn permanent_failure_not_retried<R: Runtime>(rt: R, script: &Path, dir
     manager.shutdown().await;
 }
 
+/// A server whose first attempt fails outright (its process exits before the handshake) is
+/// not waited for until the start-up deadline: the start returns with it `unreachable`, with
+/// why, and the manager keeps retrying it by the policy.
+pub async fn unreachable_server_not_waited_for<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let manager = builder(&rt, dir)
+        // Longer than the test's guard: only a start that does not wait for it returns.
+        .startup_deadline(Duration::from_secs(600))
+        .add(stdio_config("down", "sh", &["-c", "echo nope >&2; exit 3"]))
+        .add(fixture("ok", script, &[]))
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.live, ["ok"], "{summary:?}");
+    assert!(summary.failed.is_empty(), "{summary:?}");
+    assert_eq!(
+        summary.unreachable,
+        [("down".to_owned(), "exited with code 3: nope".to_owned())]
+    );
+    assert!(
+        matches!(
+            status_of(&manager, "down"),
+            ServerStatus::Reconnecting { .. } | ServerStatus::Connecting
+        ),
+        "still retried"
+    );
+    assert_eq!(
+        manager.unreachable("down").as_deref(),
+        Some("exited with code 3: nope")
+    );
+    assert_eq!(
+        manager.last_failure("down").as_deref(),
+        Some("exited with code 3: nope")
+    );
+    assert_eq!(manager.unreachable("ok"), None);
+    manager.shutdown().await;
+}
+
 /// `notifications/tools/list_changed` re-lists the server's tools and rewrites its cache file.
 pub async fn list_changed_refreshes_tools<R: Runtime>(rt: R, script: &Path, dir: &Path) {
     let config = fixture("dyn", script, &[]);

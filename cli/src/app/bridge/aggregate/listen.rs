@@ -59,7 +59,14 @@ pub async fn run(
     let manager = started.manager;
     // Every POST is a session of its own with --stateless: nothing to bind tasks to.
     let task_owners = (!args.stateless).then(Default::default);
-    let (shared, mut calls_ended) = shared(cli, &manager, filter, Some(session_calls), task_owners);
+    let (shared, mut calls_ended) = shared(
+        cli,
+        &manager,
+        &started.configs,
+        filter,
+        Some(session_calls),
+        task_owners,
+    );
     let mut http = HttpServerConfig::new(started.host_config)
         .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
     if let Some(token) = bearer {
@@ -95,12 +102,13 @@ pub async fn run(
     // wait for it; then what the start found.
     eprintln!("{}", server.url());
     report_entries(ui, entries);
-    report_summary(ui, &started.summary);
+    report_summary(ui, &started.summary, &started.configs);
     for warning in warnings {
         ui.note(&warning);
     }
     let reporter = tokio::spawn(watch::report_changes(
         manager.clone(),
+        started.configs.clone(),
         ui.clone(),
         started.changes,
         failed,

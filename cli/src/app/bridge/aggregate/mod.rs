@@ -13,8 +13,11 @@
 //! --all`), and a call to it waits for it (at most `--timeout`, else [`COMING_UP_WAIT`]);
 //! when it comes up the host gets `list_changed`.
 //! A server that cannot start (a broken entry, a program that does not exist or exits
-//! during its first connect, a refused handshake) is reported on stderr and the others serve; when none can, the host's
-//! `initialize` gets an error and the bridge exits 3.
+//! during its first connect, a refused handshake) is reported on stderr and the others serve;
+//! so is one whose first connect fails outright (connection refused, no such host), which
+//! the manager keeps retrying in the background (reported when it comes up); a call to it
+//! meanwhile gets that reason at once. When none can, the host's `initialize` gets an error
+//! and the bridge exits 3.
 //!
 //! # Serving
 //!
@@ -35,6 +38,7 @@ pub mod filter;
 pub mod listen;
 pub mod router;
 pub mod server_requests;
+pub mod subscriptions;
 pub mod task_owners;
 pub mod tasks;
 pub mod uri;
@@ -138,6 +142,8 @@ struct Started {
     changes: StatusChanges,
     /// What the start found ([`report_summary`] reports it).
     summary: StartupSummary,
+    /// The servers' entries, for the words of their failures.
+    configs: Vec<mcp_manager::config::ServerConfig>,
     host_config: ServerConfig,
 }
 
@@ -164,12 +170,13 @@ async fn start_servers(
         .connection
         .connect_timeout
         .unwrap_or(DEFAULT_STARTUP_DEADLINE);
+    let configs = servers.clone();
     let manager = Arc::new(manager(cli, ui, speaker, servers, deadline));
     let changes = manager.status_changes();
     let summary = manager.start().await;
     let coming_up = !summary.from_cache.is_empty() || !summary.pending.is_empty();
     if summary.live.is_empty() && !coming_up {
-        report_summary(ui, &summary);
+        report_summary(ui, &summary, &configs);
         manager.shutdown().await;
         return Err(CliError::Closed(
             "no server of the config file came up".into(),
@@ -182,7 +189,11 @@ async fn start_servers(
             // The servers are reached in the initialize era; so is the host (a 2026 host's
             // `server/discover` gets -32601 and it falls back).
             .with_versions(mcp_proto::session::ProtocolVersion::INITIALIZE_ERA)
-            .with_capabilities(capabilities::union(&caps, coming_up))
+            // An unreachable server is retried: it may come up later, with its lists.
+            .with_capabilities(capabilities::union(
+                &caps,
+                coming_up || !summary.unreachable.is_empty(),
+            ))
             // The servers time their own requests out (and cancel them).
             .with_request_timeout(None);
     if let Some(text) = capabilities::instructions(
@@ -196,20 +207,21 @@ async fn start_servers(
         manager,
         changes,
         summary,
+        configs,
         host_config,
     })
 }
 
 /// The warnings for each `--allow` / `--deny` pattern that matches no tool of the servers,
 /// to print on stderr after the start-up summary; none unless every server's tools are
-/// known (none still coming up without a tool cache), so that a pattern is not blamed for
-/// a server not listed yet.
+/// known (none still coming up without a tool cache, none unreachable), so that a pattern is
+/// not blamed for a server not listed yet.
 fn unmatched_warnings(
     manager: &Manager,
     summary: &StartupSummary,
     filter: &ToolFilter,
 ) -> Vec<String> {
-    if !summary.pending.is_empty() {
+    if !summary.pending.is_empty() || !summary.unreachable.is_empty() {
         return Vec::new();
     }
     let tools = manager.tools();
@@ -221,10 +233,23 @@ fn unmatched_warnings(
         .collect()
 }
 
-/// Reports on stderr what the start found: the failed servers, those still coming up.
-fn report_summary(ui: &Ui, summary: &StartupSummary) {
+/// Reports on stderr what the start found: the failed servers, the unreachable ones (with
+/// their reason, as `mcp tools --all` words it), those still coming up.
+fn report_summary(
+    ui: &Ui,
+    summary: &StartupSummary,
+    configs: &[mcp_manager::config::ServerConfig],
+) {
     for (server, why) in &summary.failed {
+        let why = many::failure_words(configs, server, why);
         ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
+    }
+    for (server, why) in &summary.unreachable {
+        let why = many::failure_words(configs, server, why);
+        ui.note(&format!(
+            "mcp bridge: server {server:?} failed: {why}; retrying in the background, \
+             serving the others"
+        ));
     }
     for server in summary.from_cache.iter().chain(&summary.pending) {
         ui.info(&format!(
@@ -246,6 +271,7 @@ impl Started {
 fn shared(
     cli: &Cli,
     manager: &Arc<Manager>,
+    configs: &[mcp_manager::config::ServerConfig],
     filter: ToolFilter,
     session_calls: Option<Arc<SessionCalls>>,
     task_owners: Option<Arc<task_owners::TaskOwners>>,
@@ -253,6 +279,7 @@ fn shared(
     let (relay, calls_ended) = Relay::new(cli.connection.timeout);
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
+    shared.configs = configs.to_vec();
     shared.session_calls = session_calls;
     shared.task_owners = task_owners;
     let shared = Arc::new(shared);
@@ -282,13 +309,13 @@ async fn serve_stdio(
             return Err(error);
         }
     };
-    report_summary(ui, &started.summary);
+    report_summary(ui, &started.summary, &started.configs);
     for warning in unmatched_warnings(&started.manager, &started.summary, &filter) {
         ui.note(&warning);
     }
     let failed = started.failed();
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, filter, None, None);
+    let (shared, mut calls_ended) = shared(cli, &manager, &started.configs, filter, None, None);
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
     // it (and negotiates the version) now that the capabilities are known.
     let initialize = serde_json::json!({

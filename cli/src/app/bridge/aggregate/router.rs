@@ -13,24 +13,24 @@
 //!   that lists tasks. With `--listen` a session sees only its own tasks (and those of no
 //!   known session: [`super::task_owners`]).
 //! - `resources/subscribe` / `unsubscribe`: a manager subscription per URI (it survives the
-//!   server's reconnects); `notifications/resources/updated` reaches the host under the
-//!   host-visible URI.
+//!   server's reconnects), shared by every session subscribed to it ([`Subscriptions`]);
+//!   `notifications/resources/updated` reaches the host under the host-visible URI.
 //! - `logging/setLevel` (answered by the session): set on every ready server and on each
 //!   server when it comes up ([`Shared::apply_log_level`]); the manager keeps it across
 //!   reconnects.
 //! - The host's notifications (`notifications/roots/list_changed`, ...) go to every ready
 //!   server.
 //!
-//! A call to a server still coming up waits for it ([`Shared::wait_bound`]); a name
-//! that is not offered (unknown, or kept out by `--allow` / `--deny`) is `-32602` `unknown
-//! tool: NAME`.
+//! A call to a server still coming up waits for it ([`Shared::wait_bound`]), also one
+//! whose tool is not known yet (no tool cache) when its `SERVER__` prefix names the server; a
+//! server that failed, or is unreachable, gets its reason at once. A name that is not
+//! offered (unknown, or kept out by `--allow` / `--deny`) is `-32602` `unknown tool: NAME`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
 use mcp_manager::naming::ToolNamespace;
 use mcp_manager::reconnect::ServerStatus;
 use mcp_proto::jsonrpc::{ErrorObject, to_raw};
@@ -45,15 +45,19 @@ use serde_json::{Map, Value, json};
 use super::catalog;
 use super::filter::ToolFilter;
 use super::server_requests::SessionCalls;
+use super::subscriptions::Subscriptions;
 use super::task_owners::TaskOwners;
 use super::watch::{self, Barriers};
 use super::{tasks, uri};
 use crate::app::bridge::forward::{Relay, error_for_host};
+use crate::app::many;
 
 /// What the router and the status watcher share.
 pub struct Shared {
     /// Every server of the config file.
     pub manager: Arc<Manager>,
+    /// Their entries, for the words of their failures ([`many::failure_words`]).
+    pub configs: Vec<mcp_manager::config::ServerConfig>,
     /// `--allow` / `--deny`.
     pub filter: ToolFilter,
     /// How routed requests are forwarded.
@@ -69,6 +73,8 @@ pub struct Shared {
     pub session_calls: Option<Arc<SessionCalls>>,
     /// With `--listen` (stateful): the session of each task made through the bridge.
     pub task_owners: Option<Arc<TaskOwners>>,
+    /// Every session's resource subscriptions, one upstream per URI.
+    pub subscriptions: Arc<Subscriptions>,
     /// The number of the next host session (a router's).
     next_session: AtomicU64,
     /// The log level the host set, and the servers it was set on (the manager keeps it on
@@ -90,12 +96,14 @@ impl Shared {
     ) -> Self {
         Shared {
             manager,
+            configs: Vec::new(),
             filter,
             relay,
             prompts: Mutex::new(ToolNamespace::new()),
             wait_bound,
             session_calls: None,
             task_owners: None,
+            subscriptions: Arc::default(),
             next_session: AtomicU64::new(0),
             log_level: Mutex::new((None, HashMap::new())),
         }
@@ -123,7 +131,9 @@ impl Shared {
     }
 
     /// The client of `server`, waiting (at most [`wait_bound`](Self::wait_bound)) while it
-    /// is still connecting or reconnecting.
+    /// is still connecting or reconnecting; at once the reason when it failed, or is
+    /// unreachable (never ready, its first attempt failed outright: it is retried in the
+    /// background, but a call would only wait for the same failure).
     async fn client_for(&self, server: &str) -> Result<Client, ErrorObject> {
         // Watched before looking, so that a change in between is not missed.
         let mut changes = self.manager.status_changes();
@@ -139,7 +149,15 @@ impl Shared {
                     .find_map(|(name, status)| (name == server).then_some(status));
                 match status {
                     None => return Err(internal(format!("unknown server {server:?}"))),
-                    Some(ServerStatus::Connecting | ServerStatus::Reconnecting { .. }) => {}
+                    Some(ServerStatus::Connecting | ServerStatus::Reconnecting { .. }) => {
+                        if let Some(why) = self.manager.unreachable(server) {
+                            return Err(internal(format!(
+                                "server {server:?} is unreachable: {} (retrying in the \
+                                 background)",
+                                many::failure_words(&self.configs, server, &why)
+                            )));
+                        }
+                    }
                     Some(status) => {
                         return Err(manager_error(ManagerError::NotReady {
                             server: server.to_owned(),
@@ -154,11 +172,57 @@ impl Shared {
         };
         match tokio::time::timeout(self.wait_bound, wait).await {
             Ok(found) => found,
-            Err(_) => Err(internal(format!(
-                "server {server:?} is still not ready after {:?}",
-                self.wait_bound
-            ))),
+            Err(_) => {
+                // A crash-looping server: what it keeps failing with.
+                let last = self
+                    .manager
+                    .last_failure(server)
+                    .map(|why| {
+                        let why = many::failure_words(&self.configs, server, &why);
+                        format!("; it last failed: {why}")
+                    })
+                    .unwrap_or_default();
+                Err(internal(format!(
+                    "server {server:?} is still not ready after {:?}{last}",
+                    self.wait_bound
+                )))
+            }
         }
+    }
+
+    /// The server and its own tool name behind the host-visible tool `name`. A name not
+    /// listed (yet) whose `SERVER__` prefix names a server still coming up without a tool
+    /// cache waits for that server (as [`client_for`](Self::client_for)) and is looked up
+    /// again: an unknown tool if it came up without it, the server's failure if it failed.
+    async fn resolve_tool(&self, name: &str) -> Result<(String, String), ErrorObject> {
+        if !self.filter.offers(name) {
+            return Err(unknown_tool(name));
+        }
+        if let Some(found) = self.manager.resolve(name) {
+            return Ok(found);
+        }
+        let coming_up = self
+            .manager
+            .status()
+            .into_iter()
+            .find_map(|(server, status)| {
+                let prefix = format!(
+                    "{}{}",
+                    mcp_manager::naming::sanitize(&server),
+                    mcp_manager::naming::SEPARATOR
+                );
+                (name.starts_with(&prefix)
+                    && matches!(
+                        status,
+                        ServerStatus::Connecting | ServerStatus::Reconnecting { .. }
+                    ))
+                .then_some(server)
+            });
+        let Some(server) = coming_up else {
+            return Err(unknown_tool(name));
+        };
+        self.client_for(&server).await?;
+        self.manager.resolve(name).ok_or_else(|| unknown_tool(name))
     }
 }
 
@@ -171,8 +235,6 @@ pub struct Router {
     shared: Arc<Shared>,
     /// This host session's number, for [`SessionCalls`].
     session: u64,
-    /// This session's resource subscriptions, by host-visible URI: the task relaying each.
-    subscriptions: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
     /// Tasks that serve this session alone (its watcher).
     tasks: Vec<tokio::task::JoinHandle<()>>,
     /// Where answers wait for their server's earlier notifications (filled by the
@@ -192,7 +254,6 @@ impl Router {
         Router {
             session: shared.next_session.fetch_add(1, Ordering::Relaxed),
             shared,
-            subscriptions: Mutex::new(HashMap::new()),
             tasks: Vec::new(),
             barriers: Barriers::default(),
         }
@@ -208,9 +269,7 @@ impl Router {
 
     /// Ends this session's subscriptions (unsubscribed upstream) and tasks. Idempotent.
     fn end(&self) {
-        for (_, task) in lock(&self.subscriptions).drain() {
-            task.abort();
-        }
+        self.shared.subscriptions.end_session(self.session);
         for task in &self.tasks {
             task.abort();
         }
@@ -243,12 +302,7 @@ impl Router {
             "tools/call" => {
                 let mut params = object(params.as_deref())?;
                 let name = string_field(&params, "name")?;
-                let (server, tool) = shared
-                    .filter
-                    .offers(&name)
-                    .then(|| manager.resolve(&name))
-                    .flatten()
-                    .ok_or_else(|| unknown_tool(&name))?;
+                let (server, tool) = shared.resolve_tool(&name).await?;
                 params.insert("name".into(), Value::String(tool));
                 let as_task = params.contains_key("task");
                 let (result, refused) = self.forward_call(&server, method, &params, &context).await;
@@ -314,10 +368,7 @@ impl Router {
             "resources/unsubscribe" => {
                 let params = object(params.as_deref())?;
                 let host_uri = string_field(&params, "uri")?;
-                if let Some(task) = lock(&self.subscriptions).remove(&host_uri) {
-                    // The relay owns the subscription: ending it unsubscribes upstream.
-                    task.abort();
-                }
+                shared.subscriptions.unsubscribe(self.session, &host_uri);
                 raw(&json!({}))
             }
             "completion/complete" => {
@@ -494,8 +545,8 @@ impl Router {
         }
     }
 
-    /// `resources/subscribe`: a manager subscription relayed to the host under the
-    /// host-visible URI; subscribing again to the same URI replaces the relay.
+    /// `resources/subscribe`: this session subscribed to the URI ([`Subscriptions`]: one
+    /// upstream subscription however many sessions subscribe).
     async fn subscribe(
         &self,
         params: Option<&RawValue>,
@@ -506,41 +557,16 @@ impl Router {
         let (server, original) = server_uri(&host_uri)?;
         // Waits for a server still coming up; the manager then subscribes on it.
         self.shared.client_for(&server).await?;
-        let mut subscription = self
-            .shared
-            .manager
-            .subscribe(&server, original)
-            .await
-            .map_err(manager_error)?;
-        let host = context.server().clone();
-        let relayed = host_uri.clone();
-        let task = tokio::spawn(async move {
-            while let Some(item) = subscription.next().await {
-                let updated = match item {
-                    Ok(n) if n.method == "notifications/resources/updated" => n
-                        .params
-                        .as_deref()
-                        .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-                        .and_then(|p| p.get("uri").and_then(Value::as_str).map(str::to_owned))
-                        .map_or_else(|| relayed.clone(), |u| uri::to_host(&server, &u)),
-                    Ok(_) => continue,
-                    // Reconnected (or fell behind): it may have changed meanwhile.
-                    Err(missed) => {
-                        tracing::debug!("bridge: subscription to {relayed}: {missed}");
-                        relayed.clone()
-                    }
-                };
-                if let Err(e) = host.notify_resource_updated(&updated) {
-                    tracing::debug!("bridge: {updated} update not forwarded: {e}");
-                    if host.is_closed() {
-                        return;
-                    }
-                }
-            }
-        });
-        if let Some(old) = lock(&self.subscriptions).insert(host_uri, task) {
-            old.abort();
-        }
+        self.shared
+            .subscriptions
+            .subscribe(
+                &self.shared.manager,
+                self.session,
+                context.server(),
+                &host_uri,
+                (&server, &original),
+            )
+            .await?;
         raw(&json!({}))
     }
 }

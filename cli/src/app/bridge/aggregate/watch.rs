@@ -24,6 +24,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures_util::FutureExt as _;
 use tokio::sync::{mpsc, oneshot};
 
+use mcp_manager::config::ServerConfig;
 use mcp_manager::reconnect::ServerStatus;
 use mcp_proto::session::{NotificationKind, ServerNotification};
 use mcp_proto::types::{LoggingMessageParams, Tool};
@@ -35,6 +36,7 @@ use mcp_tokio::server::{ListChanged, ServerHandle};
 use super::router::Shared;
 use super::task_owners::TaskOwners;
 use super::{catalog, tasks};
+use crate::app::many;
 use crate::app::ui::Ui;
 
 /// The watcher's view between two changes.
@@ -122,7 +124,7 @@ impl Watcher {
             self.connected(&server);
         }
         if let Some(ui) = &self.ui {
-            report_unreported(ui, &self.status, &reported);
+            report_unreported(ui, &self.shared.configs, &self.status, &reported);
         }
         while let Some(change) = changes.recv().await {
             match change {
@@ -149,7 +151,7 @@ impl Watcher {
         let before = self.status.insert(server.to_owned(), status.clone());
         let was_ready = before == Some(ServerStatus::Ready);
         if let Some(ui) = &self.ui {
-            report(ui, server, before.as_ref(), &status);
+            report(ui, &self.shared.configs, server, before.as_ref(), &status);
         }
         if status == ServerStatus::Ready {
             self.connected(server);
@@ -202,15 +204,23 @@ impl Watcher {
     }
 }
 
-/// Reports one server's status change on stderr: up (unless `-q`), failed, lost.
-fn report(ui: &Ui, server: &str, before: Option<&ServerStatus>, status: &ServerStatus) {
+/// Reports one server's status change on stderr: up (unless `-q`), failed (in the words of
+/// [`many::failure_words`], `configs` being the servers' entries), lost.
+fn report(
+    ui: &Ui,
+    configs: &[ServerConfig],
+    server: &str,
+    before: Option<&ServerStatus>,
+    status: &ServerStatus,
+) {
     let was_ready = before == Some(&ServerStatus::Ready);
     match status {
         ServerStatus::Ready if !was_ready => {
             ui.info(&format!("mcp bridge: server {server:?} is ready"));
         }
         ServerStatus::Failed { reason, .. } if before != Some(status) => {
-            ui.note(&format!("mcp bridge: server {server:?} failed: {reason}"));
+            let why = many::failure_words(configs, server, reason);
+            ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
         }
         ServerStatus::Reconnecting { attempt, .. } if was_ready => {
             ui.note(&format!(
@@ -222,12 +232,18 @@ fn report(ui: &Ui, server: &str, before: Option<&ServerStatus>, status: &ServerS
 }
 
 /// Reports the failed servers of `status` not among `reported`.
-fn report_unreported(ui: &Ui, status: &HashMap<String, ServerStatus>, reported: &[String]) {
+fn report_unreported(
+    ui: &Ui,
+    configs: &[ServerConfig],
+    status: &HashMap<String, ServerStatus>,
+    reported: &[String],
+) {
     for (server, status) in status {
         if let ServerStatus::Failed { reason, .. } = status
             && !reported.contains(server)
         {
-            ui.note(&format!("mcp bridge: server {server:?} failed: {reason}"));
+            let why = many::failure_words(configs, server, reason);
+            ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
         }
     }
 }
@@ -238,12 +254,13 @@ fn report_unreported(ui: &Ui, status: &HashMap<String, ServerStatus>, reported: 
 /// already.
 pub async fn report_changes(
     manager: Arc<mcp_tokio::Manager>,
+    configs: Vec<ServerConfig>,
     ui: Ui,
     mut changes: StatusChanges,
     reported: Vec<String>,
 ) {
     let mut status: HashMap<String, ServerStatus> = manager.status().into_iter().collect();
-    report_unreported(&ui, &status, &reported);
+    report_unreported(&ui, &configs, &status, &reported);
     while let Some(change) = changes.recv().await {
         let now: Vec<(String, ServerStatus)> = match change {
             Ok(c) => vec![(c.server, c.status)],
@@ -251,7 +268,7 @@ pub async fn report_changes(
         };
         for (server, new) in now {
             let before = status.insert(server.clone(), new.clone());
-            report(&ui, &server, before.as_ref(), &new);
+            report(&ui, &configs, &server, before.as_ref(), &new);
         }
     }
 }
