@@ -165,13 +165,17 @@ impl Drop for CancelUpstream {
         if !self.armed {
             return;
         }
-        let reason = self.context.cancel_reason().unwrap_or_else(|| {
-            if self.context.server().is_closed() {
-                "the host disconnected".to_owned()
-            } else {
-                "the host cancelled the request".to_owned()
-            }
-        });
+        // A stop signal names itself: the host did not ask for this.
+        let stopped = super::stop::reason().map(str::to_owned);
+        let reason = stopped
+            .or_else(|| self.context.cancel_reason())
+            .unwrap_or_else(|| {
+                if self.context.server().is_closed() {
+                    "the host disconnected".to_owned()
+                } else {
+                    "the host cancelled the request".to_owned()
+                }
+            });
         self.cancel.cancel(reason);
     }
 }
@@ -251,6 +255,21 @@ impl Relay {
             call: Box::pin(async move { client.request_raw(method, params, options).await }),
             ordered: self.ordered.clone(),
             _counted: InFlight::new(&self.in_flight),
+        }
+    }
+}
+
+/// Counts one piece of work in a [`Relay`]'s [`CallsEnded`] until dropped.
+pub struct Counted {
+    _in_flight: InFlight,
+}
+
+impl Relay {
+    /// Counts work other than a forwarded call (a session's upstream task) in this relay's
+    /// [`CallsEnded`], until the returned guard is dropped.
+    pub fn count(&self) -> Counted {
+        Counted {
+            _in_flight: InFlight::new(&self.in_flight),
         }
     }
 }
