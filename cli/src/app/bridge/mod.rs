@@ -20,8 +20,11 @@
 //! forwarded and answered for up to [`aggregate::EOF_GRACE`] (a host that pipes a script in
 //! and closes its end reads every answer); then the requests still running upstream are
 //! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`, or
-//! the child's shutdown) and the bridge exits 0. When the upstream connection ends, the bridge ends the host session
-//! and exits 3. stdout carries only the protocol; logs go to stderr.
+//! the child's shutdown) and the bridge exits 0. A stop signal ([`stop`]) does the same at
+//! once: the running requests are cancelled upstream with the signal named in the reason, the
+//! upstream session is closed, and `mcp` exits with the signal's status (143, 130, 129).
+//! When the upstream connection ends, the bridge ends the host session and exits 3. stdout
+//! carries only the protocol (no `--json` error object either); logs go to stderr.
 //!
 //! With `--config FILE`, [`aggregate`] serves every server of the file as one.
 
