@@ -2,7 +2,7 @@
 //! bound: before any server starts, so a server that writes to stderr at start comes after it.
 
 use std::io::{BufRead as _, BufReader};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 use serde_json::json;
@@ -11,6 +11,16 @@ const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// The anti-hang guard (never reached when the bridge works).
 const GUARD: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A child process killed and reaped when dropped, also when the test fails midway.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 /// A child that writes to stderr as it starts: the bridge's URL still comes first.
 fn child_talking_at_start() -> Vec<String> {
@@ -24,7 +34,7 @@ fn child_talking_at_start() -> Vec<String> {
 /// The first stderr line of `mcp bridge --listen 127.0.0.1:0 ARGS`, and then that the child's
 /// `started` line also came.
 fn first_line_of_listening_bridge(args: &[String]) -> String {
-    let mut child = Command::new(MCP)
+    let child = Command::new(MCP)
         .args(["bridge", "--listen", "127.0.0.1:0"])
         .args(args)
         .stdin(Stdio::null())
@@ -32,7 +42,8 @@ fn first_line_of_listening_bridge(args: &[String]) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn mcp bridge --listen");
-    let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
+    let mut child = Reaped(child);
+    let mut stderr = BufReader::new(child.0.stderr.take().expect("piped stderr"));
     let mut first = String::new();
     stderr.read_line(&mut first).expect("the first line");
     let mut next = String::new();
@@ -42,8 +53,7 @@ fn first_line_of_listening_bridge(args: &[String]) -> String {
         assert!(stderr.read_line(&mut next).expect("a line") > 0, "{first}");
         assert!(started.elapsed() < GUARD);
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
     first.trim().to_owned()
 }
 

@@ -17,6 +17,16 @@ use common::bridge_host::{
 use common::listening::ListeningDemo;
 use serde_json::{Value, json};
 
+/// A child process killed and reaped when dropped, also when the test fails midway.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 fn test_dir(name: &str) -> PathBuf {
     scratch_dir("bridge-stop", name)
 }
@@ -174,7 +184,7 @@ fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
     let dir = test_dir("host-killed");
     // The host: `mcp call` with the bridge as its stdio server (in a group of its own, under
     // the host's watchdog).
-    let mut host = Command::new(MCP)
+    let host = Command::new(MCP)
         .args([
             "-vv",
             "call",
@@ -190,20 +200,21 @@ fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
         .stderr(stderr_file(&dir))
         .spawn()
         .expect("spawn the host");
+    let mut host = Reaped(host);
     // The call runs upstream once its first progress came back through the bridge.
     wait_file(&dir.join("stderr.txt"), "progress", |t| {
         t.contains("notifications/progress")
     });
-    host.kill().expect("SIGKILL the host");
-    let _ = host.wait();
+    host.0.kill().expect("SIGKILL the host");
+    let _ = host.0.wait();
     demo.wait_stderr("slow: cancelled");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `mcp -vv bridge --listen 127.0.0.1:0 --url URL`: its URL (the first stderr line) and the
 /// rest of its stderr, line by line.
-fn listening_bridge(url: &str, extra: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
-    let mut child = Command::new(MCP)
+fn listening_bridge(url: &str, extra: &[&str]) -> (Reaped, String, mpsc::Receiver<String>) {
+    let child = Command::new(MCP)
         .args(["-vv", "bridge", "--listen", "127.0.0.1:0"])
         .args(extra)
         .args(["--url", url])
@@ -212,7 +223,8 @@ fn listening_bridge(url: &str, extra: &[&str]) -> (Child, String, mpsc::Receiver
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn mcp bridge --listen");
-    let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
+    let mut child = Reaped(child);
+    let mut stderr = BufReader::new(child.0.stderr.take().expect("piped stderr"));
     let mut first = String::new();
     stderr.read_line(&mut first).expect("the first line");
     let (tx, lines) = mpsc::channel();
@@ -248,20 +260,20 @@ fn sigterm_to_a_listening_bridge_cancels_and_deletes_upstream_and_exits_0() {
     let demo = ListeningDemo::start();
     let (mut bridge, url, lines) = listening_bridge(&demo.url, &[]);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    let mut host = Command::new(MCP)
+    let host = Command::new(MCP)
         .args(["--url", &url, "call", "slow", "steps=100", "delay_ms=300"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn the host");
+    let host = Reaped(host);
     // The first progress notification came back from upstream: the call runs there.
     until_line(&lines, "notifications/progress");
-    send_signal(bridge.id(), libc::SIGTERM);
-    let code = wait_exit(&mut bridge);
+    send_signal(bridge.0.id(), libc::SIGTERM);
+    let code = wait_exit(&mut bridge.0);
     let rest: Vec<String> = lines.iter().collect();
-    let _ = host.kill();
-    let _ = host.wait();
+    drop(host);
     demo.wait_stderr("slow: cancelled");
     assert_eq!(code, 0, "{rest:#?}");
     assert!(
