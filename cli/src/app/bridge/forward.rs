@@ -259,17 +259,27 @@ impl Relay {
     }
 }
 
-/// Counts one piece of work in a [`Relay`]'s [`CallsEnded`] until dropped.
+/// Counts running work other than forwarded calls (the upstream task of each `--listen`
+/// session), so that a stopping bridge can wait for all of it ([`CallsEnded`]).
+#[derive(Clone)]
+pub struct WorkCount(Arc<watch::Sender<usize>>);
+
+/// One piece of work counted in a [`WorkCount`] until dropped.
 pub struct Counted {
     _in_flight: InFlight,
 }
 
-impl Relay {
-    /// Counts work other than a forwarded call (a session's upstream task) in this relay's
-    /// [`CallsEnded`], until the returned guard is dropped.
+impl WorkCount {
+    /// A count of none, and what waits until it is none again.
+    pub fn new() -> (Self, CallsEnded) {
+        let (tx, rx) = watch::channel(0);
+        (WorkCount(Arc::new(tx)), CallsEnded(rx))
+    }
+
+    /// Counts one piece of work until the returned guard is dropped.
     pub fn count(&self) -> Counted {
         Counted {
-            _in_flight: InFlight::new(&self.in_flight),
+            _in_flight: InFlight::new(&self.0),
         }
     }
 }

@@ -93,7 +93,7 @@ pub async fn run(
         http = http.with_deferred_initialize(true);
         let cli = Arc::new(cli.clone());
         let ui = ui.clone();
-        let (sessions, sessions_ended) = super::forward::Relay::new(None);
+        let (sessions, sessions_ended) = super::forward::WorkCount::new();
         let factory = move |_: &ServerHandle| {
             SessionBridge::start(
                 cli.clone(),
@@ -243,7 +243,7 @@ struct SessionBridge {
     closed: watch::Sender<bool>,
     /// Counts this session's upstream task while it runs: a stopping bridge waits for every
     /// session's cancellations and upstream close.
-    sessions: super::forward::Relay,
+    sessions: super::forward::WorkCount,
 }
 
 impl SessionBridge {
@@ -253,7 +253,7 @@ impl SessionBridge {
         ui: Ui,
         config: UpstreamConfig,
         timeout: Option<std::time::Duration>,
-        sessions: super::forward::Relay,
+        sessions: super::forward::WorkCount,
     ) -> Self {
         let (publish, upstream) = watch::channel(None);
         let (closed, _) = watch::channel(false);
