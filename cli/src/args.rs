@@ -250,7 +250,7 @@ pub struct ToolsArgs {
 pub struct BridgeArgs {
     /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
     /// stdio: each HTTP session gets its own upstream (with --config, all sessions share the
-    /// file's servers). The URL is printed on stderr.
+    /// file's servers). The URL is the first line on stderr, printed once the port is bound.
     #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
     pub listen: Option<std::net::SocketAddr>,
     /// With --listen: no sessions; every POST is served on its own, over one upstream
@@ -538,24 +538,29 @@ pub enum Command {
     /// a terminal is present (stderr, or /dev/tty), stores the token and goes on, and without
     /// one it answers the host's initialize with an error saying to run `mcp login --url URL`.
     /// A forwarded request is bounded by the global option --timeout (default: none, the host
-    /// decides). stdout carries only the protocol; logs go to stderr. When the host closes
-    /// stdin, the bridge cancels what is still running upstream, ends the upstream session
-    /// (HTTP DELETE, or the child's shutdown) and exits 0; when the server goes away (the child
-    /// exits, the connection ends), the bridge ends the host session and exits 3.
+    /// decides). stdout carries only the protocol (with --json too: errors go to stderr); logs
+    /// go to stderr. When the host closes stdin, the requests it already sent get up to 2 s to
+    /// be answered; then what still runs upstream is cancelled, the upstream session ends
+    /// (HTTP DELETE, or the child's shutdown) and the bridge exits 0. SIGTERM, SIGINT or
+    /// SIGHUP cancels what runs upstream (the reason names the signal), ends the upstream
+    /// session within a few seconds and exits 143, 130 or 129; a second signal stops at once.
+    /// When the server goes away (the child exits, the connection ends), the bridge ends the
+    /// host session and exits 3.
     ///
     /// With --listen 127.0.0.1:PORT the bridge serves Streamable HTTP instead of stdio (port
-    /// 0 picks one; the URL is printed on stderr): each HTTP session gets its own upstream
-    /// (a child for `-- cmd`, an HTTP session for --url) made at its `initialize` with that
-    /// host's protocol version, identity and capabilities, and the host is answered with the
-    /// server's own answer (its name, capabilities, instructions, the version it agreed);
-    /// the session ends with DELETE or 30 minutes idle, its running calls cancelled; an
-    /// upstream that dies closes only its session. A server that cannot start fails that
-    /// host's `initialize` with the reason (a `-- cmd` program that does not exist exits 3
-    /// at once). --stateless serves every POST on its own over one shared upstream, made at
-    /// startup as the bridge itself. --bearer-token-env VAR requires
-    /// `Authorization: Bearer` with the token in $VAR; browsers from other origins than
-    /// loopback ones and --allow-origin get 403. Ctrl-C or SIGTERM ends every session and
-    /// exits 0.
+    /// 0 picks one; the URL is the first line on stderr, printed as soon as the port is
+    /// bound): each HTTP session gets its own upstream (a child for `-- cmd`, an HTTP session
+    /// for --url) made at its `initialize` with that host's protocol version, identity and
+    /// capabilities, and the host is answered with the server's own answer (its name,
+    /// capabilities, instructions, the version it agreed); the session ends with DELETE or 30
+    /// minutes idle, its running calls cancelled; an upstream that dies closes only its
+    /// session. A server that cannot start fails that host's `initialize` with the reason (a
+    /// `-- cmd` program that does not exist exits 3 at once). --stateless serves every POST
+    /// on its own over one shared upstream, made at startup as the bridge itself.
+    /// --bearer-token-env VAR requires `Authorization: Bearer` with the token in $VAR;
+    /// browsers from other origins than loopback ones and --allow-origin get 403. Ctrl-C,
+    /// SIGTERM or SIGHUP ends every session (its running calls cancelled upstream, its
+    /// upstream closed) and exits 0.
     ///
     /// In a host's config (Claude Desktop's claude_desktop_config.json, Cursor's mcp.json):
     ///

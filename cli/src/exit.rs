@@ -590,14 +590,14 @@ impl CliError {
             CliError::Usage(_) => "see `mcp --help`, or `mcp <command> --help`".into(),
             CliError::CannotListen { kind, .. } => match kind {
                 std::io::ErrorKind::AddrInUse => {
-                    "another program listens on this port: pick another, or :0 for any free one"
+                    "another program listens on this port: pick another, or 127.0.0.1:0 for any free one"
                         .into()
                 }
                 std::io::ErrorKind::AddrNotAvailable => "that address is not this machine's: use \
                     127.0.0.1:PORT (0.0.0.0:PORT serves other machines too)"
                     .into(),
                 std::io::ErrorKind::PermissionDenied => {
-                    "ports below 1024 need privileges: pick one above 1023, or :0 for any free one"
+                    "ports below 1024 need privileges: pick one above 1023, or 127.0.0.1:0 for any free one"
                         .into()
                 }
                 _ => return None,

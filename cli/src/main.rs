@@ -44,7 +44,10 @@ fn main() -> ExitCode {
         Ok(exit) => exit.into(),
         Err(e) => {
             // The one place errors are printed: secrets masked (mcp_term::redact).
-            print_error(&e, cli.output.json);
+            // A bridge's stdout carries the protocol alone (a host reads it as JSON-RPC):
+            // its error is told on stderr and by the exit code only, --json or not.
+            let json = cli.output.json && !matches!(cli.command, Command::Bridge(_));
+            print_error(&e, json);
             e.exit().into()
         }
     }

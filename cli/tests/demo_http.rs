@@ -320,7 +320,7 @@ fn a_port_in_use_or_a_bare_port_gets_a_hint_of_what_to_do() {
     );
     assert!(
         stderr(&o).contains(
-            "hint: another program listens on this port: pick another, or :0 for any free one"
+            "hint: another program listens on this port: pick another, or 127.0.0.1:0 for any free one"
         ),
         "{}",
         stderr(&o)

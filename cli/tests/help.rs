@@ -232,3 +232,30 @@ fn help_wraps_to_a_narrower_terminal_at_word_boundaries_and_to_100_in_a_wider_on
         assert!(at_72.lines().count() > at_100.lines().count(), "{sub}");
     }
 }
+
+#[test]
+fn bridge_help_says_what_closing_stdin_and_a_stop_signal_do() {
+    let help = help_at(&["bridge", "--help"], 100);
+    let prose = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Closing stdin is not a cancel: a host that pipes a script in still reads the answers.
+    assert!(
+        prose.contains(
+            "When the host closes stdin, the requests it already sent get up to 2 s to be \
+             answered; then what still runs upstream is cancelled"
+        ),
+        "{help}"
+    );
+    assert!(
+        !prose.contains("the bridge cancels what is still running upstream"),
+        "{help}"
+    );
+    assert!(
+        prose.contains("SIGTERM, SIGINT or SIGHUP cancels what runs upstream")
+            && prose.contains("exits 143, 130 or 129"),
+        "{help}"
+    );
+    assert!(
+        prose.contains("the URL is the first line on stderr, printed as soon as the port is bound"),
+        "{help}"
+    );
+}

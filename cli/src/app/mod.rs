@@ -80,22 +80,8 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
             return with_interrupt(&ui, &mut signals, login, false).await;
         }
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
-        // A server asked to stop ends cleanly (exit 0): stopping is how it is meant to end.
-        Command::Bridge(args) if args.listen.is_some() => {
-            return tokio::select! {
-                r = bridge::run(cli, &ui) => r,
-                _ = signals.recv() => {
-                    // Dropping the bridge drops its HTTP server and every session with it:
-                    // their running calls are cancelled and their upstreams closed. A second
-                    // signal during that exits at once (`main`).
-                    ui.info(BRIDGE_STOPPING);
-                    Ok(Exit::Ok)
-                }
-            };
-        }
-        // The host ends the stdio bridge by closing stdin; a signal ends it as any command.
-        Command::Bridge(_) => {
-            return with_interrupt(&ui, &mut signals, bridge::run(cli, &ui), false).await;
+        Command::Bridge(args) => {
+            return bridge_until_stopped(&ui, &mut signals, cli, args.listen.is_some()).await;
         }
         _ => {}
     }
@@ -159,6 +145,51 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         logs.abort();
     }
     result
+}
+
+/// How long a stopping bridge may take to cancel what runs upstream and close its upstream
+/// sessions before it exits anyway.
+const BRIDGE_STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Runs `mcp bridge` until it ends or a stop signal arrives. The signal asks the bridge to
+/// stop ([`bridge::stop`]): the requests still running upstream are cancelled with the
+/// signal named in the reason and the upstream sessions closed (HTTP `DELETE`, a child's
+/// shutdown), within [`BRIDGE_STOP_GRACE`]; a second signal meanwhile stops at once. The stdio
+/// bridge then exits with the signal's status (130, 143, 129), as any command; `--listen`
+/// (`listening`) exits 0, a server stopped on purpose.
+async fn bridge_until_stopped(
+    ui: &Ui,
+    signals: &mut StopSignals,
+    cli: &Cli,
+    listening: bool,
+) -> Result<Exit, CliError> {
+    let work = bridge::run(cli, ui);
+    let mut work = std::pin::pin!(work);
+    let stop = tokio::select! {
+        r = &mut work => return r,
+        stop = signals.recv() => stop,
+    };
+    ui.clear_progress();
+    ui.info(&if listening {
+        BRIDGE_STOPPING.to_owned()
+    } else {
+        signals::stopping_line(&stop)
+    });
+    let signal = match &stop {
+        CliError::Stopped(signal) => signal.name(),
+        _ => "SIGINT",
+    };
+    bridge::stop::request(signal);
+    tokio::select! {
+        finished = tokio::time::timeout(BRIDGE_STOP_GRACE, &mut work) => {
+            if finished.is_err() {
+                tracing::warn!("bridge: the upstream sessions did not close in time; stopping");
+            }
+        }
+        // Dropping the bridge drops its clients, which kills stdio servers' process groups.
+        _ = signals.recv() => ui.info("stopping at once"),
+    }
+    if listening { Ok(Exit::Ok) } else { Err(stop) }
 }
 
 /// Runs `work` until it ends or a stop signal arrives; then `work` is dropped (cancelling

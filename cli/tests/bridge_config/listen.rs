@@ -358,7 +358,7 @@ fn a_port_in_use_says_so_once_and_hints_another_port() {
     );
     assert!(
         stderr.contains(
-            "hint: another program listens on this port: pick another, or :0 for any free one"
+            "hint: another program listens on this port: pick another, or 127.0.0.1:0 for any free one"
         ),
         "{stderr}"
     );

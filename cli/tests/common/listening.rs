@@ -10,6 +10,8 @@ use super::bridge_host::{GUARD, MCP};
 pub struct ListeningDemo {
     pub child: Child,
     pub url: String,
+    /// Every line of its stderr after the URL (`mcp demo-server: slow: cancelled`, …).
+    pub stderr: mpsc::Receiver<String>,
 }
 
 impl ListeningDemo {
@@ -25,15 +27,35 @@ impl ListeningDemo {
             .expect("spawn mcp demo-server --listen");
         let stderr = child.stderr.take().expect("piped stderr");
         let (tx, rx) = mpsc::channel();
+        let (lines_tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if let Some(at) = line.find("http://") {
                     let _ = tx.send(line[at..].trim().to_owned());
+                } else {
+                    let _ = lines_tx.send(line);
                 }
             }
         });
         let url = rx.recv_timeout(GUARD).expect("the URL line on stderr");
-        ListeningDemo { child, url }
+        ListeningDemo {
+            child,
+            url,
+            stderr: lines,
+        }
+    }
+
+    /// Waits (within the guard) for a stderr line containing `text`.
+    pub fn wait_stderr(&self, text: &str) {
+        let started = std::time::Instant::now();
+        loop {
+            let left = GUARD.saturating_sub(started.elapsed());
+            match self.stderr.recv_timeout(left) {
+                Ok(line) if line.contains(text) => return,
+                Ok(_) => {}
+                Err(_) => panic!("the demo server never said {text:?}"),
+            }
+        }
     }
 }
 

@@ -165,13 +165,17 @@ impl Drop for CancelUpstream {
         if !self.armed {
             return;
         }
-        let reason = self.context.cancel_reason().unwrap_or_else(|| {
-            if self.context.server().is_closed() {
-                "the host disconnected".to_owned()
-            } else {
-                "the host cancelled the request".to_owned()
-            }
-        });
+        // A stop signal names itself: the host did not ask for this.
+        let stopped = super::stop::reason().map(str::to_owned);
+        let reason = stopped
+            .or_else(|| self.context.cancel_reason())
+            .unwrap_or_else(|| {
+                if self.context.server().is_closed() {
+                    "the host disconnected".to_owned()
+                } else {
+                    "the host cancelled the request".to_owned()
+                }
+            });
         self.cancel.cancel(reason);
     }
 }
@@ -251,6 +255,31 @@ impl Relay {
             call: Box::pin(async move { client.request_raw(method, params, options).await }),
             ordered: self.ordered.clone(),
             _counted: InFlight::new(&self.in_flight),
+        }
+    }
+}
+
+/// Counts running work other than forwarded calls (the upstream task of each `--listen`
+/// session), so that a stopping bridge can wait for all of it ([`CallsEnded`]).
+#[derive(Clone)]
+pub struct WorkCount(Arc<watch::Sender<usize>>);
+
+/// One piece of work counted in a [`WorkCount`] until dropped.
+pub struct Counted {
+    _in_flight: InFlight,
+}
+
+impl WorkCount {
+    /// A count of none, and what waits until it is none again.
+    pub fn new() -> (Self, CallsEnded) {
+        let (tx, rx) = watch::channel(0);
+        (WorkCount(Arc::new(tx)), CallsEnded(rx))
+    }
+
+    /// Counts one piece of work until the returned guard is dropped.
+    pub fn count(&self) -> Counted {
+        Counted {
+            _in_flight: InFlight::new(&self.0),
         }
     }
 }

@@ -59,9 +59,11 @@ pub async fn run(
     config: UpstreamConfig,
 ) -> Result<Exit, CliError> {
     let bearer = bearer_token(args)?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| CliError::cannot_listen(addr, &e))?;
+    if !args.stateless {
+        // Before the URL: a typo fails the command alone.
+        check_program(&config)?;
+    }
+    let listener = bind(addr).await?;
     let mut http = HttpServerConfig::new(placeholder_server_config())
         .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
     if let Some(token) = bearer {
@@ -85,40 +87,76 @@ pub async fn run(
         let factory = move |_: &ServerHandle| Forwarder::new(shared.clone(), timeout).0;
         let server = start_http(listener, StreamableHttp::new(http), factory)
             .map_err(|e| CliError::cannot_listen(addr, &e))?;
-        (server, Some(first))
+        (server, Ok(first))
     } else {
-        check_program(&config)?;
         // Each session connects its own upstream when its host initializes.
         http = http.with_deferred_initialize(true);
         let cli = Arc::new(cli.clone());
         let ui = ui.clone();
+        let (sessions, sessions_ended) = super::forward::WorkCount::new();
         let factory = move |_: &ServerHandle| {
-            SessionBridge::start(cli.clone(), ui.clone(), config.clone(), timeout)
+            SessionBridge::start(
+                cli.clone(),
+                ui.clone(),
+                config.clone(),
+                timeout,
+                sessions.clone(),
+            )
         };
         let server = start_http(listener, StreamableHttp::new(http), factory)
             .map_err(|e| CliError::cannot_listen(addr, &e))?;
-        (server, None)
+        (server, Err(sessions_ended))
     };
-    // The first line on stderr, the URL alone (as `mcp demo-server --listen` prints it), for
-    // people and for scripts that wait for it.
-    eprintln!("{}", server.url());
     match shared {
-        Some(client) => {
-            // In `mcp`'s words: the server's command and how it ended, or what happened to
-            // the connection to its URL.
-            let error = crate::app::connect::call_error(client.ended().await);
-            tracing::warn!("bridge: the shared upstream connection ended: {error}");
+        Ok(client) => {
+            let ended = tokio::select! {
+                ended = client.ended() => Some(ended),
+                () = super::stop::requested() => None,
+            };
             server.shutdown();
             server.stopped().await;
-            Err(error)
+            match ended {
+                Some(ended) => {
+                    // In `mcp`'s words: the server's command and how it ended, or what
+                    // happened to the connection to its URL.
+                    let error = crate::app::connect::call_error(ended);
+                    tracing::warn!("bridge: the shared upstream connection ended: {error}");
+                    Err(error)
+                }
+                None => {
+                    // Every POST's call was dropped with the server, each cancelled
+                    // upstream; then the shared session is closed.
+                    client.close().await;
+                    Ok(Exit::Ok)
+                }
+            }
         }
-        None => {
-            // Serves until a signal ends the command (see `app::signals`): the sessions'
-            // upstreams are closed as their clients are dropped.
+        Err(mut sessions_ended) => {
+            // Serves until a signal asks the bridge to stop (see `app::signals`).
+            super::stop::requested().await;
+            server.shutdown();
             server.stopped().await;
+            // Each ended session cancels its running calls upstream and closes its upstream
+            // in its own task: wait for those.
+            sessions_ended.wait().await;
             Ok(Exit::Ok)
         }
     }
+}
+
+/// Binds `addr` and prints the endpoint's URL on stderr at once: the first line on stderr,
+/// the URL alone (as `mcp demo-server --listen` prints it), for people and for scripts that
+/// wait for it, before any server is started (whose stderr passes through).
+pub(super) async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, CliError> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| CliError::cannot_listen(addr, &e))?;
+    let bound = listener
+        .local_addr()
+        .map_err(|e| CliError::cannot_listen(addr, &e))?;
+    // The path `start_http` serves by default (`StreamableHttp::new`).
+    eprintln!("http://{bound}{}", mcp_tokio::server::http::DEFAULT_PATH);
+    Ok(listener)
 }
 
 /// The `--bearer-token-env` variable's value, read from the environment.
@@ -203,6 +241,9 @@ struct SessionBridge {
     upstream: watch::Receiver<UpstreamState>,
     /// Set when the session closes (also when this handler is dropped with it).
     closed: watch::Sender<bool>,
+    /// Counts this session's upstream task while it runs: a stopping bridge waits for every
+    /// session's cancellations and upstream close.
+    sessions: super::forward::WorkCount,
 }
 
 impl SessionBridge {
@@ -212,6 +253,7 @@ impl SessionBridge {
         ui: Ui,
         config: UpstreamConfig,
         timeout: Option<std::time::Duration>,
+        sessions: super::forward::WorkCount,
     ) -> Self {
         let (publish, upstream) = watch::channel(None);
         let (closed, _) = watch::channel(false);
@@ -223,6 +265,7 @@ impl SessionBridge {
             publish,
             upstream,
             closed,
+            sessions,
         }
     }
 
@@ -264,7 +307,9 @@ impl SessionBridge {
         self.publish.send_replace(Some(Ok(Arc::new(forwarder))));
         let mut ended = self.closed.subscribe();
         let publish = self.publish.clone();
+        let counted = self.sessions.count();
         tokio::spawn(async move {
+            let _counted = counted;
             let pump = {
                 let host = host.clone();
                 tokio::spawn(async move { host_pump.run(&host).await })

@@ -20,14 +20,18 @@
 //! forwarded and answered for up to [`aggregate::EOF_GRACE`] (a host that pipes a script in
 //! and closes its end reads every answer); then the requests still running upstream are
 //! cancelled (`notifications/cancelled`), the upstream session is closed (HTTP `DELETE`, or
-//! the child's shutdown) and the bridge exits 0. When the upstream connection ends, the bridge ends the host session
-//! and exits 3. stdout carries only the protocol; logs go to stderr.
+//! the child's shutdown) and the bridge exits 0. A stop signal ([`stop`]) does the same at
+//! once: the running requests are cancelled upstream with the signal named in the reason, the
+//! upstream session is closed, and `mcp` exits with the signal's status (143, 130, 129).
+//! When the upstream connection ends, the bridge ends the host session and exits 3. stdout
+//! carries only the protocol (no `--json` error object either); logs go to stderr.
 //!
 //! With `--config FILE`, [`aggregate`] serves every server of the file as one.
 
 pub mod aggregate;
 pub mod forward;
 pub mod listen;
+pub mod stop;
 pub mod upstream;
 
 use mcp_manager::config::TransportConfig;
@@ -233,20 +237,33 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     }
     let mut stdin = mcp_tokio::stdio::stdin();
     let mut stdout = mcp_tokio::stdio::stdout();
-    let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
+    // Stopped before there is an upstream: nothing to cancel or close.
+    let init = tokio::select! {
+        init = await_initialize(&mut stdin, &mut stdout) => init?,
+        () = stop::requested() => return Ok(Exit::Ok),
+    };
+    let Some(init) = init else {
         tracing::info!("bridge: the host closed stdin before initialize");
         return Ok(Exit::Ok);
     };
 
     let host = HostSlot::default();
-    let mut connected =
-        upstream::connect(cli, ui, config.clone(), &init.params, host.clone()).await;
-    // A browser login only helps a server that offers OAuth.
-    if matches!(connected, Err(CliError::LoginRequired { oauth: true, .. }))
-        && super::auth::terminal_present()
-    {
-        connected = login_and_connect(cli, ui, config, &init.params, host.clone()).await;
-    }
+    let connecting = async {
+        let mut connected =
+            upstream::connect(cli, ui, config.clone(), &init.params, host.clone()).await;
+        // A browser login only helps a server that offers OAuth.
+        if matches!(connected, Err(CliError::LoginRequired { oauth: true, .. }))
+            && super::auth::terminal_present()
+        {
+            connected = login_and_connect(cli, ui, config, &init.params, host.clone()).await;
+        }
+        connected
+    };
+    // Stopped while connecting: the half-made connection is dropped (a child is killed).
+    let connected = tokio::select! {
+        connected = connecting => connected,
+        () = stop::requested() => return Ok(Exit::Ok),
+    };
     let client = match connected {
         Ok(c) => c,
         Err(e) => {
@@ -320,6 +337,15 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
             handle.close();
             driver.await;
             Err(error)
+        }
+        () = stop::requested() => {
+            // Ending the host session drops its running requests: each is cancelled
+            // upstream with the stop's reason (see `forward`), then the session is closed
+            // below. The caller exits with the signal's status.
+            tracing::info!("bridge: stopping: {}", stop::reason().unwrap_or_default());
+            handle.close();
+            driver.await;
+            Ok(Exit::Ok)
         }
     };
     pump.abort();

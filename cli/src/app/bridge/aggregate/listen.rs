@@ -42,9 +42,8 @@ pub async fn run(
     entries: &[(String, Option<(&'static str, String)>)],
 ) -> Result<Exit, CliError> {
     let bearer = crate::app::bridge::listen::bearer_token(args)?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| CliError::cannot_listen(addr, &e))?;
+    // The URL is printed once bound, before the servers start (their stderr passes through).
+    let listener = crate::app::bridge::listen::bind(addr).await?;
     let session_calls = std::sync::Arc::new(SessionCalls::new(args.stateless));
     let speaker = Speaker::Sessions(session_calls.clone());
     let started = match start_servers(cli, ui, speaker, servers).await {
@@ -97,10 +96,7 @@ pub async fn run(
     };
     let server = start_http(listener, StreamableHttp::new(http), factory)
         .map_err(|e| CliError::cannot_listen(addr, &e))?;
-    // The URL alone on a line of its own before anything about the servers (as `mcp bridge
-    // --listen` and `mcp demo-server --listen` print it), for people and for scripts that
-    // wait for it; then what the start found.
-    eprintln!("{}", server.url());
+    // What the start found, after the URL.
     report_entries(ui, entries);
     report_summary(ui, &started.summary, &started.configs);
     for warning in warnings {
@@ -113,7 +109,10 @@ pub async fn run(
         started.changes,
         failed,
     ));
-    // Serves until a signal ends the command (see `app::signals`).
+    // Serves until a signal asks the bridge to stop (see `app::signals`): every session
+    // ends, its running calls cancelled upstream with the stop's reason.
+    super::super::stop::requested().await;
+    server.shutdown();
     server.stopped().await;
     reporter.abort();
     if tokio::time::timeout(CANCEL_BOUND, calls_ended.wait())

@@ -296,7 +296,12 @@ async fn serve_stdio(
 ) -> Result<Exit, CliError> {
     let mut stdin = mcp_tokio::stdio::stdin();
     let mut stdout = mcp_tokio::stdio::stdout();
-    let Some(init) = await_initialize(&mut stdin, &mut stdout).await? else {
+    // Stopped before any server started: nothing to cancel or close.
+    let init = tokio::select! {
+        init = await_initialize(&mut stdin, &mut stdout) => init?,
+        () = super::stop::requested() => return Ok(Exit::Ok),
+    };
+    let Some(init) = init else {
         tracing::info!("bridge: the host closed stdin before initialize");
         return Ok(Exit::Ok);
     };
@@ -336,8 +341,16 @@ async fn serve_stdio(
     let _ = host.set(handle.clone());
     let watcher = Watcher::new(shared.clone(), handle.clone(), Some(ui.clone()), barriers);
     let watcher = tokio::spawn(watcher.run(started.changes, failed));
-    let reason = driver.await;
-    tracing::info!("bridge: the host session ended: {reason}");
+    let mut driver = std::pin::pin!(driver);
+    tokio::select! {
+        reason = &mut driver => tracing::info!("bridge: the host session ended: {reason}"),
+        () = super::stop::requested() => {
+            // Ending the host session drops its running requests: each is cancelled upstream
+            // with the stop's reason, then the servers are shut down below.
+            handle.close();
+            driver.await;
+        }
+    }
     watcher.abort();
     // The host's requests still running were dropped with the driver (each queued its
     // `notifications/cancelled` upstream); let them go out before the servers stop.

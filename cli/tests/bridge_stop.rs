@@ -1,0 +1,295 @@
+//! A stop signal (SIGTERM, SIGINT, SIGHUP) to the built `mcp bridge` with a call in flight:
+//! the call is cancelled upstream with the signal named in the reason, the upstream session
+//! is closed (HTTP `DELETE`, the child's shutdown), and the bridge exits with the signal's
+//! status (stdio) or 0 (`--listen`).
+
+mod common;
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::bridge_host::{
+    BridgeHost, GUARD, MCP, group_alive, scratch_dir, stderr_file, wait_exit,
+};
+use common::listening::ListeningDemo;
+use serde_json::{Value, json};
+
+/// A child process killed and reaped when dropped, also when the test fails midway.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn test_dir(name: &str) -> PathBuf {
+    scratch_dir("bridge-stop", name)
+}
+
+/// Sends `signal` to the process `pid` (a positive pid: that process alone).
+fn send_signal(pid: u32, signal: libc::c_int) {
+    let pid = libc::pid_t::try_from(pid).expect("a pid fits pid_t");
+    assert!(pid > 0);
+    // SAFETY: kill(2) on one positive pid, a child of this test.
+    let sent = unsafe { libc::kill(pid, signal) };
+    assert_eq!(sent, 0, "kill {pid}");
+}
+
+/// A `slow` call long enough to be in flight when the bridge is stopped, reporting progress
+/// (so the host knows it runs upstream).
+fn slow_call(id: i64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"steps": 100, "delay_ms": 300},
+        "_meta": {"progressToken": "stop-test"}}})
+}
+
+/// Waits until `pred` holds for the text of `path`, and returns that text.
+fn wait_file(path: &Path, what: &str, pred: impl Fn(&str) -> bool) -> String {
+    let started = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if pred(&text) {
+            return text;
+        }
+        assert!(started.elapsed() < GUARD, "never {what}: {text}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `mcp -vv bridge --url URL` with a host on its stdio, the stderr in `stderr.txt`.
+fn http_bridge(name: &str, url: &str) -> BridgeHost {
+    let dir = test_dir(name);
+    let mut command = Command::new(MCP);
+    command
+        .args(["-vv", "bridge", "--url", url])
+        .stderr(stderr_file(&dir));
+    BridgeHost::spawn(command, dir)
+}
+
+/// The stdio bridge over HTTP, stopped by `signal` with a call in flight: the server's tool
+/// sees the cancellation, the trace shows `notifications/cancelled` with the signal named in
+/// the reason and then the session's `DELETE`; the exit status is the signal's.
+/// `said`: how stderr names the stop (`SIGTERM`, `interrupted` for Ctrl-C).
+fn a_stopped_http_bridge_cancels_and_deletes(
+    name: &str,
+    signal: libc::c_int,
+    signame: &str,
+    said: &str,
+) {
+    let demo = ListeningDemo::start();
+    let mut bridge = http_bridge(name, &demo.url);
+    bridge.initialize(&json!({}));
+    bridge.send(&slow_call(7));
+    bridge.until("notifications/progress");
+    send_signal(bridge.child.id(), signal);
+    let code = bridge.wait_exit();
+    demo.wait_stderr("slow: cancelled");
+    let stderr = bridge.stderr();
+    let expected = 128 + signal;
+    assert_eq!(code, expected, "{stderr}");
+    let reason = format!("the bridge was stopped by {signame}");
+    let cancel = stderr
+        .find("notifications/cancelled")
+        .unwrap_or_else(|| panic!("no notifications/cancelled upstream: {stderr}"));
+    assert!(stderr[cancel..].contains(&reason), "{stderr}");
+    let delete = stderr
+        .find("DELETE")
+        .unwrap_or_else(|| panic!("no DELETE upstream: {stderr}"));
+    assert!(
+        cancel < delete,
+        "the cancel goes out before the DELETE: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{said}: cancelling and closing the connection (again to stop at once)"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn sigterm_cancels_the_call_upstream_deletes_the_session_and_exits_143() {
+    a_stopped_http_bridge_cancels_and_deletes("term", libc::SIGTERM, "SIGTERM", "SIGTERM");
+}
+
+#[test]
+fn sigint_cancels_the_call_upstream_deletes_the_session_and_exits_130() {
+    a_stopped_http_bridge_cancels_and_deletes("int", libc::SIGINT, "SIGINT", "interrupted");
+}
+
+/// The stdio child: `sh` writes its pid (its process group), then runs the demo server with
+/// its input recorded in `upstream.log`.
+fn recorded_demo_server(dir: &Path) -> Vec<String> {
+    let script = format!(
+        "echo $$ > '{pid}'; tee -a '{log}' | '{MCP}' demo-server",
+        pid = dir.join("pgid").display(),
+        log = dir.join("upstream.log").display(),
+    );
+    vec!["sh".into(), "-c".into(), script]
+}
+
+#[test]
+fn sighup_cancels_the_childs_call_with_the_reason_shuts_it_down_and_exits_129() {
+    let dir = test_dir("hup");
+    let mut command = Command::new(MCP);
+    command
+        .arg("bridge")
+        .arg("--")
+        .args(recorded_demo_server(&dir))
+        .stderr(stderr_file(&dir));
+    let mut bridge = BridgeHost::spawn(command, dir.clone());
+    bridge.initialize(&json!({}));
+    bridge.send(&slow_call(7));
+    bridge.until("notifications/progress");
+    let pgid: i32 = wait_file(&dir.join("pgid"), "the child's pid", |t| {
+        t.trim().parse::<i32>().is_ok()
+    })
+    .trim()
+    .parse()
+    .expect("a pid");
+    send_signal(bridge.child.id(), libc::SIGHUP);
+    assert_eq!(bridge.wait_exit(), 129, "{}", bridge.stderr());
+    let log = std::fs::read_to_string(dir.join("upstream.log")).expect("the upstream log");
+    let cancels: Vec<Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .collect();
+    assert!(
+        cancels
+            .iter()
+            .any(|c| c["params"]["reason"] == "the bridge was stopped by SIGHUP"),
+        "{log}"
+    );
+    let started = Instant::now();
+    while group_alive(pgid) {
+        assert!(
+            started.elapsed() < GUARD,
+            "the child's group outlived the bridge"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A host killed outright: its group watchdog sends the bridge SIGTERM, and the bridge still
+/// cancels the call upstream (the server's tool sees it) and exits.
+#[test]
+fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
+    let demo = ListeningDemo::start();
+    let dir = test_dir("host-killed");
+    // The host: `mcp call` with the bridge as its stdio server (in a group of its own, under
+    // the host's watchdog).
+    let host = Command::new(MCP)
+        .args([
+            "-vv",
+            "call",
+            "slow",
+            "steps=100",
+            "delay_ms=300",
+            "--",
+            MCP,
+        ])
+        .args(["bridge", "--url", &demo.url])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr_file(&dir))
+        .spawn()
+        .expect("spawn the host");
+    let mut host = Reaped(host);
+    // The call runs upstream once its first progress came back through the bridge.
+    wait_file(&dir.join("stderr.txt"), "progress", |t| {
+        t.contains("notifications/progress")
+    });
+    host.0.kill().expect("SIGKILL the host");
+    let _ = host.0.wait();
+    demo.wait_stderr("slow: cancelled");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `mcp -vv bridge --listen 127.0.0.1:0 --url URL`: its URL (the first stderr line) and the
+/// rest of its stderr, line by line.
+fn listening_bridge(url: &str, extra: &[&str]) -> (Reaped, String, mpsc::Receiver<String>) {
+    let child = Command::new(MCP)
+        .args(["-vv", "bridge", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .args(["--url", url])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge --listen");
+    let mut child = Reaped(child);
+    let mut stderr = BufReader::new(child.0.stderr.take().expect("piped stderr"));
+    let mut first = String::new();
+    stderr.read_line(&mut first).expect("the first line");
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    (child, first.trim().to_owned(), lines)
+}
+
+/// Lines of `lines` until one containing `text` (within the guard); all of them.
+fn until_line(lines: &mpsc::Receiver<String>, text: &str) -> Vec<String> {
+    let started = Instant::now();
+    let mut seen = Vec::new();
+    loop {
+        let left = GUARD.saturating_sub(started.elapsed());
+        let line = lines
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("never {text:?}: {seen:#?}"));
+        let done = line.contains(text);
+        seen.push(line);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[test]
+fn sigterm_to_a_listening_bridge_cancels_and_deletes_upstream_and_exits_0() {
+    let demo = ListeningDemo::start();
+    let (mut bridge, url, lines) = listening_bridge(&demo.url, &[]);
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    let host = Command::new(MCP)
+        .args(["--url", &url, "call", "slow", "steps=100", "delay_ms=300"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the host");
+    let host = Reaped(host);
+    // The first progress notification came back from upstream: the call runs there.
+    until_line(&lines, "notifications/progress");
+    send_signal(bridge.0.id(), libc::SIGTERM);
+    let code = wait_exit(&mut bridge.0);
+    let rest: Vec<String> = lines.iter().collect();
+    drop(host);
+    demo.wait_stderr("slow: cancelled");
+    assert_eq!(code, 0, "{rest:#?}");
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("mcp bridge: stopping: closing every session")),
+        "{rest:#?}"
+    );
+    let cancel = rest
+        .iter()
+        .position(|l| {
+            l.contains("notifications/cancelled") && l.contains("the bridge was stopped by SIGTERM")
+        })
+        .unwrap_or_else(|| panic!("no cancel with the reason upstream: {rest:#?}"));
+    let delete = rest
+        .iter()
+        .position(|l| l.contains("DELETE"))
+        .unwrap_or_else(|| panic!("no DELETE upstream: {rest:#?}"));
+    assert!(cancel < delete, "{rest:#?}");
+}
