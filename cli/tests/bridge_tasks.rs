@@ -1,0 +1,182 @@
+//! `mcp bridge -- <server-everything>` in front of a host that runs the server's sampling and
+//! elicitation requests as tasks of its own (protocol 2025-11-25, `tasks.requests` declared):
+//! the bridge passes the task-augmented request to the host as it came, the host's
+//! `CreateTaskResult` back, and the server's `tasks/get` and `tasks/result` about the host's
+//! task to the host; the tool's result carries the host's answer. The bridge makes no task of
+//! its own (it used to, and completed it with the host's `CreateTaskResult` as the answer).
+//!
+//! The peer's command comes from `.peers/env.sh` (`MCP_PEER_EVERYTHING`), which `scripts/test`
+//! sources. Without it the test fails, naming `scripts/test`, unless `MCP_SKIP_INTEROP=1` is
+//! set (then it says it was skipped and passes). Stdio only: nothing binds a port.
+
+mod common;
+
+use std::process::Command;
+
+use common::bridge_host::{BridgeHost, MCP, scratch_dir, stderr_file};
+use common::everything;
+use serde_json::{Value, json};
+
+const RELATED: &str = "io.modelcontextprotocol/related-task";
+
+/// The host's one task: its id, and the task object in `status`.
+const HOST_TASK: &str = "host-task-7";
+
+fn host_task(status: &str) -> Value {
+    json!({"taskId": HOST_TASK, "status": status, "createdAt": "2026-01-01T00:00:00Z",
+        "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 100})
+}
+
+/// `mcp bridge -- <server-everything>` with a host on its stdio that declared sampling,
+/// elicitation and task-augmented requests of both, at protocol 2025-11-25.
+fn start(name: &str, server: &[String]) -> BridgeHost {
+    let dir = scratch_dir("bridge-tasks", name);
+    let mut command = Command::new(MCP);
+    command
+        .args(["-v", "bridge", "--"])
+        .args(server)
+        .stderr(stderr_file(&dir));
+    let mut host = BridgeHost::spawn(command, dir);
+    let capabilities = json!({
+        "sampling": {},
+        "elicitation": {},
+        "tasks": {"list": {}, "cancel": {},
+            "requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}}
+    });
+    let result = host.initialize_at("2025-11-25", &capabilities);
+    assert_eq!(result["protocolVersion"], "2025-11-25", "{result}");
+    host
+}
+
+/// Replies `result` to the bridge's request `request`.
+fn reply(host: &mut BridgeHost, request: &Value, result: Value) {
+    host.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result}));
+}
+
+/// Calls `tool` and plays the host's side of its task: the server's `method` request comes
+/// with its `task` and gets the host's `CreateTaskResult`; `tasks/get` learns the task is
+/// `completed` (after the host's `notifications/tasks/status` says so); `tasks/result` gets
+/// `answer` (with the related-task `_meta` a task's result carries). Returns the tool's text
+/// and the methods of every request the bridge sent the host.
+fn call_through_host_task(
+    host: &mut BridgeHost,
+    tool: &str,
+    arguments: Value,
+    method: &str,
+    answer: Value,
+) -> (String, Vec<String>) {
+    let call = host.request("tools/call", json!({"name": tool, "arguments": arguments}));
+    let mut asked = Vec::new();
+    let result = loop {
+        let line = host.recv();
+        if line["id"] == call && line.get("method").is_none() {
+            break line;
+        }
+        let Some(m) = line["method"].as_str() else {
+            continue;
+        };
+        if line.get("id").is_none() {
+            continue; // a notification (log messages of the server)
+        }
+        asked.push(m.to_owned());
+        match m {
+            _ if m == method => {
+                assert_eq!(
+                    line["params"]["task"]["ttl"].as_u64().map(|t| t > 0),
+                    Some(true),
+                    "the request reaches the host with its task: {line}"
+                );
+                reply(host, &line, json!({"task": host_task("working")}));
+            }
+            "tasks/get" => {
+                assert_eq!(line["params"]["taskId"], HOST_TASK, "{line}");
+                host.send(
+                    &json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
+                    "params": host_task("completed")}),
+                );
+                reply(host, &line, host_task("completed"));
+            }
+            "tasks/result" => {
+                assert_eq!(line["params"]["taskId"], HOST_TASK, "{line}");
+                let mut answer = answer.clone();
+                answer["_meta"] = json!({RELATED: {"taskId": HOST_TASK}});
+                reply(host, &line, answer);
+            }
+            other => panic!("the bridge asked the host {other}: {line}"),
+        }
+    };
+    assert!(result.get("error").is_none(), "{result}");
+    let text = result["result"]["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .filter_map(|c| c["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (text, asked)
+}
+
+#[test]
+fn a_task_augmented_elicitation_is_the_hosts_task_and_the_tool_gets_its_answer() {
+    let Some(server) = everything() else { return };
+    let mut host = start("elicitation", &server);
+    let answer = json!({"action": "accept",
+        "content": {"name": "Ada Lovelace", "favoriteColor": "Blue", "agreeToTerms": true}});
+    let (text, asked) = call_through_host_task(
+        &mut host,
+        "trigger-elicitation-request-async",
+        json!({}),
+        "elicitation/create",
+        answer,
+    );
+    assert!(
+        text.contains(&format!("Task created: {HOST_TASK}")),
+        "{text}"
+    );
+    assert!(text.contains("[COMPLETED] User provided"), "{text}");
+    assert!(text.contains("- Name: Ada Lovelace"), "{text}");
+    assert!(text.contains("- Favorite Color: Blue"), "{text}");
+    assert_eq!(
+        asked.first().map(String::as_str),
+        Some("elicitation/create")
+    );
+    assert_eq!(asked.last().map(String::as_str), Some("tasks/result"));
+    assert!(asked.iter().any(|m| m == "tasks/get"), "{asked:?}");
+    assert_eq!(host.finish(), 0, "{}", host.stderr());
+    let stderr = host.stderr();
+    assert!(
+        !stderr.contains("client-task-"),
+        "the bridge made a task: {stderr}"
+    );
+}
+
+#[test]
+fn a_task_augmented_sampling_request_is_the_hosts_task_and_the_tool_gets_its_answer() {
+    let Some(server) = everything() else { return };
+    let mut host = start("sampling", &server);
+    let answer = json!({"role": "assistant", "model": "host-model-9",
+        "content": {"type": "text", "text": "the host's own reply"}, "stopReason": "endTurn"});
+    let (text, asked) = call_through_host_task(
+        &mut host,
+        "trigger-sampling-request-async",
+        json!({"prompt": "hi"}),
+        "sampling/createMessage",
+        answer,
+    );
+    assert!(
+        text.contains("[COMPLETED] Async sampling completed"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("Task created: {HOST_TASK}")),
+        "{text}"
+    );
+    assert!(text.contains("host-model-9"), "{text}");
+    assert!(text.contains("the host's own reply"), "{text}");
+    assert_eq!(
+        asked.first().map(String::as_str),
+        Some("sampling/createMessage")
+    );
+    assert_eq!(asked.last().map(String::as_str), Some("tasks/result"));
+    assert_eq!(host.finish(), 0, "{}", host.stderr());
+}
