@@ -15,17 +15,8 @@ use std::process::Command;
 
 use common::bridge_host::{BridgeHost, MCP, scratch_dir, stderr_file};
 use common::everything;
-use serde_json::{Value, json};
-
-const RELATED: &str = "io.modelcontextprotocol/related-task";
-
-/// The host's one task: its id, and the task object in `status`.
-const HOST_TASK: &str = "host-task-7";
-
-fn host_task(status: &str) -> Value {
-    json!({"taskId": HOST_TASK, "status": status, "createdAt": "2026-01-01T00:00:00Z",
-        "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 100})
-}
+use common::host_tasks::{HOST_TASK, call_through_host_task, task_host_capabilities};
+use serde_json::json;
 
 /// `mcp bridge -- <server-everything>` with a host on its stdio that declared sampling,
 /// elicitation and task-augmented requests of both, at protocol 2025-11-25.
@@ -37,83 +28,9 @@ fn start(name: &str, server: &[String]) -> BridgeHost {
         .args(server)
         .stderr(stderr_file(&dir));
     let mut host = BridgeHost::spawn(command, dir);
-    let capabilities = json!({
-        "sampling": {},
-        "elicitation": {},
-        "tasks": {"list": {}, "cancel": {},
-            "requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}}
-    });
-    let result = host.initialize_at("2025-11-25", &capabilities);
+    let result = host.initialize_at("2025-11-25", &task_host_capabilities());
     assert_eq!(result["protocolVersion"], "2025-11-25", "{result}");
     host
-}
-
-/// Replies `result` to the bridge's request `request`.
-fn reply(host: &mut BridgeHost, request: &Value, result: Value) {
-    host.send(&json!({"jsonrpc": "2.0", "id": request["id"], "result": result}));
-}
-
-/// Calls `tool` and plays the host's side of its task: the server's `method` request comes
-/// with its `task` and gets the host's `CreateTaskResult`; `tasks/get` learns the task is
-/// `completed` (after the host's `notifications/tasks/status` says so); `tasks/result` gets
-/// `answer` (with the related-task `_meta` a task's result carries). Returns the tool's text
-/// and the methods of every request the bridge sent the host.
-fn call_through_host_task(
-    host: &mut BridgeHost,
-    tool: &str,
-    arguments: Value,
-    method: &str,
-    answer: Value,
-) -> (String, Vec<String>) {
-    let call = host.request("tools/call", json!({"name": tool, "arguments": arguments}));
-    let mut asked = Vec::new();
-    let result = loop {
-        let line = host.recv();
-        if line["id"] == call && line.get("method").is_none() {
-            break line;
-        }
-        let Some(m) = line["method"].as_str() else {
-            continue;
-        };
-        if line.get("id").is_none() {
-            continue; // a notification (log messages of the server)
-        }
-        asked.push(m.to_owned());
-        match m {
-            _ if m == method => {
-                assert_eq!(
-                    line["params"]["task"]["ttl"].as_u64().map(|t| t > 0),
-                    Some(true),
-                    "the request reaches the host with its task: {line}"
-                );
-                reply(host, &line, json!({"task": host_task("working")}));
-            }
-            "tasks/get" => {
-                assert_eq!(line["params"]["taskId"], HOST_TASK, "{line}");
-                host.send(
-                    &json!({"jsonrpc": "2.0", "method": "notifications/tasks/status",
-                    "params": host_task("completed")}),
-                );
-                reply(host, &line, host_task("completed"));
-            }
-            "tasks/result" => {
-                assert_eq!(line["params"]["taskId"], HOST_TASK, "{line}");
-                let mut answer = answer.clone();
-                answer["_meta"] = json!({RELATED: {"taskId": HOST_TASK}});
-                reply(host, &line, answer);
-            }
-            other => panic!("the bridge asked the host {other}: {line}"),
-        }
-    };
-    assert!(result.get("error").is_none(), "{result}");
-    let text = result["result"]["content"]
-        .as_array()
-        .expect("content")
-        .iter()
-        .filter_map(|c| c["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n");
-    (text, asked)
 }
 
 #[test]
