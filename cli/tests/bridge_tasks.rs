@@ -16,16 +16,21 @@ use std::process::Command;
 use common::bridge_host::{BridgeHost, MCP, scratch_dir, stderr_file};
 use common::everything;
 use common::host_tasks::{HOST_TASK, call_through_host_task, task_host_capabilities};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// `mcp bridge -- <server-everything>` with a host on its stdio that declared sampling,
-/// elicitation and task-augmented requests of both, at protocol 2025-11-25.
+/// elicitation and task-augmented requests of both, at protocol 2025-11-25. The server runs
+/// through `sh`, its input copied into `upstream.log` in the test's directory.
 fn start(name: &str, server: &[String]) -> BridgeHost {
     let dir = scratch_dir("bridge-tasks", name);
+    let script = format!(
+        "tee -a '{log}' | {server}",
+        log = dir.join("upstream.log").display(),
+        server = server.join(" "),
+    );
     let mut command = Command::new(MCP);
     command
-        .args(["-v", "bridge", "--"])
-        .args(server)
+        .args(["bridge", "--", "sh", "-c", &script])
         .stderr(stderr_file(&dir));
     let mut host = BridgeHost::spawn(command, dir);
     let result = host.initialize_at("2025-11-25", &task_host_capabilities());
@@ -60,10 +65,32 @@ fn a_task_augmented_elicitation_is_the_hosts_task_and_the_tool_gets_its_answer()
     assert_eq!(asked.last().map(String::as_str), Some("tasks/result"));
     assert!(asked.iter().any(|m| m == "tasks/get"), "{asked:?}");
     assert_eq!(host.finish(), 0, "{}", host.stderr());
-    let stderr = host.stderr();
+    assert_upstream_saw_only_the_hosts_task(&host);
+}
+
+/// What the bridge sent the server: no task of its own (every `task` it answered with is
+/// the host's), and the host's `notifications/tasks/status` passed on.
+fn assert_upstream_saw_only_the_hosts_task(host: &BridgeHost) {
+    let log = std::fs::read_to_string(host.dir.join("upstream.log")).expect("upstream.log");
+    let sent: Vec<Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let task_ids: Vec<&Value> = sent
+        .iter()
+        .filter(|m| m["result"]["task"].is_object())
+        .map(|m| &m["result"]["task"]["taskId"])
+        .collect();
     assert!(
-        !stderr.contains("client-task-"),
-        "the bridge made a task: {stderr}"
+        !task_ids.is_empty() && task_ids.iter().all(|id| **id == HOST_TASK),
+        "{log}"
+    );
+    assert!(
+        sent.iter()
+            .any(|m| m["method"] == "notifications/tasks/status"
+                && m["params"]["taskId"] == HOST_TASK
+                && m["params"]["status"] == "completed"),
+        "the host's status notification reaches the server: {log}"
     );
 }
 
@@ -96,4 +123,5 @@ fn a_task_augmented_sampling_request_is_the_hosts_task_and_the_tool_gets_its_ans
     );
     assert_eq!(asked.last().map(String::as_str), Some("tasks/result"));
     assert_eq!(host.finish(), 0, "{}", host.stderr());
+    assert_upstream_saw_only_the_hosts_task(&host);
 }
