@@ -107,7 +107,7 @@ pub use mcp_driver::mcp_proto::types;
 pub use mcp_driver::{
     CallOptions, CancelHandle, ConnectionState, ElicitationHandler, Error, Gap, GapCause,
     HandlerFuture, Lagged, Missed, Notifications, Progress, ProgressWatch, Root, RootsHandler,
-    SamplingHandler, SchemaViolation, StaticRoots, Subscription,
+    SamplingHandler, SchemaViolation, StaticRoots, Subscription, TaskQueryHandler,
 };
 pub use runtime::{AsyncStdRuntime, SmolRuntime};
 

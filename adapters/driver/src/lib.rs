@@ -64,6 +64,7 @@ pub use client::{
 pub use error::Error;
 pub use handler::{
     ElicitationHandler, HandlerFuture, Root, RootsHandler, SamplingHandler, StaticRoots,
+    TaskQueryHandler,
 };
 pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
 pub use mcp_manager;

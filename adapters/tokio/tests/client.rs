@@ -156,6 +156,7 @@ mod task_receiver {
         tasks_cancel_drops_the_handler,
         without_the_opt_in_tasks_are_ignored,
         the_policy_bounds_the_task_table,
+        host_task_queries_take_the_tasks_of_the_handlers,
     );
 }
 

@@ -5,6 +5,7 @@
 
 pub mod bridge_host;
 pub mod browser;
+pub mod host_tasks;
 pub mod listening;
 
 /// npm server-everything's command line (`MCP_PEER_EVERYTHING`, from `.peers/env.sh`), or

@@ -215,6 +215,15 @@ pub struct SessionConfig {
     /// A wall-clock reading for the `createdAt` / `lastUpdatedAt` of the client's tasks
     /// (the core reads no clock). `None`: times count from the Unix epoch.
     pub wall_clock: Option<crate::task::receiver::WallClock>,
+    /// The host makes the tasks itself instead of the session's task table: a bridge that
+    /// declared its own host's `tasks` capability and forwards the server's requests to that
+    /// host. A sampling or elicitation request with `params.task` then goes to the host as
+    /// it came (the host answers it with its own `CreateTaskResult`), and the server's
+    /// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` go to the host as server
+    /// requests ([`Event::ServerRequest`](super::Event::ServerRequest)), `tasks/result`
+    /// pausing the request deadlines as an elicitation does (it waits for the same answer).
+    /// Default off: the session is the task receiver.
+    pub host_runs_tasks: bool,
 }
 
 impl SessionConfig {
@@ -242,7 +251,16 @@ impl SessionConfig {
             result_cache: false,
             task_receiver: crate::task::receiver::ReceiverPolicy::default(),
             wall_clock: None,
+            host_runs_tasks: false,
         }
+    }
+
+    /// Lets the host make the tasks of task-augmented server requests (see
+    /// [`host_runs_tasks`](Self::host_runs_tasks)).
+    #[must_use]
+    pub fn with_host_running_tasks(mut self, enabled: bool) -> Self {
+        self.host_runs_tasks = enabled;
+        self
     }
 
     /// Sets the wall-clock reading that task timestamps are written from (take it once,

@@ -111,7 +111,9 @@ impl Session {
     /// Routes a server request by its descriptor (see [`server_requests`]): refused with
     /// -32601 when unknown or its capability is undeclared, answered by the session (`ping`,
     /// the task table), or handed to the host, as a task when it asks to run as one and the
-    /// host accepts that.
+    /// host accepts that. When the host runs tasks itself
+    /// ([`SessionConfig::host_runs_tasks`](super::SessionConfig::host_runs_tasks)), the
+    /// task-augmented requests and the task queries go to the host as they came.
     fn handle_server_request(
         &mut self,
         now: Instant,
@@ -142,10 +144,10 @@ impl Session {
                     result: Ok(empty_object()),
                 });
             }
-            Answerer::TaskTable(query) => {
+            Answerer::TaskTable(query) if !self.config.host_runs_tasks => {
                 return self.handle_tasks_request(now, id, query, params.as_deref());
             }
-            Answerer::Host => {}
+            Answerer::TaskTable(_) | Answerer::Host => {}
         }
         if self.inbound.len() >= self.config.max_server_requests || self.inbound.contains_wire(&id)
         {
@@ -163,12 +165,17 @@ impl Session {
         }
         let info = super::task_receiver::TaskInfo::of(kind, params.as_deref());
         if let Some(ttl) = info.augmented
+            && !self.config.host_runs_tasks
             && kind.accepted_as_task(&self.config.capabilities)
         {
             self.accept_task(now, id, kind, params, ttl);
             return;
         }
-        let pauses = kind.pauses_deadlines;
+        // A `tasks/result` the host answers waits for the same person or model as the
+        // request its task runs.
+        let pauses = kind.pauses_deadlines
+            || (self.config.host_runs_tasks
+                && kind.answerer == Answerer::TaskTable(server_requests::TaskQuery::Result));
         if pauses {
             self.clock.pause(now);
         }

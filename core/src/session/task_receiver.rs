@@ -13,6 +13,10 @@
 //!   `notifications/tasks/status` when a task ends. A task-augmented request of a method not
 //!   declared in `tasks.requests` is processed normally, its `task` ignored, as the spec asks
 //!   of a receiver that did not declare it.
+//! - When the host makes the tasks itself
+//!   ([`SessionConfig::host_runs_tasks`](super::SessionConfig::host_runs_tasks): a bridge
+//!   whose own host declared `tasks`), none of this applies: the task-augmented request and
+//!   the task queries go to the host as they came, so the task is the host's, once.
 //!
 //! [`ClientCapabilities::tasks`]: crate::types::ClientCapabilities::tasks
 

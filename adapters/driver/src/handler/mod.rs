@@ -26,7 +26,10 @@
 //! [`CreateMessageParams::related_task`](mcp_proto::types::CreateMessageParams::related_task))
 //! and the answer carries the task's related-task `_meta` back. With
 //! [`task_receiver`](crate::ClientBuilder::task_receiver), sampling and elicitation requests
-//! may also arrive as tasks of the client's own: the same handlers run them.
+//! may also arrive as tasks of the client's own: the same handlers run them. With a
+//! [`TaskQueryHandler`] ([`host_task_queries`](crate::ClientBuilder::host_task_queries)),
+//! the handlers make such tasks themselves (a bridge's host does): the request reaches them
+//! with its `task`, and the server's `tasks/*` queries reach the query handler.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -104,6 +107,34 @@ where
     }
 }
 
+/// Answers the server's `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` about
+/// the tasks the sampling and elicitation handlers made themselves (they got the request
+/// with its `params.task` and answered with their own `CreateTaskResult`). `method` is the
+/// query's method, `params` its params; the result is its answer as it goes to the server.
+/// A `tasks/result` may take as long as the task's person or model (request deadlines are
+/// paused meanwhile).
+///
+/// Any `Fn(String, Value) -> impl Future<Output = Result<Value, ErrorObject>>` is one.
+pub trait TaskQueryHandler: Send + Sync + 'static {
+    /// Answers one task query.
+    fn query(&self, method: String, params: Value)
+    -> HandlerFuture<'_, Result<Value, ErrorObject>>;
+}
+
+impl<F, Fut> TaskQueryHandler for F
+where
+    F: Fn(String, Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, ErrorObject>> + Send + 'static,
+{
+    fn query(
+        &self,
+        method: String,
+        params: Value,
+    ) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(self(method, params))
+    }
+}
+
 /// The registered handlers of a connection.
 #[derive(Clone, Default)]
 pub(crate) struct Handlers {
@@ -114,6 +145,8 @@ pub(crate) struct Handlers {
     pub(crate) tasks: bool,
     /// Whether sampling and elicitation requests may come as tasks (2025-11-25).
     pub(crate) task_receiver: bool,
+    /// The handlers make their tasks themselves; this answers the server's queries about them.
+    pub(crate) task_queries: Option<Arc<dyn TaskQueryHandler>>,
 }
 
 impl Handlers {
@@ -132,7 +165,7 @@ impl Handlers {
         if self.elicitation.is_some() {
             caps.elicitation = Some(Default::default());
         }
-        if self.task_receiver {
+        if self.task_receiver || self.task_queries.is_some() {
             caps.tasks = self.receiver_capability();
         }
         if self.tasks {
@@ -197,6 +230,11 @@ impl Handlers {
             "elicitation/create" => {
                 let h = self.elicitation.clone()?;
                 Some(Box::pin(async move { h.elicit(params).await }))
+            }
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
+                let h = self.task_queries.clone()?;
+                let method = method.to_owned();
+                Some(Box::pin(async move { h.query(method, params).await }))
             }
             _ => None,
         }

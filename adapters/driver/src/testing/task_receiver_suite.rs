@@ -181,3 +181,39 @@ pub async fn the_policy_bounds_the_task_table<R: Runtime>(rt: R) {
         "no handler for the refused task"
     );
 }
+
+/// With [`ClientBuilder::host_task_queries`] the handlers make the tasks: a task-augmented
+/// request reaches the sampling handler with its `task`, the handler's `CreateTaskResult` is
+/// the answer, and `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` reach the
+/// query handler (method and params as they came) instead of a task table of the client's.
+pub async fn host_task_queries_take_the_tasks_of_the_handlers<R: Runtime>(rt: R) {
+    let builder = ClientBuilder::new()
+        .sampling_handler(|params: serde_json::Value| async move {
+            // The task must reach the handler (an error answer fails the test below).
+            if params["task"] != json!({"ttl": 60000}) {
+                return Err(mcp_proto::jsonrpc::ErrorObject::new(-1, "no task"));
+            }
+            Ok(json!({"task": {"taskId": "host-1", "status": "working"}}))
+        })
+        .host_task_queries(|method: String, params: serde_json::Value| async move {
+            Ok(json!({"asked": method, "about": params["taskId"]}))
+        });
+    let (server, _client) = connect_fake(&rt, builder).await;
+    let caps = &server.received_method("initialize")[0]["params"]["capabilities"];
+    assert_eq!(
+        caps["tasks"]["requests"],
+        json!({"sampling": {"createMessage": {}}}),
+        "{caps}"
+    );
+    let id = server.request("sampling/createMessage", sampling_params("hello"));
+    let created = server.recv_response().await.expect("the host's task");
+    assert_eq!(created["id"], id);
+    assert_eq!(created["result"]["task"]["taskId"], "host-1", "{created}");
+    for method in ["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"] {
+        let id = server.request(method, json!({"taskId": "host-1"}));
+        let answer = server.recv_response().await.expect("an answer");
+        assert_eq!(answer["id"], id);
+        assert_eq!(answer["result"]["asked"], method, "{answer}");
+        assert_eq!(answer["result"]["about"], "host-1", "{answer}");
+    }
+}

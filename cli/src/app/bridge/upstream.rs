@@ -1,6 +1,7 @@
 //! The bridge's upstream side: connecting to the remote server as the host would, and the
 //! handlers that hand the server's own requests (sampling, elicitation, roots) to the host.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use mcp_manager::config::{ServerConfig, TransportConfig};
@@ -38,7 +39,7 @@ impl Forward {
 /// an elicitation must not be cut short here.
 pub async fn ask_host(
     host: &HostSlot,
-    method: &'static str,
+    method: impl Into<Cow<'static, str>>,
     params: Value,
 ) -> Result<Value, ErrorObject> {
     let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
@@ -124,6 +125,14 @@ pub async fn connect_with_auth(
 /// the `initialize` handshake only (the host spoke `initialize`), results passed on as they
 /// are; the server's requests (roots, sampling, elicitation) go to the host in `to_host` once
 /// it is set.
+///
+/// Tasks pass through: a sampling or elicitation request the server sends as a task (the
+/// host declared `tasks.requests`) goes to the host with its `task`, the host's
+/// `CreateTaskResult` is the answer, and the server's `tasks/get`, `tasks/result`,
+/// `tasks/list` and `tasks/cancel` go to the host too (its `notifications/tasks/status` come
+/// back through the forwarder like any notification). The bridge makes no task of its own:
+/// one would complete with the host's `CreateTaskResult` as its result, before anyone
+/// answered.
 pub fn as_host(
     builder: ClientBuilder,
     host: &InitializeParams,
@@ -132,6 +141,7 @@ pub fn as_host(
     let forward = Forward { host: to_host };
     let sampling = forward.clone();
     let elicitation = forward.clone();
+    let task_queries = forward.clone();
     let mut builder = builder
         .client_info(host.client_info.clone())
         .client_capabilities(host.capabilities.clone())
@@ -144,6 +154,10 @@ pub fn as_host(
         .elicitation_handler(move |params: Value| {
             let f = elicitation.clone();
             async move { f.ask("elicitation/create", params).await }
+        })
+        .host_task_queries(move |method: String, params: Value| {
+            let f = task_queries.clone();
+            async move { ask_host(&f.host, method, params).await }
         })
         // The host checks results itself; the bridge forwards them as they are.
         .validate_output(false);

@@ -420,3 +420,50 @@ fn a_full_task_table_refuses_with_an_error_and_runs_no_handler() {
             .all(|e| !matches!(e, Event::ServerRequest { .. }))
     );
 }
+
+#[test]
+fn when_the_host_runs_tasks_task_requests_and_queries_go_to_it_as_they_came() {
+    let mut h = Harness::ready(
+        config()
+            .with_capabilities(caps(true))
+            .with_host_running_tasks(true),
+        "2025-11-25",
+    );
+    h.sent.clear();
+    h.server(sampling(7, Some(json!({"ttl": 30000}))));
+    assert!(!answered(&h, 7), "the session made no task of its own");
+    let (id, method, params) = last_server_request(&h);
+    assert_eq!(method, "sampling/createMessage");
+    let params: Value = serde_json::from_str(params.unwrap().get()).unwrap();
+    assert_eq!(
+        params["task"],
+        json!({"ttl": 30000}),
+        "the task goes to the host"
+    );
+    // The host's own task is the answer.
+    let task = json!({"taskId": "host-1", "status": "working", "createdAt": "a",
+        "lastUpdatedAt": "a", "ttl": 30000});
+    h.session
+        .respond(h.now, id, Ok(raw(json!({"task": task}))))
+        .unwrap();
+    h.drain();
+    assert_eq!(answer(&h, 7)["result"]["task"]["taskId"], "host-1");
+    // Each query about it is the host's to answer, not the table's.
+    for (wire, method) in [
+        (8, "tasks/get"),
+        (9, "tasks/result"),
+        (10, "tasks/cancel"),
+        (11, "tasks/list"),
+    ] {
+        h.server(request(wire, method, json!({"taskId": "host-1"})));
+        assert!(!answered(&h, wire), "{method} answered by the session");
+        let (id, got, params) = last_server_request(&h);
+        assert_eq!(got, method);
+        assert!(params.unwrap().get().contains("host-1"));
+        h.session
+            .respond(h.now, id, Ok(raw(json!({"from": "host"}))))
+            .unwrap();
+        h.drain();
+        assert_eq!(answer(&h, wire)["result"]["from"], "host", "{method}");
+    }
+}

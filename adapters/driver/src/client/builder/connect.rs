@@ -288,7 +288,8 @@ impl<R: Runtime> ClientBuilder<R> {
                     .clone()
                     .unwrap_or_else(|| self.handlers.capabilities()),
             )
-            .with_wall_clock(wall_clock());
+            .with_wall_clock(wall_clock())
+            .with_host_running_tasks(self.handlers.task_queries.is_some());
         if let Some(t) = self.handshake_timeout {
             config = config.with_handshake_timeout(t);
         }

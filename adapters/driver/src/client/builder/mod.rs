@@ -19,7 +19,9 @@ use super::Client;
 pub use super::command_line::IntoStdioCommand;
 #[cfg(doc)]
 use crate::error::Error;
-use crate::handler::{ElicitationHandler, Handlers, RootsHandler, SamplingHandler};
+use crate::handler::{
+    ElicitationHandler, Handlers, RootsHandler, SamplingHandler, TaskQueryHandler,
+};
 use crate::options::{WireDirection, WireTap};
 #[cfg(unix)]
 use crate::process::StderrTailConfig;
@@ -359,6 +361,22 @@ impl<R: Runtime> ClientBuilder<R> {
     #[must_use]
     pub fn task_receiver(mut self, enabled: bool) -> Self {
         self.handlers.task_receiver = enabled;
+        self
+    }
+
+    /// Lets the sampling and elicitation handlers make the client's tasks themselves, for a
+    /// client that forwards the server's requests to a host of its own (a bridge whose host
+    /// declared `tasks`): a request with `params.task` reaches its handler as it came (the
+    /// handler answers with the host's `CreateTaskResult`), and the server's `tasks/get`,
+    /// `tasks/result`, `tasks/list` and `tasks/cancel` reach `handler`, whose answers go to
+    /// the server as they are. The client keeps no task table then, so each task exists once
+    /// (the host's), and its `notifications/tasks/status` is the host's to send (with
+    /// [`Client::notify`](crate::Client::notify)). Declares `tasks` as
+    /// [`task_receiver`](Self::task_receiver) does, unless
+    /// [`client_capabilities`](Self::client_capabilities) says otherwise.
+    #[must_use]
+    pub fn host_task_queries(mut self, handler: impl TaskQueryHandler) -> Self {
+        self.handlers.task_queries = Some(Arc::new(handler));
         self
     }
 

@@ -24,7 +24,8 @@
 //! [`router`] answers and routes the host's requests ([`catalog`] names tools, prompts and
 //! resources; [`filter`] applies `--allow` / `--deny`); [`watch`] keeps the host in step as
 //! servers come, go and change their lists; [`capabilities`] is what the host is told at
-//! `initialize`; [`tasks`] routes the servers' tasks under host-visible ids; with
+//! `initialize`; [`tasks`] routes the servers' tasks under host-visible ids;
+//! [`host_tasks`] keeps each server to the host's tasks made for it; with
 //! `--listen`, [`server_requests`] passes each server's sampling and elicitation to the one
 //! HTTP session it can be attributed to. A lost server is reconnected by the manager's policy (capped exponential
 //! backoff; its subscriptions and log level are set up again).
@@ -35,6 +36,7 @@
 pub mod capabilities;
 pub mod catalog;
 pub mod filter;
+pub mod host_tasks;
 pub mod listen;
 pub mod router;
 pub mod server_requests;
@@ -64,6 +66,7 @@ use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
 use filter::ToolFilter;
+use host_tasks::HostTasks;
 use router::{Router, Shared};
 use server_requests::SessionCalls;
 use watch::{Barriers, Watcher};
@@ -151,8 +154,9 @@ struct Started {
 #[derive(Clone)]
 enum Speaker {
     /// The stdio host: its `initialize` (client info, capabilities, protocol version); the
-    /// requests go to its session, in the slot once it is started.
-    Host(Arc<InitializeParams>, HostSlot),
+    /// requests go to its session, in the slot once it is started; the tasks it makes of
+    /// them are remembered by the server that asked.
+    Host(Arc<InitializeParams>, HostSlot, Arc<HostTasks>),
     /// With `--listen`: the bridge itself; sampling and elicitation go to the HTTP session
     /// they are attributed to ([`server_requests`]).
     Sessions(Arc<SessionCalls>),
@@ -306,7 +310,12 @@ async fn serve_stdio(
         return Ok(Exit::Ok);
     };
     let host = HostSlot::default();
-    let speaker = Speaker::Host(Arc::new(init.params.clone()), host.clone());
+    let host_tasks = Arc::new(HostTasks::default());
+    let speaker = Speaker::Host(
+        Arc::new(init.params.clone()),
+        host.clone(),
+        host_tasks.clone(),
+    );
     let started = match start_servers(cli, ui, speaker, servers).await {
         Ok(started) => started,
         Err(error) => {
@@ -321,6 +330,11 @@ async fn serve_stdio(
     let failed = started.failed();
     let manager = started.manager;
     let (shared, mut calls_ended) = shared(cli, &manager, &started.configs, filter, None, None);
+    let shared = {
+        let mut shared = Arc::into_inner(shared).expect("the shared state was just made");
+        shared.host_tasks = Some(host_tasks);
+        Arc::new(shared)
+    };
     // The host's own `initialize`, replayed ahead of the rest of stdin: the session answers
     // it (and negotiates the version) now that the capabilities are known.
     let initialize = serde_json::json!({
@@ -387,9 +401,9 @@ fn manager(
         })
         .client_builder(move |config| {
             let mut b = match &speaker {
-                Speaker::Host(params, host) => {
+                Speaker::Host(params, host, host_tasks) => {
                     let b = upstream::as_host(ClientBuilder::new(), params, host.clone());
-                    asking_host_for(b, host, &config.name)
+                    asking_host_for(b, host, host_tasks, &config.name)
                 }
                 Speaker::Sessions(calls) => server_requests::client_builder(calls, &config.name),
             };
@@ -421,27 +435,66 @@ fn manager(
 
 /// `builder` (speaking as the host) with sampling and elicitation handlers that pass
 /// `server`'s requests to the host in `host` with the task id of their related-task `_meta`
-/// made host-visible ([`tasks`]).
-fn asking_host_for(builder: ClientBuilder, host: &HostSlot, server: &str) -> ClientBuilder {
-    let (sampling, elicitation) = (
-        (host.clone(), server.to_owned()),
-        (host.clone(), server.to_owned()),
-    );
+/// made host-visible ([`tasks`]); a task the host makes of one is remembered as `server`'s
+/// in `host_tasks`, whose queries `server` may make ([`host_tasks`]).
+fn asking_host_for(
+    builder: ClientBuilder,
+    host: &HostSlot,
+    host_tasks: &Arc<HostTasks>,
+    server: &str,
+) -> ClientBuilder {
+    let asking = AskingHost {
+        host: host.clone(),
+        host_tasks: host_tasks.clone(),
+        server: server.to_owned(),
+    };
+    let (sampling, elicitation, queries) = (asking.clone(), asking.clone(), asking);
     builder
-        .sampling_handler(move |mut params: serde_json::Value| {
-            let (host, server) = sampling.clone();
+        .sampling_handler(move |params: serde_json::Value| {
+            let asking = sampling.clone();
+            async move { asking.ask("sampling/createMessage", params).await }
+        })
+        .elicitation_handler(move |params: serde_json::Value| {
+            let asking = elicitation.clone();
+            async move { asking.ask("elicitation/create", params).await }
+        })
+        .host_task_queries(move |method: String, params: serde_json::Value| {
+            let asking = queries.clone();
             async move {
-                tasks::related_to_host(&server, &mut params);
-                upstream::ask_host(&host, "sampling/createMessage", params).await
+                let AskingHost {
+                    host,
+                    host_tasks,
+                    server,
+                } = &asking;
+                host_tasks.query(host, server, method, params).await
             }
         })
-        .elicitation_handler(move |mut params: serde_json::Value| {
-            let (host, server) = elicitation.clone();
-            async move {
-                tasks::related_to_host(&server, &mut params);
-                upstream::ask_host(&host, "elicitation/create", params).await
-            }
-        })
+}
+
+/// What one server's requests to the stdio host need.
+#[derive(Clone)]
+struct AskingHost {
+    host: HostSlot,
+    host_tasks: Arc<HostTasks>,
+    server: String,
+}
+
+impl AskingHost {
+    /// Passes the server's `method` request to the host (a related task renamed
+    /// host-visible); a task the host made of it is remembered as the server's.
+    async fn ask(
+        &self,
+        method: &'static str,
+        mut params: serde_json::Value,
+    ) -> Result<serde_json::Value, ErrorObject> {
+        tasks::related_to_host(&self.server, &mut params);
+        let as_task = params.get("task").is_some_and(serde_json::Value::is_object);
+        let answer = upstream::ask_host(&self.host, method, params).await?;
+        if as_task {
+            self.host_tasks.record(&self.server, &answer);
+        }
+        Ok(answer)
+    }
 }
 
 /// Answers the host's `initialize` with `error` (the host may be gone already: the error

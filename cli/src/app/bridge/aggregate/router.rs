@@ -75,6 +75,9 @@ pub struct Shared {
     pub task_owners: Option<Arc<TaskOwners>>,
     /// Every session's resource subscriptions, one upstream per URI.
     pub subscriptions: Arc<Subscriptions>,
+    /// Over stdio: the server that asked for each task the host made (its
+    /// `notifications/tasks/status` goes to that server only).
+    pub host_tasks: Option<Arc<super::host_tasks::HostTasks>>,
     /// The number of the next host session (a router's).
     next_session: AtomicU64,
     /// The log level the host set, and the servers it was set on (the manager keeps it on
@@ -104,6 +107,7 @@ impl Shared {
             session_calls: None,
             task_owners: None,
             subscriptions: Arc::default(),
+            host_tasks: None,
             next_session: AtomicU64::new(0),
             log_level: Mutex::new((None, HashMap::new())),
         }
@@ -586,7 +590,17 @@ impl ServerHandler for Router {
             // With `--listen` the servers were not told of roots (see `server_requests`).
             return;
         }
+        // A status of one of the host's tasks is for the server that asked for it.
+        let owner = match &self.shared.host_tasks {
+            Some(host_tasks) if method == mcp_proto::task::TASKS_STATUS_NOTIFICATION => params
+                .and_then(|p| serde_json::from_str(p.get()).ok())
+                .and_then(|p: serde_json::Value| host_tasks.status_owner(&p)),
+            _ => None,
+        };
         for (server, client) in catalog::ready_clients(&self.shared.manager) {
+            if owner.as_ref().is_some_and(|owner| *owner != server) {
+                continue;
+            }
             if let Err(e) = client.notify(method.to_owned(), params) {
                 tracing::warn!("bridge: could not forward {method} to server {server:?}: {e}");
             }
