@@ -71,6 +71,12 @@ pub struct ServerConfig {
     /// Resource URIs one listen may subscribe; past it the listen is answered `-32602`
     /// (default 1024).
     pub max_listen_resources: usize,
+    /// `subscriptions/listen` is the host's (2026-07-28): handed over as an
+    /// [`Event::Request`](super::Event::Request) and answered by it, and notifications go out
+    /// as the host gives them, without fanning them out to listens (default `false`: the
+    /// session answers listens itself). For a host that scripts the listen protocol itself,
+    /// such as a test's fake server.
+    pub listens_by_host: bool,
 }
 
 impl ServerConfig {
@@ -92,6 +98,7 @@ impl ServerConfig {
             discover_ttl: Duration::ZERO,
             max_listens: 16,
             max_listen_resources: 1024,
+            listens_by_host: false,
         }
     }
 
@@ -149,6 +156,14 @@ impl ServerConfig {
     #[must_use]
     pub fn with_discover_ttl(mut self, ttl: Duration) -> Self {
         self.discover_ttl = ttl;
+        self
+    }
+
+    /// Hands `subscriptions/listen` to the host instead of answering it in the session
+    /// ([`listens_by_host`](Self::listens_by_host)).
+    #[must_use]
+    pub fn with_listens_by_host(mut self, by_host: bool) -> Self {
+        self.listens_by_host = by_host;
         self
     }
 

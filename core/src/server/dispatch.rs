@@ -152,7 +152,7 @@ impl ServerSession {
         if method == "logging/setLevel" {
             return self.handle_set_level(id, params);
         }
-        if method == super::listen::LISTEN {
+        if method == super::listen::LISTEN && !self.config.listens_by_host {
             return self.handle_listen(id, params, envelope.is_some());
         }
         if !offered(&self.config.capabilities, method) {

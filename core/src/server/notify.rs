@@ -67,6 +67,7 @@ impl ServerSession {
         }
         self.check_version(&method)?;
         if self.state == ServerState::PerRequest
+            && !self.config.listens_by_host
             && let Some(wanted) = super::listen::wanted_by(&method, params.as_deref())
         {
             return self.deliver_to_listens(now, method, params.as_deref(), &wanted?);
@@ -95,7 +96,7 @@ impl ServerSession {
                 method: list.method().to_owned(),
             });
         }
-        if self.state == ServerState::PerRequest {
+        if self.state == ServerState::PerRequest && !self.config.listens_by_host {
             let wanted = super::listen::Wanted::List(list);
             return self.deliver_to_listens(now, Cow::Borrowed(list.method()), None, &wanted);
         }
@@ -127,7 +128,7 @@ impl ServerSession {
         }
         let params =
             to_raw(&Updated { uri }).map_err(|e| UsageError::InvalidParams(e.to_string()))?;
-        if self.state == ServerState::PerRequest {
+        if self.state == ServerState::PerRequest && !self.config.listens_by_host {
             let wanted = super::listen::Wanted::Resource(uri.to_owned());
             return self.deliver_to_listens(now, Cow::Borrowed(method), Some(&params), &wanted);
         }

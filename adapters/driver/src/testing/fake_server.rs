@@ -366,9 +366,12 @@ impl FakeState {
             .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
             .and_then(|i| serde_json::from_value::<Implementation>(i.clone()).ok())
             .unwrap_or_else(|| Implementation::new("fake-server", "1.0.0"));
+        // The test scripts each listen itself (its acknowledgement and tagged
+        // notifications), as a hand-written server would.
         let mut config = session_config()
             .with_versions(ProtocolVersion::ALL)
-            .with_capabilities(capabilities);
+            .with_capabilities(capabilities)
+            .with_listens_by_host(true);
         config.server_info = info;
         if let Some(instructions) = result.get("instructions").and_then(Value::as_str) {
             config = config.with_instructions(instructions);

@@ -186,6 +186,27 @@ fn with_no_listen_nothing_is_sent_in_2026() {
 }
 
 #[test]
+fn listens_by_host_hand_the_listen_over_and_send_notifications_as_given() {
+    let mut c = Client::with_config(config().with_listens_by_host(true));
+    listen(&mut c, json!("l1"), json!({"toolsListChanged": true}));
+    // Nothing answered by the session: the host has the request.
+    assert!(c.received().is_empty());
+    let events = c.events();
+    assert!(
+        matches!(&events[..], [Event::Request { method, .. }] if method == "subscriptions/listen"),
+        "{events:?}"
+    );
+    // Sent untagged, as given, with no listen of the session's own to fan out to.
+    c.server
+        .notify_list_changed(c.now, ListChanged::Tools)
+        .unwrap();
+    assert_eq!(
+        c.one(),
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    );
+}
+
+#[test]
 fn the_initialize_era_is_unchanged() {
     let mut c = Client::ready(json!({}));
     c.server
