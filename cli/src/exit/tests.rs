@@ -1,4 +1,7 @@
 use std::collections::HashSet;
+use std::time::Duration;
+
+use mcp_proto::jsonrpc::ErrorObject;
 
 use serde_json::Value;
 
