@@ -1,0 +1,48 @@
+//! The options of `mcp bridge`: how it serves its host (stdio, or Streamable HTTP with
+//! `--listen`) and which tools of a `--config` file it offers.
+
+use clap::Args;
+
+use super::command_args::ServerCommand;
+use super::values::parse_listen_addr;
+
+/// `mcp bridge --config FILE`: which of the namespaced tools the host is offered.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ToolFilterArgs {
+    /// With --config: offer only the tools whose namespaced name matches this glob
+    /// (`github__*`); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    pub allow: Vec<String>,
+    /// With --config: never offer the tools whose namespaced name matches this glob
+    /// (`*__delete_*`); repeatable, wins over --allow.
+    #[arg(long, value_name = "PATTERN")]
+    pub deny: Vec<String>,
+}
+
+/// The options of `bridge`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct BridgeArgs {
+    /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
+    /// stdio: each HTTP session gets its own upstream (with --config, all sessions share the
+    /// file's servers). The URL is the first line on stderr, printed once the port is bound.
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
+    pub listen: Option<std::net::SocketAddr>,
+    /// With --listen: no sessions; every POST is served on its own, over one upstream
+    /// connection shared by all clients.
+    #[arg(long, requires = "listen")]
+    pub stateless: bool,
+    /// With --listen: require `Authorization: Bearer <token>` of every client, the token read
+    /// from the environment variable VAR (never from the command line).
+    #[arg(long, value_name = "VAR", requires = "listen")]
+    pub bearer_token_env: Option<String>,
+    /// With --listen: an `Origin` allowed besides loopback ones, e.g.
+    /// `https://app.example.com` (repeatable; browsers on other origins get 403).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    pub allow_origins: Vec<String>,
+    /// The stdio server to forward to, instead of --url.
+    #[command(flatten)]
+    pub server: ServerCommand,
+    /// `--allow` / `--deny`, for `--config`.
+    #[command(flatten)]
+    pub tools: ToolFilterArgs,
+}
