@@ -25,6 +25,10 @@
 //! whose tool is not known yet (no tool cache) when its `SERVER__` prefix names the server; a
 //! server that failed, or is unreachable, gets its reason at once. A name that is not
 //! offered (unknown, or kept out by `--allow` / `--deny`) is `-32602` `unknown tool: NAME`.
+//!
+//! The params it reads, the errors it answers with and the results it rewrites: `wire`.
+
+mod wire;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,10 +51,15 @@ use super::filter::ToolFilter;
 use super::server_requests::SessionCalls;
 use super::subscriptions::Subscriptions;
 use super::task_owners::TaskOwners;
+use super::tasks;
 use super::watch::{self, Barriers};
-use super::{tasks, uri};
-use crate::app::bridge::forward::{Relay, error_for_host};
+use crate::app::bridge::forward::Relay;
 use crate::app::many;
+pub use wire::{NOT_FORWARDED, ROOTS_NOT_OFFERED};
+use wire::{
+    host_uris, internal, manager_error, note_tool_error, object, raw, server_uri, string_field,
+    unknown_tool,
+};
 
 /// What the router and the status watcher share.
 pub struct Shared {
@@ -623,184 +632,5 @@ impl ServerHandler for Router {
         // ended here rather than left to `Drop`.
         tracing::info!("bridge: a host session ended: {reason}");
         self.end();
-    }
-}
-
-fn internal(message: String) -> ErrorObject {
-    ErrorObject::new(
-        ErrorObject::INTERNAL_ERROR,
-        format!("mcp bridge: {message}"),
-    )
-}
-
-/// The host's error for a manager failure: the server's own error as it came, else what
-/// kept the request from it.
-fn manager_error(e: ManagerError) -> ErrorObject {
-    match e {
-        ManagerError::Call(e) => error_for_host(e),
-        other => internal(other.to_string()),
-    }
-}
-
-/// The error of a tool name that is not offered: the same whether it was never listed or
-/// `--allow` / `--deny` keep it out.
-fn unknown_tool(name: &str) -> ErrorObject {
-    ErrorObject::new(ErrorObject::INVALID_PARAMS, format!("unknown tool: {name}"))
-}
-
-fn raw(value: &Value) -> RequestOutcome {
-    to_raw(value).map_err(|e| internal(e.to_string()))
-}
-
-/// The request's params as an object (absent params: an empty one).
-fn object(params: Option<&RawValue>) -> Result<Map<String, Value>, ErrorObject> {
-    match params {
-        None => Ok(Map::new()),
-        Some(p) => serde_json::from_str(p.get()).map_err(|e| {
-            ErrorObject::new(
-                ErrorObject::INVALID_PARAMS,
-                format!("params must be an object: {e}"),
-            )
-        }),
-    }
-}
-
-fn string_field(object: &Map<String, Value>, field: &str) -> Result<String, ErrorObject> {
-    match object.get(field) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        _ => Err(ErrorObject::new(
-            ErrorObject::INVALID_PARAMS,
-            format!("`{field}` must be a string"),
-        )),
-    }
-}
-
-/// The server and its own URI behind a host-visible one.
-fn server_uri(host_uri: &str) -> Result<(String, String), ErrorObject> {
-    uri::from_host(host_uri)
-        .map(|(server, original)| (server, original.to_owned()))
-        .ok_or_else(|| {
-            ErrorObject::new(
-                ErrorObject::INVALID_PARAMS,
-                format!(
-                    "unknown resource {host_uri:?}: this bridge's URIs start with {}SERVER/",
-                    uri::SCHEME
-                ),
-            )
-        })
-}
-
-/// Appended, with the reason, to a tool's error result when a request of its server
-/// (sampling, elicitation) was refused during the call (`--config --listen`).
-pub const NOT_FORWARDED: &str = "mcp bridge --config --listen passes a server's sampling and \
-     elicitation requests to the one HTTP session with requests in flight to that server, and \
-     could not pass one during this call";
-
-/// Appended to a tool's error result about roots with `--config --listen`.
-pub const ROOTS_NOT_OFFERED: &str = "(mcp bridge --config --listen does not offer roots to \
-     its servers: every HTTP session shares them, and roots describe one host's workspace)";
-
-/// `result` with a note appended to its content when it is a tool error: [`NOT_FORWARDED`]
-/// and `refused` when a request of its server was refused during the call, else
-/// [`ROOTS_NOT_OFFERED`] when its text names roots; otherwise as it is.
-fn note_tool_error(result: Box<RawValue>, refused: Option<&str>) -> RequestOutcome {
-    if !result.get().contains("\"isError\"") {
-        return Ok(result);
-    }
-    let Ok(mut value) = serde_json::from_str::<Value>(result.get()) else {
-        return Ok(result);
-    };
-    let is_error = value.get("isError").and_then(Value::as_bool) == Some(true);
-    let Some(content) = value.get_mut("content").and_then(Value::as_array_mut) else {
-        return Ok(result);
-    };
-    let says = |words: &str| {
-        content.iter().any(|c| {
-            c.get("text")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t.contains(words))
-        })
-    };
-    let note = match refused {
-        // The server's own error text passed the reason on already.
-        Some(reason) if says(reason) => format!("({NOT_FORWARDED})"),
-        Some(reason) => format!("({NOT_FORWARDED}: {reason})"),
-        None if says("roots") => ROOTS_NOT_OFFERED.to_owned(),
-        None => return Ok(result),
-    };
-    if !is_error {
-        return Ok(result);
-    }
-    content.push(json!({"type": "text", "text": note}));
-    to_raw(&value).map_err(|e| internal(e.to_string()))
-}
-
-/// `server`'s result with its resource URIs made host-visible ([`uri::result_to_host`]).
-fn host_uris(server: &str, result: &RawValue) -> RequestOutcome {
-    uri::result_to_host(server, result).map_err(|e| internal(e.to_string()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_tool_error_gets_the_refusal_or_a_word_on_roots() {
-        let raw = |v: Value| to_raw(&v).expect("json");
-        let error =
-            |text: &str| raw(json!({"isError": true, "content": [{"type": "text", "text": text}]}));
-        let noted = note_tool_error(error("no model answered"), Some("2 host sessions ..."))
-            .expect("a result");
-        assert!(noted.get().contains(NOT_FORWARDED), "{noted}");
-        assert!(noted.get().contains("2 host sessions ..."), "{noted}");
-        // A reason the server's text gives already is not repeated.
-        let noted = note_tool_error(
-            error("declined: mcp bridge: 2 host sessions ..."),
-            Some("2 host sessions ..."),
-        )
-        .expect("a result");
-        assert_eq!(noted.get().matches("2 host sessions").count(), 1, "{noted}");
-        assert!(noted.get().contains(NOT_FORWARDED), "{noted}");
-        let noted = note_tool_error(error("the client has no roots"), None).expect("a result");
-        assert!(noted.get().contains("does not offer roots"), "{noted}");
-        for (untouched, refused) in [
-            (error("disk full"), None),
-            (
-                raw(json!({"content": [{"type": "text", "text": "roots: 2"}]})),
-                None,
-            ),
-            (
-                raw(json!({"content": [{"type": "text", "text": "ok"}]})),
-                Some("refused"),
-            ),
-        ] {
-            let before = untouched.get().to_owned();
-            let after = note_tool_error(untouched, refused).expect("a result");
-            assert_eq!(after.get(), before);
-        }
-    }
-
-    #[test]
-    fn a_foreign_uri_is_invalid_params() {
-        let e = server_uri("demo://readme").expect_err("not ours");
-        assert_eq!(e.code, ErrorObject::INVALID_PARAMS);
-        assert!(e.message.contains("mcp-bridge://SERVER/"), "{}", e.message);
-        let (server, original) = server_uri("mcp-bridge://demo/demo://readme").expect("ours");
-        assert_eq!(
-            (server.as_str(), original.as_str()),
-            ("demo", "demo://readme")
-        );
-    }
-
-    #[test]
-    fn params_must_be_an_object_with_string_fields() {
-        let bad = to_raw(&json!([1])).expect("encodes");
-        assert_eq!(
-            object(Some(&bad)).expect_err("array").code,
-            ErrorObject::INVALID_PARAMS
-        );
-        let params = object(Some(&to_raw(&json!({"name": 3})).expect("encodes"))).expect("object");
-        assert!(string_field(&params, "name").is_err());
-        assert!(object(None).expect("empty").is_empty());
     }
 }
