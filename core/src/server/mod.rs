@@ -156,7 +156,8 @@ struct ClientState {
 /// quinn-proto and as in the client's [`Session`](crate::session::Session):
 ///
 /// - **(A) getters**: [`state`](Self::state), [`is_closed`](Self::is_closed),
-///   [`config`](Self::config), [`protocol_version`](Self::protocol_version),
+///   [`config`](Self::config), [`era`](Self::era), [`protocol_version`](Self::protocol_version),
+///   [`initialize_pending`](Self::initialize_pending),
 ///   [`client_info`](Self::client_info), [`client_capabilities`](Self::client_capabilities),
 ///   [`log_level`](Self::log_level), [`open_client_requests`](Self::open_client_requests),
 ///   [`in_flight`](Self::in_flight), [`wire_id`](Self::wire_id),
@@ -164,13 +165,16 @@ struct ClientState {
 /// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch;
 ///   [`handle_message_str`](Self::handle_message_str) when it is known to be UTF-8),
 ///   [`handle_timeout`](Self::handle_timeout), [`handle_transport_closed`](Self::handle_transport_closed).
-/// - **(C) commands**: answers to the client's requests ([`respond`](Self::respond),
-///   [`respond_error`](Self::respond_error), [`notify_progress`](Self::notify_progress));
+/// - **(C) commands**: a deferred `initialize` ([`accept_initialize`](Self::accept_initialize),
+///   [`refuse_initialize`](Self::refuse_initialize)); answers to the client's requests
+///   ([`respond`](Self::respond), [`respond_error`](Self::respond_error),
+///   [`notify_progress`](Self::notify_progress));
 ///   the server's own requests ([`send_request`](Self::send_request) /
 ///   [`request`](Self::request) return a [`RequestHandle`], [`cancel`](Self::cancel));
 ///   notifications ([`notify`](Self::notify), [`notify_list_changed`](Self::notify_list_changed),
-///   [`notify_resource_updated`](Self::notify_resource_updated), [`log`](Self::log));
-///   2026-07-28 listens ([`close_listen`](Self::close_listen)); [`close`](Self::close). Misuse returns a [`UsageError`] at once.
+///   [`notify_resource_updated`](Self::notify_resource_updated), [`log`](Self::log),
+///   [`log_for`](Self::log_for)); 2026-07-28 listens ([`close_listen`](Self::close_listen));
+///   [`close`](Self::close). Misuse returns a [`UsageError`] at once.
 /// - **(D) outputs**: [`poll_transmit`](Self::poll_transmit), [`poll_event`](Self::poll_event),
 ///   [`poll_timeout`](Self::poll_timeout).
 ///
