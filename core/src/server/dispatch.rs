@@ -37,12 +37,20 @@ impl ServerSession {
     /// Params are checked before anything is routed (see [`RawJson`]); an answer's result
     /// goes to its request located, checked when the host reads it
     /// ([`RawResult`]). Params that fail their check return `Err` having routed nothing: the
-    /// input is not a message after all.
+    /// input is not a message after all. `progress` is the params of a progress notification
+    /// read already by the decoder ([`crate::jsonrpc::decode_reading`]): `msg` is then that
+    /// notification, and its params are not read again.
     pub(super) fn handle_decoded(
         &mut self,
         now: Instant,
         msg: MessageRef<'_>,
+        progress: Option<ProgressParams>,
     ) -> Result<(), serde_json::Error> {
+        if let Some(p) = progress {
+            // What `handle_notification` does with these params: progress is read in any state.
+            self.handle_progress(now, p);
+            return Ok(());
+        }
         match msg {
             MessageRef::Request { id, method, params } => {
                 let params = params.map(RawJson::check).transpose()?;

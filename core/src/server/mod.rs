@@ -60,6 +60,7 @@ use serde_json::value::RawValue;
 
 use crate::jsonrpc::{self, ErrorObject, Id};
 use crate::rpc::clock::{ActiveClock, DeadlineIndex, nanos};
+use crate::rpc::notifications::ProgressParams;
 use crate::session::{
     CloseReason, CounterMap, Deadline, ProtocolVersion, RawParams, RequestError, RequestOptions,
     meta, server_requests,
@@ -355,16 +356,19 @@ impl ServerSession {
         if self.is_closed() {
             return;
         }
-        match jsonrpc::decode(input) {
+        // Progress params are read in the decoder's pass where it can, as the client session
+        // reads them (they are read anyway).
+        let (decoded, progress) = jsonrpc::decode_reading::<ProgressParams>(input);
+        match decoded {
             Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                if self.handle_decoded(now, msg).is_err() {
+                if self.handle_decoded(now, msg, progress).is_err() {
                     // Located params that are not JSON: nothing was routed; serde's parse of
                     // the input refuses it with its own error.
                     match jsonrpc::decode_general(input) {
                         Err(e) => self.undecodable(e),
                         // Serde's parse validated every payload: routing cannot fail again.
                         Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                            let _routed = self.handle_decoded(now, msg);
+                            let _routed = self.handle_decoded(now, msg, None);
                         }
                         Ok(_) => {}
                     }
@@ -375,7 +379,7 @@ impl ServerSession {
                     match item {
                         // The batch was validated whole: its payloads check.
                         Ok(msg) => {
-                            let _routed = self.handle_decoded(now, msg);
+                            let _routed = self.handle_decoded(now, msg, None);
                         }
                         Err(e) => self.undecodable(e),
                     }

@@ -1,0 +1,88 @@
+//! Client progress read in the decoder's pass (`jsonrpc::decode_reading`, as the client
+//! session reads server progress): the events are those of serde's typed parse, whatever the
+//! spelling of the notification.
+
+use serde_json::json;
+
+use super::harness::Client;
+use crate::server::{Diagnostic, Event};
+use crate::session::{RequestHandle, RequestOptions};
+use crate::time::Duration;
+
+/// A ready session with one sampling request out that asked for progress, and its handle.
+fn with_request_out() -> (Client, RequestHandle) {
+    let mut c = Client::ready(json!({"sampling": {}}));
+    let options = RequestOptions::new()
+        .timeout(Duration::from_secs(10))
+        .reset_timeout_on_progress(Duration::from_secs(25));
+    let params = crate::session::RawParams::encode(&json!({"messages": []})).unwrap();
+    let handle = c
+        .server
+        .send_request(c.now, "sampling/createMessage", Some(params), options)
+        .unwrap();
+    let sent = c.one();
+    assert_eq!(sent["params"]["_meta"]["progressToken"], handle.get());
+    (c, handle)
+}
+
+/// The events of one notification (`{token}` stands for the request's progress token).
+fn events_of(line: &str) -> (Vec<Event>, RequestHandle) {
+    let (mut c, handle) = with_request_out();
+    let line = line.replace("{token}", &handle.get().to_string());
+    c.server.handle_message(c.now, line.as_bytes());
+    (c.events(), handle)
+}
+
+#[test]
+fn compact_and_spaced_progress_give_the_same_event() {
+    // Compact (read in the decoder's pass) first, then forms that only serde's parse reads.
+    let forms = [
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token},"progress":3,"total":4,"message":"three"}}"#,
+        r#"{"method":"notifications/progress","params":{"message":"three","total":4,"progress":3,"progressToken":{token}},"jsonrpc":"2.0"}"#,
+        r#"{ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": {token}, "progress": 3, "total": 4, "message": "three" } }"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token},"progress":3.0,"total":4.0,"message":"thr\u0065e"}}"#,
+    ];
+    for form in forms {
+        let (events, handle) = events_of(form);
+        assert!(
+            matches!(
+                &events[..],
+                [Event::Progress { handle: h, progress, total: Some(t), message: Some(m) }]
+                    if *h == handle && *progress == 3.0 && *t == 4.0 && m == "three"
+            ),
+            "{form}: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn progress_with_unreadable_params_is_a_diagnostic_on_every_path() {
+    let forms = [
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token},"progress":"3"}}"#,
+        r#"{ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progress": 3 } }"#,
+    ];
+    for form in forms {
+        let (events, _) = events_of(form);
+        assert!(
+            matches!(
+                &events[..],
+                [Event::Diagnostic(Diagnostic::InvalidNotification { method, .. })]
+                    if method == "notifications/progress"
+            ),
+            "{form}: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn progress_with_an_id_is_a_request_not_progress() {
+    // The pass reads the params before it sees the id: the message is still a request.
+    let (events, _) = events_of(
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token},"progress":1},"id":9}"#,
+    );
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Progress { .. })),
+        "{events:?}"
+    );
+}
