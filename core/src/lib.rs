@@ -81,7 +81,10 @@
 //! # Example: the run loop over stdio and over HTTP
 //!
 //! The same hand-written loop drives both connection types, each against a tiny scripted
-//! in-memory server; only step 1, the transport's transmit output, differs.
+//! in-memory server; only step 1, the transport's transmit output, differs. The crate's
+//! `hand_loop` example runs the same loop against a real server, over a child process or a
+//! plain `http://` URL, with nothing but blocking `std` I/O
+//! (`cargo run -p mcp-proto --example hand_loop -- stdio my-mcp-server`).
 //!
 //! ```
 //! use mcp_proto::connection::Event;
