@@ -352,13 +352,38 @@ impl ServerSession {
         self.handle_input(now, jsonrpc::Input::Text(text));
     }
 
+    /// [`handle_message`](Self::handle_message) decoding with the general parse only: the
+    /// reference the routing of compactly written input is held equal to.
+    #[cfg(test)]
+    pub(crate) fn handle_message_general(&mut self, now: Instant, bytes: &[u8]) {
+        if self.is_closed() {
+            return;
+        }
+        let input = jsonrpc::Input::Bytes(bytes);
+        self.handle_decoded_input(now, input, (jsonrpc::decode_general(input), None));
+    }
+
     fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
         if self.is_closed() {
             return;
         }
         // Progress params are read in the decoder's pass where it can, as the client session
         // reads them (they are read anyway).
-        let (decoded, progress) = jsonrpc::decode_reading::<ProgressParams>(input);
+        self.handle_decoded_input(now, input, jsonrpc::decode_reading::<ProgressParams>(input));
+    }
+
+    /// Routes a decoded input and the progress params read with it (see
+    /// [`jsonrpc::decode_reading`]); `input` is read again only when a located payload turned
+    /// out not to be JSON.
+    fn handle_decoded_input(
+        &mut self,
+        now: Instant,
+        input: jsonrpc::Input<'_>,
+        (decoded, progress): (
+            Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
+            Option<ProgressParams>,
+        ),
+    ) {
         match decoded {
             Ok(jsonrpc::DecodedRef::Single(msg)) => {
                 if self.handle_decoded(now, msg, progress).is_err() {
