@@ -60,7 +60,6 @@ use serde_json::value::RawValue;
 
 use crate::jsonrpc::{self, ErrorObject, Id};
 use crate::rpc::clock::{ActiveClock, DeadlineIndex, nanos};
-use crate::rpc::notifications::ProgressParams;
 use crate::session::{
     CloseReason, CounterMap, Deadline, ProtocolVersion, RawParams, RequestError, RequestOptions,
     meta, server_requests,
@@ -338,87 +337,7 @@ impl ServerSession {
 
     // ---- (B) inputs --------------------------------------------------------------------
 
-    /// Feeds one framed message from the client (a line, an HTTP body). A JSON array is a
-    /// batch (2025-03-26), each element handled in order and answered on its own: the answers
-    /// go out as separate messages, not as one array. Input that is not JSON-RPC is answered with a
-    /// JSON-RPC error (`"id": null`) and reported as an [`Event::Diagnostic`]. Ignored once
-    /// closed.
-    pub fn handle_message(&mut self, now: Instant, bytes: &[u8]) {
-        self.handle_input(now, jsonrpc::Input::Bytes(bytes));
-    }
-
-    /// [`handle_message`](Self::handle_message) for input already known to be UTF-8.
-    pub fn handle_message_str(&mut self, now: Instant, text: &str) {
-        self.handle_input(now, jsonrpc::Input::Text(text));
-    }
-
-    /// [`handle_message`](Self::handle_message) decoding with the general parse only: the
-    /// reference the routing of compactly written input is held equal to.
-    #[cfg(test)]
-    pub(crate) fn handle_message_general(&mut self, now: Instant, bytes: &[u8]) {
-        if self.is_closed() {
-            return;
-        }
-        let input = jsonrpc::Input::Bytes(bytes);
-        self.handle_decoded_input(now, input, (jsonrpc::decode_general(input), None));
-    }
-
-    fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
-        if self.is_closed() {
-            return;
-        }
-        // Progress params are read in the decoder's pass where it can, as the client session
-        // reads them (they are read anyway).
-        self.handle_decoded_input(now, input, jsonrpc::decode_reading::<ProgressParams>(input));
-    }
-
-    /// Routes a decoded input and the progress params read with it (see
-    /// [`jsonrpc::decode_reading`]); `input` is read again only when a located payload turned
-    /// out not to be JSON.
-    fn handle_decoded_input(
-        &mut self,
-        now: Instant,
-        input: jsonrpc::Input<'_>,
-        (decoded, progress): (
-            Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
-            Option<ProgressParams>,
-        ),
-    ) {
-        match decoded {
-            Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                if self.handle_decoded(now, msg, progress).is_err() {
-                    // Located params that are not JSON: nothing was routed; serde's parse of
-                    // the input refuses it with its own error.
-                    match jsonrpc::decode_general(input) {
-                        Err(e) => self.undecodable(e),
-                        // Serde's parse validated every payload: routing cannot fail again.
-                        Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                            let _routed = self.handle_decoded(now, msg, None);
-                        }
-                        Ok(_) => {}
-                    }
-                }
-            }
-            Ok(jsonrpc::DecodedRef::Batch(items)) => {
-                for item in items {
-                    match item {
-                        // The batch was validated whole: its payloads check.
-                        Ok(msg) => {
-                            let _routed = self.handle_decoded(now, msg, None);
-                        }
-                        Err(e) => self.undecodable(e),
-                    }
-                    if self.is_closed() {
-                        return;
-                    }
-                }
-            }
-            Err(e) => self.undecodable(e),
-            #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
-            Ok(_) => {}
-        }
-        self.track_backlog(now);
-    }
+    // `handle_message` and `handle_message_str` are with the routing, in `dispatch.rs`.
 
     /// Completes every server-to-client request whose deadline is due with
     /// [`RequestError::Timeout`] (and tells the client with `notifications/cancelled`), and
