@@ -75,16 +75,19 @@ fn over_stdio(command: &[String]) -> Result<String> {
     };
     let mut stdout = BufReader::new(stdout);
     let mut conn = StdioConnection::new(session_config(), Instant::now());
-    let tools =
-        conn.session_mut()
-            .request::<ListTools>(Instant::now(), &None, RequestOptions::new())?; // a command
+    // A command, issued before the handshake finished: it waits, then goes out.
+    let options = RequestOptions::new();
+    let tools = conn
+        .session_mut()
+        .request::<ListTools>(Instant::now(), &None, options)?;
     let (mut answer, mut out, mut line) = (None, Vec::new(), String::new());
     while !conn.is_finished() {
-        while conn.poll_transmit(&mut out).is_some() {} // 1. the transmit output: write it
+        // 1. The transmit output: write it.
+        while conn.poll_transmit(&mut out).is_some() {}
         stdin.write_all(&out)?;
         out.clear();
+        // 2. The events: act on them.
         while let Some(event) = conn.poll_event() {
-            // 2. the events: act on them
             if let Some(result) = on_event(event, tools) {
                 answer.get_or_insert(result);
                 conn.close(Instant::now()); // a command
@@ -93,7 +96,7 @@ fn over_stdio(command: &[String]) -> Result<String> {
         if conn.is_finished() {
             break;
         }
-        // 3. the inputs: a real loop waits for input OR `conn.poll_timeout()` (then calls
+        // 3. The inputs: a real loop waits for input OR `conn.poll_timeout()` (then calls
         //    `conn.handle_timeout(now)`); blocking reads keep this sketch short.
         line.clear();
         if stdout.read_line(&mut line)? == 0 {
@@ -111,18 +114,20 @@ fn over_http(url: &str) -> Result<String> {
     let mut config = ConnectionConfig::new(url.parse()?);
     config.listen = false; // no GET listener: a blocking exchange of it would never end
     let mut conn = http::Connection::new(config, session_config(), Instant::now());
-    let tools =
-        conn.session_mut()
-            .request::<ListTools>(Instant::now(), &None, RequestOptions::new())?; // a command
+    // A command, issued before the handshake finished: it waits, then goes out.
+    let options = RequestOptions::new();
+    let tools = conn
+        .session_mut()
+        .request::<ListTools>(Instant::now(), &None, options)?;
     let mut answer = None;
     while !conn.is_finished() {
+        // 1. The transmit output: perform each exchange, feeding its response back (inputs).
         while let Some(exchange) = conn.poll_exchange(Instant::now()) {
-            // 1. the transmit output:
-            perform(&mut conn, &exchange); //                                  perform each exchange,
-        } //                                                                   feeding its response (inputs)
-        while conn.poll_abort().is_some() {} // (each exchange already ended here)
+            perform(&mut conn, &exchange);
+        }
+        while conn.poll_abort().is_some() {} // each exchange already ended
+        // 2. The events: act on them.
         while let Some(event) = conn.poll_event() {
-            // 2. the events: act on them
             if let Some(result) = on_event(event, tools) {
                 answer.get_or_insert(result);
                 conn.close(Instant::now()); // a command
@@ -131,14 +136,14 @@ fn over_http(url: &str) -> Result<String> {
         if conn.is_finished() {
             break;
         }
-        // 3. the inputs: with every exchange done, only the deadline is left to wait for.
+        // 3. The inputs: with every exchange done, only the deadline is left to wait for.
         match conn.poll_timeout() {
             Some(at) => {
                 std::thread::sleep(at.saturating_duration_since(Instant::now()));
                 conn.handle_timeout(Instant::now()); // an input
             }
-            None if conn.open_exchanges() == 0 => break, // nothing can happen any more
-            None => {}
+            // No deadline and no exchange open (each ended in step 1): nothing can happen.
+            None => break,
         }
     }
     answer.unwrap_or_else(|| Err("the session ended without an answer".into()))
