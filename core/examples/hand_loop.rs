@@ -105,6 +105,9 @@ fn over_stdio(command: &[String]) -> Result<String> {
             conn.handle_bytes(Instant::now(), line.as_bytes()); // an input
         }
     }
+    // The session's last messages (a cancellation) still go out; the server may be gone.
+    while conn.poll_transmit(&mut out).is_some() {}
+    let _ = stdin.write_all(&out);
     drop(stdin); // closing stdin is how a stdio server is asked to exit
     child.wait()?;
     answer.unwrap_or_else(|| Err("the session ended without an answer".into()))
@@ -136,7 +139,12 @@ fn over_http(url: &str) -> Result<String> {
         if conn.is_finished() {
             break;
         }
-        // 3. The inputs: with every exchange done, only the deadline is left to wait for.
+        // 3. The inputs. A command of step 2 (the close: its DELETE) may have asked for
+        //    exchanges: step 1 performs them first. Otherwise every exchange is done, and only
+        //    the deadline is left to wait for.
+        if conn.open_exchanges() > 0 {
+            continue;
+        }
         match conn.poll_timeout() {
             Some(at) => {
                 std::thread::sleep(at.saturating_duration_since(Instant::now()));
