@@ -48,6 +48,11 @@
 //! | **(C) commands** | [`session_mut`](stdio::StdioConnection::session_mut) (requests, notifications, cancellations, responses: see [`Session`]), [`close`](stdio::StdioConnection::close) | [`session_mut`](http::Connection::session_mut) (the same), [`close`](http::Connection::close), [`set_authorization`](http::Connection::set_authorization) |
 //! | **(D) outputs** `poll_*` | [`poll_transmit`](stdio::StdioConnection::poll_transmit), [`poll_event`](stdio::StdioConnection::poll_event), [`poll_timeout`](stdio::StdioConnection::poll_timeout) | [`poll_exchange`](http::Connection::poll_exchange), [`poll_abort`](http::Connection::poll_abort), [`poll_event`](http::Connection::poll_event), [`poll_timeout`](http::Connection::poll_timeout) |
 //!
+//! The sessions ([`Session`], [`server::ServerSession`]) and the server's connections
+//! ([`server::stdio::StdioServerConnection`], [`server::http::HttpServer`]) list their public
+//! methods in the same four groups on each type. A test (`tests/method_groups.rs`) keeps every
+//! list, this table included, equal to the methods the code has.
+//!
 //! Events are one shape for both: [`connection::Event`] is either a session event
 //! ([`Event::Session`](connection::Event::Session)) or the transport's own
 //! ([`Event::Transport`](connection::Event::Transport): [`stdio::StdioEvent`] asks the adapter
@@ -81,7 +86,10 @@
 //! # Example: the run loop over stdio and over HTTP
 //!
 //! The same hand-written loop drives both connection types, each against a tiny scripted
-//! in-memory server; only step 1, the transport's transmit output, differs.
+//! in-memory server; only step 1, the transport's transmit output, differs. The crate's
+//! `hand_loop` example runs the same loop against a real server, over a child process or a
+//! plain `http://` URL, with nothing but blocking `std` I/O
+//! (`cargo run -p mcp-proto --example hand_loop -- stdio my-mcp-server`).
 //!
 //! ```
 //! use mcp_proto::connection::Event;

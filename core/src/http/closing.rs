@@ -18,22 +18,47 @@
 
 use serde::Deserialize;
 
-use super::connection::{Body, Connection, Exchange, Phase};
+use super::connection::Connection;
 use super::exchange::{ExchangeId, HttpEvent, Method, Purpose};
+use super::exchange_table::Exchange;
 use super::timers::Timer;
+use super::transport_choice::Phase;
 use crate::session::MessageKind;
 use crate::time::{Instant, saturating_add};
+
+/// The closing steps still to come: the DELETE in flight, and whether the connection waits
+/// for its cancellations to be answered (and sends a DELETE after them).
+#[derive(Debug, Default)]
+pub(crate) struct Shutdown {
+    /// The DELETE in flight.
+    delete: Option<ExchangeId>,
+    /// Closing waits for the POSTs of `notifications/cancelled` to be answered; `true` when a
+    /// DELETE follows them.
+    cancels_before: Option<bool>,
+}
+
+impl Shutdown {
+    /// Closing began: wait for the cancellations, then DELETE if `delete`.
+    fn wait_for_cancels(&mut self, delete: bool) {
+        self.cancels_before = Some(delete);
+    }
+
+    /// Nothing more to wait for or to track: the close is over (or gave up).
+    fn clear(&mut self) {
+        self.delete = None;
+        self.cancels_before = None;
+    }
+}
 
 impl Connection {
     /// The session closed: keep the cancellations (see the module docs), drop everything
     /// else, then DELETE the session once the cancellations are through.
     pub(crate) fn begin_shutdown(&mut self, now: Instant) {
-        if matches!(self.phase, Phase::Closing | Phase::Finished) {
+        if self.transport.is_over() {
             return;
         }
-        let streamable = self.legacy_endpoint.is_none() && self.phase != Phase::LegacyConnecting;
-        let delete = streamable && self.session_id.is_some();
-        let messages_flow = matches!(self.phase, Phase::Up(_));
+        let delete = self.transport.is_streamable() && self.identity.id().is_some();
+        let messages_flow = self.transport.is_up();
         // Queued cancellations are issued before the phase changes: the POST URL of the
         // legacy transport depends on it.
         let queued: Vec<_> = self
@@ -45,77 +70,64 @@ impl Connection {
         for post in queued {
             self.issue_post(now, post);
         }
-        self.phase = Phase::Closing;
+        self.transport.phase = Phase::Closing;
         self.posts.clear_delayed();
-        self.resend.clear();
+        self.reset.clear_resend();
         self.streams.clear();
         self.streams.set_listener(None);
         self.exchanges
             .keep_only(|x| x.method == Method::Post && carries_cancel(x.purpose, &x.body));
         let deadline = saturating_add(now, self.config.close_timeout);
         self.timers.set(Timer::Close, Some(deadline));
-        self.cancels_before = Some(delete);
+        self.shutdown.wait_for_cancels(delete);
         self.after_cancels(now);
     }
 
     /// Sends the DELETE (or finishes) once no cancellation is open any more. Called from the
     /// pump, so after every input.
     pub(crate) fn after_cancels(&mut self, _now: Instant) {
-        let Some(delete) = self.cancels_before else {
+        let Some(delete) = self.shutdown.cancels_before else {
             return;
         };
         // While closing, the only exchanges left before the DELETE are the cancellations.
         if !self.exchanges.is_empty() {
             return;
         }
-        self.cancels_before = None;
+        self.shutdown.cancels_before = None;
         // A cancellation answered 429 / 503 is not retried: the connection is going away.
         self.posts.clear_delayed();
         // A cancellation answered 404 ended the session id: nothing left to DELETE.
-        if !delete || self.session_id.is_none() {
+        if !delete || self.identity.id().is_none() {
             return self.finish();
         }
-        let id = self.issue(Exchange {
-            method: Method::Delete,
-            url: self.config.url.clone(),
-            body: Vec::new(),
-            purpose: Purpose::Delete,
-            generation: self.generation,
-            had_session_id: false,
-            last_event_id: None,
-            deadline: None,
-            hops: 0,
-            retries: 0,
-            read: Body::Head,
-            initialized: false,
-        });
-        self.delete = Some(id);
+        let (url, generation) = (self.config.url.clone(), self.identity.generation());
+        let delete = Exchange::new(Method::Delete, url, Vec::new(), Purpose::Delete, generation);
+        let id = self.issue(delete);
+        self.shutdown.delete = Some(id);
     }
 
     /// The close deadline passed: abort what is still open (cancellations, the DELETE) and
     /// finish.
     pub(crate) fn close_deadline_passed(&mut self) {
         self.timers.set(Timer::Close, None);
-        self.cancels_before = None;
-        self.delete = None;
+        self.shutdown.clear();
         self.exchanges.abort_all();
         self.finish();
     }
 
     pub(crate) fn finish(&mut self) {
-        if self.phase == Phase::Finished {
+        if self.transport.phase == Phase::Finished {
             return;
         }
-        self.phase = Phase::Finished;
+        self.transport.phase = Phase::Finished;
         self.timers.set(Timer::Close, None);
-        self.delete = None;
-        self.cancels_before = None;
+        self.shutdown.clear();
         self.release_ready();
         self.emit(HttpEvent::Finished);
     }
 
     pub(crate) fn delete_done(&mut self, id: ExchangeId) {
-        if self.delete == Some(id) {
+        if self.shutdown.delete == Some(id) {
             self.exchanges.remove(id);
             self.finish();
         }

@@ -1,79 +1,22 @@
 //! [`Connection`]: a [`Session`] carried over Streamable HTTP or legacy HTTP+SSE, as a sans-IO
 //! state machine that asks for HTTP exchanges and is told how they went.
 
-use std::collections::VecDeque;
-
-use url::Url;
-
+use super::closing::Shutdown;
 use super::exchange::{
-    ConnectionConfig, Event, ExchangeError, ExchangeId, HttpEvent, HttpRequest, Method, Purpose,
-    StreamId, Transport, TransportMode,
+    ConnectionConfig, Event, ExchangeError, ExchangeId, HttpEvent, HttpRequest, Purpose, StreamId,
+    Transport, TransportMode,
 };
 use super::exchange_table::ExchangeTable;
-use super::headers::HeaderList;
+use super::identity::SessionIdentity;
+use super::modern::ModernRequests;
 use super::post_queue::{PostQueue, QueuedPost};
-use super::ready_hold::ReadyHold;
-use super::reset::Restorable;
+use super::ready_hold::HostEvents;
+use super::reset::ResetState;
 use super::streams::{Origin, StreamTable};
 use super::timers::{Timer, TimerTable};
-use crate::session::{
-    self, CounterMap, CounterSet, MessageKind, RequestError, RequestHandle, Session, SessionConfig,
-};
+use super::transport_choice::{Phase, TransportChoice};
+use crate::session::{self, MessageKind, RequestError, RequestHandle, Session, SessionConfig};
 use crate::time::{Instant, saturating_add};
-
-/// Where the connection is in choosing its transport.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Phase {
-    /// Streamable or auto: the initialize POST has not been answered yet.
-    Probing,
-    /// Legacy: waiting for the `endpoint` event.
-    LegacyConnecting,
-    /// Messages flow on this transport.
-    Up(Transport),
-    /// Closing: only the DELETE (if any) is left.
-    Closing,
-    /// Nothing more will happen.
-    Finished,
-}
-
-/// What is read from a response body.
-#[derive(Debug)]
-pub(crate) enum Body {
-    /// Waiting for the head.
-    Head,
-    /// A JSON body, bounded by `max_body`.
-    Json(Vec<u8>),
-    /// An SSE body of this stream.
-    Sse(StreamId),
-    /// A body nobody needs (202 "Accepted", a DELETE answer): bytes read so far, cut off at
-    /// `max_body`.
-    Ignore(usize),
-    /// The body of a failed response, kept up to the excerpt limit; the exchange ends as soon
-    /// as the excerpt is full (nothing after it is read).
-    Error {
-        status: u16,
-        headers: HeaderList,
-        excerpt: Vec<u8>,
-    },
-}
-
-/// One open exchange.
-#[derive(Debug)]
-pub(crate) struct Exchange {
-    pub(crate) method: Method,
-    pub(crate) url: Url,
-    pub(crate) body: Vec<u8>,
-    pub(crate) purpose: Purpose,
-    pub(crate) generation: u32,
-    pub(crate) had_session_id: bool,
-    pub(crate) last_event_id: Option<String>,
-    pub(crate) deadline: Option<Instant>,
-    pub(crate) hops: u8,
-    pub(crate) retries: u8,
-    pub(crate) read: Body,
-    /// The POST of `notifications/initialized`: no request POST starts while it is open.
-    pub(crate) initialized: bool,
-}
 
 /// A [`Session`] over Streamable HTTP (or legacy HTTP+SSE), sans IO.
 ///
@@ -111,55 +54,29 @@ pub(crate) struct Exchange {
 pub struct Connection {
     pub(crate) config: ConnectionConfig,
     pub(crate) session: Session,
+    /// The latest instant any input or output call was given (commands have no clock).
     pub(crate) now: Instant,
-    pub(crate) phase: Phase,
-    pub(crate) fell_back: bool,
-    pub(crate) legacy_endpoint: Option<Url>,
-    pub(crate) session_id: Option<String>,
-    pub(crate) generation: u32,
-    pub(crate) resets_in_a_row: u8,
-    /// Requests lost with an expired session, re-sent after the new handshake.
-    pub(crate) resend: Vec<RequestHandle>,
-    pub(crate) reinitializing: bool,
-    /// When the expired session was noticed (the 404): the start of the gap that the next
-    /// [`HttpEvent::SessionReset`] reports.
-    pub(crate) expired_at: Option<Instant>,
-    /// The initialize message, kept for the auto fallback.
-    init_body: Option<Vec<u8>>,
+    /// Streamable or legacy, and where the connection is in choosing.
+    pub(crate) transport: TransportChoice,
+    /// The session id, its generation, and what goes on every exchange's headers.
+    pub(crate) identity: SessionIdentity,
     /// The open exchanges, the requests for the adapter and the exchanges it drops.
     pub(crate) exchanges: ExchangeTable,
     /// The SSE streams, and which one is the GET listener.
     pub(crate) streams: StreamTable,
     /// The POSTs waiting for a slot, and those waiting to be sent again (429 / 503).
     pub(crate) posts: PostQueue,
-    pub(crate) events: VecDeque<Event>,
-    /// The connection's own requests (2026-07-28 `tools/list` re-fetches) and their methods.
-    pub(crate) internal: CounterMap<RequestHandle, String>,
-    /// What is restored on a fresh session after a reset (see `reset.rs`).
-    pub(crate) restorable: Restorable,
     /// The connection's own timers (the close deadline lives only here; the others are read
     /// back from the tables that own them). See `timers.rs`.
     pub(crate) timers: TimerTable,
-    /// The DELETE in flight.
-    pub(crate) delete: Option<ExchangeId>,
-    /// Closing waits for the POSTs of `notifications/cancelled` to be answered; `true` when a
-    /// DELETE follows them.
-    pub(crate) cancels_before: Option<bool>,
-    want_listener: bool,
-    /// `Ready` and the events after it, held until the listener settles (`await_listener`).
-    ready_hold: Option<ReadyHold>,
-    /// 2026-07-28: the `x-mcp-header` bindings of the tools seen in `tools/list`.
-    pub(crate) tool_headers: super::modern::ToolHeaders,
-    /// 2026-07-28: `tools/list` requests whose results are filtered.
-    pub(crate) tool_lists: CounterSet<RequestHandle>,
-    /// 2026-07-28: `tools/call`s already retried after -32020.
-    pub(crate) header_retried: CounterSet<RequestHandle>,
-    /// 2026-07-28: re-fetches of `tools/list` and the call to re-send after each.
-    pub(crate) header_refetch: Vec<(RequestHandle, RequestHandle)>,
-    /// 2026-07-28: requests re-issued after their stream broke.
-    pub(crate) reissued: CounterSet<RequestHandle>,
-    /// 2026-07-28: re-issued listens not yet acknowledged again, and when their stream broke.
-    pub(crate) listen_breaks: CounterMap<RequestHandle, Instant>,
+    /// The events for the host, `Ready` held back while the listener opens.
+    pub(crate) events: HostEvents,
+    /// A session reset under way and what it restores (see `reset.rs`).
+    pub(crate) reset: ResetState,
+    /// The 2026-07-28 bookkeeping per request (see `modern/hooks.rs`).
+    pub(crate) modern: ModernRequests,
+    /// The closing steps still to come (see `closing.rs`).
+    pub(crate) shutdown: Shutdown,
 }
 
 impl Connection {
@@ -168,41 +85,25 @@ impl Connection {
     #[must_use]
     pub fn new(config: ConnectionConfig, session_config: SessionConfig, now: Instant) -> Self {
         let legacy = config.mode == TransportMode::Legacy;
+        let phase = if legacy {
+            Phase::LegacyConnecting
+        } else {
+            Phase::Probing
+        };
         let mut c = Connection {
             session: Session::new(session_config, now),
             config,
             now,
-            phase: if legacy {
-                Phase::LegacyConnecting
-            } else {
-                Phase::Probing
-            },
-            fell_back: false,
-            legacy_endpoint: None,
-            session_id: None,
-            generation: 0,
-            resets_in_a_row: 0,
-            resend: Vec::new(),
-            reinitializing: false,
-            expired_at: None,
-            init_body: None,
+            transport: TransportChoice::new(phase),
+            identity: SessionIdentity::default(),
             exchanges: ExchangeTable::default(),
             streams: StreamTable::default(),
             posts: PostQueue::default(),
-            events: VecDeque::new(),
-            internal: CounterMap::default(),
-            restorable: Restorable::default(),
             timers: TimerTable::default(),
-            delete: None,
-            cancels_before: None,
-            want_listener: false,
-            ready_hold: None,
-            tool_headers: super::modern::ToolHeaders::default(),
-            tool_lists: CounterSet::default(),
-            header_retried: CounterSet::default(),
-            header_refetch: Vec::new(),
-            reissued: CounterSet::default(),
-            listen_breaks: CounterMap::default(),
+            events: HostEvents::default(),
+            reset: ResetState::default(),
+            modern: ModernRequests::default(),
+            shutdown: Shutdown::default(),
         };
         if legacy {
             c.start_legacy(now);
@@ -222,17 +123,13 @@ impl Connection {
     /// The `Mcp-Session-Id` in use, if the server assigned a valid one.
     #[must_use]
     pub fn session_id(&self) -> Option<&str> {
-        self.session_id.as_deref()
+        self.identity.id()
     }
 
     /// The transport, once known.
     #[must_use]
     pub fn transport(&self) -> Option<Transport> {
-        match self.phase {
-            Phase::Up(t) => Some(t),
-            Phase::LegacyConnecting if self.legacy_endpoint.is_some() => Some(Transport::Legacy),
-            _ => None,
-        }
+        self.transport.transport()
     }
 
     /// The configuration.
@@ -244,7 +141,7 @@ impl Connection {
     /// Whether the connection is over ([`HttpEvent::Finished`] was emitted).
     #[must_use]
     pub fn is_finished(&self) -> bool {
-        self.phase == Phase::Finished
+        self.transport.phase == Phase::Finished
     }
 
     /// How many exchanges are open (asked for and neither ended nor aborted).
@@ -327,7 +224,7 @@ impl Connection {
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.pump(self.now);
-        self.events.pop_front()
+        self.events.pop()
     }
 
     /// When [`handle_timeout`](Self::handle_timeout) next has work: the minimum of the
@@ -336,7 +233,7 @@ impl Connection {
     /// ([`ConnectionConfig::await_listener`])).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.phase == Phase::Finished {
+        if self.transport.phase == Phase::Finished {
             return None;
         }
         match (self.timers.next_timeout(), self.session.poll_timeout()) {
@@ -397,7 +294,7 @@ impl Connection {
     fn refresh_timers(&mut self) {
         let reconnect = self.streams.next_reconnect();
         let retry = self.posts.next_retry();
-        let hold = self.ready_hold.as_ref().map(|h| h.until);
+        let hold = self.events.hold_deadline();
         self.timers
             .set(Timer::Exchange, self.exchanges.next_deadline());
         self.timers.set(Timer::Reconnect, reconnect);
@@ -431,7 +328,7 @@ impl Connection {
         }
         self.start_posts(now);
         self.after_cancels(now);
-        if std::mem::take(&mut self.want_listener) {
+        if self.streams.take_listener_wish() {
             self.open_listener(now);
         }
         if self.streams.listener().is_none() {
@@ -442,7 +339,7 @@ impl Connection {
     }
 
     fn take_outgoing(&mut self, now: Instant, out: session::Outgoing, body: Vec<u8>) {
-        if matches!(self.phase, Phase::Closing | Phase::Finished) {
+        if self.transport.is_over() {
             return;
         }
         if self.session.speaks_discover() {
@@ -454,7 +351,7 @@ impl Connection {
                 return;
             }
             if let (Some(h), Some("tools/list")) = (out.request, out.method.as_deref()) {
-                self.tool_lists.insert(h);
+                self.modern.note_tool_list(h);
             }
         }
         let purpose = match (out.kind, out.request, out.method.as_deref()) {
@@ -469,9 +366,6 @@ impl Connection {
         };
         if let (Purpose::Request(h), Some(method)) = (purpose, out.method.as_deref()) {
             self.track(h, method, &body);
-        }
-        if purpose == Purpose::Initialize {
-            self.init_body = Some(body.clone());
         }
         if self.posts.len() >= self.config.max_queued_posts && purpose != Purpose::Initialize {
             let message = "too many messages waiting for a POST slot".to_owned();
@@ -504,7 +398,7 @@ impl Connection {
                 if self.restore_on_completed(now, handle, result.as_ref().map(drop)) {
                     return;
                 }
-                if let Some(method) = self.internal.remove(&handle) {
+                if let Some(method) = self.modern.take_own(handle) {
                     if let Err(error) = result {
                         self.emit(HttpEvent::RestoreFailed {
                             method,
@@ -517,7 +411,7 @@ impl Connection {
             }
             session::Event::Closed { .. } => {
                 self.release_ready();
-                self.events.push_back(Event::Session(ev));
+                self.events.push(Event::Session(ev));
                 self.begin_shutdown(now);
                 return;
             }
@@ -526,40 +420,34 @@ impl Connection {
         self.deliver(now, ev);
     }
 
-    /// Queues a session event for the host: behind the [`ReadyHold`] while one is on, and
+    /// Queues a session event for the host: behind the hold of [`HostEvents`] while one is on, and
     /// starting one at `Ready` when the host asked to wait for the listener it is about to open.
     fn deliver(&mut self, now: Instant, ev: session::Event) {
         let ready = matches!(ev, session::Event::Ready { .. });
-        let ev = Event::Session(ev);
-        if let Some(hold) = &mut self.ready_hold {
-            hold.events.push_back(ev);
-        } else if ready
-            && self.want_listener
+        let hold_until = (ready
+            && self.streams.listener_wanted()
             && self.config.listen
-            && self.streams.listener().is_none()
-            && let Some(wait) = self.config.await_listener
-        {
-            self.ready_hold = Some(ReadyHold::new(ev, saturating_add(now, wait)));
-        } else {
-            self.events.push_back(ev);
-        }
+            && self.streams.listener().is_none())
+        .then_some(self.config.await_listener)
+        .flatten()
+        .map(|wait| saturating_add(now, wait));
+        self.events.deliver(Event::Session(ev), hold_until);
     }
 
     /// Hands the held events to the host, in order: the listener settled, the wait ran out,
     /// or the connection is going away.
     pub(crate) fn release_ready(&mut self) {
-        if let Some(hold) = self.ready_hold.take() {
-            self.events.extend(hold.events);
-        }
+        self.events.release();
     }
 
     fn on_ready(&mut self, now: Instant) {
-        if self.reinitializing {
+        if self.reset.is_under_way() {
             self.begin_restore(now);
         }
         // Opened after the pump posts `notifications/initialized`, so that goes first.
-        self.want_listener =
-            self.phase == Phase::Up(Transport::Streamable) && !self.session.speaks_discover();
+        let streamable = self.transport.phase == Phase::Up(Transport::Streamable);
+        self.streams
+            .want_listener(streamable && !self.session.speaks_discover());
     }
 
     pub(crate) fn open_listener(&mut self, now: Instant) {
@@ -574,7 +462,8 @@ impl Connection {
     }
 
     pub(crate) fn new_stream(&mut self, origin: Origin) -> Option<StreamId> {
-        self.streams.open(origin, &self.config, self.generation)
+        self.streams
+            .open(origin, &self.config, self.identity.generation())
     }
 
     /// Aborts the exchanges of a request that finished without them (timeout, cancel).
@@ -584,7 +473,7 @@ impl Connection {
             self.remove_stream(sid);
         }
         self.posts.forget_request(handle);
-        self.resend.retain(|h| *h != handle);
+        self.reset.forget(handle);
     }
 
     pub(crate) fn remove_stream(&mut self, sid: StreamId) {
@@ -651,7 +540,7 @@ impl Connection {
         ) {
             self.release_ready();
         }
-        self.events.push_back(Event::Transport(ev));
+        self.events.push(Event::Transport(ev));
     }
 }
 

@@ -4,10 +4,88 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::connection::{Body, Exchange};
-use super::exchange::{ExchangeId, HttpRequest, Purpose};
+use url::Url;
+
+use super::exchange::{ExchangeId, HttpRequest, Method, Purpose, StreamId};
+use super::headers::HeaderList;
 use crate::session::RequestHandle;
 use crate::time::Instant;
+
+/// What is read from a response body.
+#[derive(Debug)]
+pub(crate) enum Body {
+    /// Waiting for the head.
+    Head,
+    /// A JSON body, bounded by `max_body`.
+    Json(Vec<u8>),
+    /// An SSE body of this stream.
+    Sse(StreamId),
+    /// A body nobody needs (202 "Accepted", a DELETE answer): bytes read so far, cut off at
+    /// `max_body`.
+    Ignore(usize),
+    /// The body of a failed response, kept up to the excerpt limit; the exchange ends as soon
+    /// as the excerpt is full (nothing after it is read).
+    Error {
+        status: u16,
+        headers: HeaderList,
+        excerpt: Vec<u8>,
+    },
+}
+
+/// One open exchange: what was asked for, why, and how far its response has been read.
+#[derive(Debug)]
+pub(crate) struct Exchange {
+    pub(crate) method: Method,
+    pub(crate) url: Url,
+    pub(crate) body: Vec<u8>,
+    pub(crate) purpose: Purpose,
+    /// The session generation it was first issued in (kept across redirects).
+    pub(crate) generation: u32,
+    /// It carried the `Mcp-Session-Id`: a 404 to it means the session is gone.
+    pub(crate) had_session_id: bool,
+    pub(crate) last_event_id: Option<String>,
+    pub(crate) deadline: Option<Instant>,
+    /// Redirects followed so far.
+    pub(crate) hops: u8,
+    /// 429 / 503 re-sends so far.
+    pub(crate) retries: u8,
+    pub(crate) read: Body,
+    /// The POST of `notifications/initialized`: no request POST starts while it is open.
+    pub(crate) initialized: bool,
+}
+
+impl Exchange {
+    /// A fresh exchange of `purpose` in session generation `generation`: no deadline, no
+    /// redirect or re-send yet, waiting for its head.
+    pub(crate) fn new(
+        method: Method,
+        url: Url,
+        body: Vec<u8>,
+        purpose: Purpose,
+        generation: u32,
+    ) -> Self {
+        Exchange {
+            method,
+            url,
+            body,
+            purpose,
+            generation,
+            had_session_id: false,
+            last_event_id: None,
+            deadline: None,
+            hops: 0,
+            retries: 0,
+            read: Body::Head,
+            initialized: false,
+        }
+    }
+
+    /// The same, ending at `deadline` unless answered.
+    pub(crate) fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+}
 
 /// The open exchanges, the requests not yet handed to the adapter, and the exchanges the
 /// adapter must drop. Ids are never reused.

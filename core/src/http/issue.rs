@@ -1,16 +1,14 @@
 //! Turning queued messages and stream attempts into exchange descriptions: the POST slots,
 //! the headers of the moment, re-issues after 429 / 503.
 
-use url::Url;
-
-use super::connection::{Body, Connection, Exchange, Phase};
-use super::exchange::{ExchangeId, HttpRequest, Method, Purpose, StreamId, Transport};
-use super::headers::{
-    ACCEPT, CONTENT_TYPE, HeaderList, LAST_EVENT_ID, MCP_PROTOCOL_VERSION, MCP_SESSION_ID,
-};
+use super::connection::Connection;
+use super::exchange::{ExchangeId, HttpRequest, Method, Purpose, StreamId};
+use super::exchange_table::{Body, Exchange};
+use super::headers::{ACCEPT, CONTENT_TYPE, HeaderList, LAST_EVENT_ID};
 use super::origin::same_origin;
 use super::post_queue::QueuedPost;
 use super::streams::Origin;
+use super::transport_choice::Phase;
 use crate::session::SessionState;
 use crate::time::{Instant, saturating_add};
 
@@ -42,7 +40,7 @@ impl Connection {
             // could overtake it and find them missing. Requests wait for its answer's head.
             let held_by_initialized =
                 initialized_open && matches!(front.purpose, Purpose::Request(_));
-            let allowed = match self.phase {
+            let allowed = match self.transport.phase {
                 Phase::Probing => init && open_posts == 0,
                 Phase::Up(_) => {
                     open_posts < self.config.max_concurrent_posts
@@ -55,7 +53,7 @@ impl Connection {
                 // `initialize` jumps the queue: everything else waits for the handshake.
                 if !init
                     && self.posts.has_initialize()
-                    && matches!(self.phase, Phase::Probing | Phase::Up(_))
+                    && matches!(self.transport.phase, Phase::Probing | Phase::Up(_))
                     && open_posts < self.config.max_concurrent_posts
                     && self.posts.initialize_first()
                 {
@@ -74,33 +72,16 @@ impl Connection {
         }
     }
 
-    pub(crate) fn post_url(&self) -> Url {
-        match (&self.phase, &self.legacy_endpoint) {
-            (Phase::Up(Transport::Legacy), Some(u)) => u.clone(),
-            _ => self.config.url.clone(),
-        }
-    }
-
     pub(crate) fn issue_post(&mut self, now: Instant, post: QueuedPost) {
-        let url = self.post_url();
-        let deadline = match post.purpose {
-            Purpose::Message(_) => Some(saturating_add(now, self.config.exchange_timeout)),
-            _ => None,
-        };
-        self.issue(Exchange {
-            method: Method::Post,
-            url,
-            body: post.body,
-            purpose: post.purpose,
-            generation: self.generation,
-            had_session_id: false,
-            last_event_id: None,
-            deadline,
-            hops: 0,
-            retries: post.retries,
-            read: Body::Head,
-            initialized: post.initialized,
-        });
+        let url = self.transport.post_url(&self.config.url);
+        let generation = self.identity.generation();
+        let mut x = Exchange::new(Method::Post, url, post.body, post.purpose, generation);
+        if let Purpose::Message(_) = post.purpose {
+            x = x.with_deadline(saturating_add(now, self.config.exchange_timeout));
+        }
+        x.retries = post.retries;
+        x.initialized = post.initialized;
+        self.issue(x);
     }
 
     /// A GET of stream `sid` (the listener, a resumption), with `Last-Event-ID` when known.
@@ -110,47 +91,31 @@ impl Connection {
             .get(sid)
             .and_then(|s| s.resume_id())
             .map(str::to_owned);
-        let id = self.issue(Exchange {
-            method: Method::Get,
-            url: self.config.url.clone(),
-            body: Vec::new(),
-            purpose,
-            generation: self.generation,
-            had_session_id: false,
-            last_event_id,
-            deadline: Some(saturating_add(now, self.config.exchange_timeout)),
-            hops: 0,
-            retries: 0,
-            read: Body::Head,
-            initialized: false,
-        });
+        let mut x = self.new_get(now, purpose);
+        x.last_event_id = last_event_id;
+        let id = self.issue(x);
         if let Some(s) = self.streams.get_mut(sid) {
             s.attach(id, self.config.max_event);
         }
     }
 
     pub(crate) fn start_legacy(&mut self, now: Instant) {
-        self.phase = Phase::LegacyConnecting;
+        self.transport.phase = Phase::LegacyConnecting;
         let Some(sid) = self.new_stream(Origin::Legacy) else {
             return;
         };
-        let id = self.issue(Exchange {
-            method: Method::Get,
-            url: self.config.url.clone(),
-            body: Vec::new(),
-            purpose: Purpose::LegacyConnect,
-            generation: self.generation,
-            had_session_id: false,
-            last_event_id: None,
-            deadline: Some(saturating_add(now, self.config.exchange_timeout)),
-            hops: 0,
-            retries: 0,
-            read: Body::Head,
-            initialized: false,
-        });
+        let id = self.issue(self.new_get(now, Purpose::LegacyConnect));
         if let Some(s) = self.streams.get_mut(sid) {
             s.attach(id, self.config.max_event);
         }
+    }
+
+    /// A GET of the configured URL for `purpose`, bounded by the exchange timeout until its
+    /// stream opens.
+    fn new_get(&self, now: Instant, purpose: Purpose) -> Exchange {
+        let (url, generation) = (self.config.url.clone(), self.identity.generation());
+        Exchange::new(Method::Get, url, Vec::new(), purpose, generation)
+            .with_deadline(saturating_add(now, self.config.exchange_timeout))
     }
 
     /// Registers an exchange and queues its request description, with the headers of the
@@ -171,32 +136,11 @@ impl Connection {
             Method::Get => headers.insert(ACCEPT, ACCEPT_SSE),
             Method::Delete => {}
         }
-        let streamable = x.purpose != Purpose::LegacyConnect && self.legacy_endpoint.is_none();
-        let modern = streamable && self.session.speaks_discover();
-        if modern {
-            // 2026-07-28: no session, the version of the envelope, headers from the body.
-            headers.remove(MCP_SESSION_ID);
-            let version = self.session.envelope_protocol_version();
-            headers.insert(MCP_PROTOCOL_VERSION, version.as_str());
-            for (name, value) in super::modern::message_headers(&x.body, &self.tool_headers) {
-                headers.insert(name, value);
-            }
-        } else if streamable
-            && x.purpose != Purpose::Initialize
-            && let Some(sid) = &self.session_id
-        {
-            headers.insert(MCP_SESSION_ID, sid.clone());
-            x.had_session_id = true;
-        } else {
-            headers.remove(MCP_SESSION_ID);
-        }
-        if !modern
-            && x.purpose != Purpose::Initialize
-            && let Some(v) = self.session.protocol_version()
-            && v.sends_version_header()
-        {
-            headers.insert(MCP_PROTOCOL_VERSION, v.as_str());
-        }
+        let streamable = x.purpose != Purpose::LegacyConnect && !self.transport.is_legacy();
+        // `|=`: a redirected exchange that carried the id once still counts as having done so.
+        x.had_session_id |=
+            self.identity
+                .stamp(&mut headers, &self.session, streamable, x.purpose, &x.body);
         if let Some(last) = &x.last_event_id {
             headers.insert(LAST_EVENT_ID, last.clone());
         }
@@ -219,7 +163,7 @@ impl Connection {
         {
             return;
         }
-        if matches!(self.phase, Phase::Closing | Phase::Finished) {
+        if self.transport.is_over() {
             return;
         }
         self.issue_post(now, post);

@@ -23,6 +23,7 @@ pub mod error;
 mod exchange;
 mod exchange_table;
 pub mod headers;
+mod identity;
 mod issue;
 pub mod modern;
 pub mod oneshot;
@@ -34,6 +35,7 @@ mod response;
 pub mod retry_after;
 mod streams;
 mod timers;
+mod transport_choice;
 
 #[cfg(test)]
 mod tests;

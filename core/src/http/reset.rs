@@ -25,10 +25,11 @@ enum Tracked {
     Unsubscribe(String),
 }
 
-/// The server-side state of the session, as the host's requests set it, and the restoring
-/// requests of a reset under way.
+/// A session reset (a 404 to the session id) from start to end, and what it restores: the
+/// server-side state of the session as the host's requests set it, the requests lost with the
+/// old session, and when the gap began.
 #[derive(Debug, Default)]
-pub(crate) struct Restorable {
+pub(crate) struct ResetState {
     /// Requests in flight that set state, until they succeed.
     tracked: CounterMap<RequestHandle, Tracked>,
     log_level: Option<Box<RawValue>>,
@@ -37,6 +38,48 @@ pub(crate) struct Restorable {
     pending: CounterMap<RequestHandle, Option<String>>,
     /// Restoring requests issued by the reset under way.
     issued: usize,
+    /// Requests lost with the expired session, re-sent after the new handshake.
+    resend: Vec<RequestHandle>,
+    /// A reset is under way: from the 404 until the lost requests are re-sent.
+    under_way: bool,
+    /// When the expired session was noticed (the 404), or its listener lost its stream if
+    /// that came first: the start of the gap that [`HttpEvent::SessionReset`] reports.
+    expired_at: Option<Instant>,
+}
+
+impl ResetState {
+    /// Whether a reset is under way (requests lost now wait for its end).
+    pub(crate) fn is_under_way(&self) -> bool {
+        self.under_way
+    }
+
+    /// A reset begins: the old session was noticed gone at `expired_at`.
+    pub(crate) fn begin(&mut self, expired_at: Instant) {
+        self.under_way = true;
+        self.expired_at = Some(expired_at);
+    }
+
+    /// Request `handle` was lost with the old session: re-sent when the reset ends.
+    pub(crate) fn lose(&mut self, handle: RequestHandle) {
+        self.resend.push(handle);
+    }
+
+    /// Like [`lose`](Self::lose), unless `handle` is already waiting.
+    pub(crate) fn lose_once(&mut self, handle: RequestHandle) {
+        if !self.resend.contains(&handle) {
+            self.resend.push(handle);
+        }
+    }
+
+    /// Request `handle` finished without its exchanges (timeout, cancel): not re-sent.
+    pub(crate) fn forget(&mut self, handle: RequestHandle) {
+        self.resend.retain(|h| *h != handle);
+    }
+
+    /// The connection is going away: nothing is re-sent.
+    pub(crate) fn clear_resend(&mut self) {
+        self.resend.clear();
+    }
 }
 
 impl Connection {
@@ -74,7 +117,7 @@ impl Connection {
             _ => uri().map(Tracked::Unsubscribe),
         };
         if let Some(t) = tracked {
-            self.restorable.tracked.insert(handle, t);
+            self.reset.tracked.insert(handle, t);
         }
     }
 
@@ -87,7 +130,7 @@ impl Connection {
         handle: RequestHandle,
         result: Result<(), &RequestError>,
     ) -> bool {
-        let r = &mut self.restorable;
+        let r = &mut self.reset;
         if let Some(t) = r.tracked.remove(&handle)
             && result.is_ok()
         {
@@ -121,7 +164,7 @@ impl Connection {
                 error: error.clone(),
             });
         }
-        if self.restorable.pending.is_empty() && self.reinitializing {
+        if self.reset.pending.is_empty() && self.reset.under_way {
             self.finish_reset(now);
         }
         true
@@ -130,7 +173,7 @@ impl Connection {
     /// The new session is ready: restore the state, then (once that is answered) re-send.
     pub(crate) fn begin_restore(&mut self, now: Instant) {
         let opts = RequestOptions::new;
-        let r = &mut self.restorable;
+        let r = &mut self.reset;
         r.issued = 0;
         if let Some(level) = r.log_level.clone()
             && let Ok(h) =
@@ -160,14 +203,14 @@ impl Connection {
 
     /// The state is back: re-send what the old session lost and report the gap.
     fn finish_reset(&mut self, now: Instant) {
-        self.reinitializing = false;
+        self.reset.under_way = false;
         if self.session.is_closed() {
             // Lost again while restoring: the connection is going away, nothing to re-send.
-            self.resend.clear();
+            self.reset.resend.clear();
             return;
         }
         let mut resent = 0;
-        for h in std::mem::take(&mut self.resend) {
+        for h in std::mem::take(&mut self.reset.resend) {
             if self.session.resend_request(h) {
                 resent += 1;
             }
@@ -175,10 +218,10 @@ impl Connection {
         // The gap runs from the 404 to now: the new session's notifications reach the
         // restored subscriptions from here on; the old one's stopped at the latest when it
         // expired.
-        let since = self.expired_at.take().unwrap_or(now);
+        let since = self.reset.expired_at.take().unwrap_or(now);
         self.emit(HttpEvent::SessionReset {
             resent,
-            restored: self.restorable.issued,
+            restored: self.reset.issued,
             since,
             until: now,
         });

@@ -1,17 +1,19 @@
 //! What the responses to the connection's exchanges mean: heads (status, session id, content
 //! type, redirects, 429/503, 404), bodies (JSON, SSE) and their ends and failures.
 
-use super::connection::{Body, Connection, Phase};
+use super::connection::Connection;
 use super::error::{HttpStatusError, MAX_BODY_EXCERPT};
 use super::exchange::{
     ExchangeError, ExchangeFailure, ExchangeId, HttpEvent, Method, Purpose, StreamId, Transport,
     TransportMode,
 };
-use super::headers::{ContentType, HeaderList, LOCATION, MCP_SESSION_ID, validate_session_id};
+use super::exchange_table::{Body, Exchange};
+use super::headers::{ContentType, HeaderList, LOCATION, MCP_SESSION_ID};
 use super::origin::{RedirectDecision, decide_redirect, resolve_endpoint};
 use super::post_queue::QueuedPost;
 use super::retry_after::retry_after_from_headers;
 use super::streams::Origin;
+use super::transport_choice::Phase;
 use crate::framing::sse::SseItem;
 use crate::session::{CloseReason, Diagnostic, RequestError, SessionState};
 use crate::time::{Instant, saturating_add};
@@ -132,35 +134,29 @@ impl Connection {
         }
         // 2xx.
         let content = ContentType::from_headers(&headers);
-        if x.method == Method::Post && self.legacy_endpoint.is_some() {
+        if x.method == Method::Post && self.transport.is_legacy() {
             // Legacy answers come on the SSE stream; the POST says 202 "Accepted" or so.
             return self.set_read(id, Body::Ignore(0));
         }
         match purpose {
             Purpose::Initialize => {
-                if self.phase == Phase::Probing {
-                    self.phase = Phase::Up(Transport::Streamable);
+                if self.transport.phase == Phase::Probing {
+                    self.transport.phase = Phase::Up(Transport::Streamable);
                     self.emit(HttpEvent::TransportSelected(Transport::Streamable));
                 }
-                if self.legacy_endpoint.is_none()
+                if !self.transport.is_legacy()
                     && !self.session.speaks_discover()
                     && let Some(value) = headers.get(MCP_SESSION_ID)
+                    && let Err(e) = self.identity.adopt(value)
                 {
-                    match validate_session_id(value) {
-                        Ok(v) => self.session_id = Some(v.to_owned()),
-                        Err(e) => {
-                            // A diagnostic like any other odd peer input, and the HTTP event.
-                            self.session.report(Diagnostic::InvalidSessionId(e.clone()));
-                            self.emit(HttpEvent::InvalidSessionId(e));
-                        }
-                    }
+                    // A diagnostic like any other odd peer input, and the HTTP event.
+                    self.session.report(Diagnostic::InvalidSessionId(e.clone()));
+                    self.emit(HttpEvent::InvalidSessionId(e));
                 }
                 self.read_reply(now, id, content, Origin::Post(None));
             }
             Purpose::Request(h) => {
-                if x.generation == self.generation {
-                    self.resets_in_a_row = 0;
-                }
+                self.identity.answered_in(x.generation);
                 self.read_reply(now, id, content, Origin::Post(Some(h)));
             }
             Purpose::Message(_) => self.set_read(id, Body::Ignore(0)),
@@ -259,14 +255,14 @@ impl Connection {
         };
         match x.purpose {
             Purpose::Initialize
-                if self.phase == Phase::Probing
+                if self.transport.phase == Phase::Probing
                     && self.config.mode == TransportMode::Auto
-                    && !self.fell_back
+                    && self.transport.may_fall_back()
                     && !self.session.speaks_discover()
                     && matches!(status, 400 | 404 | 405) =>
             {
                 let x = self.take(id);
-                self.fell_back = true;
+                self.transport.fall_back();
                 self.posts.push_front(QueuedPost {
                     body: x.body,
                     purpose: Purpose::Initialize,
@@ -299,15 +295,15 @@ impl Connection {
     /// 404 to an exchange that carried the session id: the server forgot the session.
     fn on_session_gone(&mut self, now: Instant, id: ExchangeId) {
         let x = self.take(id);
-        if x.generation != self.generation {
+        if x.generation != self.identity.generation() {
             // Sent on a session already replaced: only re-send what was lost.
             if let Purpose::Request(h) = x.purpose {
                 self.requeue_lost(h);
             }
             return;
         }
-        let session_id = self.session_id.take().unwrap_or_default();
-        if self.resets_in_a_row > 0 || self.session.is_closed() {
+        let session_id = self.identity.expire();
+        if self.identity.expired_again() || self.session.is_closed() {
             self.emit(HttpEvent::SessionExpired {
                 session_id,
                 reinitializing: false,
@@ -325,16 +321,14 @@ impl Connection {
             session_id,
             reinitializing: true,
         });
-        self.resets_in_a_row += 1;
-        self.generation += 1;
-        self.reinitializing = true;
+        self.identity.renew();
         // The gap starts when the listener lost its stream, if it did before this 404.
         let listener_lost = self
             .streams
             .listener()
             .and_then(|sid| self.streams.get(sid))
             .and_then(|s| s.dropped_at);
-        self.expired_at = Some(listener_lost.map_or(now, |t| t.min(now)));
+        self.reset.begin(listener_lost.map_or(now, |t| t.min(now)));
         // Everything of the old session goes: its streams (their requests are re-sent), the
         // listener, queued notifications and responses.
         let sids: Vec<StreamId> = self.streams.ids();
@@ -342,24 +336,22 @@ impl Connection {
             if let Some(Origin::Post(Some(h))) = self.streams.get(sid).map(|s| s.origin)
                 && self.session.is_pending(h)
             {
-                self.resend.push(h);
+                self.reset.lose(h);
             }
             self.remove_stream(sid);
         }
         self.posts
             .retain(|p| matches!(p.purpose, Purpose::Request(_)));
         if let Purpose::Request(h) = x.purpose {
-            self.resend.push(h);
+            self.reset.lose(h);
         }
         self.session.restart_handshake(now);
     }
 
     /// A request lost with an old session: re-send it now or after the new handshake.
     fn requeue_lost(&mut self, h: crate::session::RequestHandle) {
-        if self.reinitializing {
-            if !self.resend.contains(&h) {
-                self.resend.push(h);
-            }
+        if self.reset.is_under_way() {
+            self.reset.lose_once(h);
         } else {
             self.session.resend_request(h);
         }
@@ -467,11 +459,10 @@ impl Connection {
 
     fn legacy_event(&mut self, now: Instant, id: ExchangeId, kind: &str, data: &str) {
         match kind {
-            "endpoint" if self.legacy_endpoint.is_none() => {
+            "endpoint" if !self.transport.is_legacy() => {
                 match resolve_endpoint(&self.config.url, data) {
                     Ok(url) => {
-                        self.legacy_endpoint = Some(url);
-                        self.phase = Phase::Up(Transport::Legacy);
+                        self.transport.select_legacy(url);
                         if let Some(x) = self.exchanges.get_mut(id) {
                             x.deadline = None;
                         }
@@ -485,7 +476,7 @@ impl Connection {
                     }
                 }
             }
-            "message" if self.legacy_endpoint.is_some() => {
+            "message" if self.transport.is_legacy() => {
                 self.session.handle_message(now, data.as_bytes());
             }
             _ => {}
@@ -665,7 +656,7 @@ impl Connection {
                 return;
             }
         };
-        if !wanted || stream.generation != self.generation {
+        if !wanted || stream.generation != self.identity.generation() {
             self.remove_stream(sid);
             return;
         }
@@ -676,12 +667,12 @@ impl Connection {
             // 2026-07-28 has no resumption: the request is lost, re-issue it once with a new
             // wire id (same handle).
             self.remove_stream(sid);
-            if self.reissued.insert(h) && self.session.resend_request(h) {
+            if self.modern.reissue_once(h) && self.session.resend_request(h) {
                 let listen =
                     <crate::types::v2026::SubscriptionsListen as crate::types::Request>::METHOD;
                 if self.session.pending_method(h) == Some(listen) {
                     // Its notifications are lost until the server acknowledges it again.
-                    self.listen_breaks.insert(h, now);
+                    self.modern.note_listen_break(h, now);
                 }
                 return;
             }
@@ -725,7 +716,7 @@ impl Connection {
     // ---- helpers -----------------------------------------------------------------------
 
     /// Removes an exchange the connection is done with (and tells the adapter to drop it).
-    fn take(&mut self, id: ExchangeId) -> super::connection::Exchange {
+    fn take(&mut self, id: ExchangeId) -> Exchange {
         // Invariant: callers looked the exchange up just before.
         self.exchanges.take(id).expect("exchange exists")
     }

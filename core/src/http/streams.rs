@@ -191,6 +191,9 @@ pub(crate) struct StreamTable {
     next: u64,
     /// The GET listener, while it is open or being opened.
     listener: Option<StreamId>,
+    /// The session became ready on Streamable HTTP: the listener is to be opened at the end
+    /// of the pump (after `notifications/initialized` was queued, so that goes first).
+    listener_wanted: bool,
 }
 
 impl StreamTable {
@@ -240,6 +243,21 @@ impl StreamTable {
     /// The GET listener.
     pub(crate) fn listener(&self) -> Option<StreamId> {
         self.listener
+    }
+
+    /// Asks for the listener to be opened at the end of the pump (`wanted`), or not.
+    pub(crate) fn want_listener(&mut self, wanted: bool) {
+        self.listener_wanted = wanted;
+    }
+
+    /// Whether the listener is to be opened at the end of the pump.
+    pub(crate) fn listener_wanted(&self) -> bool {
+        self.listener_wanted
+    }
+
+    /// Takes the wish to open the listener (the pump acts on it once).
+    pub(crate) fn take_listener_wish(&mut self) -> bool {
+        std::mem::take(&mut self.listener_wanted)
     }
 
     /// Sets (or forgets) which stream is the GET listener.

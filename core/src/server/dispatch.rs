@@ -1,14 +1,14 @@
 //! Routing of decoded client messages: requests answered by the session (`initialize`,
 //! `server/discover`, `ping`, `logging/setLevel`, refusals) or handed to the host, answers to the server's own
 //! requests, and the notifications the session reads (`initialized`, `cancelled`,
-//! `progress`).
+//! `progress`), and the entry of client input (`handle_message`), which decodes it once.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::outgoing::Queued;
 use super::{Diagnostic, Event, ServerSession, ServerState};
-use crate::jsonrpc::{DecodeError, ErrorObject, Id, MessageRef, RawJson, empty_object};
+use crate::jsonrpc::{self, DecodeError, ErrorObject, Id, MessageRef, RawJson, empty_object};
 use crate::rpc::RequestHandle;
 use crate::rpc::clock::nanos;
 use crate::rpc::notifications::{CancelledParams, ProgressParams, parse};
@@ -32,17 +32,107 @@ struct Meta {
 }
 
 impl ServerSession {
+    /// Feeds one framed message from the client (a line, an HTTP body). A JSON array is a
+    /// batch (2025-03-26), each element handled in order and answered on its own: the answers
+    /// go out as separate messages, not as one array. Input that is not JSON-RPC is answered with a
+    /// JSON-RPC error (`"id": null`) and reported as an [`Event::Diagnostic`]. Ignored once
+    /// closed.
+    pub fn handle_message(&mut self, now: Instant, bytes: &[u8]) {
+        self.handle_input(now, jsonrpc::Input::Bytes(bytes));
+    }
+
+    /// [`handle_message`](Self::handle_message) for input already known to be UTF-8.
+    pub fn handle_message_str(&mut self, now: Instant, text: &str) {
+        self.handle_input(now, jsonrpc::Input::Text(text));
+    }
+
+    /// [`handle_message`](Self::handle_message) decoding with the general parse only: the
+    /// reference the routing of compactly written input is held equal to.
+    #[cfg(test)]
+    pub(crate) fn handle_message_general(&mut self, now: Instant, bytes: &[u8]) {
+        if self.is_closed() {
+            return;
+        }
+        let input = jsonrpc::Input::Bytes(bytes);
+        self.handle_decoded_input(now, input, (jsonrpc::decode_general(input), None));
+    }
+
+    fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
+        if self.is_closed() {
+            return;
+        }
+        // Progress params are read in the decoder's pass where it can, as the client session
+        // reads them (they are read anyway).
+        self.handle_decoded_input(now, input, jsonrpc::decode_reading::<ProgressParams>(input));
+    }
+
+    /// Routes a decoded input and the progress params read with it (see
+    /// [`jsonrpc::decode_reading`]); `input` is read again only when a located payload turned
+    /// out not to be JSON.
+    fn handle_decoded_input(
+        &mut self,
+        now: Instant,
+        input: jsonrpc::Input<'_>,
+        (decoded, progress): (
+            Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
+            Option<ProgressParams>,
+        ),
+    ) {
+        match decoded {
+            Ok(jsonrpc::DecodedRef::Single(msg)) => {
+                if self.handle_decoded(now, msg, progress).is_err() {
+                    // Located params that are not JSON: nothing was routed; serde's parse of
+                    // the input refuses it with its own error.
+                    match jsonrpc::decode_general(input) {
+                        Err(e) => self.undecodable(e),
+                        // Serde's parse validated every payload: routing cannot fail again.
+                        Ok(jsonrpc::DecodedRef::Single(msg)) => {
+                            let _routed = self.handle_decoded(now, msg, None);
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            }
+            Ok(jsonrpc::DecodedRef::Batch(items)) => {
+                for item in items {
+                    match item {
+                        // The batch was validated whole: its payloads check.
+                        Ok(msg) => {
+                            let _routed = self.handle_decoded(now, msg, None);
+                        }
+                        Err(e) => self.undecodable(e),
+                    }
+                    if self.is_closed() {
+                        return;
+                    }
+                }
+            }
+            Err(e) => self.undecodable(e),
+            #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
+            Ok(_) => {}
+        }
+        self.track_backlog(now);
+    }
+
     /// Routes one message borrowed from the input: only what an event keeps is copied.
     ///
     /// Params are checked before anything is routed (see [`RawJson`]); an answer's result
     /// goes to its request located, checked when the host reads it
     /// ([`RawResult`]). Params that fail their check return `Err` having routed nothing: the
-    /// input is not a message after all.
+    /// input is not a message after all. `progress` is the params of a progress notification
+    /// read already by the decoder ([`crate::jsonrpc::decode_reading`]): `msg` is then that
+    /// notification, and its params are not read again.
     pub(super) fn handle_decoded(
         &mut self,
         now: Instant,
         msg: MessageRef<'_>,
+        progress: Option<ProgressParams>,
     ) -> Result<(), serde_json::Error> {
+        if let Some(p) = progress {
+            // What `handle_notification` does with these params: progress is read in any state.
+            self.handle_progress(now, p);
+            return Ok(());
+        }
         match msg {
             MessageRef::Request { id, method, params } => {
                 let params = params.map(RawJson::check).transpose()?;

@@ -156,7 +156,8 @@ struct ClientState {
 /// quinn-proto and as in the client's [`Session`](crate::session::Session):
 ///
 /// - **(A) getters**: [`state`](Self::state), [`is_closed`](Self::is_closed),
-///   [`config`](Self::config), [`protocol_version`](Self::protocol_version),
+///   [`config`](Self::config), [`era`](Self::era), [`protocol_version`](Self::protocol_version),
+///   [`initialize_pending`](Self::initialize_pending),
 ///   [`client_info`](Self::client_info), [`client_capabilities`](Self::client_capabilities),
 ///   [`log_level`](Self::log_level), [`open_client_requests`](Self::open_client_requests),
 ///   [`in_flight`](Self::in_flight), [`wire_id`](Self::wire_id),
@@ -164,13 +165,16 @@ struct ClientState {
 /// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch;
 ///   [`handle_message_str`](Self::handle_message_str) when it is known to be UTF-8),
 ///   [`handle_timeout`](Self::handle_timeout), [`handle_transport_closed`](Self::handle_transport_closed).
-/// - **(C) commands**: answers to the client's requests ([`respond`](Self::respond),
-///   [`respond_error`](Self::respond_error), [`notify_progress`](Self::notify_progress));
+/// - **(C) commands**: a deferred `initialize` ([`accept_initialize`](Self::accept_initialize),
+///   [`refuse_initialize`](Self::refuse_initialize)); answers to the client's requests
+///   ([`respond`](Self::respond), [`respond_error`](Self::respond_error),
+///   [`notify_progress`](Self::notify_progress));
 ///   the server's own requests ([`send_request`](Self::send_request) /
 ///   [`request`](Self::request) return a [`RequestHandle`], [`cancel`](Self::cancel));
 ///   notifications ([`notify`](Self::notify), [`notify_list_changed`](Self::notify_list_changed),
-///   [`notify_resource_updated`](Self::notify_resource_updated), [`log`](Self::log));
-///   2026-07-28 listens ([`close_listen`](Self::close_listen)); [`close`](Self::close). Misuse returns a [`UsageError`] at once.
+///   [`notify_resource_updated`](Self::notify_resource_updated), [`log`](Self::log),
+///   [`log_for`](Self::log_for)); 2026-07-28 listens ([`close_listen`](Self::close_listen));
+///   [`close`](Self::close). Misuse returns a [`UsageError`] at once.
 /// - **(D) outputs**: [`poll_transmit`](Self::poll_transmit), [`poll_event`](Self::poll_event),
 ///   [`poll_timeout`](Self::poll_timeout).
 ///
@@ -333,59 +337,7 @@ impl ServerSession {
 
     // ---- (B) inputs --------------------------------------------------------------------
 
-    /// Feeds one framed message from the client (a line, an HTTP body). A JSON array is a
-    /// batch (2025-03-26), each element handled in order and answered on its own: the answers
-    /// go out as separate messages, not as one array. Input that is not JSON-RPC is answered with a
-    /// JSON-RPC error (`"id": null`) and reported as an [`Event::Diagnostic`]. Ignored once
-    /// closed.
-    pub fn handle_message(&mut self, now: Instant, bytes: &[u8]) {
-        self.handle_input(now, jsonrpc::Input::Bytes(bytes));
-    }
-
-    /// [`handle_message`](Self::handle_message) for input already known to be UTF-8.
-    pub fn handle_message_str(&mut self, now: Instant, text: &str) {
-        self.handle_input(now, jsonrpc::Input::Text(text));
-    }
-
-    fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
-        if self.is_closed() {
-            return;
-        }
-        match jsonrpc::decode(input) {
-            Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                if self.handle_decoded(now, msg).is_err() {
-                    // Located params that are not JSON: nothing was routed; serde's parse of
-                    // the input refuses it with its own error.
-                    match jsonrpc::decode_general(input) {
-                        Err(e) => self.undecodable(e),
-                        // Serde's parse validated every payload: routing cannot fail again.
-                        Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                            let _routed = self.handle_decoded(now, msg);
-                        }
-                        Ok(_) => {}
-                    }
-                }
-            }
-            Ok(jsonrpc::DecodedRef::Batch(items)) => {
-                for item in items {
-                    match item {
-                        // The batch was validated whole: its payloads check.
-                        Ok(msg) => {
-                            let _routed = self.handle_decoded(now, msg);
-                        }
-                        Err(e) => self.undecodable(e),
-                    }
-                    if self.is_closed() {
-                        return;
-                    }
-                }
-            }
-            Err(e) => self.undecodable(e),
-            #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
-            Ok(_) => {}
-        }
-        self.track_backlog(now);
-    }
+    // `handle_message` and `handle_message_str` are with the routing, in `dispatch.rs`.
 
     /// Completes every server-to-client request whose deadline is due with
     /// [`RequestError::Timeout`] (and tells the client with `notifications/cancelled`), and

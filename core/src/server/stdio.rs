@@ -1,30 +1,30 @@
 //! A [`ServerSession`] over newline-delimited JSON: what a stdio server (or one end of a
 //! socket or an in-process pipe) needs.
 //!
-//! The same groups and drain rule as the client's
-//! [`StdioConnection`](crate::stdio::StdioConnection):
-//!
-//! - **getters**: [`session`](StdioServerConnection::session),
-//!   [`is_closed`](StdioServerConnection::is_closed),
-//!   [`buffered_len`](StdioServerConnection::buffered_len);
-//! - **inputs**: [`handle_bytes`](StdioServerConnection::handle_bytes) (bytes read from the
-//!   client, cut anywhere), [`handle_eof`](StdioServerConnection::handle_eof),
-//!   [`handle_timeout`](StdioServerConnection::handle_timeout);
-//! - **commands**: on the session through
-//!   [`session_mut`](StdioServerConnection::session_mut) (answers, requests to the client,
-//!   notifications, progress, cancellations), and [`close`](StdioServerConnection::close);
-//! - **outputs**: [`poll_transmit`](StdioServerConnection::poll_transmit) (one line to write),
-//!   [`poll_event`](StdioServerConnection::poll_event),
-//!   [`poll_timeout`](StdioServerConnection::poll_timeout).
-//!
-//! After every input or command, drain `poll_transmit`, then `poll_event`, then wait until
-//! `poll_timeout` or the next input.
+//! [`StdioServerConnection`] keeps the same groups and drain rule as the client's
+//! [`StdioConnection`](crate::stdio::StdioConnection) (listed on the type).
 
 use super::{Diagnostic, Event, Outgoing, ServerConfig, ServerSession};
 use crate::framing::lines::{Line, LineDecoder, encode_line};
 use crate::time::Instant;
 
 /// A [`ServerSession`] over newline-delimited JSON.
+///
+/// Its methods fall in the four groups of the client's
+/// [`StdioConnection`](crate::stdio::StdioConnection):
+///
+/// - **(A) getters**: [`session`](Self::session), [`is_closed`](Self::is_closed),
+///   [`buffered_len`](Self::buffered_len).
+/// - **(B) inputs**: [`handle_bytes`](Self::handle_bytes) (bytes read from the client, cut
+///   anywhere), [`handle_eof`](Self::handle_eof), [`handle_timeout`](Self::handle_timeout).
+/// - **(C) commands**: on the session through [`session_mut`](Self::session_mut) (answers,
+///   requests to the client, notifications, progress, cancellations), and
+///   [`close`](Self::close).
+/// - **(D) outputs**: [`poll_transmit`](Self::poll_transmit) (one line to write),
+///   [`poll_event`](Self::poll_event), [`poll_timeout`](Self::poll_timeout).
+///
+/// **Drain rule.** After every input or command, drain `poll_transmit` until `None`, then
+/// `poll_event` until `None`, then wait until `poll_timeout` or the next input.
 #[derive(Debug)]
 pub struct StdioServerConnection {
     session: ServerSession,

@@ -108,9 +108,16 @@ enum Waiting {
 /// send, events and its next deadline. It never reads a clock, never does I/O and never
 /// panics on peer input. Its methods fall in four groups, as in quinn-proto:
 ///
-/// - **(A) getters**: [`state`](Self::state), [`protocol_version`](Self::protocol_version),
+/// - **(A) getters**: [`state`](Self::state), [`is_closed`](Self::is_closed),
+///   [`config`](Self::config), [`era`](Self::era),
+///   [`protocol_version`](Self::protocol_version),
 ///   [`server_info`](Self::server_info), [`server_capabilities`](Self::server_capabilities),
-///   [`instructions`](Self::instructions), [`in_flight`](Self::in_flight).
+///   [`instructions`](Self::instructions), [`in_flight`](Self::in_flight),
+///   [`held`](Self::held), [`open_server_requests`](Self::open_server_requests),
+///   [`deadlines_paused`](Self::deadlines_paused), [`cached_results`](Self::cached_results);
+///   what a transport reads of the handshake era: [`is_probing`](Self::is_probing),
+///   [`speaks_discover`](Self::speaks_discover),
+///   [`envelope_protocol_version`](Self::envelope_protocol_version).
 /// - **(B) inputs**: [`handle_message`](Self::handle_message) (one framed message or batch;
 ///   [`handle_message_str`](Self::handle_message_str) when it is known to be UTF-8),
 ///   [`handle_timeout`](Self::handle_timeout). The end of the transport is the connection's
@@ -118,7 +125,9 @@ enum Waiting {
 ///   what the core's connections need beyond that (failing, re-sending or re-initializing
 ///   for a transport) is crate-private.
 /// - **(C) commands**: [`send_request`](Self::send_request) / [`request`](Self::request)
-///   return a [`RequestHandle`]; [`notify`](Self::notify), [`cancel`](Self::cancel),
+///   return a [`RequestHandle`], [`listen`](Self::listen) one for a subscription stream;
+///   [`send_detached_request`](Self::send_detached_request) (a request whose answer nobody
+///   waits for), [`notify`](Self::notify), [`cancel`](Self::cancel),
 ///   [`respond`](Self::respond), [`close`](Self::close). Misuse returns a [`UsageError`] at once.
 /// - **(D) outputs**: [`poll_transmit`](Self::poll_transmit), [`poll_event`](Self::poll_event),
 ///   [`poll_timeout`](Self::poll_timeout).

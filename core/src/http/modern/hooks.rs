@@ -3,8 +3,51 @@
 
 use crate::http::connection::Connection;
 use crate::http::exchange::HttpEvent;
-use crate::session::{self, RequestHandle, RequestOptions};
+use crate::session::{self, CounterMap, CounterSet, RequestHandle, RequestOptions};
 use crate::time::Instant;
+
+/// The 2026-07-28 bookkeeping of one HTTP connection, per request handle: which `tools/list`
+/// results to filter, which calls were retried after -32020 and the re-fetches they wait on,
+/// which requests were re-issued after their stream broke, and the connection's own requests.
+#[derive(Debug, Default)]
+pub(crate) struct ModernRequests {
+    /// `tools/list` requests whose results are filtered.
+    tool_lists: CounterSet<RequestHandle>,
+    /// `tools/call`s already retried after -32020.
+    header_retried: CounterSet<RequestHandle>,
+    /// Re-fetches of `tools/list` and the call to re-send after each.
+    header_refetch: Vec<(RequestHandle, RequestHandle)>,
+    /// Requests re-issued after their stream broke.
+    reissued: CounterSet<RequestHandle>,
+    /// Re-issued listens not yet acknowledged again, and when their stream broke.
+    listen_breaks: CounterMap<RequestHandle, Instant>,
+    /// The connection's own requests (the `tools/list` re-fetches) and their methods.
+    own: CounterMap<RequestHandle, String>,
+}
+
+impl ModernRequests {
+    /// `handle` is a `tools/list`: its result is filtered (tools with invalid annotations
+    /// dropped) and its bindings remembered.
+    pub(crate) fn note_tool_list(&mut self, handle: RequestHandle) {
+        self.tool_lists.insert(handle);
+    }
+
+    /// Whether `handle` may be re-issued after its stream broke: `true` the first time only.
+    pub(crate) fn reissue_once(&mut self, handle: RequestHandle) -> bool {
+        self.reissued.insert(handle)
+    }
+
+    /// The stream of listen `handle` broke at `at`: its notifications are lost until the
+    /// server acknowledges it again.
+    pub(crate) fn note_listen_break(&mut self, handle: RequestHandle, at: Instant) {
+        self.listen_breaks.insert(handle, at);
+    }
+
+    /// If `handle` is one of the connection's own requests, forgets it and returns its method.
+    pub(crate) fn take_own(&mut self, handle: RequestHandle) -> Option<String> {
+        self.own.remove(&handle)
+    }
+}
 
 impl Connection {
     /// 2026-07-28 bookkeeping on a session event: filter `tools/list` results (dropping tools
@@ -12,7 +55,7 @@ impl Connection {
     /// report the gap of a re-issued listen once it is acknowledged again.
     pub(crate) fn observe_modern(&mut self, now: Instant, ev: session::Event) -> session::Event {
         if let session::Event::SubscriptionAcknowledged { handle, .. } = &ev
-            && let Some(since) = self.listen_breaks.remove(handle)
+            && let Some(since) = self.modern.listen_breaks.remove(handle)
         {
             self.emit(HttpEvent::ListenResumed {
                 handle: *handle,
@@ -23,23 +66,28 @@ impl Connection {
         let session::Event::Completed { handle, result } = ev else {
             return ev;
         };
-        self.listen_breaks.remove(&handle);
-        self.header_retried.remove(&handle);
-        self.reissued.remove(&handle);
-        if let Some(i) = self.header_refetch.iter().position(|(l, _)| *l == handle) {
-            let (_, call) = self.header_refetch.swap_remove(i);
+        self.modern.listen_breaks.remove(&handle);
+        self.modern.header_retried.remove(&handle);
+        self.modern.reissued.remove(&handle);
+        if let Some(i) = self
+            .modern
+            .header_refetch
+            .iter()
+            .position(|(l, _)| *l == handle)
+        {
+            let (_, call) = self.modern.header_refetch.swap_remove(i);
             self.session.resend_request(call);
         }
         let result = match result {
-            Ok(raw) if self.tool_lists.remove(&handle) => {
-                let seen = self.tool_headers.observe_list(raw);
+            Ok(raw) if self.modern.tool_lists.remove(&handle) => {
+                let seen = self.identity.tool_headers_mut().observe_list(raw);
                 for (name, reason) in seen.dropped {
                     self.emit(HttpEvent::ToolDropped { name, reason });
                 }
                 Ok(seen.result)
             }
             other => {
-                self.tool_lists.remove(&handle);
+                self.modern.tool_lists.remove(&handle);
                 other
             }
         };
@@ -67,13 +115,13 @@ impl Connection {
         }
         if error.code == crate::types::v2026::HEADER_MISMATCH
             && self.session.pending_method(h) == Some("tools/call")
-            && self.header_retried.insert(h)
+            && self.modern.header_retried.insert(h)
             && let Ok(list) =
                 self.session
                     .send_request(now, "tools/list", None, RequestOptions::new())
         {
-            self.internal.insert(list, "tools/list".to_owned());
-            self.header_refetch.push((list, h));
+            self.modern.own.insert(list, "tools/list".to_owned());
+            self.modern.header_refetch.push((list, h));
             return true;
         }
         self.session.handle_message(now, body);

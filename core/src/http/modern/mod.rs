@@ -343,5 +343,7 @@ pub fn classify_probe_refusal(body: &[u8]) -> ProbeVerdict {
 }
 
 mod hooks;
+
+pub(crate) use hooks::ModernRequests;
 #[cfg(test)]
 mod tests;

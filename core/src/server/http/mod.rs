@@ -23,23 +23,10 @@
 //! `Last-Event-ID`, and DELETE. It draws no randomness (the host passes 16 random bytes with
 //! each request, used when a session id is minted) and reads no clock.
 //!
-//! The host answers its sessions' requests through [`session_mut`](HttpServer::session_mut)
-//! (or [`related`](HttpServer::related) to send messages on a request's own stream), with the
-//! same groups as [`ServerSession`]:
-//!
-//! - **(A) getters**: [`config`](HttpServer::config), [`sessions`](HttpServer::sessions),
-//!   [`session`](HttpServer::session), [`session_id`](HttpServer::session_id),
-//!   [`buffered_bytes`](HttpServer::buffered_bytes).
-//! - **(B) inputs**: [`handle_request`](HttpServer::handle_request) (or
-//!   [`handle_request_with_session_id`](HttpServer::handle_request_with_session_id) for a
-//!   host that names its sessions),
-//!   [`handle_response_closed`](HttpServer::handle_response_closed),
-//!   [`handle_timeout`](HttpServer::handle_timeout).
-//! - **(C) commands**: [`session_mut`](HttpServer::session_mut),
-//!   [`related`](HttpServer::related), [`close_session`](HttpServer::close_session),
-//!   [`close_request_stream`](HttpServer::close_request_stream).
-//! - **(D) outputs**: [`poll_output`](HttpServer::poll_output),
-//!   [`poll_event`](HttpServer::poll_event), [`poll_timeout`](HttpServer::poll_timeout).
+//! The host answers its sessions' requests through
+//! [`session_mut`](HttpServer::session_mut) (or [`related`](HttpServer::related) to send
+//! messages on a request's own stream), with the same four groups as [`ServerSession`],
+//! listed on [`HttpServer`].
 //!
 //! # Example: a session's first exchange
 //!
@@ -118,6 +105,21 @@ use opening::NewSessionId;
 use shape::BodyShape;
 
 /// The Streamable HTTP server machine (see the [module docs](self)).
+///
+/// Its methods fall in the four groups of [`ServerSession`]:
+///
+/// - **(A) getters**: [`config`](Self::config), [`sessions`](Self::sessions),
+///   [`session`](Self::session), [`session_id`](Self::session_id),
+///   [`buffered_bytes`](Self::buffered_bytes).
+/// - **(B) inputs**: [`handle_request`](Self::handle_request) (or
+///   [`handle_request_with_session_id`](Self::handle_request_with_session_id) for a host that
+///   names its sessions), [`handle_response_closed`](Self::handle_response_closed),
+///   [`handle_timeout`](Self::handle_timeout).
+/// - **(C) commands**: [`session_mut`](Self::session_mut), [`related`](Self::related),
+///   [`close_session`](Self::close_session),
+///   [`close_request_stream`](Self::close_request_stream).
+/// - **(D) outputs**: [`poll_output`](Self::poll_output), [`poll_event`](Self::poll_event),
+///   [`poll_timeout`](Self::poll_timeout).
 #[derive(Debug)]
 pub struct HttpServer {
     config: HttpServerConfig,

@@ -14,5 +14,6 @@ mod listen;
 mod modern;
 mod pair;
 mod pair_2026;
+mod progress_seam;
 mod scenarios;
 mod stdio;

@@ -1,0 +1,159 @@
+//! Client progress read in the decoder's pass (`jsonrpc::decode_reading`, as the client
+//! session reads server progress): the events are those of serde's typed parse, whatever the
+//! spelling of the notification.
+
+use serde_json::json;
+
+use super::harness::Client;
+use crate::server::{Diagnostic, Event};
+use crate::session::{RequestHandle, RequestOptions};
+use crate::time::Duration;
+
+/// A ready session with one sampling request out that asked for progress, and its handle.
+fn with_request_out() -> (Client, RequestHandle) {
+    let mut c = Client::ready(json!({"sampling": {}}));
+    let options = RequestOptions::new()
+        .timeout(Duration::from_secs(10))
+        .reset_timeout_on_progress(Duration::from_secs(25));
+    let params = crate::session::RawParams::encode(&json!({"messages": []})).unwrap();
+    let handle = c
+        .server
+        .send_request(c.now, "sampling/createMessage", Some(params), options)
+        .unwrap();
+    let sent = c.one();
+    assert_eq!(sent["params"]["_meta"]["progressToken"], handle.get());
+    (c, handle)
+}
+
+/// The events of one notification (`{token}` stands for the request's progress token).
+fn events_of(line: &str) -> (Vec<Event>, RequestHandle) {
+    let (mut c, handle) = with_request_out();
+    let line = line.replace("{token}", &handle.get().to_string());
+    c.server.handle_message(c.now, line.as_bytes());
+    (c.events(), handle)
+}
+
+#[test]
+fn compact_and_spaced_progress_give_the_same_event() {
+    // Compact (read in the decoder's pass) first, then forms that only serde's parse reads.
+    let forms = [
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token},"progress":3,"total":4,"message":"three"}}"#,
+        r#"{"method":"notifications/progress","params":{"message":"three","total":4,"progress":3,"progressToken":{token}},"jsonrpc":"2.0"}"#,
+        r#"{ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": {token}, "progress": 3, "total": 4, "message": "three" } }"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token},"progress":3.0,"total":4.0,"message":"thr\u0065e"}}"#,
+    ];
+    for form in forms {
+        let (events, handle) = events_of(form);
+        assert!(
+            matches!(
+                &events[..],
+                [Event::Progress { handle: h, progress, total: Some(t), message: Some(m) }]
+                    if *h == handle && *progress == 3.0 && *t == 4.0 && m == "three"
+            ),
+            "{form}: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn progress_with_unreadable_params_is_a_diagnostic_on_every_path() {
+    let forms = [
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token},"progress":"3"}}"#,
+        r#"{ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progress": 3 } }"#,
+    ];
+    for form in forms {
+        let (events, _) = events_of(form);
+        assert!(
+            matches!(
+                &events[..],
+                [Event::Diagnostic(Diagnostic::InvalidNotification { method, .. })]
+                    if method == "notifications/progress"
+            ),
+            "{form}: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn progress_with_an_id_is_a_request_not_progress() {
+    // The pass reads the params before it sees the id: the message is still a request.
+    let (events, _) = events_of(
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{token},"progress":1},"id":9}"#,
+    );
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Progress { .. })),
+        "{events:?}"
+    );
+}
+
+/// Progress inputs built from the token of one sampling request that asked for progress,
+/// through `handle_message` (which reads compact progress in the decoder's pass) or the
+/// general parse only: input by input, the events and what the session sent; then the same
+/// after the request's deadline.
+fn progress_run(fast: bool, inputs: &dyn Fn(u64) -> Vec<String>) -> String {
+    let (mut c, handle) = with_request_out();
+    let mut log = Vec::new();
+    for text in inputs(handle.get()) {
+        c.now += Duration::from_secs(1);
+        if fast {
+            c.server.handle_message(c.now, text.as_bytes());
+        } else {
+            c.server.handle_message_general(c.now, text.as_bytes());
+        }
+        log.push(format!("{:?} {:?}", c.events(), c.received()));
+    }
+    // The timeout the progress re-armed (or not) fires alike.
+    c.now += Duration::from_secs(30);
+    c.server.handle_timeout(c.now);
+    log.push(format!("{:?} {:?}", c.events(), c.received()));
+    log.join("\n")
+}
+
+#[test]
+fn progress_routes_as_the_general_parse_does_whatever_its_spelling() {
+    let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
+    let (ts, ts_end) = (
+        r#"{"method":"notifications/progress","params":"#,
+        r#","jsonrpc":"2.0"}"#,
+    );
+    let inputs = |token: u64| {
+        vec![
+            format!(
+                r#"{canonical}{{"progressToken":{token},"progress":1,"total":2,"message":"m"}}}}"#
+            ),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":"x"}}}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1,"progress":2}}}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"id":5}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"x":1}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}} "#),
+            format!(r#"{canonical}{{"progressToken":"nope","progress":1}}}}"#),
+            format!(r#"{canonical}5}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}}}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":3}}  }}"#),
+            format!(
+                r#"{canonical}{{"progressToken":{token},"progress":2.5,"message":"\u00e9"}}}}"#
+            ),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":18446744073709551615}}}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":-1}}}}"#),
+            format!(r#"{canonical}{{"progressToken":{token},"progress":1,"total":null}}}}"#),
+            // The TypeScript SDK's order.
+            format!(r#"{ts}{{"progressToken":{token},"progress":4,"total":5}}{ts_end}"#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":"x"}}{ts_end}"#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":5}},"id":5{ts_end}"#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":5}},"jsonrpc":"1.0"}}"#),
+            format!(r#"{ts}{{"progressToken":{token},"progress":6}} {ts_end}"#),
+            format!(r#"{ts}{ts_end}"#),
+            // A batch of two, and a request named like the notification.
+            format!(
+                r#"[{canonical}{{"progressToken":{token},"progress":7}}}},{canonical}{{"progressToken":{token},"progress":8}}}}]"#
+            ),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"notifications/progress","params":{{"progressToken":{token},"progress":9}}}}"#
+            ),
+        ]
+    };
+    let (fast, general) = (progress_run(true, &inputs), progress_run(false, &inputs));
+    assert_eq!(fast, general);
+    assert!(fast.matches("Progress {").count() >= 5, "{fast}");
+}
