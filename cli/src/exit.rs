@@ -47,6 +47,7 @@
 //! | `invalid_argument` | 2 | a `key=value` or `--args` value that cannot be used or does not fit the tool's input schema, or a key a closed schema lacks (`didYouMean`) |
 //! | `missing_argument` | 2 | the tool's schema requires arguments that were not given, checked before calling (`missing`, `required`); or a prompt's, when the server refused it |
 //! | `file_error` | 2 | a local file could not be read or written |
+//! | `config_error` | 2 | the `--config` file cannot be used: not JSON (the message starts `FILE:LINE:COLUMN:`), no server list (`didYouMean`: the key a misspelt one is meant as), no servers, a broken entry |
 //! | `spawn_failed` | 3 | the stdio server could not be started |
 //! | `connection_refused` | 3 | nothing accepted the TCP connection |
 //! | `connection_reset` | 3 | the connection was reset or closed mid-exchange |
@@ -445,6 +446,16 @@ pub enum CliError {
     /// `mcp login` could not get a token.
     #[error("OAuth: {0}")]
     AuthFailed(String),
+    /// A `--config` file that cannot be used (see `app::config_file`), with its own hint.
+    #[error("{message}")]
+    Config {
+        /// What is wrong, starting with the file (`FILE:LINE:COLUMN: …` for bad JSON).
+        message: String,
+        /// What to try, when there is something to say.
+        hint: Option<String>,
+        /// The top-level key a misspelt one is probably meant as.
+        did_you_mean: Option<String>,
+    },
     /// A local file could not be read or written.
     #[error("{}: {reason}", path.display())]
     File {
@@ -552,6 +563,7 @@ impl CliError {
             | CliError::InvalidUrl { .. }
             | CliError::InvalidArgument { .. }
             | CliError::MissingArguments { .. }
+            | CliError::Config { .. }
             | CliError::File { .. } => Exit::Usage,
             CliError::Network {
                 kind: NetworkFailure::Timeout,
@@ -692,6 +704,7 @@ impl CliError {
             CliError::ToolFailed(_) => "the tool ran and reported a failure in its own words; if it is about the arguments, `mcp tools` shows what the tool takes".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
+            CliError::Config { hint, .. } => return hint.clone(),
             CliError::LoginRequired { oauth: false, .. } => {
                 // Printed masked (crate::redact): `Bearer ***` is the one spelling left as is.
                 "the server wants an access token and offers no OAuth login: send it with \

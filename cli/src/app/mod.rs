@@ -16,6 +16,7 @@ pub mod answer;
 pub mod auth;
 pub mod bridge;
 pub mod commands;
+pub mod config_file;
 pub mod connect;
 pub mod demo;
 pub mod diagnose;

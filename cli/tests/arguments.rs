@@ -1,0 +1,194 @@
+//! What the built `mcp` says about a command line or a `--config` file it cannot use:
+//! where a config file is broken, refused `bridge` options, usage errors that a bridge keeps
+//! off stdout. Nothing here needs a server to start.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// The usage hint, which belongs to command-line mistakes only.
+const USAGE_HINT: &str = "see `mcp --help`";
+
+/// `mcp ARGS` without a terminal, stdin closed.
+fn mcp(args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The whole of stdout as one JSON value.
+fn json_out(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON value ({e}): {}\nstderr: {}",
+            stdout(o),
+            stderr(o)
+        )
+    })
+}
+
+/// A file `name` holding `text` in this test process's own directory.
+fn file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("mcp-cli-arguments-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path: PathBuf = dir.join(name);
+    std::fs::write(&path, text).expect("write scratch file");
+    path.display().to_string()
+}
+
+/// Exit 2, stdout empty (nothing for a bridge's host to misread), and stderr as returned.
+fn refused_quietly(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
+    assert_eq!(stdout(o), "", "stderr: {}", stderr(o));
+    stderr(o)
+}
+
+#[test]
+fn a_config_file_that_is_not_json_is_reported_at_its_line_and_column() {
+    let path = file(
+        "trailing-comma.json",
+        "{\"mcpServers\": {\n  \"demo\": {\"command\": \"mcp\", \"args\": [\"demo-server\"],}\n}}\n",
+    );
+    let expected = format!("error: {path}:2:54: trailing comma\n");
+    for args in [
+        vec!["bridge", "--config", &path],
+        vec!["--config", &path, "tools", "--all"],
+        vec!["--config", &path, "info"],
+    ] {
+        let err = refused_quietly(&mcp(&args));
+        // The place is the whole story: no usage hint, no other hint.
+        assert_eq!(err, expected, "{args:?}");
+    }
+
+    let o = mcp(&["--json", "--config", &path, "tools", "--all"]);
+    assert_eq!(o.status.code(), Some(2));
+    let error = &json_out(&o)["error"];
+    assert_eq!(error["code"], "config_error", "{error}");
+    assert_eq!(error["message"], format!("{path}:2:54: trailing comma"));
+    assert!(error.get("hint").is_none(), "{error}");
+
+    let path = file("cut.json", "{\"mcpServers\": {\"a\": ");
+    let err = refused_quietly(&mcp(&["bridge", "--config", &path]));
+    assert_eq!(
+        err,
+        format!("error: {path}:1:21: EOF while parsing a value\n")
+    );
+
+    let path = file("empty.json", "");
+    let err = refused_quietly(&mcp(&["bridge", "--config", &path]));
+    assert!(
+        err.starts_with(&format!("error: {path}: the file is empty\n")),
+        "{err}"
+    );
+    assert!(!err.contains(USAGE_HINT), "{err}");
+}
+
+#[test]
+fn a_misspelt_server_list_key_gets_a_did_you_mean_naming_the_accepted_keys() {
+    for (name, key, meant) in [
+        ("z.json", "mcpServerz", "mcpServers"),
+        ("snake.json", "mcp_servers", "mcpServers"),
+        ("capital.json", "Servers", "servers"),
+    ] {
+        let path = file(
+            name,
+            &format!(r#"{{"{key}": {{"demo": {{"command": "mcp", "args": ["demo-server"]}}}}}}"#),
+        );
+        let err = refused_quietly(&mcp(&["bridge", "--config", &path]));
+        assert!(
+            err.starts_with(&format!(
+                "error: {path}: no server list: expected a top-level \"mcpServers\" object \
+                 (Claude Desktop, Cursor, Claude Code) or \"servers\" object (VS Code): unknown \
+                 key \"{key}\" (did you mean \"{meant}\"?)\n"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("hint: rename \"{key}\" to \"{meant}\"")),
+            "{err}"
+        );
+        assert!(!err.contains(USAGE_HINT), "{err}");
+
+        let o = mcp(&["--json", "--config", &path, "tools", "--all"]);
+        assert_eq!(o.status.code(), Some(2));
+        let error = &json_out(&o)["error"];
+        assert_eq!(error["code"], "config_error", "{error}");
+        assert_eq!(error["didYouMean"], serde_json::json!([meant]), "{error}");
+    }
+
+    // A key that is no slip of either still hears which keys there are.
+    let path = file("other.json", r#"{"tools": {}}"#);
+    let err = refused_quietly(&mcp(&["bridge", "--config", &path]));
+    assert!(
+        err.contains(r#"expected a top-level "mcpServers" object"#)
+            && !err.contains("did you mean"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_server_list_beside_an_empty_one_is_named_not_just_no_servers() {
+    let path = file(
+        "both.json",
+        r#"{"mcpServers": {}, "servers": {"demo": {"command": "mcp"}}}"#,
+    );
+    let err = refused_quietly(&mcp(&["bridge", "--config", &path]));
+    assert_eq!(
+        err,
+        format!(
+            "error: {path} has no servers: \"mcpServers\" is empty, and the servers under \
+             \"servers\" are not read\nhint: rename \"servers\" to \"mcpServers\", replacing \
+             the empty one (a file has one server list)\n"
+        )
+    );
+    // Without a stray list: the accepted keys, still no usage hint.
+    let path = file("none.json", r#"{"mcpServers": {}}"#);
+    for args in [
+        vec!["bridge", "--config", &path],
+        vec!["--config", &path, "info"],
+    ] {
+        let err = refused_quietly(&mcp(&args));
+        assert!(
+            err.starts_with(&format!(
+                "error: {path} has no servers\nhint: servers go under"
+            )),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_broken_entry_asked_for_by_name_names_the_file_server_and_field() {
+    let path = file(
+        "entry.json",
+        r#"{"mcpServers": {"gh": {"command": "gh-mcp", "env": {"T": "${MCP_ARGS_TEST_UNSET}"}}}}"#,
+    );
+    let o = Command::new(MCP)
+        .args(["--config", &path, "--server", "gh", "info"])
+        .env_remove("MCP_ARGS_TEST_UNSET")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let err = refused_quietly(&o);
+    assert_eq!(
+        err,
+        format!(
+            "error: {path}: server \"gh\": field \"env.T\": undefined variable \
+             MCP_ARGS_TEST_UNSET\nhint: set MCP_ARGS_TEST_UNSET in the environment, or give a \
+             default in the file: ${{MCP_ARGS_TEST_UNSET:-value}}\n"
+        )
+    );
+}
