@@ -33,7 +33,8 @@ pub use pairs::{build_arguments, parse_value, string_pairs};
 // The helpers `typed` builds on.
 use pairs::{insert_path, kind_of, split_pair};
 pub use values::{
-    CompletionRef, parse_duration, parse_env, parse_header, parse_listen_addr, parse_reference,
+    CompletionRef, parse_duration, parse_env, parse_header, parse_listen_addr, parse_origin,
+    parse_reference,
 };
 
 /// What `--help` prints after the options: the exit codes scripts can rely on.

@@ -192,3 +192,55 @@ fn a_broken_entry_asked_for_by_name_names_the_file_server_and_field() {
         )
     );
 }
+
+#[test]
+fn allow_origin_without_a_scheme_or_with_a_path_is_refused_with_the_form_to_use() {
+    for (origin, says) in [
+        (
+            "example.com",
+            "\"example.com\" has no scheme, so no browser's Origin would match it: use \
+             https://example.com (an origin is a scheme, a host and a port unless it is the \
+             scheme's default, as a browser sends it: https://example.com, \
+             http://localhost:3000)",
+        ),
+        (
+            "https://example.com/",
+            "\"https://example.com/\" ends with a slash, which a browser's Origin never has: \
+             use https://example.com",
+        ),
+        (
+            "https://example.com/app",
+            "\"https://example.com/app\" has a path: an origin has none, use https://example.com",
+        ),
+    ] {
+        for args in [
+            vec![
+                "bridge",
+                "--listen",
+                "127.0.0.1:0",
+                "--allow-origin",
+                origin,
+                "--",
+                MCP,
+                "demo-server",
+            ],
+            vec![
+                "demo-server",
+                "--listen",
+                "127.0.0.1:0",
+                "--allow-origin",
+                origin,
+            ],
+        ] {
+            // Refused before anything listens: no URL on stderr, exit 2 at once.
+            let err = refused_quietly(&mcp(&args));
+            assert!(
+                err.starts_with(&format!(
+                    "error: invalid value '{origin}' for '--allow-origin <ORIGIN>': {says}"
+                )),
+                "{args:?}: {err}"
+            );
+            assert!(!err.contains("http://127.0.0.1:"), "{err}");
+        }
+    }
+}

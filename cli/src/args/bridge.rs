@@ -4,7 +4,7 @@
 use clap::Args;
 
 use super::command_args::ServerCommand;
-use super::values::parse_listen_addr;
+use super::values::{parse_listen_addr, parse_origin};
 
 /// `mcp bridge --config FILE`: which of the namespaced tools the host is offered.
 #[derive(Debug, Clone, Default, Args)]
@@ -35,9 +35,11 @@ pub struct BridgeArgs {
     /// from the environment variable VAR (never from the command line).
     #[arg(long, value_name = "VAR", requires = "listen")]
     pub bearer_token_env: Option<String>,
-    /// With --listen: an `Origin` allowed besides loopback ones, e.g.
-    /// `https://app.example.com` (repeatable; browsers on other origins get 403).
-    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    /// With --listen: an `Origin` allowed besides loopback ones, as a browser sends it:
+    /// scheme, host and port unless default (`https://app.example.com`,
+    /// `http://localhost:3000`; no path, no trailing slash). Repeatable; browsers on other
+    /// origins get 403.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen", value_parser = parse_origin)]
     pub allow_origins: Vec<String>,
     /// The stdio server to forward to, instead of --url.
     #[command(flatten)]
