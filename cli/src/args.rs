@@ -147,6 +147,18 @@ impl Cli {
     }
 }
 
+impl Cli {
+    /// Refuses what clap accepted but the subcommand would ignore: today, the global
+    /// options `mcp bridge` has no use for ([`bridge::refuse_unused_globals`]). Call it once
+    /// the line is parsed, before anything is started or written.
+    pub fn refuse_ignored_options(&self) -> Result<(), ArgError> {
+        match &self.command {
+            Command::Bridge(_) => bridge::refuse_unused_globals(&self.connection, &self.output),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// An argument clap accepted but that does not make sense; the CLI exits with code 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]

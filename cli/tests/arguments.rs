@@ -244,3 +244,162 @@ fn allow_origin_without_a_scheme_or_with_a_path_is_refused_with_the_form_to_use(
         }
     }
 }
+
+/// The three upstream forms of `mcp bridge`, none of which is ever started by these tests
+/// (`-- <missing program>`, a closed port, a file whose server is that program).
+fn bridge_upstreams() -> Vec<Vec<String>> {
+    let config = file(
+        "bridge-upstream.json",
+        r#"{"mcpServers": {"gone": {"command": "/nonexistent/mcp-args-test-server"}}}"#,
+    );
+    vec![
+        vec!["--url".into(), "http://127.0.0.1:1/mcp".into()],
+        vec!["--".into(), "/nonexistent/mcp-args-test-server".into()],
+        vec!["--config".into(), config],
+    ]
+}
+
+#[test]
+fn bridge_refuses_the_global_options_it_would_ignore() {
+    for (option, says) in [
+        (
+            vec!["--root", "/tmp"],
+            "mcp bridge does not take --root (roots are the host's: a server's roots/list is \
+             forwarded to the host; with --config --listen none are offered)",
+        ),
+        (
+            vec!["--era", "legacy"],
+            "mcp bridge does not take --era (the bridge speaks the host's protocol version",
+        ),
+        (
+            vec!["--max-time", "1m"],
+            "mcp bridge does not take --max-time (a forwarded call lasts as long as the host waits",
+        ),
+        (
+            vec!["--json"],
+            "mcp bridge does not take --json (stdout carries the protocol only",
+        ),
+        (
+            vec!["-o", "/nonexistent/mcp-args-test-out"],
+            "mcp bridge does not take --output (stdout is the protocol channel to the host)",
+        ),
+        (
+            vec!["--raw"],
+            "mcp bridge does not take --raw (the bridge forwards results as they are)",
+        ),
+    ] {
+        for upstream in bridge_upstreams() {
+            // Before the subcommand and after it: the options are global.
+            let upstream: Vec<&str> = upstream.iter().map(String::as_str).collect();
+            let before: Vec<&str> = option
+                .iter()
+                .copied()
+                .chain(["bridge"])
+                .chain(upstream.iter().copied())
+                .collect();
+            let after: Vec<&str> = ["bridge"]
+                .into_iter()
+                .chain(option.iter().copied())
+                .chain(upstream.iter().copied())
+                .collect();
+            for args in [before, after] {
+                let err = refused_quietly(&mcp(&args));
+                assert!(
+                    err.starts_with(&format!("error: {says}")),
+                    "{args:?}: {err}"
+                );
+            }
+        }
+    }
+    // Every refused option at once: each is named, so one run tells them all.
+    let err = refused_quietly(&mcp(&[
+        "bridge",
+        "--root",
+        ".",
+        "--raw",
+        "--url",
+        "http://127.0.0.1:1/mcp",
+    ]));
+    assert!(
+        err.contains("--root (") && err.contains("; nor --raw ("),
+        "{err}"
+    );
+}
+
+#[test]
+fn bridge_still_takes_the_global_options_it_uses() {
+    // The host closes stdin before `initialize`: the bridge exits 0 having started nothing.
+    let o = mcp(&[
+        "bridge",
+        "--era",
+        "auto",
+        "--timeout",
+        "5s",
+        "--connect-timeout",
+        "5s",
+        "-v",
+        "--color",
+        "never",
+        "-e",
+        "K=V",
+        "--",
+        "/nonexistent/mcp-args-test-server",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    // `-q` and `-H` with an HTTP upstream, `--token-store` for its OAuth tokens.
+    let o = mcp(&[
+        "bridge",
+        "-q",
+        "-H",
+        "X-Test: 1",
+        "--token-store",
+        "/nonexistent/tokens.json",
+        "--url",
+        "http://127.0.0.1:1/mcp",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+}
+
+#[test]
+fn a_bridge_usage_error_never_writes_to_stdout_even_with_json() {
+    for args in [
+        // Refused by clap: a missing value, an unknown option, a bad value, a conflict.
+        &["--json", "bridge", "--listen"][..],
+        &["bridge", "--json", "--bogus"],
+        &[
+            "--json",
+            "--timeout",
+            "soon",
+            "bridge",
+            "--url",
+            "http://127.0.0.1:1/mcp",
+        ],
+        &[
+            "--json",
+            "bridge",
+            "--listen",
+            "127.0.0.1:0",
+            "--allow-origin",
+            "example.com",
+        ],
+        &[
+            "--json",
+            "bridge",
+            "--stateless",
+            "--url",
+            "http://127.0.0.1:1/mcp",
+        ],
+        // Refused after parsing: no upstream, --json itself, --allow without --config.
+        &["--json", "bridge"],
+        &["bridge", "--json", "--url", "http://127.0.0.1:1/mcp"],
+        &["bridge", "--allow", "x*", "--url", "http://127.0.0.1:1/mcp"],
+    ] {
+        let err = refused_quietly(&mcp(args));
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+    // Any other command still gets its JSON object on stdout.
+    let o = mcp(&["--json", "ping", "--bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(json_out(&o)["error"]["code"], "usage");
+}
