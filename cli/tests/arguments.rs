@@ -403,3 +403,44 @@ fn a_bridge_usage_error_never_writes_to_stdout_even_with_json() {
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(json_out(&o)["error"]["code"], "usage");
 }
+
+#[test]
+fn a_task_id_with_a_file_of_several_servers_is_told_both_ways_to_name_its_server() {
+    let path = file(
+        "two-servers.json",
+        &format!(
+            r#"{{"mcpServers": {{"alpha": {{"command": "{MCP}", "args": ["demo-server"]}},
+                "my beta": {{"command": "{MCP}", "args": ["demo-server"]}}}}}}"#
+        ),
+    );
+    // A server's own id: --server, or the id as a bridge shows it (prefixed once).
+    let err = refused_quietly(&mcp(&["--config", &path, "tasks", "get", "abc"]));
+    assert!(
+        err.starts_with(&format!(
+            "error: {path} has 2 servers (alpha, my beta): say which has task \"abc\" with \
+             --server NAME, or give the id as a bridge over the file shows it, SERVER/ID \
+             (alpha/abc)\n"
+        )),
+        "{err}"
+    );
+    // Already SERVER/ID, of a server the file lacks: not told to prefix it again.
+    let err = refused_quietly(&mcp(&["--config", &path, "tasks", "result", "gamma/abc"]));
+    assert!(
+        err.starts_with(&format!(
+            "error: task id \"gamma/abc\" names the server \"gamma\" (a bridge's SERVER/ID), \
+             which {path} does not have; its servers: alpha, my beta; with --server NAME give \
+             the server's own id\n"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("alpha/gamma"), "{err}");
+    // SERVER/ID of a server of the file goes to that server (percent-encoded as a bridge
+    // writes it): the demo server offers no tasks, so it is its refusal, exit 4.
+    for id in ["alpha/abc", "my%20beta/abc"] {
+        let o = mcp(&["--json", "--config", &path, "tasks", "cancel", id]);
+        assert_eq!(o.status.code(), Some(4), "{id}: {}", stderr(&o));
+        let error = &json_out(&o)["error"];
+        assert_eq!(error["code"], "not_offered", "{id}: {error}");
+        assert_eq!(error["method"], "tasks/cancel", "{id}: {error}");
+    }
+}
