@@ -33,7 +33,8 @@ pub use pairs::{build_arguments, parse_value, string_pairs};
 // The helpers `typed` builds on.
 use pairs::{insert_path, kind_of, split_pair};
 pub use values::{
-    CompletionRef, parse_duration, parse_env, parse_header, parse_listen_addr, parse_reference,
+    CompletionRef, parse_duration, parse_env, parse_header, parse_listen_addr, parse_origin,
+    parse_reference,
 };
 
 /// What `--help` prints after the options: the exit codes scripts can rely on.
@@ -142,6 +143,18 @@ impl Cli {
                 "no server given: add `-- <command> [args]`, --url <url> or --config <file> --server <name> \
                  (try `mcp demo` for a server to play with)",
             )),
+        }
+    }
+}
+
+impl Cli {
+    /// Refuses what clap accepted but the subcommand would ignore: today, the global
+    /// options `mcp bridge` has no use for ([`bridge::refuse_unused_globals`]). Call it once
+    /// the line is parsed, before anything is started or written.
+    pub fn refuse_ignored_options(&self) -> Result<(), ArgError> {
+        match &self.command {
+            Command::Bridge(_) => bridge::refuse_unused_globals(&self.connection, &self.output),
+            _ => Ok(()),
         }
     }
 }

@@ -47,6 +47,7 @@
 //! | `invalid_argument` | 2 | a `key=value` or `--args` value that cannot be used or does not fit the tool's input schema, or a key a closed schema lacks (`didYouMean`) |
 //! | `missing_argument` | 2 | the tool's schema requires arguments that were not given, checked before calling (`missing`, `required`); or a prompt's, when the server refused it |
 //! | `file_error` | 2 | a local file could not be read or written |
+//! | `config_error` | 2 | the `--config` file cannot be used: not JSON (the message starts `FILE:LINE:COLUMN:`), no server list (`didYouMean`: the key a misspelt one is meant as), no servers, a broken entry |
 //! | `spawn_failed` | 3 | the stdio server could not be started |
 //! | `connection_refused` | 3 | nothing accepted the TCP connection |
 //! | `connection_reset` | 3 | the connection was reset or closed mid-exchange |

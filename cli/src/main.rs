@@ -15,14 +15,15 @@ fn main() -> ExitCode {
         // Bearer …'` without its colon): printed masked, in clap's colours where they apply.
         // With --json anywhere on the line it also gets its JSON object (clap could not parse
         // the line, so the flag is looked for by hand; after `--` it belongs to the server
-        // command).
+        // command), except for `bridge`: its stdout is the host's protocol channel.
         Err(e) if e.use_stderr() => {
             let rendered = e.render().ansi().to_string();
             anstream::eprint!("{}", mcp_term::redact::text(&rendered));
             let json = std::env::args()
                 .skip(1)
                 .take_while(|a| a != "--")
-                .any(|a| a == "--json");
+                .any(|a| a == "--json")
+                && help::subcommand_of(std::env::args_os()).as_deref() != Some("bridge");
             if json {
                 let plain = e.to_string();
                 let first = plain.lines().next().unwrap_or_default();
@@ -54,6 +55,8 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<Exit, CliError> {
+    cli.refuse_ignored_options()
+        .map_err(|e| CliError::Usage(e.0))?;
     match &cli.command {
         Command::DemoServer(args) if args.listen.is_some() => {
             demo_server::run_http(args).map(|()| Exit::Ok)

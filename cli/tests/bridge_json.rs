@@ -1,5 +1,5 @@
-//! `mcp --json bridge`: stdout carries only the protocol, the CLI's error object included
-//! nowhere on it (a host reads every stdout line as JSON-RPC).
+//! A failing `mcp bridge`: stdout carries only the protocol, the CLI's error object nowhere
+//! on it (a host reads every stdout line as JSON-RPC); `--json` itself is refused, on stderr.
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
@@ -9,9 +9,9 @@ use serde_json::{Value, json};
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 #[test]
-fn with_json_a_failing_bridge_writes_only_the_protocol_on_stdout() {
+fn a_failing_bridge_writes_only_the_protocol_on_stdout() {
     let mut bridge = Command::new(MCP)
-        .args(["--json", "bridge", "--url", "http://127.0.0.1:9/mcp"])
+        .args(["bridge", "--url", "http://127.0.0.1:9/mcp"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -34,4 +34,20 @@ fn with_json_a_failing_bridge_writes_only_the_protocol_on_stdout() {
     assert_ne!(out.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("error:"), "{stderr}");
+}
+
+#[test]
+fn json_is_refused_on_stderr_before_anything_starts() {
+    let out = Command::new(MCP)
+        .args(["--json", "bridge", "--url", "http://127.0.0.1:9/mcp"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: mcp bridge does not take --json"),
+        "{stderr}"
+    );
 }

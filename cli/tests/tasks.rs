@@ -6,7 +6,8 @@
 //!   session, a `simulate-research-query` task is listed by `tasks`, shown by `tasks get`, its
 //!   result printed by `tasks result` (`--json`: the tool result, as `mcp call --json` prints
 //!   it), and `tasks cancel` of the finished task is the server's refusal; an unknown task's
-//!   id is the server's error (exit 4) with a hint to `mcp tasks`;
+//!   id is the server's error (exit 4) with a hint to `mcp tasks`; with `--config FILE`, a
+//!   bridge's `SERVER/ID` goes to that server of the file with the server's own id;
 //! - Ctrl-C during `mcp call` of that task-required tool sends `tasks/cancel` for the task.
 //!
 //! The peer's command comes from `.peers/env.sh` (`MCP_PEER_EVERYTHING`); without it these
@@ -397,4 +398,34 @@ fn the_shell_shows_a_calls_task_statuses_only_as_the_calls_status() {
     assert!(!stderr.contains("tasks/status"), "{stderr}");
     assert!(!stderr.contains("taskId"), "{stderr}");
     assert!(!stderr.contains("task "), "{stderr}");
+}
+
+#[test]
+fn a_bridges_server_slash_id_goes_to_that_server_with_its_own_id() {
+    let Some(server) = everything() else { return };
+    let dir = std::env::temp_dir().join(format!("mcp-cli-tasks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let config = dir.join("two.json");
+    let entry = serde_json::json!({"command": server[0], "args": server[1..]});
+    let file = serde_json::json!({"mcpServers": {
+        "alpha": entry,
+        "beta": {"command": MCP, "args": ["demo-server"]},
+    }});
+    std::fs::write(&config, file.to_string()).expect("write the config");
+    // `alpha/ID` as `mcp bridge --config` shows alpha's task `ID`.
+    let o = Command::new(MCP)
+        .args(["-v", "--json", "--config"])
+        .arg(&config)
+        .args(["tasks", "get", "alpha/no-such-task"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{stderr}");
+    let error: Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(error["error"]["method"], "tasks/get", "{error}");
+    assert_eq!(error["error"]["rpcCode"], -32602, "{error}");
+    // The server was asked about its own id, once, without the bridge's prefix.
+    assert!(stderr.contains(r#""taskId":"no-such-task""#), "{stderr}");
+    assert!(!stderr.contains(r#""taskId":"alpha/"#), "{stderr}");
 }

@@ -49,7 +49,7 @@ mod shapes;
 use json::{Json, Members};
 pub use shapes::{
     ConfigEntry, ConfigShape, EntryStatus, ParsedConfig, parse_config, parse_config_entries,
-    parse_config_file,
+    parse_config_file, stray_server_list,
 };
 
 /// One configured MCP server.
@@ -227,17 +227,37 @@ pub enum ConfigErrorKind {
     /// The text is not JSON (the message gives line and column).
     #[error("invalid JSON: {0}")]
     Json(serde_json::Error),
-    /// The top-level object has no `mcpServers` key.
+    /// The top-level object has no `mcpServers` key. `typo` is a top-level key that looks
+    /// meant as it (`mcpServerz`, `mcp_servers`, VS Code's `servers`), and the key meant.
     #[error(
-        r#"missing top-level key "mcpServers" (expected {{"mcpServers": {{"<name>": {{...}}}}}})"#
+        r#"missing top-level key "mcpServers" (expected {{"mcpServers": {{"<name>": {{...}}}}}}){}"#,
+        typo_text(typo)
     )]
-    MissingMcpServers,
-    /// A VS Code file (`.vscode/mcp.json`) has no `servers` key.
-    #[error(r#"missing top-level key "servers" (expected {{"servers": {{"<name>": {{...}}}}}})"#)]
-    MissingServers,
+    MissingMcpServers {
+        /// The misspelt key and the key it is likely meant as.
+        typo: Option<(String, &'static str)>,
+    },
+    /// A VS Code file (`.vscode/mcp.json`) has no `servers` key. `typo` is a top-level key
+    /// that looks meant as it (`Servers`, `mcpServers`), and the key meant.
+    #[error(
+        r#"missing top-level key "servers" (expected {{"servers": {{"<name>": {{...}}}}}}){}"#,
+        typo_text(typo)
+    )]
+    MissingServers {
+        /// The misspelt key and the key it is likely meant as.
+        typo: Option<(String, &'static str)>,
+    },
     /// [`ConfigShape::Auto`] found neither `mcpServers` nor `servers` at the top level.
-    #[error(r#"unknown file shape: expected a top-level "mcpServers" or "servers" object"#)]
-    UnknownShape,
+    /// `typo` is a top-level key that looks like a misspelling of one (`mcpServerz`,
+    /// `mcp_servers`, `Servers`), and the key meant.
+    #[error(
+        r#"no server list: expected a top-level "mcpServers" object (Claude Desktop, Cursor, Claude Code) or "servers" object (VS Code){}"#,
+        typo_text(typo)
+    )]
+    UnknownShape {
+        /// The misspelt key and the key it is likely meant as.
+        typo: Option<(String, &'static str)>,
+    },
     /// A value has the wrong JSON type.
     #[error("expected {expected}, found {found}")]
     WrongType {
@@ -262,9 +282,7 @@ pub enum ConfigErrorKind {
     /// of the entry that looks like a misspelling of one of them (`"comand"`), and which.
     #[error(
         r#"needs "command" (stdio server) or "url" (HTTP server){}"#,
-        typo.as_ref().map_or(String::new(), |(key, meant)| format!(
-            r#": unknown key {key:?} (did you mean "{meant}"?)"#
-        ))
+        typo_text(typo)
     )]
     MissingTransport {
         /// The misspelt key and the key it is likely meant as.
@@ -279,6 +297,13 @@ pub enum ConfigErrorKind {
     /// Variable expansion failed.
     #[error(transparent)]
     Expand(#[from] ExpandError),
+}
+
+/// `: unknown key "KEY" (did you mean "MEANT"?)` for a misspelt key, or nothing.
+fn typo_text(typo: &Option<(String, &'static str)>) -> String {
+    typo.as_ref().map_or(String::new(), |(key, meant)| {
+        format!(r#": unknown key {key:?} (did you mean "{meant}"?)"#)
+    })
 }
 
 /// Why [`expand_vars`] failed. Never contains the input text, only variable names and offsets.

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use mcp_manager::config::{
-    ConfigEntry, ConfigShape, EntryStatus, HttpConfig, HttpTransport, ServerConfig, StdioConfig,
-    TimeoutConfig, TransportConfig, parse_config_entries,
+    ConfigEntry, EntryStatus, HttpConfig, HttpTransport, ServerConfig, StdioConfig, TimeoutConfig,
+    TransportConfig,
 };
 use mcp_proto::session::{CloseReason, EraPolicy};
 use mcp_proto::types::Implementation;
@@ -127,22 +127,9 @@ fn with_scheme(url: &str) -> Option<String> {
         .map(|_| candidate)
 }
 
-/// Reads a `--config` file entry by entry ([`parse_config_entries`]): a problem in one
-/// entry (an undefined `${VAR}`) never hides the others.
+/// Reads a `--config` file entry by entry: see [`super::config_file::entries`].
 pub fn config_entries(file: &Path) -> Result<Vec<ConfigEntry>, CliError> {
-    let text = std::fs::read_to_string(file).map_err(|e| CliError::File {
-        path: file.to_owned(),
-        reason: e.to_string(),
-    })?;
-    // A secret-looking variable's value is registered for masking in everything printed.
-    let vars = crate::redact::registering_lookup(|name| std::env::var(name).ok());
-    parse_config_entries(
-        Some(&file.display().to_string()),
-        &text,
-        &vars,
-        &ConfigShape::Auto,
-    )
-    .map_err(|e| CliError::Usage(format!("bad config file: {e}")))
+    super::config_file::entries(file)
 }
 
 /// The entry `server` of `file`, or its only server when `server` is `None`.
@@ -184,7 +171,7 @@ fn config_entry(file: &Path, server: Option<&str>) -> Result<ServerConfig, CliEr
             entry.name,
             file.display()
         ))),
-        EntryStatus::Broken(e) => Err(CliError::Usage(format!("bad config entry: {e}"))),
+        EntryStatus::Broken(e) => Err(super::config_file::entry_error(file, e)),
         _ => Err(CliError::Usage(format!(
             "server {:?} of {} cannot be used",
             entry.name,

@@ -84,13 +84,8 @@ pub fn server_configs(cli: &Cli) -> Result<ConfigServers, CliError> {
             "--all starts every server of --config: drop --server, --url and `-- <command>`".into(),
         ));
     }
+    // Never empty: a file without servers is an error of its own.
     let entries = config_entries(file)?;
-    if entries.is_empty() {
-        return Err(CliError::Usage(format!(
-            "{} has no servers",
-            file.display()
-        )));
-    }
     let mut out = ConfigServers {
         servers: Vec::new(),
         entries: Vec::new(),

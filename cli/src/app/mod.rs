@@ -16,6 +16,7 @@ pub mod answer;
 pub mod auth;
 pub mod bridge;
 pub mod commands;
+pub mod config_file;
 pub mod connect;
 pub mod demo;
 pub mod diagnose;
@@ -85,6 +86,9 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         }
         _ => {}
     }
+    // A bridge's `SERVER/ID` task id with --config picks the server (`mcp tasks get`).
+    let routed = tasks::route_config_task(cli)?;
+    let cli = routed.as_ref().unwrap_or(cli);
     if many::uses_manager(cli) {
         return with_interrupt(&ui, &mut signals, many::run(cli, &ui, &out), false).await;
     }

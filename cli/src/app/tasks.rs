@@ -12,11 +12,12 @@ use mcp_proto::types::{CallToolResult, Task};
 use mcp_tokio::{Client, Error};
 use serde_json::json;
 
+use super::bridge::aggregate::tasks as bridge_tasks;
 use super::commands::{call_options, call_result, error_text};
 use super::connect::call_error;
 use super::output::{Out, to_json};
 use super::ui::Ui;
-use crate::args::{ConnectionArgs, TaskAction, TasksArgs};
+use crate::args::{Cli, Command, ConnectionArgs, TaskAction, TasksArgs};
 use crate::exit::{CliError, Exit};
 use crate::render::{Column, Table};
 
@@ -66,6 +67,71 @@ pub async fn run(
             }
             Ok(Exit::Ok)
         }
+    }
+}
+
+/// `mcp --config FILE tasks get|result|cancel ID` without `--server`, when the file's
+/// server is not plain: a bridge over FILE (`mcp bridge --config FILE`) shows its servers'
+/// task ids as `SERVER/ID`, so an id of that form whose `SERVER` is a server of the file goes
+/// to that server with the server's own `ID`: the command line to run instead is returned.
+/// Any other id, with a file of several servers, is a usage error that names both ways of
+/// saying which server has the task. `None`: the command line is run as it is.
+///
+/// Call it before connecting: it picks the server.
+pub fn route_config_task(cli: &Cli) -> Result<Option<Cli>, CliError> {
+    let Command::Tasks(args) = &cli.command else {
+        return Ok(None);
+    };
+    let c = &cli.connection;
+    let (Some(file), None, Some(action)) = (&c.config, &c.server, &args.action) else {
+        return Ok(None);
+    };
+    if !args.server().argv.is_empty() || c.url.is_some() {
+        // Two servers given: the target's own error says so.
+        return Ok(None);
+    }
+    let (TaskAction::Get { id, .. }
+    | TaskAction::Result { id, .. }
+    | TaskAction::Cancel { id, .. }) = action;
+    let entries = super::config_file::entries(file)?;
+    let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    let named = bridge_tasks::from_host(id);
+    if let Some((server, own)) = &named
+        && names.contains(&server.as_str())
+    {
+        let mut routed = cli.clone();
+        if let Command::Tasks(TasksArgs {
+            action:
+                Some(
+                    TaskAction::Get { id, .. }
+                    | TaskAction::Result { id, .. }
+                    | TaskAction::Cancel { id, .. },
+                ),
+            ..
+        }) = &mut routed.command
+        {
+            *id = (*own).to_owned();
+        }
+        routed.connection.server = Some(server.clone());
+        return Ok(Some(routed));
+    }
+    let servers = || format!("{} servers ({})", names.len(), names.join(", "));
+    match (names.as_slice(), named) {
+        // Already SERVER/ID, of a server the file lacks: prefixing it again would not help.
+        ([_, _, ..], Some((server, _))) => Err(CliError::Usage(format!(
+            "task id {id:?} names the server {server:?} (a bridge's SERVER/ID), which {} does \
+             not have; its servers: {}; with --server NAME give the server's own id",
+            file.display(),
+            names.join(", ")
+        ))),
+        ([first, _, ..], None) => Err(CliError::Usage(format!(
+            "{} has {}: say which has task {id:?} with --server NAME, or give the id \
+             as a bridge over the file shows it, SERVER/ID ({})",
+            file.display(),
+            servers(),
+            bridge_tasks::to_host(first, id)
+        ))),
+        _ => Ok(None),
     }
 }
 

@@ -3,8 +3,10 @@
 
 use clap::Args;
 
+use super::ArgError;
 use super::command_args::ServerCommand;
-use super::values::parse_listen_addr;
+use super::global::{ConnectionArgs, Era, OutputArgs};
+use super::values::{parse_listen_addr, parse_origin};
 
 /// `mcp bridge --config FILE`: which of the namespaced tools the host is offered.
 #[derive(Debug, Clone, Default, Args)]
@@ -35,9 +37,11 @@ pub struct BridgeArgs {
     /// from the environment variable VAR (never from the command line).
     #[arg(long, value_name = "VAR", requires = "listen")]
     pub bearer_token_env: Option<String>,
-    /// With --listen: an `Origin` allowed besides loopback ones, e.g.
-    /// `https://app.example.com` (repeatable; browsers on other origins get 403).
-    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    /// With --listen: an `Origin` allowed besides loopback ones, as a browser sends it:
+    /// scheme, host and port unless default (`https://app.example.com`,
+    /// `http://localhost:3000`; no path, no trailing slash). Repeatable; browsers on other
+    /// origins get 403.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen", value_parser = parse_origin)]
     pub allow_origins: Vec<String>,
     /// The stdio server to forward to, instead of --url.
     #[command(flatten)]
@@ -45,4 +49,55 @@ pub struct BridgeArgs {
     /// `--allow` / `--deny`, for `--config`.
     #[command(flatten)]
     pub tools: ToolFilterArgs,
+}
+
+/// Refuses the global options `mcp bridge` has no use for, naming each with the reason,
+/// rather than ignoring them: `--root` (the host's roots are forwarded), `--era` other than
+/// `auto` (the host's protocol version is spoken), `--max-time` (a forwarded call lasts as
+/// long as the host waits), and the output options `--json`, `--output` and `--raw` (stdout
+/// is the protocol channel; errors go to stderr as text).
+///
+/// Call it once the command line is parsed, before anything is started.
+pub fn refuse_unused_globals(
+    connection: &ConnectionArgs,
+    output: &OutputArgs,
+) -> Result<(), ArgError> {
+    let mut refused = Vec::new();
+    if !connection.roots.is_empty() {
+        refused.push(
+            "--root (roots are the host's: a server's roots/list is forwarded to the host; \
+             with --config --listen none are offered)",
+        );
+    }
+    if connection.era != Era::Auto {
+        refused.push(
+            "--era (the bridge speaks the host's protocol version to the server, as the host \
+             would directly)",
+        );
+    }
+    if connection.max_time.is_some() {
+        refused.push(
+            "--max-time (a forwarded call lasts as long as the host waits; --timeout bounds \
+             each request)",
+        );
+    }
+    if output.json {
+        refused.push(
+            "--json (stdout carries the protocol only; errors go to stderr as text, and the \
+             exit code tells what happened)",
+        );
+    }
+    if output.output.is_some() {
+        refused.push("--output (stdout is the protocol channel to the host)");
+    }
+    if output.raw {
+        refused.push("--raw (the bridge forwards results as they are)");
+    }
+    if refused.is_empty() {
+        return Ok(());
+    }
+    Err(ArgError(format!(
+        "mcp bridge does not take {}",
+        refused.join("; nor ")
+    )))
 }

@@ -173,8 +173,8 @@ pub enum Command {
     /// a terminal is present (stderr, or /dev/tty), stores the token and goes on, and without
     /// one it answers the host's initialize with an error saying to run `mcp login --url URL`.
     /// A forwarded request is bounded by the global option --timeout (default: none, the host
-    /// decides). stdout carries only the protocol (with --json too: errors go to stderr); logs
-    /// go to stderr. When the host closes stdin, the requests it already sent get up to 2 s to
+    /// decides). stdout carries only the protocol; errors (usage errors too) and logs go to
+    /// stderr. When the host closes stdin, the requests it already sent get up to 2 s to
     /// be answered; then what still runs upstream is cancelled, the upstream session ends
     /// (HTTP DELETE, or the child's shutdown) and the bridge exits 0. SIGTERM, SIGINT or
     /// SIGHUP cancels what runs upstream (the reason names the signal), ends the upstream
@@ -221,6 +221,11 @@ pub enum Command {
     /// tool's error result); with --stateless there is no session to send them to. Roots are
     /// not offered to the servers with --listen: one host's workspace would bound every
     /// session's calls.
+    ///
+    /// A bridge refuses (exit 2) the global options it would ignore: --root (roots are the
+    /// host's), --era other than auto (the host's protocol version is spoken), --max-time
+    /// (--timeout bounds each request), and --json, --output and --raw (stdout is the protocol
+    /// channel).
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(

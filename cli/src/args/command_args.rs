@@ -4,7 +4,7 @@
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Map, Value};
 
-use super::values::parse_listen_addr;
+use super::values::{parse_listen_addr, parse_origin};
 use super::{ArgError, typed};
 
 /// A server log level for `log-level`, in increasing severity.
@@ -180,9 +180,10 @@ pub struct DemoServerArgs {
     /// read from this environment variable (never from the command line).
     #[arg(long, value_name = "VAR", requires = "listen")]
     pub bearer_token_env: Option<String>,
-    /// With --listen: also accept requests from this browser Origin
-    /// (`https://app.example.com`; repeatable).
-    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen")]
+    /// With --listen: also accept requests from this browser Origin, as a browser sends it
+    /// (`https://app.example.com`, `http://localhost:3000`; no path, no trailing slash;
+    /// repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen", value_parser = parse_origin)]
     pub allow_origins: Vec<String>,
     /// Serve the fixtures of the official conformance suite's server scenarios (the test_*
     /// tools, test:// resources and test_* prompts) instead of the demo's own.

@@ -92,6 +92,22 @@ where
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }
 
+/// The subcommand of a command line clap refused, as far as it can be told (`None` when
+/// there is none); `args` starts with the binary's name. A usage error's `--json` object is
+/// written on stdout for every command but `bridge`, whose stdout is its host's protocol
+/// channel.
+pub fn subcommand_of<I, T>(args: I) -> Option<String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = Cli::command()
+        .ignore_errors(true)
+        .try_get_matches_from(args)
+        .ok()?;
+    matches.subcommand_name().map(str::to_owned)
+}
+
 /// The text of `mcp help options`: every global option with its long description.
 pub fn global_options() -> String {
     let globals: Vec<clap::Arg> = Cli::command()

@@ -536,3 +536,68 @@ fn listen_takes_ip_and_port_or_localhost_and_says_what_to_write_otherwise() {
         ErrorKind::ValueValidation
     );
 }
+
+#[test]
+fn allow_origin_takes_an_origin_as_browsers_send_it() {
+    for (given, kept) in [
+        ("https://app.example.com", "https://app.example.com"),
+        ("http://localhost:3000", "http://localhost:3000"),
+        ("http://[::1]:8080", "http://[::1]:8080"),
+        // Browsers lower-case the host and drop a default port.
+        ("https://App.Example.COM:443", "https://app.example.com"),
+        ("http://example.com:80", "http://example.com"),
+        ("vscode-webview://abc123", "vscode-webview://abc123"),
+    ] {
+        assert_eq!(parse_origin(given).as_deref(), Ok(kept), "{given}");
+    }
+    for (given, says) in [
+        (
+            "example.com",
+            "has no scheme, so no browser's Origin would match it: use https://example.com",
+        ),
+        ("localhost:3000", "use http://localhost:3000"),
+        ("example.com/app", "use https://example.com ("),
+        (
+            "https://example.com/",
+            "ends with a slash, which a browser's Origin never has: use https://example.com",
+        ),
+        (
+            "https://example.com/app",
+            "has a path: an origin has none, use https://example.com",
+        ),
+        ("https://example.com?x=1", "has a path"),
+        ("https://user:pw@example.com", "has credentials"),
+        ("https://example.com:99999", "is not an origin"),
+        ("null", "cannot be allowed"),
+    ] {
+        let error = parse_origin(given).expect_err(given);
+        assert!(error.contains(says), "{given}: {error}");
+    }
+    // At parse time, for both commands that take it.
+    let cli = parse(&[
+        "bridge",
+        "--listen",
+        "127.0.0.1:0",
+        "--allow-origin",
+        "https://Example.com:443",
+        "--url",
+        "http://127.0.0.1:1/mcp",
+    ]);
+    let Command::Bridge(args) = cli.command else {
+        panic!("bridge")
+    };
+    assert_eq!(args.allow_origins, ["https://example.com"]);
+    for command in ["bridge", "demo-server"] {
+        assert_eq!(
+            parse_err(&[
+                command,
+                "--listen",
+                "127.0.0.1:0",
+                "--allow-origin",
+                "example.com"
+            ]),
+            ErrorKind::ValueValidation,
+            "{command}"
+        );
+    }
+}

@@ -56,6 +56,72 @@ pub fn parse_listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
     ))
 }
 
+/// The forms `--allow-origin` takes, for its errors.
+const ORIGIN_FORM: &str = "an origin is a scheme, a host and a port unless it is the scheme's \
+default, as a browser sends it: https://example.com, http://localhost:3000";
+
+/// Parses `--allow-origin`: a browser origin, `scheme://host[:port]` exactly as a browser
+/// sends it in `Origin` (`https://app.example.com`, `http://localhost:3000`,
+/// `vscode-webview://id`). A bare host (`example.com`, which would match no browser), a
+/// trailing slash, a path, a query, a fragment or credentials are refused with the form to
+/// use. http and https origins come back in the form browsers send (the host in lower case,
+/// a default port dropped: `https://Example.com:443` is `https://example.com`), so that they
+/// compare equal.
+pub fn parse_origin(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("null") {
+        return Err(
+            "the origin \"null\" (sandboxed pages, local files) cannot be allowed: any page can \
+             send it"
+                .to_owned(),
+        );
+    }
+    let Some((scheme, rest)) = text.split_once("://") else {
+        let host = text.split(['/', '?', '#']).next().unwrap_or_default();
+        let example = if host.is_empty() {
+            "https://example.com".to_owned()
+        } else if host.starts_with("localhost") || host.starts_with("127.") {
+            format!("http://{host}")
+        } else {
+            format!("https://{host}")
+        };
+        return Err(format!(
+            "{text:?} has no scheme, so no browser's Origin would match it: use {example} \
+             ({ORIGIN_FORM})"
+        ));
+    };
+    let (authority, tail) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+    let bare = format!("{scheme}://{authority}");
+    match tail {
+        "" => {}
+        "/" => {
+            return Err(format!(
+                "{text:?} ends with a slash, which a browser's Origin never has: use {bare}"
+            ));
+        }
+        _ => {
+            return Err(format!(
+                "{text:?} has a path: an origin has none, use {bare} ({ORIGIN_FORM})"
+            ));
+        }
+    }
+    let url = url::Url::parse(text)
+        .map_err(|e| format!("{text:?} is not an origin ({e}); {ORIGIN_FORM}"))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(format!(
+            "{text:?} has credentials: an origin has none ({ORIGIN_FORM})"
+        ));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("{text:?} has no host ({ORIGIN_FORM})"));
+    }
+    match url.scheme() {
+        // The browser's own serialization: lower-case host, no default port.
+        "http" | "https" => Ok(url.origin().ascii_serialization()),
+        _ => Ok(text.to_owned()),
+    }
+}
+
 /// Parses `250ms`, `10s`, `2m`, `1h` or a bare number of seconds (`1.5`).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();

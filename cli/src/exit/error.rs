@@ -293,6 +293,16 @@ pub enum CliError {
     /// `mcp login` could not get a token.
     #[error("OAuth: {0}")]
     AuthFailed(String),
+    /// A `--config` file that cannot be used (see `app::config_file`), with its own hint.
+    #[error("{message}")]
+    Config {
+        /// What is wrong, starting with the file (`FILE:LINE:COLUMN: …` for bad JSON).
+        message: String,
+        /// What to try, when there is something to say.
+        hint: Option<String>,
+        /// The top-level key a misspelt one is probably meant as.
+        did_you_mean: Option<String>,
+    },
     /// A local file could not be read or written.
     #[error("{}: {reason}", path.display())]
     File {
@@ -400,6 +410,7 @@ impl CliError {
             | CliError::InvalidUrl { .. }
             | CliError::InvalidArgument { .. }
             | CliError::MissingArguments { .. }
+            | CliError::Config { .. }
             | CliError::File { .. } => Exit::Usage,
             CliError::Network {
                 kind: NetworkFailure::Timeout,

@@ -114,6 +114,7 @@ impl CliError {
             CliError::ToolFailed(_) => "the tool ran and reported a failure in its own words; if it is about the arguments, `mcp tools` shows what the tool takes".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
+            CliError::Config { hint, .. } => return hint.clone(),
             CliError::LoginRequired { oauth: false, .. } => {
                 // Printed masked (crate::redact): `Bearer ***` is the one spelling left as is.
                 "the server wants an access token and offers no OAuth login: send it with \

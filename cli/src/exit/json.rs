@@ -17,6 +17,7 @@ impl CliError {
             CliError::InvalidArgument { .. } => "invalid_argument",
             CliError::MissingArguments { .. } => "missing_argument",
             CliError::File { .. } => "file_error",
+            CliError::Config { .. } => "config_error",
             CliError::Spawn { .. } => "spawn_failed",
             CliError::Network { kind, .. } => match kind {
                 NetworkFailure::Refused => "connection_refused",
@@ -91,6 +92,10 @@ impl CliError {
             }
             CliError::InvalidArgument { suggestions, .. } => {
                 error.insert("didYouMean".into(), names(suggestions));
+            }
+            CliError::Config { did_you_mean, .. } => {
+                let meant: Vec<String> = did_you_mean.iter().cloned().collect();
+                error.insert("didYouMean".into(), names(&meant));
             }
             CliError::InvalidUrl { suggestion, .. } => {
                 error.insert(

@@ -116,6 +116,11 @@ fn all() -> Vec<CliError> {
             method: "tasks/list".into(),
             reason: "its capabilities have no `tasks.list`".into(),
         },
+        CliError::Config {
+            message: "mcp.json: no server list".into(),
+            hint: Some("rename \"mcpServerz\" to \"mcpServers\"".into()),
+            did_you_mean: Some("mcpServers".into()),
+        },
     ]
 }
 
@@ -126,7 +131,7 @@ fn documented_codes() {
         codes,
         [
             2, 3, 3, 3, 3, 4, 5, 130, 143, 129, 1, 1, 2, 4, 3, 3, 3, 2, 2, 2, 3, 5, 3, 4, 3, 4, 4,
-            4, 4
+            4, 4, 2
         ]
     );
     assert_eq!(Exit::Ok.code(), 0);

@@ -142,16 +142,15 @@ fn tasks_are_routed_to_their_server_under_host_visible_ids() {
         "{statuses:?}"
     );
 
-    for unknown in ["no-server-part", "three/1"] {
+    // Only an id without the SERVER/ID form is told the form (one with it is not told to
+    // prefix it again).
+    for (unknown, told_the_form) in [("no-server-part", true), ("three/1", false)] {
         let id = host.request("tasks/get", json!({"taskId": unknown}));
         let (answer, _) = host.answer(id);
         assert_eq!(answer["error"]["code"], -32602, "{answer}");
-        assert!(
-            answer["error"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("unknown task")),
-            "{answer}"
-        );
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("unknown task: "), "{answer}");
+        assert_eq!(message.contains("SERVER/ID"), told_the_form, "{answer}");
     }
     assert_eq!(host.finish(), 0);
 }

@@ -113,19 +113,24 @@ pub fn parse_config_entries(
         serde_json::from_str(contents).map_err(|e| top.err(None, ConfigErrorKind::Json(e)))?;
     let top_level = top.object(None, &root)?;
 
+    let typo = |accepted: &[&'static str]| list_key_typo(top_level, accepted);
     let shape = match shape {
         ConfigShape::Auto if top_level.get("mcpServers").is_some() => &ConfigShape::McpServers,
         ConfigShape::Auto if top_level.get("servers").is_some() => &ConfigShape::VsCode {
             workspace: file.and_then(vscode_workspace),
         },
-        ConfigShape::Auto => return Err(top.err(None, ConfigErrorKind::UnknownShape)),
+        ConfigShape::Auto => {
+            let typo = typo(&LIST_KEYS);
+            return Err(top.err(None, ConfigErrorKind::UnknownShape { typo }));
+        }
         other => other,
     };
     match shape {
         ConfigShape::McpServers => {
-            let servers = top_level
-                .get("mcpServers")
-                .ok_or_else(|| top.err(None, ConfigErrorKind::MissingMcpServers))?;
+            let servers = top_level.get("mcpServers").ok_or_else(|| {
+                let typo = typo(&["mcpServers"]);
+                top.err(None, ConfigErrorKind::MissingMcpServers { typo })
+            })?;
             server_list(top, "mcpServers", servers)
         }
         ConfigShape::VsCode { workspace } => {
@@ -135,9 +140,10 @@ pub fn parse_config_entries(
                 },
                 ..top
             };
-            let servers = top_level
-                .get("servers")
-                .ok_or_else(|| top.err(None, ConfigErrorKind::MissingServers))?;
+            let servers = top_level.get("servers").ok_or_else(|| {
+                let typo = typo(&["servers"]);
+                top.err(None, ConfigErrorKind::MissingServers { typo })
+            })?;
             server_list(scope, "servers", servers)
         }
         ConfigShape::ClaudeUser => match top_level.present("mcpServers") {
@@ -160,7 +166,7 @@ pub fn parse_config_entries(
             }
         }
         // `Auto` was resolved above; a shape added later must be handled here.
-        ConfigShape::Auto => Err(top.err(None, ConfigErrorKind::UnknownShape)),
+        ConfigShape::Auto => Err(top.err(None, ConfigErrorKind::UnknownShape { typo: None })),
     }
 }
 
@@ -256,4 +262,77 @@ fn vscode_workspace(path: &str) -> Option<String> {
         .then(|| dir.parent())
         .flatten()
         .map(|w| w.to_string_lossy().into_owned())
+}
+
+/// The top-level keys that hold a server list, in the order [`ConfigShape::Auto`] tries them.
+const LIST_KEYS: [&str; 2] = ["mcpServers", "servers"];
+
+/// A top-level key that looks meant as one of the server list keys `accepted` but is not one,
+/// with the key it is likely meant as: a slip of a list key (`mcpServerz`, `mcp_servers`,
+/// `MCPServers`, `Servers`), or, when only one key is accepted, the other dialect's key
+/// (VS Code's `servers` in an `mcpServers` file, and back). `None` when no key looks so.
+fn list_key_typo(top_level: &Members, accepted: &[&'static str]) -> Option<(String, &'static str)> {
+    top_level
+        .0
+        .iter()
+        .map(|(key, _)| key.as_str())
+        .filter(|key| !accepted.contains(key))
+        .find_map(|key| {
+            let looks_like_list = LIST_KEYS.into_iter().find(|list| looks_like(key, list))?;
+            // With one accepted key, whichever list key this one looks like, it was meant as
+            // the accepted one (the other dialect's key in this dialect's file).
+            let meant = match accepted {
+                [only] => only,
+                _ => looks_like_list,
+            };
+            Some((key.to_owned(), meant))
+        })
+}
+
+/// Whether `key` looks like a slip of `list_key`: the same letters and digits in any case
+/// and with any separators (`mcp_servers`, `MCP-Servers`), or at most two edits away (one
+/// for a short key; a swap of two letters counts as one).
+fn looks_like(key: &str, list_key: &str) -> bool {
+    let letters = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let (key, list_key) = (letters(key), letters(list_key));
+    let edits = if list_key.len() > 8 { 2 } else { 1 };
+    !key.is_empty() && strsim::osa_distance(&key, &list_key) <= edits
+}
+
+/// Why a file of `shape` has no servers although it parsed, when a top-level key looks meant
+/// to hold them: `{"mcpServers": {}, "servers": {...}}` (VS Code's key beside an empty
+/// `mcpServers`), `{"mcpServers": {}, "mcp_servers": {...}}`. Returns that key and the key
+/// the file's servers are read from; `None` when the contents are not an object with a
+/// server list, or nothing looks so.
+///
+/// For a caller that found no servers in a file and wants to say more than "no servers".
+///
+/// ```
+/// use mcp_manager::config::{ConfigShape, stray_server_list};
+///
+/// let json = r#"{"mcpServers": {}, "servers": {"db": {"command": "db-mcp"}}}"#;
+/// assert_eq!(
+///     stray_server_list(json, &ConfigShape::Auto),
+///     Some(("servers".to_owned(), "mcpServers"))
+/// );
+/// ```
+pub fn stray_server_list(contents: &str, shape: &ConfigShape) -> Option<(String, &'static str)> {
+    let Json::Object(top_level) = serde_json::from_str::<Json>(contents).ok()? else {
+        return None;
+    };
+    let read = match shape {
+        ConfigShape::Auto => LIST_KEYS
+            .into_iter()
+            .find(|key| top_level.get(key).is_some())?,
+        ConfigShape::McpServers | ConfigShape::ClaudeUser => "mcpServers",
+        ConfigShape::VsCode { .. } => "servers",
+        // Its list is nested inside a project: a top-level key is not a slip of it.
+        ConfigShape::ClaudeLocal { .. } => return None,
+    };
+    list_key_typo(&top_level, &[read])
 }

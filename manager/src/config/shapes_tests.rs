@@ -155,8 +155,97 @@ fn enabled_must_be_boolean() {
 #[test]
 fn unknown_shape_names_the_file() {
     let e = file("/x/conf.json", r#"{"other": {}}"#).unwrap_err();
-    assert!(matches!(e.kind, ConfigErrorKind::UnknownShape));
-    assert!(e.to_string().starts_with(r#"file "/x/conf.json": "#), "{e}");
+    assert!(matches!(
+        e.kind,
+        ConfigErrorKind::UnknownShape { typo: None }
+    ));
+    assert_eq!(
+        e.to_string(),
+        r#"file "/x/conf.json": no server list: expected a top-level "mcpServers" object (Claude Desktop, Cursor, Claude Code) or "servers" object (VS Code)"#
+    );
+}
+
+/// The key a file of unknown shape probably meant, as `(found, meant)`.
+fn shape_typo(json: &str) -> Option<(String, &'static str)> {
+    match file("f.json", json).unwrap_err().kind {
+        ConfigErrorKind::UnknownShape { typo } => typo,
+        other => panic!("{json}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_misspelt_list_key_gets_the_key_it_looks_meant_as() {
+    for (json, key, meant) in [
+        (r#"{"mcpServerz": {}}"#, "mcpServerz", "mcpServers"),
+        (r#"{"mcp_servers": {}}"#, "mcp_servers", "mcpServers"),
+        (r#"{"MCP-Servers": {}}"#, "MCP-Servers", "mcpServers"),
+        (r#"{"mcpServer": {}}"#, "mcpServer", "mcpServers"),
+        (r#"{"mpcServers": {}}"#, "mpcServers", "mcpServers"),
+        (r#"{"inputs": [], "Servers": {}}"#, "Servers", "servers"),
+        (r#"{"server": {}}"#, "server", "servers"),
+    ] {
+        assert_eq!(shape_typo(json), Some((key.to_owned(), meant)), "{json}");
+    }
+    let e = file("f.json", r#"{"mcp_servers": {}}"#).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with(r#": unknown key "mcp_servers" (did you mean "mcpServers"?)"#),
+        "{e}"
+    );
+    // Keys that are not slips of a list key get no guess.
+    for json in [
+        r#"{"other": {}}"#,
+        r#"{"context_servers": {}}"#,
+        r#"{"observers": {}}"#,
+        r#"{"": {}}"#,
+        "{}",
+    ] {
+        assert_eq!(shape_typo(json), None, "{json}");
+    }
+}
+
+#[test]
+fn the_other_dialects_key_is_taken_for_this_dialects() {
+    let e = parse_config(
+        None,
+        r#"{"mcpServers": {"a": {"command": "a"}}}"#,
+        &vars,
+        &ConfigShape::VsCode { workspace: None },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e.kind, ConfigErrorKind::MissingServers { typo: Some((key, "servers")) } if key == "mcpServers"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_stray_server_list_beside_an_empty_one_is_found() {
+    let stray = |json: &str| stray_server_list(json, &ConfigShape::Auto);
+    assert_eq!(
+        stray(r#"{"mcpServers": {}, "servers": {"a": {"command": "a"}}}"#),
+        Some(("servers".to_owned(), "mcpServers"))
+    );
+    assert_eq!(
+        stray(r#"{"mcp_servers": {"a": {"command": "a"}}, "mcpServers": {}}"#),
+        Some(("mcp_servers".to_owned(), "mcpServers"))
+    );
+    assert_eq!(
+        stray(r#"{"servers": {}, "Servers": {}}"#),
+        Some(("Servers".to_owned(), "servers"))
+    );
+    assert_eq!(stray(r#"{"mcpServers": {}, "other": 1}"#), None);
+    // Without a list there is nothing to be beside: that is the shape error's to report.
+    assert_eq!(stray(r#"{"mcpServerz": {}}"#), None);
+    assert_eq!(stray("[]"), None);
+    assert_eq!(stray("{"), None);
+    assert_eq!(
+        stray_server_list(
+            r#"{"projects": {}, "mcp_servers": {}}"#,
+            &ConfigShape::ClaudeUser
+        ),
+        Some(("mcp_servers".to_owned(), "mcpServers"))
+    );
 }
 
 #[test]
@@ -178,7 +267,10 @@ fn explicit_vscode_shape_requires_servers() {
         &ConfigShape::VsCode { workspace: None },
     )
     .unwrap_err();
-    assert!(matches!(e.kind, ConfigErrorKind::MissingServers));
+    assert!(matches!(
+        e.kind,
+        ConfigErrorKind::MissingServers { typo: Some(_) }
+    ));
 }
 
 #[test]

@@ -360,13 +360,23 @@ fn invalid_json() {
 #[test]
 fn top_level_errors() {
     assert_err("[]", None, None, "expected an object, found an array");
+    // VS Code's key in an mcpServers file is taken for a slip of "mcpServers".
     let e = parse_err(r#"{"servers": {}}"#);
-    assert!(matches!(e.kind, ConfigErrorKind::MissingMcpServers));
+    assert!(matches!(
+        &e.kind,
+        ConfigErrorKind::MissingMcpServers { typo: Some((key, "mcpServers")) } if key == "servers"
+    ));
     assert!(
-        e.to_string()
-            .contains(r#"missing top-level key "mcpServers""#),
+        e.to_string().contains(
+            r#"missing top-level key "mcpServers" (expected {"mcpServers": {"<name>": {...}}}): unknown key "servers" (did you mean "mcpServers"?)"#
+        ),
         "{e}"
     );
+    let e = parse_err(r#"{"other": {}}"#);
+    assert!(matches!(
+        e.kind,
+        ConfigErrorKind::MissingMcpServers { typo: None }
+    ));
     assert_err(
         r#"{"mcpServers": []}"#,
         None,

@@ -358,14 +358,7 @@ impl Router {
                 let (server, id) = tasks::from_host(&host_id)
                     .filter(|(server, _)| manager.status().iter().any(|(s, _)| s == server))
                     .filter(|_| self.sees_task(&host_id))
-                    .ok_or_else(|| {
-                        ErrorObject::new(
-                            ErrorObject::INVALID_PARAMS,
-                            format!(
-                                "unknown task: {host_id} (this bridge's task ids are SERVER/ID)"
-                            ),
-                        )
-                    })?;
+                    .ok_or_else(|| tasks::unknown(&host_id))?;
                 params.insert("taskId".into(), Value::String(id.to_owned()));
                 let is_result = method == "tasks/result";
                 let (result, refused) = self.forward_call(&server, method, &params, &context).await;

@@ -56,6 +56,21 @@ pub fn from_host(id: &str) -> Option<(String, &str)> {
     uri::split_server_prefix(id)
 }
 
+/// The `-32602` answer to `tasks/get`, `tasks/result` or `tasks/cancel` of `host_id`, an id
+/// that names no task this host may see. Only an id that is not of the `SERVER/ID` form is
+/// told the form; one that is (a server the file does not have, a task its server does not
+/// know, another HTTP session's task) gets no more than "unknown task", which a task that
+/// does not exist gets too.
+pub fn unknown(host_id: &str) -> ErrorObject {
+    let message = match from_host(host_id) {
+        Some(_) => format!("unknown task: {host_id}"),
+        None => format!(
+            "unknown task: {host_id} (this bridge's task ids are SERVER/ID, as its answers give them)"
+        ),
+    };
+    ErrorObject::new(ErrorObject::INVALID_PARAMS, message)
+}
+
 /// Renames the `taskId` of a task object (a `Task`, a `tasks/get` result, the params of
 /// `notifications/tasks/status`).
 fn rename(server: &str, task: &mut Value) {
@@ -214,6 +229,19 @@ mod tests {
     use super::*;
     use serde_json::json;
     use std::collections::HashMap;
+
+    #[test]
+    fn an_unknown_task_is_told_the_id_form_only_when_it_lacks_it() {
+        let bare = unknown("abc");
+        assert_eq!(bare.code, ErrorObject::INVALID_PARAMS);
+        assert_eq!(
+            bare.message,
+            "unknown task: abc (this bridge's task ids are SERVER/ID, as its answers give them)"
+        );
+        // Already SERVER/ID: no advice to prefix it again.
+        assert_eq!(unknown("gamma/abc").message, "unknown task: gamma/abc");
+        assert_eq!(unknown("a%20b/7").message, "unknown task: a%20b/7");
+    }
 
     fn raw(v: Value) -> Box<RawValue> {
         to_raw(&v).expect("encodes")
