@@ -13,6 +13,7 @@ use mcp_proto::session::{CloseReason, EraPolicy};
 use mcp_proto::types::Implementation;
 use mcp_tokio::{Client, ClientBuilder, Error};
 
+use super::bridge::upstream_failure;
 use super::elicit::{ElicitMode, Elicitor};
 use super::roots::Roots;
 use super::sampling::{Sampler, SamplingMode};
@@ -454,6 +455,16 @@ fn login_required(e: &Error, url: &str, refused: bool) -> Option<CliError> {
     let status = e.http_status()?;
     let insufficient = || status.bearer().and_then(|b| b.error()) == Some("insufficient_scope");
     (status.status == 401 || (status.status == 403 && insufficient())).then(|| {
+        let bearer = status.bearer();
+        if bearer.and_then(|b| b.error()) == Some("invalid_token") && !offers_oauth(status) {
+            let said = bearer
+                .and_then(|b| b.error_description())
+                .map(str::to_owned);
+            return CliError::TokenRefused {
+                url: url.to_owned(),
+                said,
+            };
+        }
         CliError::LoginRequired {
             url: url.to_owned(),
             refused,
@@ -464,6 +475,15 @@ fn login_required(e: &Error, url: &str, refused: bool) -> Option<CliError> {
 
 /// Maps a failure to connect. `http` says whether `what` is an HTTP endpoint.
 fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Duration>) -> CliError {
+    // `mcp bridge` answered; the server behind it failed.
+    if let Error::Handshake {
+        reason: CloseReason::HandshakeRejected(error),
+        ..
+    } = &e
+        && let Some(bridge) = upstream_failure::from_bridge(what, "initialize", error)
+    {
+        return bridge;
+    }
     match e {
         Error::Spawn {
             command, source, ..
@@ -625,13 +645,15 @@ pub fn call_error(e: Error) -> CliError {
             message,
             data,
             ..
-        } => CliError::Remote {
-            method,
-            error: ErrorObject {
+        } => {
+            let error = ErrorObject {
                 data,
                 ..ErrorObject::new(code, strip_rpc_prefix(&message, code))
-            },
-        },
+            };
+            // `mcp bridge` answered; the server behind it failed.
+            upstream_failure::from_bridge(&server, &method, &error)
+                .unwrap_or(CliError::Remote { method, error })
+        }
         Error::Timeout {
             method,
             after,
