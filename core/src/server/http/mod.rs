@@ -396,7 +396,7 @@ impl HttpServer {
                 Refusal::Unauthorized => headers.insert(WWW_AUTHENTICATE, "Bearer"),
                 Refusal::InvalidToken => headers.insert(
                     WWW_AUTHENTICATE,
-                    "Bearer error=\"invalid_token\", error_description=\"the bearer token is not the one this server requires\"",
+                    "Bearer error=\"invalid_token\", error_description=\"the access token is not the one this server requires\"",
                 ),
                 Refusal::MethodNotAllowed(_) => headers.insert("allow", self.allowed_methods()),
                 _ => {}

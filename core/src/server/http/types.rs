@@ -182,10 +182,10 @@ impl Refusal {
             Refusal::Rejected(r) => r.error.message.clone(),
             Refusal::Origin(o) => format!("Forbidden: origin {o} is not allowed"),
             Refusal::Unauthorized => {
-                "Unauthorized: this server requires a bearer token (Authorization: Bearer <token>) and the request has none".into()
+                "Unauthorized: this server requires an access token (Authorization: Bearer <token>) and the request has none".into()
             }
             Refusal::InvalidToken => {
-                "Unauthorized: the bearer token sent is not the one this server requires".into()
+                "Unauthorized: the access token sent is not the one this server requires".into()
             }
             Refusal::MethodNotAllowed(m) => format!("Method not allowed: {m}"),
             Refusal::NotAcceptable => {
