@@ -62,6 +62,7 @@
 //! | `auth_failed` | 3 | authorization failed |
 //! | `token_refused` | 3 | the server refused the bearer token sent (`-H 'Authorization: Bearer …'`): it is wrong, not missing |
 //! | `upstream_failed` | 3 | the URL is an `mcp bridge` that answered, but the server it forwards to failed: not reached, not started, or ended (`method`, `upstream`, `upstreamCode`: that failure's code at the bridge) |
+//! | `not_mcp` | 3 | the URL answers HTTP, but not as an MCP server: the initialize POST was refused (400, 404, 405) and so was the legacy HTTP+SSE GET tried next, or the POST got 501 |
 //! | `no_server_up` | 3 | no server of the config file came up (`tools --all`, `bridge --config`): each one's reason in `servers` (`{"name", "reason"}`) |
 //! | `unsupported` | 3 | this build cannot do what was asked |
 //! | `tool_not_found` | 4 | the server has no such tool (`didYouMean`) |

@@ -491,3 +491,119 @@ fn garbage_is_a_parse_error_and_json_that_is_not_json_rpc_an_invalid_request() {
         }
     }
 }
+
+/// A web server that is no MCP server, on 127.0.0.1: POST gets `post` (status line and
+/// body), GET gets `get`; each answer closes its connection. Serves until the test ends.
+fn web_server(post: (&'static str, &'static str), get: (&'static str, &'static str)) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("local addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone the stream"));
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            // The head, then the body it announces.
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = line.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            let (status, page) = if first.starts_with("POST") { post } else { get };
+            let answer = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{page}",
+                page.len()
+            );
+            let _ = stream.write_all(answer.as_bytes());
+        }
+    });
+    url
+}
+
+/// `mcp --url` and `mcp bridge --url` pointed at a web server that is no MCP server: the
+/// error says so plainly, with what each attempt got (both when the legacy fallback was
+/// tried too), and hints at the URL.
+#[test]
+fn a_web_server_that_is_no_mcp_server_is_said_to_be_one() {
+    let express = web_server(
+        ("404 Not Found", "Cannot POST /mcp"),
+        ("404 Not Found", "Cannot GET /mcp"),
+    );
+    let listing = web_server(
+        ("404 Not Found", "Cannot POST /mcp"),
+        (
+            "200 OK",
+            "<html><body>Directory listing for /</body></html>",
+        ),
+    );
+    let python = web_server(
+        (
+            "501 Not Implemented",
+            "Error response. Message: Unsupported method ('POST').",
+        ),
+        (
+            "200 OK",
+            "<html><body>Directory listing for /</body></html>",
+        ),
+    );
+    for (url, said) in [
+        (
+            &express,
+            "the initialize POST got HTTP 404 Not Found, and the legacy HTTP+SSE GET tried next \
+             failed: HTTP 404 Not Found: Cannot GET /mcp",
+        ),
+        (
+            &listing,
+            "the initialize POST got HTTP 404 Not Found, and the legacy HTTP+SSE GET tried next \
+             failed: HTTP 200 with text/html, not a text/event-stream stream",
+        ),
+        (
+            &python,
+            "it answered the initialize POST with HTTP 501 Not Implemented: Error response. \
+             Message: Unsupported method ('POST').",
+        ),
+    ] {
+        let out = mcp(&["--url", url, "tools", "--json"]);
+        assert_eq!(out.status.code(), Some(3));
+        let error = json_error(&out);
+        assert_eq!(error["code"], "not_mcp", "{error}");
+        assert_eq!(
+            error["message"],
+            format!("{url} does not look like an MCP server: {said}")
+        );
+        assert!(error["hint"].as_str().unwrap_or_default().contains("/mcp"));
+
+        // Through the stdio bridge, the host is told the same of its upstream.
+        let mut bridge = Command::new(MCP)
+            .args(["bridge", "--url", url])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn mcp bridge --url");
+        let mut stdin = bridge.stdin.take().expect("piped stdin");
+        writeln!(stdin, "{INITIALIZE}").expect("send initialize");
+        let out = bridge.wait_with_output().expect("the bridge's output");
+        drop(stdin);
+        assert_eq!(out.status.code(), Some(3));
+        let answer: Value = serde_json::from_slice(&out.stdout).expect("one JSON-RPC line");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("does not look like an MCP server: {said}")),
+            "{message}"
+        );
+        assert_eq!(answer["error"]["data"]["mcpBridge"]["failure"], "not_mcp");
+    }
+}

@@ -484,6 +484,9 @@ fn connect_error(e: Error, what: &str, http: bool, connect_timeout: Option<Durat
     {
         return bridge;
     }
+    if let Some(not_mcp) = super::not_mcp::classify(&e, what) {
+        return not_mcp;
+    }
     match e {
         Error::Spawn {
             command, source, ..

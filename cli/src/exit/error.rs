@@ -322,6 +322,15 @@ pub enum CliError {
         /// What happened, in the bridge's words.
         reason: String,
     },
+    /// The URL answers HTTP, but not as an MCP server: both transports were refused, or the
+    /// initialize POST got 501 (`said` quotes what it answered, short).
+    #[error("{url} does not look like an MCP server: {said}")]
+    NotMcp {
+        /// The URL.
+        url: String,
+        /// What each attempt got.
+        said: String,
+    },
     /// No server of a config file came up (`mcp bridge --config`, `tools --all`): each
     /// server's name and why.
     #[error("no server of the config file came up: {}", failures_text(.0))]
@@ -463,6 +472,7 @@ impl CliError {
             | CliError::TokenRefused { .. }
             | CliError::BridgeUpstream { .. }
             | CliError::NoServerUp(_)
+            | CliError::NotMcp { .. }
             | CliError::AuthFailed(_)
             | CliError::Unsupported(_) => Exit::Connection,
             CliError::Http {

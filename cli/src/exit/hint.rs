@@ -134,6 +134,10 @@ impl CliError {
             CliError::BridgeUpstream {
                 upstream, failure, ..
             } => bridge_upstream_hint(upstream, failure),
+            CliError::NotMcp { .. } => "check the URL: an MCP endpoint is often /mcp (or /sse \
+                 for an old server), on the port the MCP server listens on; add -v to see the \
+                 HTTP exchange"
+                .into(),
             CliError::NoServerUp(_) => "fix each server's entry in the config file (or start \
                  the server it names); `mcp --config FILE tools --all` shows each server's state"
                 .into(),

@@ -35,6 +35,7 @@ impl CliError {
             CliError::TokenRefused { .. } => "token_refused",
             CliError::BridgeUpstream { .. } => "upstream_failed",
             CliError::NoServerUp(_) => "no_server_up",
+            CliError::NotMcp { .. } => "not_mcp",
             CliError::AuthFailed(_) => "auth_failed",
             CliError::Unsupported(_) => "unsupported",
             CliError::NotOffered { .. } => "not_offered",

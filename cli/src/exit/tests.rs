@@ -127,6 +127,10 @@ fn all() -> Vec<CliError> {
             failure: "connection_refused".into(),
             reason: "could not connect to http://127.0.0.1:9/mcp: connection refused".into(),
         },
+        CliError::NotMcp {
+            url: "http://127.0.0.1:8000/".into(),
+            said: "it answered the initialize POST with HTTP 501 Not Implemented".into(),
+        },
         CliError::NoServerUp(vec![
             ("a".into(), "exited with code 2: no db".into()),
             ("b".into(), "could not start `x`: not found".into()),
@@ -141,7 +145,7 @@ fn documented_codes() {
         codes,
         [
             2, 3, 3, 3, 3, 4, 5, 130, 143, 129, 1, 1, 2, 4, 3, 3, 3, 2, 2, 2, 3, 5, 3, 4, 3, 4, 4,
-            4, 4, 3, 3, 3
+            4, 4, 3, 3, 3, 3
         ]
     );
     assert_eq!(Exit::Ok.code(), 0);
@@ -179,7 +183,7 @@ fn every_code_is_in_the_module_docs_with_its_exit() {
 
 #[test]
 fn a_wrong_token_a_bridges_upstream_and_failed_servers_say_what_they_are() {
-    let [.., token, bridge, none] = &all()[..] else {
+    let [.., token, bridge, _, none] = &all()[..] else {
         unreachable!("the list is long")
     };
     assert_eq!(

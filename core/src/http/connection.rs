@@ -114,6 +114,10 @@ pub struct Connection {
     pub(crate) now: Instant,
     pub(crate) phase: Phase,
     pub(crate) fell_back: bool,
+    /// The refusal of the initialize POST that made the connection fall back to legacy
+    /// HTTP+SSE, until the legacy stream opens: if the GET fails too, both are reported
+    /// ([`CloseReason::NotMcp`](session::CloseReason::NotMcp)).
+    pub(crate) fallback_cause: Option<super::error::HttpStatusError>,
     pub(crate) legacy_endpoint: Option<Url>,
     pub(crate) session_id: Option<String>,
     pub(crate) generation: u32,
@@ -178,6 +182,7 @@ impl Connection {
                 Phase::Probing
             },
             fell_back: false,
+            fallback_cause: None,
             legacy_endpoint: None,
             session_id: None,
             generation: 0,
@@ -626,7 +631,17 @@ impl Connection {
                     Some(e) => e.to_string(),
                     None => message,
                 };
-                self.session.handle_transport_closed(now, Some(detail));
+                match self.fallback_cause.take() {
+                    // Both transports were tried: say so, with why each failed.
+                    Some(post) => self.session.close_for_transport(
+                        now,
+                        session::CloseReason::NotMcp {
+                            post: Box::new(post),
+                            legacy: detail,
+                        },
+                    ),
+                    None => self.session.handle_transport_closed(now, Some(detail)),
+                }
             }
             Purpose::Delete => {}
             _ => {

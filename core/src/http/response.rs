@@ -166,7 +166,15 @@ impl Connection {
             Purpose::Message(_) => self.set_read(id, Body::Ignore(0)),
             Purpose::Listen | Purpose::Resume(_) | Purpose::LegacyConnect => {
                 if content != Some(ContentType::EventStream) {
-                    let message = "the stream is not text/event-stream".to_owned();
+                    // What came instead (a web page, JSON) says what the URL is.
+                    let got: String = headers
+                        .get("content-type")
+                        .unwrap_or("no content type")
+                        .chars()
+                        .take(80)
+                        .collect();
+                    let message =
+                        format!("HTTP {status} with {got}, not a text/event-stream stream");
                     self.exchanges.abort(id);
                     return self.fail_exchange(now, id, message);
                 }
@@ -267,6 +275,8 @@ impl Connection {
             {
                 let x = self.take(id);
                 self.fell_back = true;
+                // The body is not read: the fallback starts at once.
+                self.fallback_cause = Some(HttpStatusError::from_response(status, &headers, b""));
                 self.posts.push_front(QueuedPost {
                     body: x.body,
                     purpose: Purpose::Initialize,
@@ -471,6 +481,7 @@ impl Connection {
                 match resolve_endpoint(&self.config.url, data) {
                     Ok(url) => {
                         self.legacy_endpoint = Some(url);
+                        self.fallback_cause = None;
                         self.phase = Phase::Up(Transport::Legacy);
                         if let Some(x) = self.exchanges.get_mut(id) {
                             x.deadline = None;
