@@ -6,7 +6,7 @@
 //! | 0 | success |
 //! | 1 | the tool returned `isError: true`, or `lint` found errors |
 //! | 2 | usage: bad options or arguments (a URL without `http://` or `https://`, a `key=value` that does not fit the tool's input schema, a missing required argument); nothing was sent, but for a prompt's missing argument (found when the server refused the prompt) |
-//! | 3 | connection or handshake failure (refused, reset, an HTTP error status while connecting, the server exited), a transport this build lacks, authorization needed (`mcp login`) or failed; for `tools --all`: no server of the config file came up |
+//! | 3 | connection or handshake failure (refused, reset, an HTTP error status while connecting, the server exited), a transport this build lacks, authorization needed (`mcp login`) or failed, a bearer token refused, a bridge's upstream server down; for `tools --all` and `bridge --config`: no server of the config file came up |
 //! | 4 | the server answered with an error: a JSON-RPC error (tool, prompt or resource not found, invalid params, ...), an HTTP error status on a request, or an invalid answer (a tool result that does not match the tool's `outputSchema` too); or it does not offer what the command needs (a capability it did not declare) |
 //! | 5 | timeout |
 //! | 129 | stopped by SIGHUP (the terminal went away) |
@@ -61,6 +61,10 @@
 //! | `connection_closed` | 3 | the connection ended before the answer |
 //! | `login_required` | 3 | the server needs `mcp login` |
 //! | `auth_failed` | 3 | authorization failed |
+//! | `token_refused` | 3 | the server refused the bearer token sent (`-H 'Authorization: Bearer …'`): it is wrong, not missing |
+//! | `upstream_failed` | 3 | the URL is an `mcp bridge` that answered, but the server it forwards to failed: not reached, not started, or ended (`method`, `upstream`, `upstreamCode`: that failure's code at the bridge) |
+//! | `not_mcp` | 3 | the URL answers HTTP, but not as an MCP server: the initialize POST was refused (400, 404, 405) and so was the legacy HTTP+SSE GET tried next, or the POST got 501 |
+//! | `no_server_up` | 3 | no server of the config file came up (`tools --all`, `bridge --config`): each one's reason in `servers` (`{"name", "reason"}`) |
 //! | `unsupported` | 3 | this build cannot do what was asked |
 //! | `tool_not_found` | 4 | the server has no such tool (`didYouMean`) |
 //! | `prompt_not_found` | 4 | the server has no such prompt (`didYouMean`) |

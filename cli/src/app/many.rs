@@ -555,9 +555,16 @@ fn list(
     if up {
         Ok(Exit::Ok)
     } else {
-        Err(CliError::Handshake(
-            "no server of the config file came up".into(),
-        ))
+        // Each server that should have come up, with its reason (as in the lines above).
+        let failures = servers
+            .iter()
+            .filter(|s| matches!(s.state, "failed" | "timed out"))
+            .map(|s| {
+                let why = s.reason.as_deref().unwrap_or("unknown reason");
+                (s.name.clone(), format!("{}: {why}", s.state))
+            })
+            .collect();
+        Err(CliError::NoServerUp(failures))
     }
 }
 

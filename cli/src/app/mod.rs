@@ -24,6 +24,7 @@ pub mod elicit;
 pub mod load;
 pub mod log;
 pub mod many;
+pub mod not_mcp;
 pub mod output;
 pub mod prompt;
 pub mod roots;

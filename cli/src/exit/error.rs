@@ -290,6 +290,51 @@ pub enum CliError {
         /// a token given some other way, sent with `-H 'Authorization: Bearer …'`.
         oauth: bool,
     },
+    /// The server wants a bearer token it does not hand out by OAuth, and refused the one
+    /// sent (its challenge says `invalid_token`): the token is wrong, not missing.
+    #[error(
+        "{url} refused the access token sent{}",
+        said.as_deref().map(|s| format!(": {s}")).unwrap_or_default()
+    )]
+    TokenRefused {
+        /// The server's URL.
+        url: String,
+        /// The server's `error_description`, if it sent one.
+        said: Option<String>,
+    },
+    /// `mcp bridge` answered, but the upstream server it forwards to failed: it could not be
+    /// reached or started, or it ended (the bridge's error data says so:
+    /// [`crate::app::bridge::upstream_failure`]).
+    #[error(
+        "{}the bridge at {bridge} is up, but its upstream server failed: {reason}",
+        doing(method)
+    )]
+    BridgeUpstream {
+        /// The bridge's URL (or command).
+        bridge: String,
+        /// The request that failed (`initialize` while connecting).
+        method: String,
+        /// The upstream's URL or command line, as the bridge names it.
+        upstream: String,
+        /// The upstream failure's `--json` code at the bridge (`connection_refused`,
+        /// `server_exited`, …), empty when the bridge did not say.
+        failure: String,
+        /// What happened, in the bridge's words.
+        reason: String,
+    },
+    /// The URL answers HTTP, but not as an MCP server: both transports were refused, or the
+    /// initialize POST got 501 (`said` quotes what it answered, short).
+    #[error("{url} does not look like an MCP server: {said}")]
+    NotMcp {
+        /// The URL.
+        url: String,
+        /// What each attempt got.
+        said: String,
+    },
+    /// No server of a config file came up (`mcp bridge --config`, `tools --all`): each
+    /// server's name and why.
+    #[error("no server of the config file came up: {}", failures_text(.0))]
+    NoServerUp(Vec<(String, String)>),
     /// `mcp login` could not get a token.
     #[error("OAuth: {0}")]
     AuthFailed(String),
@@ -335,6 +380,18 @@ pub(super) fn backticked(names: &[String]) -> String {
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `server "a": why; server "b": why`.
+fn failures_text(failures: &[(String, String)]) -> String {
+    if failures.is_empty() {
+        return "the file has no server to start".into();
+    }
+    failures
+        .iter()
+        .map(|(name, why)| format!("server {name:?}: {why}"))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `tools/call: ` before a message, or nothing when what was being done is not known.
@@ -423,6 +480,10 @@ impl CliError {
             | CliError::Exited(_)
             | CliError::Closed(_)
             | CliError::LoginRequired { .. }
+            | CliError::TokenRefused { .. }
+            | CliError::BridgeUpstream { .. }
+            | CliError::NoServerUp(_)
+            | CliError::NotMcp { .. }
             | CliError::AuthFailed(_)
             | CliError::Unsupported(_) => Exit::Connection,
             CliError::Http {

@@ -125,6 +125,23 @@ impl CliError {
                 format!("run: mcp login --url {url}")
             }
             CliError::LoginRequired { .. } => "run: mcp login --url <the server's URL>".into(),
+            CliError::TokenRefused { .. } => {
+                // Printed masked (crate::redact): `Bearer ***` is the one spelling left as is.
+                "the token sent with -H 'Authorization: Bearer ***' is not the one the server \
+                 expects: check its value (for `mcp bridge --listen`, the value of its \
+                 --bearer-token-env variable)"
+                    .into()
+            }
+            CliError::BridgeUpstream {
+                upstream, failure, ..
+            } => bridge_upstream_hint(upstream, failure),
+            CliError::NotMcp { .. } => "check the URL: an MCP endpoint is often /mcp (or /sse \
+                 for an old server), on the port the MCP server listens on; add -v to see the \
+                 HTTP exchange"
+                .into(),
+            CliError::NoServerUp(_) => "fix each server's entry in the config file (or start \
+                 the server it names); `mcp --config FILE tools --all` shows each server's state"
+                .into(),
             CliError::AuthFailed(_) => {
                 "check the URL; without a browser on this machine use --no-browser and open the \
                  printed URL elsewhere (the redirect must reach this machine's 127.0.0.1)"
@@ -157,6 +174,35 @@ fn or_list(names: &[String]) -> String {
         None => String::new(),
         Some((last, [])) => last.clone(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The hint for a bridge whose upstream `upstream` failed with the `--json` code `failure`:
+/// the bridge's URL is right; what to do about the upstream.
+fn bridge_upstream_hint(upstream: &str, failure: &str) -> String {
+    let upstream = if upstream.is_empty() {
+        "the bridge's upstream server".to_owned()
+    } else {
+        format!("`{upstream}`")
+    };
+    match failure {
+        "spawn_failed" => format!(
+            "the bridge could not start {upstream}: check the command after `--` of `mcp bridge` \
+             (the bridge's log, where it runs, says more)"
+        ),
+        "server_exited" | "connection_closed" => format!(
+            "the bridge's server process {upstream} ended, as said above (the bridge's log, \
+             where it runs, has its last words); a new session (run the command again) starts \
+             it again"
+        ),
+        "login_required" | "auth_failed" | "token_refused" => format!(
+            "{upstream} wants authorization from the bridge: on the bridge's machine run \
+             `mcp login --url` with that URL"
+        ),
+        _ => format!(
+            "the bridge works; {upstream} is down or unreachable from it: start it, or fix \
+             the bridge's --url (the bridge's log, where it runs, says more)"
+        ),
     }
 }
 

@@ -33,6 +33,10 @@ impl CliError {
             CliError::Exited(_) => "server_exited",
             CliError::Closed(_) => "connection_closed",
             CliError::LoginRequired { .. } => "login_required",
+            CliError::TokenRefused { .. } => "token_refused",
+            CliError::BridgeUpstream { .. } => "upstream_failed",
+            CliError::NoServerUp(_) => "no_server_up",
+            CliError::NotMcp { .. } => "not_mcp",
             CliError::AuthFailed(_) => "auth_failed",
             CliError::Unsupported(_) => "unsupported",
             CliError::NotOffered { .. } => "not_offered",
@@ -145,6 +149,24 @@ impl CliError {
                     .map(|(pointer, message)| json!({"pointer": pointer, "message": message}));
                 error.insert("violations".into(), violations.collect());
                 error.insert("violationCount".into(), (*total).into());
+            }
+            CliError::BridgeUpstream {
+                method,
+                upstream,
+                failure,
+                ..
+            } => {
+                error.insert("method".into(), method.clone().into());
+                error.insert("upstream".into(), upstream.clone().into());
+                if !failure.is_empty() {
+                    error.insert("upstreamCode".into(), failure.clone().into());
+                }
+            }
+            CliError::NoServerUp(failures) => {
+                let servers = failures
+                    .iter()
+                    .map(|(name, why)| json!({"name": name, "reason": why}));
+                error.insert("servers".into(), servers.collect());
             }
             CliError::Http { status, what, .. } => {
                 error.insert("httpStatus".into(), (*status).into());

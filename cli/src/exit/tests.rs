@@ -121,6 +121,25 @@ fn all() -> Vec<CliError> {
             hint: Some("rename \"mcpServerz\" to \"mcpServers\"".into()),
             did_you_mean: Some("mcpServers".into()),
         },
+        CliError::TokenRefused {
+            url: "http://127.0.0.1:9/mcp".into(),
+            said: Some("the access token is not the one this server requires".into()),
+        },
+        CliError::BridgeUpstream {
+            bridge: "http://127.0.0.1:8080/mcp".into(),
+            method: "initialize".into(),
+            upstream: "http://127.0.0.1:9/mcp".into(),
+            failure: "connection_refused".into(),
+            reason: "could not connect to http://127.0.0.1:9/mcp: connection refused".into(),
+        },
+        CliError::NotMcp {
+            url: "http://127.0.0.1:8000/".into(),
+            said: "it answered the initialize POST with HTTP 501 Not Implemented".into(),
+        },
+        CliError::NoServerUp(vec![
+            ("a".into(), "exited with code 2: no db".into()),
+            ("b".into(), "could not start `x`: not found".into()),
+        ]),
     ]
 }
 
@@ -131,7 +150,7 @@ fn documented_codes() {
         codes,
         [
             2, 3, 3, 3, 3, 4, 5, 130, 143, 129, 1, 1, 2, 4, 3, 3, 3, 2, 2, 2, 3, 5, 3, 4, 3, 4, 4,
-            4, 4, 2
+            4, 4, 2, 3, 3, 3, 3
         ]
     );
     assert_eq!(Exit::Ok.code(), 0);
@@ -165,6 +184,36 @@ fn every_code_is_in_the_module_docs_with_its_exit() {
             e.exit()
         );
     }
+}
+
+#[test]
+fn a_wrong_token_a_bridges_upstream_and_failed_servers_say_what_they_are() {
+    let [.., token, bridge, _, none] = &all()[..] else {
+        unreachable!("the list is long")
+    };
+    assert_eq!(
+        token.to_string(),
+        "http://127.0.0.1:9/mcp refused the access token sent: the access token is not the one this server requires"
+    );
+    assert!(!token.hint().unwrap().contains("mcp login"));
+    assert_eq!(
+        bridge.to_string(),
+        "initialize: the bridge at http://127.0.0.1:8080/mcp is up, but its upstream server \
+         failed: could not connect to http://127.0.0.1:9/mcp: connection refused"
+    );
+    let hint = bridge.hint().unwrap();
+    assert!(
+        hint.contains("`http://127.0.0.1:9/mcp` is down or unreachable"),
+        "{hint}"
+    );
+    assert_eq!(
+        none.to_string(),
+        r#"no server of the config file came up: server "a": exited with code 2: no db; server "b": could not start `x`: not found"#
+    );
+    assert!(!none.hint().unwrap().contains("connection ended"));
+    let object = none.json_object().unwrap();
+    assert_eq!(object["error"]["servers"][1]["name"], "b");
+    assert_eq!(object["error"]["code"], "no_server_up");
 }
 
 #[test]

@@ -474,7 +474,7 @@ fn a_misspelt_entry_is_named_and_initialize_refused() {
         answer["error"]["message"]
             .as_str()
             .unwrap_or_default()
-            .contains("no server of the config file can start"),
+            .contains(r#"no server of the config file came up: server "b": configuration error"#),
         "{answer}"
     );
     let stderr = host.stderr();

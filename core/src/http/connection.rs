@@ -515,7 +515,17 @@ impl Connection {
                     Some(e) => e.to_string(),
                     None => message,
                 };
-                self.session.handle_transport_closed(now, Some(detail));
+                match self.transport.take_fallback_cause() {
+                    // Both transports were tried: say so, with why each failed.
+                    Some(post) => self.session.close_for_transport(
+                        now,
+                        session::CloseReason::NotMcp {
+                            post: Box::new(post),
+                            legacy: detail,
+                        },
+                    ),
+                    None => self.session.handle_transport_closed(now, Some(detail)),
+                }
             }
             Purpose::Delete => {}
             _ => {

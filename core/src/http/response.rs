@@ -162,7 +162,15 @@ impl Connection {
             Purpose::Message(_) => self.set_read(id, Body::Ignore(0)),
             Purpose::Listen | Purpose::Resume(_) | Purpose::LegacyConnect => {
                 if content != Some(ContentType::EventStream) {
-                    let message = "the stream is not text/event-stream".to_owned();
+                    // What came instead (a web page, JSON) says what the URL is.
+                    let got: String = headers
+                        .get("content-type")
+                        .unwrap_or("no content type")
+                        .chars()
+                        .take(80)
+                        .collect();
+                    let message =
+                        format!("HTTP {status} with {got}, not a text/event-stream stream");
                     self.exchanges.abort(id);
                     return self.fail_exchange(now, id, message);
                 }
@@ -262,7 +270,9 @@ impl Connection {
                     && matches!(status, 400 | 404 | 405) =>
             {
                 let x = self.take(id);
-                self.transport.fall_back();
+                // The body is not read: the fallback starts at once.
+                self.transport
+                    .fall_back(HttpStatusError::from_response(status, &headers, b""));
                 self.posts.push_front(QueuedPost {
                     body: x.body,
                     purpose: Purpose::Initialize,

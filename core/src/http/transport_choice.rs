@@ -3,6 +3,7 @@
 
 use url::Url;
 
+use super::error::HttpStatusError;
 use super::exchange::Transport;
 
 /// Where the connection is in choosing its transport.
@@ -30,6 +31,10 @@ pub(crate) struct TransportChoice {
     fell_back: bool,
     /// The legacy transport's POST URL, from the `endpoint` event.
     legacy_endpoint: Option<Url>,
+    /// The refusal of the initialize POST that made the connection fall back, until the
+    /// legacy stream names its endpoint: if the GET fails too, both are reported
+    /// ([`CloseReason::NotMcp`](crate::session::CloseReason::NotMcp)).
+    fallback_cause: Option<HttpStatusError>,
 }
 
 impl TransportChoice {
@@ -39,6 +44,7 @@ impl TransportChoice {
             phase,
             fell_back: false,
             legacy_endpoint: None,
+            fallback_cause: None,
         }
     }
 
@@ -87,14 +93,23 @@ impl TransportChoice {
         !self.fell_back
     }
 
-    /// Records the fall back to legacy (the caller starts the legacy connection).
-    pub(crate) fn fall_back(&mut self) {
+    /// Records the fall back to legacy, caused by the initialize POST's refusal `cause`
+    /// (the caller starts the legacy connection).
+    pub(crate) fn fall_back(&mut self, cause: HttpStatusError) {
         self.fell_back = true;
+        self.fallback_cause = Some(cause);
+    }
+
+    /// The initialize POST's refusal that made the connection fall back, once: taken when the
+    /// legacy connection failed too, to report both.
+    pub(crate) fn take_fallback_cause(&mut self) -> Option<HttpStatusError> {
+        self.fallback_cause.take()
     }
 
     /// The legacy `endpoint` event named `url`: messages flow over legacy from here on.
     pub(crate) fn select_legacy(&mut self, url: Url) {
         self.legacy_endpoint = Some(url);
+        self.fallback_cause = None;
         self.phase = Phase::Up(Transport::Legacy);
     }
 }

@@ -306,6 +306,19 @@ pub enum CloseReason {
     /// the session expired twice in a row).
     #[error("{0}")]
     Http(crate::transport_error::HttpStatusError),
+    /// The URL answers HTTP, but as no MCP server: the Streamable HTTP `initialize` POST was
+    /// refused with 400, 404 or 405, and the legacy HTTP+SSE GET tried after it (the
+    /// fallback of [`TransportMode::Auto`](crate::http::TransportMode::Auto)) failed too.
+    #[error(
+        "no MCP endpoint there: the initialize POST got {post}, and the legacy HTTP+SSE GET tried next failed: {legacy}"
+    )]
+    NotMcp {
+        /// The answer to the POST (its status; the body is not read before falling back).
+        post: Box<crate::transport_error::HttpStatusError>,
+        /// How the legacy GET failed (an HTTP status with its body's start, a body that is
+        /// not `text/event-stream`, no `endpoint` event in time, a network failure).
+        legacy: String,
+    },
 }
 
 /// Odd input from the peer that the session survived. Reported, never fatal.

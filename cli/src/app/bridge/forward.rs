@@ -31,6 +31,7 @@ use mcp_tokio::{Client, Error, Notifications};
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
+use super::upstream_failure;
 use crate::app::connect::call_error;
 
 /// Forwards each host request to the upstream client and its answer back.
@@ -365,7 +366,9 @@ pub fn to_host(host: &ServerHandle, n: &ServerNotification) {
 /// The JSON-RPC error the host gets for a failed upstream request: the server's own error
 /// object when it answered one (code, message and data as they were), else an internal error
 /// saying what went wrong on the way in the words `mcp` prints for it (the connection to the
-/// URL was reset, the server's command was killed by SIGTERM), not the HTTP client's.
+/// URL was reset, the server's command was killed by SIGTERM), not the HTTP client's; when
+/// the connection to the upstream failed, with the upstream named in its data
+/// ([`upstream_failure::for_host`]).
 pub fn error_for_host(e: Error) -> ErrorObject {
     match e {
         Error::Remote {
@@ -378,9 +381,15 @@ pub fn error_for_host(e: Error) -> ErrorObject {
             error.data = data;
             error
         }
-        other => ErrorObject::new(
-            ErrorObject::INTERNAL_ERROR,
-            format!("mcp bridge: {}", call_error(other)),
-        ),
+        other => {
+            let upstream = other.server().to_owned();
+            let error = call_error(other);
+            if upstream_failure::is_upstream_failure(&error) {
+                // The connection to the upstream is what failed: said so in the data too.
+                upstream_failure::for_host(&upstream, &error, false)
+            } else {
+                ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {error}"))
+            }
+        }
     }
 }

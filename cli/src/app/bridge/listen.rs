@@ -281,9 +281,11 @@ impl SessionBridge {
             Ok(client) => client,
             Err(e) => {
                 tracing::warn!("bridge: a session's upstream failed: {e}");
-                let message = format!("mcp bridge: the server could not be reached: {e}");
                 self.publish.send_replace(Some(Err(e.to_string())));
-                return Err(ErrorObject::new(ErrorObject::INTERNAL_ERROR, message));
+                // Named as the upstream's failure (in words and in its data), so the host
+                // does not take it for its own connection to the bridge failing.
+                let upstream = super::upstream_failure::upstream_name(&self.config);
+                return Err(super::upstream_failure::for_host(&upstream, &e, true));
             }
         };
         tracing::info!(

@@ -33,10 +33,10 @@ pub mod forward;
 pub mod listen;
 pub mod stop;
 pub mod upstream;
+pub mod upstream_failure;
 
 use mcp_manager::config::TransportConfig;
 use mcp_proto::framing::lines::encode_line;
-use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::{ServerConfig, ServerSession};
 use mcp_proto::session::ProtocolVersion;
 use mcp_proto::types::{Implementation, InitializeParams};
@@ -255,7 +255,8 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         if matches!(connected, Err(CliError::LoginRequired { oauth: true, .. }))
             && super::auth::terminal_present()
         {
-            connected = login_and_connect(cli, ui, config, &init.params, host.clone()).await;
+            connected =
+                login_and_connect(cli, ui, config.clone(), &init.params, host.clone()).await;
         }
         connected
     };
@@ -269,15 +270,15 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         Err(e) => {
             // The host learns why (and what to do: `mcp login`, say) in the answer to its
             // `initialize`; the user also on stderr.
-            let mut message = format!("mcp bridge: {e}");
+            let mut error =
+                upstream_failure::for_host(&upstream_failure::upstream_name(&config), &e, true);
             // Only a login is something the host's user can act on from the host; the other
             // hints speak of this terminal (`-v`, stderr "above"), which the host does not show.
             if let CliError::LoginRequired { .. } = e
                 && let Some(hint) = e.hint()
             {
-                message = format!("{message} ({hint})");
+                error.message = format!("{} ({hint})", error.message);
             }
-            let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, message);
             let answer = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "error": error});
             let mut line = answer.to_string().into_bytes();
             line.push(b'\n');

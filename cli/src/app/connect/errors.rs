@@ -8,6 +8,7 @@ use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::CloseReason;
 use mcp_tokio::Error;
 
+use super::super::bridge::upstream_failure;
 use crate::exit::{CliError, NetworkFailure, strip_rpc_prefix};
 
 /// Whether a 401's server offers an OAuth login: its Bearer challenge names its protected
@@ -25,6 +26,16 @@ pub(super) fn login_required(e: &Error, url: &str, refused: bool) -> Option<CliE
     let status = e.http_status()?;
     let insufficient = || status.bearer().and_then(|b| b.error()) == Some("insufficient_scope");
     (status.status == 401 || (status.status == 403 && insufficient())).then(|| {
+        let bearer = status.bearer();
+        if bearer.and_then(|b| b.error()) == Some("invalid_token") && !offers_oauth(status) {
+            let said = bearer
+                .and_then(|b| b.error_description())
+                .map(str::to_owned);
+            return CliError::TokenRefused {
+                url: url.to_owned(),
+                said,
+            };
+        }
         CliError::LoginRequired {
             url: url.to_owned(),
             refused,
@@ -40,6 +51,18 @@ pub(super) fn connect_error(
     http: bool,
     connect_timeout: Option<Duration>,
 ) -> CliError {
+    // `mcp bridge` answered; the server behind it failed.
+    if let Error::Handshake {
+        reason: CloseReason::HandshakeRejected(error),
+        ..
+    } = &e
+        && let Some(bridge) = upstream_failure::from_bridge(what, "initialize", error)
+    {
+        return bridge;
+    }
+    if let Some(not_mcp) = super::super::not_mcp::classify(&e, what) {
+        return not_mcp;
+    }
     match e {
         Error::Spawn {
             command, source, ..
@@ -194,13 +217,15 @@ pub fn call_error(e: Error) -> CliError {
             message,
             data,
             ..
-        } => CliError::Remote {
-            method,
-            error: ErrorObject {
+        } => {
+            let error = ErrorObject {
                 data,
                 ..ErrorObject::new(code, strip_rpc_prefix(&message, code))
-            },
-        },
+            };
+            // `mcp bridge` answered; the server behind it failed.
+            upstream_failure::from_bridge(&server, &method, &error)
+                .unwrap_or(CliError::Remote { method, error })
+        }
         Error::Timeout {
             method,
             after,

@@ -123,6 +123,53 @@ fn auto_mode_falls_back_to_legacy_on_400_404_405() {
     }
 }
 
+/// A URL that is no MCP endpoint (a web server's 404 to the POST, then its page or another
+/// 404 to the GET): the close says both attempts failed, each with why.
+#[test]
+fn both_transports_failing_close_with_both_reasons() {
+    let html: &[(&str, &str)] = &[("content-type", "text/html")];
+    for (status, content, page, said) in [
+        (
+            404,
+            html,
+            &b"Cannot GET /sse"[..],
+            "HTTP 404 Not Found: Cannot GET /sse",
+        ),
+        (
+            200,
+            html,
+            b"<html>index</html>",
+            "HTTP 200 with text/html, not a text/event-stream stream",
+        ),
+    ] {
+        let mut h = H::with(legacy_config(TransportMode::Auto));
+        let post = h.next();
+        h.reply(post.id, 404, html, b"Cannot POST /sse");
+        let g = h.next();
+        assert_eq!(g.purpose, Purpose::LegacyConnect);
+        h.reply(g.id, status, content, page);
+        assert!(h.conn.session().is_closed());
+        let reason = h
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::Session(session::Event::Closed { reason }) => Some(reason.clone()),
+                _ => None,
+            })
+            .expect("closed");
+        let session::CloseReason::NotMcp { post, legacy } = &reason else {
+            panic!("{reason:?}");
+        };
+        assert_eq!(post.status, 404);
+        assert!(legacy.contains(said), "{legacy}");
+        let text = reason.to_string();
+        assert!(
+            text.starts_with("no MCP endpoint there: the initialize POST got HTTP 404 Not Found, and the legacy HTTP+SSE GET tried next failed: "),
+            "{text}"
+        );
+    }
+}
+
 #[test]
 fn auto_mode_does_not_fall_back_on_401_or_500() {
     for status in [401, 500] {

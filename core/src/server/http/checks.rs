@@ -32,19 +32,36 @@ pub(crate) fn origin_allowed(check: &OriginCheck, origin: Option<&str>) -> bool 
     }
 }
 
-/// Whether the request carries `Authorization: Bearer <expected>`. The token is compared in
-/// constant time (its length is not secret).
+/// What a request's `Authorization` says about the bearer token a server requires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BearerCheck {
+    /// `Bearer <expected>`.
+    Valid,
+    /// No `Authorization: Bearer <token>` at all (no header, another scheme, no token).
+    Missing,
+    /// A bearer token that is not the expected one.
+    Wrong,
+}
+
+/// Checks the request's `Authorization: Bearer <token>` against `expected`. The token is
+/// compared in constant time (its length is not secret).
 #[must_use]
-pub(crate) fn bearer_matches(headers: &HeaderList, expected: &str) -> bool {
+pub(crate) fn bearer(headers: &HeaderList, expected: &str) -> BearerCheck {
     let Some(value) = headers.get(AUTHORIZATION) else {
-        return false;
+        return BearerCheck::Missing;
     };
-    let value = value.trim();
-    let Some((scheme, token)) = value.split_once(' ') else {
-        return false;
+    let Some((scheme, token)) = value.trim().split_once(' ') else {
+        return BearerCheck::Missing;
     };
-    scheme.eq_ignore_ascii_case("bearer")
-        && bool::from(token.trim().as_bytes().ct_eq(expected.as_bytes()))
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() {
+        return BearerCheck::Missing;
+    }
+    if bool::from(token.as_bytes().ct_eq(expected.as_bytes())) {
+        BearerCheck::Valid
+    } else {
+        BearerCheck::Wrong
+    }
 }
 
 /// What a request's `Accept` lets the server answer with.
@@ -156,25 +173,20 @@ mod tests {
 
     #[test]
     fn bearer_needs_the_scheme_and_the_exact_token() {
-        let ok = headers(&[("authorization", "Bearer s3cret")]);
-        assert!(bearer_matches(&ok, "s3cret"));
-        assert!(bearer_matches(
-            &headers(&[("Authorization", "bearer  s3cret ")]),
-            "s3cret"
-        ));
-        for bad in [
-            "Bearer s3cre",
-            "Bearer s3cret2",
-            "Basic s3cret",
-            "s3cret",
-            "Bearer",
-        ] {
-            assert!(
-                !bearer_matches(&headers(&[("authorization", bad)]), "s3cret"),
-                "{bad}"
-            );
+        let check = |value: &str| bearer(&headers(&[("authorization", value)]), "s3cret");
+        assert_eq!(check("Bearer s3cret"), BearerCheck::Valid);
+        assert_eq!(
+            bearer(&headers(&[("Authorization", "bearer  s3cret ")]), "s3cret"),
+            BearerCheck::Valid
+        );
+        for wrong in ["Bearer s3cre", "Bearer s3cret2", "bearer other"] {
+            assert_eq!(check(wrong), BearerCheck::Wrong, "{wrong}");
         }
-        assert!(!bearer_matches(&HeaderList::new(), "s3cret"));
+        // No bearer token at all: no header, another scheme, a scheme without a token.
+        for missing in ["Basic s3cret", "s3cret", "Bearer", "Bearer   "] {
+            assert_eq!(check(missing), BearerCheck::Missing, "{missing}");
+        }
+        assert_eq!(bearer(&HeaderList::new(), "s3cret"), BearerCheck::Missing);
     }
 
     #[test]

@@ -532,7 +532,7 @@ impl Entry {
                     out.push_back(super::refusal_head(response, 404));
                     out.push_back(Output::Body {
                         response,
-                        bytes: super::error_body("Session ended"),
+                        bytes: super::error_body(-32000, "Session ended"),
                     });
                 }
                 out.push_back(Output::End { response });

@@ -394,7 +394,12 @@ impl HttpServer {
         let mut head = refusal_head(response, refusal.status());
         if let Output::Head { headers, .. } = &mut head {
             match &refusal {
+                // RFC 6750 §3.1: no error code when the request had no token at all.
                 Refusal::Unauthorized => headers.insert(WWW_AUTHENTICATE, "Bearer"),
+                Refusal::InvalidToken => headers.insert(
+                    WWW_AUTHENTICATE,
+                    "Bearer error=\"invalid_token\", error_description=\"the access token is not the one this server requires\"",
+                ),
                 Refusal::MethodNotAllowed(_) => headers.insert("allow", self.allowed_methods()),
                 _ => {}
             }
@@ -406,7 +411,7 @@ impl HttpServer {
                 jsonrpc::encode_error(&mut out, r.id.as_ref(), &r.error);
                 out
             }
-            _ => error_body(&refusal.message()),
+            _ => error_body(refusal.rpc_code(), &refusal.message()),
         };
         self.out.push_back(Output::Body { response, bytes });
         self.out.push_back(Output::End { response });
@@ -435,10 +440,12 @@ impl HttpServer {
         if !checks::origin_allowed(&self.config.origin, origin) {
             return Err(Refusal::Origin(origin.unwrap_or_default().to_owned()));
         }
-        if let Some(token) = &self.config.bearer_token
-            && !checks::bearer_matches(headers, token)
-        {
-            return Err(Refusal::Unauthorized);
+        if let Some(token) = &self.config.bearer_token {
+            match checks::bearer(headers, token) {
+                checks::BearerCheck::Valid => {}
+                checks::BearerCheck::Missing => return Err(Refusal::Unauthorized),
+                checks::BearerCheck::Wrong => return Err(Refusal::InvalidToken),
+            }
         }
         let speaks = self.config.server.versions.clone();
         let version =
@@ -509,7 +516,7 @@ impl HttpServer {
                 _ => {}
             }
         }
-        let shape = BodyShape::of(body).ok_or(Refusal::InvalidBody)?;
+        let shape = BodyShape::of(body)?;
         let key = match self.config.mode {
             // Session headers are ignored in 2026: the request gets a session of its own.
             _ if modern.is_some() => self.open_transient(now)?,
@@ -766,9 +773,9 @@ pub(super) fn refusal_head(response: ResponseId, status: u16) -> Output {
 }
 
 /// A JSON-RPC error with `"id": null`, the body of a refusal (as the TypeScript SDK sends).
-pub(super) fn error_body(message: &str) -> Vec<u8> {
+pub(super) fn error_body(code: i64, message: &str) -> Vec<u8> {
     let mut out = Vec::new();
-    jsonrpc::encode_error(&mut out, None, &ErrorObject::new(-32000, message));
+    jsonrpc::encode_error(&mut out, None, &ErrorObject::new(code, message));
     out
 }
 

@@ -1,7 +1,8 @@
 //! What a POST body holds, read before it reaches a session: its requests' ids, and whether
 //! it initializes one.
 
-use crate::jsonrpc::{self, DecodedRef, Id, MessageRef};
+use super::Refusal;
+use crate::jsonrpc::{self, DecodeError, DecodedRef, Id, MessageRef};
 
 /// What a POST body holds, read before it reaches a session.
 pub(super) struct BodyShape {
@@ -12,9 +13,10 @@ pub(super) struct BodyShape {
 }
 
 impl BodyShape {
-    /// `None` for a body that is not JSON-RPC at all (not JSON, or JSON of no message's
-    /// shape); a batch with some bad elements is read (the session answers those).
-    pub(super) fn of(body: &[u8]) -> Option<BodyShape> {
+    /// [`Refusal::NotJson`] for a body that is not JSON, [`Refusal::InvalidBody`] for JSON of
+    /// no message's shape (an empty batch included); a batch with some bad elements is read
+    /// (the session answers those).
+    pub(super) fn of(body: &[u8]) -> Result<BodyShape, Refusal> {
         let mut shape = BodyShape {
             requests: Vec::new(),
             initialize: false,
@@ -25,19 +27,23 @@ impl BodyShape {
                 shape.initialize |= method == "initialize";
             }
         };
-        match jsonrpc::decode(body).ok()? {
+        let decoded = jsonrpc::decode(body).map_err(|e| match e {
+            DecodeError::NotJson { .. } => Refusal::NotJson,
+            _ => Refusal::InvalidBody,
+        })?;
+        match decoded {
             DecodedRef::Single(msg) => note(&msg),
             DecodedRef::Batch(items) => {
                 if items.is_empty() {
-                    return None;
+                    return Err(Refusal::InvalidBody);
                 }
                 for msg in items.iter().flatten() {
                     note(msg);
                 }
             }
             #[allow(unreachable_patterns)] // non_exhaustive for other crates only
-            _ => return None,
+            _ => return Err(Refusal::InvalidBody),
         }
-        Some(shape)
+        Ok(shape)
     }
 }

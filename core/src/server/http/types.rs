@@ -92,8 +92,12 @@ pub enum Output {
 pub enum Refusal {
     /// 403: an `Origin` that is neither loopback nor allowed (DNS rebinding protection).
     Origin(String),
-    /// 401: the bearer token is missing or wrong.
+    /// 401: the request has no bearer token (no `Authorization: Bearer …`), and the server
+    /// requires one. `WWW-Authenticate: Bearer`.
     Unauthorized,
+    /// 401: the request's bearer token is not the one the server requires.
+    /// `WWW-Authenticate: Bearer error="invalid_token"`. The token is never echoed.
+    InvalidToken,
     /// 405: a method other than GET, POST and DELETE, or GET/DELETE where they are disabled.
     MethodNotAllowed(String),
     /// 406: the client accepts neither JSON nor SSE (or not SSE for GET).
@@ -111,8 +115,11 @@ pub enum Refusal {
     MissingSessionId,
     /// 404: an `Mcp-Session-Id` of no live session (unknown, deleted, ended).
     UnknownSession,
-    /// 400: a POST body that is not JSON-RPC.
+    /// 400 with JSON-RPC -32600: a POST body that is JSON but not a JSON-RPC message (nor a
+    /// batch of them).
     InvalidBody,
+    /// 400 with JSON-RPC -32700: a POST body that is not JSON at all.
+    NotJson,
     /// 503: [`HttpServerConfig::max_sessions`](super::HttpServerConfig::max_sessions) sessions are open.
     TooManySessions,
     /// 500: the id for a new session could not be used: the host's entropy repeated a live
@@ -138,7 +145,7 @@ impl Refusal {
         match self {
             Refusal::Rejected(r) => r.status,
             Refusal::Origin(_) => 403,
-            Refusal::Unauthorized => 401,
+            Refusal::Unauthorized | Refusal::InvalidToken => 401,
             Refusal::MethodNotAllowed(_) => 405,
             Refusal::NotAcceptable => 406,
             Refusal::UnsupportedMediaType => 415,
@@ -151,7 +158,22 @@ impl Refusal {
             Refusal::UnsupportedVersion(_)
             | Refusal::MissingSessionId
             | Refusal::InvalidBody
+            | Refusal::NotJson
             | Refusal::UnknownLastEventId(_) => 400,
+        }
+    }
+
+    /// The JSON-RPC error code of its body: -32700 for a body that is not JSON, -32600 for
+    /// JSON that is not JSON-RPC (as JSON-RPC 2.0 says), the error's own code for a
+    /// 2026-07-28 rejection, and -32000 (a server error, as the TypeScript SDK answers) for
+    /// the refusals of the HTTP layer.
+    #[must_use]
+    pub fn rpc_code(&self) -> i64 {
+        match self {
+            Refusal::Rejected(r) => r.error.code,
+            Refusal::NotJson => crate::jsonrpc::ErrorObject::PARSE_ERROR,
+            Refusal::InvalidBody => crate::jsonrpc::ErrorObject::INVALID_REQUEST,
+            _ => -32000,
         }
     }
 
@@ -159,7 +181,12 @@ impl Refusal {
         match self {
             Refusal::Rejected(r) => r.error.message.clone(),
             Refusal::Origin(o) => format!("Forbidden: origin {o} is not allowed"),
-            Refusal::Unauthorized => "Unauthorized".into(),
+            Refusal::Unauthorized => {
+                "Unauthorized: this server requires an access token (Authorization: Bearer <token>) and the request has none".into()
+            }
+            Refusal::InvalidToken => {
+                "Unauthorized: the access token sent is not the one this server requires".into()
+            }
             Refusal::MethodNotAllowed(m) => format!("Method not allowed: {m}"),
             Refusal::NotAcceptable => {
                 "Not Acceptable: the client must accept application/json and text/event-stream"
@@ -181,7 +208,10 @@ impl Refusal {
             }
             Refusal::MissingSessionId => "Bad Request: Mcp-Session-Id header is required".into(),
             Refusal::UnknownSession => "Session not found".into(),
-            Refusal::InvalidBody => "Parse error: the body is not a JSON-RPC message".into(),
+            Refusal::InvalidBody => {
+                "Invalid Request: the body is JSON but not a JSON-RPC message".into()
+            }
+            Refusal::NotJson => "Parse error: the body is not JSON".into(),
             Refusal::TooManySessions => "Service unavailable: too many sessions".into(),
             Refusal::UnusableSessionId => {
                 "Internal error: the server could not name a new session".into()

@@ -189,7 +189,8 @@ fn a_foreign_origin_is_403_loopback_and_allowed_ones_pass() {
 fn a_missing_or_wrong_bearer_token_is_401_with_a_challenge() {
     let mut h = Http::with_config(HttpServerConfig::new(config()).with_bearer_token("t0k"));
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}).to_string();
-    for auth in [None, Some("Bearer nope"), Some("Basic t0k")] {
+    // No token at all: a bare challenge (RFC 6750 §3.1), and a body that says so.
+    for auth in [None, Some("Basic t0k"), Some("Bearer")] {
         let mut headers = vec![ACCEPT_BOTH, JSON];
         if let Some(a) = auth {
             headers.push(("authorization", a));
@@ -197,7 +198,33 @@ fn a_missing_or_wrong_bearer_token_is_401_with_a_challenge() {
         let r = h.send("POST", &headers, init.as_bytes());
         assert_eq!(h.status(r), 401, "{auth:?}");
         assert_eq!(h.seen(r).header("www-authenticate"), Some("Bearer"));
+        let message = h.seen(r).json()["error"]["message"].to_string();
+        assert!(message.contains("has none"), "{auth:?}: {message}");
     }
+    // A wrong token: `invalid_token`, a body that says the token is not the one required,
+    // and the token itself nowhere.
+    let r = h.send(
+        "POST",
+        &[ACCEPT_BOTH, JSON, ("authorization", "Bearer nope-s3cret")],
+        init.as_bytes(),
+    );
+    assert_eq!(h.status(r), 401);
+    let challenge = h.seen(r).header("www-authenticate").unwrap_or_default();
+    assert!(
+        challenge.starts_with(r#"Bearer error="invalid_token""#),
+        "{challenge}"
+    );
+    let body = h.seen(r).json().to_string();
+    assert!(
+        body.contains("is not the one this server requires"),
+        "{body}"
+    );
+    assert!(!body.contains("nope-s3cret") && !challenge.contains("nope-s3cret"));
+    assert_eq!(
+        refusals(&h).last(),
+        Some(&Refusal::InvalidToken),
+        "the host's log says which"
+    );
     let r = h.send(
         "POST",
         &[ACCEPT_BOTH, JSON, ("authorization", "Bearer t0k")],
@@ -226,7 +253,19 @@ fn bad_posts_get_their_status() {
         b"{not json",
     );
     assert_eq!(h.status(r), 400);
-    assert_eq!(h.seen(r).json()["error"]["code"], -32000);
+    assert_eq!(h.seen(r).json()["error"]["code"], -32700, "a parse error");
+    // JSON, but no JSON-RPC message: an invalid request.
+    for body in [&b"{}"[..], b"[]", b"42", br#"{"jsonrpc":"2.0"}"#] {
+        let r = h.send("POST", &[ACCEPT_BOTH, JSON, ("mcp-session-id", &sid)], body);
+        assert_eq!(h.status(r), 400);
+        let error = &h.seen(r).json()["error"];
+        assert_eq!(
+            error["code"],
+            -32600,
+            "{}: {error}",
+            String::from_utf8_lossy(body)
+        );
+    }
     let r = h.send(
         "POST",
         &[("accept", "text/html"), JSON, ("mcp-session-id", &sid)],

@@ -77,7 +77,8 @@ impl StreamableHttp {
         }
     }
 
-    /// The endpoint's path (`/mcp` by default); other paths get 404.
+    /// The endpoint's path (`/mcp` by default); other paths get 404, with a body naming this
+    /// path (`no MCP endpoint at /sse; this server's MCP endpoint is /mcp`).
     #[must_use]
     pub fn path(mut self, path: impl Into<String>) -> Self {
         let path = path.into();
@@ -182,7 +183,7 @@ impl HttpService {
     ) -> HttpResponse {
         let path = path.split('?').next().unwrap_or_default();
         if path != &*self.path {
-            return HttpResponse::local(404, "Not Found: the MCP endpoint is elsewhere");
+            return HttpResponse::local(404, &wrong_path_text(path, &self.path));
         }
         let now = self.shared.now();
         let mut state = self.shared.lock();
@@ -221,6 +222,26 @@ impl HttpService {
         http.pump(now);
         state.wake_driver();
     }
+}
+
+/// The longest part of a request's path repeated in the 404 body (the path is the client's
+/// own input; a long one is cut, with `…`).
+const MAX_ECHOED_PATH: usize = 200;
+
+/// The body of the 404 for a request to `path`, not the endpoint's `endpoint`: what was
+/// asked and where the endpoint is, so a client pointed at `/` or `/sse` learns the path to
+/// use.
+fn wrong_path_text(path: &str, endpoint: &str) -> String {
+    let mut asked: String = path.chars().take(MAX_ECHOED_PATH).collect();
+    if asked.len() < path.len() {
+        asked.push('…');
+    }
+    let asked = if asked.is_empty() {
+        "/".to_owned()
+    } else {
+        asked
+    };
+    format!("no MCP endpoint at {asked}; this server's MCP endpoint is {endpoint}")
 }
 
 /// The HTTP connection of an HTTP driver's state.

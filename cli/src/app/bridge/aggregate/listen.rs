@@ -50,7 +50,7 @@ pub async fn run(
         Ok(started) => started,
         Err(e) => {
             report_entries(ui, entries);
-            return Err(e);
+            return Err(super::with_entry_failures(e, entries));
         }
     };
     let failed = started.failed();

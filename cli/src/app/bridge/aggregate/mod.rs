@@ -107,7 +107,7 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
         // Every entry broken or disabled: the same outcome as servers that all fail to
         // start (the host's `initialize` refused, exit 3), with each entry's problem named.
         report_entries(ui, &entries);
-        let error = CliError::Closed("no server of the config file can start".into());
+        let error = CliError::NoServerUp(entry_failures(&entries));
         if args.listen.is_none() {
             let mut stdin = mcp_tokio::stdio::stdin();
             let mut stdout = mcp_tokio::stdio::stdout();
@@ -121,8 +121,36 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
         Some(addr) => listen::run(cli, ui, args, addr, filter, servers, &entries).await,
         None => {
             report_entries(ui, &entries);
-            serve_stdio(cli, ui, filter, servers).await
+            serve_stdio(cli, ui, filter, servers, &entries).await
         }
+    }
+}
+
+/// The entries of the file that cannot start (broken), each with its problem; disabled
+/// ones are left out (they were not meant to start).
+fn entry_failures(entries: &[(String, Option<(&'static str, String)>)]) -> Vec<(String, String)> {
+    entries
+        .iter()
+        .filter_map(|(name, problem)| match problem {
+            Some((state, why)) if *state != "disabled" => Some((name.clone(), why.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `error` with the broken entries of the file named first, when it is that no server came
+/// up: the host and the user learn every entry's reason.
+fn with_entry_failures(
+    error: CliError,
+    entries: &[(String, Option<(&'static str, String)>)],
+) -> CliError {
+    match error {
+        CliError::NoServerUp(started) => {
+            let mut failures = entry_failures(entries);
+            failures.extend(started);
+            CliError::NoServerUp(failures)
+        }
+        other => other,
     }
 }
 
@@ -182,9 +210,14 @@ async fn start_servers(
     if summary.live.is_empty() && !coming_up {
         report_summary(ui, &summary, &configs);
         manager.shutdown().await;
-        return Err(CliError::Closed(
-            "no server of the config file came up".into(),
-        ));
+        // Each server's name and reason, in the words of the summary just reported.
+        let failures = summary
+            .failed
+            .iter()
+            .chain(&summary.unreachable)
+            .map(|(server, why)| (server.clone(), many::failure_words(&configs, server, why)))
+            .collect();
+        return Err(CliError::NoServerUp(failures));
     }
     let ready = catalog::ready_clients(&manager);
     let caps: Vec<_> = ready.iter().map(|(_, c)| c.capabilities()).collect();
@@ -297,6 +330,7 @@ async fn serve_stdio(
     ui: &Ui,
     filter: ToolFilter,
     servers: Vec<mcp_manager::config::ServerConfig>,
+    entries: &[(String, Option<(&'static str, String)>)],
 ) -> Result<Exit, CliError> {
     let mut stdin = mcp_tokio::stdio::stdin();
     let mut stdout = mcp_tokio::stdio::stdout();
@@ -319,6 +353,7 @@ async fn serve_stdio(
     let started = match start_servers(cli, ui, speaker, servers).await {
         Ok(started) => started,
         Err(error) => {
+            let error = with_entry_failures(error, entries);
             refuse(&mut stdout, &init, &error).await;
             return Err(error);
         }
@@ -500,7 +535,16 @@ impl AskingHost {
 /// Answers the host's `initialize` with `error` (the host may be gone already: the error
 /// returned to the caller is what matters).
 async fn refuse(out: &mut mcp_tokio::stdio::Stdout, init: &HostInitialize, error: &CliError) {
-    let error = ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {error}"));
+    let mut answer = ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {error}"));
+    if let CliError::NoServerUp(failures) = error {
+        // For a program: each server's name and reason.
+        let servers: Vec<_> = failures
+            .iter()
+            .map(|(name, why)| serde_json::json!({"name": name, "reason": why}))
+            .collect();
+        answer.data = mcp_proto::jsonrpc::to_raw(&serde_json::json!({"servers": servers})).ok();
+    }
+    let error = answer;
     let answer = serde_json::json!({"jsonrpc": "2.0", "id": init.id, "error": error});
     let mut line = answer.to_string().into_bytes();
     line.push(b'\n');
