@@ -1,6 +1,7 @@
 //! [`ClientBuilder`]: the options of a connection; `connect.rs` starts it.
 
 mod connect;
+mod label;
 
 use std::fmt;
 use std::sync::Arc;
@@ -161,7 +162,11 @@ impl<R: Runtime> ClientBuilder<R> {
         self
     }
 
-    /// The server's name in errors and logs (default: the configured name, or the program).
+    /// The server's name in errors and logs. Default: the configured name
+    /// ([`connect`](Self::connect)); for [`stdio`](Self::stdio), the command line
+    /// (`mcp demo-server`, the program's directory left out, cut with `…` past 60
+    /// characters); for [`http`](Self::http), the URL without its secrets
+    /// (`https://example.com:8443/mcp`: no user, password, query or fragment).
     #[must_use]
     pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
         self.name = Some(name.into());
