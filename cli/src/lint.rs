@@ -5,7 +5,9 @@
 //! plain object at the root, several clients never dereference `$ref`, some reject tuple
 //! `items`, unusual `format`s or long names. Each [`Finding`] says where (tool and JSON
 //! Pointer), what is wrong, how to fix it and whether it is an [`Severity::Error`] (the tool
-//! fails on common clients; `mcp lint` exits 1) or a [`Severity::Warning`].
+//! fails on common clients; `mcp lint` exits 1) or a [`Severity::Warning`]. A schema that is
+//! not valid JSON Schema at all (an unknown `type` name, a keyword with a value of the wrong
+//! kind) is an error too ([`Rule::InvalidSchema`]).
 
 use std::fmt;
 
@@ -59,6 +61,9 @@ pub enum Rule {
     MalformedProperties,
     /// No description on the tool or a property.
     MissingDescription,
+    /// Not valid JSON Schema: an unknown `type` name, or another violation of the
+    /// meta-schema (a keyword with a value of the wrong kind).
+    InvalidSchema,
 }
 
 impl Rule {
@@ -76,6 +81,7 @@ impl Rule {
             Rule::RequiredUnknown => "required-unknown",
             Rule::MalformedProperties => "malformed-properties",
             Rule::MissingDescription => "missing-description",
+            Rule::InvalidSchema => "invalid-schema",
         }
     }
 }
@@ -381,6 +387,7 @@ pub fn lint_tool(tool: &Tool) -> Vec<Finding> {
         }
     }
     l.schema(schema, "", 0);
+    l.meta(schema);
     l.findings
 }
 
@@ -454,5 +461,6 @@ pub fn parse_tools_file(text: &str) -> Result<Vec<Tool>, String> {
     serde_json::from_value(tools.clone()).map_err(|e| format!("invalid tool list: {e}"))
 }
 
+mod meta;
 #[cfg(test)]
 mod tests;

@@ -13,6 +13,12 @@
 //!   (not permanently: [`restart`](ReconnectPolicy::restart) may try again).
 //! - A connection that stayed up for at least `stable_after` resets the backoff before the
 //!   delay is drawn, so a server that crashes once a day reconnects quickly each time.
+//! - A process that exits before it was ever ready (a crash at start-up: a missing API key,
+//!   a bad argument) is retried with the same backoff, never sooner: with the defaults it is
+//!   started again after 0.25–0.5 s, 0.5–1 s, 1–2 s, 2–4 s, ... (each delay drawn from the
+//!   upper half of the nominal one, capped at 30 s), 11 starts over 75–150 s, then it fails.
+//!   With [`retry_exit_before_ready`](ReconnectConfig::retry_exit_before_ready) `false` it
+//!   fails at its first exit instead.
 //!
 //! [`poll_action`]: ReconnectPolicy::poll_action
 //! [`poll_timeout`]: ReconnectPolicy::poll_timeout
@@ -105,6 +111,19 @@ impl ExitCause {
     /// report a server whose first attempt failed outright at once, rather than wait for it.
     pub fn is_outright(&self) -> bool {
         !matches!(self, ExitCause::StartupTimeout | ExitCause::SessionLost)
+    }
+
+    /// Whether the server could not be reached at all: its program could not be started
+    /// ([`SpawnFailed`](Self::SpawnFailed)), the connection was refused
+    /// ([`ConnectionRefused`](Self::ConnectionRefused)) or failed below HTTP (the host not
+    /// found, a TLS or network error: [`Io`](Self::Io)). A process that ran and exited, or an
+    /// HTTP server that answered with an error status, was reached: that is a failure of the
+    /// server itself, not unreachability.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self,
+            ExitCause::SpawnFailed { .. } | ExitCause::ConnectionRefused | ExitCause::Io { .. }
+        )
     }
 
     /// A one-line description for a status display.
@@ -233,6 +252,30 @@ pub enum ReconnectUsageError {
     NotConnecting(ServerStatus),
 }
 
+/// How the last connection attempt or connection ended, as a start-up report groups it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FailureKind {
+    /// Not reached at all ([`ExitCause::is_unreachable`]).
+    Unreachable,
+    /// Reached, and it failed outright: it exited, closed its stdout, answered with an HTTP
+    /// error or refused the handshake.
+    Failed,
+    /// Only slow, or a session that existed was lost.
+    Other,
+}
+
+impl FailureKind {
+    fn of(cause: &ExitCause) -> Self {
+        if cause.is_unreachable() {
+            FailureKind::Unreachable
+        } else if cause.is_outright() {
+            FailureKind::Failed
+        } else {
+            FailureKind::Other
+        }
+    }
+}
+
 /// The reconnect state machine of one server; see the [module rules](self).
 #[derive(Debug, Clone)]
 pub struct ReconnectPolicy {
@@ -242,9 +285,8 @@ pub struct ReconnectPolicy {
     connected_at: Option<Instant>,
     ever_ready: bool,
     retry_exit_before_ready: bool,
-    /// Why the last connection attempt failed or the last connection ended, and whether it
-    /// failed outright ([`ExitCause::is_outright`]).
-    last_failure: Option<(String, bool)>,
+    /// Why the last connection attempt failed or the last connection ended, and how.
+    last_failure: Option<(String, FailureKind)>,
     pending: Option<ReconnectAction>,
 }
 
@@ -292,12 +334,28 @@ impl ReconnectPolicy {
         self.last_failure.as_ref().map(|(why, _)| why.as_str())
     }
 
-    /// While the server has never been ready and its last connection attempt failed outright
-    /// ([`ExitCause::is_outright`]), why: the server is unreachable for now (it may still be
-    /// retrying). `None` once it has been ready, or while its attempts are only slow.
+    /// While the server has never been ready and its last connection attempt could not reach
+    /// it ([`ExitCause::is_unreachable`]: not started, refused, host not found), why: the
+    /// server is unreachable for now (it may still be retrying). `None` once it has been
+    /// ready, while its attempts are only slow, or when it was reached and failed
+    /// ([`failed_before_ready`](Self::failed_before_ready)).
     pub fn unreachable(&self) -> Option<&str> {
         match &self.last_failure {
-            Some((why, true)) if !self.ever_ready => Some(why),
+            Some((why, FailureKind::Unreachable)) if !self.ever_ready => Some(why),
+            _ => None,
+        }
+    }
+
+    /// While the server has never been ready and its last connection attempt reached it and
+    /// failed outright (its process exited or closed its stdout, it answered with an HTTP
+    /// error status, it refused the handshake), why: the exit status and last stderr line,
+    /// the status code. The server may still be retrying
+    /// ([`ReconnectConfig::retry_exit_before_ready`]); [`status`](Self::status) says.
+    /// `None` once it has been ready, while its attempts are only slow, or when it could not
+    /// be reached ([`unreachable`](Self::unreachable)).
+    pub fn failed_before_ready(&self) -> Option<&str> {
+        match &self.last_failure {
+            Some((why, FailureKind::Failed)) if !self.ever_ready => Some(why),
             _ => None,
         }
     }
@@ -325,7 +383,7 @@ impl ReconnectPolicy {
             return Err(ReconnectUsageError::NotConnecting(self.status.clone()));
         }
         let reason = cause.describe();
-        self.last_failure = Some((reason.clone(), cause.is_outright()));
+        self.last_failure = Some((reason.clone(), FailureKind::of(cause)));
         if cause.is_permanent(!self.ever_ready) {
             self.fail(reason, true);
             return Ok(());

@@ -18,9 +18,13 @@ pub struct StartupServer<'a> {
     pub status: &'a ServerStatus,
     /// Whether a fresh cache entry exists for its configuration now.
     pub has_fresh_cache: bool,
-    /// Never ready, its last connection attempt failed outright: why
+    /// Never ready, its last connection attempt could not reach it: why
     /// ([`ReconnectPolicy::unreachable`](super::reconnect::ReconnectPolicy::unreachable)).
     pub unreachable: Option<&'a str>,
+    /// Never ready, its last connection attempt reached it and failed (it exited, it
+    /// answered with an HTTP error): why
+    /// ([`ReconnectPolicy::failed_before_ready`](super::reconnect::ReconnectPolicy::failed_before_ready)).
+    pub failed_before_ready: Option<&'a str>,
 }
 
 /// The decision of [`startup_plan`], with servers named as given, in the given order.
@@ -36,20 +40,29 @@ pub struct StartupPlan<'a> {
     pub from_cache: Vec<&'a str>,
     /// Past the deadline, not ready, no fresh cache entry: no tools for now.
     pub pending: Vec<&'a str>,
-    /// Never ready and retrying after a first attempt that failed outright, with why: the
-    /// start does not wait for them, nor are they served from the cache (their calls could
-    /// not be answered); they may come up later.
+    /// Servers that failed, with why: those [`Failed`](ServerStatus::Failed) (a permanent
+    /// error, retries used up, a process that exited before it was ever ready when such a
+    /// process is not retried), and those never ready whose last attempt reached them and
+    /// failed ([`StartupServer::failed_before_ready`]) while the policy retries them. The
+    /// start does not wait for them, nor are they served from the cache.
+    pub failed: Vec<(&'a str, &'a str)>,
+    /// Never ready and retrying after an attempt that could not reach them (the connection
+    /// was refused, the host not found), with why: the start does not wait for them, nor are
+    /// they served from the cache (their calls could not be answered); they may come up
+    /// later.
     pub unreachable: Vec<(&'a str, &'a str)>,
 }
 
 /// Decides, at `now`, how to start given the start-up `deadline`.
 ///
 /// A server is still coming up when it is `Connecting` or `Reconnecting`. Failed and disabled
-/// servers are in none of the lists and never hold up the start (a failed server's calls could
-/// not be answered, so its cache is not served). Before the deadline, coming-up servers are not
-/// listed; at or after it, they go to `from_cache` or `pending`. One coming up that has never
-/// been ready and whose last attempt failed outright ([`StartupServer::unreachable`]) does not
-/// hold up the start either: it is in `unreachable` at once.
+/// servers never hold up the start (a failed server's calls could not be answered, so its
+/// cache is not served): failed ones are in `failed`, disabled ones in no list. Before the
+/// deadline, coming-up servers are not listed; at or after it, they go to `from_cache` or
+/// `pending`. One coming up that has never been ready and whose last attempt failed outright
+/// does not hold up the start either: it is in `failed` at once when that attempt reached it
+/// ([`StartupServer::failed_before_ready`]), in `unreachable` when it could not
+/// ([`StartupServer::unreachable`]).
 pub fn startup_plan<'a>(
     now: Instant,
     deadline: Instant,
@@ -61,6 +74,10 @@ pub fn startup_plan<'a>(
         match server.status {
             ServerStatus::Ready => plan.live.push(server.name),
             ServerStatus::Connecting | ServerStatus::Reconnecting { .. } => {
+                if let Some(why) = server.failed_before_ready {
+                    plan.failed.push((server.name, why));
+                    continue;
+                }
                 if let Some(why) = server.unreachable {
                     plan.unreachable.push((server.name, why));
                     continue;
@@ -74,6 +91,7 @@ pub fn startup_plan<'a>(
                     }
                 }
             }
+            ServerStatus::Failed { reason, .. } => plan.failed.push((server.name, reason)),
             _ => {}
         }
     }
@@ -97,6 +115,7 @@ mod tests {
             status,
             has_fresh_cache: cache,
             unreachable: None,
+            failed_before_ready: None,
         }
     }
 
@@ -183,7 +202,14 @@ mod tests {
             deadline,
             &[s("f", &failed, true), s("d", &ServerStatus::Disabled, true)],
         );
-        assert_eq!(plan, StartupPlan::default());
+        // Failed: listed with why; disabled: in no list.
+        assert_eq!(
+            plan,
+            StartupPlan {
+                failed: vec![("f", "x")],
+                ..StartupPlan::default()
+            }
+        );
         let plan = startup_plan(deadline, deadline, &[s("f", &failed, true)]);
         assert!(plan.from_cache.is_empty() && plan.pending.is_empty());
     }
@@ -224,5 +250,40 @@ mod tests {
         let plan = startup_plan(now, deadline, &[again, s("slow", &CONNECTING, false)]);
         assert_eq!(plan.wait_until, Some(deadline));
         assert_eq!(plan.unreachable, vec![("down", "connection refused")]);
+    }
+
+    #[test]
+    fn a_server_that_crashed_at_start_is_failed_not_unreachable() {
+        let (now, deadline) = times();
+        let retrying = ServerStatus::Reconnecting {
+            attempt: 1,
+            at: now + Duration::from_secs(1),
+        };
+        let crashy = StartupServer {
+            failed_before_ready: Some("exited with code 3: fatal: no API key"),
+            ..s("crashy", &retrying, true)
+        };
+        let gone = ServerStatus::Failed {
+            reason: "could not start `nope`".into(),
+            permanent: true,
+        };
+        let plan = startup_plan(
+            now,
+            deadline,
+            &[s("up", &READY, false), crashy, s("gone", &gone, false)],
+        );
+        assert_eq!(plan.wait_until, None, "not waited for");
+        assert_eq!(plan.live, vec!["up"]);
+        assert_eq!(
+            plan.failed,
+            vec![
+                ("crashy", "exited with code 3: fatal: no API key"),
+                ("gone", "could not start `nope`")
+            ]
+        );
+        assert!(plan.unreachable.is_empty(), "{plan:?}");
+        // Not served from the cache past the deadline either.
+        let plan = startup_plan(deadline, deadline, &[crashy]);
+        assert!(plan.from_cache.is_empty(), "{plan:?}");
     }
 }

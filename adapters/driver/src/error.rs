@@ -9,7 +9,10 @@ use mcp_proto::session::{CloseReason, UsageError};
 use serde_json::value::RawValue;
 
 /// Everything a [`Client`](crate::Client) call can fail with. Every variant names the server
-/// (the configured name, or the command for an unnamed stdio server).
+/// ([`ClientBuilder::name`](crate::ClientBuilder::name)): the configured name; for an unnamed
+/// stdio server its command line (`mcp demo-server`, cut with `…` when long); for an unnamed
+/// HTTP server its URL without secrets (`http://127.0.0.1:3000/mcp`: no user, password or
+/// query).
 ///
 /// Remote errors (the server's JSON-RPC error), local deadlines, cancellation, the end of
 /// the connection and the caller's own misuse are separate variants, so that a host can tell

@@ -145,8 +145,9 @@ impl ProgressWatch {
 /// How long one call may take, and where its progress goes.
 ///
 /// ```
-/// # use mcp_driver::CallOptions;
-/// # use std::time::Duration;
+/// use std::time::Duration;
+/// use mcp_tokio::CallOptions;
+///
 /// let opts = CallOptions::new()
 ///     .timeout(Duration::from_secs(10))
 ///     .on_progress(|p| println!("{}/{:?}", p.progress, p.total))
@@ -312,8 +313,8 @@ impl CallOptions {
 /// cancelled before the drop, else "the client dropped the request".
 ///
 /// ```no_run
-/// # async fn f<R: mcp_driver::Runtime>(client: mcp_driver::Client<R>) -> Result<(), mcp_driver::Error> {
-/// use mcp_driver::{CallOptions, Error};
+/// # async fn f(client: mcp_tokio::Client) -> Result<(), mcp_tokio::Error> {
+/// use mcp_tokio::{CallOptions, Error};
 ///
 /// let (options, cancel) = CallOptions::new().cancel_handle();
 /// let call = client.call_tool_with("slow", serde_json::json!({"steps": 100}), options);

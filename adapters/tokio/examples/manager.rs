@@ -45,7 +45,20 @@ async fn main() -> ExitCode {
         .add_all(servers)
         .build();
     let summary = manager.start().await;
-    println!("live: {:?}, failed: {:?}", summary.live, summary.failed);
+    // Every server that is not live, and why: nothing is hidden.
+    println!("live: {:?}", summary.live);
+    for (server, why) in &summary.failed {
+        println!("failed: {server}: {why}");
+    }
+    for (server, why) in &summary.unreachable {
+        println!("unreachable: {server}: {why}");
+    }
+    for server in &summary.from_cache {
+        println!("still connecting, cached tools served: {server}");
+    }
+    for server in &summary.pending {
+        println!("still connecting: {server}");
+    }
 
     let tools = manager.tools();
     for tool in &tools {

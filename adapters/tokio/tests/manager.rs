@@ -66,6 +66,7 @@ manager_tests!(
     disconnect_while_connecting,
     permanent_failure_not_retried,
     unreachable_server_not_waited_for,
+    crash_at_start_is_failed_not_unreachable,
     list_changed_refreshes_tools,
     connects_are_bounded,
     subscription_survives_restart,

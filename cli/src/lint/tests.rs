@@ -327,3 +327,76 @@ fn tools_files() {
     assert!(parse_tools_file("nope").unwrap_err().contains("not JSON"));
     assert!(parse_tools_file(r#"[{"inputSchema":{}}]"#).is_err());
 }
+
+#[test]
+fn an_unknown_type_name_is_an_error() {
+    let schema = json!({
+        "type": "object", "additionalProperties": false,
+        "properties": {
+            "x": { "type": "nonsense", "description": "d" },
+            "y": { "type": ["string", "text"], "description": "d" },
+            "list": { "type": "array", "items": { "type": "str" }, "description": "d" }
+        }
+    });
+    let findings = lint_tool(&tool("t", schema));
+    let shown: Vec<(Rule, &str, Severity)> = findings
+        .iter()
+        .map(|f| (f.rule, f.path.as_str(), f.severity))
+        .collect();
+    // Once each, in the linter's words: the meta-schema's own complaint is not repeated.
+    assert_eq!(
+        shown,
+        [
+            (
+                Rule::InvalidSchema,
+                "/properties/list/items/type",
+                Severity::Error
+            ),
+            (Rule::InvalidSchema, "/properties/x/type", Severity::Error),
+            (Rule::InvalidSchema, "/properties/y/type", Severity::Error),
+        ]
+    );
+    assert_eq!(
+        findings[1].issue,
+        "`type` \"nonsense\" is not a JSON Schema type"
+    );
+    assert!(
+        findings[2].issue.contains("\"text\""),
+        "{}",
+        findings[2].issue
+    );
+    assert!(has_errors(&findings));
+    assert_eq!(Rule::InvalidSchema.name(), "invalid-schema");
+}
+
+#[test]
+fn other_invalid_keywords_are_found_by_the_meta_schema() {
+    let schema = json!({
+        "type": "object", "additionalProperties": false,
+        "properties": {
+            "n": { "type": "integer", "minimum": "3", "description": "d" },
+            "s": { "type": "string", "minLength": -1, "description": "d" }
+        }
+    });
+    let shown: Vec<(Rule, String)> = lint_tool(&tool("t", schema))
+        .into_iter()
+        .map(|f| (f.rule, f.path))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (Rule::InvalidSchema, "/properties/n/minimum".to_owned()),
+            (Rule::InvalidSchema, "/properties/s/minLength".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn an_unknown_draft_is_a_warning_not_a_fetch() {
+    let mut schema = clean();
+    schema["$schema"] = json!("https://example.com/my-meta-schema");
+    let findings = lint_tool(&tool("t", schema));
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0].rule, Rule::InvalidSchema);
+    assert_eq!(findings[0].severity, Severity::Warning);
+}

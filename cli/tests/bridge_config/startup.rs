@@ -219,3 +219,60 @@ fn a_missing_program_is_named_with_a_path_hint() {
     );
     assert_eq!(host.finish(), 0);
 }
+
+/// A local HTTP server that answers every request with `503 Service Unavailable`, on a
+/// thread of its own for the rest of the test run.
+fn busy_server() -> String {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            // The request head (and a small body) in one read is enough to answer.
+            let mut buf = [0u8; 8192];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+        }
+    });
+    url
+}
+
+/// An HTTP server that answers with an error status before it was ever ready was reached:
+/// it is reported as failed (not unreachable), still retried, and a call to it gets that
+/// reason at once.
+#[test]
+fn a_server_answering_503_at_start_is_failed_and_retried() {
+    let dir = test_dir("busy");
+    let url = busy_server();
+    write_servers(
+        &dir,
+        json!({
+            "alpha": {"command": MCP, "args": ["demo-server"]},
+            "busy": {"url": url},
+        }),
+    );
+    // A start-up deadline longer than the guard: only a start that does not wait for `busy`
+    // answers `initialize` in time.
+    let mut host = start_bridge(&dir, &["--connect-timeout", "60s"]);
+    host.initialize(&json!({}));
+    let stderr = host.stderr();
+    assert!(stderr.contains(r#"server "busy" failed: "#), "{stderr}");
+    assert!(stderr.contains("503"), "{stderr}");
+    assert!(stderr.contains("retrying in the background"), "{stderr}");
+    let id = host.request(
+        "tools/call",
+        json!({"name": "busy__echo", "arguments": {"text": "x"}}),
+    );
+    let (answer, _) = host.answer(id);
+    let message = error_message(&answer);
+    assert!(
+        message.contains(r#"server "busy" failed: "#)
+            && message.contains("503")
+            && message.contains("retrying in the background"),
+        "{answer}"
+    );
+    assert_eq!(host.finish(), 0);
+}

@@ -413,6 +413,72 @@ fn a_first_attempt_failing_outright_is_unreachable_until_ready() {
 }
 
 #[test]
+fn a_crash_at_start_is_a_failure_of_the_server_not_unreachable() {
+    let now = Instant::now();
+    let mut p = ReconnectPolicy::new(&config());
+    let crashed = ExitCause::ProcessExited {
+        code: Some(3),
+        last_stderr: Some("fatal: no API key".into()),
+    };
+    fail_once(&mut p, now, &crashed).expect("retried");
+    assert_eq!(p.unreachable(), None);
+    assert_eq!(
+        p.failed_before_ready(),
+        Some("exited with code 3: fatal: no API key")
+    );
+    // So is an HTTP server that answered with an error, and a closed stdout.
+    for reached in [ExitCause::Http { status: 503 }, ExitCause::StdoutClosed] {
+        let mut p = ReconnectPolicy::new(&config());
+        fail_once(&mut p, now, &reached).expect("retried");
+        assert_eq!(p.unreachable(), None, "{reached:?}");
+        assert!(p.failed_before_ready().is_some(), "{reached:?}");
+    }
+    // Not reached at all: unreachable, not failed.
+    for not_reached in [
+        ExitCause::ConnectionRefused,
+        ExitCause::Io {
+            message: "dns error: no such host".into(),
+        },
+    ] {
+        let mut p = ReconnectPolicy::new(&config());
+        fail_once(&mut p, now, &not_reached).expect("retried");
+        assert!(p.unreachable().is_some(), "{not_reached:?}");
+        assert_eq!(p.failed_before_ready(), None, "{not_reached:?}");
+    }
+    // Once ready, neither.
+    p.handle_timeout(now + Duration::from_secs(5));
+    p.handle_connected(now + Duration::from_secs(5)).unwrap();
+    assert_eq!(p.failed_before_ready(), None);
+}
+
+#[test]
+fn a_crash_loop_at_start_backs_off_like_any_other() {
+    let mut now = Instant::now();
+    let mut p = ReconnectPolicy::new(&config());
+    let _ = p.poll_action();
+    let mut delays = Vec::new();
+    while let Some(delay) = fail_once(&mut p, now, &crash()) {
+        delays.push(delay);
+        now = p.poll_timeout().expect("a reconnect is scheduled");
+        p.handle_timeout(now);
+        assert_eq!(p.poll_action(), Some(ReconnectAction::Connect));
+    }
+    // Each delay from the upper half of 100, 200, 400 ms; then it gives up.
+    assert_eq!(delays.len(), 3, "{delays:?}");
+    for (delay, nominal) in delays.iter().zip([100 * MS, 200 * MS, 400 * MS]) {
+        assert!(*delay >= nominal / 2 && *delay <= nominal, "{delays:?}");
+    }
+    assert!(matches!(
+        p.status(),
+        ServerStatus::Failed {
+            permanent: false,
+            ..
+        }
+    ));
+    assert_eq!(p.failed_before_ready(), Some("exited with code 1"));
+}
+
+#[test]
 fn a_slow_first_attempt_is_not_unreachable() {
     let mut p = ReconnectPolicy::new(&config());
     fail_once(&mut p, Instant::now(), &ExitCause::StartupTimeout).expect("retried");

@@ -15,7 +15,7 @@ pub const MAX_PAGES: usize = 10_000;
 /// lies beyond the budget when [`Error::ListBudget`](crate::Error::ListBudget) is returned.
 ///
 /// ```
-/// let budget = mcp_driver::ListBudget::default()
+/// let budget = mcp_tokio::driver::ListBudget::default()
 ///     .max_bytes(8 << 20)
 ///     .max_items(10_000);
 /// assert_eq!(budget.bytes(), 8 << 20);

@@ -230,8 +230,8 @@ impl<R: Runtime> Client<R> {
     /// Sends a typed request with the default options and decodes its result.
     ///
     /// ```no_run
-    /// # async fn f<R: mcp_driver::Runtime>(client: mcp_driver::Client<R>) -> Result<(), mcp_driver::Error> {
-    /// use mcp_proto::types::ListTools;
+    /// # async fn f(client: mcp_tokio::Client) -> Result<(), mcp_tokio::Error> {
+    /// use mcp_tokio::types::ListTools;
     /// let page = client.request::<ListTools>(&None).await?;
     /// # Ok(()) }
     /// ```

@@ -106,8 +106,8 @@ impl<R: Runtime> ClientBuilder<R> {
     /// earlier sampling handler, typed or not.
     ///
     /// ```no_run
-    /// # async fn f<R: mcp_driver::Runtime>(builder: mcp_driver::ClientBuilder<R>) -> Result<(), mcp_driver::Error> {
-    /// use mcp_proto::types::CreateMessageResult;
+    /// # async fn f(builder: mcp_tokio::ClientBuilder) -> Result<(), mcp_tokio::Error> {
+    /// use mcp_tokio::types::CreateMessageResult;
     ///
     /// let client = builder
     ///     .on_sampling(|params| async move {
@@ -137,8 +137,8 @@ impl<R: Runtime> ClientBuilder<R> {
     /// calling `f`. Replaces any earlier elicitation handler, typed or not.
     ///
     /// ```no_run
-    /// # async fn f<R: mcp_driver::Runtime>(builder: mcp_driver::ClientBuilder<R>) -> Result<(), mcp_driver::Error> {
-    /// use mcp_proto::types::ElicitResult;
+    /// # async fn f(builder: mcp_tokio::ClientBuilder) -> Result<(), mcp_tokio::Error> {
+    /// use mcp_tokio::types::ElicitResult;
     ///
     /// let client = builder
     ///     .on_elicitation(|params| async move {
@@ -163,8 +163,8 @@ impl<R: Runtime> ClientBuilder<R> {
     /// the `roots` capability. Replaces any earlier roots handler.
     ///
     /// ```no_run
-    /// # async fn f<R: mcp_driver::Runtime>(builder: mcp_driver::ClientBuilder<R>) -> Result<(), mcp_driver::Error> {
-    /// use mcp_driver::Root;
+    /// # async fn f(builder: mcp_tokio::ClientBuilder) -> Result<(), mcp_tokio::Error> {
+    /// use mcp_tokio::Root;
     ///
     /// let client = builder
     ///     .on_roots(|| async {
@@ -188,8 +188,8 @@ impl<R: Runtime> ClientBuilder<R> {
     /// `roots_handler(StaticRoots(..))`). Replaces any earlier roots handler.
     ///
     /// ```no_run
-    /// # async fn f<R: mcp_driver::Runtime>(builder: mcp_driver::ClientBuilder<R>) -> Result<(), mcp_driver::Error> {
-    /// use mcp_driver::Root;
+    /// # async fn f(builder: mcp_tokio::ClientBuilder) -> Result<(), mcp_tokio::Error> {
+    /// use mcp_tokio::Root;
     ///
     /// let client = builder
     ///     .roots([Root::new("file:///home/me/project").with_name("project")])

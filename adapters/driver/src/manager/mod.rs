@@ -10,9 +10,12 @@
 //!
 //! # Guarantees
 //!
-//! - [`Manager::start`] returns once every server is ready, failed or unreachable (never
-//!   ready, its first attempt failed outright: [`StartupSummary::unreachable`]; it is still
-//!   retried by the policy), or at the start-up deadline, whichever comes first. Servers still coming up then are served from their cache
+//! - [`Manager::start`] returns once every server is ready, failed or unreachable, or at the
+//!   start-up deadline, whichever comes first. A server never ready whose attempt failed
+//!   outright is not waited for: one that ran and failed (its process exited, it answered
+//!   with an HTTP error) is in [`StartupSummary::failed`] with its exit status and last
+//!   stderr line, one that could not be reached (refused, host not found) in
+//!   [`StartupSummary::unreachable`]; either is still retried by the policy. Servers still coming up then are served from their cache
 //!   entry (`from_cache: true` in [`Manager::tools`]) until they connect.
 //! - A call is routed through the name table, never by splitting the name; a call to a server
 //!   that is not ready fails at once with [`ManagerError::NotReady`] naming it. One server's
@@ -94,11 +97,18 @@ pub struct StartupSummary {
     pub from_cache: Vec<String>,
     /// Still coming up, no usable cache entry: no tools yet.
     pub pending: Vec<String>,
-    /// Failed servers and why.
+    /// Servers that failed, and why: a permanent error (the program does not exist, the
+    /// handshake was refused), retries used up, or a server never ready whose last attempt
+    /// reached it and failed: its process exited (the exit status and last stderr line:
+    /// `exited with code 3: fatal: no API key`) or it answered with an HTTP error status.
+    /// The start did not wait for them. The last kind is still retried by the reconnect
+    /// policy unless [`ReconnectConfig::retry_exit_before_ready`] is `false` (see
+    /// [`Manager::status`]: `Reconnecting` while retried, `Failed` once given up).
     pub failed: Vec<(String, String)>,
-    /// Never ready: their first connection attempt failed outright (the connection was
-    /// refused, the host not found, ...), and why. The start did not wait for them; the
-    /// manager retries them by its reconnect policy, so they may still come up (or fail).
+    /// Never ready: their last connection attempt could not reach them (the connection was
+    /// refused, the host not found, a network error), and why. The start did not wait for
+    /// them; the manager retries them by its reconnect policy, so they may still come up (or
+    /// fail). A server that was reached and failed is in [`failed`](Self::failed) instead.
     pub unreachable: Vec<(String, String)>,
 }
 
@@ -415,8 +425,8 @@ impl<R: Runtime> Manager<R> {
 
     /// Loads the cache entries, connects every server in parallel (at most
     /// `max_concurrent_connects` at a time) and returns when every server is ready, failed or
-    /// unreachable ([`StartupSummary::unreachable`]: a first attempt that failed outright is
-    /// not waited for, though it is retried by the reconnect policy), or at the start-up
+    /// unreachable (a first attempt that failed outright is not waited for, though it is
+    /// retried by the reconnect policy: see [`StartupSummary`]), or at the start-up
     /// deadline, whichever comes first. Calling it again only waits again.
     pub async fn start(&self) -> StartupSummary {
         let rt = &self.inner.runtime;
@@ -457,15 +467,7 @@ impl<R: Runtime> Manager<R> {
             let wait_until = {
                 let state = self.inner.lock();
                 let statuses = statuses(&state, self.inner.cache_max_age);
-                let servers: Vec<_> = statuses
-                    .iter()
-                    .map(|(name, status, cache, unreachable)| StartupServer {
-                        name,
-                        status,
-                        has_fresh_cache: *cache,
-                        unreachable: unreachable.as_deref(),
-                    })
-                    .collect();
+                let servers: Vec<_> = statuses.iter().map(ServerState::as_startup).collect();
                 startup_plan(rt.now(), deadline, &servers).wait_until
             };
             let Some(at) = wait_until else { break };
@@ -482,27 +484,17 @@ impl<R: Runtime> Manager<R> {
         let now = self.inner.runtime.now();
         let deadline = state.deadline.unwrap_or(now);
         let statuses = statuses(&state, self.inner.cache_max_age);
-        let servers: Vec<_> = statuses
-            .iter()
-            .map(|(name, status, cache, unreachable)| StartupServer {
-                name,
-                status,
-                has_fresh_cache: *cache,
-                unreachable: unreachable.as_deref(),
-            })
-            .collect();
+        let servers: Vec<_> = statuses.iter().map(ServerState::as_startup).collect();
         let plan = startup_plan(now.max(deadline), deadline, &servers);
         let own = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect();
         StartupSummary {
             live: own(plan.live),
             from_cache: own(plan.from_cache),
             pending: own(plan.pending),
-            failed: statuses
-                .iter()
-                .filter_map(|(name, status, ..)| match status {
-                    ServerStatus::Failed { reason, .. } => Some((name.clone(), reason.clone())),
-                    _ => None,
-                })
+            failed: plan
+                .failed
+                .into_iter()
+                .map(|(name, why)| (name.to_owned(), why.to_owned()))
                 .collect(),
             unreachable: plan
                 .unreachable
@@ -532,12 +524,25 @@ impl<R: Runtime> Manager<R> {
         state.slot(server)?.policy.last_failure().map(str::to_owned)
     }
 
-    /// `Some(why)` while `server` has never been ready and its last connection attempt
-    /// failed outright (see [`StartupSummary::unreachable`]); it may still be retrying.
+    /// `Some(why)` while `server` has never been ready and its last connection attempt could
+    /// not reach it (see [`StartupSummary::unreachable`]); it may still be retrying.
     #[must_use]
     pub fn unreachable(&self, server: &str) -> Option<String> {
         let state = self.inner.lock();
         state.slot(server)?.policy.unreachable().map(str::to_owned)
+    }
+
+    /// `Some(why)` while `server` has never been ready and its last connection attempt
+    /// reached it and failed (its process exited, an HTTP error status: see
+    /// [`StartupSummary::failed`]); it may still be retrying ([`status`](Self::status)).
+    #[must_use]
+    pub fn failed_before_ready(&self, server: &str) -> Option<String> {
+        let state = self.inner.lock();
+        state
+            .slot(server)?
+            .policy
+            .failed_before_ready()
+            .map(str::to_owned)
     }
 
     /// A stream of status changes from now on; a ready server whose tools were listed again
@@ -558,15 +563,7 @@ impl<R: Runtime> Manager<R> {
         };
         let now = self.inner.runtime.now();
         let statuses = statuses(&state, self.inner.cache_max_age);
-        let servers: Vec<_> = statuses
-            .iter()
-            .map(|(name, status, cache, unreachable)| StartupServer {
-                name,
-                status,
-                has_fresh_cache: *cache,
-                unreachable: unreachable.as_deref(),
-            })
-            .collect();
+        let servers: Vec<_> = statuses.iter().map(ServerState::as_startup).collect();
         let plan = startup_plan(now, deadline, &servers);
         let mut chosen: HashMap<String, bool> = HashMap::new();
         for name in plan.live {
@@ -718,28 +715,43 @@ impl<R: Runtime> Manager<R> {
     }
 }
 
-/// `(name, status, has a fresh cache entry, why unreachable)` of every server, for
-/// [`startup_plan`].
-fn statuses<R: Runtime>(
-    state: &State<R>,
-    max_age: Duration,
-) -> Vec<(String, ServerStatus, bool, Option<String>)> {
+/// One server as [`statuses`] reads it, owned, for [`startup_plan`].
+struct ServerState {
+    name: String,
+    status: ServerStatus,
+    has_fresh_cache: bool,
+    unreachable: Option<String>,
+    failed_before_ready: Option<String>,
+}
+
+impl ServerState {
+    fn as_startup(&self) -> StartupServer<'_> {
+        StartupServer {
+            name: &self.name,
+            status: &self.status,
+            has_fresh_cache: self.has_fresh_cache,
+            unreachable: self.unreachable.as_deref(),
+            failed_before_ready: self.failed_before_ready.as_deref(),
+        }
+    }
+}
+
+/// Every server's state, for [`startup_plan`].
+fn statuses<R: Runtime>(state: &State<R>, max_age: Duration) -> Vec<ServerState> {
     let now_ms = cache_file::now_ms();
     state
         .slots
         .iter()
-        .map(|s| {
-            let fresh = s.cached.is_some()
+        .map(|s| ServerState {
+            name: s.config.name.clone(),
+            status: s.policy.status().clone(),
+            has_fresh_cache: s.cached.is_some()
                 && state
                     .cache
                     .get(&s.key)
-                    .is_some_and(|e| e.is_younger_than(now_ms, max_age));
-            (
-                s.config.name.clone(),
-                s.policy.status().clone(),
-                fresh,
-                s.policy.unreachable().map(str::to_owned),
-            )
+                    .is_some_and(|e| e.is_younger_than(now_ms, max_age)),
+            unreachable: s.policy.unreachable().map(str::to_owned),
+            failed_before_ready: s.policy.failed_before_ready().map(str::to_owned),
         })
         .collect()
 }

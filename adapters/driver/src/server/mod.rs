@@ -29,11 +29,12 @@
 //!   client completes exactly once (result, error, timeout, cancel, close).
 //!
 //! ```
-//! # async fn f<R: mcp_driver::Runtime>(runtime: R, reader: impl futures_io::AsyncRead + Send + 'static, writer: impl futures_io::AsyncWrite + Send + 'static) {
-//! use mcp_driver::server::{RequestContext, Server};
-//! use mcp_proto::jsonrpc::{ErrorObject, to_raw};
-//! use mcp_proto::server::ServerConfig;
-//! use mcp_proto::types::{Implementation, ServerCapabilities, ToolsCapability};
+//! # async fn f(reader: impl futures_io::AsyncRead + Send + 'static, writer: impl futures_io::AsyncWrite + Send + 'static) {
+//! use mcp_tokio::TokioRuntime;
+//! use mcp_tokio::driver::server::{RequestContext, Server};
+//! use mcp_tokio::mcp_proto::jsonrpc::{ErrorObject, to_raw};
+//! use mcp_tokio::mcp_proto::server::ServerConfig;
+//! use mcp_tokio::types::{Implementation, ServerCapabilities, ToolsCapability};
 //! use serde_json::value::RawValue;
 //!
 //! let config = ServerConfig::new(Implementation::new("echo", "1.0")).with_capabilities(
@@ -46,6 +47,7 @@
 //!         other => Err(ErrorObject::method_not_found(other)),
 //!     }
 //! };
+//! let runtime = TokioRuntime::current();
 //! let reason = Server::new(config).serve(runtime, handler, reader, writer).await;
 //! println!("the client left: {reason:?}");
 //! # }

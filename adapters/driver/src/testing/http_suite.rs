@@ -108,6 +108,9 @@ pub async fn http_json_session_headers_delete<R: Runtime>(rt: R) {
         .header("Authorization", "Bearer s3cret")
         .header("X-Api-Key", "k-123");
     let client = connect(&rt, builder, &server.url("/mcp")).await;
+    // Unnamed: errors and logs name it by its URL, port and path included (the label's
+    // unit tests show a query token left out).
+    assert_eq!(client.server_name(), server.url("/mcp"));
     let tools = client.list_tools().await.expect("tools/list");
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0].name, "echo");

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
-use mcp_manager::config::{ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
+use mcp_manager::config::{HttpConfig, ServerConfig, StdioConfig, TimeoutConfig, TransportConfig};
 use mcp_manager::reconnect::{ReconnectConfig, ServerStatus};
 use mcp_proto::types::ContentBlock;
 use serde_json::json;
@@ -485,23 +485,27 @@ pub async fn permanent_failure_not_retried<R: Runtime>(rt: R, script: &Path, dir
     manager.shutdown().await;
 }
 
-/// A server whose first attempt fails outright (its process exits before the handshake) is
-/// not waited for until the start-up deadline: the start returns with it `unreachable`, with
-/// why, and the manager keeps retrying it by the policy.
+/// A server whose first attempt cannot reach it (the connection is refused) is not waited for
+/// until the start-up deadline: the start returns with it `unreachable`, with why, and the
+/// manager keeps retrying it by the policy.
 pub async fn unreachable_server_not_waited_for<R: Runtime>(rt: R, script: &Path, dir: &Path) {
+    let refused = ServerConfig {
+        name: "down".to_owned(),
+        // Port 9 (discard) on loopback: nothing listens, the connection is refused.
+        transport: TransportConfig::Http(HttpConfig::new("http://127.0.0.1:9/mcp")),
+        timeouts: TimeoutConfig::default(),
+    };
     let manager = builder(&rt, dir)
         // Longer than the test's guard: only a start that does not wait for it returns.
         .startup_deadline(Duration::from_secs(600))
-        .add(stdio_config("down", "sh", &["-c", "echo nope >&2; exit 3"]))
+        .add(refused)
         .add(fixture("ok", script, &[]))
         .build();
     let summary = manager.start().await;
     assert_eq!(summary.live, ["ok"], "{summary:?}");
     assert!(summary.failed.is_empty(), "{summary:?}");
-    assert_eq!(
-        summary.unreachable,
-        [("down".to_owned(), "exited with code 3: nope".to_owned())]
-    );
+    assert_eq!(summary.unreachable.len(), 1, "{summary:?}");
+    assert_eq!(summary.unreachable[0].0, "down");
     assert!(
         matches!(
             status_of(&manager, "down"),
@@ -509,15 +513,53 @@ pub async fn unreachable_server_not_waited_for<R: Runtime>(rt: R, script: &Path,
         ),
         "still retried"
     );
-    assert_eq!(
-        manager.unreachable("down").as_deref(),
-        Some("exited with code 3: nope")
-    );
-    assert_eq!(
-        manager.last_failure("down").as_deref(),
-        Some("exited with code 3: nope")
-    );
+    assert!(manager.unreachable("down").is_some());
+    assert_eq!(manager.failed_before_ready("down"), None);
     assert_eq!(manager.unreachable("ok"), None);
+    manager.shutdown().await;
+}
+
+/// A process that runs and exits before the handshake (a crash at start-up) is a failure of
+/// that server, not unreachability: the start does not wait for it and reports it in
+/// `failed` with its exit status and last stderr line; the policy still retries it, with
+/// backoff.
+pub async fn crash_at_start_is_failed_not_unreachable<R: Runtime>(
+    rt: R,
+    script: &Path,
+    dir: &Path,
+) {
+    let manager = builder(&rt, dir)
+        // Longer than the test's guard: only a start that does not wait for it returns.
+        .startup_deadline(Duration::from_secs(600))
+        .add(stdio_config(
+            "crashy",
+            "sh",
+            &["-c", "echo 'fatal: no API key' >&2; exit 3"],
+        ))
+        .add(fixture("ok", script, &[]))
+        .build();
+    let summary = manager.start().await;
+    assert_eq!(summary.live, ["ok"], "{summary:?}");
+    assert!(summary.unreachable.is_empty(), "{summary:?}");
+    assert_eq!(
+        summary.failed,
+        [(
+            "crashy".to_owned(),
+            "exited with code 3: fatal: no API key".to_owned()
+        )]
+    );
+    assert!(
+        matches!(
+            status_of(&manager, "crashy"),
+            ServerStatus::Reconnecting { .. } | ServerStatus::Connecting
+        ),
+        "still retried by the default policy"
+    );
+    assert_eq!(manager.unreachable("crashy"), None);
+    assert_eq!(
+        manager.failed_before_ready("crashy").as_deref(),
+        Some("exited with code 3: fatal: no API key")
+    );
     manager.shutdown().await;
 }
 

@@ -1,13 +1,18 @@
-//! A scripted in-process MCP server for tests: [`FakeServer`] (feature `testing`).
+//! A scripted in-process MCP server for tests: [`FakeServer`] (feature `testing`; from a
+//! tokio project, `cargo add --dev mcp-driver --features testing` turns it on under
+//! `mcp_tokio::driver::testing`).
 //!
-//! ```no_run
-//! # async fn f<R: mcp_driver::Runtime>(rt: R) -> Result<(), mcp_driver::Error> {
-//! use mcp_driver::testing::FakeServer;
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), mcp_tokio::Error> {
+//! use mcp_tokio::driver::testing::FakeServer;
+//! use mcp_tokio::{ClientBuilder, TokioRuntime};
 //! use serde_json::json;
 //!
+//! let rt = TokioRuntime::current();
 //! let (server, io) = FakeServer::start(&rt);
 //! server.on_request("tools/list", |_| Ok(json!({"tools": []})));
-//! let client = mcp_driver::ClientBuilder::new().runtime(rt).over(io.reader, io.writer).await?;
+//! let client = ClientBuilder::new().runtime(rt).over(io.reader, io.writer).await?;
 //! assert!(client.list_tools().await?.is_empty());
 //! # Ok(()) }
 //! ```

@@ -96,7 +96,7 @@ impl<R: Runtime> ClientBuilder<R> {
             source: io::Error::new(io::ErrorKind::InvalidInput, e),
         })?;
         spec.clear_env |= self.clear_env;
-        let name = self.server_name(program_name(&spec.command));
+        let name = self.server_name(&super::label::command_line(&spec.command, &spec.args));
         let runtime = self.resolve_runtime(&name)?;
         let (child, pipes) = StdioChild::spawn(&runtime, &spec, name.clone(), self.stderr_tail)
             .map_err(|source| Error::Spawn {
@@ -143,9 +143,7 @@ impl<R: Runtime> ClientBuilder<R> {
         let parsed = url::Url::parse(url);
         let fallback = parsed
             .as_ref()
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_else(|| "http".to_owned());
+            .map_or_else(|_| "http".to_owned(), super::label::url_label);
         let name = self.server_name(&fallback);
         let config_error = |message: String| Error::Config {
             server: name.clone(),
@@ -445,10 +443,6 @@ impl<R: Runtime> Drop for CloseOnDrop<R> {
 }
 
 #[cfg(unix)]
-fn program_name(command: &str) -> &str {
-    command.rsplit('/').next().unwrap_or(command)
-}
-
 /// A reading of the wall clock with its instant, for the timestamps of the client's tasks.
 fn wall_clock() -> mcp_proto::task::receiver::WallClock {
     let unix = std::time::SystemTime::now()

@@ -1,6 +1,7 @@
 //! [`ClientBuilder`]: the options of a connection; `connect.rs` starts it.
 
 mod connect;
+mod label;
 
 use std::fmt;
 use std::sync::Arc;
@@ -28,13 +29,18 @@ use crate::process::StderrTailConfig;
 use crate::runtime::Runtime;
 use crate::shared::Phase;
 
-/// The options of a connection; finish with [`connect`](Self::connect),
-/// [`stdio`](Self::stdio) or [`over`](Self::over).
+/// The options of a connection; finish with [`connect`](Self::connect) (a configured
+/// server), [`stdio`](Self::stdio) (a child process), [`http`](Self::http) (a URL) or
+/// [`over`](Self::over) (any byte stream pair).
+///
+/// On tokio it is `mcp_tokio::ClientBuilder` (this builder with `mcp_tokio::TokioRuntime`):
 ///
 /// ```no_run
-/// # async fn f<R: mcp_driver::Runtime>() -> Result<(), mcp_driver::Error> {
+/// # async fn f() -> Result<(), mcp_tokio::Error> {
 /// use std::time::Duration;
-/// let client = mcp_driver::ClientBuilder::<R>::new()
+/// use mcp_tokio::ClientBuilder;
+///
+/// let client = ClientBuilder::new()
 ///     .name("everything")
 ///     .request_timeout(Some(Duration::from_secs(60)))
 ///     .stdio("npx -y @modelcontextprotocol/server-everything")
@@ -161,7 +167,11 @@ impl<R: Runtime> ClientBuilder<R> {
         self
     }
 
-    /// The server's name in errors and logs (default: the configured name, or the program).
+    /// The server's name in errors and logs. Default: the configured name
+    /// ([`connect`](Self::connect)); for [`stdio`](Self::stdio), the command line
+    /// (`mcp demo-server`, the program's directory left out, cut with `…` past 60
+    /// characters); for [`http`](Self::http), the URL without its secrets
+    /// (`https://example.com:8443/mcp`: no user, password, query or fragment).
     #[must_use]
     pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
         self.name = Some(name.into());
@@ -347,8 +357,8 @@ impl<R: Runtime> ClientBuilder<R> {
     /// `task` ignored, as the spec asks of a client that did not declare task support.
     ///
     /// ```no_run
-    /// # async fn f<R: mcp_driver::Runtime>(builder: mcp_driver::ClientBuilder<R>) -> Result<(), mcp_driver::Error> {
-    /// use mcp_proto::types::ElicitResult;
+    /// # async fn f(builder: mcp_tokio::ClientBuilder) -> Result<(), mcp_tokio::Error> {
+    /// use mcp_tokio::types::ElicitResult;
     ///
     /// let client = builder
     ///     // A person may take minutes: the server polls the task instead of waiting.
@@ -386,9 +396,9 @@ impl<R: Runtime> ClientBuilder<R> {
     /// and how many `tasks/result` may wait for one task.
     ///
     /// ```no_run
-    /// # fn f<R: mcp_driver::Runtime>(builder: mcp_driver::ClientBuilder<R>) -> mcp_driver::ClientBuilder<R> {
+    /// # fn f(builder: mcp_tokio::ClientBuilder) -> mcp_tokio::ClientBuilder {
     /// use std::time::Duration;
-    /// use mcp_proto::task::receiver::ReceiverPolicy;
+    /// use mcp_tokio::mcp_proto::task::receiver::ReceiverPolicy;
     ///
     /// let mut policy = ReceiverPolicy::default();
     /// policy.max_tasks = 8;

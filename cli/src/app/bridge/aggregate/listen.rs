@@ -98,7 +98,7 @@ pub async fn run(
         .map_err(|e| CliError::cannot_listen(addr, &e))?;
     // What the start found, after the URL.
     report_entries(ui, entries);
-    report_summary(ui, &started.summary, &started.configs);
+    report_summary(ui, &manager, &started.summary, &started.configs);
     for warning in warnings {
         ui.note(&warning);
     }

@@ -49,7 +49,7 @@ pub mod watch;
 use std::sync::Arc;
 
 use mcp_manager::config::TransportConfig;
-use mcp_manager::reconnect::ReconnectConfig;
+use mcp_manager::reconnect::{ReconnectConfig, ServerStatus};
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::ServerConfig;
 use mcp_proto::types::{Implementation, InitializeParams};
@@ -208,7 +208,7 @@ async fn start_servers(
     let summary = manager.start().await;
     let coming_up = !summary.from_cache.is_empty() || !summary.pending.is_empty();
     if summary.live.is_empty() && !coming_up {
-        report_summary(ui, &summary, &configs);
+        report_summary(ui, &manager, &summary, &configs);
         manager.shutdown().await;
         // Each server's name and reason, in the words of the summary just reported.
         let failures = summary
@@ -226,10 +226,16 @@ async fn start_servers(
             // The servers are reached in the initialize era; so is the host (a 2026 host's
             // `server/discover` gets -32601 and it falls back).
             .with_versions(mcp_proto::session::ProtocolVersion::INITIALIZE_ERA)
-            // An unreachable server is retried: it may come up later, with its lists.
+            // An unreachable server is retried: it may come up later, with its lists. So is
+            // one that failed before it was ever ready and is retried (an HTTP error status).
             .with_capabilities(capabilities::union(
                 &caps,
-                coming_up || !summary.unreachable.is_empty(),
+                coming_up
+                    || !summary.unreachable.is_empty()
+                    || summary
+                        .failed
+                        .iter()
+                        .any(|(s, _)| manager.failed_before_ready(s).is_some()),
             ))
             // The servers time their own requests out (and cancel them).
             .with_request_timeout(None);
@@ -270,16 +276,32 @@ fn unmatched_warnings(
         .collect()
 }
 
-/// Reports on stderr what the start found: the failed servers, the unreachable ones (with
+/// Reports on stderr what the start found: the failed servers (saying so of those still
+/// retried: an HTTP error status before they were ever ready), the unreachable ones (with
 /// their reason, as `mcp tools --all` words it), those still coming up.
 fn report_summary(
     ui: &Ui,
+    manager: &Manager,
     summary: &StartupSummary,
     configs: &[mcp_manager::config::ServerConfig],
 ) {
     for (server, why) in &summary.failed {
         let why = many::failure_words(configs, server, why);
-        ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
+        let retried = manager.status().into_iter().any(|(name, status)| {
+            name == *server
+                && matches!(
+                    status,
+                    ServerStatus::Connecting | ServerStatus::Reconnecting { .. }
+                )
+        });
+        if retried {
+            ui.note(&format!(
+                "mcp bridge: server {server:?} failed: {why}; retrying in the background, \
+                 serving the others"
+            ));
+        } else {
+            ui.note(&format!("mcp bridge: server {server:?} failed: {why}"));
+        }
     }
     for (server, why) in &summary.unreachable {
         let why = many::failure_words(configs, server, why);
@@ -358,7 +380,7 @@ async fn serve_stdio(
             return Err(error);
         }
     };
-    report_summary(ui, &started.summary, &started.configs);
+    report_summary(ui, &started.manager, &started.summary, &started.configs);
     for warning in unmatched_warnings(&started.manager, &started.summary, &filter) {
         ui.note(&warning);
     }

@@ -145,8 +145,8 @@ impl Shared {
 
     /// The client of `server`, waiting (at most [`wait_bound`](Self::wait_bound)) while it
     /// is still connecting or reconnecting; at once the reason when it failed, or is
-    /// unreachable (never ready, its first attempt failed outright: it is retried in the
-    /// background, but a call would only wait for the same failure).
+    /// unreachable or failing (never ready, its last attempt failed outright: it is retried
+    /// in the background, but a call would only wait for the same failure).
     async fn client_for(&self, server: &str) -> Result<Client, ErrorObject> {
         // Watched before looking, so that a change in between is not missed.
         let mut changes = self.manager.status_changes();
@@ -167,6 +167,13 @@ impl Shared {
                             return Err(internal(format!(
                                 "server {server:?} is unreachable: {} (retrying in the \
                                  background)",
+                                many::failure_words(&self.configs, server, &why)
+                            )));
+                        }
+                        // Reached, and failed (an HTTP error status): as final for this call.
+                        if let Some(why) = self.manager.failed_before_ready(server) {
+                            return Err(internal(format!(
+                                "server {server:?} failed: {} (retrying in the background)",
                                 many::failure_words(&self.configs, server, &why)
                             )));
                         }
