@@ -11,17 +11,10 @@ use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, Scri
 use mcp_driver::testing::http_suite::{rpc_result, standard_reply};
 use serde_json::{Value, json};
 
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+mod common;
+use common::demo::demo;
 
-/// `mcp ARGS -- <mcp> demo-server`, without a terminal.
-fn demo(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .args(["--", MCP, "demo-server"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// `mcp ARGS` (the server is in ARGS), without a terminal.
 fn mcp(args: &[&str]) -> Output {

@@ -5,6 +5,7 @@
 
 pub mod bridge_host;
 pub mod browser;
+pub mod demo;
 pub mod host_tasks;
 pub mod listening;
 

@@ -1,0 +1,20 @@
+//! The built `mcp` run once against `mcp demo-server` (which it spawns over stdio).
+
+use std::process::{Command, Output, Stdio};
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// `mcp ARGS -- <mcp> demo-server`, without a terminal: its exit status and output.
+pub fn demo(args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .args(["--", MCP, "demo-server"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+/// Output bytes as text (invalid UTF-8 replaced).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
