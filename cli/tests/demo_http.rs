@@ -13,6 +13,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+mod common;
+use common::port_in_use::{assert_port_in_use, taken_address};
+
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// How long a line the test waits for may take (an anti-hang guard, not a timing).
@@ -279,8 +282,7 @@ fn sigterm_and_ctrl_c_end_the_server_cleanly() {
 
 #[test]
 fn a_port_in_use_or_a_bare_port_gets_a_hint_of_what_to_do() {
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
-    let addr = taken.local_addr().expect("its address").to_string();
+    let (_taken, addr) = taken_address();
     let run = |addr: &str| {
         Command::new(MCP)
             .args(["demo-server", "--listen", addr])
@@ -288,20 +290,7 @@ fn a_port_in_use_or_a_bare_port_gets_a_hint_of_what_to_do() {
             .output()
             .expect("run mcp demo-server")
     };
-    let o = run(&addr);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).starts_with(&format!("error: cannot listen on {addr}: ")),
-        "{}",
-        stderr(&o)
-    );
-    assert!(
-        stderr(&o).contains(
-            "hint: another program listens on this port: pick another, or 127.0.0.1:0 for any free one"
-        ),
-        "{}",
-        stderr(&o)
-    );
+    assert_port_in_use(&run(&addr), &addr);
     let o = run("8080");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("use 127.0.0.1:8080"), "{}", stderr(&o));

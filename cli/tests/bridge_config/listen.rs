@@ -10,6 +10,7 @@ use mcp_tokio::{Client, ClientBuilder};
 use serde_json::{Value, json};
 
 use crate::common::everything;
+use crate::common::port_in_use::{assert_port_in_use, taken_address};
 use crate::host::{GUARD, MCP, names, test_dir, write_config};
 use crate::listening::{Listening, ScratchDir, on_runtime};
 
@@ -226,8 +227,7 @@ fn listen_serves_the_servers_over_http() {
 fn a_port_in_use_says_so_once_and_hints_another_port() {
     let dir = ScratchDir(test_dir("listen-taken"));
     let config = write_config(&dir.0);
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
-    let addr = taken.local_addr().expect("its address").to_string();
+    let (_taken, addr) = taken_address();
     let out = Command::new(MCP)
         .args(["bridge", "--listen", &addr, "--config"])
         .arg(&config)
@@ -235,18 +235,7 @@ fn a_port_in_use_says_so_once_and_hints_another_port() {
         .stdin(Stdio::null())
         .output()
         .expect("run mcp bridge --listen");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.starts_with(&format!("error: cannot listen on {addr}: ")),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains(
-            "hint: another program listens on this port: pick another, or 127.0.0.1:0 for any free one"
-        ),
-        "{stderr}"
-    );
+    let stderr = assert_port_in_use(&out, &addr);
     assert!(
         !dir.0.join("alpha.pid").exists(),
         "no server was started: {stderr}"

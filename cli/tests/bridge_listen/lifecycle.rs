@@ -4,6 +4,7 @@
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 
+use crate::common::port_in_use::{assert_port_in_use, taken_address};
 use crate::harness::{Listener, MCP};
 use crate::raw_http::open_session;
 
@@ -51,21 +52,9 @@ fn failed_listener(addr: &str) -> std::process::Output {
 
 #[test]
 fn a_port_in_use_says_so_once_and_hints_another_port() {
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
-    let addr = taken.local_addr().expect("its address").to_string();
+    let (_taken, addr) = taken_address();
     let out = failed_listener(&addr);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.starts_with(&format!("error: cannot listen on {addr}: ")),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains(
-            "hint: another program listens on this port: pick another, or 127.0.0.1:0 for any free one"
-        ),
-        "{stderr}"
-    );
+    let stderr = assert_port_in_use(&out, &addr);
     assert!(!stderr.contains("mcp --help"), "{stderr}");
 }
 
