@@ -15,6 +15,7 @@ use serde_json::Value;
 
 mod common;
 use common::port_in_use::{assert_port_in_use, taken_address};
+use common::run::{stderr, stdout};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
@@ -103,14 +104,6 @@ fn watch_the_clock(server: &Listening, era: &[&str]) -> (Child, Value) {
         }
     };
     (watch, update)
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn json(o: &Output) -> Value {

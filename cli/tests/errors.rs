@@ -12,7 +12,7 @@ use mcp_driver::testing::http_suite::{rpc_result, standard_reply};
 use serde_json::{Value, json};
 
 mod common;
-use common::demo::demo;
+use common::run::{demo, stderr, stdout};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
@@ -23,14 +23,6 @@ fn mcp(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run mcp")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The whole of stdout as one JSON value.

@@ -17,7 +17,7 @@ use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, Scri
 use serde_json::{Value, json};
 
 mod common;
-use common::demo::{demo, text};
+use common::run::{demo, text};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 

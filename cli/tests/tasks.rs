@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::demo::{demo, text};
 use common::everything;
+use common::run::{demo, text};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 

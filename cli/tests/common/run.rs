@@ -1,4 +1,5 @@
-//! The built `mcp` run once against `mcp demo-server` (which it spawns over stdio).
+//! The built `mcp` run once (against `mcp demo-server`, which it spawns over stdio), and
+//! its output read as text.
 
 use std::process::{Command, Output, Stdio};
 
@@ -17,4 +18,14 @@ pub fn demo(args: &[&str]) -> Output {
 /// Output bytes as text (invalid UTF-8 replaced).
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Its standard output as text.
+pub fn stdout(o: &Output) -> String {
+    text(&o.stdout)
+}
+
+/// Its standard error as text.
+pub fn stderr(o: &Output) -> String {
+    text(&o.stderr)
 }
