@@ -12,7 +12,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::bridge_host::{
-    BridgeHost, GUARD, MCP, group_alive, scratch_dir, stderr_file, wait_exit,
+    BridgeHost, GUARD, MCP, group_alive, recorded_demo_server, scratch_dir, stderr_file, wait_exit,
 };
 use common::listening::ListeningDemo;
 use serde_json::{Value, json};
@@ -120,17 +120,6 @@ fn sigterm_cancels_the_call_upstream_deletes_the_session_and_exits_143() {
 #[test]
 fn sigint_cancels_the_call_upstream_deletes_the_session_and_exits_130() {
     a_stopped_http_bridge_cancels_and_deletes("int", libc::SIGINT, "SIGINT", "interrupted");
-}
-
-/// The stdio child: `sh` writes its pid (its process group), then runs the demo server with
-/// its input recorded in `upstream.log`.
-fn recorded_demo_server(dir: &Path) -> Vec<String> {
-    let script = format!(
-        "echo $$ > '{pid}'; tee -a '{log}' | '{MCP}' demo-server",
-        pid = dir.join("pgid").display(),
-        log = dir.join("upstream.log").display(),
-    );
-    vec!["sh".into(), "-c".into(), script]
 }
 
 #[test]

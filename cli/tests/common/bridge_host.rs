@@ -198,6 +198,17 @@ impl Drop for BridgeHost {
     }
 }
 
+/// A bridge's upstream command in `dir`: `sh` (the process group leader) writes its pid to
+/// `pgid`, then runs the demo server with its input copied into `upstream.log`.
+pub fn recorded_demo_server(dir: &std::path::Path) -> Vec<String> {
+    let script = format!(
+        "echo $$ > '{pid}'; tee -a '{log}' | '{MCP}' demo-server",
+        pid = dir.join("pgid").display(),
+        log = dir.join("upstream.log").display(),
+    );
+    vec!["sh".into(), "-c".into(), script]
+}
+
 /// The `name` of every item of `list` (tools, prompts).
 pub fn names(list: &Value) -> Vec<String> {
     list.as_array()
