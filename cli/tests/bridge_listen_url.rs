@@ -1,26 +1,18 @@
 //! `mcp bridge --listen`'s first line on stderr is its URL, printed as soon as the port is
 //! bound: before any server starts, so a server that writes to stderr at start comes after it.
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::io::BufRead as _;
 use std::time::Instant;
 
 use serde_json::json;
+
+mod common;
+use common::bridge_host::spawn_with_first_line;
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// The anti-hang guard (never reached when the bridge works).
 const GUARD: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// A child process killed and reaped when dropped, also when the test fails midway.
-struct Reaped(Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// A child that writes to stderr as it starts: the bridge's URL still comes first.
 fn child_talking_at_start() -> Vec<String> {
@@ -34,18 +26,11 @@ fn child_talking_at_start() -> Vec<String> {
 /// The first stderr line of `mcp bridge --listen 127.0.0.1:0 ARGS`, and then that the child's
 /// `started` line also came.
 fn first_line_of_listening_bridge(args: &[String]) -> String {
-    let child = Command::new(MCP)
-        .args(["bridge", "--listen", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge --listen");
-    let mut child = Reaped(child);
-    let mut stderr = BufReader::new(child.0.stderr.take().expect("piped stderr"));
-    let mut first = String::new();
-    stderr.read_line(&mut first).expect("the first line");
+    let command = ["bridge", "--listen", "127.0.0.1:0"]
+        .into_iter()
+        .chain(args.iter().map(String::as_str))
+        .collect::<Vec<_>>();
+    let (child, first, mut stderr) = spawn_with_first_line(&command);
     let mut next = String::new();
     let started = Instant::now();
     while !next.contains("started") {
@@ -54,7 +39,7 @@ fn first_line_of_listening_bridge(args: &[String]) -> String {
         assert!(started.elapsed() < GUARD);
     }
     drop(child);
-    first.trim().to_owned()
+    first
 }
 
 #[test]

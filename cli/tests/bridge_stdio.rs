@@ -13,23 +13,14 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::bridge_host::{BridgeHost, GUARD, MCP, group_alive, scratch_dir, stderr_file};
+use common::bridge_host::{
+    BridgeHost, GUARD, MCP, group_alive, recorded_demo_server, scratch_dir, stderr_file,
+};
 use serde_json::{Value, json};
 
 /// A scratch directory of one test.
 fn test_dir(name: &str) -> PathBuf {
     scratch_dir("bridge-stdio", name)
-}
-
-/// The upstream command: `sh` (the process group leader) writes its pid, then runs the demo
-/// server with its input copied into `upstream.log`.
-fn recorded_demo_server(dir: &Path) -> Vec<String> {
-    let script = format!(
-        "echo $$ > '{pid}'; tee -a '{log}' | '{MCP}' demo-server",
-        pid = dir.join("pgid").display(),
-        log = dir.join("upstream.log").display(),
-    );
-    vec!["sh".into(), "-c".into(), script]
 }
 
 /// What the bridge sent upstream so far, one JSON value a line.

@@ -5,27 +5,18 @@
 
 mod common;
 
-use std::io::{BufRead as _, BufReader};
+use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::bridge_host::{
-    BridgeHost, GUARD, MCP, group_alive, scratch_dir, stderr_file, wait_exit,
+    BridgeHost, GUARD, MCP, Reaped, group_alive, recorded_demo_server, scratch_dir,
+    spawn_with_first_line, stderr_file, wait_exit,
 };
 use common::listening::ListeningDemo;
 use serde_json::{Value, json};
-
-/// A child process killed and reaped when dropped, also when the test fails midway.
-struct Reaped(Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn test_dir(name: &str) -> PathBuf {
     scratch_dir("bridge-stop", name)
@@ -122,17 +113,6 @@ fn sigint_cancels_the_call_upstream_deletes_the_session_and_exits_130() {
     a_stopped_http_bridge_cancels_and_deletes("int", libc::SIGINT, "SIGINT", "interrupted");
 }
 
-/// The stdio child: `sh` writes its pid (its process group), then runs the demo server with
-/// its input recorded in `upstream.log`.
-fn recorded_demo_server(dir: &Path) -> Vec<String> {
-    let script = format!(
-        "echo $$ > '{pid}'; tee -a '{log}' | '{MCP}' demo-server",
-        pid = dir.join("pgid").display(),
-        log = dir.join("upstream.log").display(),
-    );
-    vec!["sh".into(), "-c".into(), script]
-}
-
 #[test]
 fn sighup_cancels_the_childs_call_with_the_reason_shuts_it_down_and_exits_129() {
     let dir = test_dir("hup");
@@ -214,19 +194,10 @@ fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
 /// `mcp -vv bridge --listen 127.0.0.1:0 --url URL`: its URL (the first stderr line) and the
 /// rest of its stderr, line by line.
 fn listening_bridge(url: &str, extra: &[&str]) -> (Reaped, String, mpsc::Receiver<String>) {
-    let child = Command::new(MCP)
-        .args(["-vv", "bridge", "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .args(["--url", url])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge --listen");
-    let mut child = Reaped(child);
-    let mut stderr = BufReader::new(child.0.stderr.take().expect("piped stderr"));
-    let mut first = String::new();
-    stderr.read_line(&mut first).expect("the first line");
+    let mut args = vec!["-vv", "bridge", "--listen", "127.0.0.1:0"];
+    args.extend_from_slice(extra);
+    args.extend(["--url", url]);
+    let (child, first, stderr) = spawn_with_first_line(&args);
     let (tx, lines) = mpsc::channel();
     std::thread::spawn(move || {
         for line in stderr.lines().map_while(Result::ok) {
@@ -235,7 +206,7 @@ fn listening_bridge(url: &str, extra: &[&str]) -> (Reaped, String, mpsc::Receive
             }
         }
     });
-    (child, first.trim().to_owned(), lines)
+    (child, first, lines)
 }
 
 /// Lines of `lines` until one containing `text` (within the guard); all of them.

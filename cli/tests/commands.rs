@@ -7,6 +7,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod common;
+use common::run::{stderr, stdout};
+
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// `mcp ARGS -- <mcp> demo-server`, with a fixed width and no terminal.
@@ -18,14 +21,6 @@ fn demo(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run mcp")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn json(o: &Output) -> Value {

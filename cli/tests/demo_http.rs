@@ -5,13 +5,17 @@
 //! that cannot be listened on.
 //! Only 127.0.0.1 is used; the servers are killed when a test ends.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead as _, BufReader, Read};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
 use serde_json::Value;
+
+mod common;
+use common::port_in_use::{assert_port_in_use, taken_address};
+use common::run::{stderr, stdout};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
@@ -37,15 +41,7 @@ impl Listening {
             .stderr(Stdio::piped())
             .spawn()
             .expect("run mcp demo-server");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (tx, rx) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let rx = lines_of(child.stderr.take().expect("piped stderr"));
         let url = rx.recv_timeout(GUARD).expect("the URL line on stderr");
         Listening {
             child,
@@ -73,12 +69,41 @@ impl Drop for Listening {
     }
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+/// The lines `from` yields, read on a thread of their own (so its writer never blocks).
+fn lines_of(from: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+/// Runs `mcp --url URL [era] watch --subscribe demo://clock --json` against `server` and
+/// waits for the first `notifications/resources/updated` it prints: the running watch (the
+/// caller kills it) and that notification.
+fn watch_the_clock(server: &Listening, era: &[&str]) -> (Child, Value) {
+    let mut watch = Command::new(MCP)
+        .args(["--url", &server.url])
+        .args(era)
+        .args(["watch", "--subscribe", "demo://clock", "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run mcp watch");
+    let rx = lines_of(watch.stdout.take().expect("piped stdout"));
+    let update = loop {
+        let line = rx.recv_timeout(GUARD).expect("a notification line");
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if v["method"] == "notifications/resources/updated" {
+            break v;
+        }
+    };
+    (watch, update)
 }
 
 fn json(o: &Output) -> Value {
@@ -129,36 +154,7 @@ fn tools_and_calls_over_http() {
 #[test]
 fn resource_updates_arrive_on_the_get_stream() {
     let server = Listening::start(&[], &[]);
-    let mut watch = Command::new(MCP)
-        .args([
-            "--url",
-            &server.url,
-            "watch",
-            "--subscribe",
-            "demo://clock",
-            "--json",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("run mcp watch");
-    let out = watch.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let update = loop {
-        let line = rx.recv_timeout(GUARD).expect("a notification line");
-        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-        if v["method"] == "notifications/resources/updated" {
-            break v;
-        }
-    };
+    let (mut watch, update) = watch_the_clock(&server, &[]);
     assert_eq!(update["params"]["uri"], "demo://clock");
     let _ = watch.kill();
     let _ = watch.wait();
@@ -170,30 +166,7 @@ fn resource_updates_arrive_on_the_get_stream() {
 #[test]
 fn a_modern_listen_gets_the_updates_on_its_own_stream() {
     let server = Listening::start(&["--modern"], &[]);
-    let mut watch = Command::new(MCP)
-        .args(["--url", &server.url, "--era", "modern", "watch"])
-        .args(["--subscribe", "demo://clock", "--json"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("run mcp watch");
-    let out = watch.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let update = loop {
-        let line = rx.recv_timeout(GUARD).expect("a notification line");
-        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-        if v["method"] == "notifications/resources/updated" {
-            break v;
-        }
-    };
+    let (mut watch, update) = watch_the_clock(&server, &["--era", "modern"]);
     assert_eq!(update["params"]["uri"], "demo://clock");
     assert!(
         update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].is_number(),
@@ -302,8 +275,7 @@ fn sigterm_and_ctrl_c_end_the_server_cleanly() {
 
 #[test]
 fn a_port_in_use_or_a_bare_port_gets_a_hint_of_what_to_do() {
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
-    let addr = taken.local_addr().expect("its address").to_string();
+    let (_taken, addr) = taken_address();
     let run = |addr: &str| {
         Command::new(MCP)
             .args(["demo-server", "--listen", addr])
@@ -311,20 +283,7 @@ fn a_port_in_use_or_a_bare_port_gets_a_hint_of_what_to_do() {
             .output()
             .expect("run mcp demo-server")
     };
-    let o = run(&addr);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).starts_with(&format!("error: cannot listen on {addr}: ")),
-        "{}",
-        stderr(&o)
-    );
-    assert!(
-        stderr(&o).contains(
-            "hint: another program listens on this port: pick another, or 127.0.0.1:0 for any free one"
-        ),
-        "{}",
-        stderr(&o)
-    );
+    assert_port_in_use(&run(&addr), &addr);
     let o = run("8080");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("use 127.0.0.1:8080"), "{}", stderr(&o));

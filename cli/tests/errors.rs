@@ -11,17 +11,10 @@ use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, Scri
 use mcp_driver::testing::http_suite::{rpc_result, standard_reply};
 use serde_json::{Value, json};
 
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+mod common;
+use common::run::{demo, stderr, stdout};
 
-/// `mcp ARGS -- <mcp> demo-server`, without a terminal.
-fn demo(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .args(["--", MCP, "demo-server"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// `mcp ARGS` (the server is in ARGS), without a terminal.
 fn mcp(args: &[&str]) -> Output {
@@ -30,14 +23,6 @@ fn mcp(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run mcp")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The whole of stdout as one JSON value.

@@ -5,6 +5,9 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::run::stdout;
+
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 fn mcp(args: &[&str]) -> Output {
@@ -14,10 +17,6 @@ fn mcp(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run mcp")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Whether `help` lists `option` as an option line (not merely mentions it).

@@ -6,6 +6,9 @@
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::run::stderr;
+
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// A stdio server in bash: answers `initialize` and `tools/list` properly, and every
@@ -33,10 +36,6 @@ fn call_against(answer: &str) -> (Output, Duration) {
         .output()
         .expect("run mcp");
     (o, start.elapsed())
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

@@ -5,6 +5,9 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+mod common;
+use common::run::stderr;
+
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// `mcp ARGS -- <mcp> demo-server` with stdout a pipe, `envs` set and `COLUMNS` /
@@ -22,10 +25,6 @@ fn demo(args: &[&str], envs: &[(&str, &str)]) -> Output {
         cmd.env(k, v);
     }
     cmd.output().expect("run mcp")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// `mcp call echo` with `text` passed inside `--args` (so it stays a string whatever it

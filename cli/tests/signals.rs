@@ -9,30 +9,20 @@
 //! The waits below are anti-hang guards (generous bounds on polling a condition), not timings.
 
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
 use serde_json::{Value, json};
 
+mod common;
+use common::run::{demo, text};
+
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// The longest any wait below may take before the test gives up.
 const GUARD: Duration = Duration::from_secs(60);
-
-fn demo(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .args(["--", MCP, "demo-server"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mcp-cli-signals-{}-{name}", std::process::id()));

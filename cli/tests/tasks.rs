@@ -17,7 +17,7 @@
 //! guards.
 
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -26,24 +26,12 @@ use serde_json::Value;
 
 mod common;
 use common::everything;
+use common::run::{demo, text};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// The longest any wait below may take before the test gives up.
 const GUARD: Duration = Duration::from_secs(90);
-
-fn demo(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .args(["--", MCP, "demo-server"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 #[test]
 fn help_and_completions_know_the_tasks_commands() {

@@ -113,6 +113,7 @@ fake_tests!(
     listen_routes_and_ends,
     listen_refused_unacknowledged_closed,
     listen_in_the_initialize_era,
+    subscriptions_share_a_uri_in_the_initialize_era,
     task_is_awaited_transparently,
     task_handle_cancel_fail_and_drop,
     task_without_the_extension_is_refused,

@@ -59,6 +59,7 @@ scripted_tests!(
     http_session_expired_reinitializes,
     http_listen_stream_broken_yields_gap,
     http_session_expired_refused_subscription_ends,
+    http_session_expired_shared_uri_subscribed_afresh,
     http_session_expired_subscription_continues,
     http_session_expired_task_polled_again,
     http_session_expired_unknown_task_fails,

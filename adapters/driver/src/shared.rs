@@ -208,6 +208,8 @@ pub(crate) struct State<C: ?Sized = dyn Core> {
     pub(crate) handlers: HashMap<InboundRequestId, oneshot::Sender<()>>,
     pub(crate) driver: Option<Waker>,
     pub(crate) exit: Option<ExitInfo>,
+    /// The resource URIs the initialize-era subscriptions hold, each subscribed upstream once.
+    pub(crate) resource_holds: crate::subscription::ResourceHolds,
     /// Last: the one field whose type may be unsized.
     pub(crate) core: C,
 }
@@ -248,6 +250,7 @@ impl<C> Shared<C> {
                 handlers: HashMap::new(),
                 driver: None,
                 exit: None,
+                resource_holds: crate::subscription::ResourceHolds::default(),
             }),
             phase,
             notification_capacity: notification_capacity.max(1),

@@ -82,6 +82,7 @@ mod listen {
         listen_routes_and_ends,
         listen_refused_unacknowledged_closed,
         listen_in_the_initialize_era,
+        subscriptions_share_a_uri_in_the_initialize_era,
     );
 }
 

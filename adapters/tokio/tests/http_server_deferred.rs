@@ -11,12 +11,10 @@ use mcp_tokio::mcp_proto::server::http::HttpServerConfig;
 use mcp_tokio::mcp_proto::session::ProtocolVersion;
 use mcp_tokio::server::http::StreamableHttp;
 use mcp_tokio::server::{
-    HttpServerHandle, InitializeAnswer, InitializeOutcome, RequestContext, RequestOutcome,
-    ServerHandle, ServerHandler, start_http,
+    HttpServerHandle, InitializeAnswer, InitializeOutcome, ServerHandle, ServerHandler, start_http,
 };
 use mcp_tokio::types::{Implementation, InitializeParams, ServerCapabilities, ToolsCapability};
 use mcp_tokio::{ClientBuilder, HandlerFuture};
-use serde_json::value::RawValue;
 
 const GUARD: Duration = Duration::from_secs(30);
 
@@ -25,15 +23,6 @@ const GUARD: Duration = Duration::from_secs(30);
 struct Deferring;
 
 impl ServerHandler for Deferring {
-    fn on_request(
-        &self,
-        method: String,
-        _params: Option<Box<RawValue>>,
-        _cx: RequestContext,
-    ) -> HandlerFuture<'_, RequestOutcome> {
-        Box::pin(async move { Err(ErrorObject::method_not_found(&method)) })
-    }
-
     fn on_initialize(
         &self,
         params: InitializeParams,

@@ -32,6 +32,12 @@ pub fn write_config(dir: &Path) -> PathBuf {
     path
 }
 
+/// Writes `dir/servers.json` with `servers` as its `mcpServers`.
+pub fn write_servers(dir: &Path, servers: Value) {
+    let config = json!({ "mcpServers": servers });
+    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+}
+
 /// `mcp bridge --config servers.json EXTRA` in `dir`, with a tool cache and token store of
 /// the test's own; its stderr goes to `stderr.txt` ([`BridgeHost::stderr`]).
 pub fn start_bridge(dir: &Path, extra: &[&str]) -> BridgeHost {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::common::everything;
 use crate::common::host_tasks::{HOST_TASK, call_through_host_task, task_host_capabilities};
-use crate::host::{start_bridge, test_dir};
+use crate::host::{start_bridge, test_dir, write_servers};
 
 /// Writes a config file of two server-everything entries, `one` and `two`, each run through
 /// `sh` with its input copied into `NAME.log` in `dir`.
@@ -26,8 +26,7 @@ fn write_recorded_config(dir: &Path, everything: &[String]) {
         );
         json!({"command": "sh", "args": ["-c", script]})
     };
-    let config = json!({"mcpServers": {"one": entry("one"), "two": entry("two")}});
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    write_servers(dir, json!({"one": entry("one"), "two": entry("two")}));
 }
 
 /// The status notifications of the host's task that server `name` got.

@@ -1,6 +1,5 @@
 //! `mcp bridge --config FILE --listen ADDR`.
 
-use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -11,75 +10,9 @@ use mcp_tokio::{Client, ClientBuilder};
 use serde_json::{Value, json};
 
 use crate::common::everything;
+use crate::common::port_in_use::{assert_port_in_use, taken_address};
 use crate::host::{GUARD, MCP, names, test_dir, write_config};
-
-/// Starts `mcp bridge --config CONFIG --listen 127.0.0.1:0 [extra]`; returns it with its URL
-/// (its other stderr lines are dropped). Dropping the [`Bridge`] stops it.
-fn start_listening(
-    dir: &std::path::Path,
-    config: &std::path::Path,
-    extra: &[&str],
-) -> (Bridge, String) {
-    let (bridge, url, _stderr) = start_listening_with_stderr(dir, config, extra);
-    (bridge, url)
-}
-
-/// [`start_listening`], with the bridge's stderr lines after its URL.
-fn start_listening_with_stderr(
-    dir: &std::path::Path,
-    config: &std::path::Path,
-    extra: &[&str],
-) -> (Bridge, String, mpsc::Receiver<String>) {
-    let mut bridge = Command::new(MCP)
-        .args(["bridge", "--listen", "127.0.0.1:0"])
-        .args(extra)
-        .arg("--config")
-        .arg(config)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge --listen");
-    let (tx, rx) = mpsc::channel();
-    let stderr = bridge.stderr.take().expect("piped stderr");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    // Printed once the servers' start is over (after what they wrote on stderr meanwhile).
-    let url = loop {
-        let line = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
-        if line.starts_with("http://") {
-            break line;
-        }
-    };
-    (Bridge(bridge), url, rx)
-}
-
-/// A running `mcp bridge --listen`: stopped with SIGTERM when dropped (also when a test
-/// fails), killed if it does not stop within the guard.
-struct Bridge(std::process::Child);
-
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.0.id().to_string()])
-            .status();
-        let started = Instant::now();
-        while matches!(self.0.try_wait(), Ok(None)) {
-            if started.elapsed() > GUARD {
-                let _ = self.0.kill();
-                let _ = self.0.wait();
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
+use crate::listening::{Listening, ScratchDir, on_runtime};
 
 /// A host session over HTTP whose model (sampling) answers as `name`; without a name, one
 /// that does not declare sampling. With `person`, it answers elicitations: it says it was
@@ -141,24 +74,18 @@ fn tool_text(result: &CallToolResult) -> String {
 /// way (the call it belongs to is what keeps the first session in flight).
 #[test]
 fn a_servers_sampling_goes_to_the_one_session_calling_it() {
-    let dir = test_dir("listen-sampling");
-    let config = write_config(&dir);
-    let (bridge, url) = start_listening(&dir, &config, &[]);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
+    let bridge = Listening::start("listen-sampling", &[]);
+    let url = &bridge.url;
+    on_runtime(async {
         let (asked_tx, mut asked) = tokio::sync::mpsc::unbounded_channel();
         let (let_go, let_go_rx) = tokio::sync::mpsc::unbounded_channel();
         let person = Person {
             asked: asked_tx,
             let_go: tokio::sync::Mutex::new(let_go_rx),
         };
-        let a = host_session(&url, Some("model-a"), Some(person)).await;
-        let b = host_session(&url, Some("model-b"), None).await;
-        let c = host_session(&url, None, None).await;
+        let a = host_session(url, Some("model-a"), Some(person)).await;
+        let b = host_session(url, Some("model-b"), None).await;
+        let c = host_session(url, None, None).await;
         let prompt = json!({"prompt": "hi"});
         for (session, name) in [(&a, "model-a"), (&b, "model-b")] {
             let r = within(session.call_tool("alpha__model", prompt.clone()))
@@ -220,8 +147,6 @@ fn a_servers_sampling_goes_to_the_one_session_calling_it() {
             session.close().await;
         }
     });
-    drop(bridge);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--listen`: the same servers over Streamable HTTP on 127.0.0.1, for `mcp` itself as the
@@ -229,40 +154,18 @@ fn a_servers_sampling_goes_to_the_one_session_calling_it() {
 /// stops the bridge and its servers.
 #[test]
 fn listen_serves_the_servers_over_http() {
-    let dir = test_dir("listen");
-    let config = write_config(&dir);
-    let mut bridge = Command::new(MCP)
-        .args([
-            "bridge",
-            "--listen",
-            "127.0.0.1:0",
-            "--deny",
-            "beta__*",
-            "--config",
-        ])
-        .arg(&config)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge --listen");
-    let (tx, rx) = mpsc::channel();
-    let stderr = bridge.stderr.take().expect("piped stderr");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let mut bridge = Listening::start("listen", &["--deny", "beta__*"]);
+    let url = bridge.url.clone();
     // The URL alone on the first line, then what the start found.
-    let url = rx.recv_timeout(GUARD).expect("the bridge printed its URL");
+    assert_eq!(bridge.before_url, Vec::<String>::new());
     assert!(
         url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
         "{url}"
     );
-    let failed = rx.recv_timeout(GUARD).expect("the broken server reported");
+    let failed = bridge
+        .stderr
+        .recv_timeout(GUARD)
+        .expect("the broken server reported");
     assert!(failed.contains(r#"server "broken" failed"#), "{failed}");
 
     let mcp = |args: &[&str]| {
@@ -293,26 +196,10 @@ fn listen_serves_the_servers_over_http() {
         "{read:?}"
     );
 
-    let stopped = Command::new("kill")
-        .args(["-TERM", &bridge.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(stopped.success());
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = bridge.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(
-            started.elapsed() < GUARD,
-            "the bridge did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
     // Asked to stop, it ends cleanly.
-    assert_eq!(status.code(), Some(0));
+    assert_eq!(bridge.stop().code(), Some(0));
     // The servers go with it (their process is reaped by init once the bridge is gone).
-    let pid = std::fs::read_to_string(dir.join("alpha.pid")).expect("alpha's pid");
+    let pid = std::fs::read_to_string(bridge.dir.0.join("alpha.pid")).expect("alpha's pid");
     let alive = || {
         let state = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
         // A zombie (state Z) is gone too: only its exit status is left.
@@ -332,41 +219,27 @@ fn listen_serves_the_servers_over_http() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--config --listen` on a port another program holds: the same one error and hint as the
 /// single bridge, no server started.
 #[test]
 fn a_port_in_use_says_so_once_and_hints_another_port() {
-    let dir = test_dir("listen-taken");
-    let config = write_config(&dir);
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
-    let addr = taken.local_addr().expect("its address").to_string();
+    let dir = ScratchDir(test_dir("listen-taken"));
+    let config = write_config(&dir.0);
+    let (_taken, addr) = taken_address();
     let out = Command::new(MCP)
         .args(["bridge", "--listen", &addr, "--config"])
         .arg(&config)
-        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("XDG_CACHE_HOME", dir.0.join("cache"))
         .stdin(Stdio::null())
         .output()
         .expect("run mcp bridge --listen");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = assert_port_in_use(&out, &addr);
     assert!(
-        stderr.starts_with(&format!("error: cannot listen on {addr}: ")),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains(
-            "hint: another program listens on this port: pick another, or 127.0.0.1:0 for any free one"
-        ),
-        "{stderr}"
-    );
-    assert!(
-        !dir.join("alpha.pid").exists(),
+        !dir.0.join("alpha.pid").exists(),
         "no server was started: {stderr}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--listen` in front of two server-everything servers, for an HTTP host session of our own
@@ -380,15 +253,12 @@ fn tasks_and_their_questions_reach_an_http_session() {
     let Some(everything) = everything() else {
         return;
     };
-    let dir = test_dir("listen-tasks");
-    crate::tasks::write_everything_config(&dir, &everything);
-    let (bridge, url) = start_listening(&dir, &dir.join("servers.json"), &[]);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
+    let bridge = Listening::start_with("listen-tasks", &[], |dir| {
+        crate::tasks::write_everything_config(dir, &everything);
+        dir.join("servers.json")
+    });
+    let url = &bridge.url;
+    on_runtime(async {
         let (related, mut asked) = tokio::sync::mpsc::unbounded_channel();
         let client = ClientBuilder::new()
             .elicitation_handler(move |params: Value| {
@@ -402,7 +272,7 @@ fn tasks_and_their_questions_reach_an_http_session() {
                     Ok(json!({"action": "accept", "content": {"interpretation": choice}}))
                 }
             })
-            .http(&url)
+            .http(url)
             .await
             .expect("a host session");
         let tasks = client.capabilities().tasks.clone().expect("tasks offered");
@@ -426,7 +296,7 @@ fn tasks_and_their_questions_reach_an_http_session() {
         );
         // Another session neither lists nor finds that task: it is the first session's.
         let other = ClientBuilder::new()
-            .http(&url)
+            .http(url)
             .await
             .expect("a second session");
         let listed = within(other.list_tasks()).await.expect("tasks/list");
@@ -445,19 +315,22 @@ fn tasks_and_their_questions_reach_an_http_session() {
         other.close().await;
         client.close().await;
     });
-    drop(bridge);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--listen --stateless`: each POST is served on its own, so a server's sampling request has
 /// no session to go to; the server is told so, and the tool's error says it.
 #[test]
 fn stateless_has_no_session_for_a_servers_request() {
-    let dir = test_dir("listen-stateless");
-    let config = write_config(&dir);
-    let (bridge, url) = start_listening(&dir, &config, &["--stateless"]);
+    let bridge = Listening::start("listen-stateless", &["--stateless"]);
     let out = Command::new(MCP)
-        .args(["--json", "call", "alpha__model", "prompt=hi", "--url", &url])
+        .args([
+            "--json",
+            "call",
+            "alpha__model",
+            "prompt=hi",
+            "--url",
+            &bridge.url,
+        ])
         .stdin(Stdio::null())
         .output()
         .expect("run mcp");
@@ -469,8 +342,6 @@ fn stateless_has_no_session_for_a_servers_request() {
         "{said}"
     );
     assert!(said.contains("passes a server's sampling"), "{said}");
-    drop(bridge);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every HTTP session shares the servers, so a URI's one upstream subscription is shared: a
@@ -479,29 +350,23 @@ fn stateless_has_no_session_for_a_servers_request() {
 #[test]
 fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
     const CLOCK: &str = "mcp-bridge://alpha/demo://clock";
-    let dir = test_dir("listen-shared-subscription");
-    let config = write_config(&dir);
     // -v: each server's messages on stderr, to see the upstream unsubscribe.
-    let (_bridge, url, stderr) = start_listening_with_stderr(&dir, &config, &["-v"]);
+    let bridge = Listening::start("listen-shared-subscription", &["-v"]);
+    let (url, stderr) = (&bridge.url, &bridge.stderr);
     let unsubscribed_upstream = |stderr: &mpsc::Receiver<String>| {
         stderr
             .try_iter()
             .filter(|l| l.contains("[alpha]") && l.contains("resources/unsubscribe"))
             .count()
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
-        let a = host_session(&url, None, None).await;
+    on_runtime(async {
+        let a = host_session(url, None, None).await;
         let mut a_clock = within(a.subscribe(CLOCK)).await.expect("A subscribes");
         let tick = within(a_clock.next()).await.expect("an update for A");
         assert!(tick.is_ok(), "{tick:?}");
 
         // B subscribes to the same URI, gets its updates, then unsubscribes.
-        let b = host_session(&url, None, None).await;
+        let b = host_session(url, None, None).await;
         let mut b_clock = within(b.subscribe(CLOCK)).await.expect("B subscribes");
         within(b_clock.next())
             .await
@@ -509,7 +374,7 @@ fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
             .expect("an update");
         within(b_clock.close()).await.expect("B unsubscribes");
         // C subscribes, then its session ends without unsubscribing.
-        let c = host_session(&url, None, None).await;
+        let c = host_session(url, None, None).await;
         let c_clock = within(c.subscribe(CLOCK)).await.expect("C subscribes");
         within(c.close()).await;
         drop(c_clock);
@@ -526,7 +391,7 @@ fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
             );
         }
         assert_eq!(
-            unsubscribed_upstream(&stderr),
+            unsubscribed_upstream(stderr),
             0,
             "unsubscribed upstream while A was subscribed"
         );
@@ -545,5 +410,4 @@ fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
         a.close().await;
         b.close().await;
     });
-    let _ = std::fs::remove_dir_all(&dir);
 }

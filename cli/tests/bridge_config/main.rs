@@ -5,9 +5,9 @@
 //! resources under host-visible names, a subscription, a sampling request passed to the
 //! host, `--allow` / `--deny`, a killed server reconnected with `list_changed`.
 //!
-//! [`host`] is the harness (a host on the bridge's stdio, the config file); [`stdio`] the
-//! tests of stdio serving, [`listen`] of `--listen`, [`tasks`] of tasks, [`host_tasks`] of
-//! the host's own tasks made of the servers' requests. The task tests
+//! [`host`] is the harness (a host on the bridge's stdio, the config file) and [`listening`]
+//! that of `--listen`; [`stdio`] the tests of stdio serving, [`listen`] of `--listen`,
+//! [`tasks`] of tasks, [`host_tasks`] of the host's own tasks made of the servers' requests. The task tests
 //! (and one of `--listen`) run npm server-everything, whose command comes from
 //! `.peers/env.sh` (`MCP_PEER_EVERYTHING`; `MCP_SKIP_INTEROP=1` skips them).
 
@@ -16,6 +16,7 @@ mod common;
 mod host;
 mod host_tasks;
 mod listen;
+mod listening;
 mod startup;
 mod stdio;
 mod tasks;

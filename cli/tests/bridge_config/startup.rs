@@ -8,13 +8,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::host::{GUARD, MCP, start_bridge, test_dir, text};
-
-/// A config file in `dir` with `servers` as its `mcpServers`.
-fn write_servers(dir: &Path, servers: Value) {
-    let config = json!({ "mcpServers": servers });
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
-}
+use crate::host::{GUARD, MCP, start_bridge, test_dir, text, write_servers};
 
 /// A local port with nothing listening on it (bound, then let go).
 fn closed_port() -> u16 {

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::host::{BridgeHost, GUARD, MCP, names, start_bridge, test_dir, text, write_config};
+use crate::host::{
+    BridgeHost, GUARD, MCP, names, start_bridge, test_dir, text, write_config, write_servers,
+};
 
 /// Tools, prompts and resources of both demo servers under host-visible names, each call
 /// routed to its server, the broken server reported and left out.
@@ -378,16 +380,12 @@ fn a_killed_server_is_reconnected_and_the_host_told() {
 #[test]
 fn no_server_up_refuses_initialize() {
     let dir = test_dir("none");
-    let config =
-        json!({"mcpServers": {"broken": {"command": dir.join("nothing").display().to_string()}}});
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
-    let mut host = start_bridge(&dir, &[]);
-    let id = host.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "host-app", "version": "3.1"}}),
+    write_servers(
+        &dir,
+        json!({"broken": {"command": dir.join("nothing").display().to_string()}}),
     );
-    let (answer, _) = host.answer(id);
+    let mut host = start_bridge(&dir, &[]);
+    let answer = initialize_answer(&mut host);
     assert!(
         answer["error"]["message"]
             .as_str()
@@ -405,12 +403,14 @@ fn no_server_up_refuses_initialize() {
 fn a_server_exiting_at_start_is_reported_failed() {
     let dir = test_dir("exits");
     let crash = json!({"command": "sh", "args": ["-c", "echo boom >&2; exit 1"]});
-    let config = json!({"mcpServers": {
-        "alpha": {"command": MCP, "args": ["demo-server"]},
-        "crash": crash,
-        "quits": {"command": "false"},
-    }});
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    write_servers(
+        &dir,
+        json!({
+            "alpha": {"command": MCP, "args": ["demo-server"]},
+            "crash": crash,
+            "quits": {"command": "false"},
+        }),
+    );
     let mut host = start_bridge(&dir, &[]);
     host.initialize(&json!({}));
     let stderr = host.stderr();
@@ -432,15 +432,9 @@ fn a_server_exiting_at_start_is_reported_failed() {
     assert_eq!(host.finish(), 0);
 
     let dir = test_dir("exits-all");
-    let config = json!({"mcpServers": {"crash": crash, "quits": {"command": "false"}}});
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    write_servers(&dir, json!({"crash": crash, "quits": {"command": "false"}}));
     let mut host = start_bridge(&dir, &[]);
-    let id = host.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "host-app", "version": "3.1"}}),
-    );
-    let (answer, _) = host.answer(id);
+    let answer = initialize_answer(&mut host);
     assert!(
         answer["error"]["message"]
             .as_str()
@@ -461,15 +455,9 @@ fn a_server_exiting_at_start_is_reported_failed() {
 #[test]
 fn a_misspelt_entry_is_named_and_initialize_refused() {
     let dir = test_dir("typo");
-    let config = json!({"mcpServers": {"b": {"comand": "x"}}});
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    write_servers(&dir, json!({"b": {"comand": "x"}}));
     let mut host = start_bridge(&dir, &[]);
-    let id = host.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "host-app", "version": "3.1"}}),
-    );
-    let (answer, _) = host.answer(id);
+    let answer = initialize_answer(&mut host);
     assert!(
         answer["error"]["message"]
             .as_str()
@@ -495,11 +483,13 @@ fn a_late_server_is_offered_from_the_tool_cache() {
         "if [ -e '{}' ]; then sleep 1000; fi; exec '{MCP}' demo-server",
         hang.display()
     );
-    let config = json!({"mcpServers": {
-        "quick": {"command": MCP, "args": ["demo-server"]},
-        "late": {"command": "sh", "args": ["-c", late]},
-    }});
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    write_servers(
+        &dir,
+        json!({
+            "quick": {"command": MCP, "args": ["demo-server"]},
+            "late": {"command": "sh", "args": ["-c", late]},
+        }),
+    );
 
     // A first run lists `late`'s tools, which fills the cache.
     let mut host = start_bridge(&dir, &[]);
@@ -618,11 +608,13 @@ fn a_servers_list_changed_reaches_the_host_with_the_new_list() {
     let dir = test_dir("grow");
     let script = dir.join("growing.py");
     std::fs::write(&script, GROWING_SERVER).expect("write the server");
-    let config = json!({"mcpServers": {
-        "grower": {"command": "python3", "args": [script.display().to_string()]},
-        "beta": {"command": MCP, "args": ["demo-server"]},
-    }});
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    write_servers(
+        &dir,
+        json!({
+            "grower": {"command": "python3", "args": [script.display().to_string()]},
+            "beta": {"command": MCP, "args": ["demo-server"]},
+        }),
+    );
     let mut host = start_bridge(&dir, &[]);
     host.initialize(&json!({}));
     assert!(!host.tool_names().contains(&"grower__sprout".to_owned()));
@@ -685,4 +677,15 @@ fn a_piped_script_gets_every_answer() {
     let sum = answers.iter().find(|a| a["id"] == 3).expect("answer 3");
     assert_eq!(text(&sum["result"]), "2 + 3 = 5");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The whole answer to the host's `initialize` (as `host-app` 3.1, protocol 2025-06-18), for
+/// a test that expects it refused.
+fn initialize_answer(host: &mut BridgeHost) -> Value {
+    let id = host.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host-app", "version": "3.1"}}),
+    );
+    host.answer(id).0
 }

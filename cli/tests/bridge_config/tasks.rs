@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 
 use crate::common::everything;
-use crate::host::{BridgeHost, start_bridge, test_dir};
+use crate::host::{BridgeHost, start_bridge, test_dir, write_servers};
 
 const TOOL: &str = "simulate-research-query";
 
@@ -19,8 +19,7 @@ pub fn write_everything_config(dir: &std::path::Path, everything: &[String]) {
         args.push("stdio".into());
         json!({"command": everything[0], "args": args})
     };
-    let config = json!({"mcpServers": {"one": entry(), "two": entry()}});
-    std::fs::write(dir.join("servers.json"), config.to_string()).expect("write config");
+    write_servers(dir, json!({"one": entry(), "two": entry()}));
 }
 
 /// Every task id of every `tasks/list` page, following `nextCursor` to the end.

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead as _, BufReader, Read, Write as _};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -196,6 +196,45 @@ impl Drop for BridgeHost {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A bridge's upstream command in `dir`: `sh` (the process group leader) writes its pid to
+/// `pgid`, then runs the demo server with its input copied into `upstream.log`.
+pub fn recorded_demo_server(dir: &std::path::Path) -> Vec<String> {
+    let script = format!(
+        "echo $$ > '{pid}'; tee -a '{log}' | '{MCP}' demo-server",
+        pid = dir.join("pgid").display(),
+        log = dir.join("upstream.log").display(),
+    );
+    vec!["sh".into(), "-c".into(), script]
+}
+
+/// A child process killed and reaped when dropped, also when the test fails midway.
+pub struct Reaped(pub Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Spawns `mcp ARGS` (a `bridge --listen`; stdin and stdout null) and reads the first line of
+/// its stderr, where the URL goes: the child (killed when dropped), that line trimmed, and
+/// the rest of its stderr.
+pub fn spawn_with_first_line(args: &[&str]) -> (Reaped, String, BufReader<ChildStderr>) {
+    let child = Command::new(MCP)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge --listen");
+    let mut child = Reaped(child);
+    let mut stderr = BufReader::new(child.0.stderr.take().expect("piped stderr"));
+    let mut first = String::new();
+    stderr.read_line(&mut first).expect("the first line");
+    (child, first.trim().to_owned(), stderr)
 }
 
 /// The `name` of every item of `list` (tools, prompts).

@@ -7,6 +7,8 @@ pub mod bridge_host;
 pub mod browser;
 pub mod host_tasks;
 pub mod listening;
+pub mod port_in_use;
+pub mod run;
 
 /// npm server-everything's command line (`MCP_PEER_EVERYTHING`, from `.peers/env.sh`), or
 /// `None` when skipping was asked for (`MCP_SKIP_INTEROP=1`); without either the test fails,

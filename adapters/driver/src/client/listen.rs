@@ -38,7 +38,9 @@ impl<R: Runtime> Client<R> {
     /// request there: the server sends them to every client). Notifications sent from then
     /// on are on the stream. Dropping the future before it returns ends the subscription.
     ///
-    /// Several subscriptions may be open at once; each gets its own notifications.
+    /// Several subscriptions may be open at once; each gets its own notifications. In the
+    /// initialize era, subscriptions to the same URI share one upstream `resources/subscribe`
+    /// (sent by the first), and `resources/unsubscribe` goes only when the last of them ends.
     ///
     /// It lives as long as this connection: an expired HTTP session is not the end (the
     /// subscription is re-issued on the new session and the stream yields a
@@ -134,8 +136,8 @@ impl<R: Runtime> Client<R> {
         }
     }
 
-    /// The initialize era: `resources/subscribe` per URI, the connection's notifications
-    /// filtered locally.
+    /// The initialize era: `resources/subscribe` per URI no other subscription of this
+    /// connection holds, the connection's notifications filtered locally.
     async fn listen_local(&self, filter: ListenFilter) -> Result<Subscription, Error> {
         // Listen first, so that no update sent right after an answer is missed.
         let uris = filter.resource_subscriptions.clone().unwrap_or_default();
@@ -149,12 +151,19 @@ impl<R: Runtime> Client<R> {
             self.now_fn(),
         );
         for uri in uris {
-            // On an error `sub` is dropped, which unsubscribes the URIs subscribed so far.
-            self.request::<Subscribe>(&ResourceRequestParams::new(uri.clone()))
-                .await?;
-            if let Some(list) = &mut sub.filter_mut().resource_subscriptions {
-                list.push(uri);
-            }
+            // A URI another subscription of this connection holds is subscribed already:
+            // this one shares it (see `ResourceHolds`).
+            let joined = self.inner.shared.lock().resource_holds.join(&uri);
+            let hold = match joined {
+                Some(hold) => hold,
+                None => {
+                    // On an error `sub` is dropped, which releases the URIs held so far.
+                    self.request::<Subscribe>(&ResourceRequestParams::new(uri.clone()))
+                        .await?;
+                    self.inner.shared.lock().resource_holds.subscribed(&uri)
+                }
+            };
+            sub.hold(hold);
         }
         Ok(sub)
     }

@@ -39,7 +39,7 @@ pub(super) enum Delivery {
 }
 
 /// What subscribers are told of a transport's notice.
-fn notice_delivery<C>(state: &State<C>, notice: Notice) -> Delivery {
+fn notice_delivery<C>(state: &mut State<C>, notice: Notice) -> Delivery {
     match notice {
         Notice::Gap(gap) => {
             let listens = state.listens.values().map(|l| l.tx.clone()).collect();
@@ -50,7 +50,12 @@ fn notice_delivery<C>(state: &State<C>, notice: Notice) -> Delivery {
             // The subscription ended meanwhile: nobody to tell.
             None => Delivery::Nothing,
         },
-        Notice::Refused { uri, error } => Delivery::Refused(Item::Refused { uri, error }),
+        Notice::Refused { uri, error } => {
+            // Not subscribed on the new session: the subscriptions holding it end, and the
+            // next one to want it subscribes afresh.
+            state.resource_holds.forget(&uri);
+            Delivery::Refused(Item::Refused { uri, error })
+        }
     }
 }
 
@@ -76,7 +81,7 @@ impl<R: Runtime, T: TransportIo<R>> Driver<R, T> {
                     connection::Event::Transport(event) => {
                         match T::observe(&self.shared.name, event) {
                             Observed::Notice(notice) => {
-                                deliveries.push(notice_delivery(&state, notice));
+                                deliveries.push(notice_delivery(&mut state, notice));
                             }
                             Observed::Act(event) => self.actions.push(event),
                             Observed::Seen => {}

@@ -38,12 +38,21 @@ pub trait ServerHandler: Send + Sync + 'static {
     /// Answers one client request (`method`, raw `params`). Return the raw result object
     /// (`mcp_proto::jsonrpc::to_raw(&typed_result)`) or the JSON-RPC error to send; an unknown
     /// method deserves [`ErrorObject::method_not_found`].
+    ///
+    /// Default: every request is answered `-32601` "Method not found: METHOD"
+    /// ([`ErrorObject::method_not_found`]), for a handler that only takes part in the
+    /// session otherwise (a deferred `initialize`, listens, notifications).
     fn on_request(
         &self,
         method: String,
         params: Option<Box<RawValue>>,
         context: RequestContext,
-    ) -> HandlerFuture<'_, RequestOutcome>;
+    ) -> HandlerFuture<'_, RequestOutcome> {
+        let _ = (params, context);
+        Box::pin(std::future::ready(Err(ErrorObject::method_not_found(
+            &method,
+        ))))
+    }
 
     /// Answers the client's `initialize` when the server's configuration defers it
     /// ([`ServerConfig::defer_initialize`](mcp_proto::server::ServerConfig::defer_initialize);

@@ -1,6 +1,7 @@
 //! [`Subscription`]: the stream of one subscription, in either era, on one connection or
 //! (from a [`Manager`](crate::Manager)) on each connection of a server in turn.
 
+mod holds;
 mod relay;
 
 use std::fmt;
@@ -20,14 +21,16 @@ use crate::error::Error;
 use crate::notify::{Fed, Feed, Missed};
 use crate::shared::Shared;
 
+pub(crate) use holds::{Hold, ResourceHolds};
 pub(crate) use relay::{Relay, Relayed};
 
 /// What ends the subscription.
 enum Kind {
-    /// Initialize era: `resources/subscribe` was sent for each URI of the filter; the stream
-    /// is the connection's notifications, filtered locally; the end sends
-    /// `resources/unsubscribe` for each.
-    Local,
+    /// Initialize era: each URI of the filter is held ([`ResourceHolds`]: subscribed
+    /// upstream by the first subscription that wanted it); the stream is the connection's
+    /// notifications, filtered locally; the end releases each hold, and sends
+    /// `resources/unsubscribe` for a URI no other subscription holds.
+    Local { holds: Vec<Hold> },
     /// 2026-07-28: one pending `subscriptions/listen`; the stream is its own (the server
     /// filters); `done` receives its one completion (attached once acknowledged).
     Listen {
@@ -83,7 +86,9 @@ enum Kind {
 /// above for the manager), or after [`close`](Self::close); [`close`](Self::close) then says
 /// why. Dropping it ends the subscription too (2026-07-28: over stdio the server is sent
 /// `notifications/cancelled`, over HTTP the stream is closed; initialize era:
-/// `resources/unsubscribe`). An open subscription has no deadline. Bounded like
+/// `resources/unsubscribe` for each URI no other subscription of the connection still
+/// holds: subscriptions to one URI share its one upstream subscription, so dropping one never
+/// ends another's updates). An open subscription has no deadline. Bounded like
 /// [`Notifications`](crate::Notifications): a reader that falls behind gets one
 /// `Err(`[`Missed::Lagged`]`)` and continues with the newest.
 pub struct Subscription {
@@ -122,15 +127,16 @@ impl fmt::Debug for Subscription {
 }
 
 impl Subscription {
-    /// An initialize-era subscription over the connection's notifications; `filter` lists
-    /// the URIs subscribed so far (each is unsubscribed at the end).
+    /// An initialize-era subscription over the connection's notifications, holding no URI
+    /// yet: `filter` has no URIs, each comes with its [`hold`](Self::hold).
     pub(crate) fn local(
         filter: ListenFilter,
         stream: Feed,
         shared: Arc<Shared>,
         now: Arc<dyn Fn() -> Instant + Send + Sync>,
     ) -> Self {
-        Self::on_connection(filter, Kind::Local, stream, shared, now)
+        let kind = Kind::Local { holds: Vec::new() };
+        Self::on_connection(filter, kind, stream, shared, now)
     }
 
     /// A pending listen whose notifications go to `stream`; dropping it from now on ends it.
@@ -176,8 +182,20 @@ impl Subscription {
         }
     }
 
-    pub(crate) fn filter_mut(&mut self) -> &mut ListenFilter {
-        &mut self.filter
+    /// An initialize-era subscription now holds `hold`'s URI: its updates pass the filter,
+    /// and the end releases it.
+    pub(crate) fn hold(&mut self, hold: Hold) {
+        self.filter
+            .resource_subscriptions
+            .get_or_insert_with(Vec::new)
+            .push(hold.uri().to_owned());
+        if let Source::Connection(OnConnection {
+            kind: Kind::Local { holds },
+            ..
+        }) = &mut self.source
+        {
+            holds.push(hold);
+        }
     }
 
     /// The listen was acknowledged: what the server honours, and where its completion goes.
@@ -274,8 +292,9 @@ impl Subscription {
 
 impl OnConnection {
     /// Ends the subscription now: the listen is cancelled (unless it already completed), or
-    /// each URI of `filter` unsubscribed. Nobody waits for an answer.
-    fn end(&mut self, filter: &ListenFilter) {
+    /// each URI's hold released and the URIs no other subscription holds unsubscribed.
+    /// Nobody waits for an answer.
+    fn end(&mut self) {
         let kind = std::mem::replace(&mut self.kind, Kind::Ended);
         let now = (self.now)();
         let mut state = self.shared.lock();
@@ -294,9 +313,14 @@ impl OnConnection {
                     Some("the client ended the subscription".into()),
                 );
             }
-            Kind::Local => {
-                for uri in filter.resource_subscriptions.iter().flatten() {
-                    let params = ResourceRequestParams::new(uri.clone());
+            Kind::Local { holds } => {
+                for hold in holds {
+                    if !state.resource_holds.release(&hold) {
+                        // Another subscription still holds it (or it is gone upstream).
+                        continue;
+                    }
+                    let uri = hold.uri();
+                    let params = ResourceRequestParams::new(uri.to_owned());
                     // Fire and forget: the driver ignores completions it has no call for. A
                     // closed session refuses, which is fine: nothing to unsubscribe from.
                     match state.core.session_mut().request::<Unsubscribe>(
@@ -333,7 +357,7 @@ impl Stream for Subscription {
                     c.over = true;
                     return Poll::Ready(None);
                 };
-                let local = matches!(c.kind, Kind::Local);
+                let local = matches!(c.kind, Kind::Local { .. });
                 match fed {
                     // The server filters a listen; a local subscription filters here.
                     Fed::Item(Ok(n)) if local && !n.matches(&this.filter) => {}
@@ -365,7 +389,7 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         // A relayed subscription ends when its `Relayed` (the relay's stop signal) drops.
         if let Source::Connection(c) = &mut self.source {
-            c.end(&self.filter);
+            c.end();
         }
     }
 }

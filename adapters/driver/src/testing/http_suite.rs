@@ -17,8 +17,8 @@ use crate::{Client, ClientBuilder, Error, Runtime};
 // What survives an expired session, in its own module; run with the bodies here.
 pub use super::session_reset_suite::{
     http_listen_stream_broken_yields_gap, http_session_expired_refused_subscription_ends,
-    http_session_expired_subscription_continues, http_session_expired_task_polled_again,
-    http_session_expired_unknown_task_fails,
+    http_session_expired_shared_uri_subscribed_afresh, http_session_expired_subscription_continues,
+    http_session_expired_task_polled_again, http_session_expired_unknown_task_fails,
 };
 
 /// The session id the scripted server assigns first.

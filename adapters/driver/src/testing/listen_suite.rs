@@ -335,3 +335,106 @@ pub async fn listen_in_the_initialize_era<R: Runtime>(rt: R) {
         .await
     );
 }
+
+/// The initialize era: subscriptions of one client share each resource URI. The first to
+/// want a URI sends its `resources/subscribe`; another one (by `subscribe` or `listen`) sends
+/// nothing, and dropping one of them sends nothing either, so the others keep their updates;
+/// the last one's drop sends the one `resources/unsubscribe`. A URI wanted again afterwards
+/// is subscribed again, and a refused subscribe holds nothing.
+pub async fn subscriptions_share_a_uri_in_the_initialize_era<R: Runtime>(rt: R) {
+    let (server, client) = connect_fake(&rt, ClientBuilder::new()).await;
+    server.on_request("resources/subscribe", |_| Ok(json!({})));
+    server.on_request("resources/unsubscribe", |_| Ok(json!({})));
+    let uris = |method: &str| -> Vec<Value> {
+        server
+            .received_method(method)
+            .iter()
+            .map(|m| m["params"]["uri"].clone())
+            .collect()
+    };
+    let first = client
+        .subscribe("file:///a")
+        .await
+        .expect("first subscription");
+    let mut second = client
+        .listen(ListenFilter {
+            resource_subscriptions: Some(vec!["file:///a".into(), "file:///b".into()]),
+            ..ListenFilter::default()
+        })
+        .await
+        .expect("second subscription");
+    assert_eq!(
+        uris("resources/subscribe"),
+        [json!("file:///a"), json!("file:///b")]
+    );
+    drop(first);
+    // The server reads a request sent after the drop after anything the drop sent.
+    client.ping().await.expect("ping");
+    assert_eq!(uris("resources/unsubscribe"), Vec::<Value>::new());
+    server.notify(
+        "notifications/resources/updated",
+        json!({"uri": "file:///a"}),
+    );
+    let update = within(&rt, WAIT, second.recv())
+        .await
+        .expect("in time")
+        .expect("still open")
+        .expect("no lag");
+    assert_eq!(uri_of(&update).as_deref(), Some("file:///a"));
+    // A third one joins while the second holds the URI.
+    let third = client
+        .subscribe("file:///a")
+        .await
+        .expect("third subscription");
+    assert_eq!(uris("resources/subscribe").len(), 2);
+    drop(second);
+    client.ping().await.expect("ping");
+    assert_eq!(uris("resources/unsubscribe"), [json!("file:///b")]);
+    drop(third);
+    assert!(
+        eventually(&rt, || uris("resources/unsubscribe").len() == 2).await,
+        "{:?}",
+        uris("resources/unsubscribe")
+    );
+    assert_eq!(
+        uris("resources/unsubscribe"),
+        [json!("file:///b"), json!("file:///a")]
+    );
+    // Nobody holds it now: the next one subscribes upstream again.
+    let again = client
+        .subscribe("file:///a")
+        .await
+        .expect("subscribed again");
+    assert_eq!(
+        uris("resources/subscribe"),
+        [json!("file:///a"), json!("file:///b"), json!("file:///a")]
+    );
+    // A refused subscribe holds nothing: the next subscription to its URI asks again.
+    server.on_request("resources/subscribe", |p| {
+        if p["uri"] == "file:///c" {
+            Err((-32602, "not now".into()))
+        } else {
+            Ok(json!({}))
+        }
+    });
+    assert!(matches!(
+        client.subscribe("file:///c").await,
+        Err(Error::Remote { code: -32602, .. })
+    ));
+    server.on_request("resources/subscribe", |_| Ok(json!({})));
+    let c = client
+        .subscribe("file:///c")
+        .await
+        .expect("subscribed after a refusal");
+    let asked_for_c = uris("resources/subscribe")
+        .iter()
+        .filter(|u| **u == "file:///c")
+        .count();
+    assert_eq!(asked_for_c, 2);
+    drop((again, c));
+    assert!(
+        eventually(&rt, || uris("resources/unsubscribe").len() == 4).await,
+        "{:?}",
+        uris("resources/unsubscribe")
+    );
+}

@@ -4,19 +4,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::ServerConfig;
 use mcp_proto::session::EraPolicy;
 use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{Implementation, ResourcesCapability, ServerCapabilities, ToolsCapability};
-use serde_json::value::RawValue;
 use tokio::sync::Notify;
 
 use super::pipe;
-use crate::server::{
-    ClientRequestId, ListChanged, ListenEnd, RequestContext, RequestOutcome, Server, ServerHandle,
-    ServerHandler,
-};
+use crate::server::{ClientRequestId, ListChanged, ListenEnd, Server, ServerHandle, ServerHandler};
 use crate::{Client, ClientBuilder, Runtime};
 
 /// What the handler heard of listens: `opened <id> <honoured>` and `closed <id> <end>`.
@@ -56,15 +51,6 @@ impl Heard {
 struct ListenHandler(Arc<Heard>);
 
 impl ServerHandler for ListenHandler {
-    fn on_request(
-        &self,
-        method: String,
-        _params: Option<Box<RawValue>>,
-        _context: RequestContext,
-    ) -> crate::HandlerFuture<'_, RequestOutcome> {
-        Box::pin(async move { Err(ErrorObject::method_not_found(&method)) })
-    }
-
     fn on_listen_opened(
         &self,
         id: ClientRequestId,

@@ -652,15 +652,6 @@ pub async fn the_context_carries_the_2026_envelope<R: Runtime>(rt: R) {
 struct DeferringHandler;
 
 impl crate::server::ServerHandler for DeferringHandler {
-    fn on_request(
-        &self,
-        method: String,
-        _params: Option<Box<RawValue>>,
-        _context: RequestContext,
-    ) -> crate::HandlerFuture<'_, RequestOutcome> {
-        Box::pin(async move { Err(ErrorObject::method_not_found(&method)) })
-    }
-
     fn on_initialize(
         &self,
         params: mcp_proto::types::InitializeParams,
@@ -677,7 +668,8 @@ impl crate::server::ServerHandler for DeferringHandler {
 }
 
 /// Over stdio too, a deferred `initialize` is answered by the handler's `on_initialize`
-/// with the client's own params; the session takes the answer as its identity.
+/// with the client's own params; the session takes the answer as its identity. The handler
+/// keeps `on_request`'s default, which refuses every request with `-32601`.
 pub async fn deferred_initialize_over_stdio<R: Runtime>(rt: R) {
     let (to_server, server_reads) = pipe(64 * 1024);
     let (to_client, client_reads) = pipe(64 * 1024);
@@ -705,5 +697,20 @@ pub async fn deferred_initialize_over_stdio<R: Runtime>(rt: R) {
         handle.client_info().map(|i| i.name),
         Some("stdio-host".to_owned())
     );
+    // The handler answers no request itself: `on_request`'s default refuses each, naming it.
+    let refused = client
+        .request_raw("vendor/lookup", None, CallOptions::default())
+        .await
+        .expect_err("the default on_request refuses");
+    match refused {
+        Error::Remote { code, message, .. } => {
+            assert_eq!(code, ErrorObject::METHOD_NOT_FOUND);
+            assert!(
+                message.contains("Method not found: vendor/lookup"),
+                "{message}"
+            );
+        }
+        other => panic!("expected -32601, got {other:?}"),
+    }
     client.close().await;
 }

@@ -382,6 +382,78 @@ pub async fn http_session_expired_refused_subscription_ends<R: Runtime>(rt: R) {
     client.close().await;
 }
 
+/// Two subscriptions sharing a URI over an expiring session: the URI is subscribed once on
+/// each session. When the new session refuses it, both end, and a later subscription to the
+/// URI (the resource is back) subscribes afresh instead of counting on the refused one; the
+/// ended subscriptions' drops leave it subscribed, the last holder's drop unsubscribes.
+pub async fn http_session_expired_shared_uri_subscribed_afresh<R: Runtime>(rt: R) {
+    let refusals = Arc::new(Mutex::new(0usize));
+    let refused = refusals.clone();
+    let (server, sessions) = expiring_server(json!({}), move |r, session| {
+        match r.rpc_method().as_deref() {
+            // The new session refuses demo://gone once (the restore), then has it again.
+            Some("resources/subscribe") if session != "sess-1" => {
+                let mut n = refused.lock().unwrap_or_else(PoisonError::into_inner);
+                *n += 1;
+                if *n == 1 {
+                    ScriptedReply::json(&json!({
+                        "jsonrpc": "2.0", "id": r.rpc_id(),
+                        "error": {"code": -32002, "message": "Resource not found"}
+                    }))
+                } else {
+                    ScriptedReply::json(&rpc_result(r, json!({})))
+                }
+            }
+            Some("resources/subscribe" | "resources/unsubscribe") => {
+                ScriptedReply::json(&rpc_result(r, json!({})))
+            }
+            Some("tools/call") => ScriptedReply::json(&rpc_result(
+                r,
+                json!({"content": [{"type": "text", "text": session}]}),
+            )),
+            _ => ScriptedReply::status(500),
+        }
+    });
+    let subscribes =
+        |session: &str| requests_in(&server.requests(), session, "resources/subscribe").len();
+    let client = connect(&rt, &server).await;
+    let mut first = client.subscribe("demo://gone").await.expect("subscribe");
+    let mut second = client.subscribe("demo://gone").await.expect("subscribe");
+    assert_eq!(
+        subscribes("sess-1"),
+        1,
+        "one subscribe for two subscriptions"
+    );
+
+    expire(&sessions);
+    let answered = client.call_tool("tick", json!({})).await.expect("tick");
+    assert_eq!(text_of(&answered), "sess-2");
+    for sub in [&mut first, &mut second] {
+        let end = within(&rt, STEP, sub.recv()).await;
+        assert!(
+            matches!(end, Some(None)),
+            "the refused URI ends it: {end:?}"
+        );
+    }
+    assert_eq!(subscribes("sess-2"), 1, "restored once, refused");
+
+    // The refused holds are still alive: a new subscription must not count on them.
+    let third = client
+        .subscribe("demo://gone")
+        .await
+        .expect("subscribe again");
+    assert_eq!(subscribes("sess-2"), 2, "subscribed afresh");
+    drop((first, second));
+    drop(third);
+    let unsubscribed = || requests_in(&server.requests(), "sess-2", "resources/unsubscribe").len();
+    assert!(
+        super::suite::eventually(&rt, || unsubscribed() == 1).await,
+        "the last holder unsubscribes: {:?}",
+        server.requests()
+    );
+    client.close().await;
+}
+
 /// 2026-07-28 over HTTP: a `subscriptions/listen` whose stream breaks is re-issued once; the
 /// `Subscription` yields a gap (cause `StreamBroken`) when the server acknowledged it again,
 /// then the re-issued listen's notifications.

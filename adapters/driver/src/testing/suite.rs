@@ -17,6 +17,7 @@ use super::FakeServer;
 pub use super::handler_suite::{cancel_handle_cancels_with_reason, typed_handlers_answer};
 pub use super::listen_suite::{
     listen_in_the_initialize_era, listen_refused_unacknowledged_closed, listen_routes_and_ends,
+    subscriptions_share_a_uri_in_the_initialize_era,
 };
 pub use super::output_schema_suite::{
     output_schema_is_checked, output_schema_opt_out, output_schemas_dropped_on_list_changed,

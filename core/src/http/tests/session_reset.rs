@@ -1,4 +1,6 @@
-//! What the successor of an expired session is given back, when it refuses part of it.
+//! An expired session (404 to its `Mcp-Session-Id`): re-initialized once, the lost requests
+//! re-sent and its state (level, subscriptions, listener) given back; and what its successor
+//! does when it refuses part of it.
 
 use serde_json::{Value, json};
 
@@ -204,4 +206,154 @@ fn a_404_to_a_listener_that_worked_reinitializes() {
     );
     assert!(h.now > broke, "the reconnection came later");
     assert!(!h.conn.session().is_closed());
+}
+
+#[test]
+fn session_expired_404_reinitializes_once_resends_and_restores_level_subscriptions_listener() {
+    let mut h = H::ready("2025-06-18", Some("old"));
+    // The old session had a log level and a subscription.
+    let l = h.send("logging/setLevel", json!({"level": "debug"}));
+    let x = h.next();
+    h.reply_json(x.id, &answer(&x, json!({})));
+    h.result(l);
+    let s = h.send("resources/subscribe", json!({"uri": "file:///a"}));
+    let x = h.next();
+    h.reply_json(x.id, &answer(&x, json!({})));
+    h.result(s);
+    let s2 = h.send("resources/subscribe", json!({"uri": "file:///b"}));
+    let x = h.next();
+    h.reply_json(x.id, &answer(&x, json!({})));
+    h.result(s2);
+    let u = h.send("resources/unsubscribe", json!({"uri": "file:///b"}));
+    let x = h.next();
+    h.reply_json(x.id, &answer(&x, json!({})));
+    h.result(u);
+
+    let t = h.send("tools/list", json!({}));
+    let lost = h.next();
+    let old_wire = body(&lost)["id"].clone();
+    h.reply(lost.id, 404, &[], b"");
+    let expired = h.now;
+    assert!(h.http_events().iter().any(|e| matches!(e, HttpEvent::SessionExpired { session_id, reinitializing: true } if session_id == "old")));
+    assert_eq!(h.conn.session_id(), None);
+    // A fresh initialize, without the session id, answered a while later: the gap.
+    let init = h.next();
+    h.advance(Duration::from_millis(250));
+    assert_eq!(init.purpose, Purpose::Initialize);
+    assert!(!init.headers.contains(MCP_SESSION_ID));
+    let reply =
+        json!({"jsonrpc": "2.0", "id": body(&init)["id"], "result": init_result("2025-06-18")});
+    h.reply(
+        init.id,
+        200,
+        &[
+            ("content-type", "application/json"),
+            ("mcp-session-id", "new"),
+        ],
+        reply.to_string().as_bytes(),
+    );
+    let mut methods = Vec::new();
+    let mut resent = None;
+    let mut listener = false;
+    h.drain();
+    while let Some(x) = h.out.pop_front() {
+        assert_eq!(x.headers.get(MCP_SESSION_ID), Some("new"), "{x:?}");
+        match x.purpose {
+            Purpose::Listen => {
+                listener = true;
+                h.reply(x.id, 405, &[], b"");
+            }
+            Purpose::Request(handle) if handle == t => {
+                assert_ne!(body(&x)["id"], old_wire, "a fresh wire id");
+                methods.push("tools/list".to_owned());
+                resent = Some(x);
+            }
+            _ => {
+                let b = body(&x);
+                methods.push(b["method"].as_str().unwrap_or("").to_owned());
+                if b.get("id").is_some() {
+                    assert!(
+                        b["method"] != "resources/subscribe" || b["params"]["uri"] == "file:///a"
+                    );
+                    if b["method"] == "logging/setLevel" {
+                        assert_eq!(b["params"]["level"], "debug");
+                    }
+                    h.reply_json(x.id, &answer(&x, json!({})));
+                } else {
+                    h.reply(x.id, 202, &[], b"");
+                }
+            }
+        }
+        h.drain();
+    }
+    methods.sort();
+    assert_eq!(
+        methods,
+        [
+            "logging/setLevel",
+            "notifications/initialized",
+            "resources/subscribe",
+            "tools/list"
+        ]
+    );
+    assert!(listener, "the listener is re-opened");
+    let resent = resent.unwrap();
+    h.reply_json(resent.id, &answer(&resent, json!({"tools": []})));
+    assert_eq!(h.result(t), json!({"tools": []}));
+    assert!(
+        h.http_events().iter().any(|e| matches!(
+            e,
+            HttpEvent::SessionReset {
+                resent: 1,
+                restored: 2,
+                since,
+                until,
+            } if *since == expired && *until == expired + Duration::from_millis(250)
+        )),
+        "{:?}",
+        h.http_events()
+    );
+    // The restoring requests' completions are the connection's own.
+    let completed = h
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Session(session::Event::Completed { .. })))
+        .count();
+    assert_eq!(completed, 5);
+}
+
+#[test]
+fn a_second_404_in_a_row_does_not_loop() {
+    let mut h = H::ready("2025-06-18", Some("old"));
+    let t = h.send("tools/list", json!({}));
+    let x = h.next();
+    h.reply(x.id, 404, &[], b"");
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some("new"));
+    // The re-sent request waits for the new session's `initialized` to be answered.
+    let initialized = h.next();
+    assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
+    h.reply(initialized.id, 202, &[], b"");
+    h.drain();
+    let again = h
+        .out
+        .iter()
+        .find(|x| x.purpose == Purpose::Request(t))
+        .cloned()
+        .expect("re-sent");
+    h.reply(again.id, 404, &[], b"");
+    assert!(matches!(h.error(t), RequestError::Http(e) if e.status == 404));
+    assert!(h.http_events().iter().any(|e| matches!(
+        e,
+        HttpEvent::SessionExpired {
+            reinitializing: false,
+            ..
+        }
+    )));
+    assert!(h.conn.session().is_closed());
+    h.drain();
+    assert!(
+        !h.out.iter().any(|x| x.purpose == Purpose::Initialize),
+        "no third initialize"
+    );
 }

@@ -1,0 +1,112 @@
+//! Starting the listener (a port in use, `localhost`, a missing program) and stopping it
+//! (SIGTERM, Ctrl-C).
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Command, Stdio};
+
+use crate::common::port_in_use::{assert_port_in_use, taken_address};
+use crate::harness::{Listener, MCP};
+use crate::raw_http::open_session;
+
+/// A bridge asked to stop (SIGTERM by a service manager, Ctrl-C by its user) ends cleanly:
+/// every session and its child closed, one line saying so, exit 0.
+fn a_stop_signal_ends_every_session_and_its_child_cleanly(name: &str, signal: &str) {
+    let mut bridge = Listener::start(name, &[], &[]);
+    bridge.wait_groups(0);
+    open_session(&bridge.url, "host-one", &[]);
+    open_session(&bridge.url, "host-two", &[]);
+    bridge.wait_groups(2);
+    let (status, stderr) = bridge.stop(signal);
+    assert_eq!(status.code(), Some(0), "{signal}: {stderr:?}");
+    assert_eq!(
+        stderr
+            .iter()
+            .filter(|l| l.contains("stopping") || l.contains("error"))
+            .collect::<Vec<_>>(),
+        ["mcp bridge: stopping: closing every session"],
+        "{signal}"
+    );
+    bridge.wait_groups(0);
+}
+
+#[test]
+fn sigterm_ends_every_session_and_its_child() {
+    a_stop_signal_ends_every_session_and_its_child_cleanly("sigterm", "-TERM");
+}
+
+#[test]
+fn ctrl_c_ends_every_session_and_its_child() {
+    a_stop_signal_ends_every_session_and_its_child_cleanly("sigint", "-INT");
+}
+
+/// Starts `mcp bridge --listen ADDR -- mcp demo-server` expecting it to fail: its output.
+fn failed_listener(addr: &str) -> std::process::Output {
+    let out = Command::new(MCP)
+        .args(["bridge", "--listen", addr, "--", MCP, "demo-server"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge");
+    assert!(!out.status.success(), "{out:?}");
+    out
+}
+
+#[test]
+fn a_port_in_use_says_so_once_and_hints_another_port() {
+    let (_taken, addr) = taken_address();
+    let out = failed_listener(&addr);
+    let stderr = assert_port_in_use(&out, &addr);
+    assert!(!stderr.contains("mcp --help"), "{stderr}");
+}
+
+#[test]
+fn listen_accepts_localhost_and_says_how_to_write_a_bare_port() {
+    // localhost:0 is served on 127.0.0.1.
+    let mut child = Command::new(MCP)
+        .args([
+            "bridge",
+            "--listen",
+            "localhost:0",
+            "--",
+            MCP,
+            "demo-server",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().expect("piped stderr"))
+        .read_line(&mut line)
+        .expect("the first line");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.starts_with("http://127.0.0.1:"), "{line}");
+
+    let out = failed_listener("8080");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("use 127.0.0.1:8080"), "{stderr}");
+}
+
+#[test]
+fn a_missing_server_program_fails_the_listener_at_once() {
+    let out = Command::new(MCP)
+        .args([
+            "bridge",
+            "--listen",
+            "127.0.0.1:0",
+            "--",
+            "mcp-no-such-server-program",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp bridge --listen");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("http://"), "no URL: {stderr}");
+    assert!(
+        stderr.contains("mcp-no-such-server-program"),
+        "the program named: {stderr}"
+    );
+}

@@ -1,0 +1,31 @@
+//! The built `mcp` run once (against `mcp demo-server`, which it spawns over stdio), and
+//! its output read as text.
+
+use std::process::{Command, Output, Stdio};
+
+const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// `mcp ARGS -- <mcp> demo-server`, without a terminal: its exit status and output.
+pub fn demo(args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .args(["--", MCP, "demo-server"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+/// Output bytes as text (invalid UTF-8 replaced).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Its standard output as text.
+pub fn stdout(o: &Output) -> String {
+    text(&o.stdout)
+}
+
+/// Its standard error as text.
+pub fn stderr(o: &Output) -> String {
+    text(&o.stderr)
+}
