@@ -260,6 +260,46 @@ fn the_bearer_token_comes_from_the_environment_and_is_required() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json(&o)["structuredContent"]["sum"], 2.0);
 
+    // A token that was sent and refused is `auth_failed`, and the hint says so: it does not
+    // ask for a token the user already sends.
+    let o = server.mcp(&["-H", "Authorization: Bearer wrong", "--json", "ping"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let error = &json(&o)["error"];
+    assert_eq!(error["code"], "auth_failed", "{error}");
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("refused the token that was sent"), "{hint}");
+    assert!(!hint.contains("send it"), "{hint}");
+    assert!(
+        !stdout(&o).contains("wrong"),
+        "the token is masked: {}",
+        stdout(&o)
+    );
+
+    // `mcp login` on a server that offers no OAuth says that, as `mcp tools` does, instead
+    // of the failure of an OAuth registration the server never offered.
+    let store = std::env::temp_dir().join(format!("mcp-demo-http-tok-{}.json", std::process::id()));
+    let o = server.mcp(&[
+        "--token-store",
+        store.to_str().expect("a UTF-8 temp path"),
+        "login",
+        "--no-browser",
+        "--wait",
+        "2s",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("offers no OAuth login")
+            && stderr(&o).contains("-H 'Authorization: Bearer ***'"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !stderr(&o).contains("Registration failed"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!store.exists(), "nothing stored");
+
     // A server meant to be protected never starts open.
     let o = Command::new(MCP)
         .args(["demo-server", "--listen", "127.0.0.1:0"])

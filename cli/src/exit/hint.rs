@@ -114,6 +114,14 @@ impl CliError {
             CliError::ToolFailed(_) => "the tool ran and reported a failure in its own words; if it is about the arguments, `mcp tools` shows what the tool takes".into(),
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
+            CliError::LoginRequired { refused: true, oauth: false, .. } => {
+                "the server refused the token that was sent: check it (-H 'Authorization: \
+                 Bearer ***', or the headers of the config entry)"
+                    .into()
+            }
+            CliError::LoginRequired { refused: true, url, .. } if url.contains("://") => {
+                format!("the server refused the token that was sent: check it, or log in again: mcp login --url {url}")
+            }
             CliError::LoginRequired { oauth: false, .. } => {
                 // Printed masked (crate::redact): `Bearer ***` is the one spelling left as is.
                 "the server wants an access token and offers no OAuth login: send it with \

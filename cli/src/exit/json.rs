@@ -31,6 +31,7 @@ impl CliError {
             CliError::Handshake(_) => "handshake_failed",
             CliError::Exited(_) => "server_exited",
             CliError::Closed(_) => "connection_closed",
+            CliError::LoginRequired { refused: true, .. } => "auth_failed",
             CliError::LoginRequired { .. } => "login_required",
             CliError::AuthFailed(_) => "auth_failed",
             CliError::Unsupported(_) => "unsupported",
