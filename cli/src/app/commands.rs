@@ -223,7 +223,11 @@ fn capability_summary(client: &Client) -> String {
                         .collect()
                 })
                 .unwrap_or_default();
-            if flags.is_empty() {
+            if name == "logging" && client.era() == mcp_proto::session::Era::Discover {
+                // Protocol 2026-07-28 has no `logging/setLevel`: a server logs only to a
+                // request that names a level in its `_meta`, and `log-level` cannot run.
+                "logging (per request only: no log-level)".to_owned()
+            } else if flags.is_empty() {
                 name.clone()
             } else {
                 format!("{name} ({})", flags.join(", "))

@@ -142,6 +142,7 @@ impl CliError {
                 "the server's result breaks the schema it declares for `{tool}` (a server bug); \
                  `mcp tools --json` shows the schema, --no-output-check shows the result anyway"
             ),
+            CliError::NotOffered { reason, .. } if reason.contains("it speaks protocol 2026-07-28") => "if the server also speaks an older protocol, --era legacy connects with that one (`mcp --era legacy info` fails when it does not)".into(),
                         CliError::NotOffered { .. } => "`mcp info` shows which capabilities the server declares".into(),
             CliError::Unsupported(_) => "connect to a stdio server instead (`-- <command> [args]`), or use a build with HTTP support".into(),
         })
