@@ -48,6 +48,14 @@ pub async fn run(
             ..
         } => {
             let listed = tool_cache.tools_naming(client, tool).await;
+            // Never silently: a call whose tool has no usable listing goes out untyped and
+            // unchecked, and says so.
+            if let Some(why) = tool_cache.why_unchecked(tool) {
+                ui.note(&format!(
+                    "warning: {why}: its arguments are sent untyped and its result is not \
+                     checked against an outputSchema"
+                ));
+            }
             let request = CallRequest {
                 tool,
                 args,
