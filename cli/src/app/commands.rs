@@ -628,7 +628,13 @@ async fn complete(
         meta: None,
         extra: serde_json::Map::new(),
     };
-    let result = client.complete(params).await.map_err(call_error)?;
+    let result = match (client.complete(params).await, reference) {
+        (Ok(result), _) => result,
+        (Err(e), CompletionRef::Prompt(name)) => {
+            return Err(diagnose::complete_failed(client, name, e).await);
+        }
+        (Err(e), CompletionRef::Resource(_)) => return Err(call_error(e)),
+    };
     if ui.json {
         return out.json(&result);
     }
