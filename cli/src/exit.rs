@@ -86,7 +86,7 @@ mod error;
 mod hint;
 mod json;
 
-pub use error::{CliError, Missing, NetworkFailure, Rejected, strip_rpc_prefix};
+pub use error::{ANY_SERVER_OF, CliError, Missing, NetworkFailure, Rejected, strip_rpc_prefix};
 pub use json::print_error;
 
 /// The process exit status of `mcp`.

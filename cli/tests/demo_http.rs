@@ -300,6 +300,33 @@ fn the_bearer_token_comes_from_the_environment_and_is_required() {
     );
     assert!(!store.exists(), "nothing stored");
 
+    // `tools --all` of a config with this server and no token says what to do, as the
+    // single-server path does.
+    let config =
+        std::env::temp_dir().join(format!("mcp-demo-http-cfg-{}.json", std::process::id()));
+    let entries = serde_json::json!({ "mcpServers": { "protected": { "url": server.url } } });
+    std::fs::write(&config, entries.to_string()).expect("write the config");
+    let o = Command::new(MCP)
+        .args([
+            "--config",
+            config.to_str().expect("UTF-8"),
+            "tools",
+            "--all",
+        ])
+        .env("MCP_TOKEN_STORE", &store)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let _ = std::fs::remove_file(&config);
+    assert!(
+        stdout(&o).contains(&format!(
+            "protected: failed: needs authorization (HTTP status 401): run: mcp login --url {}",
+            server.url
+        )),
+        "{}",
+        stdout(&o)
+    );
+
     // A server meant to be protected never starts open.
     let o = Command::new(MCP)
         .args(["demo-server", "--listen", "127.0.0.1:0"])

@@ -184,7 +184,7 @@ fn config_entry(file: &Path, server: Option<&str>) -> Result<ServerConfig, CliEr
             entry.name,
             file.display()
         ))),
-        EntryStatus::Broken(e) => Err(CliError::Usage(format!("bad config entry: {e}"))),
+        EntryStatus::Broken(e) => Err(CliError::Usage(broken_entry(e, &entry.name, file))),
         _ => Err(CliError::Usage(format!(
             "server {:?} of {} cannot be used",
             entry.name,
@@ -249,6 +249,25 @@ pub async fn connect_to(
         _ => None,
     };
     connect_with(cli, ui, config, elicit, auth).await
+}
+
+/// Why a config entry cannot be used, in words that say what to do: an undefined `${VAR}`
+/// names the variable, the entry and the field, and how to set it.
+fn broken_entry(e: &mcp_manager::config::ConfigError, name: &str, file: &Path) -> String {
+    use mcp_manager::config::{ConfigErrorKind, ExpandError};
+    match &e.kind {
+        ConfigErrorKind::Expand(ExpandError::Undefined { name: var }) => format!(
+            "the config entry {name:?} of {} uses ${{{var}}}{}, which is not set: set it in \
+             the environment (`export {var}=…`, or `{var}=… mcp …`), or write \
+             ${{{var}:-default}} in the file",
+            file.display(),
+            e.field
+                .as_deref()
+                .map(|f| format!(" (in {f:?})"))
+                .unwrap_or_default(),
+        ),
+        _ => format!("bad config entry: {e}"),
+    }
 }
 
 /// Connects to `config` with `auth` for an HTTP server (`login` passes its browser flow).

@@ -40,6 +40,10 @@ impl Missing {
     }
 }
 
+/// How a [`CliError::NotFound`] of `call` with `--config` names its "server": this, then the
+/// config file (the hint names the command that lists every server's tools).
+pub const ANY_SERVER_OF: &str = "any server of ";
+
 /// A failure below HTTP, as far as the HTTP client says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NetworkFailure {

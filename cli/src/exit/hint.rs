@@ -3,7 +3,7 @@
 use mcp_proto::jsonrpc::ErrorObject;
 
 use super::error::backticked;
-use super::{CliError, NetworkFailure, Rejected};
+use super::{CliError, Missing, NetworkFailure, Rejected};
 
 impl CliError {
     /// What to try next, when there is something useful to say.
@@ -75,6 +75,16 @@ impl CliError {
                 "the task may have ended without a result (cancelled or failed): `mcp tasks get ID` shows its status".into()
             }
             CliError::Remote { error, .. } => return remote_hint(error.code),
+            CliError::NotFound { kind: Missing::Tool, server, suggestions, .. }
+                if server.starts_with(super::ANY_SERVER_OF) =>
+            {
+                let file = &server[super::ANY_SERVER_OF.len()..];
+                let lister = format!("`mcp --config {file} tools --all` lists every server's tools");
+                match suggestions.as_slice() {
+                    [] => lister,
+                    names => format!("did you mean {}? {lister}", or_list(names)),
+                }
+            }
             CliError::NotFound {
                 kind, suggestions, ..
             } => match suggestions.as_slice() {
