@@ -60,8 +60,7 @@
 //! | `server_exited` | 3 | the stdio server exited |
 //! | `connection_closed` | 3 | the connection ended before the answer |
 //! | `login_required` | 3 | the server needs `mcp login` |
-//! | `auth_failed` | 3 | authorization failed |
-//! | `token_refused` | 3 | the server refused the bearer token sent (`-H 'Authorization: Bearer …'`): it is wrong, not missing |
+//! | `auth_failed` | 3 | authorization failed: `mcp login` could not get a token, or the server refused the token sent (it is wrong, not missing) |
 //! | `upstream_failed` | 3 | the URL is an `mcp bridge` that answered, but the server it forwards to failed: not reached, not started, or ended (`method`, `upstream`, `upstreamCode`: that failure's code at the bridge) |
 //! | `not_mcp` | 3 | the URL answers HTTP, but not as an MCP server: the initialize POST was refused (400, 404, 405) and so was the legacy HTTP+SSE GET tried next, or the POST got 501 |
 //! | `no_server_up` | 3 | no server of the config file came up (`tools --all`, `bridge --config`): each one's reason in `servers` (`{"name", "reason"}`) |
@@ -91,7 +90,7 @@ mod error;
 mod hint;
 mod json;
 
-pub use error::{CliError, Missing, NetworkFailure, Rejected, strip_rpc_prefix};
+pub use error::{ANY_SERVER_OF, CliError, Missing, NetworkFailure, Rejected, strip_rpc_prefix};
 pub use json::print_error;
 
 /// The process exit status of `mcp`.

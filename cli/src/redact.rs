@@ -470,6 +470,10 @@ fn mask_header_lines(s: &str) -> Option<String> {
                         .bytes()
                         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
                     && is_secret_name(name)
+                    // `OAuth: …` labels a message about the login (`OAuth: authorization
+                    // failed: …`), it is no header; secrets inside it are masked by the
+                    // other rules.
+                    && !name.eq_ignore_ascii_case("oauth")
                     && value.trim() != MASK
                     && !value.trim().is_empty()
                     && !value.starts_with("//") =>

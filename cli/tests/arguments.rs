@@ -186,9 +186,10 @@ fn a_broken_entry_asked_for_by_name_names_the_file_server_and_field() {
     assert_eq!(
         err,
         format!(
-            "error: {path}: server \"gh\": field \"env.T\": undefined variable \
-             MCP_ARGS_TEST_UNSET\nhint: set MCP_ARGS_TEST_UNSET in the environment, or give a \
-             default in the file: ${{MCP_ARGS_TEST_UNSET:-value}}\n"
+            "error: the config entry \"gh\" of {path} uses ${{MCP_ARGS_TEST_UNSET}} (in \
+             \"env.T\"), which is not set\nhint: set it in the environment (`export \
+             MCP_ARGS_TEST_UNSET=…`, or `MCP_ARGS_TEST_UNSET=… mcp …`), or write \
+             ${{MCP_ARGS_TEST_UNSET:-default}} in the file\n"
         )
     );
 }

@@ -406,7 +406,7 @@ fn a_wrong_path_is_told_where_the_endpoint_is() {
 }
 
 /// A wrong bearer token is told apart from a missing one: by the bridge (`invalid_token`
-/// in the challenge, the body) and by our client (`token_refused`, not `login_required`);
+/// in the challenge, the body) and by our client (`auth_failed`, not `login_required`);
 /// the token is echoed nowhere.
 #[test]
 fn a_wrong_bearer_token_is_not_called_missing() {
@@ -459,7 +459,7 @@ fn a_wrong_bearer_token_is_not_called_missing() {
     ]);
     assert_eq!(out.status.code(), Some(3));
     let error = json_error(&out);
-    assert_eq!(error["code"], "token_refused", "{error}");
+    assert_eq!(error["code"], "auth_failed", "{error}");
     let message = error["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("refused the access token sent"),

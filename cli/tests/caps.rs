@@ -322,9 +322,9 @@ fn an_undefined_variable_affects_only_the_entries_that_use_it() {
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
     assert!(
-        err.contains(
-            "server \"needs-var\": field \"env.TOKEN\": undefined variable MCP_CAPS_TEST_UNDEFINED"
-        ),
+        err.contains("the config entry \"needs-var\"")
+            && err.contains("${MCP_CAPS_TEST_UNDEFINED} (in \"env.TOKEN\"), which is not set")
+            && err.contains("hint: set it in the environment"),
         "{err}"
     );
     // Defined, the same entry works.

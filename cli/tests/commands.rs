@@ -387,6 +387,35 @@ fn demo_completes_without_a_terminal() {
 }
 
 #[test]
+fn demo_prose_wraps_at_the_width_and_every_table_has_its_command() {
+    let o = Command::new(MCP)
+        .arg("demo")
+        .env("COLUMNS", "120")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    for line in text.lines() {
+        assert!(line.chars().count() <= 120, "wider than 120: {line:?}");
+    }
+    // No word is broken: the closing paragraph ends with its whole last sentence.
+    assert!(
+        text.trim_end().ends_with("`mcp --help` lists everything."),
+        "{text}"
+    );
+    assert!(text.contains("lists everything"), "{text}");
+    // The prompts table comes after its own command line.
+    let command = text
+        .find("$ mcp prompts -- mcp demo-server")
+        .unwrap_or_else(|| panic!("no prompts command: {text}"));
+    let table = text
+        .find("NAME       ARGUMENTS")
+        .expect("the prompts table");
+    assert!(command < table, "{text}");
+}
+
+#[test]
 fn config_file_server() {
     let path = temp("servers.json");
     let config = serde_json::json!({ "mcpServers": {

@@ -233,6 +233,73 @@ fn the_bearer_token_comes_from_the_environment_and_is_required() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json(&o)["structuredContent"]["sum"], 2.0);
 
+    // A token that was sent and refused is `auth_failed`, and the hint says so: it does not
+    // ask for a token the user already sends.
+    let o = server.mcp(&["-H", "Authorization: Bearer wrong", "--json", "ping"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
+    let error = &json(&o)["error"];
+    assert_eq!(error["code"], "auth_failed", "{error}");
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("refused the token that was sent"), "{hint}");
+    assert!(!hint.contains("send it"), "{hint}");
+    assert!(
+        !stdout(&o).contains("wrong"),
+        "the token is masked: {}",
+        stdout(&o)
+    );
+
+    // `mcp login` on a server that offers no OAuth says that, as `mcp tools` does, instead
+    // of the failure of an OAuth registration the server never offered.
+    let store = std::env::temp_dir().join(format!("mcp-demo-http-tok-{}.json", std::process::id()));
+    let o = server.mcp(&[
+        "--token-store",
+        store.to_str().expect("a UTF-8 temp path"),
+        "login",
+        "--no-browser",
+        "--wait",
+        "2s",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("offers no OAuth login")
+            && stderr(&o).contains("-H 'Authorization: Bearer ***'"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !stderr(&o).contains("Registration failed"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!store.exists(), "nothing stored");
+
+    // `tools --all` of a config with this server and no token says what to do, as the
+    // single-server path does.
+    let config =
+        std::env::temp_dir().join(format!("mcp-demo-http-cfg-{}.json", std::process::id()));
+    let entries = serde_json::json!({ "mcpServers": { "protected": { "url": server.url } } });
+    std::fs::write(&config, entries.to_string()).expect("write the config");
+    let o = Command::new(MCP)
+        .args([
+            "--config",
+            config.to_str().expect("UTF-8"),
+            "tools",
+            "--all",
+        ])
+        .env("MCP_TOKEN_STORE", &store)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let _ = std::fs::remove_file(&config);
+    assert!(
+        stdout(&o).contains(&format!(
+            "protected: failed: needs authorization (HTTP status 401): run: mcp login --url {}",
+            server.url
+        )),
+        "{}",
+        stdout(&o)
+    );
+
     // A server meant to be protected never starts open.
     let o = Command::new(MCP)
         .args(["demo-server", "--listen", "127.0.0.1:0"])

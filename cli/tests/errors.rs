@@ -592,3 +592,20 @@ fn a_result_that_breaks_its_output_schema_exits_4_naming_the_pointer() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json_out(&o)["structuredContent"]["sum"], 5.0);
 }
+
+#[test]
+fn complete_of_a_misspelt_prompt_suggests_the_listed_one() {
+    let o = demo(&["--json", "complete", "prompt:sumarize", "text", "x"]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    let error = &json_out(&o)["error"];
+    assert_eq!(error["code"], "prompt_not_found", "{error}");
+    assert_eq!(error["didYouMean"], json!(["summarize"]), "{error}");
+    // The right name completes.
+    let o = demo(&["complete", "prompt:summarize", "style", "b"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).lines().any(|l| l.starts_with('b')),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -288,3 +288,80 @@ fn all_needs_config_alone() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn config_mistakes_name_the_command_or_variable_that_fixes_them() {
+    let d = dir("mistakes");
+    let cfg = config(&d);
+    let p = cfg.to_str().unwrap();
+    // A misspelt namespaced tool: the hint names the listing that works with this file.
+    let o = mcp(&d, &["--config", p, "call", "demo_a__ad", "a=1", "b=2"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{err}");
+    assert!(err.contains("did you mean `demo_a__add`"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "`mcp --config {p} tools --all` lists every server's tools"
+        )),
+        "{err}"
+    );
+    // An undefined ${VAR}: named with its entry and field, and how to set it.
+    let broken = d.join("unset.json");
+    let config = serde_json::json!({ "mcpServers": {
+        "demo": { "command": MCP, "args": ["demo-server"], "env": { "K": "${MCP_TEST_UNSET_VAR}" } }
+    }});
+    std::fs::write(&broken, config.to_string()).unwrap();
+    let o = Command::new(MCP)
+        .args(["--config", broken.to_str().unwrap(), "tools"])
+        .env_remove("MCP_TEST_UNSET_VAR")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp");
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the config entry \"demo\"")
+            && err.contains("${MCP_TEST_UNSET_VAR} (in \"env.K\"), which is not set")
+            && err.contains("export MCP_TEST_UNSET_VAR="),
+        "{err}"
+    );
+}
+
+/// A stdio server (Python) with exactly one tool.
+const ONE_TOOL: &str = r#"
+import json, sys
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    m, i = msg.get("method"), msg["id"]
+    if m == "initialize":
+        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "one", "version": "1"}}
+    elif m == "tools/list":
+        r = {"tools": [{"name": "only", "inputSchema": {"type": "object"}}]}
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "no"}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}), flush=True)
+"#;
+
+#[test]
+fn a_server_with_one_tool_is_ready_with_1_tool() {
+    let d = dir("one");
+    let script = d.join("one.py");
+    std::fs::write(&script, ONE_TOOL).unwrap();
+    let cfg = d.join("one.json");
+    let config = serde_json::json!({ "mcpServers": {
+        "one": { "command": "python3", "args": [script] },
+        "demo": { "command": MCP, "args": ["demo-server"] }
+    }});
+    std::fs::write(&cfg, config.to_string()).unwrap();
+    let o = mcp(&d, &["--config", cfg.to_str().unwrap(), "tools", "--all"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(out.contains("  one: ready (1 tool)\n"), "{out}");
+    assert!(out.contains("  demo: ready (7 tools)\n"), "{out}");
+}

@@ -88,6 +88,45 @@ fn an_auto_client_picks_2026_only_when_the_server_speaks_it() {
 }
 
 #[test]
+fn ping_and_log_level_on_2026_say_the_protocol_lacks_them() {
+    for args in [&["--json", "ping"][..], &["--json", "log-level", "debug"]] {
+        let o = run(args, &["--modern"]);
+        // Not a usage error: the user typed nothing wrong.
+        assert_eq!(o.status.code(), Some(4), "{args:?}");
+        let error = &serde_json::from_slice::<Value>(&o.stdout).expect("a JSON error")["error"];
+        assert_eq!(error["code"], "not_offered", "{error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("speaks protocol 2026-07-28, which has no"),
+            "{message}"
+        );
+        assert!(
+            error["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("--era legacy"),
+            "{error}"
+        );
+    }
+    // The hint's way out works with a server that also speaks an older version.
+    let o = run(&["--era", "legacy", "ping"], &["--modern"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // `info` says what `logging` means in this protocol.
+    let o = run(&["info"], &["--modern"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("logging (per request only: no log-level)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
+#[test]
 fn a_modern_only_client_is_refused_by_the_default_demo_server_with_a_clear_error() {
     let o = run(&["--era", "modern", "tools"], &[]);
     assert_ne!(o.status.code(), Some(0));

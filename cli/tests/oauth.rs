@@ -352,6 +352,29 @@ fn login_gives_up_after_its_wait_and_stores_nothing() {
     );
     assert!(err.contains("hint: "), "{err}");
     assert!(!env.store.exists());
+
+    // The `--json` error object carries the same words: the masking takes secrets out of
+    // the message, never the message itself.
+    let out = env.run(&[
+        "--json",
+        "login",
+        "--url",
+        &url,
+        "--no-browser",
+        "--wait",
+        "300ms",
+    ]);
+    let (stdout, err) = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{err}");
+    let error: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+    let message = error["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(error["error"]["code"], "auth_failed", "{stdout}");
+    assert!(
+        message.starts_with("OAuth: authorization failed: no authorization redirect reached")
+            && message.ends_with("within 300ms"),
+        "{stdout}"
+    );
+    assert!(!env.store.exists());
 }
 
 #[test]

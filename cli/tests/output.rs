@@ -97,6 +97,34 @@ fn extras_go_to_stderr_not_into_the_piped_text() {
 }
 
 #[test]
+fn output_file_of_an_image_gets_its_decoded_bytes() {
+    let dir = std::env::temp_dir().join(format!("mcp-cli-output-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let file = dir.join("img.png");
+    let path = file.to_str().expect("a UTF-8 temp path");
+    let o = demo(&["call", "image", "-o", path], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let written = std::fs::read(&file).expect("the file is written");
+    assert!(
+        written.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "a PNG, not a rendering: {written:?}"
+    );
+    // The same bytes `--raw` writes to stdout.
+    let raw = demo(&["call", "image", "--raw"], &[]);
+    assert_eq!(raw.status.code(), Some(0), "{}", stderr(&raw));
+    assert_eq!(raw.stdout, written);
+    assert!(!stderr(&o).contains("use --raw"), "{}", stderr(&o));
+    // A text result still goes to the file as sent.
+    let o = demo(&["call", "add", "a=2", "b=3", "-o", path], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("written"),
+        "2 + 3 = 5"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_piped_resource_is_written_as_sent() {
     let o = demo(&["read", "demo://readme", "--json"], &[]);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();

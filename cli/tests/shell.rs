@@ -120,6 +120,36 @@ fn piped_help_shows_the_shells_own_forms() {
     }
 }
 
+#[test]
+fn piped_line_verbose_traces_that_line_only() {
+    let (status, stdout, stderr) = piped(&[], "ping -v\nping\ncall echo text=z -vv\ntools\n");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(stdout.matches("pong from").count(), 2, "{stdout}");
+    // The first ping's request and answer are traced, the second's are not.
+    assert_eq!(sent_methods(&stderr), ["ping", "tools/call"], "{stderr}");
+    let received = stderr.lines().filter(|l| l.starts_with("<- ")).count();
+    assert_eq!(received, 2, "one answer per traced line:\n{stderr}");
+    assert!(stderr.contains("\"text\":\"z\""), "{stderr}");
+}
+
+#[test]
+fn piped_help_lists_only_what_runs_in_the_shell() {
+    let (status, stdout, stderr) = piped(&[], "help\nbridge\n");
+    assert_eq!(status, Some(2), "{stdout}{stderr}");
+    let listed: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(listed.contains(&"call"), "{stdout}");
+    for one_shot in ["bridge", "login", "demo-server", "completions"] {
+        assert!(!listed.contains(&one_shot), "{one_shot} listed:\n{stdout}");
+    }
+    assert!(
+        stderr.contains("`bridge` is not a shell command"),
+        "{stderr}"
+    );
+}
+
 /// The methods of the requests `mcp -v` shows it sending, in order.
 fn sent_methods(trace: &str) -> Vec<String> {
     trace

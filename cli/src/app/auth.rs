@@ -259,7 +259,17 @@ pub async fn login(
     };
     let (provider, store, path) = browser_provider(cli, ui, no_browser, scopes, wait)?;
     let client =
-        connect::connect_with(cli, ui, config, ElicitMode::Decline, Some(provider)).await?;
+        match connect::connect_with(cli, ui, config.clone(), ElicitMode::Decline, Some(provider))
+            .await
+        {
+            Ok(client) => client,
+            Err(CliError::AuthFailed(reason)) => {
+                return Err(no_oauth_login(cli, ui, config)
+                    .await
+                    .unwrap_or(CliError::AuthFailed(reason)));
+            }
+            Err(e) => return Err(e),
+        };
     let server = client.server_info().name.clone();
     client.close().await;
     if let Some(reason) = store
@@ -285,6 +295,21 @@ pub async fn login(
         format!("{url} ({server}) did not ask for authorization: nothing stored\n")
     };
     out.text(&text)
+}
+
+/// After a failed login: when the server's own 401 (asked without a token) offers no OAuth
+/// login, that is the error to show (with the hint to send the token with `-H`), not the
+/// failure of the discovery or registration that followed. `None` when the server offers
+/// OAuth, or answers otherwise.
+async fn no_oauth_login(cli: &Cli, ui: &Ui, config: ServerConfig) -> Option<CliError> {
+    match connect::connect_with(cli, ui, config, ElicitMode::Decline, None).await {
+        Err(e @ CliError::LoginRequired { oauth: false, .. }) => Some(e),
+        Ok(client) => {
+            client.close().await;
+            None
+        }
+        Err(_) => None,
+    }
 }
 
 /// `mcp logout`: removes the tokens of `--url` (or of every server with `--all`) and says

@@ -6,7 +6,8 @@ use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::NotificationKind;
 use mcp_proto::types::v2026::ListenFilter;
 use mcp_proto::types::{
-    CallToolResult, CompleteParams, CompletionArgument, ContentBlock, LoggingMessageParams, Tool,
+    CallToolResult, CompleteParams, CompletionArgument, ContentBlock, LoggingMessageParams,
+    ResourceContents, Tool,
 };
 use mcp_tokio::{CallOptions, Client, Missed};
 use serde_json::{Value, json};
@@ -47,6 +48,14 @@ pub async fn run(
             ..
         } => {
             let listed = tool_cache.tools_naming(client, tool).await;
+            // Never silently: a call whose tool has no usable listing goes out untyped and
+            // unchecked, and says so.
+            if let Some(why) = tool_cache.why_unchecked(tool) {
+                ui.note(&format!(
+                    "warning: {why}: its arguments are sent untyped and its result is not \
+                     checked against an outputSchema"
+                ));
+            }
             let request = CallRequest {
                 tool,
                 args,
@@ -223,7 +232,11 @@ fn capability_summary(client: &Client) -> String {
                         .collect()
                 })
                 .unwrap_or_default();
-            if flags.is_empty() {
+            if name == "logging" && client.era() == mcp_proto::session::Era::Discover {
+                // Protocol 2026-07-28 has no `logging/setLevel`: a server logs only to a
+                // request that names a level in its `_meta`, and `log-level` cannot run.
+                "logging (per request only: no log-level)".to_owned()
+            } else if flags.is_empty() {
                 name.clone()
             } else {
                 format!("{name} ({})", flags.join(", "))
@@ -348,24 +361,61 @@ pub fn verbatim_result(result: &CallToolResult) -> render::Verbatim {
     verbatim
 }
 
-/// Says on stderr (unless `-q`) that `--raw` left text items out beside the binary one.
-fn left_out_note(ui: &Ui, texts: usize) {
+/// Says on stderr (unless `-q`) that `--raw` (or `-o` of a binary result) left text items
+/// out beside the binary one.
+fn left_out_note(ui: &Ui, option: &str, texts: usize) {
     if texts > 0 {
         let s = if texts == 1 { "" } else { "s" };
         ui.info(&format!(
-            "note: --raw wrote the one binary item; {texts} text item{s} beside it left out (--json shows everything)"
+            "note: {option} wrote the one binary item; {texts} text item{s} beside it left out (--json shows everything)"
         ));
     }
+}
+
+/// `-o FILE` of a result with an image (audio, blob): the decoded bytes, as `--raw` writes
+/// them; a text rendering would leave the file empty or without the one thing asked for.
+/// Decided before the file is created: a result that cannot be written leaves no file.
+fn binary_to_file(
+    ui: &Ui,
+    out: &Out,
+    raw: Result<render::Raw, render::RawError>,
+) -> Result<(), CliError> {
+    let raw = raw.map_err(|e| {
+        let path = out.path.as_deref().unwrap_or(std::path::Path::new("-"));
+        CliError::Usage(format!(
+            "cannot write the result to {}: {}",
+            path.display(),
+            match e {
+                render::RawError::Ambiguous(n) => format!(
+                    "it has {n} binary items and a file holds one (--json writes them all, base64)"
+                ),
+                other => other.to_string(),
+            }
+        ))
+    })?;
+    left_out_note(ui, "-o", raw.texts_left_out);
+    out.bytes(&raw.bytes)
+}
+
+/// Whether a tool result carries an image, audio or blob item (bytes, not text).
+fn has_binary(result: &CallToolResult) -> bool {
+    result.content.iter().any(|b| match b {
+        ContentBlock::Image(_) | ContentBlock::Audio(_) => true,
+        ContentBlock::Resource(e) => matches!(e.resource, ResourceContents::Blob(_)),
+        _ => false,
+    })
 }
 
 /// Writes a tool result: its raw bytes (`--raw`), JSON (`--json`) or its rendering.
 pub fn call_result(ui: &Ui, out: &Out, result: &CallToolResult) -> Result<(), CliError> {
     if out.raw {
         let raw = render::raw_tool_result(result).map_err(|e| CliError::Usage(e.to_string()))?;
-        left_out_note(ui, raw.texts_left_out);
+        left_out_note(ui, "--raw", raw.texts_left_out);
         out.bytes(&raw.bytes)
     } else if ui.json {
         out.json(result).map(drop)
+    } else if out.path.is_some() && has_binary(result) {
+        binary_to_file(ui, out, render::raw_tool_result(result))
     } else if out.terminal {
         out.text(&result_text(result, ui.width)).map(drop)
     } else {
@@ -499,11 +549,19 @@ async fn read(ui: &Ui, out: &Out, client: &Client, uri: &str) -> Result<Exit, Cl
     if out.raw {
         let raw =
             render::raw_resource(&result.contents).map_err(|e| CliError::Usage(e.to_string()))?;
-        left_out_note(ui, raw.texts_left_out);
+        left_out_note(ui, "--raw", raw.texts_left_out);
         return out.bytes(&raw.bytes).map(|()| Exit::Ok);
     }
     if ui.json {
         return out.json(&result);
+    }
+    if out.path.is_some()
+        && result
+            .contents
+            .iter()
+            .any(|c| matches!(c, ResourceContents::Blob(_)))
+    {
+        return binary_to_file(ui, out, render::raw_resource(&result.contents)).map(|()| Exit::Ok);
     }
     if !out.terminal {
         return out.verbatim(ui, &render::verbatim_contents(&result.contents));
@@ -570,7 +628,13 @@ async fn complete(
         meta: None,
         extra: serde_json::Map::new(),
     };
-    let result = client.complete(params).await.map_err(call_error)?;
+    let result = match (client.complete(params).await, reference) {
+        (Ok(result), _) => result,
+        (Err(e), CompletionRef::Prompt(name)) => {
+            return Err(diagnose::complete_failed(client, name, e).await);
+        }
+        (Err(e), CompletionRef::Resource(_)) => return Err(call_error(e)),
+    };
     if ui.json {
         return out.json(&result);
     }

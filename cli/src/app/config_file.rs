@@ -79,12 +79,30 @@ fn file_error(file: &Path, mut error: ConfigError) -> CliError {
 /// The error of one server entry that cannot be used (a missing `command`, an undefined
 /// `${VAR}`), when that server was asked for: `FILE: server "NAME": field "F": …`.
 pub fn entry_error(file: &Path, error: &ConfigError) -> CliError {
-    let hint = match &error.kind {
-        ConfigErrorKind::Expand(ExpandError::Undefined { name }) => Some(format!(
-            "set {name} in the environment, or give a default in the file: ${{{name}:-value}}"
-        )),
-        _ => None,
-    };
+    if let ConfigErrorKind::Expand(ExpandError::Undefined { name: var }) = &error.kind {
+        let entry = error
+            .server
+            .as_deref()
+            .map(|s| format!("the config entry {s:?} of "))
+            .unwrap_or_default();
+        let field = error
+            .field
+            .as_deref()
+            .map(|f| format!(" (in {f:?})"))
+            .unwrap_or_default();
+        return config(
+            format!(
+                "{entry}{} uses ${{{var}}}{field}, which is not set",
+                file.display()
+            ),
+            Some(format!(
+                "set it in the environment (`export {var}=…`, or `{var}=… mcp …`), or write \
+                 ${{{var}:-default}} in the file"
+            )),
+            None,
+        );
+    }
+    let hint = None;
     let mut message = file.display().to_string();
     if let Some(server) = &error.server {
         message.push_str(&format!(": server {server:?}"));

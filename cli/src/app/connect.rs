@@ -274,6 +274,11 @@ pub async fn connect_built(
     let had_token = auth
         .as_ref()
         .is_some_and(|a| super::auth::has_stored_token(a, &what));
+    // A 401 to a request that carried a token (stored, or the user's own header) means the
+    // token was refused, not that one is missing.
+    let sent_token = had_token
+        || matches!(&config.transport, TransportConfig::Http(h)
+            if h.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("authorization")));
     if ui.verbose > 0 {
         ui.note(&format!("connecting: {}", describe_verbose(&config)));
     }
@@ -283,7 +288,9 @@ pub async fn connect_built(
     if let Some(t) = c.connect_timeout {
         builder = builder.handshake_timeout(Some(t));
     }
-    if ui.verbose > 0 {
+    // The shell's connection always has the trace: a line's own `-v` turns it on for that
+    // line (trace::trace_line_at).
+    if ui.verbose > 0 || matches!(cli.command, crate::args::Command::Shell(_)) {
         // Over HTTP the trace follows each exchange (JSON bodies and SSE events decoded, so
         // every message shows once, whole); over stdio every line is a message.
         builder = match &config.transport {
@@ -299,7 +306,7 @@ pub async fn connect_built(
     }
     let client = patience_note(ui, builder.connect(config), c.connect_timeout)
         .await
-        .map_err(|e| match login_required(&e, &what, had_token) {
+        .map_err(|e| match login_required(&e, &what, sent_token) {
             Some(login) => login,
             None if c.era == crate::args::Era::Modern
                 && matches!(

@@ -47,18 +47,32 @@ fn args(value: Value) -> Map<String, Value> {
 }
 
 fn step(out: &Out, n: u32, title: &str, command: &str) -> Result<(), CliError> {
-    out.text(&format!("\n── {n}. {title}\n   $ {command}\n\n"))
-        .map(drop)
+    out.text(&format!("\n── {n}. {title}\n"))?;
+    command_line(out, command)
+}
+
+/// The command a step (or a second part of one) shows, before what it prints.
+fn command_line(out: &Out, command: &str) -> Result<(), CliError> {
+    out.text(&format!("   $ {command}\n\n")).map(drop)
+}
+
+/// A paragraph of the tour's own prose, wrapped at word boundaries to the output's width.
+fn paragraph(out: &Out, text: &str, width: usize) -> Result<(), CliError> {
+    let mut wrapped = render::wrap(text, width).join("\n");
+    wrapped.push('\n');
+    out.text(&wrapped).map(drop)
 }
 
 /// The tour, on a connected client.
 pub async fn tour(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
     let width = ui.width;
     let srv = "-- mcp demo-server";
-    out.text(
-        "This is a tour of what `mcp` does, against the demo server built into it\n\
-         (`mcp demo-server`, started over stdio). Every step shows the command that does\n\
-         the same on its own.\n",
+    paragraph(
+        out,
+        "This is a tour of what `mcp` does, against the demo server built into it \
+         (`mcp demo-server`, started over stdio). Every step shows the command that does \
+         the same on its own.",
+        width,
     )?;
 
     step(
@@ -145,6 +159,7 @@ pub async fn tour(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError>
         .map_err(call_error)?;
     out.text(&render::resource_contents(&readme.contents, ui.width))?;
     out.text("\n")?;
+    command_line(out, &format!("mcp prompts {srv}"))?;
     let prompts = client.list_prompts().await.map_err(call_error)?;
     out.text(&prompts_text(&prompts, width))?;
 
@@ -164,10 +179,13 @@ pub async fn tour(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError>
         result_text(&result, width)
     ))?;
 
-    out.text(
-        "\nThat's the tour. Point `mcp` at any server: `mcp tools -- npx -y \
-         @modelcontextprotocol/server-everything`,\n`mcp --url http://127.0.0.1:3000/mcp info`, \
-         or `mcp --config .mcp.json --server NAME tools`. `mcp --help` lists everything.\n",
+    out.text("\n")?;
+    paragraph(
+        out,
+        "That's the tour. Point `mcp` at any server: `mcp tools -- npx -y \
+         @modelcontextprotocol/server-everything`, `mcp --url http://127.0.0.1:3000/mcp info`, \
+         or `mcp --config .mcp.json --server NAME tools`. `mcp --help` lists everything.",
+        width,
     )?;
     Ok(Exit::Ok)
 }

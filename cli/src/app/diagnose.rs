@@ -205,6 +205,32 @@ pub async fn prompt_failed(client: &Client, name: &str, given: &[&str], e: Error
     }
 }
 
+/// Classifies a failed `completion/complete` of prompt `name`'s argument, listing the prompts
+/// only now: a prompt the listing does not have is `prompt_not_found`, with "did you mean"
+/// (as `call ecko` and `prompt sumarize` get); otherwise the server's own error stands.
+pub async fn complete_failed(client: &Client, name: &str, e: Error) -> CliError {
+    let error = call_error(e);
+    let CliError::Remote { error: remote, .. } = &error else {
+        return error;
+    };
+    if client.capabilities().prompts.is_none() {
+        return error;
+    }
+    match client.list_prompts().await {
+        Ok(prompts) if !prompts.iter().any(|p| p.name == name) => {
+            let names = prompts.iter().map(|p| p.name.as_str()).collect();
+            not_found(
+                client,
+                Missing::Prompt,
+                name,
+                Some(&remote.message),
+                Some(names),
+            )
+        }
+        _ => error,
+    }
+}
+
 /// Classifies a failed `resources/read` of `uri`, listing the resources and templates only
 /// now. A URI that one of the templates matches is not "not found" by the list: the
 /// server's own error stands.

@@ -249,7 +249,7 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
                 ),
             },
             None => Err(target_failure(&targets, &manager.status(), &servers)
-                .unwrap_or_else(|| unknown_tool(tool, &manager))),
+                .unwrap_or_else(|| unknown_tool(tool, &manager, cli.connection.config.as_deref()))),
         },
         _ => list(ui, out, &manager, &summary, &entries, &servers, deadline),
     };
@@ -474,7 +474,8 @@ pub fn list_text(tools: &[NamespacedTool], servers: &[ServerLine], width: usize)
         let line = match (&s.reason, s.state) {
             (Some(reason), state) => format!("  {}: {state}: {reason}\n", s.name),
             (None, "ready" | "from cache") => {
-                format!("  {}: {} ({} tools)\n", s.name, s.state, s.tools)
+                let plural = if s.tools == 1 { "" } else { "s" };
+                format!("  {}: {} ({} tool{plural})\n", s.name, s.state, s.tools)
             }
             (None, state) => format!("  {}: {state}\n", s.name),
         };
@@ -531,6 +532,17 @@ fn list(
             .and_then(|r| network_error(&line.name, url.as_deref(), r))
         {
             line.reason = Some(e.to_string());
+        } else if let Some(url) = url.as_deref()
+            && line
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.contains("HTTP status 401"))
+        {
+            // What the single-server path says (`CliError::LoginRequired`'s hint).
+            line.reason = Some(format!(
+                "needs authorization (HTTP status 401): run: mcp login --url {}",
+                crate::redact::url(url)
+            ));
         }
     }
     if ui.json {
@@ -570,12 +582,18 @@ fn list(
 
 /// A name no started server hands out: `tool_not_found` (exit 4), with the closest of every
 /// server's namespaced names.
-fn unknown_tool(name: &str, manager: &Manager<TokioRuntime>) -> CliError {
+fn unknown_tool(
+    name: &str,
+    manager: &Manager<TokioRuntime>,
+    config: Option<&std::path::Path>,
+) -> CliError {
     let names: Vec<String> = manager.tools().into_iter().map(|t| t.name).collect();
+    let file = config.map_or_else(|| "FILE".to_owned(), |p| p.display().to_string());
     CliError::NotFound {
         kind: Missing::Tool,
         name: name.to_owned(),
-        server: "any server of the config file".into(),
+        // The hint reads the file from here: `mcp --config FILE tools --all` lists the tools.
+        server: format!("{}{file}", crate::exit::ANY_SERVER_OF),
         said: None,
         suggestions: did_you_mean(name, names.iter().map(String::as_str)),
     }

@@ -9,7 +9,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use mcp_proto::types::Tool;
+use mcp_proto::types::{MalformedTool, Tool};
 use mcp_tokio::Client;
 
 /// The last tool listing of one session, shared by the commands run on it.
@@ -22,6 +22,10 @@ pub struct ToolCache {
 struct State {
     /// The listing, `None` until fetched and after [`ToolCache::forget`].
     tools: Option<Arc<Vec<Tool>>>,
+    /// The entries of the last listing dropped as malformed.
+    malformed: Vec<MalformedTool>,
+    /// Why the last listing failed, if it did.
+    failed: Option<String>,
     /// Bumped by [`ToolCache::forget`]: a listing fetched across it may be stale and is not
     /// kept.
     generation: u64,
@@ -69,11 +73,43 @@ impl ToolCache {
         state.generation += 1;
     }
 
+    /// Why a call of `name` cannot be typed from its schema nor its result checked against
+    /// its `outputSchema`, as of the last listing: its entry was malformed, or the listing
+    /// failed. `None` when it was listed fine (or is simply not listed: "did you mean" says
+    /// so).
+    pub fn why_unchecked(&self, name: &str) -> Option<String> {
+        let state = self.lock();
+        if let Some(dropped) = state
+            .malformed
+            .iter()
+            .find(|m| m.name.as_deref() == Some(name))
+        {
+            return Some(format!(
+                "the server's tools/list entry of `{name}` is malformed ({})",
+                dropped.reason
+            ));
+        }
+        state
+            .failed
+            .as_ref()
+            .map(|e| format!("the server's tools could not be listed ({e})"))
+    }
+
     async fn fetch(&self, client: &Client) -> Option<Arc<Vec<Tool>>> {
         client.capabilities().tools.as_ref()?;
         let generation = self.generation();
-        let tools = Arc::new(client.list_tools().await.ok()?);
+        let listed = client.list_tools_checked().await;
         let mut state = self.lock();
+        let (tools, malformed) = match listed {
+            Ok(listed) => listed,
+            Err(e) => {
+                state.failed = Some(e.to_string());
+                return None;
+            }
+        };
+        let tools = Arc::new(tools);
+        state.failed = None;
+        state.malformed = malformed;
         if state.generation == generation {
             state.tools = Some(tools.clone());
         }

@@ -11,6 +11,7 @@
 //! is shown.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mcp_proto::framing::sse::{SseDecoder, SseItem};
@@ -27,6 +28,35 @@ const MAX_PENDING: usize = 1 << 20;
 
 /// What replaces a secret (the one mask of [`crate::redact`]).
 pub const MASK: &str = redact::MASK;
+
+/// The `-v` count of the `mcp shell` line running now (0 between lines). A process runs at
+/// most one shell, whose connection has the trace installed whatever its own `-v`: the trace
+/// shows what the session's `-v` or this level asks for, whichever is higher.
+static LINE_LEVEL: AtomicU8 = AtomicU8::new(0);
+
+/// Traces the messages of one shell line at `level` (its `-v` count) until the guard is
+/// dropped: call it when the line starts; dropping the guard (the line ended, failed or was
+/// cancelled) turns the line's trace off again.
+#[must_use = "the trace stops when the guard is dropped"]
+pub fn trace_line_at(level: u8) -> LineTrace {
+    LINE_LEVEL.store(level, Ordering::SeqCst);
+    LineTrace(())
+}
+
+/// Turns a shell line's trace off when dropped ([`trace_line_at`]).
+#[derive(Debug)]
+pub struct LineTrace(());
+
+impl Drop for LineTrace {
+    fn drop(&mut self) {
+        LINE_LEVEL.store(0, Ordering::SeqCst);
+    }
+}
+
+/// The trace level in effect for a tap made with `ui`: its `-v`, or the running shell line's.
+fn level(ui: &Ui) -> u8 {
+    ui.verbose.max(LINE_LEVEL.load(Ordering::SeqCst))
+}
 
 /// One traced message as printed: `-> {…}` sent, `<- {…}` received, masked, shortened.
 pub fn trace_line(direction: WireDirection, message: &[u8]) -> String {
@@ -74,18 +104,24 @@ pub fn tap(ui: &Ui) -> impl Fn(WireDirection, &[u8]) + Send + Sync + 'static {
     let pending = Arc::new(Mutex::new(Vec::<u8>::new()));
     move |direction, bytes| match direction {
         WireDirection::Sent => {
+            if level(&ui) == 0 {
+                return;
+            }
             for line in shielded(|| vec![trace_line(direction, bytes)]) {
                 ui.note(&line);
             }
         }
         _ => {
+            // Received bytes are split into lines even when nothing is shown, so that a
+            // shell line's trace starts at a line's start.
+            let shown = level(&ui) > 0;
             // A poisoned lock only means a panic on another print; the buffer is still bytes.
             let mut buf = pending.lock().unwrap_or_else(|e| e.into_inner());
             buf.extend_from_slice(bytes);
             let mut start = 0;
             while let Some(nl) = buf[start..].iter().position(|&b| b == b'\n') {
                 let line = &buf[start..start + nl + 1];
-                if line.iter().any(|b| !b.is_ascii_whitespace()) {
+                if shown && line.iter().any(|b| !b.is_ascii_whitespace()) {
                     for shown in shielded(|| vec![trace_line(direction, line)]) {
                         ui.note(&shown);
                     }
@@ -94,7 +130,9 @@ pub fn tap(ui: &Ui) -> impl Fn(WireDirection, &[u8]) + Send + Sync + 'static {
             }
             buf.drain(..start);
             if buf.len() > MAX_PENDING {
-                ui.note(&trace_line(direction, &buf));
+                if shown {
+                    ui.note(&trace_line(direction, &buf));
+                }
                 buf.clear();
             }
         }
@@ -109,7 +147,14 @@ pub fn http(ui: &Ui) -> impl Fn(HttpTrace<'_>) + Send + Sync + 'static {
     move |step| {
         // A poisoned lock only means a panic on another print; the state is still usable.
         let mut tracer = tracer.lock().unwrap_or_else(|e| e.into_inner());
+        // Every step is followed (an exchange's body is decoded from its start), printed
+        // only while a trace is asked for; `-vv` adds the heads and framing.
+        let level = level(&ui);
+        tracer.headers = level > 1;
         let lines = shielded(|| tracer.step(step));
+        if level == 0 {
+            return;
+        }
         for line in lines {
             ui.note(&line);
         }

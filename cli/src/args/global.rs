@@ -93,7 +93,8 @@ pub struct OutputArgs {
     /// Print results as JSON, for scripts.
     #[arg(long, global = true)]
     pub json: bool,
-    /// Write the result to FILE instead of stdout.
+    /// Write the result to FILE instead of stdout; a result with an image, audio or blob
+    /// item gets its decoded bytes (as --raw writes them).
     #[arg(long, short = 'o', global = true, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Write a result's bare text or decoded image / audio / blob bytes, not a rendering.

@@ -40,6 +40,10 @@ impl Missing {
     }
 }
 
+/// How a [`CliError::NotFound`] of `call` with `--config` names its "server": this, then the
+/// config file (the hint names the command that lists every server's tools).
+pub const ANY_SERVER_OF: &str = "any server of ";
+
 /// A failure below HTTP, as far as the HTTP client says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NetworkFailure {
@@ -279,11 +283,12 @@ pub enum CliError {
     },
     /// The server wants an OAuth token and none is stored, or the stored one was refused and
     /// could not be refreshed. `mcp` never opens a browser unasked: the hint says to log in.
-    #[error("{url} needs authorization{}", if *.refused { " (the stored token was refused)" } else { "" })]
+    #[error("{url} needs authorization{}", if *.refused { " (the token sent was refused)" } else { "" })]
     LoginRequired {
         /// The server's URL (or its name in a config file).
         url: String,
-        /// Whether a stored token was sent and refused.
+        /// Whether a token was sent (stored, or an `Authorization` header) and refused: code
+        /// `auth_failed`, not `login_required`.
         refused: bool,
         /// Whether the server offers OAuth (its challenge names its resource metadata, or it
         /// names its authorization server): then `mcp login` gets a token; otherwise it wants

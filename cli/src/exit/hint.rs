@@ -3,7 +3,7 @@
 use mcp_proto::jsonrpc::ErrorObject;
 
 use super::error::backticked;
-use super::{CliError, NetworkFailure, Rejected};
+use super::{CliError, Missing, NetworkFailure, Rejected};
 
 impl CliError {
     /// What to try next, when there is something useful to say.
@@ -75,6 +75,16 @@ impl CliError {
                 "the task may have ended without a result (cancelled or failed): `mcp tasks get ID` shows its status".into()
             }
             CliError::Remote { error, .. } => return remote_hint(error.code),
+            CliError::NotFound { kind: Missing::Tool, server, suggestions, .. }
+                if server.starts_with(super::ANY_SERVER_OF) =>
+            {
+                let file = &server[super::ANY_SERVER_OF.len()..];
+                let lister = format!("`mcp --config {file} tools --all` lists every server's tools");
+                match suggestions.as_slice() {
+                    [] => lister,
+                    names => format!("did you mean {}? {lister}", or_list(names)),
+                }
+            }
             CliError::NotFound {
                 kind, suggestions, ..
             } => match suggestions.as_slice() {
@@ -115,6 +125,14 @@ impl CliError {
             CliError::LintErrors(_) => "fix the errors listed above; warnings do not change the exit code".into(),
             CliError::File { .. } => "check the path and its permissions".into(),
             CliError::Config { hint, .. } => return hint.clone(),
+            CliError::LoginRequired { refused: true, oauth: false, .. } => {
+                "the server refused the token that was sent: check it (-H 'Authorization: \
+                 Bearer ***', or the headers of the config entry)"
+                    .into()
+            }
+            CliError::LoginRequired { refused: true, url, .. } if url.contains("://") => {
+                format!("the server refused the token that was sent: check it, or log in again: mcp login --url {url}")
+            }
             CliError::LoginRequired { oauth: false, .. } => {
                 // Printed masked (crate::redact): `Bearer ***` is the one spelling left as is.
                 "the server wants an access token and offers no OAuth login: send it with \
@@ -127,9 +145,9 @@ impl CliError {
             CliError::LoginRequired { .. } => "run: mcp login --url <the server's URL>".into(),
             CliError::TokenRefused { .. } => {
                 // Printed masked (crate::redact): `Bearer ***` is the one spelling left as is.
-                "the token sent with -H 'Authorization: Bearer ***' is not the one the server \
-                 expects: check its value (for `mcp bridge --listen`, the value of its \
-                 --bearer-token-env variable)"
+                "the server refused the token that was sent: check its value (-H \
+                 'Authorization: Bearer ***', the headers of the config entry, or for `mcp \
+                 bridge --listen` the value of its --bearer-token-env variable)"
                     .into()
             }
             CliError::BridgeUpstream {
@@ -152,6 +170,7 @@ impl CliError {
                 "the server's result breaks the schema it declares for `{tool}` (a server bug); \
                  `mcp tools --json` shows the schema, --no-output-check shows the result anyway"
             ),
+            CliError::NotOffered { reason, .. } if reason.contains("it speaks protocol 2026-07-28") => "if the server also speaks an older protocol, --era legacy connects with that one (`mcp --era legacy info` fails when it does not)".into(),
                         CliError::NotOffered { .. } => "`mcp info` shows which capabilities the server declares".into(),
             CliError::Unsupported(_) => "connect to a stdio server instead (`-- <command> [args]`), or use a build with HTTP support".into(),
         })
@@ -195,7 +214,7 @@ fn bridge_upstream_hint(upstream: &str, failure: &str) -> String {
              where it runs, has its last words); a new session (run the command again) starts \
              it again"
         ),
-        "login_required" | "auth_failed" | "token_refused" => format!(
+        "login_required" | "auth_failed" => format!(
             "{upstream} wants authorization from the bridge: on the bridge's machine run \
              `mcp login --url` with that URL"
         ),

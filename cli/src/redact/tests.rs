@@ -94,6 +94,15 @@ fn credentials_pairs_and_header_lines() {
     // Words that only look alike.
     assert_eq!(text("unbearable: yes"), "unbearable: yes");
     assert_eq!(text("mcp-session-id: s-1"), "mcp-session-id: s-1");
+    // An error message labelled `OAuth:` keeps its text; only the secrets in it go.
+    assert_eq!(
+        masked(&format!(
+            "OAuth: authorization failed: no authorization redirect reached \
+             http://127.0.0.1:1/callback?code={CANARY} within 2s"
+        )),
+        "OAuth: authorization failed: no authorization redirect reached \
+         http://127.0.0.1:1/callback?code=*** within 2s"
+    );
 }
 
 #[test]

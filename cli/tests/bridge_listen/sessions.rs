@@ -175,7 +175,7 @@ fn a_server_that_cannot_start_fails_that_hosts_initialize_without_a_session_id_a
         assert_eq!(error["code"], -32603, "{:?}", init.messages);
         let message = error["message"].as_str().unwrap_or_default();
         assert!(
-            message.contains("could not be reached") && message.contains("broken"),
+            message.contains("the upstream server failed") && message.contains("broken"),
             "why, with the server's own words: {message}"
         );
         // A refused initialize opens no session: no id the host could only get 404 for.

@@ -92,6 +92,7 @@ mod notifications;
 mod prompts;
 mod resources;
 mod tasks;
+mod tool_listing;
 mod tools;
 pub mod v2026;
 
@@ -105,6 +106,7 @@ pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use tasks::*;
+pub use tool_listing::*;
 pub use tools::*;
 
 /// An MCP request method: a message with an id that expects exactly one response.

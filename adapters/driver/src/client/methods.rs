@@ -7,9 +7,10 @@ use std::sync::LazyLock;
 
 use mcp_proto::types::{
     CallTool, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor, GetPrompt,
-    GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates, ListResources, ListTools,
-    LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource, ReadResourceResult, Request,
-    Resource, ResourceRequestParams, ResourceTemplate, SetLevel, SetLevelParams, Tool,
+    GetPromptParams, GetPromptResult, ListPrompts, ListResourceTemplates, ListResources,
+    ListToolsTolerant, LoggingLevel, MalformedTool, PaginatedParams, Ping, Prompt, ReadResource,
+    ReadResourceResult, Request, Resource, ResourceRequestParams, ResourceTemplate, SetLevel,
+    SetLevelParams, TolerantToolsPage, Tool,
 };
 use mcp_proto::{RawParams, RawResult};
 use serde::Serialize;
@@ -93,14 +94,39 @@ impl<R: Runtime> Client<R> {
     ///
     /// See [`Error`]; [`Error::Pagination`] when the pages do not end. A failed listing
     /// leaves the previous listing's schemas in place.
+    ///
+    /// A malformed entry (no `inputSchema`, a name that is not a string, …) does not fail
+    /// the listing: it is dropped with a warning (`tracing`, naming it and why); see
+    /// [`list_tools_checked`](Self::list_tools_checked) to get them.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {
+        self.list_tools_checked().await.map(|(tools, _)| tools)
+    }
+
+    /// [`list_tools`](Self::list_tools), also returning the entries that were dropped as
+    /// malformed (each also logged as a warning). A caller that calls a tool by name should
+    /// look here: a dropped tool can still be called, but its arguments cannot be typed
+    /// from its schema and its results are not checked against an `outputSchema`.
+    ///
+    /// # Errors
+    ///
+    /// As [`list_tools`](Self::list_tools).
+    pub async fn list_tools_checked(&self) -> Result<(Vec<Tool>, Vec<MalformedTool>), Error> {
         let listed_at = self.inner.shared.output_schemas.generation();
-        let tools = self
-            .list_all::<ListTools, _>(&CallOptions::new(), |p| (p.tools, p.next_cursor))
+        let entries = self
+            .list_all::<ListToolsTolerant, _>(&CallOptions::new(), |p| (p.tools, p.next_cursor))
             .await?;
+        let (tools, malformed) = TolerantToolsPage::split(entries, 0);
+        for dropped in &malformed {
+            tracing::warn!(
+                server = &*self.inner.shared.name,
+                error = %dropped.reason,
+                "tools/list: {} is malformed and was dropped",
+                dropped.label()
+            );
+        }
         self.keep_output_schemas(listed_at, &tools);
         self.inner.task_support.remember(&tools);
-        Ok(tools)
+        Ok((tools, malformed))
     }
 
     /// Calls a tool. `arguments` serializes to a JSON object (or `()` / `None` for none).

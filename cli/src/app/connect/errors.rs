@@ -5,11 +5,16 @@
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::session::CloseReason;
+use mcp_proto::session::{CloseReason, Era, UsageError};
 use mcp_tokio::Error;
 
 use super::super::bridge::upstream_failure;
 use crate::exit::{CliError, NetworkFailure, strip_rpc_prefix};
+
+/// How the errors name the protocol of the discover era (the versions from 2026-07-28 on),
+/// whose sessions have no `ping`, `logging/setLevel` or `resources/subscribe`. The hint of
+/// such a [`CliError::NotOffered`] recognises it.
+pub(crate) const DISCOVER_ERA: &str = "2026-07-28";
 
 /// Whether a 401's server offers an OAuth login: its Bearer challenge names its protected
 /// resource metadata (RFC 9728), or it names its authorization server (`Mcp-Auth-Server`).
@@ -278,6 +283,19 @@ pub fn call_error(e: Error) -> CliError {
         } => CliError::Closed(closed_by(&server, detail.as_deref())),
         Error::Closed { reason, .. } => CliError::session_closed(&reason),
         Error::Handshake { reason, .. } => CliError::Handshake(reason.to_string()),
+        // The user typed nothing wrong: the protocol the server chose lacks the method.
+        Error::Usage {
+            source:
+                UsageError::NotInEra {
+                    method,
+                    era: Era::Discover,
+                },
+            ..
+        } => CliError::NotOffered {
+            server,
+            reason: format!("it speaks protocol {DISCOVER_ERA}, which has no {method}"),
+            method,
+        },
         Error::Usage { source, .. } => CliError::Usage(source.to_string()),
         Error::Config { message, .. } => {
             CliError::Usage(format!("invalid connection settings: {message}"))

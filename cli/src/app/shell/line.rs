@@ -16,6 +16,10 @@ const NOT_IN_SHELL: &[(&str, &str)] = &[
     ("login", "run `mcp login --url …` from your terminal"),
     ("logout", "run `mcp logout` from your terminal"),
     ("demo", "run `mcp demo` from your terminal"),
+    (
+        "bridge",
+        "run `mcp bridge` from your terminal (a host app starts it, with its own server)",
+    ),
     ("demo-server", "run `mcp demo-server` from your terminal"),
     (
         "completions",

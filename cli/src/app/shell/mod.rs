@@ -196,6 +196,8 @@ impl Shell<'_> {
         };
         let line_ui = Ui::new(&options);
         let out = Out::new(&options);
+        // The line's own `-v` / `-vv` traces its messages (until the line ends).
+        let _trace = crate::app::trace::trace_line_at(line.output.verbose);
         Route::set_ui(&self.route, line_ui.clone());
         let client = self.client;
         // Its own handle: the loop below borrows the shell mutably for notifications.
