@@ -472,6 +472,12 @@ impl<'a> Input<'a> {
 /// JSON array is a batch whose elements are decoded one by one (the batch is validated
 /// whole, so its elements' payloads are valid). Never panics.
 ///
+/// Nesting: neither decoder limits how deeply a payload nests (serde's parse skips a raw
+/// value, and the scan locates one, without a stack), so both give the same message at any
+/// depth. A typed read of a payload ([`RawJson::decode`]) counts `serde_json`'s limit of 128
+/// levels from the payload itself, whichever decoder located it: a payload nested 127 deep
+/// reads, one nested 128 deep fails that read.
+///
 /// # Errors
 ///
 /// [`DecodeError::NotJson`] for input that is not JSON, [`DecodeError::NotJsonRpc`] for JSON

@@ -673,4 +673,73 @@ pub(super) mod shortcut_equals_general_parse {
         assert!(read.is_none());
         assert_eq!(decoded, decode(not_utf8));
     }
+    /// Payloads nested around `serde_json`'s limit of 128 levels (and far beyond): both
+    /// decoders give the same message at every depth, in every spacing and member order, since
+    /// neither counts the payload's nesting (only a typed read does, from the payload); and
+    /// the typed read of a located payload counts from the payload, as it does on a message
+    /// serde's parse decoded.
+    #[test]
+    fn payloads_nested_around_the_recursion_limit_decode_alike() {
+        fn nested(depth: usize, leaf: &str) -> String {
+            let mut text = String::new();
+            for i in 0..depth {
+                text.push_str(if i % 2 == 0 { "[" } else { "{\"a\":" });
+            }
+            text.push_str(leaf);
+            for i in (0..depth).rev() {
+                text.push(if i % 2 == 0 { ']' } else { '}' });
+            }
+            text
+        }
+        let progress = |depth: usize| {
+            format!(
+                r#"{{"progressToken":1,"progress":2,"_meta":{}}}"#,
+                nested(depth, "1")
+            )
+        };
+        let depths = [1, 2, 125, 126, 127, 128, 129, 130, 10_000];
+        for depth in depths {
+            let value = nested(depth, "1");
+            for text in [
+                format!(r#"{{"jsonrpc":"2.0","id":1,"result":{value}}}"#),
+                format!(r#"{{"result":{value},"jsonrpc":"2.0","id":1}}"#),
+                format!(r#"{{"jsonrpc": "2.0", "id": 1, "result": {value}}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{value}}}"#),
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{value}}}"#
+                ),
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{}}}"#,
+                    progress(depth - 1)
+                ),
+                format!(
+                    r#"{{"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}}"#,
+                    progress(depth - 1)
+                ),
+                // Not a message (the version is nested): refused alike.
+                format!(r#"{{"jsonrpc":{value},"id":1,"result":1}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":{value},"result":1}}"#),
+            ] {
+                assert_same(text.as_bytes()).unwrap_or_else(|e| panic!("depth {depth}: {e}"));
+                // Cut short: refused alike.
+                assert_same(&text.as_bytes()[..text.len() - 2])
+                    .unwrap_or_else(|e| panic!("depth {depth}, cut: {e}"));
+            }
+        }
+        // A typed read of a payload counts the payload's own nesting, whichever decoder
+        // located it: 127 levels read, 128 refused.
+        for (depth, reads) in [(127, true), (128, false)] {
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"result":{}}}"#,
+                nested(depth, "1")
+            );
+            for decoded in [decode(text.as_str()), decode_general(text.as_str())] {
+                let Ok(DecodedRef::Single(MessageRef::Response { result, .. })) = decoded else {
+                    panic!("depth {depth}: {decoded:?}");
+                };
+                assert!(result.check().is_ok());
+                assert_eq!(result.decode::<Value>().is_ok(), reads, "depth {depth}");
+            }
+        }
+    }
 }
