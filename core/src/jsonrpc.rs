@@ -460,10 +460,11 @@ impl<'a> Input<'a> {
 /// peer input becomes messages.
 ///
 /// The messages borrow their payloads from the input as [`RawJson`]: **located, not
-/// validated**. A compactly written message is read by a shortcut (see `jsonrpc::compact`)
-/// that finds its payloads by a string-aware scan and leaves their validation to whoever
-/// reads them (reading one as a type validates it in the same pass); any other input is read
-/// by serde's parse, whose payloads are valid already. Either way the result never depends on
+/// validated**. A plainly written message (compact or spaced: see `jsonrpc::compact`) is
+/// read by a shortcut that finds its payloads by a string-aware scan and leaves their
+/// validation to whoever reads them (reading one as a type validates it in the same pass);
+/// any other input (another member, an escape in a name, an error response) is read by
+/// serde's parse, whose payloads are valid already. Either way the result never depends on
 /// how the peer spaced or ordered its members: once each payload passes
 /// [`RawJson::check`], the message is exactly what serde's parse of the whole input gives,
 /// and a payload that fails its check marks an input serde's parse refuses. A caller that
