@@ -154,7 +154,8 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
         }
         // The comma or the closing brace, whitespace before it skipped.
         let mut next = *bytes.get(at)?;
-        if is_whitespace(next) {
+        // Every byte that is JSON whitespace is at most a space (others are refused below).
+        if next <= b' ' {
             at = skip_whitespace(bytes, at);
             next = *bytes.get(at)?;
         }
@@ -203,8 +204,9 @@ fn member_name(bytes: &[u8], at: usize) -> Option<(&'static [u8], usize)> {
     };
     if compact {
         let end = at + name.len() + 3;
+        // Every byte that is JSON whitespace is at most a space, and no value starts with one.
         return match bytes.get(end) {
-            Some(&b) if is_whitespace(b) => Some((name, skip_whitespace(bytes, end) - at)),
+            Some(&b) if b <= b' ' => Some((name, skip_whitespace(bytes, end) - at)),
             _ => Some((name, name.len() + 3)),
         };
     }
@@ -294,20 +296,31 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
 /// reads such a number as that `u64`.
 fn unsigned(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
     let rest = bytes.get(at..)?;
-    let len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    let digits = &rest[..len];
-    if len == 0 || (len > 1 && digits[0] == b'0') {
+    // Digits read and summed in one walk; nineteen digits always fit a `u64`.
+    let mut n = 0u64;
+    let mut len = 0;
+    while let Some(&b) = rest.get(len) {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        n = if len < 19 {
+            n * 10 + u64::from(digit)
+        } else {
+            // Overflow refused (the general path reads a number too big for a `u64` as a
+            // float).
+            n.checked_mul(10)?.checked_add(u64::from(digit))?
+        };
+        len += 1;
+    }
+    if len == 0 || (len > 1 && rest[0] == b'0') {
         return None;
     }
     // A fraction or an exponent would follow the digits: refused (the general path reads a
-    // float), as is a number too big for a `u64` (the general path reads it as a float).
+    // float).
     if matches!(rest.get(len), Some(b'.' | b'e' | b'E')) {
         return None;
     }
-    // Overflow refused (the general path reads a number too big for a `u64` as a float).
-    let n = digits.iter().try_fold(0u64, |n, &d| {
-        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-    })?;
     Some((n, len))
 }
 
