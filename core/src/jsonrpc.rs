@@ -561,12 +561,13 @@ pub(crate) trait ReadInPass: serde::de::DeserializeOwned {
     }
 }
 
-/// [`decode`], and, for a compactly written notification of `P::METHOD`, its params already
-/// read as `P` (see `jsonrpc::compact::envelope_reading`): for the session, which would
-/// read them as `P` next. The message is exactly [`decode`]'s for any input; a `P` comes
-/// only with a [`MessageRef::Notification`] of that method whose params it is, equal to
-/// what `params.decode::<P>()` gives. Without one (another message, another spacing, params
-/// that are not a `P`), the caller reads the message as [`decode`]'s.
+/// [`decode`], and, for a plainly written (compact or spaced) notification of `P::METHOD`,
+/// its params already read as `P` (see `jsonrpc::compact::envelope_reading`): for the
+/// session, which would read them as `P` next. The message is exactly [`decode`]'s for any
+/// input; a `P` comes only with a [`MessageRef::Notification`] of that method whose params it
+/// is, equal to what `params.decode::<P>()` gives. Without one (another message, one the walk
+/// leaves to serde's parse, params that are not a `P`), the caller reads the message as
+/// [`decode`]'s.
 ///
 /// # Errors
 ///

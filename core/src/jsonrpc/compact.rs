@@ -47,7 +47,7 @@ impl ReadInPass for NoneRead {
     const METHOD: &'static str = "";
 }
 
-/// The envelope of `input` when it is written compactly (see the module guarantee), else
+/// The envelope of `input` when it is written plainly (see the module guarantee), else
 /// `None`.
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
