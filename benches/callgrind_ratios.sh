@@ -3,7 +3,7 @@
 # deterministic, so the ratios do not depend on the load of a shared machine.
 # Usage: benches/callgrind_ratios.sh   (needs valgrind); ORDER=typescript, ORDER=jsonrpc-last or
 # ORDER=spaced benches/callgrind_ratios.sh measures the same messages with their members in
-# another order or (spaced) with whitespace: the core's general path (see profile_decode).
+# another order or (spaced) with whitespace after each colon and comma (see profile_decode).
 set -e
 cd "$(dirname "$0")/.."
 cargo build -q --profile bench -p mcp-bench --example profile_decode

@@ -3,7 +3,7 @@
 //! with `BASELINE=borrowed` or `BASELINE=value` it runs that baseline instead; with
 //! `ORDER=jsonrpc-last` every message has its `jsonrpc` member last, with `ORDER=typescript`
 //! the members are in the order the TypeScript SDK writes them, with `ORDER=spaced` the
-//! envelope has a space after each colon and comma (the core's general path).
+//! envelope has a space after each colon and comma (as Python's `json.dumps` writes).
 //! `benches/callgrind_ratios.sh` turns this into instruction-count ratios per class.
 
 use mcp_bench::setup;

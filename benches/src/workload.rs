@@ -148,8 +148,8 @@ impl Stream {
     }
 
     /// The same messages with a space after each colon and comma of the envelope, as
-    /// Python's `json.dumps` writes by default: no fast path takes them (the core's general
-    /// path, as for any message with whitespace or another member).
+    /// Python's `json.dumps` writes by default: the core's envelope walk skips the whitespace
+    /// (`core/src/jsonrpc/compact.rs`), as serde's parse does.
     #[must_use]
     pub fn spaced(self) -> Stream {
         self.rewrite(|m| match m {

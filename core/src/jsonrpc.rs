@@ -460,10 +460,11 @@ impl<'a> Input<'a> {
 /// peer input becomes messages.
 ///
 /// The messages borrow their payloads from the input as [`RawJson`]: **located, not
-/// validated**. A compactly written message is read by a shortcut (see `jsonrpc::compact`)
-/// that finds its payloads by a string-aware scan and leaves their validation to whoever
-/// reads them (reading one as a type validates it in the same pass); any other input is read
-/// by serde's parse, whose payloads are valid already. Either way the result never depends on
+/// validated**. A plainly written message (compact or spaced: see `jsonrpc::compact`) is
+/// read by a shortcut that finds its payloads by a string-aware scan and leaves their
+/// validation to whoever reads them (reading one as a type validates it in the same pass);
+/// any other input (another member, an escape in a name, an error response) is read by
+/// serde's parse, whose payloads are valid already. Either way the result never depends on
 /// how the peer spaced or ordered its members: once each payload passes
 /// [`RawJson::check`], the message is exactly what serde's parse of the whole input gives,
 /// and a payload that fails its check marks an input serde's parse refuses. A caller that
@@ -471,6 +472,12 @@ impl<'a> Input<'a> {
 /// [`decode_owned`] turns a failed check into the [`DecodeError`] serde's parse gives). A
 /// JSON array is a batch whose elements are decoded one by one (the batch is validated
 /// whole, so its elements' payloads are valid). Never panics.
+///
+/// Nesting: neither decoder limits how deeply a payload nests (serde's parse skips a raw
+/// value, and the scan locates one, without a stack), so both give the same message at any
+/// depth. A typed read of a payload ([`RawJson::decode`]) counts `serde_json`'s limit of 128
+/// levels from the payload itself, whichever decoder located it: a payload nested 127 deep
+/// reads, one nested 128 deep fails that read.
 ///
 /// # Errors
 ///
@@ -554,12 +561,13 @@ pub(crate) trait ReadInPass: serde::de::DeserializeOwned {
     }
 }
 
-/// [`decode`], and, for a compactly written notification of `P::METHOD`, its params already
-/// read as `P` (see `jsonrpc::compact::envelope_reading`): for the session, which would
-/// read them as `P` next. The message is exactly [`decode`]'s for any input; a `P` comes
-/// only with a [`MessageRef::Notification`] of that method whose params it is, equal to
-/// what `params.decode::<P>()` gives. Without one (another message, another spacing, params
-/// that are not a `P`), the caller reads the message as [`decode`]'s.
+/// [`decode`], and, for a plainly written (compact or spaced) notification of `P::METHOD`,
+/// its params already read as `P` (see `jsonrpc::compact::envelope_reading`): for the
+/// session, which would read them as `P` next. The message is exactly [`decode`]'s for any
+/// input; a `P` comes only with a [`MessageRef::Notification`] of that method whose params it
+/// is, equal to what `params.decode::<P>()` gives. Without one (another message, one the walk
+/// leaves to serde's parse, params that are not a `P`), the caller reads the message as
+/// [`decode`]'s.
 ///
 /// # Errors
 ///

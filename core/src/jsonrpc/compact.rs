@@ -1,8 +1,11 @@
-//! The envelope of a message written compactly, read without serde's derived visitor.
+//! The envelope of a message written plainly (compact or spaced), read without serde's
+//! derived visitor.
 //!
-//! Most peers (every official SDK) write each message as one compact object: no whitespace
-//! between members, member names without escapes, a method name and a string id without
-//! escapes, an integer id. For such a frame [`envelope`] walks the members by hand and
+//! Most peers (every official SDK) write each message as one plain object: member names
+//! without escapes, a method name and a string id without escapes, an integer id; compact
+//! (no whitespace), or spaced as Python's `json.dumps` writes (`": "`, `", "`). For such a
+//! frame [`envelope`] walks the members by hand, whitespace between tokens skipped as serde's
+//! parse skips it (the compact form costs no check of its own beyond one per member), and
 //! returns the same [`Envelope`] the derived `Deserialize` would build, except that payloads
 //! (`params`, `result`) are only located, by a string-aware scan ([`raw_json::locate`]), and
 //! left unvalidated ([`RawJson`]): whoever reads one as a type validates it in that pass.
@@ -11,12 +14,12 @@
 //! payload passes [`RawJson::check`], the general parse reads into an equal envelope; and
 //! where a payload fails its check, the general parse refuses the input (serde's value parse
 //! starting where the payload starts would end where the scan ends, were it valid). It
-//! returns `None`, having decided nothing, for anything else: whitespace between members, a
-//! member other than `jsonrpc`, `id`, `method`, `params`, `result`, a member twice, an escape
-//! in a name or string, an `error` member, an id that is not an unsigned integer or a plain
-//! string, a payload the message's kind does not carry (`result` beside a `method`,
-//! `params` without one), a payload with no extent (a bracket or string that never closes), a payload that
-//! is not UTF-8, trailing bytes. Those go the general way, so the routing of a message never
+//! returns `None`, having decided nothing, for anything else: a member other than
+//! `jsonrpc`, `id`, `method`, `params`, `result`, a member twice, an escape in a name or
+//! string, an `error` member, an id that is not an unsigned integer or a plain string, a
+//! payload the message's kind does not carry (`result` beside a `method`, `params` without
+//! one), a payload with no extent (a bracket or string that never closes), a payload that is
+//! not UTF-8, trailing bytes other than whitespace. Those go the general way, so the routing of a message never
 //! depends on which decoder read it. The differential property test in `jsonrpc::tests`
 //! holds this on generated, mutated and arbitrary input.
 //!
@@ -44,7 +47,7 @@ impl ReadInPass for NoneRead {
     const METHOD: &'static str = "";
 }
 
-/// The envelope of `input` when it is written compactly (see the module guarantee), else
+/// The envelope of `input` when it is written plainly (see the module guarantee), else
 /// `None`.
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
@@ -72,13 +75,17 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
     // Whether the method is `read_params_of`.
     let mut method_is_read = false;
     let bytes = input.bytes();
-    if bytes.first() != Some(&b'{') {
+    let start = match bytes.first() {
+        Some(b'{') => 0,
+        _ => skip_whitespace(bytes, 0),
+    };
+    if bytes.get(start) != Some(&b'{') {
         return None;
     }
     // The version member first, as most peers write it, matched whole with its comma.
-    let (mut at, jsonrpc) = match bytes.first_chunk::<17>() {
-        Some(br#"{"jsonrpc":"2.0","#) => (17, Some(Cow::Borrowed("2.0"))),
-        _ => (1, None),
+    let (mut at, jsonrpc) = match bytes.get(start..)?.first_chunk::<17>() {
+        Some(br#"{"jsonrpc":"2.0","#) => (start + 17, Some(Cow::Borrowed("2.0"))),
+        _ => (start + 1, None),
     };
     let mut env = Envelope {
         jsonrpc,
@@ -89,9 +96,9 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
         error: None,
     };
     loop {
-        let name = member_name(bytes.get(at..)?)?;
-        // The name between its quotes, and the colon.
-        at += name.len() + 3;
+        let (name, len) = member_name(bytes, at)?;
+        // The name, its colon, and any whitespace around the colon.
+        at += len;
         // A member twice is refused (serde's derived visitor fails on it).
         match name {
             b"jsonrpc" if env.jsonrpc.is_none() => {
@@ -145,28 +152,91 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
             }
             _ => return None,
         }
-        match bytes.get(at..)? {
-            [b',', ..] => at += 1,
-            b"}" => return carries_every_payload(&env).then_some((env, read)),
+        // The comma or the closing brace, whitespace before it skipped.
+        let mut next = *bytes.get(at)?;
+        // Every byte that is JSON whitespace is at most a space (others are refused below).
+        if next <= b' ' {
+            at = skip_whitespace(bytes, at);
+            next = *bytes.get(at)?;
+        }
+        match next {
+            b',' => at += 1,
+            // The last byte, or whitespace only after it.
+            b'}' if at + 1 == bytes.len() || skip_whitespace(bytes, at + 1) == bytes.len() => {
+                return carries_every_payload(&env).then_some((env, read));
+            }
             _ => return None,
         }
     }
 }
 
-/// The member name that opens `rest` (`"name":`), when it is one of the five the envelope
-/// reads, written without escapes; `None` for any other (an unknown or escaped name goes the
-/// general way). Matched as whole literals, quotes and colon included.
-fn member_name(rest: &[u8]) -> Option<&'static [u8]> {
-    // Each name compared as a literal of known length (inline compares, no call).
-    let (name, matches): (&'static [u8], bool) = match rest.get(1)? {
+/// Whether `b` is whitespace to JSON (what serde's parse skips between tokens).
+fn is_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The index of the first byte at or after `at` that is not JSON whitespace (`bytes.len()`
+/// when there is none).
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).copied().is_some_and(is_whitespace) {
+        at += 1;
+    }
+    at
+}
+
+/// The member name that opens `bytes[at..]`, possibly after whitespace, when it is one of the
+/// five the envelope reads, written without escapes; and how many bytes it takes up to its
+/// value (whitespace before the name, the name, its colon, whitespace around the colon).
+/// `None` for any other name (an unknown or escaped name goes the general way).
+// Inlined into the walk: the compact case is a literal compare.
+#[inline(always)]
+fn member_name(bytes: &[u8], at: usize) -> Option<(&'static [u8], usize)> {
+    let rest = bytes.get(at..)?;
+    // Each name compared as a literal of known length (inline compares, no call), with its
+    // colon as compact writers write it.
+    let (name, compact): (&'static [u8], bool) = match rest.get(1)? {
         b'j' => (b"jsonrpc", rest.starts_with(br#""jsonrpc":"#)),
         b'i' => (b"id", rest.starts_with(br#""id":"#)),
         b'm' => (b"method", rest.starts_with(br#""method":"#)),
         b'p' => (b"params", rest.starts_with(br#""params":"#)),
         b'r' => (b"result", rest.starts_with(br#""result":"#)),
+        _ => return spaced_member_name(bytes, at),
+    };
+    if compact {
+        let end = at + name.len() + 3;
+        // Every byte that is JSON whitespace is at most a space, and no value starts with one.
+        return match bytes.get(end) {
+            Some(&b) if b <= b' ' => Some((name, skip_whitespace(bytes, end) - at)),
+            _ => Some((name, name.len() + 3)),
+        };
+    }
+    spaced_member_name(bytes, at)
+}
+
+/// [`member_name`] where whitespace comes before the name or around its colon.
+#[cold]
+fn spaced_member_name(bytes: &[u8], at: usize) -> Option<(&'static [u8], usize)> {
+    let start = skip_whitespace(bytes, at);
+    let rest = bytes.get(start..)?;
+    let name: &'static [u8] = match rest.get(1)? {
+        b'j' => b"jsonrpc",
+        b'i' => b"id",
+        b'm' => b"method",
+        b'p' => b"params",
+        b'r' => b"result",
         _ => return None,
     };
-    matches.then_some(name)
+    if rest.first() != Some(&b'"')
+        || rest.get(1..=name.len()) != Some(name)
+        || rest.get(name.len() + 1) != Some(&b'"')
+    {
+        return None;
+    }
+    let colon = skip_whitespace(bytes, start + name.len() + 2);
+    if bytes.get(colon) != Some(&b':') {
+        return None;
+    }
+    Some((name, skip_whitespace(bytes, colon + 1) - at))
 }
 
 /// Whether the message that `env` classifies as keeps every payload located in it: a
@@ -226,20 +296,31 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
 /// reads such a number as that `u64`.
 fn unsigned(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
     let rest = bytes.get(at..)?;
-    let len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    let digits = &rest[..len];
-    if len == 0 || (len > 1 && digits[0] == b'0') {
+    // Digits read and summed in one walk; nineteen digits always fit a `u64`.
+    let mut n = 0u64;
+    let mut len = 0;
+    while let Some(&b) = rest.get(len) {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        n = if len < 19 {
+            n * 10 + u64::from(digit)
+        } else {
+            // Overflow refused (the general path reads a number too big for a `u64` as a
+            // float).
+            n.checked_mul(10)?.checked_add(u64::from(digit))?
+        };
+        len += 1;
+    }
+    if len == 0 || (len > 1 && rest[0] == b'0') {
         return None;
     }
     // A fraction or an exponent would follow the digits: refused (the general path reads a
-    // float), as is a number too big for a `u64` (the general path reads it as a float).
+    // float).
     if matches!(rest.get(len), Some(b'.' | b'e' | b'E')) {
         return None;
     }
-    // Overflow refused (the general path reads a number too big for a `u64` as a float).
-    let n = digits.iter().try_fold(0u64, |n, &d| {
-        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-    })?;
     Some((n, len))
 }
 
@@ -249,8 +330,8 @@ fn unsigned(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
 fn value_at(input: Input<'_>, at: usize) -> Option<RawJson<'_>> {
     let len = raw_json::locate(input.bytes().get(at..)?)?;
     let text = match input {
-        // `at` follows an ASCII `:` and the extent ends before an ASCII delimiter or at the
-        // end: char boundaries.
+        // `at` follows an ASCII `:` or whitespace and the extent ends before an ASCII
+        // delimiter or at the end: char boundaries.
         Input::Text(text) => text.get(at..at + len)?,
         Input::Bytes(bytes) => std::str::from_utf8(&bytes[at..at + len]).ok()?,
     };
@@ -266,7 +347,7 @@ fn value_at(input: Input<'_>, at: usize) -> Option<RawJson<'_>> {
 /// value exactly where serde's parse ends it: the extent is the one [`value_at`] gives.
 fn typed_at<P: ReadInPass>(input: Input<'_>, at: usize) -> Option<(P, RawJson<'_>)> {
     // Only a value with a closing bracket: a number's read would stop before what follows
-    // it is judged, and whitespace before the value is the general path's.
+    // it is judged.
     if !matches!(input.bytes().get(at), Some(b'{' | b'[')) {
         return None;
     }

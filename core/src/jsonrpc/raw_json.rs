@@ -168,10 +168,15 @@ fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
         // The string's own backslashes only: the byte before `from` is its opening quote.
         // (Invariant: `from <= at <= quote < bytes.len()`, `quote` found in `bytes[at..]`.)
         let before = &bytes[from..quote];
-        if before.last() != Some(&b'\\')
-            || before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0
-        {
-            return Some(quote);
+        match before {
+            [.., b'\\', b'\\'] => {
+                if before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 0 {
+                    return Some(quote);
+                }
+            }
+            // One backslash: escaped (the common `\"` of text).
+            [.., b'\\'] => {}
+            _ => return Some(quote),
         }
         // An escaped quote: on after it.
         at = quote + 1;

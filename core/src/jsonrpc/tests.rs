@@ -200,7 +200,13 @@ fn text_and_byte_decoding_agree() {
     ];
     for input in inputs {
         assert_eq!(decode(input.as_bytes()), decode(input), "{input}");
-        assert_eq!(decode(input), decode_general(input), "{input}");
+        // Checked, as the shortcut's located payloads are before they are kept.
+        let owned = |d: Result<Decoded, DecodeError>| format!("{d:?}");
+        assert_eq!(
+            owned(decode_owned(input)),
+            owned(decode_general(input).and_then(general_owned)),
+            "{input}"
+        );
     }
 }
 
@@ -382,13 +388,20 @@ pub(super) mod shortcut_equals_general_parse {
         ]
     }
 
-    /// The separators a writer may put around the punctuation of the envelope.
-    fn spacing() -> impl Strategy<Value = [&'static str; 4]> {
+    /// The separators a writer may put around the punctuation of the envelope: before the
+    /// object, after its `{`, before and after each colon, before and after each comma,
+    /// before its `}`, after the object.
+    fn spacing() -> impl Strategy<Value = [&'static str; 8]> {
         prop_oneof![
-            6 => Just(["", "", "", ""]),
-            1 => Just([" ", " ", " ", " "]),
-            1 => Just(["", ": ", "", "\n"]),
-            1 => Just(["\t", "", " ", ""]),
+            12 => Just(["", "", "", "", "", "", "", ""]),
+            2 => Just(["", "", "", " ", "", " ", "", ""]),
+            1 => Just([" ", " ", " ", " ", " ", " ", " ", " "]),
+            1 => Just(["", "\n  ", "", ": ", "", "\n  ", "\n", "\n"]),
+            1 => Just(["\t", "", "\r", "", " ", "", "", "\r\n"]),
+            // Not whitespace to JSON (the last three): refused alike.
+            1 => prop::array::uniform8(prop::sample::select(
+                &["", " ", "\t", "\n", "\r", "  ", "\u{b}", "\u{c}", "\u{a0}"][..]
+            )),
         ]
     }
 
@@ -420,17 +433,30 @@ pub(super) mod shortcut_equals_general_parse {
             3 => shaped.prop_shuffle(),
             2 => prop::collection::vec(member(), 0..6),
         ];
-        (members, spacing()).prop_map(|(members, [open, colon, comma, close])| {
-            let body: Vec<String> = members
-                .iter()
-                .map(|(k, v)| format!("{k}:{colon}{v}"))
-                .collect();
-            format!(
-                "{open}{{{}{}}}{close}",
-                body.join(&format!("{comma},")),
-                close
-            )
-        })
+        (members, spacing()).prop_map(
+            |(
+                members,
+                [
+                    open,
+                    after_open,
+                    before_colon,
+                    after_colon,
+                    before_comma,
+                    after_comma,
+                    before_close,
+                    close,
+                ],
+            )| {
+                let body: Vec<String> = members
+                    .iter()
+                    .map(|(k, v)| format!("{k}{before_colon}:{after_colon}{v}"))
+                    .collect();
+                format!(
+                    "{open}{{{after_open}{}{before_close}}}{close}",
+                    body.join(&format!("{before_comma},{after_comma}")),
+                )
+            },
+        )
     }
 
     /// A message changed a little: cut, a byte replaced, inserted or removed, wrapped in a
@@ -594,13 +620,20 @@ pub(super) mod shortcut_equals_general_parse {
             r#"{"method":"notifications/progress","params":{},"jsonrpc":"2.0"}"#,
             r#"{"jsonrpc":"2.0","id":"s-1","method":"roots/list"}"#,
             r#"{"jsonrpc":"1.0","id":1,"result":5}"#,
+            // Spaced as Python's `json.dumps` writes, or anyhow between tokens.
+            r#"{"jsonrpc": "2.0", "id": 1, "result": {"a": [1, 2]}}"#,
+            r#"{"jsonrpc": "2.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}} "#,
+            "\r\n\t { \"id\" : 7 ,\n\"result\"\t:\r5 , \"jsonrpc\" : \"2.0\" } \r\n",
         ] {
             assert!(read(compact), "{compact}");
             assert!(compact::envelope(Input::Bytes(compact.as_bytes())).is_some());
         }
         for other in [
-            r#"{"jsonrpc": "2.0","id":1,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"result":{}} "#,
+            // Not whitespace to JSON.
+            "{\"jsonrpc\":\u{b}\"2.0\",\"id\":1,\"result\":{}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}\u{a0}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\u{c}",
             r#"{"jsonrpc":"2.0","id":1,"id":2,"result":{}}"#,
             r#"{"jsonrpc":"2.0","method":"m","result":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{},"params":{}}"#,
@@ -640,6 +673,9 @@ pub(super) mod shortcut_equals_general_parse {
             r#"{"method":"notifications/progress","params":{ "progressToken" : 7 ,"progress":1}}"#
                 .to_owned(),
             r#"{"method":"notifications/progress","params":["t",1]}"#.to_owned(),
+            format!(r#"{{"jsonrpc": "2.0","method":"notifications/progress","params":{p}}}"#),
+            format!(r#"{{"jsonrpc": "2.0", "method": "notifications/progress", "params": {p}}}"#),
+            format!("\n{{ \"method\" :\"notifications/progress\" ,\t\"params\"\r: {p} }}\n"),
         ] {
             let p = read(&text).unwrap_or_else(|| panic!("not read: {text}"));
             assert!(p.progress > 0.0, "{text}");
@@ -658,13 +694,11 @@ pub(super) mod shortcut_equals_general_parse {
             format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{p},"id":1}}"#),
             format!(r#"{{"params":{p},"method":"notifications/progress"}}"#),
             format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{p},"x":1}}"#),
-            format!(r#"{{"jsonrpc": "2.0","method":"notifications/progress","params":{p}}}"#),
             format!(r#"[{{"jsonrpc":"2.0","method":"notifications/progress","params":{p}}}]"#),
             // Params a typed read refuses: the reader of the located params fails as before.
             r#"{"method":"notifications/progress","params":{"progressToken":7}}"#.to_owned(),
             r#"{"method":"notifications/progress","params":{"progressToken":7,"progress":1,"progress":2}}"#.to_owned(),
             r#"{"method":"notifications/progress","params":{"progressToken":7,"progress":1,"x":[}}"#.to_owned(),
-            r#"{"method":"notifications/progress","params": {"progressToken":7,"progress":1}}"#.to_owned(),
         ] {
             assert!(read(&text).is_none(), "{text}");
         }
@@ -672,5 +706,75 @@ pub(super) mod shortcut_equals_general_parse {
         let (decoded, read) = decode_reading::<ProgressParams>(Input::Bytes(not_utf8));
         assert!(read.is_none());
         assert_eq!(decoded, decode(not_utf8));
+    }
+
+    /// Payloads nested around `serde_json`'s limit of 128 levels (and far beyond): both
+    /// decoders give the same message at every depth, in every spacing and member order, since
+    /// neither counts the payload's nesting (only a typed read does, from the payload); and
+    /// the typed read of a located payload counts from the payload, as it does on a message
+    /// serde's parse decoded.
+    #[test]
+    fn payloads_nested_around_the_recursion_limit_decode_alike() {
+        fn nested(depth: usize, leaf: &str) -> String {
+            let mut text = String::new();
+            for i in 0..depth {
+                text.push_str(if i % 2 == 0 { "[" } else { "{\"a\":" });
+            }
+            text.push_str(leaf);
+            for i in (0..depth).rev() {
+                text.push(if i % 2 == 0 { ']' } else { '}' });
+            }
+            text
+        }
+        let progress = |depth: usize| {
+            format!(
+                r#"{{"progressToken":1,"progress":2,"_meta":{}}}"#,
+                nested(depth, "1")
+            )
+        };
+        let depths = [1, 2, 125, 126, 127, 128, 129, 130, 10_000];
+        for depth in depths {
+            let value = nested(depth, "1");
+            for text in [
+                format!(r#"{{"jsonrpc":"2.0","id":1,"result":{value}}}"#),
+                format!(r#"{{"result":{value},"jsonrpc":"2.0","id":1}}"#),
+                format!(r#"{{"jsonrpc": "2.0", "id": 1, "result": {value}}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{value}}}"#),
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{value}}}"#
+                ),
+                format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{}}}"#,
+                    progress(depth - 1)
+                ),
+                format!(
+                    r#"{{"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}}"#,
+                    progress(depth - 1)
+                ),
+                // Not a message (the version is nested): refused alike.
+                format!(r#"{{"jsonrpc":{value},"id":1,"result":1}}"#),
+                format!(r#"{{"jsonrpc":"2.0","id":{value},"result":1}}"#),
+            ] {
+                assert_same(text.as_bytes()).unwrap_or_else(|e| panic!("depth {depth}: {e}"));
+                // Cut short: refused alike.
+                assert_same(&text.as_bytes()[..text.len() - 2])
+                    .unwrap_or_else(|e| panic!("depth {depth}, cut: {e}"));
+            }
+        }
+        // A typed read of a payload counts the payload's own nesting, whichever decoder
+        // located it: 127 levels read, 128 refused.
+        for (depth, reads) in [(127, true), (128, false)] {
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"result":{}}}"#,
+                nested(depth, "1")
+            );
+            for decoded in [decode(text.as_str()), decode_general(text.as_str())] {
+                let Ok(DecodedRef::Single(MessageRef::Response { result, .. })) = decoded else {
+                    panic!("depth {depth}: {decoded:?}");
+                };
+                assert!(result.check().is_ok());
+                assert_eq!(result.decode::<Value>().is_ok(), reads, "depth {depth}");
+            }
+        }
     }
 }

@@ -6,8 +6,8 @@ use serde_json::value::RawValue;
 
 use crate::jsonrpc::Id;
 
-/// `notifications/progress`. Read in the decoder's pass where it is written compactly (see
-/// `jsonrpc::compact::progress`).
+/// `notifications/progress`. Read in the decoder's pass where the message is written plainly
+/// (see `jsonrpc::compact::progress`).
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Debug, PartialEq))]
 #[serde(rename_all = "camelCase")]

@@ -148,7 +148,7 @@ fn result_first_response_routes_as_the_general_parse_does() {
     let tail = r#","jsonrpc":"2.0","id":"#;
     assert_answers_route_alike(|ids| {
         vec![
-            // Odd ids, more members, whitespace (left to the general parse), scalars (read).
+            // Odd ids, more members (left to the general parse), whitespace, scalars (read).
             format!(r#"{{"result":{{}}{tail}0{}}}"#, ids[1]),
             format!(r#"{{"result":{{}}{tail}+{}}}"#, ids[1]),
             format!(r#"{{"result":{{}}{tail}{}.0}}"#, ids[1]),
@@ -181,7 +181,7 @@ fn result_first_response_routes_as_the_general_parse_does() {
 fn other_member_orders_and_repeated_members_route_as_the_general_parse_does() {
     assert_answers_route_alike(|ids| {
         vec![
-            // Not taken: a member twice, one missing, another member, whitespace.
+            // Not taken: a member twice, one missing, another member; whitespace (taken).
             format!(
                 r#"{{"jsonrpc":"2.0","jsonrpc":"2.0","id":{},"result":{{}}}}"#,
                 ids[1]
