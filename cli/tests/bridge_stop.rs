@@ -65,12 +65,14 @@ fn http_bridge(name: &str, url: &str) -> BridgeHost {
 /// The stdio bridge over HTTP, stopped by `signal` with a call in flight: the server's tool
 /// sees the cancellation, the trace shows `notifications/cancelled` with the signal named in
 /// the reason and then the session's `DELETE`; the exit status is the signal's.
-/// `said`: how stderr names the stop (`SIGTERM`, `interrupted` for Ctrl-C).
+/// `said`: how stderr names the stop (`SIGTERM`, `interrupted` for Ctrl-C); `again`: what
+/// stops it at once meanwhile (only Ctrl-C: `Ctrl-C`, or `again` after one).
 fn a_stopped_http_bridge_cancels_and_deletes(
     name: &str,
     signal: libc::c_int,
     signame: &str,
     said: &str,
+    again: &str,
 ) {
     let demo = ListeningDemo::start();
     let mut bridge = http_bridge(name, &demo.url);
@@ -97,7 +99,7 @@ fn a_stopped_http_bridge_cancels_and_deletes(
     );
     assert!(
         stderr.contains(&format!(
-            "{said}: cancelling and closing the connection (again to stop at once)"
+            "{said}: cancelling and closing the connection ({again} to stop at once)"
         )),
         "{stderr}"
     );
@@ -105,12 +107,24 @@ fn a_stopped_http_bridge_cancels_and_deletes(
 
 #[test]
 fn sigterm_cancels_the_call_upstream_deletes_the_session_and_exits_143() {
-    a_stopped_http_bridge_cancels_and_deletes("term", libc::SIGTERM, "SIGTERM", "SIGTERM");
+    a_stopped_http_bridge_cancels_and_deletes(
+        "term",
+        libc::SIGTERM,
+        "SIGTERM",
+        "SIGTERM",
+        "Ctrl-C",
+    );
 }
 
 #[test]
 fn sigint_cancels_the_call_upstream_deletes_the_session_and_exits_130() {
-    a_stopped_http_bridge_cancels_and_deletes("int", libc::SIGINT, "SIGINT", "interrupted");
+    a_stopped_http_bridge_cancels_and_deletes(
+        "int",
+        libc::SIGINT,
+        "SIGINT",
+        "interrupted",
+        "again",
+    );
 }
 
 #[test]
@@ -156,12 +170,20 @@ fn sighup_cancels_the_childs_call_with_the_reason_shuts_it_down_and_exits_129() 
     }
 }
 
-/// A host killed outright: its group watchdog sends the bridge SIGTERM, and the bridge still
-/// cancels the call upstream (the server's tool sees it) and exits.
+/// A host killed outright: its death sends the bridge SIGTERM twice, unasked (the kernel's
+/// parent-death signal and the host's group watchdog), and the bridge still stops cleanly:
+/// the call is cancelled upstream with the signal named in the reason (the server's tool sees
+/// it), then the session's `DELETE`, and it exits with SIGTERM's status. The second signal is
+/// not taken for someone asking to stop at once (which would skip both).
 #[test]
 fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
     let demo = ListeningDemo::start();
     let dir = test_dir("host-killed");
+    let trace = dir.join("bridge-trace.txt");
+    // The bridge's stderr (its `-vv` trace) into a file: the host, which would pass it
+    // through, dies. `exec` keeps the bridge the host's direct child, so the kernel's
+    // parent-death signal reaches it as it would without the wrapper.
+    let bridge = format!("exec \"$0\" \"$@\" 2>'{trace}'", trace = trace.display());
     // The host: `mcp call` with the bridge as its stdio server (in a group of its own, under
     // the host's watchdog).
     let host = Command::new(MCP)
@@ -172,9 +194,12 @@ fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
             "steps=100",
             "delay_ms=300",
             "--",
+            "sh",
+            "-c",
+            &bridge,
             MCP,
         ])
-        .args(["bridge", "--url", &demo.url])
+        .args(["-vv", "bridge", "--url", &demo.url])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr_file(&dir))
@@ -187,7 +212,26 @@ fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
     });
     host.0.kill().expect("SIGKILL the host");
     let _ = host.0.wait();
+    // The bridge's last line, as it exits.
+    let trace = wait_file(&trace, "the bridge's exit", |t| {
+        t.contains("error: stopped by SIGTERM")
+    });
     demo.wait_stderr("slow: cancelled");
+    assert!(!trace.contains("stopping at once"), "{trace}");
+    let cancel = trace
+        .find("notifications/cancelled")
+        .unwrap_or_else(|| panic!("no notifications/cancelled upstream: {trace}"));
+    assert!(
+        trace[cancel..].contains("the bridge was stopped by SIGTERM"),
+        "{trace}"
+    );
+    let delete = trace
+        .find("> DELETE")
+        .unwrap_or_else(|| panic!("no DELETE upstream: {trace}"));
+    assert!(
+        cancel < delete,
+        "the cancel goes out before the DELETE: {trace}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -13,8 +13,9 @@
 //! The peer's command comes from `.peers/env.sh` (`MCP_PEER_EVERYTHING`); without it these
 //! tests fail naming `scripts/test`, unless `MCP_SKIP_INTEROP=1` is set (then they say they
 //! were skipped and pass). One test runs the server over Streamable HTTP, which binds every
-//! interface: it runs only inside `scripts/netns-run` (`MCP_NETNS=1`). Waits are anti-hang
-//! guards.
+//! interface: it runs only inside `scripts/netns-run` (which sets `MCP_NETNS=1`); outside, it
+//! fails naming `scripts/test`, or is skipped with `MCP_SKIP_INTEROP=1`, as every such test
+//! (`mcp_tests::peers::require_netns`). Waits are anti-hang guards.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -289,14 +290,9 @@ impl HttpEverything {
     /// `scripts/netns-run`: the server binds every interface, so it runs only there.
     fn start() -> Option<Self> {
         let server = everything()?;
-        if std::env::var("MCP_NETNS").as_deref() != Ok("1") {
-            assert!(
-                std::env::var("MCP_SKIP_INTEROP").as_deref() == Ok("1"),
-                "server-everything over HTTP binds every interface: run this test with \
-                 `scripts/test` (inside scripts/netns-run, MCP_NETNS=1), or set \
-                 MCP_SKIP_INTEROP=1 to skip it"
-            );
-            eprintln!("skipped: not inside scripts/netns-run (MCP_NETNS=1)");
+        // The rule of every test whose peer binds every interface: fails outside the
+        // namespace naming `scripts/test`, skips with `MCP_SKIP_INTEROP=1`.
+        if !mcp_tests::peers::require_netns() {
             return None;
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0")

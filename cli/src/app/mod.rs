@@ -159,9 +159,10 @@ const BRIDGE_STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(3)
 /// Runs `mcp bridge` until it ends or a stop signal arrives. The signal asks the bridge to
 /// stop ([`bridge::stop`]): the requests still running upstream are cancelled with the
 /// signal named in the reason and the upstream sessions closed (HTTP `DELETE`, a child's
-/// shutdown), within [`BRIDGE_STOP_GRACE`]; a second signal meanwhile stops at once. The stdio
-/// bridge then exits with the signal's status (130, 143, 129), as any command; `--listen`
-/// (`listening`) exits 0, a server stopped on purpose.
+/// shutdown), within [`BRIDGE_STOP_GRACE`]; Ctrl-C meanwhile stops at once (a repeated SIGTERM
+/// or SIGHUP does not: see [`StopSignals::recv_interrupt`]). The stdio bridge then exits with
+/// the signal's status (130, 143, 129), as any command; `--listen` (`listening`) exits 0, a
+/// server stopped on purpose.
 async fn bridge_until_stopped(
     ui: &Ui,
     signals: &mut StopSignals,
@@ -178,7 +179,7 @@ async fn bridge_until_stopped(
     ui.info(&if listening {
         BRIDGE_STOPPING.to_owned()
     } else {
-        signals::stopping_line(&stop)
+        signals::bridge_stopping_line(&stop)
     });
     let signal = match &stop {
         CliError::Stopped(signal) => signal.name(),
@@ -192,7 +193,8 @@ async fn bridge_until_stopped(
             }
         }
         // Dropping the bridge drops its clients, which kills stdio servers' process groups.
-        _ = signals.recv() => ui.info("stopping at once"),
+        // Only Ctrl-C: a host that dies sends two SIGTERMs, neither of them a repeat.
+        _ = signals.recv_interrupt() => ui.info("stopping at once"),
     }
     if listening { Ok(Exit::Ok) } else { Err(stop) }
 }

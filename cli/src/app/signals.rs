@@ -66,6 +66,26 @@ impl StopSignals {
         }
     }
 
+    /// Waits for Ctrl-C (SIGINT) after a first stop signal: someone at the terminal asking
+    /// to stop at once rather than let the clean stop finish. SIGTERM and SIGHUP arriving
+    /// meanwhile are consumed and ignored: processes send them, not people, and one event
+    /// can send two (a stdio server whose client dies gets SIGTERM from the kernel's
+    /// parent-death signal and again from the client's group watchdog, see
+    /// `mcp_driver::process`, often far enough apart that both are seen); taking the second
+    /// for a repeat would cut short the clean stop the first one began. The caller bounds
+    /// that stop itself (a grace), and a process that means "now" sends SIGKILL (the
+    /// watchdog does). Cancel-safe.
+    pub async fn recv_interrupt(&mut self) -> CliError {
+        loop {
+            match self.next().await {
+                Stop::Interrupt => return CliError::Interrupted,
+                Stop::Other(signal) => {
+                    tracing::debug!("{}: already stopping", signal.name());
+                }
+            }
+        }
+    }
+
     #[cfg(unix)]
     async fn next(&mut self) -> Stop {
         std::future::poll_fn(|cx| {
@@ -101,4 +121,16 @@ pub fn stopping_line(error: &CliError) -> String {
         _ => "interrupted",
     };
     format!("{what}: cancelling and closing the connection (again to stop at once)")
+}
+
+/// What `mcp bridge` (stdio) says on stderr when `error` (from [`StopSignals::recv`]) stops
+/// it: only Ctrl-C stops it at once ([`StopSignals::recv_interrupt`]).
+pub fn bridge_stopping_line(error: &CliError) -> String {
+    match error {
+        CliError::Stopped(signal) => format!(
+            "{}: cancelling and closing the connection (Ctrl-C to stop at once)",
+            signal.name()
+        ),
+        _ => stopping_line(error),
+    }
 }
