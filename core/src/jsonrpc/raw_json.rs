@@ -87,6 +87,26 @@ pub(super) fn locate(bytes: &[u8]) -> Option<usize> {
     }
 }
 
+/// A byte between strings that the scan passes over.
+const OTHER: u8 = 0;
+/// `{` or `[`.
+const OPEN: u8 = 1;
+/// `}` or `]`.
+const CLOSE: u8 = 2;
+/// `"` (the last class: the scan's match takes it as any other).
+const QUOTE: u8 = 3;
+
+/// The class of each byte for [`container_end`]: one load tells the scan what a byte does.
+static BYTE_CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    class[b'{' as usize] = OPEN;
+    class[b'[' as usize] = OPEN;
+    class[b'}' as usize] = CLOSE;
+    class[b']' as usize] = CLOSE;
+    class[b'"' as usize] = QUOTE;
+    class
+};
+
 /// Where the object or array that opens `bytes` ends: the index just past the bracket that
 /// closes the one at byte 0, strings skipped; `None` if the bracket never closes. Byte by
 /// byte between strings: in payloads a quote or bracket comes every few bytes, too often for
@@ -97,21 +117,22 @@ fn container_end(bytes: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
-        match b {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
+        match BYTE_CLASS[usize::from(b)] {
+            OTHER => {}
+            OPEN => depth += 1,
+            CLOSE => {
                 depth -= 1;
                 if depth == 0 {
                     return Some(i + 1);
                 }
             }
-            b'"' => {
+            // QUOTE
+            _ => {
                 i = match short_string_end(bytes, i) {
                     Ok(quote) => quote,
                     Err(resume) => string_end_from(bytes, i + 1, resume)?,
                 }
             }
-            _ => {}
         }
         i += 1;
     }
