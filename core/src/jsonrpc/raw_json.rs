@@ -87,6 +87,26 @@ pub(super) fn locate(bytes: &[u8]) -> Option<usize> {
     }
 }
 
+/// A byte between strings that the scan passes over.
+const OTHER: u8 = 0;
+/// `{` or `[`.
+const OPEN: u8 = 1;
+/// `}` or `]`.
+const CLOSE: u8 = 2;
+/// `"` (the last class: the scan's match takes it as any other).
+const QUOTE: u8 = 3;
+
+/// The class of each byte for [`container_end`]: one load tells the scan what a byte does.
+static BYTE_CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    class[b'{' as usize] = OPEN;
+    class[b'[' as usize] = OPEN;
+    class[b'}' as usize] = CLOSE;
+    class[b']' as usize] = CLOSE;
+    class[b'"' as usize] = QUOTE;
+    class
+};
+
 /// Where the object or array that opens `bytes` ends: the index just past the bracket that
 /// closes the one at byte 0, strings skipped; `None` if the bracket never closes. Byte by
 /// byte between strings: in payloads a quote or bracket comes every few bytes, too often for
@@ -97,18 +117,22 @@ fn container_end(bytes: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
-        match b {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
+        match BYTE_CLASS[usize::from(b)] {
+            OTHER => {}
+            OPEN => depth += 1,
+            CLOSE => {
                 depth -= 1;
                 if depth == 0 {
                     return Some(i + 1);
                 }
             }
-            b'"' => {
-                i = short_string_end(bytes, i).map_or_else(|| string_end(bytes, i + 1), Some)?
+            // QUOTE
+            _ => {
+                i = match short_string_end(bytes, i) {
+                    Ok(quote) => quote,
+                    Err(resume) => string_end_from(bytes, i + 1, resume)?,
+                }
             }
-            _ => {}
         }
         i += 1;
     }
@@ -116,12 +140,15 @@ fn container_end(bytes: &[u8]) -> Option<usize> {
 }
 
 /// The index of the quote that closes the string opening at `bytes[open]` when it is within
-/// the next sixteen bytes and not escaped (most keys and short values); `None` to ask
-/// [`string_end`]. Inlined into the scan: a call per string cost more than the walk of such
+/// the next sixteen bytes and not escaped (most keys and short values); else `Err` with the
+/// index from which [`string_end_from`] looks for it (past those sixteen bytes when they hold
+/// no quote at all). Inlined into the scan: a call per string cost more than the walk of such
 /// strings.
 #[inline(always)]
-fn short_string_end(bytes: &[u8], open: usize) -> Option<usize> {
-    let block = bytes.get(open + 1..)?.first_chunk::<16>()?;
+fn short_string_end(bytes: &[u8], open: usize) -> Result<usize, usize> {
+    let Some(block) = bytes.get(open + 1..).and_then(<[u8]>::first_chunk::<16>) else {
+        return Err(open + 1);
+    };
     let v = u128::from_le_bytes(*block);
     // Truncation intended: the low and the high eight bytes.
     let (low, high) = (swar::quotes(v as u64), swar::quotes((v >> 64) as u64));
@@ -130,11 +157,16 @@ fn short_string_end(bytes: &[u8], open: usize) -> Option<usize> {
     } else if high != 0 {
         8 + swar::first(high)
     } else {
-        return None;
+        // No quote in the block (`quotes` finds one in a word whenever there is one).
+        return Err(open + 17);
     };
     let quote = open + 1 + at;
     // Not escaped when the byte before it is no backslash (the opening quote, at least).
-    (bytes[quote - 1] != b'\\').then_some(quote)
+    if bytes[quote - 1] == b'\\' {
+        Err(open + 1)
+    } else {
+        Ok(quote)
+    }
 }
 
 /// The index of the quote that closes a string whose text starts at `from`, if any: the
@@ -145,7 +177,12 @@ fn short_string_end(bytes: &[u8], open: usize) -> Option<usize> {
 /// to `memchr` per string cost more than this walk for the short keys and values of most
 /// payloads).
 fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
+    string_end_from(bytes, from, from)
+}
+
+/// [`string_end`] of the string whose text starts at `from`, looked for from `at` on: the
+/// caller knows `bytes[from..at]` holds no quote.
+fn string_end_from(bytes: &[u8], from: usize, mut at: usize) -> Option<usize> {
     loop {
         let rest = bytes.get(at..)?;
         let quote = if let Some(block) = rest.first_chunk::<16>() {
