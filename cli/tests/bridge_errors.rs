@@ -248,7 +248,14 @@ fn every_server_failing_names_each_one_to_the_host_and_the_user() {
         stderr.contains("error: no server of the config file came up: server "),
         "{stderr}"
     );
-    assert!(stderr.contains("hint: fix each server's entry"), "{stderr}");
+    assert!(
+        stderr.contains("hint: fix the entry of each server named above"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("tools --all"),
+        "no command that lists them again: {stderr}"
+    );
     assert!(
         !stderr.contains("connection ended"),
         "no closed-connection hint: {stderr}"

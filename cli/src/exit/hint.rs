@@ -157,8 +157,10 @@ impl CliError {
                  for an old server), on the port the MCP server listens on; add -v to see the \
                  HTTP exchange"
                 .into(),
-            CliError::NoServerUp(_) => "fix each server's entry in the config file (or start \
-                 the server it names); `mcp --config FILE tools --all` shows each server's state"
+            // Each server's failure was printed above it (`mcp bridge` and `tools --all`
+            // alike), so the hint does not send the user to a command that lists them again.
+            CliError::NoServerUp(_) => "fix the entry of each server named above in the config \
+                 file (or start the server it names), then run the command again"
                 .into(),
             CliError::AuthFailed(_) => {
                 "check the URL; without a browser on this machine use --no-browser and open the \
