@@ -39,9 +39,10 @@ impl HttpDemo {
     /// is unset or empty (a server meant to be protected must not start open).
     pub fn from_args(args: &DemoServerArgs) -> Result<Self, CliError> {
         let listen = args
+            .http
             .listen
             .ok_or_else(|| CliError::Usage("--listen ADDR is required to serve HTTP".into()))?;
-        let bearer_token = match &args.bearer_token_env {
+        let bearer_token = match &args.http.bearer_token_env {
             None => None,
             Some(var) => match std::env::var(var) {
                 Ok(token) if !token.trim().is_empty() => Some(token.trim().to_owned()),
@@ -54,9 +55,9 @@ impl HttpDemo {
         };
         Ok(HttpDemo {
             listen,
-            stateless: args.stateless,
+            stateless: args.http.stateless,
             bearer_token,
-            allow_origins: args.allow_origins.clone(),
+            allow_origins: args.http.allow_origins.clone(),
             modern: args.modern,
         })
     }

@@ -59,23 +59,23 @@ pub async fn run(
     config: UpstreamConfig,
 ) -> Result<Exit, CliError> {
     let bearer = bearer_token(args)?;
-    if !args.stateless {
+    if !args.http.stateless {
         // Before the URL: a typo fails the command alone.
         check_program(&config)?;
     }
     let listener = bind(addr).await?;
     let mut http = HttpServerConfig::new(placeholder_server_config())
-        .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
+        .with_origin_check(OriginCheck::LoopbackOr(args.http.allow_origins.clone()));
     if let Some(token) = bearer {
         http = http.with_bearer_token(token);
     }
-    if !addr.ip().is_loopback() && args.bearer_token_env.is_none() {
+    if !addr.ip().is_loopback() && args.http.bearer_token_env.is_none() {
         ui.note(&format!(
             "warning: {addr} is reachable from other machines and no --bearer-token-env is set: anyone who can reach it can use the server"
         ));
     }
     let timeout = cli.connection.timeout;
-    let (server, shared) = if args.stateless {
+    let (server, shared) = if args.http.stateless {
         // The shared connection, made now as the bridge itself: stateless POSTs have no host
         // identity to carry.
         let bridge_identity = bridge_initialize();
@@ -161,7 +161,7 @@ pub(super) async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, Cl
 
 /// The `--bearer-token-env` variable's value, read from the environment.
 pub(super) fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
-    let Some(var) = &args.bearer_token_env else {
+    let Some(var) = &args.http.bearer_token_env else {
         return Ok(None);
     };
     match std::env::var(var) {
