@@ -182,7 +182,8 @@ pub(crate) fn definitions() -> Vec<Tool> {
     ]
 }
 
-fn text_result(text: impl Into<String>) -> CallToolResult {
+/// A tool's result of one text block (the demo's and the conformance fixtures' tools).
+pub(super) fn text_result(text: impl Into<String>) -> CallToolResult {
     CallToolResult {
         content: vec![ContentBlock::text(text)],
         ..CallToolResult::default()
@@ -190,14 +191,16 @@ fn text_result(text: impl Into<String>) -> CallToolResult {
 }
 
 /// A tool execution error: reported in the result (`isError`) so a model can read it.
-fn error_result(text: impl Into<String>) -> CallToolResult {
+pub(super) fn error_result(text: impl Into<String>) -> CallToolResult {
     CallToolResult {
         is_error: Some(true),
         ..text_result(text)
     }
 }
 
-fn string_arg(args: &Map<String, Value>, name: &str) -> Result<String, CallToolResult> {
+/// The string argument `name`, or the tool's error result saying it is missing or not a
+/// string.
+pub(super) fn string_arg(args: &Map<String, Value>, name: &str) -> Result<String, CallToolResult> {
     match args.get(name) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(other) => Err(error_result(format!(
