@@ -4,6 +4,7 @@
 
 use clap::{Arg, Args};
 
+use super::ArgError;
 use super::values::{parse_listen_addr, parse_origin};
 
 /// `--listen` and the options that only mean something with it.
@@ -28,6 +29,27 @@ pub struct ListenArgs {
     /// origins get 403.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen", value_parser = parse_origin)]
     pub allow_origins: Vec<String>,
+}
+
+impl ListenArgs {
+    /// The bearer token every request must carry: the value of `--bearer-token-env VAR`'s
+    /// variable, trimmed; `None` without the option. Call it before the port is bound, so that
+    /// a server meant to be protected never starts open.
+    ///
+    /// # Errors
+    ///
+    /// The variable is unset or empty (or not Unicode).
+    pub fn bearer_token(&self) -> Result<Option<String>, ArgError> {
+        let Some(var) = &self.bearer_token_env else {
+            return Ok(None);
+        };
+        match std::env::var(var) {
+            Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_owned())),
+            _ => Err(ArgError(format!(
+                "--bearer-token-env {var}: the environment variable {var} is not set or empty"
+            ))),
+        }
+    }
 }
 
 /// Appends `more` (as it is, from its own punctuation on) to the help of an option of

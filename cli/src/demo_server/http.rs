@@ -42,17 +42,7 @@ impl HttpDemo {
             .http
             .listen
             .ok_or_else(|| CliError::Usage("--listen ADDR is required to serve HTTP".into()))?;
-        let bearer_token = match &args.http.bearer_token_env {
-            None => None,
-            Some(var) => match std::env::var(var) {
-                Ok(token) if !token.trim().is_empty() => Some(token.trim().to_owned()),
-                _ => {
-                    return Err(CliError::Usage(format!(
-                        "--bearer-token-env {var}: the environment variable {var} is unset or empty"
-                    )));
-                }
-            },
-        };
+        let bearer_token = args.http.bearer_token().map_err(|e| CliError::Usage(e.0))?;
         Ok(HttpDemo {
             listen,
             stateless: args.http.stateless,

@@ -58,7 +58,7 @@ pub async fn run(
     addr: SocketAddr,
     config: UpstreamConfig,
 ) -> Result<Exit, CliError> {
-    let bearer = bearer_token(args)?;
+    let bearer = args.http.bearer_token().map_err(|e| CliError::Usage(e.0))?;
     if !args.http.stateless {
         // Before the URL: a typo fails the command alone.
         check_program(&config)?;
@@ -157,19 +157,6 @@ pub(super) async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, Cl
     // The path `start_http` serves by default (`StreamableHttp::new`).
     eprintln!("http://{bound}{}", mcp_tokio::server::http::DEFAULT_PATH);
     Ok(listener)
-}
-
-/// The `--bearer-token-env` variable's value, read from the environment.
-pub(super) fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
-    let Some(var) = &args.http.bearer_token_env else {
-        return Ok(None);
-    };
-    match std::env::var(var) {
-        Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_owned())),
-        _ => Err(CliError::Usage(format!(
-            "--bearer-token-env {var}: the environment variable {var} is not set or empty"
-        ))),
-    }
 }
 
 /// The `initialize` params of the bridge itself (the stateless shared upstream):

@@ -41,7 +41,7 @@ pub async fn run(
     servers: Vec<UpstreamConfig>,
     entries: &[(String, Option<(&'static str, String)>)],
 ) -> Result<Exit, CliError> {
-    let bearer = crate::app::bridge::listen::bearer_token(args)?;
+    let bearer = args.http.bearer_token().map_err(|e| CliError::Usage(e.0))?;
     // The URL is printed once bound, before the servers start (their stderr passes through).
     let listener = crate::app::bridge::listen::bind(addr).await?;
     let session_calls = std::sync::Arc::new(SessionCalls::new(args.http.stateless));
