@@ -42,14 +42,17 @@ const MAX_DELAY_MS: u64 = 10_000;
 /// The largest `max_tokens` `model` passes on.
 const MAX_SAMPLE_TOKENS: u64 = 100_000;
 
-fn object(value: Value) -> Map<String, Value> {
+/// `value` as a JSON object (a schema written with `json!`); anything else is an empty one.
+pub(super) fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => Map::new(),
     }
 }
 
-fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
+/// A tool of the demo's or of the conformance fixtures: its name, description and input
+/// schema (a JSON object).
+pub(super) fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
     Tool {
         name: name.into(),
         description: Some(description.into()),

@@ -13,7 +13,7 @@ use mcp_tokio::server::{RequestContext, ServerError};
 use serde_json::{Map, Value, json};
 
 use super::catalog::{RED_PIXEL_PNG_BASE64, SILENCE_WAV_BASE64, embedded_text};
-use crate::demo_server::tools::{error_result, string_arg, text_result};
+use crate::demo_server::tools::{error_result, object, string_arg, text_result, tool};
 
 /// The pause between the steps of the logging and progress tools (the scenarios ask for
 /// about 50 ms, so that the client sees separate notifications during the call).
@@ -21,22 +21,6 @@ pub(crate) const STEP: Duration = Duration::from_millis(50);
 
 /// The name of the tool whose input schema uses JSON Schema 2020-12 keywords.
 pub(crate) const JSON_SCHEMA_2020_12_TOOL: &str = "json_schema_2020_12_tool";
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
-
-fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
-    Tool {
-        name: name.into(),
-        description: Some(description.into()),
-        input_schema: object(input_schema),
-        ..Tool::default()
-    }
-}
 
 fn no_arguments(name: &str, description: &str) -> Tool {
     tool(
