@@ -18,7 +18,14 @@ pub struct Listening {
 impl Listening {
     /// `mcp demo-server --listen 127.0.0.1:0`.
     pub fn demo() -> Self {
-        Self::spawn(&["demo-server", "--listen", "127.0.0.1:0"], &[])
+        Self::demo_with(&[])
+    }
+
+    /// `mcp demo-server --listen 127.0.0.1:0 ARGS` (`--conformance`, `--stateless`, …).
+    pub fn demo_with(args: &[&str]) -> Self {
+        let mut all = vec!["demo-server", "--listen", "127.0.0.1:0"];
+        all.extend_from_slice(args);
+        Self::spawn(&all, &[])
     }
 
     /// `mcp bridge --listen 127.0.0.1:0 ARGS` (its upstream and options in `args`), with `env`
