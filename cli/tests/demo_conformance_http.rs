@@ -30,7 +30,7 @@ fn initialize(url: &str) -> String {
 
 #[test]
 fn test_reconnection_closes_its_stream_and_the_answer_comes_on_the_resumed_get() {
-    let server = Listening::demo_with(&["--conformance"]);
+    let server = Listening::demo_with(&["--conformance"], &[]);
     let session = initialize(&server.url);
     let headers = [
         ("mcp-session-id", session.as_str()),

@@ -18,14 +18,15 @@ pub struct Listening {
 impl Listening {
     /// `mcp demo-server --listen 127.0.0.1:0`.
     pub fn demo() -> Self {
-        Self::demo_with(&[])
+        Self::demo_with(&[], &[])
     }
 
-    /// `mcp demo-server --listen 127.0.0.1:0 ARGS` (`--conformance`, `--stateless`, …).
-    pub fn demo_with(args: &[&str]) -> Self {
+    /// `mcp demo-server --listen 127.0.0.1:0 ARGS` (`--conformance`, `--stateless`, …), with
+    /// `env` added to its environment.
+    pub fn demo_with(args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut all = vec!["demo-server", "--listen", "127.0.0.1:0"];
         all.extend_from_slice(args);
-        Self::spawn(&all, &[])
+        Self::spawn(&all, env)
     }
 
     /// `mcp bridge --listen 127.0.0.1:0 ARGS` (its upstream and options in `args`), with `env`
