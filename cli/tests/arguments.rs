@@ -2,32 +2,18 @@
 //! where a config file is broken, refused `bridge` options, usage errors that a bridge keeps
 //! off stdout. Nothing here needs a server to start.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use common::run::{mcp, stderr, stdout};
 use serde_json::Value;
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// The usage hint, which belongs to command-line mistakes only.
 const USAGE_HINT: &str = "see `mcp --help`";
-
-/// `mcp ARGS` without a terminal, stdin closed.
-fn mcp(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// The whole of stdout as one JSON value.
 fn json_out(o: &Output) -> Value {

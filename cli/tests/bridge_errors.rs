@@ -12,18 +12,10 @@ use std::process::{Command, Output, Stdio};
 use common::bridge_host::{MCP, scratch_dir};
 use common::listening::Listening;
 use common::raw_http::post_text;
+use common::run::mcp;
 use serde_json::{Value, json};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}"#;
-
-/// `mcp ARGS` run to its end, stdin closed.
-fn mcp(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
 
 /// The `--json` error object of `out` (stdout).
 fn json_error(out: &Output) -> Value {

@@ -12,18 +12,9 @@ use mcp_driver::testing::http_suite::{rpc_result, standard_reply};
 use serde_json::{Value, json};
 
 mod common;
-use common::run::{demo, stderr, stdout};
+use common::run::{demo, mcp, stderr, stdout};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// `mcp ARGS` (the server is in ARGS), without a terminal.
-fn mcp(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
 
 /// The whole of stdout as one JSON value.
 fn json_out(o: &Output) -> Value {

@@ -1,9 +1,19 @@
-//! The built `mcp` run once (against `mcp demo-server`, which it spawns over stdio), and
-//! its output read as text.
+//! The built `mcp` run once (with the server its arguments name, or against `mcp
+//! demo-server`, which it spawns over stdio), and its output read as text.
 
 use std::process::{Command, Output, Stdio};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// `mcp ARGS` (any server it needs is in ARGS), without a terminal, stdin closed: its exit
+/// status and output.
+pub fn mcp(args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
 
 /// `mcp ARGS -- <mcp> demo-server`, without a terminal: its exit status and output.
 pub fn demo(args: &[&str]) -> Output {
