@@ -7,24 +7,12 @@ mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use common::run::{mcp, stderr, stdout};
-use serde_json::Value;
+use common::run::{json_out, mcp, stderr, stdout};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// The usage hint, which belongs to command-line mistakes only.
 const USAGE_HINT: &str = "see `mcp --help`";
-
-/// The whole of stdout as one JSON value.
-fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON value ({e}): {}\nstderr: {}",
-            stdout(o),
-            stderr(o)
-        )
-    })
-}
 
 /// A file `name` holding `text` in this test process's own directory.
 fn file(name: &str, text: &str) -> String {

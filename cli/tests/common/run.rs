@@ -3,6 +3,8 @@
 
 use std::process::{Command, Output, Stdio};
 
+use serde_json::Value;
+
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// `mcp ARGS` (any server it needs is in ARGS), without a terminal, stdin closed: its exit
@@ -38,4 +40,16 @@ pub fn stdout(o: &Output) -> String {
 /// Its standard error as text.
 pub fn stderr(o: &Output) -> String {
     text(&o.stderr)
+}
+
+/// The whole of stdout as one JSON value (a test failure naming stdout and stderr when it
+/// is not).
+pub fn json_out(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON value ({e}): {}\nstderr: {}",
+            stdout(o),
+            stderr(o)
+        )
+    })
 }
