@@ -19,6 +19,7 @@ pub mod command;
 pub mod command_args;
 pub mod global;
 pub mod help;
+pub mod listen;
 pub mod pairs;
 pub mod typed;
 pub mod values;
@@ -29,6 +30,7 @@ pub use command_args::{
     DemoServerArgs, LogLevel, ServerCommand, TaskAction, TasksArgs, ToolArgs, ToolsArgs, WatchArgs,
 };
 pub use global::{ColorWhen, ConnectionArgs, DEFAULT_MAX_TIME, Era, OutputArgs};
+pub use listen::ListenArgs;
 pub use pairs::{build_arguments, parse_value, string_pairs};
 // The helpers `typed` builds on.
 use pairs::{insert_path, kind_of, split_pair};

@@ -58,7 +58,7 @@ fn run(cli: &Cli) -> Result<Exit, CliError> {
     cli.refuse_ignored_options()
         .map_err(|e| CliError::Usage(e.0))?;
     match &cli.command {
-        Command::DemoServer(args) if args.listen.is_some() => {
+        Command::DemoServer(args) if args.http.listen.is_some() => {
             demo_server::run_http(args).map(|()| Exit::Ok)
         }
         Command::DemoServer(args) => demo_server::run_stdio(args.conformance, args.modern)

@@ -2,43 +2,17 @@
 //! where a config file is broken, refused `bridge` options, usage errors that a bridge keeps
 //! off stdout. Nothing here needs a server to start.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use common::run::{json_out, mcp, stderr, stdout};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// The usage hint, which belongs to command-line mistakes only.
 const USAGE_HINT: &str = "see `mcp --help`";
-
-/// `mcp ARGS` without a terminal, stdin closed.
-fn mcp(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// The whole of stdout as one JSON value.
-fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON value ({e}): {}\nstderr: {}",
-            stdout(o),
-            stderr(o)
-        )
-    })
-}
 
 /// A file `name` holding `text` in this test process's own directory.
 fn file(name: &str, text: &str) -> String {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::bridge_host::{BridgeHost, GUARD, MCP, scratch_dir};
 use common::browser::BROWSER;
-use common::listening::ListeningDemo;
+use common::listening::Listening;
 use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
 use mcp_driver::testing::oauth_server::OAuthServer;
 use serde_json::{Value, json};
@@ -297,7 +297,7 @@ fn an_unreachable_server_fails_the_hosts_initialize_and_exits_3() {
 /// client's internals such as hyper's "SendRequest"); a call after that, that nothing listens.
 #[test]
 fn a_server_gone_mid_call_is_said_plainly_with_its_url() {
-    let mut server = ListeningDemo::start();
+    let mut server = Listening::demo();
     let url = server.url.clone();
     let mut bridge = start(&url, test_dir("gone"));
     bridge.initialize(&json!({}));

@@ -7,84 +7,15 @@
 mod common;
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::TcpStream;
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Output, Stdio};
 
-use common::bridge_host::{GUARD, MCP, scratch_dir};
-use common::listening::ListeningDemo;
+use common::bridge_host::{MCP, scratch_dir};
+use common::listening::Listening;
+use common::raw_http::post_text;
+use common::run::mcp;
 use serde_json::{Value, json};
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}"#;
-
-/// A running `mcp bridge --listen 127.0.0.1:0 ARGS`, its URL and the rest of its stderr;
-/// killed on drop.
-struct Bridge {
-    child: Child,
-    url: String,
-    stderr: mpsc::Receiver<String>,
-}
-
-impl Bridge {
-    fn start(args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(MCP)
-            .args(["bridge", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn mcp bridge --listen");
-        let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr"));
-        let mut line = String::new();
-        stderr.read_line(&mut line).expect("the URL line");
-        let url = line.trim().to_owned();
-        assert!(url.starts_with("http://"), "{line:?}");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stderr.lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        Bridge {
-            child,
-            url,
-            stderr: lines,
-        }
-    }
-
-    /// Waits (within the guard) for a stderr line containing `text`.
-    fn wait_stderr(&self, text: &str) {
-        let started = std::time::Instant::now();
-        loop {
-            let left = GUARD.saturating_sub(started.elapsed());
-            match self.stderr.recv_timeout(left) {
-                Ok(line) if line.contains(text) => return,
-                Ok(_) => {}
-                Err(_) => panic!("the bridge never said {text:?}"),
-            }
-        }
-    }
-}
-
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `mcp ARGS` run to its end, stdin closed.
-fn mcp(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
 
 /// The `--json` error object of `out` (stdout).
 fn json_error(out: &Output) -> Value {
@@ -95,93 +26,6 @@ fn json_error(out: &Output) -> Value {
         )
     });
     value["error"].clone()
-}
-
-/// A raw HTTP/1.1 exchange's status, header fields (lower-case names) and body.
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(self.body.trim())
-            .unwrap_or_else(|e| panic!("a JSON body ({e}): {:?}", self.body))
-    }
-}
-
-/// POSTs `body` to `path` of the server at `url` (`Connection: close`) and reads the whole
-/// answer.
-fn post(url: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let host = url
-        .strip_prefix("http://")
-        .and_then(|r| r.split('/').next())
-        .expect("an http URL");
-    let mut stream = TcpStream::connect(host).expect("connect");
-    stream.set_read_timeout(Some(GUARD)).expect("read timeout");
-    let mut head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    stream
-        .write_all(format!("{head}\r\n{body}").as_bytes())
-        .expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("read the answer");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {head:?}"));
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(body)
-    } else {
-        body.to_owned()
-    };
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-/// The body of a chunked transfer coding.
-fn dechunk(mut body: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = body.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || rest.len() < size {
-            break;
-        }
-        out.push_str(&rest[..size]);
-        body = rest[size..].trim_start_matches("\r\n");
-    }
-    out
 }
 
 /// A loopback port nothing listens on (bound, then freed).
@@ -299,9 +143,9 @@ fn tools_all_with_no_server_up_names_each_one() {
 #[test]
 fn a_listen_bridge_whose_upstream_is_down_names_the_upstream_not_the_bridges_url() {
     let upstream = format!("http://127.0.0.1:{}/mcp", closed_port());
-    let bridge = Bridge::start(&["--url", &upstream], &[]);
+    let bridge = Listening::bridge(&["--url", &upstream], &[]);
 
-    let raw = post(&bridge.url, "/mcp", &[], INITIALIZE);
+    let raw = post_text(&bridge.url, "/mcp", &[], INITIALIZE);
     let error = &raw.json()["error"];
     assert_eq!(error["code"], -32603, "{error}");
     let message = error["message"].as_str().unwrap_or_default();
@@ -343,7 +187,7 @@ fn a_listen_sessions_killed_server_is_named_with_its_signal() {
         pid_file.display()
     );
     // `-v`: the wire trace on stderr says when the call reached the server.
-    let bridge = Bridge::start(&["-v", "--", "sh", "-c", &script], &[]);
+    let bridge = Listening::bridge(&["-v", "--", "sh", "-c", &script], &[]);
     let client = Command::new(MCP)
         .args([
             "--url",
@@ -390,11 +234,11 @@ fn a_listen_sessions_killed_server_is_named_with_its_signal() {
 /// demo server and from the bridge; our client shows it.
 #[test]
 fn a_wrong_path_is_told_where_the_endpoint_is() {
-    let demo = ListeningDemo::start();
-    let bridge = Bridge::start(&["--", MCP, "demo-server"], &[]);
+    let demo = Listening::demo();
+    let bridge = Listening::bridge(&["--", MCP, "demo-server"], &[]);
     for url in [&demo.url, &bridge.url] {
         for path in ["/sse", "/"] {
-            let reply = post(url, path, &[], INITIALIZE);
+            let reply = post_text(url, path, &[], INITIALIZE);
             assert_eq!(reply.status, 404);
             assert_eq!(
                 reply.body,
@@ -417,7 +261,7 @@ fn a_wrong_path_is_told_where_the_endpoint_is() {
 /// the token is echoed nowhere.
 #[test]
 fn a_wrong_bearer_token_is_not_called_missing() {
-    let bridge = Bridge::start(
+    let bridge = Listening::bridge(
         &[
             "--bearer-token-env",
             "BRIDGE_ERRORS_TOKEN",
@@ -427,13 +271,13 @@ fn a_wrong_bearer_token_is_not_called_missing() {
         ],
         &[("BRIDGE_ERRORS_TOKEN", "s3cret")],
     );
-    let missing = post(&bridge.url, "/mcp", &[], INITIALIZE);
+    let missing = post_text(&bridge.url, "/mcp", &[], INITIALIZE);
     assert_eq!(missing.status, 401);
     assert_eq!(missing.header("www-authenticate"), Some("Bearer"));
     let said = missing.json()["error"]["message"].to_string();
     assert!(said.contains("the request has none"), "{said}");
 
-    let wrong = post(
+    let wrong = post_text(
         &bridge.url,
         "/mcp",
         &[("Authorization", "Bearer wrong-t0ken")],
@@ -481,8 +325,8 @@ fn a_wrong_bearer_token_is_not_called_missing() {
 /// with HTTP 400, from the demo server and from the bridge.
 #[test]
 fn garbage_is_a_parse_error_and_json_that_is_not_json_rpc_an_invalid_request() {
-    let demo = ListeningDemo::start();
-    let bridge = Bridge::start(&["--", MCP, "demo-server"], &[]);
+    let demo = Listening::demo();
+    let bridge = Listening::bridge(&["--", MCP, "demo-server"], &[]);
     for url in [&demo.url, &bridge.url] {
         for (body, code) in [
             ("garbage", -32700),
@@ -491,7 +335,7 @@ fn garbage_is_a_parse_error_and_json_that_is_not_json_rpc_an_invalid_request() {
             ("[]", -32600),
             ("42", -32600),
         ] {
-            let reply = post(url, "/mcp", &[], body);
+            let reply = post_text(url, "/mcp", &[], body);
             assert_eq!(reply.status, 400, "{body}");
             let error = &reply.json()["error"];
             assert_eq!(error["code"], code, "{body}: {error}");

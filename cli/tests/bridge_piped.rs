@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::listening::ListeningDemo;
+use common::listening::Listening;
 use serde_json::{Value, json};
 
 /// The anti-hang guard of every wait (never reached when the bridge works).
@@ -120,7 +120,7 @@ fn assert_every_answer(output: &Output) {
 
 #[test]
 fn a_piped_script_to_an_http_server_gets_every_answer_after_stdin_closes() {
-    let server = ListeningDemo::start();
+    let server = Listening::demo();
     let output = pipe_script(&["--url", &server.url]);
     assert_every_answer(&output);
 }

@@ -15,7 +15,7 @@ use common::bridge_host::{
     BridgeHost, GUARD, MCP, Reaped, group_alive, recorded_demo_server, scratch_dir,
     spawn_with_first_line, stderr_file, wait_exit,
 };
-use common::listening::ListeningDemo;
+use common::listening::Listening;
 use serde_json::{Value, json};
 
 fn test_dir(name: &str) -> PathBuf {
@@ -74,7 +74,7 @@ fn a_stopped_http_bridge_cancels_and_deletes(
     said: &str,
     again: &str,
 ) {
-    let demo = ListeningDemo::start();
+    let demo = Listening::demo();
     let mut bridge = http_bridge(name, &demo.url);
     bridge.initialize(&json!({}));
     bridge.send(&slow_call(7));
@@ -177,7 +177,7 @@ fn sighup_cancels_the_childs_call_with_the_reason_shuts_it_down_and_exits_129() 
 /// not taken for someone asking to stop at once (which would skip both).
 #[test]
 fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
-    let demo = ListeningDemo::start();
+    let demo = Listening::demo();
     let dir = test_dir("host-killed");
     let trace = dir.join("bridge-trace.txt");
     // The bridge's stderr (its `-vv` trace) into a file: the host, which would pass it
@@ -272,7 +272,7 @@ fn until_line(lines: &mpsc::Receiver<String>, text: &str) -> Vec<String> {
 
 #[test]
 fn sigterm_to_a_listening_bridge_cancels_and_deletes_upstream_and_exits_0() {
-    let demo = ListeningDemo::start();
+    let demo = Listening::demo();
     let (mut bridge, url, lines) = listening_bridge(&demo.url, &[]);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
     let host = Command::new(MCP)

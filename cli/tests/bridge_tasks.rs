@@ -15,7 +15,9 @@ use std::process::Command;
 
 use common::bridge_host::{BridgeHost, MCP, scratch_dir, stderr_file};
 use common::everything;
-use common::host_tasks::{HOST_TASK, call_through_host_task, task_host_capabilities};
+use common::host_tasks::{
+    HOST_TASK, call_through_host_task, initialize_task_host, logged_messages, recorded_server,
+};
 use serde_json::{Value, json};
 
 /// `mcp bridge -- <server-everything>` with a host on its stdio that declared sampling,
@@ -23,18 +25,14 @@ use serde_json::{Value, json};
 /// through `sh`, its input copied into `upstream.log` in the test's directory.
 fn start(name: &str, server: &[String]) -> BridgeHost {
     let dir = scratch_dir("bridge-tasks", name);
-    let script = format!(
-        "tee -a '{log}' | {server}",
-        log = dir.join("upstream.log").display(),
-        server = server.join(" "),
-    );
     let mut command = Command::new(MCP);
     command
-        .args(["bridge", "--", "sh", "-c", &script])
+        .arg("bridge")
+        .arg("--")
+        .args(recorded_server(server, &dir.join("upstream.log")))
         .stderr(stderr_file(&dir));
     let mut host = BridgeHost::spawn(command, dir);
-    let result = host.initialize_at("2025-11-25", &task_host_capabilities());
-    assert_eq!(result["protocolVersion"], "2025-11-25", "{result}");
+    initialize_task_host(&mut host);
     host
 }
 
@@ -71,11 +69,7 @@ fn a_task_augmented_elicitation_is_the_hosts_task_and_the_tool_gets_its_answer()
 /// What the bridge sent the server: no task of its own (every `task` it answered with is
 /// the host's), and the host's `notifications/tasks/status` passed on.
 fn assert_upstream_saw_only_the_hosts_task(host: &BridgeHost) {
-    let log = std::fs::read_to_string(host.dir.join("upstream.log")).expect("upstream.log");
-    let sent: Vec<Value> = log
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    let sent = logged_messages(&host.dir.join("upstream.log"));
     let task_ids: Vec<&Value> = sent
         .iter()
         .filter(|m| m["result"]["task"].is_object())
@@ -83,14 +77,14 @@ fn assert_upstream_saw_only_the_hosts_task(host: &BridgeHost) {
         .collect();
     assert!(
         !task_ids.is_empty() && task_ids.iter().all(|id| **id == HOST_TASK),
-        "{log}"
+        "{sent:?}"
     );
     assert!(
         sent.iter()
             .any(|m| m["method"] == "notifications/tasks/status"
                 && m["params"]["taskId"] == HOST_TASK
                 && m["params"]["status"] == "completed"),
-        "the host's status notification reaches the server: {log}"
+        "the host's status notification reaches the server: {sent:?}"
     );
 }
 

@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 mod common;
+use common::listening::Listening;
 use common::port_in_use::{assert_port_in_use, taken_address};
 use common::run::{stderr, stdout};
 
@@ -22,51 +23,15 @@ const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 /// How long a line the test waits for may take (an anti-hang guard, not a timing).
 const GUARD: Duration = Duration::from_secs(30);
 
-/// A running `mcp demo-server --listen`, killed on drop.
-struct Listening {
-    child: Child,
-    url: String,
-    /// The rest of its stderr, line by line.
-    stderr: mpsc::Receiver<String>,
-}
-
-impl Listening {
-    fn start(extra: &[&str], env: &[(&str, &str)]) -> Listening {
-        let mut child = Command::new(MCP)
-            .args(["demo-server", "--listen", "127.0.0.1:0"])
-            .args(extra)
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run mcp demo-server");
-        let rx = lines_of(child.stderr.take().expect("piped stderr"));
-        let url = rx.recv_timeout(GUARD).expect("the URL line on stderr");
-        Listening {
-            child,
-            url,
-            stderr: rx,
-        }
-    }
-
-    /// `mcp --url URL ARGS`.
-    fn mcp(&self, args: &[&str]) -> Output {
-        Command::new(MCP)
-            .args(["--url", &self.url])
-            .args(args)
-            .env("COLUMNS", "100")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run mcp")
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `mcp --url URL ARGS` against `server`.
+fn mcp_at(server: &Listening, args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(["--url", &server.url])
+        .args(args)
+        .env("COLUMNS", "100")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
 }
 
 /// The lines `from` yields, read on a thread of their own (so its writer never blocks).
@@ -113,7 +78,7 @@ fn json(o: &Output) -> Value {
 
 #[test]
 fn the_url_line_names_the_bound_port_and_the_endpoint() {
-    let server = Listening::start(&[], &[]);
+    let server = Listening::demo_with(&[], &[]);
     let rest = server
         .url
         .strip_prefix("http://127.0.0.1:")
@@ -125,8 +90,8 @@ fn the_url_line_names_the_bound_port_and_the_endpoint() {
 
 #[test]
 fn tools_and_calls_over_http() {
-    let server = Listening::start(&[], &[]);
-    let o = server.mcp(&["tools", "--json"]);
+    let server = Listening::demo_with(&[], &[]);
+    let o = mcp_at(&server, &["tools", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let names: Vec<String> = json(&o)["tools"]
         .as_array()
@@ -137,23 +102,23 @@ fn tools_and_calls_over_http() {
     for tool in ["echo", "add", "slow", "ask", "image", "fail"] {
         assert!(names.iter().any(|n| n == tool), "{tool} in {names:?}");
     }
-    let o = server.mcp(&["call", "add", "a=2", "b=3", "--json"]);
+    let o = mcp_at(&server, &["call", "add", "a=2", "b=3", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json(&o)["structuredContent"]["sum"], 5.0);
     // Progress notifications go on the call's own SSE stream, then the answer.
-    let o = server.mcp(&["call", "slow", "steps=3", "delay_ms=10"]);
+    let o = mcp_at(&server, &["call", "slow", "steps=3", "delay_ms=10"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("finished 3 steps"), "{}", stdout(&o));
-    let o = server.mcp(&["read", "demo://readme"]);
+    let o = mcp_at(&server, &["read", "demo://readme"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("MCP demo server"), "{}", stdout(&o));
-    let o = server.mcp(&["call", "fail"]);
+    let o = mcp_at(&server, &["call", "fail"]);
     assert_ne!(o.status.code(), Some(0), "a tool error is an error");
 }
 
 #[test]
 fn resource_updates_arrive_on_the_get_stream() {
-    let server = Listening::start(&[], &[]);
+    let server = Listening::demo_with(&[], &[]);
     let (mut watch, update) = watch_the_clock(&server, &[]);
     assert_eq!(update["params"]["uri"], "demo://clock");
     let _ = watch.kill();
@@ -165,7 +130,7 @@ fn resource_updates_arrive_on_the_get_stream() {
 /// listen's id; the client going away ends the listen.
 #[test]
 fn a_modern_listen_gets_the_updates_on_its_own_stream() {
-    let server = Listening::start(&["--modern"], &[]);
+    let server = Listening::demo_with(&["--modern"], &[]);
     let (mut watch, update) = watch_the_clock(&server, &["--era", "modern"]);
     assert_eq!(update["params"]["uri"], "demo://clock");
     assert!(
@@ -196,22 +161,22 @@ fn a_modern_listen_gets_the_updates_on_its_own_stream() {
 
 #[test]
 fn stateless_mode_serves_each_post_alone() {
-    let server = Listening::start(&["--stateless"], &[]);
-    let o = server.mcp(&["call", "add", "a=20", "b=22", "--json"]);
+    let server = Listening::demo_with(&["--stateless"], &[]);
+    let o = mcp_at(&server, &["call", "add", "a=20", "b=22", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json(&o)["structuredContent"]["sum"], 42.0);
-    let o = server.mcp(&["tools", "--json"]);
+    let o = mcp_at(&server, &["tools", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(json(&o)["tools"].as_array().is_some_and(|t| !t.is_empty()));
 }
 
 #[test]
 fn the_bearer_token_comes_from_the_environment_and_is_required() {
-    let server = Listening::start(
+    let server = Listening::demo_with(
         &["--bearer-token-env", "DEMO_TEST_TOKEN"],
         &[("DEMO_TEST_TOKEN", "tok-123")],
     );
-    let o = server.mcp(&["tools"]);
+    let o = mcp_at(&server, &["tools"]);
     assert_ne!(o.status.code(), Some(0), "refused without the token");
     assert!(stderr(&o).contains("needs authorization"), "{}", stderr(&o));
     // A static token, no OAuth: the hint says how to send it, not to log in.
@@ -221,21 +186,27 @@ fn the_bearer_token_comes_from_the_environment_and_is_required() {
         stderr(&o)
     );
     assert!(!stderr(&o).contains("mcp login"), "{}", stderr(&o));
-    let o = server.mcp(&[
-        "-H",
-        "Authorization: Bearer tok-123",
-        "call",
-        "add",
-        "a=1",
-        "b=1",
-        "--json",
-    ]);
+    let o = mcp_at(
+        &server,
+        &[
+            "-H",
+            "Authorization: Bearer tok-123",
+            "call",
+            "add",
+            "a=1",
+            "b=1",
+            "--json",
+        ],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(json(&o)["structuredContent"]["sum"], 2.0);
 
     // A token that was sent and refused is `auth_failed`, and the hint says so: it does not
     // ask for a token the user already sends.
-    let o = server.mcp(&["-H", "Authorization: Bearer wrong", "--json", "ping"]);
+    let o = mcp_at(
+        &server,
+        &["-H", "Authorization: Bearer wrong", "--json", "ping"],
+    );
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
     let error = &json(&o)["error"];
     assert_eq!(error["code"], "auth_failed", "{error}");
@@ -251,14 +222,17 @@ fn the_bearer_token_comes_from_the_environment_and_is_required() {
     // `mcp login` on a server that offers no OAuth says that, as `mcp tools` does, instead
     // of the failure of an OAuth registration the server never offered.
     let store = std::env::temp_dir().join(format!("mcp-demo-http-tok-{}.json", std::process::id()));
-    let o = server.mcp(&[
-        "--token-store",
-        store.to_str().expect("a UTF-8 temp path"),
-        "login",
-        "--no-browser",
-        "--wait",
-        "2s",
-    ]);
+    let o = mcp_at(
+        &server,
+        &[
+            "--token-store",
+            store.to_str().expect("a UTF-8 temp path"),
+            "login",
+            "--no-browser",
+            "--wait",
+            "2s",
+        ],
+    );
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("offers no OAuth login")
@@ -319,8 +293,8 @@ fn the_bearer_token_comes_from_the_environment_and_is_required() {
 #[test]
 fn sigterm_and_ctrl_c_end_the_server_cleanly() {
     for signal in ["-TERM", "-INT"] {
-        let mut server = Listening::start(&[], &[]);
-        let o = server.mcp(&["ping"]);
+        let mut server = Listening::demo_with(&[], &[]);
+        let o = mcp_at(&server, &["ping"]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let pid = server.child.id().to_string();
         let killed = Command::new("kill")
@@ -358,9 +332,9 @@ fn a_port_in_use_or_a_bare_port_gets_a_hint_of_what_to_do() {
 
 #[test]
 fn a_tool_asks_the_client_on_its_own_call_and_hears_the_answer() {
-    let server = Listening::start(&[], &[]);
+    let server = Listening::demo_with(&[], &[]);
     // Without a terminal the client declines; that answer travels back to the tool.
-    let o = server.mcp(&["call", "model", "prompt=hello"]);
+    let o = mcp_at(&server, &["call", "model", "prompt=hello"]);
     assert!(
         stderr(&o).contains("declined the server's sampling request"),
         "the client got the request: {}",

@@ -5,36 +5,16 @@
 use std::io::Write as _;
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use mcp_driver::testing::http_server::{RecordedRequest, ScriptedHttpServer, ScriptedReply};
 use mcp_driver::testing::http_suite::{rpc_result, standard_reply};
 use serde_json::{Value, json};
 
 mod common;
-use common::run::{demo, stderr, stdout};
+use common::run::{demo, json_out, mcp, stderr, stdout};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// `mcp ARGS` (the server is in ARGS), without a terminal.
-fn mcp(args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
-
-/// The whole of stdout as one JSON value.
-fn json_out(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON value ({e}): {}\nstderr: {}",
-            stdout(o),
-            stderr(o)
-        )
-    })
-}
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mcp-cli-errors-{}", std::process::id()));

@@ -4,51 +4,33 @@
 //! tools keep their typing and `outputSchema` check. The server is a small Python script on
 //! stdio, in the test's temp dir.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use common::bridge_host::MCP;
+use common::python_server::{tools_server, write_script};
 use serde_json::Value;
 
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
 /// `echo` is valid (an integer `n`, an outputSchema that requires `n`: its results, which
-/// carry `got`, break it); `stats` has no inputSchema; the third entry has no name. A call
-/// answers its arguments as JSON text and as `structuredContent.got`.
-const SERVER: &str = r#"
-import json, sys
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    m, i = msg.get("method"), msg["id"]
-    if m == "initialize":
-        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-             "serverInfo": {"name": "broken-tools", "version": "1"}}
-    elif m == "tools/list":
-        r = {"tools": [
+/// carry `got`, break it); `stats` has no inputSchema; the third entry has no name.
+const TOOLS: &str = r#"[
             {"name": "echo", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
              "outputSchema": {"type": "object", "required": ["n"]}},
             {"name": "stats", "description": "its schema is missing"},
             {"description": "no name at all", "inputSchema": {"type": "object"}},
-        ]}
-    elif m == "tools/call":
-        args = msg["params"].get("arguments", {})
-        r = {"content": [{"type": "text", "text": json.dumps(args)}], "structuredContent": {"got": args}}
-    else:
-        print(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "no"}}), flush=True)
-        continue
-    print(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}), flush=True)
-"#;
+        ]"#;
+
+/// A call answers its arguments as JSON text and as `structuredContent.got`.
+const CALL_RESULT: &str = r#"{"content": [{"type": "text", "text": json.dumps(msg["params"].get("arguments", {}))}],
+             "structuredContent": {"got": msg["params"].get("arguments", {})}}"#;
 
 /// The server script, one file per test (tests run in parallel).
 fn server_script(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mcp-cli-malformed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temp dir");
-    let path = dir.join(format!("{test}.py"));
-    std::fs::write(&path, SERVER).expect("write the server");
-    path
+    let script = tools_server("broken-tools", TOOLS, Some(CALL_RESULT));
+    write_script(&dir, &format!("{test}.py"), &script)
 }
 
 /// `mcp ARGS -- python3 TEST.py`, without a terminal.

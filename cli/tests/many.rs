@@ -1,12 +1,14 @@
 //! `mcp --config FILE tools --all` and `call server__tool`: every server of a config file
 //! through the manager, with the built binary's demo server twice and one failing server.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use common::bridge_host::MCP;
+use common::python_server::{tools_server, write_script};
 use serde_json::Value;
-
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
 /// A fresh directory for this test's config file and cache.
 fn dir(name: &str) -> PathBuf {
@@ -327,32 +329,16 @@ fn config_mistakes_name_the_command_or_variable_that_fixes_them() {
     );
 }
 
-/// A stdio server (Python) with exactly one tool.
-const ONE_TOOL: &str = r#"
-import json, sys
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    m, i = msg.get("method"), msg["id"]
-    if m == "initialize":
-        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-             "serverInfo": {"name": "one", "version": "1"}}
-    elif m == "tools/list":
-        r = {"tools": [{"name": "only", "inputSchema": {"type": "object"}}]}
-    else:
-        print(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "no"}}), flush=True)
-        continue
-    print(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}), flush=True)
-"#;
-
 #[test]
 fn a_server_with_one_tool_is_ready_with_1_tool() {
     let d = dir("one");
-    let script = d.join("one.py");
-    std::fs::write(&script, ONE_TOOL).unwrap();
+    // A stdio server (Python) with exactly one tool.
+    let one_tool = tools_server(
+        "one",
+        r#"[{"name": "only", "inputSchema": {"type": "object"}}]"#,
+        None,
+    );
+    let script = write_script(&d, "one.py", &one_tool);
     let cfg = d.join("one.json");
     let config = serde_json::json!({ "mcpServers": {
         "one": { "command": "python3", "args": [script] },

@@ -209,6 +209,8 @@ pub mod framing;
 pub mod fuzzing;
 pub mod http;
 pub mod jsonrpc;
+#[cfg(test)]
+mod progress_spellings;
 pub mod rpc;
 pub mod server;
 pub mod session;

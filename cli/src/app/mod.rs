@@ -83,7 +83,7 @@ pub async fn run(cli: &Cli) -> Result<Exit, CliError> {
         }
         Command::Logout { all } => return auth::logout(cli, &ui, &out, *all),
         Command::Bridge(args) => {
-            return bridge_until_stopped(&ui, &mut signals, cli, args.listen.is_some()).await;
+            return bridge_until_stopped(&ui, &mut signals, cli, args.http.listen.is_some()).await;
         }
         _ => {}
     }

@@ -6,7 +6,7 @@ use clap::Args;
 use super::ArgError;
 use super::command_args::ServerCommand;
 use super::global::{ConnectionArgs, Era, OutputArgs};
-use super::values::{parse_listen_addr, parse_origin};
+use super::listen::{ListenArgs, more_help};
 
 /// `mcp bridge --config FILE`: which of the namespaced tools the host is offered.
 #[derive(Debug, Clone, Default, Args)]
@@ -23,26 +23,22 @@ pub struct ToolFilterArgs {
 
 /// The options of `bridge`.
 #[derive(Debug, Clone, Default, Args)]
+#[command(
+    mut_arg(
+        "listen",
+        more_help(
+            ", and each session its own upstream (the servers of a --config file are shared by all sessions)"
+        )
+    ),
+    mut_arg(
+        "stateless",
+        more_help(", over one upstream connection shared by all clients")
+    )
+)]
 pub struct BridgeArgs {
-    /// Serve Streamable HTTP on this address (`127.0.0.1:8080`; port 0 picks one) instead of
-    /// stdio: each HTTP session gets its own upstream (with --config, all sessions share the
-    /// file's servers). The URL is the first line on stderr, printed once the port is bound.
-    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
-    pub listen: Option<std::net::SocketAddr>,
-    /// With --listen: no sessions; every POST is served on its own, over one upstream
-    /// connection shared by all clients.
-    #[arg(long, requires = "listen")]
-    pub stateless: bool,
-    /// With --listen: require `Authorization: Bearer <token>` of every client, the token read
-    /// from the environment variable VAR (never from the command line).
-    #[arg(long, value_name = "VAR", requires = "listen")]
-    pub bearer_token_env: Option<String>,
-    /// With --listen: an `Origin` allowed besides loopback ones, as a browser sends it:
-    /// scheme, host and port unless default (`https://app.example.com`,
-    /// `http://localhost:3000`; no path, no trailing slash). Repeatable; browsers on other
-    /// origins get 403.
-    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen", value_parser = parse_origin)]
-    pub allow_origins: Vec<String>,
+    /// `--listen` and its options: Streamable HTTP instead of stdio.
+    #[command(flatten)]
+    pub http: ListenArgs,
     /// The stdio server to forward to, instead of --url.
     #[command(flatten)]
     pub server: ServerCommand,

@@ -1,10 +1,10 @@
 //! The options of one subcommand (except `bridge`, see [`super::bridge`]): the server
-//! command after `--`, tool arguments, `tasks` actions, `demo-server`'s listener.
+//! command after `--`, tool arguments, `tasks` actions, `demo-server`'s options.
 
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Map, Value};
 
-use super::values::{parse_listen_addr, parse_origin};
+use super::listen::ListenArgs;
 use super::{ArgError, typed};
 
 /// A server log level for `log-level`, in increasing severity.
@@ -168,23 +168,9 @@ impl ToolArgs {
 /// The options of `mcp demo-server`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct DemoServerArgs {
-    /// Serve Streamable HTTP on this address (`127.0.0.1:PORT`, port 0 for any) at the path
-    /// /mcp, instead of stdio. Requests whose Origin is not loopback get 403.
-    #[arg(long, value_name = "ADDR", value_parser = parse_listen_addr)]
-    pub listen: Option<std::net::SocketAddr>,
-    /// With --listen: no sessions; each POST is served on its own (no GET stream, no
-    /// requests to the client).
-    #[arg(long, requires = "listen")]
-    pub stateless: bool,
-    /// With --listen: require `Authorization: Bearer <token>` of every request, the token
-    /// read from this environment variable (never from the command line).
-    #[arg(long, value_name = "VAR", requires = "listen")]
-    pub bearer_token_env: Option<String>,
-    /// With --listen: also accept requests from this browser Origin, as a browser sends it
-    /// (`https://app.example.com`, `http://localhost:3000`; no path, no trailing slash;
-    /// repeatable).
-    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen", value_parser = parse_origin)]
-    pub allow_origins: Vec<String>,
+    /// `--listen` and its options: Streamable HTTP instead of stdio.
+    #[command(flatten)]
+    pub http: ListenArgs,
     /// Serve the fixtures of the official conformance suite's server scenarios (the test_*
     /// tools, test:// resources and test_* prompts) instead of the demo's own.
     /// MCP_DEMO_CONFORMANCE=1 does the same.

@@ -530,7 +530,7 @@ fn listen_takes_ip_and_port_or_localhost_and_says_what_to_write_otherwise() {
     let Command::Bridge(args) = cli.command else {
         panic!("bridge")
     };
-    assert_eq!(args.listen, Some(addr("127.0.0.1:0")));
+    assert_eq!(args.http.listen, Some(addr("127.0.0.1:0")));
     assert_eq!(
         parse_err(&["demo-server", "--listen", "8080"]),
         ErrorKind::ValueValidation
@@ -586,7 +586,7 @@ fn allow_origin_takes_an_origin_as_browsers_send_it() {
     let Command::Bridge(args) = cli.command else {
         panic!("bridge")
     };
-    assert_eq!(args.allow_origins, ["https://example.com"]);
+    assert_eq!(args.http.allow_origins, ["https://example.com"]);
     for command in ["bridge", "demo-server"] {
         assert_eq!(
             parse_err(&[
@@ -600,4 +600,66 @@ fn allow_origin_takes_an_origin_as_browsers_send_it() {
             "{command}"
         );
     }
+}
+
+#[test]
+fn bridge_and_demo_server_share_the_listen_options_and_the_bridge_adds_its_own_words() {
+    for command in ["bridge", "demo-server"] {
+        for option in [
+            &["--stateless"][..],
+            &["--bearer-token-env", "TOKEN"],
+            &["--allow-origin", "https://example.com"],
+        ] {
+            let mut args = vec![command];
+            args.extend_from_slice(option);
+            assert_eq!(
+                parse_err(&args),
+                ErrorKind::MissingRequiredArgument,
+                "{args:?} without --listen"
+            );
+        }
+    }
+    let Command::DemoServer(demo) = parse(&[
+        "demo-server",
+        "--listen",
+        "127.0.0.1:0",
+        "--stateless",
+        "--bearer-token-env",
+        "TOKEN",
+    ])
+    .command
+    else {
+        panic!("demo-server")
+    };
+    assert!(demo.http.stateless);
+    assert_eq!(demo.http.bearer_token_env.as_deref(), Some("TOKEN"));
+
+    use clap::CommandFactory;
+    let mut root = Cli::command();
+    let help_of = |root: &mut clap::Command, command: &str, option: &str| {
+        let sub = root.find_subcommand_mut(command).expect("a subcommand");
+        let arg = sub
+            .get_arguments()
+            .find(|a| a.get_id() == option)
+            .expect("the option");
+        arg.get_help().expect("help text").to_string()
+    };
+    let demo_listen = help_of(&mut root, "demo-server", "listen");
+    let bridge_listen = help_of(&mut root, "bridge", "listen");
+    assert!(
+        demo_listen.ends_with("Each client gets a session of its own"),
+        "{demo_listen}"
+    );
+    assert_eq!(
+        bridge_listen,
+        format!(
+            "{demo_listen}, and each session its own upstream (the servers of a --config file are shared by all sessions)"
+        )
+    );
+    let bridge_stateless = help_of(&mut root, "bridge", "stateless");
+    assert!(
+        bridge_stateless.starts_with(&help_of(&mut root, "demo-server", "stateless"))
+            && bridge_stateless.ends_with(", over one upstream connection shared by all clients"),
+        "{bridge_stateless}"
+    );
 }

@@ -166,13 +166,18 @@ pub(crate) fn complete(params: &CompleteParams) -> Result<CompleteResult, ErrorO
             )));
         }
     };
-    let prefix = params.argument.value.as_str();
+    Ok(completion_of(candidates, &params.argument.value))
+}
+
+/// The answer to `completion/complete` from a fixed list: the `candidates` that start with
+/// what the client typed (`prefix`), all of them (no more to page through).
+pub(super) fn completion_of(candidates: &[&str], prefix: &str) -> CompleteResult {
     let values: Vec<String> = candidates
         .iter()
         .filter(|c| c.starts_with(prefix))
         .map(|c| (*c).to_owned())
         .collect();
-    Ok(CompleteResult {
+    CompleteResult {
         completion: Completion {
             total: Some(values.len() as u64),
             has_more: Some(false),
@@ -180,5 +185,5 @@ pub(crate) fn complete(params: &CompleteParams) -> Result<CompleteResult, ErrorO
             ..Completion::default()
         },
         ..CompleteResult::default()
-    })
+    }
 }

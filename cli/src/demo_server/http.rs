@@ -39,24 +39,15 @@ impl HttpDemo {
     /// is unset or empty (a server meant to be protected must not start open).
     pub fn from_args(args: &DemoServerArgs) -> Result<Self, CliError> {
         let listen = args
+            .http
             .listen
             .ok_or_else(|| CliError::Usage("--listen ADDR is required to serve HTTP".into()))?;
-        let bearer_token = match &args.bearer_token_env {
-            None => None,
-            Some(var) => match std::env::var(var) {
-                Ok(token) if !token.trim().is_empty() => Some(token.trim().to_owned()),
-                _ => {
-                    return Err(CliError::Usage(format!(
-                        "--bearer-token-env {var}: the environment variable {var} is unset or empty"
-                    )));
-                }
-            },
-        };
+        let bearer_token = args.http.bearer_token().map_err(|e| CliError::Usage(e.0))?;
         Ok(HttpDemo {
             listen,
-            stateless: args.stateless,
+            stateless: args.http.stateless,
             bearer_token,
-            allow_origins: args.allow_origins.clone(),
+            allow_origins: args.http.allow_origins.clone(),
             modern: args.modern,
         })
     }

@@ -119,10 +119,10 @@ impl DemoConfig {
     }
 }
 
-/// The session's configuration: the demo's identity, capabilities and instructions, and the
-/// protocol versions it speaks (the initialize era, and 2026-07-28 when `modern`).
-fn server_config(modern: bool) -> ServerConfig {
-    let capabilities = ServerCapabilities {
+/// What the demo server and the conformance fixtures both offer: tools, resources with
+/// subscriptions, prompts, completions and logging; none of their lists changes.
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
         logging: Some(Map::new()),
         completions: Some(Map::new()),
         prompts: Some(PromptsCapability {
@@ -139,7 +139,12 @@ fn server_config(modern: bool) -> ServerConfig {
             ..ToolsCapability::default()
         }),
         ..ServerCapabilities::default()
-    };
+    }
+}
+
+/// The session's configuration: the demo's identity, capabilities and instructions, and the
+/// protocol versions it speaks (the initialize era, and 2026-07-28 when `modern`).
+fn server_config(modern: bool) -> ServerConfig {
     let info = Implementation {
         title: Some("MCP demo server".into()),
         ..Implementation::new("mcp-demo", env!("CARGO_PKG_VERSION"))
@@ -149,7 +154,7 @@ fn server_config(modern: bool) -> ServerConfig {
         .filter(|v| modern || v.era() == Era::Initialize);
     ServerConfig::new(info)
         .with_versions(versions)
-        .with_capabilities(capabilities)
+        .with_capabilities(capabilities())
         .with_instructions(
             "A demo server: try the tools echo, add, slow (progress), ask (elicitation), \
              image, fail, model (sampling) and roots, the resources demo://readme and \

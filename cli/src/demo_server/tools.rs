@@ -42,14 +42,17 @@ const MAX_DELAY_MS: u64 = 10_000;
 /// The largest `max_tokens` `model` passes on.
 const MAX_SAMPLE_TOKENS: u64 = 100_000;
 
-fn object(value: Value) -> Map<String, Value> {
+/// `value` as a JSON object (a schema written with `json!`); anything else is an empty one.
+pub(super) fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => Map::new(),
     }
 }
 
-fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
+/// A tool of the demo's or of the conformance fixtures: its name, description and input
+/// schema (a JSON object).
+pub(super) fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
     Tool {
         name: name.into(),
         description: Some(description.into()),
@@ -182,7 +185,8 @@ pub(crate) fn definitions() -> Vec<Tool> {
     ]
 }
 
-fn text_result(text: impl Into<String>) -> CallToolResult {
+/// A tool's result of one text block (the demo's and the conformance fixtures' tools).
+pub(super) fn text_result(text: impl Into<String>) -> CallToolResult {
     CallToolResult {
         content: vec![ContentBlock::text(text)],
         ..CallToolResult::default()
@@ -190,14 +194,16 @@ fn text_result(text: impl Into<String>) -> CallToolResult {
 }
 
 /// A tool execution error: reported in the result (`isError`) so a model can read it.
-fn error_result(text: impl Into<String>) -> CallToolResult {
+pub(super) fn error_result(text: impl Into<String>) -> CallToolResult {
     CallToolResult {
         is_error: Some(true),
         ..text_result(text)
     }
 }
 
-fn string_arg(args: &Map<String, Value>, name: &str) -> Result<String, CallToolResult> {
+/// The string argument `name`, or the tool's error result saying it is missing or not a
+/// string.
+pub(super) fn string_arg(args: &Map<String, Value>, name: &str) -> Result<String, CallToolResult> {
     match args.get(name) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(other) => Err(error_result(format!(

@@ -12,29 +12,27 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::everything;
-use crate::common::host_tasks::{HOST_TASK, call_through_host_task, task_host_capabilities};
+use crate::common::host_tasks::{
+    HOST_TASK, call_through_host_task, initialize_task_host, logged_messages, recorded_server,
+};
 use crate::host::{start_bridge, test_dir, write_servers};
 
 /// Writes a config file of two server-everything entries, `one` and `two`, each run through
 /// `sh` with its input copied into `NAME.log` in `dir`.
 fn write_recorded_config(dir: &Path, everything: &[String]) {
+    let mut server = everything.to_vec();
+    server.push("stdio".into());
     let entry = |name: &str| {
-        let script = format!(
-            "tee -a '{log}' | {everything} stdio",
-            log = dir.join(format!("{name}.log")).display(),
-            everything = everything.join(" "),
-        );
-        json!({"command": "sh", "args": ["-c", script]})
+        let command = recorded_server(&server, &dir.join(format!("{name}.log")));
+        json!({"command": command[0], "args": command[1..]})
     };
     write_servers(dir, json!({"one": entry("one"), "two": entry("two")}));
 }
 
 /// The status notifications of the host's task that server `name` got.
 fn statuses_sent_to(dir: &Path, name: &str) -> Vec<Value> {
-    std::fs::read_to_string(dir.join(format!("{name}.log")))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    logged_messages(&dir.join(format!("{name}.log")))
+        .into_iter()
         .filter(|m| {
             m["method"] == "notifications/tasks/status" && m["params"]["taskId"] == HOST_TASK
         })
@@ -49,8 +47,7 @@ fn a_servers_task_augmented_requests_are_the_hosts_tasks() {
     let dir = test_dir("host-tasks");
     write_recorded_config(&dir, &everything);
     let mut host = start_bridge(&dir, &[]);
-    let init = host.initialize_at("2025-11-25", &task_host_capabilities());
-    assert_eq!(init["protocolVersion"], "2025-11-25", "{init}");
+    initialize_task_host(&mut host);
 
     let answer = json!({"action": "accept", "content": {"name": "Grace Hopper"}});
     let (text, asked) = call_through_host_task(

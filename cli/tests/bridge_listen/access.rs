@@ -2,8 +2,8 @@
 
 use std::process::{Command, Stdio};
 
+use crate::common::raw_http::{exchange, initialize_body, open_session};
 use crate::harness::{Listener, MCP};
-use crate::raw_http::{exchange, initialize_body, open_session};
 
 #[test]
 fn a_bearer_token_is_required_and_foreign_origins_are_refused() {

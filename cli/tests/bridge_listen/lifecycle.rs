@@ -5,8 +5,8 @@ use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 
 use crate::common::port_in_use::{assert_port_in_use, taken_address};
+use crate::common::raw_http::open_session;
 use crate::harness::{Listener, MCP};
-use crate::raw_http::open_session;
 
 /// A bridge asked to stop (SIGTERM by a service manager, Ctrl-C by its user) ends cleanly:
 /// every session and its child closed, one line saying so, exit 0.

@@ -5,15 +5,14 @@
 //! call cancelled upstream), a child's death closes only its session, the bearer token and
 //! the Origin check hold, and the stateless mode shares one upstream.
 //!
-//! `harness` starts the bridge (recording its children) and `raw_http` speaks HTTP/1.1 to
-//! it; the tests are by subject: `sessions` (a session's child, its version and identity),
-//! `access` (the bearer token, the Origin check), `stateless`, and `lifecycle` (starting
-//! and stopping the listener).
+//! `harness` starts the bridge (recording its children) and `common::raw_http` speaks
+//! HTTP/1.1 to it; the tests are by subject: `sessions` (a session's child, its version and
+//! identity), `access` (the bearer token, the Origin check), `stateless`, and `lifecycle`
+//! (starting and stopping the listener).
 
 #[path = "../common/mod.rs"]
 mod common;
 mod harness;
-mod raw_http;
 
 mod access;
 mod lifecycle;

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::raw_http::{call, exchange, initialize_body, open_session, start_exchange};
 use crate::harness::{GUARD, Listener, MCP};
-use crate::raw_http::{call, exchange, initialize_body, open_session, start_exchange};
 
 #[test]
 fn our_own_client_uses_the_bridge_over_http() {

@@ -2,8 +2,8 @@
 
 use serde_json::json;
 
+use crate::common::raw_http::{exchange, start_exchange};
 use crate::harness::Listener;
-use crate::raw_http::{exchange, start_exchange};
 
 #[test]
 fn stateless_posts_share_one_upstream() {

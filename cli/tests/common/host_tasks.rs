@@ -3,9 +3,38 @@
 //! task-augmented request with its `CreateTaskResult` and the server's `tasks/get` and
 //! `tasks/result` about it, as npm server-everything's `trigger-*-request-async` tools ask.
 
+use std::path::Path;
+
 use serde_json::{Value, json};
 
 use super::bridge_host::BridgeHost;
+
+/// The command line (`sh -c …`) that runs `server` with its input appended to `log`, so
+/// that a test can read what the bridge sent it ([`logged_messages`]).
+pub fn recorded_server(server: &[String], log: &Path) -> Vec<String> {
+    let script = format!(
+        "tee -a '{log}' | {server}",
+        log = log.display(),
+        server = server.join(" "),
+    );
+    vec!["sh".into(), "-c".into(), script]
+}
+
+/// The JSON-RPC messages a [`recorded_server`] got, in order (none when it got nothing).
+pub fn logged_messages(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Initializes `host` at protocol 2025-11-25 with [`task_host_capabilities`], and checks the
+/// bridge agreed to that version.
+pub fn initialize_task_host(host: &mut BridgeHost) {
+    let result = host.initialize_at("2025-11-25", &task_host_capabilities());
+    assert_eq!(result["protocolVersion"], "2025-11-25", "{result}");
+}
 
 /// The capabilities of a host that runs sampling and elicitation requests as its own tasks.
 pub fn task_host_capabilities() -> Value {

@@ -8,6 +8,8 @@ pub mod browser;
 pub mod host_tasks;
 pub mod listening;
 pub mod port_in_use;
+pub mod python_server;
+pub mod raw_http;
 pub mod run;
 
 /// npm server-everything's command line (`MCP_PEER_EVERYTHING`, from `.peers/env.sh`), or

@@ -1,9 +1,21 @@
-//! The built `mcp` run once (against `mcp demo-server`, which it spawns over stdio), and
-//! its output read as text.
+//! The built `mcp` run once (with the server its arguments name, or against `mcp
+//! demo-server`, which it spawns over stdio), and its output read as text.
 
 use std::process::{Command, Output, Stdio};
 
+use serde_json::Value;
+
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
+
+/// `mcp ARGS` (any server it needs is in ARGS), without a terminal, stdin closed: its exit
+/// status and output.
+pub fn mcp(args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
 
 /// `mcp ARGS -- <mcp> demo-server`, without a terminal: its exit status and output.
 pub fn demo(args: &[&str]) -> Output {
@@ -28,4 +40,16 @@ pub fn stdout(o: &Output) -> String {
 /// Its standard error as text.
 pub fn stderr(o: &Output) -> String {
     text(&o.stderr)
+}
+
+/// The whole of stdout as one JSON value (a test failure naming stdout and stderr when it
+/// is not).
+pub fn json_out(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON value ({e}): {}\nstderr: {}",
+            stdout(o),
+            stderr(o)
+        )
+    })
 }

@@ -482,12 +482,7 @@ impl AuthFlow {
         {
             return Err(AuthUsageError::WrongState);
         }
-        validate_secrets(&secrets)?;
-        self.secrets = Secrets {
-            jwt_id: self.secrets.jwt_id.take(),
-            ..secrets
-        };
-        self.authorizations = 0;
+        self.take_fresh_secrets(secrets)?;
         self.begin_authorization(now);
         Ok(())
     }
@@ -512,12 +507,7 @@ impl AuthFlow {
         {
             return Err(AuthUsageError::WrongState);
         }
-        validate_secrets(&secrets)?;
-        self.secrets = Secrets {
-            jwt_id: self.secrets.jwt_id.take(),
-            ..secrets
-        };
-        self.authorizations = 0;
+        self.take_fresh_secrets(secrets)?;
         self.carried = match (self.client.take(), self.asm.take()) {
             (Some(client), Some(asm)) => Some((client, asm.issuer)),
             _ => None,
@@ -531,6 +521,19 @@ impl AuthFlow {
             challenge.and_then(|c| c.resource_metadata()),
         );
         self.next_prm(now, candidates, 0);
+        Ok(())
+    }
+
+    /// Takes fresh `secrets` for an authorization that starts over (keeping the old ones'
+    /// `jti`, as a step-up does) and resets the step-up count: [`reauthorize`](Self::reauthorize)
+    /// and [`rediscover`](Self::rediscover) alike.
+    fn take_fresh_secrets(&mut self, secrets: Secrets) -> Result<(), AuthUsageError> {
+        validate_secrets(&secrets)?;
+        self.secrets = Secrets {
+            jwt_id: self.secrets.jwt_id.take(),
+            ..secrets
+        };
+        self.authorizations = 0;
         Ok(())
     }
 

@@ -58,24 +58,24 @@ pub async fn run(
     addr: SocketAddr,
     config: UpstreamConfig,
 ) -> Result<Exit, CliError> {
-    let bearer = bearer_token(args)?;
-    if !args.stateless {
+    let bearer = args.http.bearer_token().map_err(|e| CliError::Usage(e.0))?;
+    if !args.http.stateless {
         // Before the URL: a typo fails the command alone.
         check_program(&config)?;
     }
     let listener = bind(addr).await?;
     let mut http = HttpServerConfig::new(placeholder_server_config())
-        .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
+        .with_origin_check(OriginCheck::LoopbackOr(args.http.allow_origins.clone()));
     if let Some(token) = bearer {
         http = http.with_bearer_token(token);
     }
-    if !addr.ip().is_loopback() && args.bearer_token_env.is_none() {
+    if !addr.ip().is_loopback() && args.http.bearer_token_env.is_none() {
         ui.note(&format!(
             "warning: {addr} is reachable from other machines and no --bearer-token-env is set: anyone who can reach it can use the server"
         ));
     }
     let timeout = cli.connection.timeout;
-    let (server, shared) = if args.stateless {
+    let (server, shared) = if args.http.stateless {
         // The shared connection, made now as the bridge itself: stateless POSTs have no host
         // identity to carry.
         let bridge_identity = bridge_initialize();
@@ -157,19 +157,6 @@ pub(super) async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, Cl
     // The path `start_http` serves by default (`StreamableHttp::new`).
     eprintln!("http://{bound}{}", mcp_tokio::server::http::DEFAULT_PATH);
     Ok(listener)
-}
-
-/// The `--bearer-token-env` variable's value, read from the environment.
-pub(super) fn bearer_token(args: &BridgeArgs) -> Result<Option<String>, CliError> {
-    let Some(var) = &args.bearer_token_env else {
-        return Ok(None);
-    };
-    match std::env::var(var) {
-        Ok(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_owned())),
-        _ => Err(CliError::Usage(format!(
-            "--bearer-token-env {var}: the environment variable {var} is not set or empty"
-        ))),
-    }
 }
 
 /// The `initialize` params of the bridge itself (the stateless shared upstream):

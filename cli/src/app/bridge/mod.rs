@@ -231,7 +231,7 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     }
     let config = upstream_config(cli)?;
     if let Command::Bridge(args) = &cli.command
-        && let Some(addr) = args.listen
+        && let Some(addr) = args.http.listen
     {
         return listen::run(cli, ui, args, addr, config).await;
     }

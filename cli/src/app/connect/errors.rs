@@ -71,11 +71,7 @@ pub(super) fn connect_error(
     match e {
         Error::Spawn {
             command, source, ..
-        } => CliError::Spawn {
-            program: command,
-            not_found: source.kind() == std::io::ErrorKind::NotFound,
-            reason: source.to_string(),
-        },
+        } => spawn_failed(command, &source),
         Error::Handshake {
             reason: CloseReason::HandshakeTimeout { after },
             ..
@@ -340,12 +336,17 @@ pub fn call_error(e: Error) -> CliError {
         },
         Error::Spawn {
             command, source, ..
-        } => CliError::Spawn {
-            program: command,
-            not_found: source.kind() == std::io::ErrorKind::NotFound,
-            reason: source.to_string(),
-        },
+        } => spawn_failed(command, &source),
         other => CliError::closed(other),
+    }
+}
+
+/// A stdio server's program that could not be started: not found, or the OS's reason.
+fn spawn_failed(command: String, source: &std::io::Error) -> CliError {
+    CliError::Spawn {
+        program: command,
+        not_found: source.kind() == std::io::ErrorKind::NotFound,
+        reason: source.to_string(),
     }
 }
 

@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::types::{
-    BlobResourceContents, CompleteParams, CompleteResult, Completion, ContentBlock,
-    EmbeddedResource, GetPromptParams, GetPromptResult, Prompt, PromptArgument, PromptMessage,
-    ReadResourceResult, Reference, Resource, ResourceContents, ResourceTemplate, Role,
-    TextResourceContents,
+    BlobResourceContents, CompleteParams, CompleteResult, ContentBlock, EmbeddedResource,
+    GetPromptParams, GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult,
+    Reference, Resource, ResourceContents, ResourceTemplate, Role, TextResourceContents,
 };
 use serde_json::json;
+
+use crate::demo_server::catalog::completion_of;
 
 /// A 1×1 red PNG: the image of `test_image_content`, `test_prompt_with_image` and
 /// `test://static-binary`.
@@ -262,19 +263,5 @@ pub(crate) fn complete(params: &CompleteParams) -> Result<CompleteResult, ErrorO
             )));
         }
     };
-    let prefix = params.argument.value.as_str();
-    let values: Vec<String> = candidates
-        .iter()
-        .filter(|c| c.starts_with(prefix))
-        .map(|c| (*c).to_owned())
-        .collect();
-    Ok(CompleteResult {
-        completion: Completion {
-            total: Some(values.len() as u64),
-            has_more: Some(false),
-            values,
-            ..Completion::default()
-        },
-        ..CompleteResult::default()
-    })
+    Ok(completion_of(candidates, &params.argument.value))
 }

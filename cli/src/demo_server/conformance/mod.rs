@@ -34,14 +34,12 @@ use mcp_proto::session::ProtocolVersion;
 use mcp_proto::types::{
     CallToolParams, CompleteParams, EmptyResult, GetPromptParams, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedParams, PromptsCapability, ReadResourceParams, ResourcesCapability,
-    ServerCapabilities, ToolsCapability,
+    PaginatedParams, ReadResourceParams,
 };
 use mcp_tokio::HandlerFuture;
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Map;
 use serde_json::value::RawValue;
 
 use super::state::lock;
@@ -57,24 +55,6 @@ pub const CONFORMANCE_ENV: &str = "MCP_DEMO_CONFORMANCE";
 /// The session's configuration for the conformance fixtures: every capability the scenarios
 /// use (tools, resources with subscriptions, prompts, completions, logging).
 pub(crate) fn server_config() -> ServerConfig {
-    let capabilities = ServerCapabilities {
-        logging: Some(Map::new()),
-        completions: Some(Map::new()),
-        prompts: Some(PromptsCapability {
-            list_changed: Some(false),
-            ..PromptsCapability::default()
-        }),
-        resources: Some(ResourcesCapability {
-            subscribe: Some(true),
-            list_changed: Some(false),
-            ..ResourcesCapability::default()
-        }),
-        tools: Some(ToolsCapability {
-            list_changed: Some(false),
-            ..ToolsCapability::default()
-        }),
-        ..ServerCapabilities::default()
-    };
     let info = Implementation {
         title: Some("MCP demo server (conformance fixtures)".into()),
         ..Implementation::new("mcp-demo-conformance", env!("CARGO_PKG_VERSION"))
@@ -82,7 +62,8 @@ pub(crate) fn server_config() -> ServerConfig {
     // The suite's server scenarios (0.1.16) speak the initialize era.
     ServerConfig::new(info)
         .with_versions(ProtocolVersion::INITIALIZE_ERA)
-        .with_capabilities(capabilities)
+        // The demo's own: every capability the scenarios use.
+        .with_capabilities(super::capabilities())
         .with_instructions(
             "The fixtures of the MCP conformance suite's server scenarios: test_* tools, \
              test:// resources and test_* prompts.",

@@ -13,6 +13,7 @@ use mcp_tokio::server::{RequestContext, ServerError};
 use serde_json::{Map, Value, json};
 
 use super::catalog::{RED_PIXEL_PNG_BASE64, SILENCE_WAV_BASE64, embedded_text};
+use crate::demo_server::tools::{error_result, object, string_arg, text_result, tool};
 
 /// The pause between the steps of the logging and progress tools (the scenarios ask for
 /// about 50 ms, so that the client sees separate notifications during the call).
@@ -20,22 +21,6 @@ pub(crate) const STEP: Duration = Duration::from_millis(50);
 
 /// The name of the tool whose input schema uses JSON Schema 2020-12 keywords.
 pub(crate) const JSON_SCHEMA_2020_12_TOOL: &str = "json_schema_2020_12_tool";
-
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
-
-fn tool(name: &str, description: &str, input_schema: Value) -> Tool {
-    Tool {
-        name: name.into(),
-        description: Some(description.into()),
-        input_schema: object(input_schema),
-        ..Tool::default()
-    }
-}
 
 fn no_arguments(name: &str, description: &str) -> Tool {
     tool(
@@ -130,31 +115,6 @@ pub(crate) fn definitions() -> Vec<Tool> {
             "Closes its SSE stream, then answers: the client resumes with Last-Event-ID (SEP-1699)",
         ),
     ]
-}
-
-fn text_result(text: impl Into<String>) -> CallToolResult {
-    CallToolResult {
-        content: vec![ContentBlock::text(text)],
-        ..CallToolResult::default()
-    }
-}
-
-/// A tool execution error: reported in the result (`isError`) so a model can read it.
-fn error_result(text: impl Into<String>) -> CallToolResult {
-    CallToolResult {
-        is_error: Some(true),
-        ..text_result(text)
-    }
-}
-
-fn string_arg(args: &Map<String, Value>, name: &str) -> Result<String, CallToolResult> {
-    match args.get(name) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(error_result(format!(
-            "argument `{name}` must be a string, got {other}"
-        ))),
-        None => Err(error_result(format!("missing required argument `{name}`"))),
-    }
 }
 
 /// Runs one tool call. `Err` is a protocol error (an unknown tool); a tool's own failure is

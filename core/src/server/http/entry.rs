@@ -291,22 +291,7 @@ impl Entry {
                 }
                 return;
             }
-            stream.framing = Framing::Sse;
-            if let Some(response) = stream.response {
-                out.push_back(sse_head(response));
-                if primes {
-                    let mut body = Vec::new();
-                    encode_priming(&mut body, &event_id(stream_no, 0), config.retry);
-                    out.push_back(Output::Body {
-                        response,
-                        bytes: body,
-                    });
-                }
-            }
-            // Answers that came before (a batch's first ones) go first, in order.
-            for held in std::mem::take(&mut stream.answers) {
-                push_event(stream, stream_no, config, out, held);
-            }
+            open_sse(stream, stream_no, config, out, primes);
         }
         if stream.framing == Framing::Json {
             stream.answers.push(bytes);
@@ -408,18 +393,7 @@ impl Entry {
             return true;
         };
         if stream.framing == Framing::Undecided {
-            stream.framing = Framing::Sse;
-            out.push_back(sse_head(response));
-            let mut body = Vec::new();
-            encode_priming(&mut body, &event_id(stream_no, 0), config.retry);
-            out.push_back(Output::Body {
-                response,
-                bytes: body,
-            });
-            // Answers held for a JSON body (a batch's first ones) go out as events first.
-            for held in std::mem::take(&mut stream.answers) {
-                push_event(stream, stream_no, config, out, held);
-            }
+            open_sse(stream, stream_no, config, out, true);
         }
         stream.response = None;
         out.push_back(Output::End { response });
@@ -550,6 +524,33 @@ fn sse_head(response: ResponseId) -> Output {
         response,
         status: 200,
         headers,
+    }
+}
+
+/// Decides an undecided POST stream for SSE: its head goes out (while the response is still
+/// open), with the priming event when `primes`, then the answers held for a JSON body (a
+/// batch's first ones) as events, in order, before anything sent after this call.
+fn open_sse(
+    stream: &mut Stream,
+    stream_no: u64,
+    config: &HttpServerConfig,
+    out: &mut VecDeque<Output>,
+    primes: bool,
+) {
+    stream.framing = Framing::Sse;
+    if let Some(response) = stream.response {
+        out.push_back(sse_head(response));
+        if primes {
+            let mut body = Vec::new();
+            encode_priming(&mut body, &event_id(stream_no, 0), config.retry);
+            out.push_back(Output::Body {
+                response,
+                bytes: body,
+            });
+        }
+    }
+    for held in std::mem::take(&mut stream.answers) {
+        push_event(stream, stream_no, config, out, held);
     }
 }
 

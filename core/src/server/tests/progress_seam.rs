@@ -5,6 +5,7 @@
 use serde_json::json;
 
 use super::harness::Client;
+use crate::progress_spellings::progress_spellings;
 use crate::server::{Diagnostic, Event};
 use crate::session::{RequestHandle, RequestOptions};
 use crate::time::Duration;
@@ -112,47 +113,7 @@ fn progress_run(fast: bool, inputs: &dyn Fn(u64) -> Vec<String>) -> String {
 
 #[test]
 fn progress_routes_as_the_general_parse_does_whatever_its_spelling() {
-    let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
-    let (ts, ts_end) = (
-        r#"{"method":"notifications/progress","params":"#,
-        r#","jsonrpc":"2.0"}"#,
-    );
-    let inputs = |token: u64| {
-        vec![
-            format!(
-                r#"{canonical}{{"progressToken":{token},"progress":1,"total":2,"message":"m"}}}}"#
-            ),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":"x"}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1,"progress":2}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"id":5}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"x":1}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}} "#),
-            format!(r#"{canonical}{{"progressToken":"nope","progress":1}}}}"#),
-            format!(r#"{canonical}5}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":3}}  }}"#),
-            format!(
-                r#"{canonical}{{"progressToken":{token},"progress":2.5,"message":"\u00e9"}}}}"#
-            ),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":18446744073709551615}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":-1}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1,"total":null}}}}"#),
-            // The TypeScript SDK's order.
-            format!(r#"{ts}{{"progressToken":{token},"progress":4,"total":5}}{ts_end}"#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":"x"}}{ts_end}"#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":5}},"id":5{ts_end}"#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":5}},"jsonrpc":"1.0"}}"#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":6}} {ts_end}"#),
-            format!(r#"{ts}{ts_end}"#),
-            // A batch of two, and a request named like the notification.
-            format!(
-                r#"[{canonical}{{"progressToken":{token},"progress":7}}}},{canonical}{{"progressToken":{token},"progress":8}}}}]"#
-            ),
-            format!(
-                r#"{{"jsonrpc":"2.0","id":7,"method":"notifications/progress","params":{{"progressToken":{token},"progress":9}}}}"#
-            ),
-        ]
-    };
+    let inputs = |token: u64| progress_spellings(&token);
     let (fast, general) = (progress_run(true, &inputs), progress_run(false, &inputs));
     assert_eq!(fast, general);
     assert!(fast.matches("Progress {").count() >= 5, "{fast}");

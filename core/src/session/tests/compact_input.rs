@@ -6,6 +6,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::progress_spellings::progress_spellings;
 
 const S: Duration = Duration::from_secs(1);
 
@@ -50,36 +51,7 @@ fn progress_run(
 
 #[test]
 fn canonical_progress_routes_as_the_general_parse_does() {
-    let canonical = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":"#;
-    let (ts, ts_end) = (
-        r#"{"method":"notifications/progress","params":"#,
-        r#","jsonrpc":"2.0"}"#,
-    );
-    let inputs = |token: &serde_json::Value| {
-        vec![
-            format!(
-                r#"{canonical}{{"progressToken":{token},"progress":1,"total":2,"message":"m"}}}}"#
-            ),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":"x"}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1,"progress":2}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"id":5}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}},"x":1}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}} "#),
-            format!(r#"{canonical}{{"progressToken":"nope","progress":1}}}}"#),
-            format!(r#"{canonical}5}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":1}}}}}}"#),
-            format!(r#"{canonical}{{"progressToken":{token},"progress":3}}  }}"#),
-            // The TypeScript SDK's order.
-            format!(r#"{ts}{{"progressToken":{token},"progress":4,"total":5}}{ts_end}"#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":"x"}}{ts_end}"#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":5}},"id":5{ts_end}"#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":5}},"jsonrpc":"1.0"}}"#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":5}}{ts_end} "#),
-            format!(r#"{ts}{{"progressToken":{token},"progress":6}} {ts_end}"#),
-            format!(r#"{ts}{{"progressToken":"nope","progress":1}}{ts_end}"#),
-            format!(r#"{ts}{ts_end}"#),
-        ]
-    };
+    let inputs = |token: &serde_json::Value| progress_spellings(token);
     let (fast, general) = (progress_run(true, inputs), progress_run(false, inputs));
     assert_eq!(fast, general);
     assert!(fast.0.matches("Progress").count() >= 4, "{}", fast.0);

@@ -41,10 +41,10 @@ pub async fn run(
     servers: Vec<UpstreamConfig>,
     entries: &[(String, Option<(&'static str, String)>)],
 ) -> Result<Exit, CliError> {
-    let bearer = crate::app::bridge::listen::bearer_token(args)?;
+    let bearer = args.http.bearer_token().map_err(|e| CliError::Usage(e.0))?;
     // The URL is printed once bound, before the servers start (their stderr passes through).
     let listener = crate::app::bridge::listen::bind(addr).await?;
-    let session_calls = std::sync::Arc::new(SessionCalls::new(args.stateless));
+    let session_calls = std::sync::Arc::new(SessionCalls::new(args.http.stateless));
     let speaker = Speaker::Sessions(session_calls.clone());
     let started = match start_servers(cli, ui, speaker, servers).await {
         Ok(started) => started,
@@ -57,7 +57,7 @@ pub async fn run(
     let warnings = unmatched_warnings(&started.manager, &started.summary, &filter);
     let manager = started.manager;
     // Every POST is a session of its own with --stateless: nothing to bind tasks to.
-    let task_owners = (!args.stateless).then(Default::default);
+    let task_owners = (!args.http.stateless).then(Default::default);
     let (shared, mut calls_ended) = shared(
         cli,
         &manager,
@@ -67,16 +67,16 @@ pub async fn run(
         task_owners,
     );
     let mut http = HttpServerConfig::new(started.host_config)
-        .with_origin_check(OriginCheck::LoopbackOr(args.allow_origins.clone()));
+        .with_origin_check(OriginCheck::LoopbackOr(args.http.allow_origins.clone()));
     if let Some(token) = bearer {
         http = http.with_bearer_token(token);
     }
-    if !addr.ip().is_loopback() && args.bearer_token_env.is_none() {
+    if !addr.ip().is_loopback() && args.http.bearer_token_env.is_none() {
         ui.note(&format!(
             "warning: {addr} is reachable from other machines and no --bearer-token-env is set: anyone who can reach it can use the servers"
         ));
     }
-    let stateless = args.stateless;
+    let stateless = args.http.stateless;
     if stateless {
         http = http.with_mode(HttpMode::Stateless);
     }

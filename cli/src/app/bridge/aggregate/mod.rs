@@ -108,7 +108,7 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
         // start (the host's `initialize` refused, exit 3), with each entry's problem named.
         report_entries(ui, &entries);
         let error = CliError::NoServerUp(entry_failures(&entries));
-        if args.listen.is_none() {
+        if args.http.listen.is_none() {
             let mut stdin = mcp_tokio::stdio::stdin();
             let mut stdout = mcp_tokio::stdio::stdout();
             if let Some(init) = await_initialize(&mut stdin, &mut stdout).await? {
@@ -117,7 +117,7 @@ pub async fn run(cli: &Cli, ui: &Ui, args: &BridgeArgs) -> Result<Exit, CliError
         }
         return Err(error);
     }
-    match args.listen {
+    match args.http.listen {
         Some(addr) => listen::run(cli, ui, args, addr, filter, servers, &entries).await,
         None => {
             report_entries(ui, &entries);

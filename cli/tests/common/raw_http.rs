@@ -1,18 +1,21 @@
-//! Raw HTTP/1.1 to the bridge, as a host that is not our own client speaks it: one
-//! exchange per connection, the answer's JSON-RPC messages read from a JSON or SSE body.
+//! Raw HTTP/1.1 to an MCP server of the built binary (`mcp bridge --listen`, `mcp
+//! demo-server --listen`), as a host that is not our own client speaks it: one exchange per
+//! connection, the answer's JSON-RPC messages read from a JSON or SSE body.
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 
 use serde_json::{Value, json};
 
-use crate::harness::GUARD;
+use super::bridge_host::GUARD;
 
-/// One HTTP/1.1 exchange's answer: status, header fields (lower-case names), the JSON-RPC
-/// messages of the body (a JSON body, or the `data:` of SSE events).
+/// One HTTP/1.1 exchange's answer: status, header fields (lower-case names), the body (after
+/// any chunked transfer coding) and its JSON-RPC messages (a JSON body, or the `data:` of SSE
+/// events).
 pub struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
+    pub body: String,
     pub messages: Vec<Value>,
 }
 
@@ -23,6 +26,12 @@ impl Reply {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
+
+    /// The body as one JSON value (an error body, a JSON reply).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(self.body.trim())
+            .unwrap_or_else(|e| panic!("a JSON body ({e}): {:?}", self.body))
+    }
 }
 
 /// The host and port of `url` (`http://127.0.0.1:PORT/mcp`).
@@ -31,27 +40,44 @@ pub fn authority(url: &str) -> &str {
     rest.split('/').next().expect("a host")
 }
 
-/// Sends one request (`Connection: close`) and reads the whole answer.
+/// Sends one request to `/mcp` (`Connection: close`) and reads the whole answer.
 pub fn exchange(url: &str, method: &str, headers: &[(&str, &str)], body: Option<&Value>) -> Reply {
     let mut stream = start_exchange(url, method, headers, body);
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("read the answer");
-    parse_reply(&raw)
+    read_reply(&mut stream)
 }
 
-/// Sends one request and returns the open connection, the answer unread.
+/// POSTs `body`, sent as it is (JSON or not), to `path` of the server at `url`
+/// (`Connection: close`) and reads the whole answer.
+pub fn post_text(url: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut stream = send_request(url, "POST", path, headers, body);
+    read_reply(&mut stream)
+}
+
+/// Sends one request to `/mcp` and returns the open connection, the answer unread.
 pub fn start_exchange(
     url: &str,
     method: &str,
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> TcpStream {
-    let host = authority(url);
-    let mut stream = TcpStream::connect(host).expect("connect to the bridge");
-    stream.set_read_timeout(Some(GUARD)).expect("read timeout");
     let body = body.map(Value::to_string).unwrap_or_default();
+    send_request(url, method, "/mcp", headers, &body)
+}
+
+/// Connects to the server of `url` and sends `method path` with `body` (a JSON content type
+/// when there is one) and `headers`; the answer is left unread.
+fn send_request(
+    url: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> TcpStream {
+    let host = authority(url);
+    let mut stream = TcpStream::connect(host).expect("connect to the server");
+    stream.set_read_timeout(Some(GUARD)).expect("read timeout");
     let mut head = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
         body.len()
     );
@@ -68,6 +94,14 @@ pub fn start_exchange(
     stream
 }
 
+/// Reads the answer on `stream` to its end (the server closes the connection).
+fn read_reply(stream: &mut TcpStream) -> Reply {
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the answer");
+    parse_reply(&raw)
+}
+
+/// The status, header fields, body and JSON-RPC messages of a whole HTTP/1.1 answer.
 pub fn parse_reply(raw: &[u8]) -> Reply {
     let text = String::from_utf8_lossy(raw);
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
@@ -100,6 +134,7 @@ pub fn parse_reply(raw: &[u8]) -> Reply {
     Reply {
         status,
         headers,
+        body,
         messages,
     }
 }
