@@ -391,6 +391,20 @@ pub fn lint_tool(tool: &Tool) -> Vec<Finding> {
     l.findings
 }
 
+/// Where `tool`'s input schema is not valid JSON Schema at all: the errors of rule
+/// [`Rule::InvalidSchema`] alone (an unknown `type` name, a keyword of the wrong kind), for
+/// commands that use the schema (`mcp tools`, `mcp call`) and warn about it.
+pub fn invalid_schema(tool: &Tool) -> Vec<Finding> {
+    let mut l = Linter {
+        tool: &tool.name,
+        findings: Vec::new(),
+    };
+    l.meta(&tool.input_schema);
+    l.findings
+        .retain(|f| f.rule == Rule::InvalidSchema && f.severity == Severity::Error);
+    l.findings
+}
+
 /// The findings as a table (`SEVERITY TOOL PATH ISSUE / FIX`), plus a summary line.
 pub fn render_findings(findings: &[Finding], width: usize) -> String {
     let errors = findings

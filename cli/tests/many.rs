@@ -351,3 +351,70 @@ fn a_server_with_one_tool_is_ready_with_1_tool() {
     assert!(out.contains("  one: ready (1 tool)\n"), "{out}");
     assert!(out.contains("  demo: ready (7 tools)\n"), "{out}");
 }
+
+/// Whether any process of group `pgid` is alive (`kill -0 -- -PGID`).
+fn group_alive(pgid: &str) -> bool {
+    Command::new("kill")
+        .args(["-0", "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status()
+        .expect("run kill")
+        .success()
+}
+
+/// Servers that never answer, one of them ignoring SIGTERM: `tools --all` gives up on them
+/// at `--connect-timeout` and ends soon after it (its servers are stopped at once, with short
+/// graces, their process groups killed), not after the driver's full shutdown schedule of
+/// each (seconds more); no process of theirs is left behind.
+#[test]
+fn servers_that_never_answer_hold_the_exit_only_briefly_past_the_timeout() {
+    let d = dir("silent");
+    let server = |name: &str, trap: &str| {
+        let pid = d.join(format!("{name}.pid"));
+        let script = format!("echo $$ > '{}'; {trap} sleep 1000", pid.display());
+        serde_json::json!({ "command": "sh", "args": ["-c", script] })
+    };
+    let config = serde_json::json!({ "mcpServers": {
+        "quiet": server("quiet", ""),
+        "stubborn": server("stubborn", "trap '' TERM;"),
+    }});
+    let path = d.join("servers.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let timeout = std::time::Duration::from_secs(1);
+    let started = std::time::Instant::now();
+    let o = mcp(
+        &d,
+        &[
+            "--config",
+            path.to_str().unwrap(),
+            "--connect-timeout",
+            "1",
+            "tools",
+            "--all",
+        ],
+    );
+    let took = started.elapsed();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("server \"stubborn\" timed out"), "{err}");
+    // Generous: the shutdown's own bound is 1.5 s; the driver's default schedule alone
+    // would add 4 s for the server that ignores SIGTERM.
+    let bound = timeout + std::time::Duration::from_millis(2500);
+    assert!(
+        took < bound,
+        "ended {took:?} after the start, past {bound:?}: {err}"
+    );
+    for name in ["quiet", "stubborn"] {
+        let pgid = std::fs::read_to_string(d.join(format!("{name}.pid"))).expect("its pid");
+        let pgid = pgid.trim();
+        let waiting = std::time::Instant::now();
+        // An anti-hang guard: the group was killed; its last process may still be reaped.
+        while group_alive(pgid) {
+            assert!(
+                waiting.elapsed() < std::time::Duration::from_secs(10),
+                "server {name}'s process group {pgid} outlived the command"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}

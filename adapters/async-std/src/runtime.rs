@@ -124,7 +124,11 @@ impl Runtime for AsyncStdRuntime {
         let stdin = child.stdin.take().ok_or_else(|| missing("stdin"))?;
         let stdout = child.stdout.take().ok_or_else(|| missing("stdout"))?;
         let stderr = child.stderr.take().ok_or_else(|| missing("stderr"))?;
+        #[cfg(unix)]
+        let stdin_dup = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned().ok();
         Ok(ChildParts {
+            #[cfg(unix)]
+            stdin_dup,
             stdin: Box::pin(stdin),
             stdout: Box::pin(stdout),
             stderr: Box::pin(stderr),

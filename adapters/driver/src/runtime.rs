@@ -133,6 +133,13 @@ pub struct ChildParts {
     pub stderr: Pin<Box<dyn futures_io::AsyncRead + Send>>,
     /// The wait handle: exit status and pid.
     pub process: Box<dyn ChildProcess>,
+    /// A duplicate of `stdin`'s write end (`try_clone_to_owned` of the pipe), through which
+    /// the driver asks how much of what it wrote the child has not read (`FIONREAD`): a
+    /// server that exits having read nothing crashed, whatever it was sent, and is not started
+    /// again for the era probe. The driver closes it together with `stdin`. `None` when the
+    /// runtime cannot provide one: a child is then taken to have read its input.
+    #[cfg(unix)]
+    pub stdin_dup: Option<std::os::fd::OwnedFd>,
 }
 
 impl fmt::Debug for ChildParts {

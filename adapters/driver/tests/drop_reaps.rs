@@ -108,6 +108,8 @@ impl Runtime for ThreadRuntime {
         let stdout = child.stdout.take().expect("piped by to_command");
         let stderr = child.stderr.take().expect("piped by to_command");
         Ok(ChildParts {
+            // No duplicate: the child is taken to have read its input.
+            stdin_dup: None,
             stdin: Box::pin(Blocking(stdin)),
             stdout: Box::pin(Blocking(stdout)),
             stderr: Box::pin(Blocking(stderr)),

@@ -167,6 +167,7 @@ stdio_tests!(
     stdio_close_within_bound,
     stdio_drop_without_close,
     stdio_exit_on_the_era_probe_respawns,
+    stdio_crash_at_start_is_not_respawned,
 );
 
 /// `mcp_tokio::Client::stdio` finds the runtime by itself.

@@ -282,6 +282,9 @@ pub fn tools_text(tools: &[Tool], width: usize) -> String {
 
 async fn tools(ui: &Ui, out: &Out, client: &Client) -> Result<Exit, CliError> {
     let tools = client.list_tools().await.map_err(call_error)?;
+    for warning in super::schema_warnings::for_tools(&tools) {
+        ui.note(&warning);
+    }
     if ui.json {
         return out.json(&json!({ "tools": to_json(&tools) }));
     }
@@ -449,6 +452,13 @@ pub(crate) async fn call(
         check_output,
     } = request;
     let tools = tools.map(Vec::as_slice);
+    // The arguments are typed from the schema: where it is not valid JSON Schema they are
+    // typed by their value instead, never silently.
+    if let Some(listed) = tools.and_then(|t| t.iter().find(|t| t.name == tool)) {
+        for warning in super::schema_warnings::for_tool(listed) {
+            ui.note(&warning);
+        }
+    }
     let arguments = diagnose::tool_arguments(tool, args, tools)?;
     let progress_ui = ui.clone();
     let status_ui = ui.clone();

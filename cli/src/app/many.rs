@@ -15,6 +15,11 @@
 //! is `failed` with the field and the problem and is not started; the other entries are.
 //! A file with one server needs no `--server` (see [`uses_manager`]).
 //!
+//! When the command is done, every server is shut down at once, with short graces
+//! ([`STDIN_GRACE`], [`TERM_GRACE`]: a server that has not exited by then has its process
+//! group killed) and within [`SHUTDOWN_BOUND`] in all, so the command ends soon after
+//! `--connect-timeout` even when a server never answered (and ignores SIGTERM).
+//!
 //! Exit status of `tools --all` (see [`crate::exit`]): 0 when at least one server is ready
 //! or served from the cache, a failing server being reported in the status lines (and in
 //! `servers` of `--json`); 3 when no server came up at all.
@@ -42,6 +47,19 @@ use crate::suggest::did_you_mean;
 
 /// How long `tools --all` waits for slow servers without `--connect-timeout`.
 pub const DEFAULT_STARTUP_DEADLINE: Duration = Duration::from_secs(10);
+
+/// How long a stdio server gets to exit once its input is closed, before SIGTERM: a server
+/// exits on the end of its input at once, and one that never answered has nothing to finish.
+/// (A long-running host such as `mcp bridge` keeps the driver's longer default graces.)
+pub const STDIN_GRACE: Duration = Duration::from_millis(300);
+
+/// How long a stdio server gets to exit after SIGTERM before its process group is killed.
+pub const TERM_GRACE: Duration = Duration::from_millis(200);
+
+/// The most that shutting every server down may take (an HTTP server whose `DELETE` hangs):
+/// past it the command ends anyway, and its end kills what is left of the servers' process
+/// groups (the driver's drop of each child, the group watchdog).
+pub const SHUTDOWN_BOUND: Duration = Duration::from_millis(1500);
 
 /// Where the manager keeps its tool cache: `$XDG_CACHE_HOME/mcp-rs`, else
 /// `$HOME/.cache/mcp-rs`; `None` (no cache) when neither is set to an absolute path.
@@ -200,6 +218,11 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
             if let Some(t) = c.connect_timeout {
                 b = b.handshake_timeout(Some(t));
             }
+            // One command: its end follows the deadline, not the servers' leisure to exit.
+            #[cfg(unix)]
+            {
+                b = b.shutdown_graces(STDIN_GRACE, TERM_GRACE);
+            }
             if let TransportConfig::Http(h) = &config.transport
                 && let Some(auth) = super::auth::stored_provider_at(token_store.clone(), &h.headers)
             {
@@ -253,7 +276,12 @@ pub async fn run(cli: &Cli, ui: &Ui, out: &Out) -> Result<Exit, CliError> {
         },
         _ => list(ui, out, &manager, &summary, &entries, &servers, deadline),
     };
-    manager.shutdown().await;
+    if tokio::time::timeout(SHUTDOWN_BOUND, manager.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::debug!("the servers did not all stop in time; ending anyway");
+    }
     result
 }
 

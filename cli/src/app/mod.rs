@@ -29,6 +29,7 @@ pub mod output;
 pub mod prompt;
 pub mod roots;
 pub mod sampling;
+pub mod schema_warnings;
 pub mod shell;
 pub mod signals;
 pub mod tasks;

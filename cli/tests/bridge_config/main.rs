@@ -7,7 +7,8 @@
 //!
 //! [`host`] is the harness (a host on the bridge's stdio, the config file) and [`listening`]
 //! that of `--listen`; [`stdio`] the tests of stdio serving, [`listen`] of `--listen`,
-//! [`tasks`] of tasks, [`host_tasks`] of the host's own tasks made of the servers' requests. The task tests
+//! [`tasks`] of tasks, [`host_tasks`] of the host's own tasks made of the servers' requests,
+//! [`listen_tasks`] of the servers' task-augmented requests with `--listen`. The task tests
 //! (and one of `--listen`) run npm server-everything, whose command comes from
 //! `.peers/env.sh` (`MCP_PEER_EVERYTHING`; `MCP_SKIP_INTEROP=1` skips them).
 
@@ -16,6 +17,7 @@ mod common;
 mod host;
 mod host_tasks;
 mod listen;
+mod listen_tasks;
 mod listening;
 mod startup;
 mod stdio;

@@ -41,7 +41,7 @@ pub type Event = connection::Event<StdioEvent>;
 /// - **(A) getters**: [`session`](Self::session), [`is_finished`](Self::is_finished),
 ///   [`buffered_len`](Self::buffered_len), [`awaiting_respawn`](Self::awaiting_respawn).
 /// - **(B) inputs**: [`handle_bytes`](Self::handle_bytes), [`handle_eof`](Self::handle_eof),
-///   [`handle_respawned`](Self::handle_respawned), [`handle_timeout`](Self::handle_timeout),
+///   [`handle_eof_unread`](Self::handle_eof_unread), [`handle_respawned`](Self::handle_respawned), [`handle_timeout`](Self::handle_timeout),
 ///   [`handle_transport_lost`](Self::handle_transport_lost).
 /// - **(C) commands**: requests, notifications, cancellations and responses on
 ///   [`session_mut`](Self::session_mut); [`close`](Self::close).
@@ -140,13 +140,30 @@ impl StdioConnection {
     /// Exception: when the output ends while an Auto probe waits for its `server/discover`
     /// answer, or right after the probe fell back and before `initialize` was answered (the
     /// first time only), the session is kept and [`StdioEvent::Respawn`] is queued instead.
+    /// An adapter that knows the process read none of its input calls
+    /// [`handle_eof_unread`](Self::handle_eof_unread) instead: no respawn then.
     pub fn handle_eof(&mut self, now: Instant, detail: Option<String>) {
+        self.handle_end(now, detail, true);
+    }
+
+    /// The peer's output ended and the adapter knows that the process read none of its
+    /// input (nothing was written to it before it exited, or all of it is still unread in
+    /// the pipe): it crashed at start-up, whatever it was sent, so it did not exit on the
+    /// Auto probe. As [`handle_eof`](Self::handle_eof), except that no respawn is ever asked
+    /// for: the session closes with the exit's `detail`. An adapter that cannot tell calls
+    /// `handle_eof`.
+    pub fn handle_eof_unread(&mut self, now: Instant, detail: Option<String>) {
+        self.handle_end(now, detail, false);
+    }
+
+    /// The end of the peer's output; `may_respawn`: the process may have exited on the probe.
+    fn handle_end(&mut self, now: Instant, detail: Option<String>, may_respawn: bool) {
         let session = &mut self.session;
         self.decoder.finish(|line| deliver(session, now, line));
         if self.awaiting_respawn {
             return;
         }
-        if !self.respawned && self.session.restart_after_respawn(now) {
+        if may_respawn && !self.respawned && self.session.restart_after_respawn(now) {
             self.respawned = true;
             self.awaiting_respawn = true;
             self.decoder = LineDecoder::with_max_line_len(self.max_line_len);
@@ -360,6 +377,33 @@ mod tests {
             }]
         ));
         assert_eq!(actions, []);
+    }
+
+    #[test]
+    fn a_server_that_read_nothing_crashed_and_is_not_respawned() {
+        let (mut c, now) = auto_conn(5);
+        drain(&mut c);
+        let h = c
+            .session_mut()
+            .send_request(now, "tools/list", None, RequestOptions::new())
+            .unwrap();
+        c.handle_eof_unread(now, Some("exited with status 1: boom".into()));
+        assert!(!c.awaiting_respawn());
+        let (_, events, actions) = drain_all(&mut c);
+        assert_eq!(actions, []);
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Completed { handle, .. } if *handle == h)),
+            "{events:?}"
+        );
+        match events.last() {
+            Some(Event::Closed { reason }) => {
+                assert!(format!("{reason:?}").contains("boom"), "{reason:?}");
+            }
+            other => panic!("expected Closed, got {other:?}"),
+        }
+        assert!(c.is_finished());
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub(crate) struct StdioIo<R: Runtime> {
     pub(crate) child: StdioChild<R>,
     pub(crate) reader: Option<BoxRead>,
     pub(crate) writer: Option<BoxWrite>,
+    /// How much of what was written to `writer` the child has not read.
+    pub(crate) unread: crate::process::UnreadInput,
     pub(crate) status: Option<ExitStatus>,
     /// Set once the shutdown began (the session is closed and the output flushed).
     pub(crate) schedule: Option<ShutdownSchedule>,

@@ -57,6 +57,9 @@ pub(crate) struct LinesIo<R: Runtime> {
     read_full: bool,
     out: Vec<u8>,
     out_pos: usize,
+    /// Bytes written to the stream (to the current process of a child: a respawn restarts
+    /// the count), to tell whether a child that exited read any of them.
+    written: u64,
     needs_flush: bool,
     /// The stream (or the child) ended; the core is told at `deadline`.
     ending: Option<Ending>,
@@ -76,6 +79,7 @@ impl<R: Runtime> LinesIo<R> {
             read_full: false,
             out: Vec::new(),
             out_pos: 0,
+            written: 0,
             needs_flush: false,
             ending: None,
             stdout_eof: false,
@@ -218,6 +222,7 @@ impl<R: Runtime> LinesIo<R> {
         }
         let mut detail = ending.detail.clone();
         let mut exit = None;
+        let read_nothing = self.read_nothing();
         #[cfg(unix)]
         if let ByteStream::Stdio(s) = &self.stream {
             let status = match s.status {
@@ -237,9 +242,26 @@ impl<R: Runtime> LinesIo<R> {
         self.ending = None;
         let mut state = link.shared.lock();
         state.exit = exit;
-        state.core.handle_eof(now, Some(detail.clone()));
+        if read_nothing {
+            state.core.handle_eof_unread(now, Some(detail.clone()));
+        } else {
+            state.core.handle_eof(now, Some(detail.clone()));
+        }
         self.ended = Some(detail);
         true
+    }
+
+    /// Whether the child that ended read none of its input: nothing was written to it (it
+    /// exited first, or every write failed), or all that was written is still in the pipe.
+    /// Never for a caller's stream, nor when the pipe cannot tell (its stdin closed after a
+    /// failed write, a runtime without the duplicate, a system without `FIONREAD` on a
+    /// write end): the child is then taken to have read its input.
+    fn read_nothing(&self) -> bool {
+        match &self.stream {
+            #[cfg(unix)]
+            ByteStream::Stdio(s) => self.written == 0 || s.unread.bytes() == Some(self.written),
+            _ => false,
+        }
     }
 
     /// Executes [`StdioEvent::Respawn`]: the server exited on the era probe, so the old
@@ -267,6 +289,7 @@ impl<R: Runtime> LinesIo<R> {
                         s.child = child;
                         s.reader = Some(pipes.stdout);
                         s.writer = Some(pipes.stdin);
+                        s.unread = pipes.unread;
                         s.status = None;
                         Ok(())
                     }
@@ -284,6 +307,7 @@ impl<R: Runtime> LinesIo<R> {
                 // Whatever was half-written or not yet fed belonged to the old process.
                 self.out.clear();
                 self.out_pos = 0;
+                self.written = 0;
                 self.read_pos = 0;
                 self.read_len = 0;
                 self.read_full = false;
@@ -334,6 +358,7 @@ impl<R: Runtime> LinesIo<R> {
                 }
                 Poll::Ready(Ok(n)) => {
                     self.out_pos += n;
+                    self.written += n as u64;
                     self.needs_flush = true;
                     any = true;
                 }

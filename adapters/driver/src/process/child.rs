@@ -23,6 +23,9 @@ pub struct StdioPipes {
     pub stdin: Pin<Box<dyn futures_io::AsyncWrite + Send>>,
     /// The server's standard output.
     pub stdout: Pin<Box<dyn futures_io::AsyncRead + Send>>,
+    /// How much of what was written to `stdin` the server has not read (while `stdin` is
+    /// open).
+    pub unread: super::UnreadInput,
 }
 
 impl fmt::Debug for StdioPipes {
@@ -113,9 +116,11 @@ impl<R: Runtime> StdioChild<R> {
             stderr,
             _watchdog: watchdog,
         };
+        let (stdin, unread) = super::StdinPipe::new(parts.stdin, parts.stdin_dup);
         let pipes = StdioPipes {
-            stdin: parts.stdin,
+            stdin: Box::pin(stdin),
             stdout: parts.stdout,
+            unread,
         };
         Ok((child, pipes))
     }

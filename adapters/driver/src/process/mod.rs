@@ -61,6 +61,7 @@ mod exit;
 mod signal;
 mod spawner;
 mod stderr;
+mod unread;
 mod watchdog;
 
 use std::ffi::OsString;
@@ -72,6 +73,8 @@ pub use child::{StdioChild, StdioPipes};
 pub use exit::{describe_exit, signal_name};
 pub use signal::{ProcessGroupGuard, Signal, SignalOutcome, signal_group};
 pub use stderr::{SERVER_STDERR_TARGET, StderrTail, StderrTailConfig, drain_stderr};
+pub(crate) use unread::StdinPipe;
+pub use unread::UnreadInput;
 
 /// What to run for a stdio server: program, arguments, environment and working directory.
 ///

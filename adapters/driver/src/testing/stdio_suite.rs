@@ -183,6 +183,42 @@ pub async fn stdio_spawn_error<R: Runtime>(rt: R) {
     }
 }
 
+/// stdio, Auto era policy: a server that crashes at start-up (it exits with an error having
+/// read nothing, not even the `server/discover` probe) is started once, not again for the
+/// probe: the connection fails with its exit status and last stderr line. (`_script` keeps
+/// the signature of the suite's other stdio tests.)
+pub async fn stdio_crash_at_start_is_not_respawned<R: Runtime>(rt: R, _script: &Path) {
+    let dir = std::env::temp_dir().join(format!(
+        "mcp-crash-at-start-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let starts = dir.join("starts");
+    let script = format!(
+        "echo $$ >> '{}'; echo 'boom: no config' >&2; exit 2",
+        starts.display()
+    );
+    let result = ClientBuilder::new()
+        .runtime(rt)
+        .name("crasher")
+        .era_policy(EraPolicy::Auto {
+            probe_timeout: Duration::from_secs(20),
+        })
+        .stdio(crate::process::StdioCommand::new("sh").args(["-c", script.as_str()]))
+        .await;
+    let error = match result {
+        Ok(_) => panic!("a server that crashed at start-up connected"),
+        Err(e) => e.to_string(),
+    };
+    assert!(error.contains("boom: no config"), "{error}");
+    let started = std::fs::read_to_string(&starts).expect("starts file");
+    assert_eq!(started.lines().count(), 1, "started once: {started}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// stdio, Auto era policy: a server of the initialize era that exits on the `server/discover`
 /// probe is started again, once, and the session goes straight to `initialize` on it; the
 /// first process is reaped, and a call made meanwhile is answered by the second.

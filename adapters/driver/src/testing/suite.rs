@@ -27,8 +27,9 @@ pub use super::pending_suite::{
     calls_past_the_cap_wait_their_turn,
 };
 pub use super::stdio_suite::{
-    pid_dead, stdio_close_within_bound, stdio_crash_mid_request, stdio_drop_without_close,
-    stdio_exit_on_the_era_probe_respawns, stdio_paging_call_banner, stdio_spawn_error,
+    pid_dead, stdio_close_within_bound, stdio_crash_at_start_is_not_respawned,
+    stdio_crash_mid_request, stdio_drop_without_close, stdio_exit_on_the_era_probe_respawns,
+    stdio_paging_call_banner, stdio_spawn_error,
 };
 pub use super::task_list_suite::{
     cancel_handle_ends_the_wait_at_once, status_notification_is_used_when_it_comes,

@@ -108,6 +108,7 @@ impl<R: Runtime> ClientBuilder<R> {
             child,
             reader: Some(pipes.stdout),
             writer: Some(pipes.stdin),
+            unread: pipes.unread,
             status: None,
             schedule: None,
             spec,

@@ -5,7 +5,8 @@
 //! every HTTP session shares them: a server's sampling or elicitation request goes to the one
 //! session with requests in flight to that server, and is refused with the reason when there
 //! is no such one session (always with `--stateless`, which has no sessions); roots are not
-//! offered ([`super::server_requests`]). Everything else is
+//! offered ([`super::server_requests`]). A server's task-augmented request is a task of the
+//! bridge's, answered through that session ([`super::session_tasks`]). Everything else is
 //! as over stdio: each session gets its own [`Router`] (its own subscriptions) and, in
 //! stateful mode, its own [`Watcher`] (its `list_changed`, log messages and other
 //! notifications); the manager's status changes are reported on stderr once, for all.

@@ -27,7 +27,8 @@
 //! `initialize`; [`tasks`] routes the servers' tasks under host-visible ids;
 //! [`host_tasks`] keeps each server to the host's tasks made for it; with
 //! `--listen`, [`server_requests`] passes each server's sampling and elicitation to the one
-//! HTTP session it can be attributed to. A lost server is reconnected by the manager's policy (capped exponential
+//! HTTP session it can be attributed to ([`session_tasks`]: as tasks of the bridge's when a
+//! server asks for a task). A lost server is reconnected by the manager's policy (capped exponential
 //! backoff; its subscriptions and log level are set up again).
 //!
 //! When the host closes stdin, its requests still running get [`EOF_GRACE`] to answer, then
@@ -40,6 +41,7 @@ pub mod host_tasks;
 pub mod listen;
 pub mod router;
 pub mod server_requests;
+pub mod session_tasks;
 pub mod subscriptions;
 pub mod task_owners;
 pub mod tasks;

@@ -3,7 +3,8 @@
 //!
 //! The servers start before any host exists and every HTTP session shares them, so a
 //! server's request names no host. They are started declaring `sampling` and `elicitation`
-//! (form and URL mode) as the bridge's own client ([`client_builder`]), and a request of a
+//! (form and URL mode), each also as a task ([`super::session_tasks`]), as the bridge's own
+//! client ([`client_builder`]), and a request of a
 //! server is attributed by the requests in flight: made while exactly one host session has
 //! requests in flight to that server, it goes to that session, on behalf of the latest of
 //! them (over Streamable HTTP the host reads it on that request's own stream). The client
@@ -34,12 +35,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::session::{EraPolicy, RequestError, RequestOptions};
+use mcp_proto::session::EraPolicy;
 use mcp_proto::types::{
     ClientCapabilities, ElicitationCapability, Implementation, SamplingCapability,
+    TaskRequestsCapability, TasksCapability,
 };
 use mcp_tokio::ClientBuilder;
-use mcp_tokio::server::{RequestContext, ServerError};
+use mcp_tokio::server::RequestContext;
 use serde_json::{Map, Value};
 
 /// The host requests in flight to each server, by server name.
@@ -250,44 +252,48 @@ impl SessionCalls {
     /// Passes `server`'s `method` to the host session it is attributed to and gives the
     /// host's answer; the error for the server when it cannot be attributed or the host did
     /// not answer. No deadline of its own: the server times its request out (and cancels it,
-    /// which drops this future and cancels the request at the host).
+    /// which drops this future and cancels the request at the host). A task-augmented
+    /// request is already the bridge's task: its answer is asked for as
+    /// [`super::session_tasks`] says.
     pub async fn ask(
         &self,
         server: &str,
         method: &'static str,
         mut params: Value,
     ) -> Result<Value, ErrorObject> {
-        let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
         let context = self.attribute(server, method, &params)?;
         super::tasks::related_to_host(server, &mut params);
-        let params = match params {
-            Value::Null => None,
-            p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
-        };
-        let options = RequestOptions::new().no_timeout();
-        match context
-            .request_raw(method, params.as_deref(), options)
-            .await
-        {
-            Ok(raw) => raw
-                .decode::<Value>()
-                .map_err(|e| internal(format!("the host's answer: {e}"))),
-            Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
-            Err(e) => Err(internal(format!(
-                "mcp bridge: the host did not answer: {e}"
-            ))),
+        if params.get("task").is_some_and(Value::is_object) {
+            return super::session_tasks::ask_for_task(&context, method, params).await;
         }
+        super::session_tasks::request(&context, method, params).await
     }
 }
 
 /// The capabilities the servers are told of with `--listen`: sampling, and elicitation in
-/// form and URL mode; not roots (see the [module docs](self)).
+/// form and URL mode, each also as a task of the bridge's ([`super::session_tasks`]); not
+/// roots (see the [module docs](self)).
 fn declared_to_servers() -> ClientCapabilities {
+    let method = |name: &str| {
+        let mut m = Map::new();
+        m.insert(name.into(), Value::Object(Map::new()));
+        m
+    };
     ClientCapabilities {
         sampling: Some(SamplingCapability::default()),
         elicitation: Some(ElicitationCapability {
             form: Some(Map::new()),
             url: Some(Map::new()),
+            ..Default::default()
+        }),
+        tasks: Some(TasksCapability {
+            list: Some(Map::new()),
+            cancel: Some(Map::new()),
+            requests: Some(TaskRequestsCapability {
+                sampling: Some(method("createMessage")),
+                elicitation: Some(method("create")),
+                ..Default::default()
+            }),
             ..Default::default()
         }),
         ..Default::default()
@@ -304,6 +310,8 @@ pub fn client_builder(calls: &Arc<SessionCalls>, server: &str) -> ClientBuilder 
         .client_info(Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION")))
         .client_capabilities(declared_to_servers())
         .era_policy(EraPolicy::Initialize)
+        // The bridge's client core keeps the servers' tasks (see `declared_to_servers`).
+        .task_receiver(true)
         .sampling_handler(move |params: Value| {
             let (calls, server) = (sampling.clone(), for_sampling.clone());
             async move { calls.ask(&server, "sampling/createMessage", params).await }
@@ -394,10 +402,18 @@ mod tests {
     }
 
     #[test]
-    fn the_servers_are_told_of_sampling_and_elicitation_not_roots() {
+    fn the_servers_are_told_of_sampling_and_elicitation_also_as_tasks_not_roots() {
         let caps = declared_to_servers();
-        assert!(caps.sampling.is_some() && caps.roots.is_none() && caps.tasks.is_none());
-        let elicitation = caps.elicitation.expect("declared");
+        assert!(caps.sampling.is_some() && caps.roots.is_none());
+        let elicitation = caps.elicitation.clone().expect("declared");
         assert!(elicitation.form.is_some() && elicitation.url.is_some());
+        let tasks = caps.tasks.clone().expect("tasks declared");
+        assert!(tasks.list.is_some() && tasks.cancel.is_some());
+        for method in ["sampling/createMessage", "elicitation/create"] {
+            assert!(
+                super::super::session_tasks::runs_as_task(Some(&caps), method),
+                "{method}"
+            );
+        }
     }
 }
