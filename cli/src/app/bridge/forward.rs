@@ -384,8 +384,9 @@ pub fn error_for_host(e: Error) -> ErrorObject {
         other => {
             let upstream = other.server().to_owned();
             let error = call_error(other);
-            if upstream_failure::is_upstream_failure(&error) {
-                // The connection to the upstream is what failed: said so in the data too.
+            if upstream_failure::is_told_as_upstream(&error) {
+                // The upstream (its connection, or its HTTP answer) is what failed: said so in
+                // the data too.
                 upstream_failure::for_host(&upstream, &error, false)
             } else {
                 ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {error}"))
