@@ -335,7 +335,9 @@ fn shared(
     session_calls: Option<Arc<SessionCalls>>,
     task_owners: Option<Arc<task_owners::TaskOwners>>,
 ) -> (Arc<Shared>, CallsEnded) {
-    let (relay, calls_ended) = Relay::new(cli.connection.timeout);
+    let (relay, calls_ended) = Relay::new(crate::app::bridge::forward::RequestBound::of(
+        &cli.connection,
+    ));
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
     shared.configs = configs.to_vec();
