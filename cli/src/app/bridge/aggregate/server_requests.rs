@@ -39,7 +39,9 @@ use mcp_proto::types::{
     ClientCapabilities, ElicitationCapability, Implementation, SamplingCapability,
 };
 use mcp_tokio::ClientBuilder;
+use mcp_tokio::mcp_driver::{RawAnswer, RawHandler};
 use mcp_tokio::server::{RequestContext, ServerError};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The host requests in flight to each server, by server name.
@@ -251,26 +253,29 @@ impl SessionCalls {
     /// host's answer; the error for the server when it cannot be attributed or the host did
     /// not answer. No deadline of its own: the server times its request out (and cancels it,
     /// which drops this future and cancels the request at the host).
+    ///
+    /// The params and the answer pass as written (members in order, numbers as spelled),
+    /// but for a related task's id, renamed host-visible.
     pub async fn ask(
         &self,
         server: &str,
         method: &'static str,
-        mut params: Value,
-    ) -> Result<Value, ErrorObject> {
+        params: Option<Box<RawValue>>,
+    ) -> RawAnswer {
         let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
-        let context = self.attribute(server, method, &params)?;
-        super::tasks::related_to_host(server, &mut params);
-        let params = match params {
-            Value::Null => None,
-            p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
-        };
+        let value: Value = params
+            .as_deref()
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or(Value::Null);
+        let context = self.attribute(server, method, &value)?;
+        let params = super::tasks::related_to_host_raw(server, params, &value)?;
         let options = RequestOptions::new().no_timeout();
         match context
             .request_raw(method, params.as_deref(), options)
             .await
         {
             Ok(raw) => raw
-                .decode::<Value>()
+                .into_raw()
                 .map_err(|e| internal(format!("the host's answer: {e}"))),
             Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
             Err(e) => Err(internal(format!(
@@ -304,14 +309,14 @@ pub fn client_builder(calls: &Arc<SessionCalls>, server: &str) -> ClientBuilder 
         .client_info(Implementation::new("mcp-bridge", env!("CARGO_PKG_VERSION")))
         .client_capabilities(declared_to_servers())
         .era_policy(EraPolicy::Initialize)
-        .sampling_handler(move |params: Value| {
+        .sampling_handler(RawHandler(move |params: Option<Box<RawValue>>| {
             let (calls, server) = (sampling.clone(), for_sampling.clone());
             async move { calls.ask(&server, "sampling/createMessage", params).await }
-        })
-        .elicitation_handler(move |params: Value| {
+        }))
+        .elicitation_handler(RawHandler(move |params: Option<Box<RawValue>>| {
             let (calls, server) = (elicitation.clone(), for_elicitation.clone());
             async move { calls.ask(&server, "elicitation/create", params).await }
-        })
+        }))
         // The hosts check results themselves; the bridge forwards them as they are.
         .validate_output(false)
 }
