@@ -1,7 +1,8 @@
 //! The bridge passes server-to-host messages and the host's answers on as the server and the
 //! host wrote them: npm server-everything (over stdio, so nothing binds a port but the
 //! bridge's own 127.0.0.1 listener) asked directly and through every bridge mode (`-- cmd`,
-//! `--config`, `--url` in front of `--listen`), by a host that keeps the raw lines.
+//! `--config`, `--url` in front of `--listen -- cmd` and of `--listen --config`), by a host
+//! that keeps the raw lines.
 //!
 //! - progress: `{"progress":1,"total":2,"progressToken":"p"}`, integers and member order as
 //!   the server wrote them (not `1.0`, not sorted);
@@ -212,6 +213,11 @@ fn server_messages_and_host_answers_pass_every_bridge_mode_as_written() {
     let config = config.to_str().expect("a UTF-8 path");
     let aggregated = RawHost::spawn(command(&["bridge", "--config", config], &[])).session("ev__");
     assert_as_direct("bridge --config", &aggregated, &direct);
+    // `--listen --config`: the servers are shared, their requests go to the session calling.
+    let (_listening, url, _stderr) =
+        spawn_with_first_line(&["bridge", "--listen", "127.0.0.1:0", "--config", config]);
+    let shared = RawHost::spawn(command(&["bridge", "--url", &url], &[])).session("ev__");
+    assert_as_direct("bridge --url to bridge --listen --config", &shared, &direct);
     let _ = std::fs::remove_dir_all(&dir);
 
     // `--url` in front of `--listen`: both bridges in the way.
