@@ -247,10 +247,6 @@ fn bridge_refuses_the_global_options_it_would_ignore() {
             "mcp bridge does not take --era (the bridge speaks the host's protocol version",
         ),
         (
-            vec!["--max-time", "1m"],
-            "mcp bridge does not take --max-time (a forwarded call lasts as long as the host waits",
-        ),
-        (
             vec!["--json"],
             "mcp bridge does not take --json (stdout carries the protocol only",
         ),
@@ -310,6 +306,8 @@ fn bridge_still_takes_the_global_options_it_uses() {
         "auto",
         "--timeout",
         "5s",
+        "--max-time",
+        "1m",
         "--connect-timeout",
         "5s",
         "-v",

@@ -15,8 +15,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 mod compact;
+mod members;
 mod raw_json;
 
+pub use members::with_member;
 pub use raw_json::RawJson;
 
 /// A JSON-RPC request id: an integer or a string (never `null` for a request).

@@ -57,6 +57,7 @@ scripted_tests!(
     http_json_session_headers_delete,
     http_sse_notification_before_response,
     http_session_expired_reinitializes,
+    http_session_forgotten_400_reinitializes,
     http_listen_stream_broken_yields_gap,
     http_session_expired_refused_subscription_ends,
     http_session_expired_shared_uri_subscribed_afresh,

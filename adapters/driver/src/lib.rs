@@ -63,8 +63,8 @@ pub use client::{
 };
 pub use error::Error;
 pub use handler::{
-    ElicitationHandler, HandlerFuture, Root, RootsHandler, SamplingHandler, StaticRoots,
-    TaskQueryHandler,
+    ElicitationHandler, HandlerFuture, RawAnswer, RawHandler, Root, RootsHandler, SamplingHandler,
+    StaticRoots, TaskQueryHandler,
 };
 pub use manager::{Manager, ManagerBuilder, ManagerError, NamespacedTool};
 pub use mcp_manager;

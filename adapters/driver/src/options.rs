@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_proto::session::RequestOptions;
+use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 /// One `notifications/progress` update for a call.
@@ -17,6 +18,46 @@ pub struct Progress {
     pub total: Option<f64>,
     /// A human-readable message, if any.
     pub message: Option<String>,
+    /// The notification's params as the server wrote them, when kept.
+    written: Option<Written>,
+}
+
+impl Progress {
+    /// An update of `progress` out of `total`, with `message`.
+    #[must_use]
+    pub fn new(progress: f64, total: Option<f64>, message: Option<String>) -> Self {
+        Progress {
+            progress,
+            total,
+            message,
+            written: None,
+        }
+    }
+
+    /// The same update with the notification's params as the server wrote them.
+    pub(crate) fn with_written(mut self, params: Option<Box<RawValue>>) -> Self {
+        self.written = params.map(|p| Written(Arc::from(p)));
+        self
+    }
+
+    /// The notification's params as the server wrote them (its members in their order, its
+    /// numbers as spelled: `1` stays `1`, where [`progress`](Self::progress) is an `f64`),
+    /// for passing the progress on unchanged (a bridge does, with
+    /// `RequestContext::progress_as_written`). `None` for an update not read off the wire.
+    #[must_use]
+    pub fn as_written(&self) -> Option<&RawValue> {
+        self.written.as_ref().map(|w| &*w.0)
+    }
+}
+
+/// Params as written; equal when their text is.
+#[derive(Debug, Clone)]
+struct Written(Arc<RawValue>);
+
+impl PartialEq for Written {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
 }
 
 /// Which way bytes crossed the transport, for [`ClientBuilder::on_wire`](crate::ClientBuilder::on_wire).

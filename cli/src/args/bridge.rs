@@ -49,9 +49,10 @@ pub struct BridgeArgs {
 
 /// Refuses the global options `mcp bridge` has no use for, naming each with the reason,
 /// rather than ignoring them: `--root` (the host's roots are forwarded), `--era` other than
-/// `auto` (the host's protocol version is spoken), `--max-time` (a forwarded call lasts as
-/// long as the host waits), and the output options `--json`, `--output` and `--raw` (stdout
-/// is the protocol channel; errors go to stderr as text).
+/// `auto` (the host's protocol version is spoken), and the output options `--json`,
+/// `--output` and `--raw` (stdout is the protocol channel; errors go to stderr as text).
+/// `--max-time` is taken: it bounds a forwarded request whose progress keeps restarting its
+/// `--timeout`.
 ///
 /// Call it once the command line is parsed, before anything is started.
 pub fn refuse_unused_globals(
@@ -69,12 +70,6 @@ pub fn refuse_unused_globals(
         refused.push(
             "--era (the bridge speaks the host's protocol version to the server, as the host \
              would directly)",
-        );
-    }
-    if connection.max_time.is_some() {
-        refused.push(
-            "--max-time (a forwarded call lasts as long as the host waits; --timeout bounds \
-             each request)",
         );
     }
     if output.json {

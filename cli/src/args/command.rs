@@ -173,7 +173,12 @@ pub enum Command {
     /// a terminal is present (stderr, or /dev/tty), stores the token and goes on, and without
     /// one it answers the host's initialize with an error saying to run `mcp login --url URL`.
     /// A forwarded request is bounded by the global option --timeout (default: none, the host
-    /// decides). stdout carries only the protocol; errors (usage errors too) and logs go to
+    /// decides); every progress update the server sends for it restarts its --timeout, as for
+    /// `mcp call`, up to --max-time in all (default 10m, or --timeout when that is longer), so
+    /// a long job that keeps reporting progress runs to the end while a silent one still times
+    /// out. Over HTTP, a server that forgot the session (it restarted: 404, or a 400 saying the
+    /// session id is not valid) gets a new session, the lost requests re-sent, and stderr
+    /// says so. stdout carries only the protocol; errors (usage errors too) and logs go to
     /// stderr. When the host closes stdin, the requests it already sent get up to 2 s to
     /// be answered; then what still runs upstream is cancelled, the upstream session ends
     /// (HTTP DELETE, or the child's shutdown) and the bridge exits 0. SIGTERM, SIGINT or
@@ -223,9 +228,8 @@ pub enum Command {
     /// session's calls.
     ///
     /// A bridge refuses (exit 2) the global options it would ignore: --root (roots are the
-    /// host's), --era other than auto (the host's protocol version is spoken), --max-time
-    /// (--timeout bounds each request), and --json, --output and --raw (stdout is the protocol
-    /// channel).
+    /// host's), --era other than auto (the host's protocol version is spoken), and --json,
+    /// --output and --raw (stdout is the protocol channel).
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(

@@ -216,6 +216,10 @@ fn bridge_upstream_hint(upstream: &str, failure: &str) -> String {
              where it runs, has its last words); a new session (run the command again) starts \
              it again"
         ),
+        "http_error" => format!(
+            "the bridge works; {upstream} answered the bridge's request with an HTTP error (the \
+             message above says which); the bridge's log, where it runs, says more"
+        ),
         "login_required" | "auth_failed" => format!(
             "{upstream} wants authorization from the bridge: on the bridge's machine run \
              `mcp login --url` with that URL"

@@ -280,12 +280,14 @@ pub enum HttpEvent {
     TransportSelected(Transport),
     /// The server's `Mcp-Session-Id` was refused; it is not used.
     InvalidSessionId(InvalidSessionId),
-    /// The server answered 404 to a request carrying this session id: the session is gone.
+    /// The server answered 404 to a request carrying this session id, or a 400 whose JSON-RPC
+    /// error says the id is not valid (the rule: [`session_gone`](super::session_gone)): the
+    /// session is gone.
     SessionExpired {
         /// The id that expired.
         session_id: String,
-        /// Whether a fresh session is being set up (false: this was the second 404 in a row,
-        /// the connection gives up).
+        /// Whether a fresh session is being set up (false: this was the second such answer in
+        /// a row, the connection gives up).
         reinitializing: bool,
     },
     /// A fresh session replaced an expired one: the log level and the resource subscriptions

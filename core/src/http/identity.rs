@@ -4,7 +4,8 @@
 //! Up to 2025-11-25 a Streamable HTTP session is named by the `Mcp-Session-Id` the server
 //! assigned in its answer to `initialize`, and every later exchange carries it together with
 //! the negotiated `MCP-Protocol-Version` (from 2025-06-18 on). A 404 to an exchange that
-//! carried the id means the server forgot the session: the id is dropped and a new
+//! carried the id (or a 400 saying the id is not valid: [`session_gone`](super::session_gone))
+//! means the server forgot the session: the id is dropped and a new
 //! *generation* begins, so that answers and streams of the old session are told apart from
 //! the new one's. 2026-07-28 has no session id: every POST carries the envelope's protocol
 //! version and the standard `Mcp-Method` / `Mcp-Name` / `Mcp-Param-*` headers, the last ones

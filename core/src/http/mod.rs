@@ -8,7 +8,9 @@
 //! - [`retry_after`]: `Retry-After` as a clamped delay;
 //! - [`origin`]: same-origin checks for the legacy `endpoint` event and for redirects;
 //! - [`backoff`]: capped exponential reconnection delays with seeded jitter;
-//! - [`error`]: [`HttpStatusError`](error::HttpStatusError), a failed response as an error value.
+//! - [`error`]: [`HttpStatusError`](error::HttpStatusError), a failed response as an error value;
+//! - [`session_gone`]: which responses say the server forgot the session (404, and the 400 of
+//!   the TypeScript SDK's servers), so a fresh one is started.
 //!
 //! On top of them, [`Connection`] is the sans-IO state machine carrying a session over
 //! Streamable HTTP or legacy HTTP+SSE, and [`oneshot`] performs one call with it.
@@ -33,6 +35,7 @@ mod ready_hold;
 mod reset;
 mod response;
 pub mod retry_after;
+pub mod session_gone;
 mod streams;
 mod timers;
 mod transport_choice;

@@ -126,8 +126,10 @@ impl Connection {
                 .stream_of(id)
                 .and_then(|sid| self.streams.get(sid))
                 .is_some_and(|s| s.accepted);
+        // The rule is in `session_gone`'s docs; a 400 is decided once its body is read.
         if status == 404 && x.had_session_id && (x.method == Method::Post || listener_worked) {
-            return self.on_session_gone(now, id);
+            let x = self.take(id);
+            return self.on_session_gone(now, x, 404);
         }
         if !(200..300).contains(&status) {
             return self.on_error_head(now, id, status, headers);
@@ -302,9 +304,9 @@ impl Connection {
         }
     }
 
-    /// 404 to an exchange that carried the session id: the server forgot the session.
-    fn on_session_gone(&mut self, now: Instant, id: ExchangeId) {
-        let x = self.take(id);
+    /// `status` (404, or a 400 saying so) to exchange `x` that carried the session id: the
+    /// server forgot the session.
+    fn on_session_gone(&mut self, now: Instant, x: Exchange, status: u16) {
         if x.generation != self.identity.generation() {
             // Sent on a session already replaced: only re-send what was lost.
             if let Purpose::Request(h) = x.purpose {
@@ -318,7 +320,7 @@ impl Connection {
                 session_id,
                 reinitializing: false,
             });
-            let error = HttpStatusError::from_response(404, &HeaderList::new(), b"");
+            let error = HttpStatusError::from_response(status, &HeaderList::new(), b"");
             if let Purpose::Request(h) = x.purpose {
                 self.session
                     .fail_request(h, RequestError::Http(error.clone()));
@@ -552,15 +554,23 @@ impl Connection {
                 }
             }
             Body::Error { .. } => {
-                let x = self.take(id);
+                let mut x = self.take(id);
                 let Body::Error {
                     status,
                     headers,
                     excerpt,
-                } = x.read
+                } = std::mem::replace(&mut x.read, Body::Head)
                 else {
                     return;
                 };
+                if super::session_gone::is_unknown_session_400(
+                    status,
+                    x.method,
+                    x.had_session_id,
+                    &excerpt,
+                ) {
+                    return self.on_session_gone(now, x, status);
+                }
                 let modern = self.session.speaks_discover();
                 if modern && x.purpose == Purpose::Initialize && matches!(status, 400 | 404 | 405) {
                     // The probe was refused: its body says modern or legacy. 401 / 403 / 5xx

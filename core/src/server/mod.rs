@@ -82,6 +82,7 @@ mod listen;
 mod modern;
 mod notify;
 mod outgoing;
+mod progress_as_written;
 pub mod stdio;
 
 #[cfg(test)]

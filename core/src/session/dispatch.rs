@@ -39,7 +39,11 @@ impl Session {
         progress: Option<ProgressParams>,
     ) -> Result<(), InvalidPayload> {
         if let Some(p) = progress {
-            self.handle_progress(now, p);
+            let written = match msg {
+                MessageRef::Notification { params, .. } => params,
+                _ => None,
+            };
+            self.handle_progress(now, p, written);
             return Ok(());
         }
         match msg {
@@ -199,7 +203,7 @@ impl Session {
                 RawJson::decode,
             );
             match read {
-                Ok(p) => self.handle_progress(now, p),
+                Ok(p) => self.handle_progress(now, p, params),
                 Err(e) => {
                     params.map(RawJson::check).transpose()?;
                     self.report(Diagnostic::InvalidNotification {
@@ -252,7 +256,9 @@ impl Session {
         Ok(())
     }
 
-    fn handle_progress(&mut self, now: Instant, p: ProgressParams) {
+    /// Routes progress `p` (read from `written`, the params as the server wrote them) to its
+    /// request.
+    fn handle_progress(&mut self, now: Instant, p: ProgressParams, written: Option<RawJson<'_>>) {
         let handle = p.progress_token.as_u64().map(super::RequestHandle);
         let Some(handle) = handle.filter(|h| self.pending.get(*h).is_some_and(|e| e.progress))
         else {
@@ -265,11 +271,15 @@ impl Session {
             let deadline = super::deadline_for(entry, active);
             self.rearm(handle, deadline);
         }
+        // `p` was read from the text, so the text is JSON; checking it again costs a pass
+        // over a small object, and only for progress that has a request to go to.
+        let params = written.and_then(|w| w.check().ok()).map(ToOwned::to_owned);
         self.events.push_back(Event::Progress {
             handle,
             progress: p.progress,
             total: p.total,
             message: p.message,
+            params,
         });
     }
 }

@@ -39,6 +39,10 @@ pub enum Event {
         total: Option<f64>,
         /// A human-readable message (2025-03-26 on).
         message: Option<String>,
+        /// The notification's params as the server wrote them (members in their order,
+        /// numbers as spelled: `1` stays `1`), for a host that passes the progress on (a
+        /// bridge: [`crate::server::ServerSession::notify_progress_as_written`]).
+        params: Option<Box<RawValue>>,
     },
     /// The server asks something of the client, for a capability the host declared. Answer it
     /// with [`Session::respond`](super::Session::respond). A request the session accepted as

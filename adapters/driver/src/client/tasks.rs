@@ -457,19 +457,16 @@ impl<R: Runtime> TaskHandle<R> {
     ) -> Result<(), Error> {
         let mut answers = Vec::with_capacity(requests.len());
         for (key, request) in requests {
-            let params = request
-                .params
-                .and_then(|p| serde_json::from_str(p.get()).ok())
-                .unwrap_or(serde_json::Value::Null);
-            let answer = match self.client.inner.handlers.dispatch(&request.method, params) {
+            let answer = match self
+                .client
+                .inner
+                .handlers
+                .dispatch(&request.method, request.params)
+            {
                 Some(fut) => fut.await,
                 None => Err(ErrorObject::method_not_found(&request.method)),
             };
-            let value = answer.and_then(|v| {
-                jsonrpc::to_raw(&v)
-                    .map_err(|e| ErrorObject::new(ErrorObject::INTERNAL_ERROR, e.to_string()))
-            });
-            match value {
+            match answer {
                 Ok(raw) => answers.push((key, raw)),
                 Err(e) => {
                     // The task cannot go on without it; a refused cancel changes nothing.

@@ -5,7 +5,7 @@ use std::task::Waker;
 
 use futures_util::future::{Either, select};
 use mcp_proto::connection::{self, Connection as _};
-use mcp_proto::jsonrpc::{self, ErrorObject};
+use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::{Event, NotificationKind, ServerNotification};
 use mcp_proto::types::v2026::ListenFilter;
 use tokio::sync::{broadcast, oneshot};
@@ -120,24 +120,20 @@ impl<R: Runtime, T: TransportIo<R>> Driver<R, T> {
                         progress,
                         total,
                         message,
+                        params,
+                        ..
                     } => {
                         if let Some(sink) =
                             state.calls.get(&handle).and_then(|c| c.progress.clone())
                         {
                             deliveries.push(Delivery::Progress(
                                 sink,
-                                Progress {
-                                    progress,
-                                    total,
-                                    message,
-                                },
+                                Progress::new(progress, total, message).with_written(params),
                             ));
                         }
                     }
                     Event::ServerRequest { id, method, params } => {
-                        let params = params
-                            .and_then(|p| serde_json::from_str(p.get()).ok())
-                            .unwrap_or(serde_json::Value::Null);
+                        // The params go to the handler as written (a bridge passes them on).
                         match self.options.handlers.dispatch(&method, params) {
                             Some(fut) => {
                                 let (abort_tx, abort_rx) = oneshot::channel::<()>();
@@ -151,14 +147,6 @@ impl<R: Runtime, T: TransportIo<R>> Driver<R, T> {
                                         // The server cancelled it, or the session closed.
                                         Either::Right(_) => return,
                                     };
-                                    let result = result.and_then(|v| {
-                                        jsonrpc::to_raw(&v).map_err(|e| {
-                                            ErrorObject::new(
-                                                ErrorObject::INTERNAL_ERROR,
-                                                e.to_string(),
-                                            )
-                                        })
-                                    });
                                     let mut state = shared.lock();
                                     state.handlers.remove(&id);
                                     let now = runtime.now();

@@ -299,14 +299,16 @@ fn trace_http_event(server: &str, event: &HttpEvent) {
         HttpEvent::SessionExpired { reinitializing, .. } => {
             tracing::info!(server, reinitializing, "the server's session expired")
         }
+        // A warning, shown by default: the server forgot the session (it restarted, say), and
+        // notifications sent meanwhile may be lost.
         HttpEvent::SessionReset {
             resent, restored, ..
         } => {
-            tracing::info!(
+            tracing::warn!(
                 server,
                 resent,
                 restored,
-                "a fresh session replaced the expired one"
+                "the server had forgotten the session; a new session was established"
             );
         }
         HttpEvent::ListenerOpened => tracing::debug!(server, "listening for server messages"),

@@ -14,6 +14,13 @@
 //!   [`SamplingHandler`], [`ElicitationHandler`] and [`RootsHandler`] (any
 //!   `Fn(Value) -> impl Future<Output = Result<Value, ErrorObject>>` for the first two).
 //!
+//! Every handler also has a raw form (`list_roots_raw`, `create_message_raw`, `elicit_raw`,
+//! `query_raw`): the params and the answer as JSON text. By default it decodes the params
+//! into a `Value`, runs the handler and encodes its answer (which sorts an object's members
+//! and writes numbers as `serde_json` does); a handler that passes the request on (a bridge
+//! forwarding it to its host) overrides it to pass the text on as written: the members in
+//! their order, the numbers as they were spelled.
+//!
 //! Exactly
 //! the capabilities with a handler are declared in `initialize`; the core answers every other
 //! server request with -32601 itself. Each request runs its handler on its own task, so a slow
@@ -37,12 +44,29 @@ use std::sync::Arc;
 
 use mcp_proto::jsonrpc::ErrorObject;
 pub use mcp_proto::types::Root;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 mod typed;
 
 /// The future a handler returns: borrowed from the handler, sendable.
 pub type HandlerFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A raw handler's answer: the result's JSON text as it goes to the server, or the error.
+pub type RawAnswer = Result<Box<RawValue>, ErrorObject>;
+
+/// The params of a server request as a `Value` (`Null` when there are none), for a handler
+/// that takes one.
+fn params_value(params: Option<&RawValue>) -> Value {
+    params
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// A handler's `Value` answer as JSON text.
+fn encode_answer(answer: Result<Value, ErrorObject>) -> RawAnswer {
+    answer.and_then(|v| mcp_proto::jsonrpc::to_raw(&v).map_err(internal))
+}
 
 /// Answers `roots/list`. Registering one declares the `roots` capability.
 pub trait RootsHandler: Send + Sync + 'static {
@@ -54,6 +78,20 @@ pub trait RootsHandler: Send + Sync + 'static {
     /// [`Client::notify`](crate::Client::notify)) whenever they do. Default: `false`.
     fn list_changed(&self) -> bool {
         false
+    }
+
+    /// The `roots/list` result as JSON text. By default `{"roots": [...]}` of
+    /// [`list_roots`](Self::list_roots); override it to pass on an answer as written.
+    fn list_roots_raw(&self) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin(async move {
+            let roots = self.list_roots().await?;
+            let mut result = Map::new();
+            result.insert(
+                "roots".into(),
+                serde_json::to_value(roots).map_err(internal)?,
+            );
+            encode_answer(Ok(Value::Object(result)))
+        })
     }
 }
 
@@ -75,6 +113,15 @@ impl RootsHandler for StaticRoots {
 pub trait SamplingHandler: Send + Sync + 'static {
     /// Produces the model's message.
     fn create_message(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>>;
+
+    /// [`create_message`](Self::create_message) with the params and the result as JSON text.
+    /// By default it decodes the params into a `Value` and encodes the answer (members sorted,
+    /// numbers as `serde_json` writes them); override it to pass them on as written.
+    fn create_message_raw(&self, params: Option<Box<RawValue>>) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin(async move {
+            encode_answer(self.create_message(params_value(params.as_deref())).await)
+        })
+    }
 }
 
 impl<F, Fut> SamplingHandler for F
@@ -95,6 +142,13 @@ where
 pub trait ElicitationHandler: Send + Sync + 'static {
     /// Asks the user.
     fn elicit(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>>;
+
+    /// [`elicit`](Self::elicit) with the params and the result as JSON text. By default it
+    /// decodes the params into a `Value` and encodes the answer (members sorted); override it
+    /// to pass them on as written (a form's fields in the order the server listed them).
+    fn elicit_raw(&self, params: Option<Box<RawValue>>) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin(async move { encode_answer(self.elicit(params_value(params.as_deref())).await) })
+    }
 }
 
 impl<F, Fut> ElicitationHandler for F
@@ -119,6 +173,19 @@ pub trait TaskQueryHandler: Send + Sync + 'static {
     /// Answers one task query.
     fn query(&self, method: String, params: Value)
     -> HandlerFuture<'_, Result<Value, ErrorObject>>;
+
+    /// [`query`](Self::query) with the params and the result as JSON text. By default it
+    /// decodes the params into a `Value` and encodes the answer; override it to pass them on
+    /// as written.
+    fn query_raw(
+        &self,
+        method: String,
+        params: Option<Box<RawValue>>,
+    ) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin(
+            async move { encode_answer(self.query(method, params_value(params.as_deref())).await) },
+        )
+    }
 }
 
 impl<F, Fut> TaskQueryHandler for F
@@ -132,6 +199,59 @@ where
         params: Value,
     ) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
         Box::pin(self(method, params))
+    }
+}
+
+/// A sampling or elicitation handler of JSON text: any
+/// `Fn(Option<Box<RawValue>>) -> impl Future<Output = RawAnswer>` wrapped in it gets the
+/// request's params as written and gives the result as it goes to the server, so a handler
+/// that passes requests on keeps their members' order and their numbers' spelling:
+/// `sampling_handler(RawHandler(|params| async move { ... }))`.
+pub struct RawHandler<F>(pub F);
+
+impl<F, Fut> RawHandler<F>
+where
+    F: Fn(Option<Box<RawValue>>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = RawAnswer> + Send + 'static,
+{
+    /// The `Value` form, through the text form.
+    fn call_value(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        let params = match params {
+            Value::Null => Ok(None),
+            p => mcp_proto::jsonrpc::to_raw(&p).map(Some).map_err(internal),
+        };
+        Box::pin(async move {
+            let answer = (self.0)(params?).await?;
+            serde_json::from_str(answer.get()).map_err(internal)
+        })
+    }
+}
+
+impl<F, Fut> SamplingHandler for RawHandler<F>
+where
+    F: Fn(Option<Box<RawValue>>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = RawAnswer> + Send + 'static,
+{
+    fn create_message(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        self.call_value(params)
+    }
+
+    fn create_message_raw(&self, params: Option<Box<RawValue>>) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin((self.0)(params))
+    }
+}
+
+impl<F, Fut> ElicitationHandler for RawHandler<F>
+where
+    F: Fn(Option<Box<RawValue>>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = RawAnswer> + Send + 'static,
+{
+    fn elicit(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        self.call_value(params)
+    }
+
+    fn elicit_raw(&self, params: Option<Box<RawValue>>) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin((self.0)(params))
     }
 }
 
@@ -204,37 +324,30 @@ impl Handlers {
         })
     }
 
-    /// The future answering one server request, or `None` when no handler takes `method`.
+    /// The future answering one server request (its raw `params`; the answer as JSON text),
+    /// or `None` when no handler takes `method`.
     pub(crate) fn dispatch(
         &self,
         method: &str,
-        params: Value,
-    ) -> Option<HandlerFuture<'static, Result<Value, ErrorObject>>> {
+        params: Option<Box<RawValue>>,
+    ) -> Option<HandlerFuture<'static, RawAnswer>> {
         match method {
             "roots/list" => {
                 let h = self.roots.clone()?;
-                Some(Box::pin(async move {
-                    let roots = h.list_roots().await?;
-                    let mut result = Map::new();
-                    result.insert(
-                        "roots".into(),
-                        serde_json::to_value(roots).map_err(internal)?,
-                    );
-                    Ok(Value::Object(result))
-                }))
+                Some(Box::pin(async move { h.list_roots_raw().await }))
             }
             "sampling/createMessage" => {
                 let h = self.sampling.clone()?;
-                Some(Box::pin(async move { h.create_message(params).await }))
+                Some(Box::pin(async move { h.create_message_raw(params).await }))
             }
             "elicitation/create" => {
                 let h = self.elicitation.clone()?;
-                Some(Box::pin(async move { h.elicit(params).await }))
+                Some(Box::pin(async move { h.elicit_raw(params).await }))
             }
             "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => {
                 let h = self.task_queries.clone()?;
                 let method = method.to_owned();
-                Some(Box::pin(async move { h.query(method, params).await }))
+                Some(Box::pin(async move { h.query_raw(method, params).await }))
             }
             _ => None,
         }
@@ -281,6 +394,47 @@ mod tests {
             serde_json::to_value(changing.capabilities().roots).unwrap(),
             serde_json::json!({ "listChanged": true })
         );
+    }
+
+    /// Passes the params back as the answer, as written.
+    struct Echo;
+
+    impl ElicitationHandler for Echo {
+        fn elicit(&self, _: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+            Box::pin(async { Err(ErrorObject::new(-1, "the raw form is used")) })
+        }
+
+        fn elicit_raw(&self, params: Option<Box<RawValue>>) -> HandlerFuture<'_, RawAnswer> {
+            Box::pin(async move { params.ok_or_else(|| ErrorObject::new(-1, "no params")) })
+        }
+    }
+
+    fn run(handlers: &Handlers, method: &str, params: &str) -> RawAnswer {
+        let params = RawValue::from_string(params.to_owned()).unwrap();
+        let fut = handlers.dispatch(method, Some(params)).expect("a handler");
+        futures_util::FutureExt::now_or_never(fut).expect("ready")
+    }
+
+    #[test]
+    fn a_raw_handler_gets_and_gives_the_text_as_written() {
+        let handlers = Handlers {
+            elicitation: Some(Arc::new(Echo)),
+            ..Handlers::default()
+        };
+        let written = r#"{"zeta":1,"alpha":{"b":2.50,"a":1}}"#;
+        let answer = run(&handlers, "elicitation/create", written).unwrap();
+        assert_eq!(answer.get(), written);
+    }
+
+    #[test]
+    fn a_value_handler_gets_the_params_decoded_and_its_answer_encoded() {
+        let sample = |params: Value| async move { Ok(serde_json::json!({"got": params["n"]})) };
+        let handlers = Handlers {
+            sampling: Some(Arc::new(sample)),
+            ..Handlers::default()
+        };
+        let answer = run(&handlers, "sampling/createMessage", r#"{"n":3}"#).unwrap();
+        assert_eq!(answer.get(), r#"{"got":3}"#);
     }
 
     #[test]

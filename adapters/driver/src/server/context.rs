@@ -385,6 +385,25 @@ impl RequestContext {
         Ok(true)
     }
 
+    /// Sends progress for this request with `params`, another server's progress params as
+    /// written ([`Progress::as_written`](crate::Progress::as_written)): only the token is
+    /// replaced by this request's, the members keep their order and the numbers their
+    /// spelling. Returns `false` (nothing sent) when the client asked for no progress.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`progress`](Self::progress), and [`ServerError::Usage`] for params that are
+    /// not progress params.
+    pub fn progress_as_written(&self, params: &RawValue) -> Result<bool, ServerError> {
+        if self.progress_token.is_none() {
+            return Ok(false);
+        }
+        self.server.shared.command(self.server.slot, |s, now| {
+            s.notify_progress_as_written(now, self.id, params)
+        })?;
+        Ok(true)
+    }
+
     /// Closes the connection of this request's response stream without ending it (Streamable
     /// HTTP, 2025-11-25 sessions; SEP-1699 polling): the client reconnects with
     /// `Last-Event-ID` after the server's `retry` delay and gets what follows, the answer

@@ -312,6 +312,30 @@ pub async fn http_trace_reports_every_exchange_step<R: Runtime>(rt: R) {
 /// A 404 to a request carrying the session id: the client re-initializes (without the old
 /// id) and the request succeeds on the new session.
 pub async fn http_session_expired_reinitializes<R: Runtime>(rt: R) {
+    session_forgotten_reinitializes(rt, || ScriptedReply::status(404)).await;
+}
+
+/// A server that forgot the session and says so the TypeScript SDK's way (400 with a
+/// JSON-RPC error "No valid session ID provided", npm server-everything after a restart):
+/// re-initialized once, the request re-sent on the new session, as for a 404.
+pub async fn http_session_forgotten_400_reinitializes<R: Runtime>(rt: R) {
+    session_forgotten_reinitializes(rt, || {
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": {
+            "code": -32000, "message": "Bad Request: No valid session ID provided"}});
+        ScriptedReply::status(400)
+            .with_header("content-type", "application/json")
+            .with_body(body.to_string().into_bytes())
+    })
+    .await;
+}
+
+/// The first session is forgotten at its first `tools/list` (`forgotten` is the reply to
+/// it and to every later use of its id): the client re-initializes once, without the old id,
+/// and the list is answered on the new session.
+async fn session_forgotten_reinitializes<R: Runtime>(
+    rt: R,
+    forgotten: impl Fn() -> ScriptedReply + Send + Sync + 'static,
+) {
     let inits = Arc::new(AtomicUsize::new(0));
     let counter = inits.clone();
     let server = ScriptedHttpServer::start(move |r| {
@@ -326,13 +350,13 @@ pub async fn http_session_expired_reinitializes<R: Runtime>(rt: R) {
             "sess-1"
         };
         if r.header("mcp-session-id") != Some(current) {
-            return ScriptedReply::status(404);
+            return forgotten();
         }
         standard_reply(r, current).unwrap_or_else(|| match r.rpc_method().as_deref() {
             // The first session "expires" at its first tools/list.
             Some("tools/list") if current == "sess-1" => {
                 counter.fetch_add(1, Ordering::SeqCst);
-                ScriptedReply::status(404)
+                forgotten()
             }
             Some("tools/list") => tools_list(r),
             _ => ScriptedReply::status(500),

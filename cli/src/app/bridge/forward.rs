@@ -34,6 +34,37 @@ use tokio::sync::watch;
 use super::upstream_failure;
 use crate::app::connect::call_error;
 
+/// How long each forwarded request may take: `--timeout` (none: the host's own deadlines and
+/// cancellations decide), restarted by every progress update the upstream sends for it (as
+/// for `mcp call`), but never longer than `--max-time` in all.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestBound {
+    timeout: Option<Duration>,
+    max_total: Duration,
+}
+
+impl RequestBound {
+    /// The bound the command line asks for (`--timeout`, `--max-time`).
+    pub fn of(connection: &crate::args::ConnectionArgs) -> Self {
+        RequestBound {
+            timeout: connection.timeout,
+            max_total: connection.max_time(),
+        }
+    }
+
+    /// The options of one forwarded request; `progress`: whether the host asked for progress
+    /// (only then does the upstream send any, so only then can it restart the timeout).
+    fn options(self, progress: bool) -> CallOptions {
+        match self.timeout {
+            Some(t) if progress => CallOptions::new()
+                .timeout(t)
+                .reset_timeout_on_progress(self.max_total),
+            Some(t) => CallOptions::new().timeout(t),
+            None => CallOptions::new().no_timeout(),
+        }
+    }
+}
+
 /// Forwards each host request to the upstream client and its answer back.
 pub struct Forwarder {
     client: Client,
@@ -48,7 +79,7 @@ pub struct Forwarder {
 /// to.
 #[derive(Clone)]
 pub struct Relay {
-    timeout: Option<Duration>,
+    bound: RequestBound,
     in_flight: Arc<watch::Sender<usize>>,
     /// The upstream notifications, shared with the [`HostPump`]; `None`: answered at once (no
     /// host gets notifications: the stateless HTTP mode; or the notifications come from many
@@ -209,13 +240,12 @@ impl CallsEnded {
 }
 
 impl Relay {
-    /// `timeout` bounds each forwarded request (`None`: the host's own deadlines and
-    /// cancellations decide); the [`CallsEnded`] waits for every request it forwards.
-    /// Answers are released at once (no [`HostPump`]).
-    pub fn new(timeout: Option<Duration>) -> (Self, CallsEnded) {
+    /// `bound` bounds each forwarded request; the [`CallsEnded`] waits for every request it
+    /// forwards. Answers are released at once (no [`HostPump`]).
+    pub fn new(bound: RequestBound) -> (Self, CallsEnded) {
         let (tx, rx) = watch::channel(0);
         let relay = Relay {
-            timeout,
+            bound,
             in_flight: Arc::new(tx),
             ordered: None,
         };
@@ -233,15 +263,17 @@ impl Relay {
         params: Option<Box<RawValue>>,
         context: RequestContext,
     ) -> impl Future<Output = RequestOutcome> + Send + 'static {
-        let mut options = match self.timeout {
-            Some(t) => CallOptions::new().timeout(t),
-            None => CallOptions::new().no_timeout(),
-        };
+        let mut options = self.bound.options(context.progress_token().is_some());
         if context.progress_token().is_some() {
             // Upstream progress under the bridge's token, to the host under the host's.
             let cx = context.clone();
             options = options.on_progress(move |p| {
-                if let Err(e) = cx.progress(p.progress, p.total, p.message.as_deref()) {
+                // As the server wrote it (members in order, `1` not `1.0`), the token the host's.
+                let sent = match p.as_written() {
+                    Some(params) => cx.progress_as_written(params),
+                    None => cx.progress(p.progress, p.total, p.message.as_deref()),
+                };
+                if let Err(e) = sent {
                     tracing::debug!("bridge: progress for {} not forwarded: {e}", cx.id());
                 }
             });
@@ -286,10 +318,9 @@ impl WorkCount {
 }
 
 impl Forwarder {
-    /// Forwards to `client`; `timeout` bounds each forwarded request (`None`: the host's own
-    /// deadlines and cancellations decide).
-    pub fn new(client: Client, timeout: Option<Duration>) -> (Self, CallsEnded) {
-        let (relay, ended) = Relay::new(timeout);
+    /// Forwards to `client`; `bound` bounds each forwarded request.
+    pub fn new(client: Client, bound: RequestBound) -> (Self, CallsEnded) {
+        let (relay, ended) = Relay::new(bound);
         (Forwarder { client, relay }, ended)
     }
 
@@ -384,8 +415,9 @@ pub fn error_for_host(e: Error) -> ErrorObject {
         other => {
             let upstream = other.server().to_owned();
             let error = call_error(other);
-            if upstream_failure::is_upstream_failure(&error) {
-                // The connection to the upstream is what failed: said so in the data too.
+            if upstream_failure::is_told_as_upstream(&error) {
+                // The upstream (its connection, or its HTTP answer) is what failed: said so in
+                // the data too.
                 upstream_failure::for_host(&upstream, &error, false)
             } else {
                 ErrorObject::new(ErrorObject::INTERNAL_ERROR, format!("mcp bridge: {error}"))

@@ -74,7 +74,7 @@ pub async fn run(
             "warning: {addr} is reachable from other machines and no --bearer-token-env is set: anyone who can reach it can use the server"
         ));
     }
-    let timeout = cli.connection.timeout;
+    let timeout = super::forward::RequestBound::of(&cli.connection);
     let (server, shared) = if args.http.stateless {
         // The shared connection, made now as the bridge itself: stateless POSTs have no host
         // identity to carry.
@@ -222,7 +222,7 @@ struct SessionBridge {
     cli: Arc<Cli>,
     ui: Ui,
     config: UpstreamConfig,
-    timeout: Option<std::time::Duration>,
+    timeout: super::forward::RequestBound,
     /// Where the connected upstream (or why there is none) is published.
     publish: watch::Sender<UpstreamState>,
     upstream: watch::Receiver<UpstreamState>,
@@ -239,7 +239,7 @@ impl SessionBridge {
         cli: Arc<Cli>,
         ui: Ui,
         config: UpstreamConfig,
-        timeout: Option<std::time::Duration>,
+        timeout: super::forward::RequestBound,
         sessions: super::forward::WorkCount,
     ) -> Self {
         let (publish, upstream) = watch::channel(None);

@@ -295,7 +295,8 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         client.protocol_version()
     );
     // Subscribed now, so nothing the server sends from here on is missed.
-    let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), cli.connection.timeout);
+    let (forwarder, mut calls_ended) =
+        Forwarder::new(client.clone(), forward::RequestBound::of(&cli.connection));
     let (forwarder, host_pump) = forwarder.with_host_pump();
     let host_config = host_server_config(&client);
     // The host's own `initialize`, asking for the version the server agreed to: the session

@@ -8,10 +8,13 @@ use mcp_manager::config::{ServerConfig, TransportConfig};
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::{Era, EraPolicy, ProtocolVersion, RequestError, RequestOptions};
 use mcp_proto::types::{InitializeParams, Root};
-use mcp_tokio::mcp_driver::{HandlerFuture, RootsHandler};
+use mcp_tokio::mcp_driver::{
+    ElicitationHandler, HandlerFuture, RawAnswer, RootsHandler, SamplingHandler, TaskQueryHandler,
+};
 use mcp_tokio::server::{ServerError, ServerHandle};
 use mcp_tokio::{Client, ClientBuilder};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::app::ui::Ui;
 use crate::args::Cli;
@@ -21,49 +24,65 @@ use crate::exit::CliError;
 /// session is started (after the upstream connection, which needs the host's `initialize`).
 pub type HostSlot = Arc<OnceLock<ServerHandle>>;
 
-/// Forwards one kind of server request to the host and waits for its answer.
+/// Forwards the server's requests (roots, sampling, elicitation, task queries) to the host
+/// and its answers back, as JSON text passed on as written (the members of an elicitation's
+/// form in the server's order, the numbers as spelled), in both directions.
 #[derive(Clone)]
 struct Forward {
     host: HostSlot,
 }
 
 impl Forward {
-    async fn ask(&self, method: &'static str, params: Value) -> Result<Value, ErrorObject> {
+    /// The `Value` form of a request, for the handlers' decoded entry points (the driver
+    /// calls the raw ones; these only keep the traits whole).
+    async fn ask_value(&self, method: &'static str, params: Value) -> Result<Value, ErrorObject> {
         ask_host(&self.host, method, params).await
     }
 }
 
-/// Asks the host in `host` the server's request `method` and gives its answer (or the error
-/// for the server). The upstream server has its own deadline and cancels when it passes (the
-/// driver then drops this future, which cancels the request at the host); a person answering
-/// an elicitation must not be cut short here.
-pub async fn ask_host(
+/// Asks the host in `host` the server's request `method` with `params` as written, and gives
+/// its answer as written (or the error for the server). The upstream server has its own
+/// deadline and cancels when it passes (the driver then drops this future, which cancels the
+/// request at the host); a person answering an elicitation must not be cut short here.
+pub async fn ask_host_raw(
     host: &HostSlot,
     method: impl Into<Cow<'static, str>>,
-    params: Value,
-) -> Result<Value, ErrorObject> {
+    params: Option<Box<RawValue>>,
+) -> RawAnswer {
     let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
     let host = host
         .get()
         .ok_or_else(|| internal("the bridge's host is not connected yet".into()))?;
-    let params = match params {
-        Value::Null => None,
-        p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
-    };
     let options = RequestOptions::new().no_timeout();
     match host.request_raw(method, params.as_deref(), options).await {
         Ok(raw) => raw
-            .decode::<Value>()
+            .into_raw()
             .map_err(|e| internal(format!("the host's answer: {e}"))),
         Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
         Err(e) => Err(internal(format!("the host did not answer: {e}"))),
     }
 }
 
+/// [`ask_host_raw`] with the params and the answer decoded, for a caller that reads or
+/// changes them.
+pub async fn ask_host(
+    host: &HostSlot,
+    method: impl Into<Cow<'static, str>>,
+    params: Value,
+) -> Result<Value, ErrorObject> {
+    let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
+    let params = match params {
+        Value::Null => None,
+        p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
+    };
+    let raw = ask_host_raw(host, method, params).await?;
+    serde_json::from_str(raw.get()).map_err(|e| internal(format!("the host's answer: {e}")))
+}
+
 impl RootsHandler for Forward {
     fn list_roots(&self) -> HandlerFuture<'_, Result<Vec<Root>, ErrorObject>> {
         Box::pin(async move {
-            let value = self.ask("roots/list", Value::Null).await?;
+            let value = self.ask_value("roots/list", Value::Null).await?;
             let roots = value.get("roots").cloned().unwrap_or(Value::Null);
             serde_json::from_value(roots).map_err(|e| {
                 ErrorObject::new(
@@ -77,6 +96,48 @@ impl RootsHandler for Forward {
     fn list_changed(&self) -> bool {
         // Only the capabilities given to the builder are declared (the host's own).
         false
+    }
+
+    fn list_roots_raw(&self) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin(ask_host_raw(&self.host, "roots/list", None))
+    }
+}
+
+impl SamplingHandler for Forward {
+    fn create_message(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(self.ask_value("sampling/createMessage", params))
+    }
+
+    fn create_message_raw(&self, params: Option<Box<RawValue>>) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin(ask_host_raw(&self.host, "sampling/createMessage", params))
+    }
+}
+
+impl ElicitationHandler for Forward {
+    fn elicit(&self, params: Value) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(self.ask_value("elicitation/create", params))
+    }
+
+    fn elicit_raw(&self, params: Option<Box<RawValue>>) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin(ask_host_raw(&self.host, "elicitation/create", params))
+    }
+}
+
+impl TaskQueryHandler for Forward {
+    fn query(
+        &self,
+        method: String,
+        params: Value,
+    ) -> HandlerFuture<'_, Result<Value, ErrorObject>> {
+        Box::pin(ask_host(&self.host, method, params))
+    }
+
+    fn query_raw(
+        &self,
+        method: String,
+        params: Option<Box<RawValue>>,
+    ) -> HandlerFuture<'_, RawAnswer> {
+        Box::pin(ask_host_raw(&self.host, method, params))
     }
 }
 
@@ -139,26 +200,14 @@ pub fn as_host(
     to_host: HostSlot,
 ) -> ClientBuilder {
     let forward = Forward { host: to_host };
-    let sampling = forward.clone();
-    let elicitation = forward.clone();
-    let task_queries = forward.clone();
     let mut builder = builder
         .client_info(host.client_info.clone())
         .client_capabilities(host.capabilities.clone())
         .era_policy(EraPolicy::Initialize)
-        .roots_handler(forward)
-        .sampling_handler(move |params: Value| {
-            let f = sampling.clone();
-            async move { f.ask("sampling/createMessage", params).await }
-        })
-        .elicitation_handler(move |params: Value| {
-            let f = elicitation.clone();
-            async move { f.ask("elicitation/create", params).await }
-        })
-        .host_task_queries(move |method: String, params: Value| {
-            let f = task_queries.clone();
-            async move { ask_host(&f.host, method, params).await }
-        })
+        .roots_handler(forward.clone())
+        .sampling_handler(forward.clone())
+        .elicitation_handler(forward.clone())
+        .host_task_queries(forward)
         // The host checks results itself; the bridge forwards them as they are.
         .validate_output(false);
     if let Some(version) =

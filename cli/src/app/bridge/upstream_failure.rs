@@ -47,6 +47,15 @@ pub fn is_upstream_failure(error: &CliError) -> bool {
     error.exit() == crate::exit::Exit::Connection
 }
 
+/// Whether the host is told of `error` as the upstream's failure ([`for_host`], with the
+/// upstream named in its data): a failure of the connection ([`is_upstream_failure`]), or an
+/// HTTP error status the upstream answered a request with (a 400, a 500: the upstream refused
+/// or failed, not the bridge; a client of the bridge then hints at the upstream, not at a
+/// server failing internally).
+pub fn is_told_as_upstream(error: &CliError) -> bool {
+    is_upstream_failure(error) || matches!(error, CliError::Http { .. })
+}
+
 /// The JSON-RPC error for the host when the connection to `upstream` failed with `error`:
 /// while connecting (`initialize`) `mcp bridge: the upstream server failed: …`, on a later
 /// request `mcp bridge: …` (the words `mcp` prints, which name the upstream).
@@ -125,6 +134,27 @@ mod tests {
         let hint = read.hint().unwrap_or_default();
         assert!(hint.contains("http://127.0.0.1:9/mcp"), "{hint}");
         assert!(!hint.contains("is the URL right"), "{hint}");
+    }
+
+    #[test]
+    fn an_http_error_of_the_upstream_reads_back_as_the_upstreams_not_as_an_internal_failure() {
+        let refused = CliError::Http {
+            url: "evh".into(),
+            what: "tools/call".into(),
+            status: 400,
+            text: "HTTP 400 Bad Request: {}".into(),
+            connecting: false,
+        };
+        assert!(is_told_as_upstream(&refused));
+        let answer = for_host("evh", &refused, false);
+        let read = from_bridge("http://127.0.0.1:8080/mcp", "tools/call", &answer)
+            .expect("a bridge's upstream failure");
+        let hint = read.hint().unwrap_or_default();
+        assert!(
+            hint.contains("`evh` answered the bridge's request with an HTTP error"),
+            "{hint}"
+        );
+        assert!(!hint.contains("failed internally"), "{hint}");
     }
 
     #[test]

@@ -357,3 +357,88 @@ fn a_second_404_in_a_row_does_not_loop() {
         "no third initialize"
     );
 }
+
+/// What npm server-everything (the TypeScript SDK's example servers) answers, after a
+/// restart, to a request carrying the session id of its former self.
+const NO_VALID_SESSION: &[u8] = br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+
+#[test]
+fn a_400_saying_the_session_id_is_not_valid_reinitializes_and_resends() {
+    let mut h = H::ready("2025-06-18", Some("old"));
+    let t = h.send("tools/list", json!({}));
+    let lost = h.next();
+    assert_eq!(lost.headers.get(MCP_SESSION_ID), Some("old"));
+    h.reply(
+        lost.id,
+        400,
+        &[("content-type", "application/json")],
+        NO_VALID_SESSION,
+    );
+    assert!(h.http_events().iter().any(|e| matches!(e, HttpEvent::SessionExpired { session_id, reinitializing: true } if session_id == "old")));
+    let init = h.next();
+    assert_eq!(init.purpose, Purpose::Initialize);
+    assert!(!init.headers.contains(MCP_SESSION_ID));
+    h.answer_initialize(&init, "2025-06-18", Some("new"));
+    h.drain();
+    let mut resent = None;
+    while let Some(x) = h.out.pop_front() {
+        assert_eq!(x.headers.get(MCP_SESSION_ID), Some("new"), "{x:?}");
+        match x.purpose {
+            Purpose::Listen => h.reply(x.id, 405, &[], b""),
+            Purpose::Request(handle) if handle == t => resent = Some(x),
+            _ => h.reply(x.id, 202, &[], b""),
+        }
+        h.drain();
+    }
+    let resent = resent.expect("the lost request is re-sent on the new session");
+    h.reply_json(resent.id, &answer(&resent, json!({"tools": []})));
+    assert_eq!(h.result(t), json!({"tools": []}));
+    assert!(
+        h.http_events()
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionReset { resent: 1, .. }))
+    );
+}
+
+#[test]
+fn another_400_is_the_requests_own_failure_and_keeps_the_session() {
+    let mut h = H::ready("2025-06-18", Some("old"));
+    let t = h.send("tools/list", json!({}));
+    let x = h.next();
+    let refusal =
+        br#"{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params"},"id":null}"#;
+    h.reply(x.id, 400, &[("content-type", "application/json")], refusal);
+    assert!(matches!(h.error(t), RequestError::Http(e) if e.status == 400));
+    assert_eq!(h.conn.session_id(), Some("old"));
+    assert!(
+        !h.http_events()
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionExpired { .. }))
+    );
+    h.drain();
+    assert!(!h.out.iter().any(|x| x.purpose == Purpose::Initialize));
+}
+
+#[test]
+fn a_second_not_valid_400_in_a_row_does_not_loop() {
+    let mut h = H::ready("2025-06-18", Some("old"));
+    let t = h.send("tools/list", json!({}));
+    let x = h.next();
+    h.reply(x.id, 400, &[], NO_VALID_SESSION);
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some("new"));
+    let initialized = h.next();
+    h.reply(initialized.id, 202, &[], b"");
+    h.drain();
+    let again = h
+        .out
+        .iter()
+        .find(|x| x.purpose == Purpose::Request(t))
+        .cloned()
+        .expect("re-sent");
+    h.reply(again.id, 400, &[], NO_VALID_SESSION);
+    assert!(matches!(h.error(t), RequestError::Http(e) if e.status == 400));
+    assert!(h.conn.session().is_closed());
+    h.drain();
+    assert!(!h.out.iter().any(|x| x.purpose == Purpose::Initialize));
+}

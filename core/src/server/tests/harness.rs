@@ -73,6 +73,18 @@ impl Client {
         out
     }
 
+    /// Everything the server sends now, as its text (one message a line).
+    pub(super) fn sent_text(&mut self) -> String {
+        let mut out = String::new();
+        let mut buf = Vec::new();
+        while self.server.poll_transmit(&mut buf).is_some() {
+            out.push_str(&String::from_utf8_lossy(&buf));
+            out.push('\n');
+            buf.clear();
+        }
+        out
+    }
+
     /// The one message the server sends now.
     pub(super) fn one(&mut self) -> Value {
         let mut all = self.received();

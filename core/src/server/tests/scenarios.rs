@@ -281,6 +281,44 @@ fn progress_to_the_client_uses_its_token_and_must_increase() {
 }
 
 #[test]
+fn progress_as_written_keeps_the_members_and_numbers_and_puts_in_the_clients_token() {
+    let mut c = Client::ready(json!({}));
+    c.request(
+        3,
+        "tools/call",
+        json!({"name": "long", "_meta": {"progressToken": "tok"}}),
+    );
+    let (id, ..) = host_request(&c.events());
+    let upstream = |text: &str| serde_json::value::RawValue::from_string(text.to_owned()).unwrap();
+    c.server
+        .notify_progress_as_written(
+            c.now,
+            id,
+            &upstream(r#"{"progress":1,"total":2,"progressToken":99,"message":"one"}"#),
+        )
+        .unwrap();
+    let sent = c.sent_text();
+    assert!(
+        sent.contains(r#""params":{"progress":1,"total":2,"progressToken":"tok","message":"one"}"#),
+        "{sent}"
+    );
+    // The same rules as typed progress.
+    assert_eq!(
+        c.server.notify_progress_as_written(
+            c.now,
+            id,
+            &upstream(r#"{"progress":1,"progressToken":9}"#)
+        ),
+        Err(UsageError::ProgressNotIncreasing { progress: 1.0 })
+    );
+    assert!(matches!(
+        c.server
+            .notify_progress_as_written(c.now, id, &upstream(r#"{"progressToken":9}"#)),
+        Err(UsageError::InvalidParams(_))
+    ));
+}
+
+#[test]
 fn progress_without_a_token_is_a_usage_error() {
     let mut c = Client::ready(json!({}));
     c.request(3, "tools/call", json!({"name": "long"}));

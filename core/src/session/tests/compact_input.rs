@@ -329,3 +329,40 @@ mod properties {
         }
     }
 }
+
+/// A progress event carries the notification's params as the server wrote them (member
+/// order, `1` not `1.0`), whichever path read it.
+#[test]
+fn progress_keeps_its_params_as_written_on_both_paths() {
+    for fast in [true, false] {
+        let opts = RequestOptions::new().timeout(10 * S);
+        let mut h = Harness::ready(config(), "2025-11-25");
+        let _ = h.send("tools/call", json!({"name": "long"}), opts.progress());
+        let token = h.sent.last().unwrap().1["params"]["_meta"]["progressToken"].clone();
+        let canonical = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1,"total":2}}}}"#
+        );
+        let ts = format!(
+            r#"{{"method":"notifications/progress","params":{{"progress":2,"total":2.50,"progressToken":{token}}},"jsonrpc":"2.0"}}"#
+        );
+        feed(&mut h, &[canonical, ts], fast, None);
+        let written: Vec<String> = h
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                crate::session::Event::Progress { params, .. } => {
+                    params.as_ref().map(|p| p.get().to_owned())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            written,
+            [
+                format!(r#"{{"progressToken":{token},"progress":1,"total":2}}"#),
+                format!(r#"{{"progress":2,"total":2.50,"progressToken":{token}}}"#),
+            ],
+            "fast: {fast}"
+        );
+    }
+}

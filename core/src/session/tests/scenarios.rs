@@ -284,6 +284,7 @@ fn progress_is_routed_and_resets_the_deadline_under_a_maximum() {
                 progress,
                 total,
                 message,
+                ..
             } if *handle == r => Some((*progress, *total, message.clone())),
             _ => None,
         })

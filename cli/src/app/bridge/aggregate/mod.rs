@@ -56,8 +56,10 @@ use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::ServerConfig;
 use mcp_proto::types::{Implementation, InitializeParams};
 use mcp_tokio::mcp_driver::manager::{StartupSummary, StatusChanges};
+use mcp_tokio::mcp_driver::{RawAnswer, RawHandler};
 use mcp_tokio::server::Server;
 use mcp_tokio::{ClientBuilder, Manager, TokioRuntime};
+use serde_json::value::RawValue;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 use super::forward::{CallsEnded, Relay};
@@ -337,7 +339,9 @@ fn shared(
     session_calls: Option<Arc<SessionCalls>>,
     task_owners: Option<Arc<task_owners::TaskOwners>>,
 ) -> (Arc<Shared>, CallsEnded) {
-    let (relay, calls_ended) = Relay::new(cli.connection.timeout);
+    let (relay, calls_ended) = Relay::new(crate::app::bridge::forward::RequestBound::of(
+        &cli.connection,
+    ));
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
     shared.configs = configs.to_vec();
@@ -509,14 +513,14 @@ fn asking_host_for(
     };
     let (sampling, elicitation, queries) = (asking.clone(), asking.clone(), asking);
     builder
-        .sampling_handler(move |params: serde_json::Value| {
+        .sampling_handler(RawHandler(move |params: Option<Box<RawValue>>| {
             let asking = sampling.clone();
             async move { asking.ask("sampling/createMessage", params).await }
-        })
-        .elicitation_handler(move |params: serde_json::Value| {
+        }))
+        .elicitation_handler(RawHandler(move |params: Option<Box<RawValue>>| {
             let asking = elicitation.clone();
             async move { asking.ask("elicitation/create", params).await }
-        })
+        }))
         .host_task_queries(move |method: String, params: serde_json::Value| {
             let asking = queries.clone();
             async move {
@@ -539,18 +543,19 @@ struct AskingHost {
 }
 
 impl AskingHost {
-    /// Passes the server's `method` request to the host (a related task renamed
-    /// host-visible); a task the host made of it is remembered as the server's.
-    async fn ask(
-        &self,
-        method: &'static str,
-        mut params: serde_json::Value,
-    ) -> Result<serde_json::Value, ErrorObject> {
-        tasks::related_to_host(&self.server, &mut params);
-        let as_task = params.get("task").is_some_and(serde_json::Value::is_object);
-        let answer = upstream::ask_host(&self.host, method, params).await?;
-        if as_task {
-            self.host_tasks.record(&self.server, &answer);
+    /// Passes the server's `method` request to the host as written (a related task renamed
+    /// host-visible) and the host's answer back as written; a task the host made of it is
+    /// remembered as the server's.
+    async fn ask(&self, method: &'static str, params: Option<Box<RawValue>>) -> RawAnswer {
+        let value: serde_json::Value = params
+            .as_deref()
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or_default();
+        let as_task = value.get("task").is_some_and(serde_json::Value::is_object);
+        let params = tasks::related_to_host_raw(&self.server, params, &value)?;
+        let answer = upstream::ask_host_raw(&self.host, method, params).await?;
+        if as_task && let Ok(value) = serde_json::from_str(answer.get()) {
+            self.host_tasks.record(&self.server, &value);
         }
         Ok(answer)
     }

@@ -41,7 +41,9 @@ use mcp_proto::types::{
     TaskRequestsCapability, TasksCapability,
 };
 use mcp_tokio::ClientBuilder;
+use mcp_tokio::mcp_driver::{RawAnswer, RawHandler};
 use mcp_tokio::server::RequestContext;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The host requests in flight to each server, by server name.
@@ -255,18 +257,29 @@ impl SessionCalls {
     /// which drops this future and cancels the request at the host). A task-augmented
     /// request is already the bridge's task: its answer is asked for as
     /// [`super::session_tasks`] says.
+    ///
+    /// The params and the answer pass as written (members in order, numbers as spelled),
+    /// but for a related task's id, renamed host-visible, and a task-augmented request, whose
+    /// `task` the bridge reads and may remove.
     pub async fn ask(
         &self,
         server: &str,
         method: &'static str,
-        mut params: Value,
-    ) -> Result<Value, ErrorObject> {
-        let context = self.attribute(server, method, &params)?;
-        super::tasks::related_to_host(server, &mut params);
-        if params.get("task").is_some_and(Value::is_object) {
-            return super::session_tasks::ask_for_task(&context, method, params).await;
+        params: Option<Box<RawValue>>,
+    ) -> RawAnswer {
+        let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
+        let mut value: Value = params
+            .as_deref()
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or(Value::Null);
+        let context = self.attribute(server, method, &value)?;
+        if value.get("task").is_some_and(Value::is_object) {
+            super::tasks::related_to_host(server, &mut value);
+            let answer = super::session_tasks::ask_for_task(&context, method, value).await?;
+            return mcp_proto::jsonrpc::to_raw(&answer).map_err(|e| internal(e.to_string()));
         }
-        super::session_tasks::request(&context, method, params).await
+        let params = super::tasks::related_to_host_raw(server, params, &value)?;
+        super::session_tasks::request_raw(&context, method, params.as_deref()).await
     }
 }
 
@@ -312,14 +325,14 @@ pub fn client_builder(calls: &Arc<SessionCalls>, server: &str) -> ClientBuilder 
         .era_policy(EraPolicy::Initialize)
         // The bridge's client core keeps the servers' tasks (see `declared_to_servers`).
         .task_receiver(true)
-        .sampling_handler(move |params: Value| {
+        .sampling_handler(RawHandler(move |params: Option<Box<RawValue>>| {
             let (calls, server) = (sampling.clone(), for_sampling.clone());
             async move { calls.ask(&server, "sampling/createMessage", params).await }
-        })
-        .elicitation_handler(move |params: Value| {
+        }))
+        .elicitation_handler(RawHandler(move |params: Option<Box<RawValue>>| {
             let (calls, server) = (elicitation.clone(), for_elicitation.clone());
             async move { calls.ask(&server, "elicitation/create", params).await }
-        })
+        }))
         // The hosts check results themselves; the bridge forwards them as they are.
         .validate_output(false)
 }

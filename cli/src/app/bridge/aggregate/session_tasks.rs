@@ -24,7 +24,9 @@
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::session::{RequestError, RequestOptions};
 use mcp_proto::types::ClientCapabilities;
+use mcp_tokio::mcp_driver::RawAnswer;
 use mcp_tokio::server::{RequestContext, ServerError};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// Whether a client of `capabilities` takes `method` as a task (declared in its
@@ -40,8 +42,28 @@ pub fn runs_as_task(capabilities: Option<&ClientCapabilities>, method: &str) -> 
     }
 }
 
-/// Sends `method` with `params` to the host session of `context`, no deadline of its own (the
-/// server's task bounds it); the host's answer, or the error for the server.
+/// Sends `method` with `params` as written to the host session of `context`, no deadline of
+/// its own (the server's request or task bounds it); the host's answer as written, or the
+/// error for the server.
+pub async fn request_raw(
+    context: &RequestContext,
+    method: &'static str,
+    params: Option<&RawValue>,
+) -> RawAnswer {
+    let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
+    let options = RequestOptions::new().no_timeout();
+    match context.request_raw(method, params, options).await {
+        Ok(raw) => raw
+            .into_raw()
+            .map_err(|e| internal(format!("the host's answer: {e}"))),
+        Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
+        Err(e) => Err(internal(format!(
+            "mcp bridge: the host did not answer: {e}"
+        ))),
+    }
+}
+
+/// [`request_raw`] with decoded params and answer: for the task path, which edits both.
 pub async fn request(
     context: &RequestContext,
     method: &'static str,
@@ -52,19 +74,8 @@ pub async fn request(
         Value::Null => None,
         p => Some(mcp_proto::jsonrpc::to_raw(&p).map_err(|e| internal(e.to_string()))?),
     };
-    let options = RequestOptions::new().no_timeout();
-    match context
-        .request_raw(method, params.as_deref(), options)
-        .await
-    {
-        Ok(raw) => raw
-            .decode::<Value>()
-            .map_err(|e| internal(format!("the host's answer: {e}"))),
-        Err(ServerError::Request(RequestError::Remote(error))) => Err(error),
-        Err(e) => Err(internal(format!(
-            "mcp bridge: the host did not answer: {e}"
-        ))),
-    }
+    let raw = request_raw(context, method, params.as_deref()).await?;
+    serde_json::from_str(raw.get()).map_err(|e| internal(format!("the host's answer: {e}")))
 }
 
 /// Asks the host session of `context` for `method` with `params`, which carry the `task` of

@@ -124,6 +124,30 @@ pub fn related_to_host(server: &str, message: &mut Value) {
     }
 }
 
+/// [`related_to_host`] for params as written (`params`, decoded as `value`): passed on
+/// unchanged when they name no related task (the common case: the members keep their order,
+/// the numbers their spelling), else re-encoded with its id renamed.
+pub fn related_to_host_raw(
+    server: &str,
+    params: Option<Box<serde_json::value::RawValue>>,
+    value: &Value,
+) -> Result<Option<Box<serde_json::value::RawValue>>, mcp_proto::jsonrpc::ErrorObject> {
+    let related = value
+        .get("_meta")
+        .is_some_and(|m| m.get(RELATED_TASK_META).is_some());
+    if !related {
+        return Ok(params);
+    }
+    let mut value = value.clone();
+    related_to_host(server, &mut value);
+    mcp_proto::jsonrpc::to_raw(&value).map(Some).map_err(|e| {
+        mcp_proto::jsonrpc::ErrorObject::new(
+            mcp_proto::jsonrpc::ErrorObject::INTERNAL_ERROR,
+            e.to_string(),
+        )
+    })
+}
+
 /// Where a host's `tasks/list` goes on: a server, and that server's own cursor (`None`: its
 /// first page).
 #[derive(Debug, Serialize, Deserialize, PartialEq)]
