@@ -186,7 +186,21 @@ impl CliError {
         }
         out
     }
+
+    /// [`report`](Self::report) as `mcp bridge` prints it: a usage error points at the
+    /// bridge's own help (each mode with its options) rather than `mcp --help`.
+    pub fn bridge_report(&self) -> String {
+        match self {
+            CliError::Usage(_) => format!("error: {self}\nhint: {BRIDGE_USAGE_HINT}\n"),
+            _ => self.report(),
+        }
+    }
 }
+
+/// The hint of a usage error of `mcp bridge`.
+pub const BRIDGE_USAGE_HINT: &str = "`mcp bridge --help` shows each mode with its options: \
+     --url URL, -- <command>, or --config FILE; --listen ADDR (with --stateless, \
+     --bearer-token-env, --allow-origin) to serve HTTP instead of stdio";
 
 /// `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
 fn or_list(names: &[String]) -> String {
@@ -215,6 +229,11 @@ fn bridge_upstream_hint(upstream: &str, failure: &str) -> String {
             "the bridge's server process {upstream} ended, as said above (the bridge's log, \
              where it runs, has its last words); a new session (run the command again) starts \
              it again"
+        ),
+        "server_not_running" => format!(
+            "the bridge works; its server {upstream} (of the bridge's --config file) is not \
+             running: fix that entry or the server it starts, then restart the bridge (the \
+             bridge's log, where it runs, says more)"
         ),
         "login_required" | "auth_failed" => format!(
             "{upstream} wants authorization from the bridge: on the bridge's machine run \
