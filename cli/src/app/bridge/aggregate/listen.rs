@@ -62,6 +62,7 @@ pub async fn run(
         cli,
         &manager,
         &started.configs,
+        entries,
         filter,
         Some(session_calls),
         task_owners,

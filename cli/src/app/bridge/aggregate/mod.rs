@@ -331,6 +331,7 @@ fn shared(
     cli: &Cli,
     manager: &Arc<Manager>,
     configs: &[mcp_manager::config::ServerConfig],
+    entries: &[(String, Option<(&'static str, String)>)],
     filter: ToolFilter,
     session_calls: Option<Arc<SessionCalls>>,
     task_owners: Option<Arc<task_owners::TaskOwners>>,
@@ -339,6 +340,7 @@ fn shared(
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
     shared.configs = configs.to_vec();
+    shared.entries = entries.to_vec();
     shared.session_calls = session_calls;
     shared.task_owners = task_owners;
     let shared = Arc::new(shared);
@@ -386,7 +388,8 @@ async fn serve_stdio(
     }
     let failed = started.failed();
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, &started.configs, filter, None, None);
+    let (shared, mut calls_ended) =
+        shared(cli, &manager, &started.configs, entries, filter, None, None);
     let shared = {
         let mut shared = Arc::into_inner(shared).expect("the shared state was just made");
         shared.host_tasks = Some(host_tasks);
