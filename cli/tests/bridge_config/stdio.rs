@@ -743,3 +743,45 @@ fn initialize_answer(host: &mut BridgeHost) -> Value {
     );
     host.answer(id).0
 }
+
+/// An HTTP entry that goes down and comes back: a call meanwhile names the entry and its URL
+/// (`server "evh" (URL): could not connect: connection refused`, not `could not connect to
+/// evh`), and stderr says when it was lost and when it is ready again, as for a stdio entry.
+#[test]
+fn a_lost_http_entry_is_named_with_its_url_and_its_return_said() {
+    let demo = crate::common::listening::ListeningDemo::start();
+    let url = demo.url.clone();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let dir = test_dir("lost-http-entry");
+    write_servers(&dir, json!({"evh": {"url": url}}));
+    let mut host = start_bridge(&dir, &[]);
+    host.initialize(&json!({}));
+    let echo = json!({"name": "evh__echo", "arguments": {"text": "hi"}});
+    host.call("tools/call", echo.clone());
+    drop(demo);
+    let id = host.request("tools/call", echo.clone());
+    let (answer, _) = host.answer(id);
+    assert_eq!(
+        answer["error"]["message"],
+        format!(r#"mcp bridge: server "evh" ({url}): could not connect: connection refused"#),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["error"]["data"]["mcpBridge"]["failure"],
+        "connection_refused"
+    );
+    let lost = r#"mcp bridge: server "evh" was lost; reconnecting (attempt 1)"#;
+    assert!(host.stderr().contains(lost), "{}", host.stderr());
+    let _back = crate::common::listening::demo_listening_on(&addr);
+    host.call("tools/call", echo);
+    let stderr = host.stderr();
+    let ready = r#"mcp bridge: server "evh" is ready"#;
+    assert!(
+        stderr.contains(ready) && stderr.find(lost) < stderr.rfind(ready),
+        "{stderr}"
+    );
+    assert_eq!(host.finish(), 0);
+}

@@ -32,12 +32,16 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 use super::upstream_failure;
+use super::upstream_health::UpstreamHealth;
 use crate::app::connect::call_error;
 
 /// Forwards each host request to the upstream client and its answer back.
 pub struct Forwarder {
     client: Client,
     relay: Relay,
+    /// For an HTTP upstream: where the outcome of each request goes, under the upstream's
+    /// name ([`Forwarder::with_health`]).
+    health: Option<(Arc<UpstreamHealth>, String)>,
 }
 
 /// How a host request is forwarded to an upstream client: its deadline, its progress passed
@@ -290,7 +294,20 @@ impl Forwarder {
     /// deadlines and cancellations decide).
     pub fn new(client: Client, timeout: Option<Duration>) -> (Self, CallsEnded) {
         let (relay, ended) = Relay::new(timeout);
-        (Forwarder { client, relay }, ended)
+        let forwarder = Forwarder {
+            client,
+            relay,
+            health: None,
+        };
+        (forwarder, ended)
+    }
+
+    /// Reports each request's outcome to `health` under the name `upstream` (an HTTP
+    /// upstream: stderr says when it was lost and when it is back).
+    #[must_use]
+    pub fn with_health(mut self, health: Arc<UpstreamHealth>, upstream: String) -> Self {
+        self.health = Some((health, upstream));
+        self
     }
 
     /// Sends the upstream notifications to a host, in order with the answers: the returned
@@ -314,10 +331,17 @@ impl ServerHandler for Forwarder {
         params: Option<Box<RawValue>>,
         context: RequestContext,
     ) -> HandlerFuture<'_, RequestOutcome> {
-        Box::pin(
-            self.relay
-                .forward(self.client.clone(), method, params, context),
-        )
+        let forwarded = self
+            .relay
+            .forward(self.client.clone(), method, params, context);
+        let Some((health, upstream)) = &self.health else {
+            return Box::pin(forwarded);
+        };
+        Box::pin(async move {
+            let outcome = forwarded.await;
+            health.saw(upstream, &outcome);
+            outcome
+        })
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>, _server: &ServerHandle) {

@@ -42,6 +42,7 @@ use tokio::sync::watch;
 
 use super::forward::Forwarder;
 use super::upstream::{self, HostSlot};
+use super::upstream_health::{self, UpstreamHealth};
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
@@ -84,7 +85,15 @@ pub async fn run(
         http.server = super::host_server_config(&first);
         http = http.with_mode(HttpMode::Stateless);
         let shared = first.clone();
-        let factory = move |_: &ServerHandle| Forwarder::new(shared.clone(), timeout).0;
+        let health = Arc::new(UpstreamHealth::new(ui.clone()));
+        let upstream = config.clone();
+        let factory = move |_: &ServerHandle| {
+            upstream_health::watched(
+                Forwarder::new(shared.clone(), timeout).0,
+                &upstream,
+                &health,
+            )
+        };
         let server = start_http(listener, StreamableHttp::new(http), factory)
             .map_err(|e| CliError::cannot_listen(addr, &e))?;
         (server, Ok(first))
@@ -305,6 +314,9 @@ impl SessionBridge {
     /// to the host, closes the session when it dies and closes it when the session ends.
     fn serve(&self, client: mcp_tokio::Client, host: ServerHandle) {
         let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), self.timeout);
+        // This session's upstream: its loss and return said for this session.
+        let health = Arc::new(UpstreamHealth::new(self.ui.clone()));
+        let forwarder = upstream_health::watched(forwarder, &self.config, &health);
         let (forwarder, host_pump) = forwarder.with_host_pump();
         self.publish.send_replace(Some(Ok(Arc::new(forwarder))));
         let mut ended = self.closed.subscribe();

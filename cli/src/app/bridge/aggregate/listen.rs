@@ -60,9 +60,9 @@ pub async fn run(
     let task_owners = (!args.stateless).then(Default::default);
     let (shared, mut calls_ended) = shared(
         cli,
+        ui,
         &manager,
-        &started.configs,
-        entries,
+        (&started.configs, entries),
         filter,
         Some(session_calls),
         task_owners,

@@ -70,6 +70,9 @@ pub struct Shared {
     pub manager: Arc<Manager>,
     /// Their entries, for the words of their failures ([`many::failure_words`]).
     pub configs: Vec<mcp_manager::config::ServerConfig>,
+    /// Says on stderr when an HTTP entry is lost and back (a stdio entry's reconnects are
+    /// the watcher's to tell); `None`: not said.
+    pub health: Option<Arc<crate::app::bridge::upstream_health::UpstreamHealth>>,
     /// Every entry of the file, with `Some((state, why))` for one not started (broken,
     /// disabled): a call to its tools says so.
     pub entries: Vec<(String, Option<(&'static str, String)>)>,
@@ -116,6 +119,7 @@ impl Shared {
             manager,
             configs: Vec::new(),
             entries: Vec::new(),
+            health: None,
             filter,
             relay,
             prompts: Mutex::new(ToolNamespace::new()),
@@ -588,6 +592,11 @@ impl Router {
                 Some(url) => name_http_entry(e, server, url),
                 None => e,
             });
+        if let Some(health) = &self.shared.health
+            && self.shared.http_url(server).is_some()
+        {
+            health.saw(server, &outcome);
+        }
         watch::barrier(&self.barriers, server).await;
         (outcome, in_flight.and_then(|call| call.refused()))
     }

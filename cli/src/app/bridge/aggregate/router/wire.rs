@@ -32,7 +32,8 @@ pub(super) fn unknown_tool(name: &str) -> ErrorObject {
     ErrorObject::new(ErrorObject::INVALID_PARAMS, format!("unknown tool: {name}"))
 }
 
-/// The `failure` of [`not_running`]'s data (see [`upstream_failure`](crate::app::bridge::upstream_failure)).
+/// The `failure` in the bridge's upstream-failure data of a call to a server that is not
+/// running (see [`upstream_failure`](crate::app::bridge::upstream_failure)).
 pub const NOT_RUNNING: &str = "server_not_running";
 
 /// The error of a call to a tool of `server`, which is not running (it failed to start, its
