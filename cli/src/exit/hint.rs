@@ -74,6 +74,14 @@ impl CliError {
             {
                 "the task may have ended without a result (cancelled or failed): `mcp tasks get ID` shows its status".into()
             }
+            // Not the server's failure: the `mcp bridge` in between was stopped.
+            CliError::Remote { error, .. }
+                if error.message.starts_with(crate::app::bridge::stop::STOPPING) =>
+            {
+                "the bridge this URL serves was stopped while the request ran (it was cancelled \
+                 upstream); run the command again once the bridge is back"
+                    .into()
+            }
             CliError::Remote { error, .. } => return remote_hint(error.code),
             CliError::NotFound { kind: Missing::Tool, server, suggestions, .. }
                 if server.starts_with(super::ANY_SERVER_OF) =>

@@ -331,9 +331,13 @@ impl ServerHandler for Forwarder {
         params: Option<Box<RawValue>>,
         context: RequestContext,
     ) -> HandlerFuture<'_, RequestOutcome> {
-        let forwarded = self
-            .relay
-            .forward(self.client.clone(), method, params, context);
+        // A stop answers the host before its stream closes (and cancels the call upstream).
+        let forwarded = super::stop::or_stopping(self.relay.forward(
+            self.client.clone(),
+            method,
+            params,
+            context,
+        ));
         let Some((health, upstream)) = &self.health else {
             return Box::pin(forwarded);
         };

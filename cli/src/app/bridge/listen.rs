@@ -76,6 +76,8 @@ pub async fn run(
         ));
     }
     let timeout = cli.connection.timeout;
+    // Every session, so that a stop answers their running requests before closing them.
+    let host_sessions = super::stop::HostSessions::default();
     let (server, shared) = if args.stateless {
         // The shared connection, made now as the bridge itself: stateless POSTs have no host
         // identity to carry.
@@ -87,7 +89,9 @@ pub async fn run(
         let shared = first.clone();
         let health = Arc::new(UpstreamHealth::new(ui.clone()));
         let upstream = config.clone();
-        let factory = move |_: &ServerHandle| {
+        let sessions = host_sessions.clone();
+        let factory = move |host: &ServerHandle| {
+            sessions.add(host);
             upstream_health::watched(
                 Forwarder::new(shared.clone(), timeout).0,
                 &upstream,
@@ -103,7 +107,9 @@ pub async fn run(
         let cli = Arc::new(cli.clone());
         let ui = ui.clone();
         let (sessions, sessions_ended) = super::forward::WorkCount::new();
-        let factory = move |_: &ServerHandle| {
+        let hosts = host_sessions.clone();
+        let factory = move |host: &ServerHandle| {
+            hosts.add(host);
             SessionBridge::start(
                 cli.clone(),
                 ui.clone(),
@@ -122,6 +128,10 @@ pub async fn run(
                 ended = client.ended() => Some(ended),
                 () = super::stop::requested() => None,
             };
+            if ended.is_none() {
+                // Each running request answered with the stop's error before streams close.
+                host_sessions.answered(super::CANCEL_BOUND).await;
+            }
             server.shutdown();
             server.stopped().await;
             match ended {
@@ -143,6 +153,8 @@ pub async fn run(
         Err(mut sessions_ended) => {
             // Serves until a signal asks the bridge to stop (see `app::signals`).
             super::stop::requested().await;
+            // Each running request answered with the stop's error before streams close.
+            host_sessions.answered(super::CANCEL_BOUND).await;
             server.shutdown();
             server.stopped().await;
             // Each ended session cancels its running calls upstream and closes its upstream

@@ -81,7 +81,11 @@ pub async fn run(
     if stateless {
         http = http.with_mode(HttpMode::Stateless);
     }
+    // Every session, so that a stop answers their running requests before closing them.
+    let host_sessions = crate::app::bridge::stop::HostSessions::default();
+    let hosts = host_sessions.clone();
     let factory = move |host: &ServerHandle| {
+        hosts.add(host);
         let router = Router::new(shared.clone());
         if stateless {
             // One POST, one answer: no session to keep in step.
@@ -113,6 +117,8 @@ pub async fn run(
     // Serves until a signal asks the bridge to stop (see `app::signals`): every session
     // ends, its running calls cancelled upstream with the stop's reason.
     super::super::stop::requested().await;
+    // Each running request answered with the stop's error before streams close.
+    host_sessions.answered(CANCEL_BOUND).await;
     server.shutdown();
     server.stopped().await;
     reporter.abort();

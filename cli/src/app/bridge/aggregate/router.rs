@@ -583,10 +583,12 @@ impl Router {
             .session_calls
             .as_ref()
             .map(|calls| calls.enter(server, self.session, context));
-        let outcome = self
+        // A stop answers the host before its stream closes (and cancels the call upstream).
+        let forwarded = self
             .shared
             .relay
-            .forward(client, method, Some(params), context.clone())
+            .forward(client, method, Some(params), context.clone());
+        let outcome = crate::app::bridge::stop::or_stopping(forwarded)
             .await
             .map_err(|e| match self.shared.http_url(server) {
                 Some(url) => name_http_entry(e, server, url),
