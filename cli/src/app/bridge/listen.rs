@@ -41,6 +41,7 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 use super::forward::Forwarder;
+use super::host_log::{self, SessionLog};
 use super::upstream::{self, HostSlot};
 use super::upstream_health::{self, UpstreamHealth};
 use crate::app::ui::Ui;
@@ -98,13 +99,18 @@ pub async fn run(
                 &health,
             )
         };
-        let server = start_http(listener, StreamableHttp::new(http), factory)
-            .map_err(|e| CliError::cannot_listen(addr, &e))?;
+        let server = start_http(
+            listener,
+            host_log::reporting_refusals(StreamableHttp::new(http), ui),
+            factory,
+        )
+        .map_err(|e| CliError::cannot_listen(addr, &e))?;
         (server, Ok(first))
     } else {
         // Each session connects its own upstream when its host initializes.
         http = http.with_deferred_initialize(true);
         let cli = Arc::new(cli.clone());
+        let served = host_log::reporting_refusals(StreamableHttp::new(http), ui);
         let ui = ui.clone();
         let (sessions, sessions_ended) = super::forward::WorkCount::new();
         let hosts = host_sessions.clone();
@@ -118,8 +124,8 @@ pub async fn run(
                 sessions.clone(),
             )
         };
-        let server = start_http(listener, StreamableHttp::new(http), factory)
-            .map_err(|e| CliError::cannot_listen(addr, &e))?;
+        let server =
+            start_http(listener, served, factory).map_err(|e| CliError::cannot_listen(addr, &e))?;
         (server, Err(sessions_ended))
     };
     match shared {
@@ -257,6 +263,8 @@ struct SessionBridge {
     ui: Ui,
     config: UpstreamConfig,
     timeout: Option<std::time::Duration>,
+    /// This session's lines on stderr (opened, closed).
+    log: SessionLog,
     /// Where the connected upstream (or why there is none) is published.
     publish: watch::Sender<UpstreamState>,
     upstream: watch::Receiver<UpstreamState>,
@@ -280,6 +288,7 @@ impl SessionBridge {
         let (closed, _) = watch::channel(false);
         SessionBridge {
             cli,
+            log: SessionLog::new(&ui),
             ui,
             config,
             timeout,
@@ -314,6 +323,8 @@ impl SessionBridge {
             params.client_info.name,
             client.protocol_version()
         );
+        let host_name = format!("{} {}", params.client_info.name, params.client_info.version);
+        self.log.opened(Some(&host_name));
         let answer = InitializeAnswer::new(client.server_info().clone())
             .with_capabilities(client.capabilities().clone())
             .with_instructions(client.instructions().map(str::to_owned))
@@ -443,8 +454,9 @@ impl ServerHandler for SessionBridge {
         tracing::info!("bridge: odd input from a host: {diagnostic:?}");
     }
 
-    fn on_closed(&self, reason: &CloseReason, _server: &ServerHandle) {
+    fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
         tracing::info!("bridge: a host session ended: {reason}");
+        self.log.closed(server, reason);
         self.closed.send_replace(true);
     }
 }

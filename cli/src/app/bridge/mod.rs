@@ -30,6 +30,7 @@
 
 pub mod aggregate;
 pub mod forward;
+pub mod host_log;
 pub mod listen;
 pub mod stop;
 pub mod upstream;

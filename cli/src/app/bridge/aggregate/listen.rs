@@ -84,6 +84,7 @@ pub async fn run(
     // Every session, so that a stop answers their running requests before closing them.
     let host_sessions = crate::app::bridge::stop::HostSessions::default();
     let hosts = host_sessions.clone();
+    let session_ui = ui.clone();
     let factory = move |host: &ServerHandle| {
         hosts.add(host);
         let router = Router::new(shared.clone());
@@ -91,6 +92,9 @@ pub async fn run(
             // One POST, one answer: no session to keep in step.
             return router;
         }
+        let log = crate::app::bridge::host_log::SessionLog::new(&session_ui);
+        log.opened(None);
+        let router = router.logged(log);
         let changes = shared.manager.status_changes();
         let barriers = Barriers::default();
         let watcher = Watcher::new(shared.clone(), host.clone(), None, barriers.clone())
@@ -99,8 +103,12 @@ pub async fn run(
             .ordered_by(barriers)
             .owns(tokio::spawn(watcher.run(changes, Vec::new())))
     };
-    let server = start_http(listener, StreamableHttp::new(http), factory)
-        .map_err(|e| CliError::cannot_listen(addr, &e))?;
+    let server = start_http(
+        listener,
+        crate::app::bridge::host_log::reporting_refusals(StreamableHttp::new(http), ui),
+        factory,
+    )
+    .map_err(|e| CliError::cannot_listen(addr, &e))?;
     // What the start found, after the URL.
     report_entries(ui, entries);
     report_summary(ui, &manager, &started.summary, &started.configs);

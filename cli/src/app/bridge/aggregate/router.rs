@@ -333,6 +333,8 @@ pub struct Router {
     /// Where answers wait for their server's earlier notifications (filled by the
     /// session's watcher; empty without one).
     barriers: Barriers,
+    /// With `--listen` (stateful): this session's lines on stderr (closed, a tool refused).
+    log: Option<crate::app::bridge::host_log::SessionLog>,
 }
 
 impl Drop for Router {
@@ -349,7 +351,15 @@ impl Router {
             shared,
             tasks: Vec::new(),
             barriers: Barriers::default(),
+            log: None,
         }
+    }
+
+    /// Says on stderr when this session closes and when it is refused a tool (`--listen`).
+    #[must_use]
+    pub fn logged(mut self, log: crate::app::bridge::host_log::SessionLog) -> Self {
+        self.log = Some(log);
+        self
     }
 
     /// The barriers this session's watcher fills: answers then reach the host after the
@@ -395,6 +405,13 @@ impl Router {
             "tools/call" => {
                 let mut params = object(params.as_deref())?;
                 let name = string_field(&params, "name")?;
+                if let Some(log) = &self.log
+                    && !shared.filter.offers(&name)
+                    && manager.resolve(&name).is_some()
+                {
+                    // A tool the server has, kept from the hosts: worth the operator's eye.
+                    log.denied(&name);
+                }
                 let (server, tool) = shared.resolve_tool(&name).await?;
                 params.insert("name".into(), Value::String(tool));
                 let as_task = params.contains_key("task");
@@ -711,10 +728,13 @@ impl ServerHandler for Router {
         tracing::info!("bridge: odd input from the host: {diagnostic:?}");
     }
 
-    fn on_closed(&self, reason: &CloseReason, _server: &ServerHandle) {
+    fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
         // The session's tasks hold its handle, which may keep this handler alive: they are
         // ended here rather than left to `Drop`.
         tracing::info!("bridge: a host session ended: {reason}");
+        if let Some(log) = &self.log {
+            log.closed(server, reason);
+        }
         self.end();
     }
 }
