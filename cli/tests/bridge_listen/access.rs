@@ -180,3 +180,31 @@ fn refusals_and_host_sessions_get_one_line_each() {
     assert_eq!(said("closed: "), 1, "{stderr:?}");
     assert_eq!(said("tok-f2-secret") + said("nope"), 0, "{stderr:?}");
 }
+
+/// With `-v`, each upstream wire line is marked with the host session it belongs to, and the
+/// sessions' lines are not cut short after a few.
+#[test]
+fn verbose_wire_lines_name_their_host_session() {
+    let mut bridge = Listener::start("wire-sessions", &["-v"], &[]);
+    for host in ["host-a", "host-b", "host-c", "host-d", "host-e"] {
+        open_session(&bridge.url, host, &[]);
+    }
+    let (_, stderr) = bridge.stop("-TERM");
+    let wire: Vec<_> = stderr.iter().filter(|l| l.contains("-> {")).collect();
+    assert!(!wire.is_empty(), "{stderr:?}");
+    assert!(wire.iter().all(|l| l.starts_with("[session ")), "{wire:?}");
+    for host in ["host-a", "host-e"] {
+        assert_eq!(
+            stderr
+                .iter()
+                .filter(|l| l.contains(&format!("opened by {host}")))
+                .count(),
+            1,
+            "{stderr:?}"
+        );
+    }
+    assert!(
+        !stderr.iter().any(|l| l.contains("further lines like this")),
+        "{stderr:?}"
+    );
+}

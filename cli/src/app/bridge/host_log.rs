@@ -68,6 +68,12 @@ impl SessionLog {
         }
     }
 
+    /// `ui` with each line marked `[session N] `: the `-v` wire trace of this session's
+    /// upstream, told from the other sessions'.
+    pub fn marked(&self, ui: &Ui) -> Ui {
+        ui.with_prefix(&format!("session {}", self.number))
+    }
+
     /// Call when the session is opened (its host initialized); `host` is the host's name and
     /// version when known.
     pub fn opened(&self, host: Option<&str>) {

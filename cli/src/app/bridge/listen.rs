@@ -305,8 +305,9 @@ impl SessionBridge {
         let slot = HostSlot::default();
         // Set once, here: the session exists already.
         let _ = slot.set(host.clone());
-        let connected =
-            upstream::connect(&self.cli, &self.ui, self.config.clone(), &params, slot).await;
+        // Its wire trace (-v) marked with the session, among the others'.
+        let ui = self.log.marked(&self.ui);
+        let connected = upstream::connect(&self.cli, &ui, self.config.clone(), &params, slot).await;
         let client = match connected {
             Ok(client) => client,
             Err(e) => {
@@ -318,7 +319,8 @@ impl SessionBridge {
                 return Err(super::upstream_failure::for_host(&upstream, &e, true));
             }
         };
-        tracing::info!(
+        // The operator's line is the session log's `opened`.
+        tracing::debug!(
             "bridge: a session for {} connected upstream (protocol {})",
             params.client_info.name,
             client.protocol_version()
@@ -455,7 +457,6 @@ impl ServerHandler for SessionBridge {
     }
 
     fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
-        tracing::info!("bridge: a host session ended: {reason}");
         self.log.closed(server, reason);
         self.closed.send_replace(true);
     }
