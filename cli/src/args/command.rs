@@ -240,9 +240,10 @@ pub enum Command {
         verbatim_doc_comment,
         override_usage = "mcp bridge [LISTEN] --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
                           mcp bridge [LISTEN] [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>...\n       \
-                          mcp bridge [LISTEN] --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]... [--timeout <DURATION>]\n\n\
+                          mcp bridge [LISTEN] --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]...\n\n\
                           LISTEN (serve Streamable HTTP instead of stdio):\n       \
-                          --listen <ADDR> [--stateless] [--bearer-token-env <VAR>] [--allow-origin <ORIGIN>]..."
+                          --listen <ADDR> [--stateless] [--bearer-token-env <VAR>]\n       \
+                          [--allow-origin <ORIGIN>]..."
     )]
     Bridge(BridgeArgs),
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.
