@@ -116,7 +116,7 @@ mod tests {
         assert!(
             said(Refusal::InvalidToken)
                 .1
-                .contains("wrong bearer token (401)")
+                .contains("Authorization is wrong (401)")
         );
         let (always, line) = said(Refusal::Origin("https://evil.example".into()));
         assert!(
