@@ -48,6 +48,7 @@
 //! | `missing_argument` | 2 | the tool's schema requires arguments that were not given, checked before calling (`missing`, `required`); or a prompt's, when the server refused it |
 //! | `file_error` | 2 | a local file could not be read or written |
 //! | `config_error` | 2 | the `--config` file cannot be used: not JSON (the message starts `FILE:LINE:COLUMN:`), no server list (`didYouMean`: the key a misspelt one is meant as), no servers, a broken entry |
+//! | `cannot_listen` | 3 | `--listen ADDR` could not be bound: another program holds the port, the address is not this machine's, or the port needs privileges |
 //! | `spawn_failed` | 3 | the stdio server could not be started |
 //! | `connection_refused` | 3 | nothing accepted the TCP connection |
 //! | `connection_reset` | 3 | the connection was reset or closed mid-exchange |
@@ -91,7 +92,7 @@ mod hint;
 mod json;
 
 pub use error::{ANY_SERVER_OF, CliError, Missing, NetworkFailure, Rejected, strip_rpc_prefix};
-pub use json::print_error;
+pub use json::{print_bridge_error, print_error};
 
 /// The process exit status of `mcp`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,7 +104,8 @@ pub enum Exit {
     Failed,
     /// 2: bad options or arguments.
     Usage,
-    /// 3: the server could not be started or reached, or the handshake failed.
+    /// 3: the server could not be started or reached, or the handshake failed; or the
+    /// `--listen` address could not be bound.
     Connection,
     /// 4: the server answered with a JSON-RPC error.
     Remote,

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_term::args::{Cli, Command, help};
-use mcp_term::exit::{CliError, Exit, print_error};
+use mcp_term::exit::{CliError, Exit, print_bridge_error, print_error};
 use mcp_term::{app, demo_server};
 
 fn main() -> ExitCode {
-    let cli = match help::parse() {
+    let mut cli = match help::parse() {
         Ok(cli) => cli,
         // A usage error quotes the argument, which may be a secret (`-H 'Authorization
         // Bearer …'` without its colon): printed masked, in clap's colours where they apply.
@@ -41,14 +41,19 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     mcp_term::render::style::init(cli.output.color.to_style(), cli.output.output.is_some());
-    match run(&cli) {
+    // Before anything reads the headers, or masks their values (`Ui::new`).
+    let checked = cli.connection.expand_header_vars().map_err(CliError::Usage);
+    match checked.and_then(|()| run(&cli)) {
         Ok(exit) => exit.into(),
+        // The one place errors are printed: secrets masked (mcp_term::redact).
+        // A bridge's stdout carries the protocol alone (a host reads it as JSON-RPC):
+        // its error is told on stderr and by the exit code only, --json or not.
+        Err(e) if matches!(cli.command, Command::Bridge(_)) => {
+            print_bridge_error(&e);
+            e.exit().into()
+        }
         Err(e) => {
-            // The one place errors are printed: secrets masked (mcp_term::redact).
-            // A bridge's stdout carries the protocol alone (a host reads it as JSON-RPC):
-            // its error is told on stderr and by the exit code only, --json or not.
-            let json = cli.output.json && !matches!(cli.command, Command::Bridge(_));
-            print_error(&e, json);
+            print_error(&e, cli.output.json);
             e.exit().into()
         }
     }

@@ -460,3 +460,46 @@ fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host()
     let _ = bridge.wait();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An HTTP upstream that goes down and comes back: each request meanwhile gets the reason,
+/// and stderr says when it was lost and when it is back, in the words a config file's stdio
+/// server gets (`server "URL" was lost; reconnecting (attempt 1)`, `... is ready`), the
+/// loss once however many requests find it down.
+#[test]
+fn a_lost_http_upstream_and_its_return_are_said_on_stderr() {
+    let demo = ListeningDemo::start();
+    let url = demo.url.clone();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let dir = test_dir("lost-http");
+    let mut command = Command::new(MCP);
+    command
+        .args(["bridge", "--url", &url])
+        .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
+        .stderr(common::bridge_host::stderr_file(&dir));
+    let mut host = BridgeHost::spawn(command, dir);
+    host.initialize(&json!({}));
+    let echo = json!({"name": "echo", "arguments": {"text": "hi"}});
+    host.call("tools/call", echo.clone());
+    drop(demo);
+    for _ in 0..2 {
+        let id = host.request("tools/call", echo.clone());
+        let (answer, _) = host.answer(id);
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("connection refused"), "{answer}");
+    }
+    let lost = format!(r#"mcp bridge: server "{url}" was lost; reconnecting (attempt 1)"#);
+    assert_eq!(host.stderr().matches(&lost).count(), 1, "{}", host.stderr());
+    assert!(!host.stderr().contains("is ready"), "{}", host.stderr());
+    let _back = common::listening::demo_listening_on(&addr);
+    host.call("tools/call", echo);
+    let stderr = host.stderr();
+    let ready = format!(r#"mcp bridge: server "{url}" is ready"#);
+    assert!(
+        stderr.find(&lost) < stderr.find(&ready) && stderr.contains(&ready),
+        "{stderr}"
+    );
+    assert_eq!(host.finish(), 0);
+}

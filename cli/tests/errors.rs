@@ -589,3 +589,121 @@ fn complete_of_a_misspelt_prompt_suggests_the_listed_one() {
         stdout(&o)
     );
 }
+
+/// `${VAR}` in a `--header` value is taken from the environment (so a token stays out of
+/// the command line, `mcp bridge` included), `$$` is one literal `$`; an undefined variable
+/// is a usage error naming the header and the variable, never quoting a header's value,
+/// before anything connects.
+#[test]
+fn header_values_expand_environment_variables() {
+    let server = sdk_like_server();
+    let url = server.url("/mcp");
+    let run = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut command = Command::new(MCP);
+        command
+            .args(["--url", &url])
+            .args(extra)
+            .stdin(Stdio::null());
+        command.env_remove("MCP_F2_UNSET");
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        command.output().expect("run mcp")
+    };
+    let token = [("MCP_F2_TOKEN", "tok-123")];
+    let o = run(
+        &[
+            "-H",
+            "Authorization: Bearer ${MCP_F2_TOKEN}",
+            "-H",
+            "X-Literal: $${HOME}",
+            "tools",
+        ],
+        &token,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let first = server.requests().into_iter().next().expect("a request");
+    assert_eq!(first.header("authorization"), Some("Bearer tok-123"));
+    assert_eq!(first.header("x-literal"), Some("${HOME}"));
+
+    let before = server.requests().len();
+    let o = run(
+        &[
+            "-H",
+            "X-Other: other-secret-value",
+            "-H",
+            "X-Key: ${MCP_F2_UNSET}",
+            "tools",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("--header X-Key: the environment variable MCP_F2_UNSET is not set"),
+        "{err}"
+    );
+    assert!(!err.contains("other-secret-value"), "{err}");
+    assert_eq!(server.requests().len(), before, "mcp connected");
+
+    // The bridge sends the expanded header upstream.
+    let mut bridge = Command::new(MCP)
+        .args([
+            "bridge",
+            "--url",
+            &url,
+            "-H",
+            "Authorization: Bearer ${MCP_F2_TOKEN}",
+        ])
+        .env("MCP_F2_TOKEN", "tok-bridge")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcp bridge");
+    let mut stdin = bridge.stdin.take().expect("stdin");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "host", "version": "1"}}})
+    )
+    .expect("write");
+    drop(stdin);
+    let o = bridge.wait_with_output().expect("bridge ends");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains(r#""id":1,"result""#), "{}", stdout(&o));
+    let sent: Vec<_> = server
+        .requests()
+        .iter()
+        .filter_map(|r| r.header("authorization").map(str::to_owned))
+        .collect();
+    assert!(sent.iter().any(|h| h == "Bearer tok-bridge"), "{sent:?}");
+}
+
+/// An `https://` URL to a plain-HTTP port is a TLS failure (`tls_failed`) saying that the
+/// server does not speak TLS and which `http://` URL to try, not the HTTP client's chain.
+#[test]
+fn https_to_a_plain_http_port_says_try_http() {
+    let server = sdk_like_server();
+    let plain = server.url("/mcp");
+    let https = plain.replacen("http://", "https://", 1);
+    let o = mcp(&["--url", &https, "--json", "tools"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v = json_out(&o);
+    assert_eq!(v["error"]["code"], "tls_failed", "{v}");
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    let host = plain
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    // This server closes the connection on the ClientHello (`mcp demo-server` answers it in
+    // plain text: "does not speak TLS").
+    assert!(
+        message.contains(&format!("the server at {host} closed the connection during the TLS handshake: it may not speak TLS"))
+            && message.contains(&format!("try {plain}")),
+        "{message}"
+    );
+    assert!(!message.contains("error sending request"), "{message}");
+}

@@ -258,3 +258,49 @@ fn bridge_help_says_what_closing_stdin_and_a_stop_signal_do() {
         "{help}"
     );
 }
+
+/// `mcp bridge --help` shows every mode with its options in its Usage lines (the HTTP
+/// options of --listen too) and says what happens when the upstream goes away in each mode;
+/// a bridge's usage error points at that help, not at `mcp --help`.
+#[test]
+fn bridge_help_shows_every_mode_and_what_a_lost_upstream_does() {
+    let help = help_at(&["bridge", "--help"], 100);
+    let usage: String = help
+        .split("\n\n")
+        .take_while(|block| !block.starts_with("Options"))
+        .filter(|block| block.contains("mcp bridge") || block.contains("--listen <ADDR>"))
+        .collect();
+    for option in [
+        "--url <URL>",
+        "-- <SERVER_CMD>",
+        "--config <FILE>",
+        "--listen <ADDR>",
+        "--stateless",
+        "--bearer-token-env <VAR>",
+        "--allow-origin <ORIGIN>",
+    ] {
+        assert!(usage.contains(option), "{option}: {usage}");
+    }
+    let prose = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        prose.contains("a `-- cmd` child that exits ends the host session, and the bridge exits 3"),
+        "{help}"
+    );
+    assert!(
+        prose.contains("a --url server that cannot be reached is retried"),
+        "{help}"
+    );
+    assert!(
+        !prose.contains("the connection ends), the bridge ends"),
+        "{help}"
+    );
+
+    let o = mcp(&["bridge"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("hint: `mcp bridge --help` shows each mode"),
+        "{err}"
+    );
+    assert!(!err.contains("see `mcp --help`"), "{err}");
+}

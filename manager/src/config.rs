@@ -372,8 +372,33 @@ pub fn expand_vars(
     })
 }
 
+/// [`expand_vars`] for a value typed on a command line (`mcp -H 'Name: ${VAR}'`), where `$$`
+/// is the escape of one `$`: `$${NAME}` gives the literal text `${NAME}`. Every other rule is
+/// [`expand_vars`]'s (a config file keeps `$$` as written, for the program that reads it).
+pub fn expand_vars_escaped(
+    input: &str,
+    vars: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, ExpandError> {
+    expand_with_escape(input, "$", &|name| {
+        if is_var_name(name) {
+            Lookup::Value(vars(name))
+        } else {
+            Lookup::InvalidName
+        }
+    })
+}
+
 /// The expansion loop of [`expand_vars`], with the name rules left to `lookup`.
 fn expand_with(input: &str, lookup: &dyn Fn(&str) -> Lookup) -> Result<String, ExpandError> {
+    expand_with_escape(input, "$$", lookup)
+}
+
+/// The expansion loop: `$$` is written as `dollars`, and never starts a reference.
+fn expand_with_escape(
+    input: &str,
+    dollars: &str,
+    lookup: &dyn Fn(&str) -> Lookup,
+) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(input.len());
     let mut rest = input;
     while let Some(i) = rest.find('$') {
@@ -381,7 +406,7 @@ fn expand_with(input: &str, lookup: &dyn Fn(&str) -> Lookup) -> Result<String, E
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
         if let Some(tail) = after.strip_prefix('$') {
-            out.push_str("$$");
+            out.push_str(dollars);
             rest = tail;
         } else if let Some(body) = after.strip_prefix('{') {
             let end = body.find('}').ok_or(ExpandError::Unterminated { offset })?;

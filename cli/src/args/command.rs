@@ -184,8 +184,11 @@ pub enum Command {
     /// (HTTP DELETE, or the child's shutdown) and the bridge exits 0. SIGTERM, SIGINT or
     /// SIGHUP cancels what runs upstream (the reason names the signal), ends the upstream
     /// session within a few seconds and exits 143, 130 or 129; a second signal stops at once.
-    /// When the server goes away (the child exits, the connection ends), the bridge ends the
-    /// host session and exits 3.
+    /// When the upstream goes away: a `-- cmd` child that exits ends the host session, and
+    /// the bridge exits 3 (the host may start it again); a --url server that cannot be
+    /// reached is retried, each request getting an error that says why (`could not connect to
+    /// URL: connection refused`) until it is back, and the bridge keeps serving (stderr says
+    /// when it was lost and when it is back).
     ///
     /// With --listen 127.0.0.1:PORT the bridge serves Streamable HTTP instead of stdio (port
     /// 0 picks one; the URL is the first line on stderr, printed as soon as the port is
@@ -212,8 +215,12 @@ pub enum Command {
     /// as `mcp-bridge://SERVER/URI`, each request routed to its server. The servers start
     /// when the host sends `initialize`, which is answered once each is ready or failed, or
     /// at --connect-timeout (default 10s): a slower server's tools come from the tool cache
-    /// meanwhile. Lost servers are reconnected; the host gets list_changed whenever what it
-    /// is offered changes. --allow / --deny (globs on the namespaced name, repeatable; deny
+    /// meanwhile. A lost server (a child that exits, an HTTP server that goes down) is
+    /// reconnected with a capped backoff while the others serve (stderr says when it was lost
+    /// and when it is ready again); a call to it meanwhile waits for it (at most --timeout, else
+    /// 60 s), and a call to a server that is not running (it failed to start, its entry is
+    /// broken) gets an error naming the server and its last failure. The host gets
+    /// list_changed whenever what it is offered changes. --allow / --deny (globs on the namespaced name, repeatable; deny
     /// wins) limit the tools a host sees and may call. A server that cannot start is
     /// reported on stderr; the others serve. Tasks (protocol 2025-11-25) are routed too: a
     /// task-augmented call's task id comes back as SERVER/ID, tasks/get, tasks/result and
@@ -227,16 +234,20 @@ pub enum Command {
     /// not offered to the servers with --listen: one host's workspace would bound every
     /// session's calls.
     ///
-    /// A bridge refuses (exit 2) the global options it would ignore: --root (roots are the
-    /// host's), --era other than auto (the host's protocol version is spoken), and --json,
+    /// A port of --listen that is taken (or not this machine's) exits 3, as an environment
+    /// failure. A bridge refuses (exit 2) the global options it would ignore: --root (roots are
+    /// the host's), --era other than auto (the host's protocol version is spoken), and --json,
     /// --output and --raw (stdout is the protocol channel).
     // The snippet is help text for a terminal, not a link.
     #[allow(rustdoc::bare_urls)]
     #[command(
         verbatim_doc_comment,
-        override_usage = "mcp bridge [--listen <ADDR>] --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
-                          mcp bridge [--listen <ADDR>] [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>...\n       \
-                          mcp bridge [--listen <ADDR>] --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]..."
+        override_usage = "mcp bridge [LISTEN] --url <URL> [-H <K:V>]... [--timeout <DURATION>]\n       \
+                          mcp bridge [LISTEN] [-e <K=V>]... [--timeout <DURATION>] -- <SERVER_CMD>...\n       \
+                          mcp bridge [LISTEN] --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]...\n\n\
+                          LISTEN (serve Streamable HTTP instead of stdio):\n       \
+                          --listen <ADDR> [--stateless] [--bearer-token-env <VAR>]\n       \
+                          [--allow-origin <ORIGIN>]..."
     )]
     Bridge(BridgeArgs),
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.

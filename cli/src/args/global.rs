@@ -34,7 +34,9 @@ pub struct ConnectionArgs {
     /// Which server of the --config file to start.
     #[arg(long, global = true, value_name = "NAME", requires = "config")]
     pub server: Option<String>,
-    /// An HTTP header for every request, `Name: value` (repeatable).
+    /// An HTTP header for every request, `Name: value` (repeatable). `${VAR}` in the value is
+    /// taken from the environment (`-H 'Authorization: Bearer ${API_TOKEN}'` keeps the token
+    /// out of the command line); `${VAR:-default}` when it may be unset, `$$` for a literal `$`.
     #[arg(long = "header", short = 'H', global = true, value_name = "K:V", value_parser = parse_header)]
     pub headers: Vec<(String, String)>,
     /// An environment variable for a stdio server, `KEY=VALUE` (repeatable).
@@ -69,6 +71,21 @@ pub struct ConnectionArgs {
 pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(600);
 
 impl ConnectionArgs {
+    /// Expands `${VAR}` in the `--header` values from the environment (the rules of a config
+    /// file's `headers`, except that `$$` is one literal `$`). Call once, right after parsing,
+    /// before anything reads the headers (or masks their values).
+    ///
+    /// # Errors
+    ///
+    /// What is wrong, naming the header and the variable, never a header's value.
+    pub fn expand_header_vars(&mut self) -> Result<(), String> {
+        let env = |name: &str| std::env::var(name).ok();
+        for (name, value) in &mut self.headers {
+            *value = super::values::expand_header(name, value, &env)?;
+        }
+        Ok(())
+    }
+
     /// The total bound of a tool call whose timeout progress keeps restarting: `--max-time`,
     /// else [`DEFAULT_MAX_TIME`] or `--timeout` when that is longer (so a long `--timeout`
     /// is never cut short by the default).

@@ -13,6 +13,28 @@ pub fn parse_header(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The value of header `name` with `${VAR}` and `${VAR:-default}` expanded by `vars`, and
+/// `$$` as one literal `$` ([`mcp_manager::config::expand_vars_escaped`]).
+///
+/// # Errors
+///
+/// What is wrong with a reference, naming the header (the value is never quoted: it may hold
+/// a secret).
+pub fn expand_header(
+    name: &str,
+    value: &str,
+    vars: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    use mcp_manager::config::ExpandError;
+    mcp_manager::config::expand_vars_escaped(value, vars).map_err(|e| match e {
+        ExpandError::Undefined { name: var } => format!(
+            "--header {name}: the environment variable {var} is not set (export it, or write \
+             ${{{var}:-default}}; $${{ sends a literal ${{)"
+        ),
+        other => format!("--header {name}: {other} ($${{ sends a literal ${{)"),
+    })
+}
+
 fn is_token(name: &str) -> bool {
     !name.is_empty()
         && name

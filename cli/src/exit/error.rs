@@ -468,7 +468,6 @@ impl CliError {
     pub fn exit(&self) -> Exit {
         match self {
             CliError::Usage(_)
-            | CliError::CannotListen { .. }
             | CliError::InvalidUrl { .. }
             | CliError::InvalidArgument { .. }
             | CliError::MissingArguments { .. }
@@ -478,7 +477,11 @@ impl CliError {
                 kind: NetworkFailure::Timeout,
                 ..
             } => Exit::Timeout,
-            CliError::Spawn { .. }
+            // The machine, not the command line, refused the address (another program holds
+            // the port, the address is not this machine's, the port is privileged): an
+            // environment failure, like a server that cannot be started.
+            CliError::CannotListen { .. }
+            | CliError::Spawn { .. }
             | CliError::Connect { .. }
             | CliError::Network { .. }
             | CliError::Handshake(_)

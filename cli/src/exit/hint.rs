@@ -74,6 +74,14 @@ impl CliError {
             {
                 "the task may have ended without a result (cancelled or failed): `mcp tasks get ID` shows its status".into()
             }
+            // Not the server's failure: the `mcp bridge` in between was stopped.
+            CliError::Remote { error, .. }
+                if error.message.starts_with(crate::app::bridge::stop::STOPPING) =>
+            {
+                "the bridge this URL serves was stopped while the request ran (it was cancelled \
+                 upstream); run the command again once the bridge is back"
+                    .into()
+            }
             CliError::Remote { error, .. } => return remote_hint(error.code),
             CliError::NotFound { kind: Missing::Tool, server, suggestions, .. }
                 if server.starts_with(super::ANY_SERVER_OF) =>
@@ -186,7 +194,21 @@ impl CliError {
         }
         out
     }
+
+    /// [`report`](Self::report) as `mcp bridge` prints it: a usage error points at the
+    /// bridge's own help (each mode with its options) rather than `mcp --help`.
+    pub fn bridge_report(&self) -> String {
+        match self {
+            CliError::Usage(_) => format!("error: {self}\nhint: {BRIDGE_USAGE_HINT}\n"),
+            _ => self.report(),
+        }
+    }
 }
+
+/// The hint of a usage error of `mcp bridge`.
+pub const BRIDGE_USAGE_HINT: &str = "`mcp bridge --help` shows each mode with its options: \
+     --url URL, -- <command>, or --config FILE; --listen ADDR (with --stateless, \
+     --bearer-token-env, --allow-origin) to serve HTTP instead of stdio";
 
 /// `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
 fn or_list(names: &[String]) -> String {
@@ -219,6 +241,11 @@ fn bridge_upstream_hint(upstream: &str, failure: &str) -> String {
         "http_error" => format!(
             "the bridge works; {upstream} answered the bridge's request with an HTTP error (the \
              message above says which); the bridge's log, where it runs, says more"
+        ),
+        "server_not_running" => format!(
+            "the bridge works; its server {upstream} (of the bridge's --config file) is not \
+             running: fix that entry or the server it starts, then restart the bridge (the \
+             bridge's log, where it runs, says more)"
         ),
         "login_required" | "auth_failed" => format!(
             "{upstream} wants authorization from the bridge: on the bridge's machine run \

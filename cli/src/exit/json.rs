@@ -12,7 +12,8 @@ impl CliError {
     /// The stable `code` of the `--json` error object (see the table in [`crate::exit`]).
     pub fn code(&self) -> &'static str {
         match self {
-            CliError::Usage(_) | CliError::CannotListen { .. } => "usage",
+            CliError::Usage(_) => "usage",
+            CliError::CannotListen { .. } => "cannot_listen",
             CliError::InvalidUrl { .. } => "invalid_url",
             CliError::InvalidArgument { .. } => "invalid_argument",
             CliError::MissingArguments { .. } => "missing_argument",
@@ -181,11 +182,7 @@ impl CliError {
 /// Reports an error: `error: …` and `hint: …` on stderr and, with `--json`, the error object
 /// on stdout (see [`CliError::json_object`]).
 pub fn print_error(error: &CliError, json: bool) {
-    // Not `eprint!`: after SIGHUP the terminal is gone, and a failed write must not turn the
-    // exit status into a panic's.
-    let report = crate::redact::text(&error.report()).into_owned();
-    let report = crate::render::style::labels(&report);
-    let _ = std::io::stderr().write_all(report.as_bytes());
+    print_report(&error.report());
     // One JSON document on stdout: when the command already wrote its own (a `tools --all`
     // listing before it found that no server came up, `watch`'s lines before Ctrl-C), the
     // error is told on stderr and by the exit code only.
@@ -203,4 +200,19 @@ pub fn print_error(error: &CliError, json: bool) {
             .write_all(text.as_bytes())
             .and_then(|()| stdout.flush());
     }
+}
+
+/// Prints the error of `mcp bridge` on stderr ([`CliError::bridge_report`]): never on
+/// stdout, the host's protocol channel.
+pub fn print_bridge_error(error: &CliError) {
+    print_report(&error.bridge_report());
+}
+
+/// Writes `report` (an error and its hint) on stderr, secrets masked, labels styled.
+fn print_report(report: &str) {
+    let report = crate::redact::text(report).into_owned();
+    let report = crate::render::style::labels(&report);
+    // Not `eprint!`: after SIGHUP the terminal is gone, and a failed write must not turn the
+    // exit status into a panic's.
+    let _ = std::io::stderr().write_all(report.as_bytes());
 }

@@ -450,6 +450,60 @@ fn a_server_exiting_at_start_is_reported_failed() {
     assert_eq!(host.finish(), 3);
 }
 
+/// A call to a tool of a server that is not running (it exited at start, its program does
+/// not exist, its entry names an undefined variable, it is disabled) says which server, that
+/// it is not running and what it last failed with: -32603 with the bridge's upstream-failure
+/// data, at once, not -32602 "unknown tool". A name of no server's prefix stays unknown.
+#[test]
+fn a_call_to_a_server_not_running_names_it_and_its_failure() {
+    let dir = test_dir("not-running");
+    write_servers(
+        &dir,
+        json!({
+            "alpha": {"command": MCP, "args": ["demo-server"]},
+            "quits": {"command": "sh", "args": ["-c", "echo cannot open db >&2; exit 2"]},
+            "broken": {"command": dir.join("no-such-server").display().to_string()},
+            "gh": {"command": MCP, "args": ["demo-server"],
+                   "env": {"TOKEN": "${MCP_TEST_UNDEFINED_VAR_F2}"}},
+            "off": {"command": MCP, "args": ["demo-server"], "disabled": true},
+        }),
+    );
+    let mut host = start_bridge(&dir, &[]);
+    host.initialize(&json!({}));
+    let mut error_of = |tool: &str| {
+        let id = host.request(
+            "tools/call",
+            json!({"name": tool, "arguments": {"message": "hi"}}),
+        );
+        host.answer(id).0["error"].clone()
+    };
+    let quits = error_of("quits__echo");
+    let broken = error_of("broken__echo");
+    let gh = error_of("gh__echo");
+    let off = error_of("off__echo");
+    let unknown = error_of("nosuch__echo");
+    for (error, server, why) in [
+        (&quits, "quits", "exited with code 2: cannot open db"),
+        (&broken, "broken", "no-such-server"),
+        (&gh, "gh", "MCP_TEST_UNDEFINED_VAR_F2"),
+        (&off, "off", "disabled"),
+    ] {
+        assert_eq!(error["code"], -32603, "{error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!(r#"server "{server}" is not running"#))
+                && message.contains(why),
+            "{error}"
+        );
+        let data = &error["data"]["mcpBridge"];
+        assert_eq!(data["upstream"], server, "{error}");
+        assert_eq!(data["failure"], "server_not_running", "{error}");
+    }
+    assert_eq!(unknown["code"], -32602, "{unknown}");
+    assert_eq!(unknown["message"], "unknown tool: nosuch__echo");
+    assert_eq!(host.finish(), 0);
+}
+
 /// A config file whose only entry misspells "command": the entry's problem is named with
 /// the key meant, and the host's `initialize` is refused as when no server can start (exit 3).
 #[test]
@@ -688,4 +742,46 @@ fn initialize_answer(host: &mut BridgeHost) -> Value {
             "clientInfo": {"name": "host-app", "version": "3.1"}}),
     );
     host.answer(id).0
+}
+
+/// An HTTP entry that goes down and comes back: a call meanwhile names the entry and its URL
+/// (`server "evh" (URL): could not connect: connection refused`, not `could not connect to
+/// evh`), and stderr says when it was lost and when it is ready again, as for a stdio entry.
+#[test]
+fn a_lost_http_entry_is_named_with_its_url_and_its_return_said() {
+    let demo = crate::common::listening::ListeningDemo::start();
+    let url = demo.url.clone();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let dir = test_dir("lost-http-entry");
+    write_servers(&dir, json!({"evh": {"url": url}}));
+    let mut host = start_bridge(&dir, &[]);
+    host.initialize(&json!({}));
+    let echo = json!({"name": "evh__echo", "arguments": {"text": "hi"}});
+    host.call("tools/call", echo.clone());
+    drop(demo);
+    let id = host.request("tools/call", echo.clone());
+    let (answer, _) = host.answer(id);
+    assert_eq!(
+        answer["error"]["message"],
+        format!(r#"mcp bridge: server "evh" ({url}): could not connect: connection refused"#),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["error"]["data"]["mcpBridge"]["failure"],
+        "connection_refused"
+    );
+    let lost = r#"mcp bridge: server "evh" was lost; reconnecting (attempt 1)"#;
+    assert!(host.stderr().contains(lost), "{}", host.stderr());
+    let _back = crate::common::listening::demo_listening_on(&addr);
+    host.call("tools/call", echo);
+    let stderr = host.stderr();
+    let ready = r#"mcp bridge: server "evh" is ready"#;
+    assert!(
+        stderr.contains(ready) && stderr.find(lost) < stderr.rfind(ready),
+        "{stderr}"
+    );
+    assert_eq!(host.finish(), 0);
 }

@@ -123,3 +123,88 @@ fn a_static_bearer_token_server_hints_the_header_not_a_login() {
     let (status, _) = bridge.stop("-TERM");
     assert_eq!(status.code(), Some(0));
 }
+
+/// At the default verbosity the operator gets one line per refused request (401 without or
+/// with a wrong token, 403 for a browser's Origin, no token printed) and per host session
+/// opened and closed.
+#[test]
+fn refusals_and_host_sessions_get_one_line_each() {
+    let mut bridge = Listener::start(
+        "access-lines",
+        &["--bearer-token-env", "MCP_F2_LISTEN_TOKEN"],
+        &[("MCP_F2_LISTEN_TOKEN", "tok-f2-secret")],
+    );
+    let init = crate::raw_http::initialize_body("lines-host");
+    let no_token = crate::raw_http::exchange(&bridge.url, "POST", &[], Some(&init));
+    assert_eq!(no_token.status, 401);
+    let wrong = crate::raw_http::exchange(
+        &bridge.url,
+        "POST",
+        &[("Authorization", "Bearer nope")],
+        Some(&init),
+    );
+    assert_eq!(wrong.status, 401);
+    let browser = crate::raw_http::exchange(
+        &bridge.url,
+        "POST",
+        &[
+            ("Authorization", "Bearer tok-f2-secret"),
+            ("Origin", "https://evil.example"),
+        ],
+        Some(&init),
+    );
+    assert_eq!(browser.status, 403);
+    crate::raw_http::open_session(
+        &bridge.url,
+        "lines-host",
+        &[("Authorization", "Bearer tok-f2-secret")],
+    );
+    let (_, stderr) = bridge.stop("-TERM");
+    let said = |text: &str| stderr.iter().filter(|l| l.contains(text)).count();
+    assert_eq!(
+        said("refused a request with no Authorization (401"),
+        1,
+        "{stderr:?}"
+    );
+    assert_eq!(
+        said("refused a request whose Authorization is wrong (401)"),
+        1,
+        "{stderr:?}"
+    );
+    assert_eq!(
+        said(r#"refused a request from Origin "https://evil.example" (403"#),
+        1,
+        "{stderr:?}"
+    );
+    assert_eq!(said("opened by lines-host"), 1, "{stderr:?}");
+    assert_eq!(said("closed: "), 1, "{stderr:?}");
+    assert_eq!(said("tok-f2-secret") + said("nope"), 0, "{stderr:?}");
+}
+
+/// With `-v`, each upstream wire line is marked with the host session it belongs to, and the
+/// sessions' lines are not cut short after a few.
+#[test]
+fn verbose_wire_lines_name_their_host_session() {
+    let mut bridge = Listener::start("wire-sessions", &["-v"], &[]);
+    for host in ["host-a", "host-b", "host-c", "host-d", "host-e"] {
+        open_session(&bridge.url, host, &[]);
+    }
+    let (_, stderr) = bridge.stop("-TERM");
+    let wire: Vec<_> = stderr.iter().filter(|l| l.contains("-> {")).collect();
+    assert!(!wire.is_empty(), "{stderr:?}");
+    assert!(wire.iter().all(|l| l.starts_with("[session ")), "{wire:?}");
+    for host in ["host-a", "host-e"] {
+        assert_eq!(
+            stderr
+                .iter()
+                .filter(|l| l.contains(&format!("opened by {host}")))
+                .count(),
+            1,
+            "{stderr:?}"
+        );
+    }
+    assert!(
+        !stderr.iter().any(|l| l.contains("further lines like this")),
+        "{stderr:?}"
+    );
+}

@@ -110,3 +110,44 @@ fn a_missing_server_program_fails_the_listener_at_once() {
         "the program named: {stderr}"
     );
 }
+
+/// A bridge stopped while a host's call runs: the host gets an error saying the bridge is
+/// stopping (the call cancelled upstream) before its stream closes, so `mcp --url` as the
+/// host reports that, not that the connection closed.
+#[test]
+fn a_stop_answers_a_running_call_that_the_bridge_is_stopping() {
+    let mut bridge = Listener::start("stop-answers", &[], &[]);
+    let host = Command::new(MCP)
+        .args([
+            "--url",
+            &bridge.url,
+            "call",
+            "slow",
+            "steps=100",
+            "delay_ms=200",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp --url");
+    bridge.wait_upstream("the call", |m| m["method"] == "tools/call");
+    let (status, _) = bridge.stop("-TERM");
+    assert_eq!(status.code(), Some(0));
+    // The host ends with the bridge (its stream closes at the latest).
+    let out = host.wait_with_output().expect("the host ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains(
+            "mcp bridge: the bridge is stopping (the bridge was stopped by SIGTERM); the request \
+             was cancelled upstream"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hint: the bridge this URL serves was stopped"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("closed the connection"), "{stderr}");
+}

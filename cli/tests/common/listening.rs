@@ -96,3 +96,21 @@ impl Drop for Listening {
         let _ = self.child.wait();
     }
 }
+
+/// `mcp demo-server --listen ADDR` (a port a test freed, to bring a server back), waited for
+/// until it prints its URL; killed when dropped.
+pub fn demo_listening_on(addr: &str) -> super::bridge_host::Reaped {
+    let mut child = Command::new(MCP)
+        .args(["demo-server", "--listen", addr])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp demo-server --listen");
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().expect("piped stderr"))
+        .read_line(&mut first)
+        .expect("its URL line");
+    assert!(first.contains("http://"), "{first}");
+    super::bridge_host::Reaped(child)
+}

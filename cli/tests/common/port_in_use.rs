@@ -11,11 +11,11 @@ pub fn taken_address() -> (TcpListener, String) {
 }
 
 /// Asserts that `out` is the refusal of `--listen ADDR` (`mcp bridge`, `mcp demo-server`) on
-/// `addr` held by another program: exit 2, one error naming the address, the hint to pick another port.
+/// `addr` held by another program: exit 3 (the environment's failure, not the options'), one error naming the address, the hint to pick another port.
 /// Returns its stderr for the caller's own checks.
 pub fn assert_port_in_use(out: &Output, addr: &str) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(
         stderr.starts_with(&format!("error: cannot listen on {addr}: ")),
         "{stderr}"

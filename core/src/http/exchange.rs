@@ -140,6 +140,54 @@ impl ExchangeFailure {
     }
 }
 
+impl ExchangeFailure {
+    /// This failure of an exchange with `url`, classified from what the adapter saw: a
+    /// connection failure in a TLS library's words (a handshake answered with something that
+    /// is not TLS, a refused certificate, an alert) is [`FailureKind::Tls`]. When an
+    /// `https://` URL reached a server that answered the handshake in plain text (rustls:
+    /// "received corrupt message of type InvalidContentType"), the message says so and names
+    /// the `http://` URL to try instead. Any other failure is returned as it is.
+    #[must_use]
+    pub fn classified(self, url: &Url) -> Self {
+        if self.kind != FailureKind::Connect {
+            return self;
+        }
+        let words = self.message.to_ascii_lowercase();
+        let not_tls = words.contains("invalidcontenttype") || words.contains("corrupt message");
+        // A server that closed the connection on the TLS ClientHello: many plain-HTTP
+        // servers do so with bytes they cannot parse.
+        let closed = words.contains("handshake eof");
+        let tls = not_tls
+            || ["tls", "certificate", "handshake", "alert"]
+                .iter()
+                .any(|w| words.contains(w));
+        if !tls {
+            return self;
+        }
+        if (not_tls || closed) && url.scheme() == "https" {
+            let host = url.host_str().unwrap_or_default();
+            let port = url.port_or_known_default().unwrap_or(443);
+            let mut plain = url.clone();
+            // `http` is a special scheme like `https`: setting it cannot fail.
+            let _ = plain.set_scheme("http");
+            if url.port().is_none() {
+                // The default port of https, made explicit (the plain URL's default is 80).
+                let _ = plain.set_port(Some(port));
+            }
+            let what = if not_tls {
+                "does not speak TLS (it answered the handshake in plain text)"
+            } else {
+                "closed the connection during the TLS handshake: it may not speak TLS"
+            };
+            return ExchangeFailure::new(
+                FailureKind::Tls,
+                format!("the server at {host}:{port} {what}; try {plain}"),
+            );
+        }
+        ExchangeFailure::new(FailureKind::Tls, self.message)
+    }
+}
+
 impl fmt::Display for ExchangeFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?}: {}", self.kind, self.message)

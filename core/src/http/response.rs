@@ -54,6 +54,10 @@ impl Connection {
     /// `exchange` failed (before or during its response).
     pub fn handle_failure(&mut self, now: Instant, exchange: ExchangeId, failure: ExchangeFailure) {
         self.now = self.now.max(now);
+        let failure = match self.exchanges.get(exchange) {
+            Some(x) => failure.classified(&x.url),
+            None => failure,
+        };
         self.fail_exchange(now, exchange, failure.to_string());
         self.pump(now);
     }

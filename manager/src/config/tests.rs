@@ -92,6 +92,24 @@ fn lone_and_double_dollars_stay_literal() {
 }
 
 #[test]
+fn a_command_line_value_escapes_one_dollar_with_two() {
+    let vars = vars_from(&[("X", "v")]);
+    assert_eq!(expand_vars_escaped("$${X}", &vars).unwrap(), "${X}");
+    assert_eq!(expand_vars_escaped("$$${X}", &vars).unwrap(), "$v");
+    assert_eq!(
+        expand_vars_escaped("Bearer ${X}", &vars).unwrap(),
+        "Bearer v"
+    );
+    assert_eq!(expand_vars_escaped("5$ $X", &vars).unwrap(), "5$ $X");
+    assert_eq!(
+        expand_vars_escaped("${NOPE}", &vars),
+        Err(ExpandError::Undefined {
+            name: "NOPE".into()
+        })
+    );
+}
+
+#[test]
 fn substituted_values_are_not_rescanned() {
     let vars = vars_from(&[("A", "${B}"), ("B", "no")]);
     assert_eq!(expand_vars("${A}", &vars).unwrap(), "${B}");

@@ -32,6 +32,7 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 use super::upstream_failure;
+use super::upstream_health::UpstreamHealth;
 use crate::app::connect::call_error;
 
 /// How long each forwarded request may take: `--timeout` (none: the host's own deadlines and
@@ -69,6 +70,9 @@ impl RequestBound {
 pub struct Forwarder {
     client: Client,
     relay: Relay,
+    /// For an HTTP upstream: where the outcome of each request goes, under the upstream's
+    /// name ([`Forwarder::with_health`]).
+    health: Option<(Arc<UpstreamHealth>, String)>,
 }
 
 /// How a host request is forwarded to an upstream client: its deadline, its progress passed
@@ -321,7 +325,20 @@ impl Forwarder {
     /// Forwards to `client`; `bound` bounds each forwarded request.
     pub fn new(client: Client, bound: RequestBound) -> (Self, CallsEnded) {
         let (relay, ended) = Relay::new(bound);
-        (Forwarder { client, relay }, ended)
+        let forwarder = Forwarder {
+            client,
+            relay,
+            health: None,
+        };
+        (forwarder, ended)
+    }
+
+    /// Reports each request's outcome to `health` under the name `upstream` (an HTTP
+    /// upstream: stderr says when it was lost and when it is back).
+    #[must_use]
+    pub fn with_health(mut self, health: Arc<UpstreamHealth>, upstream: String) -> Self {
+        self.health = Some((health, upstream));
+        self
     }
 
     /// Sends the upstream notifications to a host, in order with the answers: the returned
@@ -345,10 +362,21 @@ impl ServerHandler for Forwarder {
         params: Option<Box<RawValue>>,
         context: RequestContext,
     ) -> HandlerFuture<'_, RequestOutcome> {
-        Box::pin(
-            self.relay
-                .forward(self.client.clone(), method, params, context),
-        )
+        // A stop answers the host before its stream closes (and cancels the call upstream).
+        let forwarded = super::stop::or_stopping(self.relay.forward(
+            self.client.clone(),
+            method,
+            params,
+            context,
+        ));
+        let Some((health, upstream)) = &self.health else {
+            return Box::pin(forwarded);
+        };
+        Box::pin(async move {
+            let outcome = forwarded.await;
+            health.saw(upstream, &outcome);
+            outcome
+        })
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>, _server: &ServerHandle) {

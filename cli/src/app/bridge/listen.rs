@@ -41,7 +41,9 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 use super::forward::Forwarder;
+use super::host_log::{self, SessionLog};
 use super::upstream::{self, HostSlot};
+use super::upstream_health::{self, UpstreamHealth};
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
@@ -75,6 +77,8 @@ pub async fn run(
         ));
     }
     let timeout = super::forward::RequestBound::of(&cli.connection);
+    // Every session, so that a stop answers their running requests before closing them.
+    let host_sessions = super::stop::HostSessions::default();
     let (server, shared) = if args.http.stateless {
         // The shared connection, made now as the bridge itself: stateless POSTs have no host
         // identity to carry.
@@ -84,17 +88,34 @@ pub async fn run(
         http.server = super::host_server_config(&first);
         http = http.with_mode(HttpMode::Stateless);
         let shared = first.clone();
-        let factory = move |_: &ServerHandle| Forwarder::new(shared.clone(), timeout).0;
-        let server = start_http(listener, StreamableHttp::new(http), factory)
-            .map_err(|e| CliError::cannot_listen(addr, &e))?;
+        let health = Arc::new(UpstreamHealth::new(ui.clone()));
+        let upstream = config.clone();
+        let sessions = host_sessions.clone();
+        let factory = move |host: &ServerHandle| {
+            sessions.add(host);
+            upstream_health::watched(
+                Forwarder::new(shared.clone(), timeout).0,
+                &upstream,
+                &health,
+            )
+        };
+        let server = start_http(
+            listener,
+            host_log::reporting_refusals(StreamableHttp::new(http), ui),
+            factory,
+        )
+        .map_err(|e| CliError::cannot_listen(addr, &e))?;
         (server, Ok(first))
     } else {
         // Each session connects its own upstream when its host initializes.
         http = http.with_deferred_initialize(true);
         let cli = Arc::new(cli.clone());
+        let served = host_log::reporting_refusals(StreamableHttp::new(http), ui);
         let ui = ui.clone();
         let (sessions, sessions_ended) = super::forward::WorkCount::new();
-        let factory = move |_: &ServerHandle| {
+        let hosts = host_sessions.clone();
+        let factory = move |host: &ServerHandle| {
+            hosts.add(host);
             SessionBridge::start(
                 cli.clone(),
                 ui.clone(),
@@ -103,8 +124,8 @@ pub async fn run(
                 sessions.clone(),
             )
         };
-        let server = start_http(listener, StreamableHttp::new(http), factory)
-            .map_err(|e| CliError::cannot_listen(addr, &e))?;
+        let server =
+            start_http(listener, served, factory).map_err(|e| CliError::cannot_listen(addr, &e))?;
         (server, Err(sessions_ended))
     };
     match shared {
@@ -113,6 +134,10 @@ pub async fn run(
                 ended = client.ended() => Some(ended),
                 () = super::stop::requested() => None,
             };
+            if ended.is_none() {
+                // Each running request answered with the stop's error before streams close.
+                host_sessions.answered(super::CANCEL_BOUND).await;
+            }
             server.shutdown();
             server.stopped().await;
             match ended {
@@ -134,6 +159,8 @@ pub async fn run(
         Err(mut sessions_ended) => {
             // Serves until a signal asks the bridge to stop (see `app::signals`).
             super::stop::requested().await;
+            // Each running request answered with the stop's error before streams close.
+            host_sessions.answered(super::CANCEL_BOUND).await;
             server.shutdown();
             server.stopped().await;
             // Each ended session cancels its running calls upstream and closes its upstream
@@ -223,6 +250,8 @@ struct SessionBridge {
     ui: Ui,
     config: UpstreamConfig,
     timeout: super::forward::RequestBound,
+    /// This session's lines on stderr (opened, closed).
+    log: SessionLog,
     /// Where the connected upstream (or why there is none) is published.
     publish: watch::Sender<UpstreamState>,
     upstream: watch::Receiver<UpstreamState>,
@@ -246,6 +275,7 @@ impl SessionBridge {
         let (closed, _) = watch::channel(false);
         SessionBridge {
             cli,
+            log: SessionLog::new(&ui),
             ui,
             config,
             timeout,
@@ -262,8 +292,9 @@ impl SessionBridge {
         let slot = HostSlot::default();
         // Set once, here: the session exists already.
         let _ = slot.set(host.clone());
-        let connected =
-            upstream::connect(&self.cli, &self.ui, self.config.clone(), &params, slot).await;
+        // Its wire trace (-v) marked with the session, among the others'.
+        let ui = self.log.marked(&self.ui);
+        let connected = upstream::connect(&self.cli, &ui, self.config.clone(), &params, slot).await;
         let client = match connected {
             Ok(client) => client,
             Err(e) => {
@@ -275,11 +306,14 @@ impl SessionBridge {
                 return Err(super::upstream_failure::for_host(&upstream, &e, true));
             }
         };
-        tracing::info!(
+        // The operator's line is the session log's `opened`.
+        tracing::debug!(
             "bridge: a session for {} connected upstream (protocol {})",
             params.client_info.name,
             client.protocol_version()
         );
+        let host_name = format!("{} {}", params.client_info.name, params.client_info.version);
+        self.log.opened(Some(&host_name));
         let answer = InitializeAnswer::new(client.server_info().clone())
             .with_capabilities(client.capabilities().clone())
             .with_instructions(client.instructions().map(str::to_owned))
@@ -292,6 +326,9 @@ impl SessionBridge {
     /// to the host, closes the session when it dies and closes it when the session ends.
     fn serve(&self, client: mcp_tokio::Client, host: ServerHandle) {
         let (forwarder, mut calls_ended) = Forwarder::new(client.clone(), self.timeout);
+        // This session's upstream: its loss and return said for this session.
+        let health = Arc::new(UpstreamHealth::new(self.ui.clone()));
+        let forwarder = upstream_health::watched(forwarder, &self.config, &health);
         let (forwarder, host_pump) = forwarder.with_host_pump();
         self.publish.send_replace(Some(Ok(Arc::new(forwarder))));
         let mut ended = self.closed.subscribe();
@@ -406,8 +443,8 @@ impl ServerHandler for SessionBridge {
         tracing::info!("bridge: odd input from a host: {diagnostic:?}");
     }
 
-    fn on_closed(&self, reason: &CloseReason, _server: &ServerHandle) {
-        tracing::info!("bridge: a host session ended: {reason}");
+    fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
+        self.log.closed(server, reason);
         self.closed.send_replace(true);
     }
 }

@@ -30,10 +30,12 @@
 
 pub mod aggregate;
 pub mod forward;
+pub mod host_log;
 pub mod listen;
 pub mod stop;
 pub mod upstream;
 pub mod upstream_failure;
+pub mod upstream_health;
 
 use mcp_manager::config::TransportConfig;
 use mcp_proto::framing::lines::encode_line;
@@ -297,6 +299,8 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
     // Subscribed now, so nothing the server sends from here on is missed.
     let (forwarder, mut calls_ended) =
         Forwarder::new(client.clone(), forward::RequestBound::of(&cli.connection));
+    let health = std::sync::Arc::new(upstream_health::UpstreamHealth::new(ui.clone()));
+    let forwarder = upstream_health::watched(forwarder, &config, &health);
     let (forwarder, host_pump) = forwarder.with_host_pump();
     let host_config = host_server_config(&client);
     // The host's own `initialize`, asking for the version the server agreed to: the session

@@ -19,5 +19,6 @@ mod ready_hold;
 mod resume;
 mod session_reset;
 mod streamable;
+mod tls;
 
 use harness::*;

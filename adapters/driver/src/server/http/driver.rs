@@ -38,6 +38,8 @@ pub struct HttpServiceDriver<R: Runtime> {
     sessions: HashMap<SessionKey, (Arc<dyn ServerHandler>, ServerHandle)>,
     timer: Option<(Instant, BoxFuture)>,
     finished: bool,
+    /// Told of each refused request ([`StreamableHttp::on_refused`](super::StreamableHttp::on_refused)).
+    on_refused: Option<super::OnRefused>,
 }
 
 impl<R: Runtime> std::fmt::Debug for HttpServiceDriver<R> {
@@ -57,7 +59,14 @@ impl<R: Runtime> HttpServiceDriver<R> {
             sessions: HashMap::new(),
             timer: None,
             finished: false,
+            on_refused: None,
         }
+    }
+
+    /// Tells `report` of each refused request.
+    pub(crate) fn on_refused(mut self, report: Option<super::OnRefused>) -> Self {
+        self.on_refused = report;
+        self
     }
 
     /// Runs due deadlines and writes what the core produced; takes its events. Returns
@@ -115,6 +124,9 @@ impl<R: Runtime> HttpServiceDriver<R> {
             }
             HttpEvent::Refused { response, refusal } => {
                 tracing::debug!(response = response.get(), ?refusal, "HTTP request refused");
+                if let Some(report) = &self.on_refused {
+                    report(&refusal);
+                }
             }
             // Kinds added later.
             _ => {}

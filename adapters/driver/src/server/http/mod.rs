@@ -59,12 +59,27 @@ pub(crate) type Factory = Arc<dyn Fn(&ServerHandle) -> Arc<dyn ServerHandler> + 
 /// How to serve MCP over Streamable HTTP: the core's [`HttpServerConfig`] (mode, `Origin`
 /// check, bearer token, bounds, the MCP server each session runs) plus the endpoint's path.
 /// Build it, then [`start`](Self::start).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct StreamableHttp {
     config: HttpServerConfig,
     path: String,
     max_unread: usize,
+    on_refused: Option<OnRefused>,
 }
+
+impl std::fmt::Debug for StreamableHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttp")
+            .field("config", &self.config)
+            .field("path", &self.path)
+            .field("max_unread", &self.max_unread)
+            .field("on_refused", &self.on_refused.is_some())
+            .finish()
+    }
+}
+
+/// Told of each request the server refused ([`StreamableHttp::on_refused`]).
+pub type OnRefused = Arc<dyn Fn(&mcp_proto::server::http::Refusal) + Send + Sync>;
 
 impl StreamableHttp {
     /// Serves `config` at [`DEFAULT_PATH`].
@@ -74,7 +89,20 @@ impl StreamableHttp {
             config,
             path: DEFAULT_PATH.to_owned(),
             max_unread: DEFAULT_MAX_UNREAD,
+            on_refused: None,
         }
+    }
+
+    /// Calls `report` with each request the server refuses (401 without or with a wrong
+    /// bearer token, 403 for an Origin, 404 for an unknown session, ...), for an operator's
+    /// log: the refusal never holds a token. Called on the driver's task: keep it short.
+    #[must_use]
+    pub fn on_refused(
+        mut self,
+        report: impl Fn(&mcp_proto::server::http::Refusal) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_refused = Some(Arc::new(report));
+        self
     }
 
     /// The endpoint's path (`/mcp` by default); other paths get 404, with a body naming this
@@ -134,7 +162,8 @@ impl StreamableHttp {
             shared: shared.clone(),
             path: Arc::from(self.path.as_str()),
         };
-        (service, HttpServiceDriver::new(shared, runtime, factory))
+        let driver = HttpServiceDriver::new(shared, runtime, factory).on_refused(self.on_refused);
+        (service, driver)
     }
 }
 

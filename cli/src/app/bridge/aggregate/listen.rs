@@ -61,8 +61,9 @@ pub async fn run(
     let task_owners = (!args.http.stateless).then(Default::default);
     let (shared, mut calls_ended) = shared(
         cli,
+        ui,
         &manager,
-        &started.configs,
+        (&started.configs, entries),
         filter,
         Some(session_calls),
         task_owners,
@@ -81,12 +82,20 @@ pub async fn run(
     if stateless {
         http = http.with_mode(HttpMode::Stateless);
     }
+    // Every session, so that a stop answers their running requests before closing them.
+    let host_sessions = crate::app::bridge::stop::HostSessions::default();
+    let hosts = host_sessions.clone();
+    let session_ui = ui.clone();
     let factory = move |host: &ServerHandle| {
+        hosts.add(host);
         let router = Router::new(shared.clone());
         if stateless {
             // One POST, one answer: no session to keep in step.
             return router;
         }
+        let log = crate::app::bridge::host_log::SessionLog::new(&session_ui);
+        log.opened(None);
+        let router = router.logged(log);
         let changes = shared.manager.status_changes();
         let barriers = Barriers::default();
         let watcher = Watcher::new(shared.clone(), host.clone(), None, barriers.clone())
@@ -95,8 +104,12 @@ pub async fn run(
             .ordered_by(barriers)
             .owns(tokio::spawn(watcher.run(changes, Vec::new())))
     };
-    let server = start_http(listener, StreamableHttp::new(http), factory)
-        .map_err(|e| CliError::cannot_listen(addr, &e))?;
+    let server = start_http(
+        listener,
+        crate::app::bridge::host_log::reporting_refusals(StreamableHttp::new(http), ui),
+        factory,
+    )
+    .map_err(|e| CliError::cannot_listen(addr, &e))?;
     // What the start found, after the URL.
     report_entries(ui, entries);
     report_summary(ui, &manager, &started.summary, &started.configs);
@@ -113,6 +126,8 @@ pub async fn run(
     // Serves until a signal asks the bridge to stop (see `app::signals`): every session
     // ends, its running calls cancelled upstream with the stop's reason.
     super::super::stop::requested().await;
+    // Each running request answered with the stop's error before streams close.
+    host_sessions.answered(CANCEL_BOUND).await;
     server.shutdown();
     server.stopped().await;
     reporter.abort();

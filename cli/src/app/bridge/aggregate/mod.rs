@@ -328,13 +328,19 @@ impl Started {
     }
 }
 
+/// An entry of the config file by name, with `Some((state, why))` when it is not started
+/// ([`many::ConfigServers::entries`]).
+type Entry = (String, Option<(&'static str, String)>);
+
 /// What every host session shares: the servers, the filter, the forwarding; with
 /// `--listen`, the requests in flight that the servers' own requests are attributed by, and
-/// (stateful) the session of each task.
+/// (stateful) the session of each task. `file` is the servers' configurations and every
+/// entry of the file (with the problem of each one not started).
 fn shared(
     cli: &Cli,
+    ui: &Ui,
     manager: &Arc<Manager>,
-    configs: &[mcp_manager::config::ServerConfig],
+    file: (&[mcp_manager::config::ServerConfig], &[Entry]),
     filter: ToolFilter,
     session_calls: Option<Arc<SessionCalls>>,
     task_owners: Option<Arc<task_owners::TaskOwners>>,
@@ -344,7 +350,12 @@ fn shared(
     ));
     let wait_bound = cli.connection.timeout.unwrap_or(COMING_UP_WAIT);
     let mut shared = Shared::new(manager.clone(), filter, relay, wait_bound);
+    let (configs, entries) = file;
     shared.configs = configs.to_vec();
+    shared.entries = entries.to_vec();
+    shared.health = Some(Arc::new(super::upstream_health::UpstreamHealth::new(
+        ui.clone(),
+    )));
     shared.session_calls = session_calls;
     shared.task_owners = task_owners;
     let shared = Arc::new(shared);
@@ -392,7 +403,15 @@ async fn serve_stdio(
     }
     let failed = started.failed();
     let manager = started.manager;
-    let (shared, mut calls_ended) = shared(cli, &manager, &started.configs, filter, None, None);
+    let (shared, mut calls_ended) = shared(
+        cli,
+        ui,
+        &manager,
+        (&started.configs, entries),
+        filter,
+        None,
+        None,
+    );
     let shared = {
         let mut shared = Arc::into_inner(shared).expect("the shared state was just made");
         shared.host_tasks = Some(host_tasks);

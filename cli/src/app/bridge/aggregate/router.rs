@@ -23,8 +23,11 @@
 //!
 //! A call to a server still coming up waits for it ([`Shared::wait_bound`]), also one
 //! whose tool is not known yet (no tool cache) when its `SERVER__` prefix names the server; a
-//! server that failed, or is unreachable, gets its reason at once. A name that is not
-//! offered (unknown, or kept out by `--allow` / `--deny`) is `-32602` `unknown tool: NAME`.
+//! server that failed, or is unreachable, gets its reason at once. A tool whose `SERVER__`
+//! prefix names a server that is not running (it failed to start, its entry cannot be used,
+//! it is disabled) gets `-32603` `server "NAME" is not running: WHY` with the bridge's
+//! upstream-failure data. A name that is not offered (unknown, kept out by `--allow` /
+//! `--deny`, or with no server's prefix) is `-32602` `unknown tool: NAME`.
 //!
 //! The params it reads, the errors it answers with and the results it rewrites: `wire`.
 
@@ -55,10 +58,10 @@ use super::tasks;
 use super::watch::{self, Barriers};
 use crate::app::bridge::forward::Relay;
 use crate::app::many;
-pub use wire::{NOT_FORWARDED, ROOTS_NOT_OFFERED};
+pub use wire::{NOT_FORWARDED, NOT_RUNNING, ROOTS_NOT_OFFERED};
 use wire::{
-    host_uris, internal, manager_error, note_tool_error, object, raw, server_uri, string_field,
-    unknown_tool,
+    host_uris, internal, manager_error, name_http_entry, not_running, note_tool_error, object, raw,
+    server_uri, string_field, unknown_tool,
 };
 
 /// What the router and the status watcher share.
@@ -67,6 +70,12 @@ pub struct Shared {
     pub manager: Arc<Manager>,
     /// Their entries, for the words of their failures ([`many::failure_words`]).
     pub configs: Vec<mcp_manager::config::ServerConfig>,
+    /// Says on stderr when an HTTP entry is lost and back (a stdio entry's reconnects are
+    /// the watcher's to tell); `None`: not said.
+    pub health: Option<Arc<crate::app::bridge::upstream_health::UpstreamHealth>>,
+    /// Every entry of the file, with `Some((state, why))` for one not started (broken,
+    /// disabled): a call to its tools says so.
+    pub entries: Vec<(String, Option<(&'static str, String)>)>,
     /// `--allow` / `--deny`.
     pub filter: ToolFilter,
     /// How routed requests are forwarded.
@@ -109,6 +118,8 @@ impl Shared {
         Shared {
             manager,
             configs: Vec::new(),
+            entries: Vec::new(),
+            health: None,
             filter,
             relay,
             prompts: Mutex::new(ToolNamespace::new()),
@@ -239,10 +250,72 @@ impl Shared {
                 .then_some(server)
             });
         let Some(server) = coming_up else {
-            return Err(unknown_tool(name));
+            return Err(self.not_running(name).unwrap_or_else(|| unknown_tool(name)));
         };
         self.client_for(&server).await?;
         self.manager.resolve(name).ok_or_else(|| unknown_tool(name))
+    }
+
+    /// The URL of `server` when it is an HTTP entry of the file.
+    fn http_url(&self, server: &str) -> Option<&str> {
+        self.configs
+            .iter()
+            .find(|c| c.name == server)
+            .and_then(|c| match &c.transport {
+                mcp_manager::config::TransportConfig::Http(h) => Some(h.url.as_str()),
+                _ => None,
+            })
+    }
+
+    /// The error of the host-visible tool `name` when its `SERVER__` prefix names a server
+    /// that is not running: one that failed (to start, or for good), an entry of the file
+    /// that cannot be used, a disabled one; with what it last failed with. `None` when the
+    /// prefix names no such server (the longest prefix wins: `a__b__x` is server `a__b`'s).
+    fn not_running(&self, name: &str) -> Option<ErrorObject> {
+        let prefixed = |server: &str| {
+            let prefix = format!(
+                "{}{}",
+                mcp_manager::naming::sanitize(server),
+                mcp_manager::naming::SEPARATOR
+            );
+            name.starts_with(&prefix).then_some(prefix.len())
+        };
+        let mut found: Option<(usize, String, String)> = None;
+        let mut consider = |server: &str, why: String| {
+            if let Some(len) = prefixed(server)
+                && found.as_ref().is_none_or(|(longest, ..)| len > *longest)
+            {
+                found = Some((len, server.to_owned(), why));
+            }
+        };
+        for (server, status) in self.manager.status() {
+            match status {
+                ServerStatus::Failed { reason, .. } => {
+                    let why = many::failure_words(&self.configs, &server, &reason);
+                    consider(&server, format!("it failed: {why}"));
+                }
+                ServerStatus::Disabled => {
+                    consider(&server, "it is disabled".to_owned());
+                }
+                _ => {}
+            }
+        }
+        for (server, problem) in &self.entries {
+            match problem {
+                Some(("disabled", _)) => {
+                    consider(server, "it is disabled in the config file".to_owned());
+                }
+                Some((_, why)) => consider(
+                    server,
+                    format!(
+                        "its entry in the config file cannot be used: {}",
+                        crate::redact::text(why)
+                    ),
+                ),
+                None => {}
+            }
+        }
+        found.map(|(_, server, why)| not_running(&server, &why))
     }
 }
 
@@ -260,6 +333,8 @@ pub struct Router {
     /// Where answers wait for their server's earlier notifications (filled by the
     /// session's watcher; empty without one).
     barriers: Barriers,
+    /// With `--listen` (stateful): this session's lines on stderr (closed, a tool refused).
+    log: Option<crate::app::bridge::host_log::SessionLog>,
 }
 
 impl Drop for Router {
@@ -276,7 +351,15 @@ impl Router {
             shared,
             tasks: Vec::new(),
             barriers: Barriers::default(),
+            log: None,
         }
+    }
+
+    /// Says on stderr when this session closes and when it is refused a tool (`--listen`).
+    #[must_use]
+    pub fn logged(mut self, log: crate::app::bridge::host_log::SessionLog) -> Self {
+        self.log = Some(log);
+        self
     }
 
     /// The barriers this session's watcher fills: answers then reach the host after the
@@ -322,6 +405,13 @@ impl Router {
             "tools/call" => {
                 let mut params = object(params.as_deref())?;
                 let name = string_field(&params, "name")?;
+                if let Some(log) = &self.log
+                    && !shared.filter.offers(&name)
+                    && manager.resolve(&name).is_some()
+                {
+                    // A tool the server has, kept from the hosts: worth the operator's eye.
+                    log.denied(&name);
+                }
                 let (server, tool) = shared.resolve_tool(&name).await?;
                 params.insert("name".into(), Value::String(tool));
                 let as_task = params.contains_key("task");
@@ -510,11 +600,22 @@ impl Router {
             .session_calls
             .as_ref()
             .map(|calls| calls.enter(server, self.session, context));
-        let outcome = self
+        // A stop answers the host before its stream closes (and cancels the call upstream).
+        let forwarded = self
             .shared
             .relay
-            .forward(client, method, Some(params), context.clone())
-            .await;
+            .forward(client, method, Some(params), context.clone());
+        let outcome = crate::app::bridge::stop::or_stopping(forwarded)
+            .await
+            .map_err(|e| match self.shared.http_url(server) {
+                Some(url) => name_http_entry(e, server, url),
+                None => e,
+            });
+        if let Some(health) = &self.shared.health
+            && self.shared.http_url(server).is_some()
+        {
+            health.saw(server, &outcome);
+        }
         watch::barrier(&self.barriers, server).await;
         (outcome, in_flight.and_then(|call| call.refused()))
     }
@@ -627,10 +728,13 @@ impl ServerHandler for Router {
         tracing::info!("bridge: odd input from the host: {diagnostic:?}");
     }
 
-    fn on_closed(&self, reason: &CloseReason, _server: &ServerHandle) {
+    fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
         // The session's tasks hold its handle, which may keep this handler alive: they are
         // ended here rather than left to `Drop`.
         tracing::info!("bridge: a host session ended: {reason}");
+        if let Some(log) = &self.log {
+            log.closed(server, reason);
+        }
         self.end();
     }
 }

@@ -32,6 +32,66 @@ pub(super) fn unknown_tool(name: &str) -> ErrorObject {
     ErrorObject::new(ErrorObject::INVALID_PARAMS, format!("unknown tool: {name}"))
 }
 
+/// The `failure` in the bridge's upstream-failure data of a call to a server that is not
+/// running (see [`upstream_failure`](crate::app::bridge::upstream_failure)).
+pub const NOT_RUNNING: &str = "server_not_running";
+
+/// The error of a call to a tool of `server`, which is not running (it failed to start, its
+/// entry cannot be used, it is disabled) for the reason `why`: -32603 saying so, with the
+/// bridge's upstream-failure data (`failure` [`NOT_RUNNING`]) naming the server, so that a
+/// host tells it from an unknown tool and `mcp` as the host reports the server's failure.
+pub(super) fn not_running(server: &str, why: &str) -> ErrorObject {
+    let mut error = internal(format!("server {server:?} is not running: {why}"));
+    let data = json!({crate::app::bridge::upstream_failure::DATA_KEY: {
+        "upstream": server,
+        "failure": NOT_RUNNING,
+        "reason": format!("server {server:?} is not running: {why}"),
+    }});
+    // A value of strings always serializes; without data the message still says it all.
+    error.data = to_raw(&data).ok();
+    error
+}
+
+/// `error`, of a request to the HTTP entry `server` at `url`, with the entry and its URL
+/// named when it is the connection's failure: the driver names the connection by the entry's
+/// name alone where a URL would be (`could not connect to evh: connection refused`), which
+/// reads as a host name; the host gets `server "evh" (URL): could not connect: connection
+/// refused`. Any other error (the server's own answer) is left as it came.
+pub(super) fn name_http_entry(mut error: ErrorObject, server: &str, url: &str) -> ErrorObject {
+    use crate::app::bridge::upstream_failure::DATA_KEY;
+    let Some(mut data) = error
+        .data
+        .as_ref()
+        .and_then(|d| serde_json::from_str::<Value>(d.get()).ok())
+    else {
+        return error;
+    };
+    let Some(marker) = data.get_mut(DATA_KEY).and_then(Value::as_object_mut) else {
+        return error;
+    };
+    if marker.get("upstream").and_then(Value::as_str) != Some(server) {
+        return error;
+    }
+    let mut reason = marker
+        .get("reason")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    // `… to evh: …`, `the connection to evh was reset`, `the server at evh closed …`,
+    // `TLS with evh failed`, `the host of evh: …`: the name dropped with its preposition.
+    for preposition in ["to", "at", "with", "of"] {
+        for after in [":", " "] {
+            reason = reason.replace(&format!(" {preposition} {server}{after}"), after);
+        }
+    }
+    let named = format!("server {server:?} ({url}): {reason}");
+    error.message = format!("mcp bridge: {named}");
+    marker.insert("reason".into(), Value::String(named));
+    marker.insert("url".into(), Value::String(url.to_owned()));
+    error.data = to_raw(&data).ok().or(error.data);
+    error
+}
+
 pub(super) fn raw(value: &Value) -> RequestOutcome {
     to_raw(value).map_err(|e| internal(e.to_string()))
 }
@@ -165,6 +225,35 @@ mod tests {
             let after = note_tool_error(untouched, refused).expect("a result");
             assert_eq!(after.get(), before);
         }
+    }
+
+    #[test]
+    fn a_lost_http_entry_is_named_with_its_url() {
+        let failure = crate::app::bridge::upstream_failure::for_host(
+            "evh",
+            &crate::exit::CliError::Network {
+                url: "evh".into(),
+                what: String::new(),
+                kind: crate::exit::NetworkFailure::Refused,
+                detail: "connection refused".into(),
+            },
+            false,
+        );
+        let named = name_http_entry(failure, "evh", "http://127.0.0.1:3001/mcp");
+        assert_eq!(
+            named.message,
+            r#"mcp bridge: server "evh" (http://127.0.0.1:3001/mcp): could not connect: connection refused"#
+        );
+        let data: Value = serde_json::from_str(named.data.expect("data").get()).expect("json");
+        assert_eq!(data["mcpBridge"]["upstream"], "evh");
+        assert_eq!(data["mcpBridge"]["failure"], "connection_refused");
+        assert_eq!(data["mcpBridge"]["url"], "http://127.0.0.1:3001/mcp");
+        // The server's own error is not touched.
+        let own = ErrorObject::new(-32000, "to evh: no");
+        assert_eq!(
+            name_http_entry(own.clone(), "evh", "u").message,
+            own.message
+        );
     }
 
     #[test]

@@ -1,0 +1,128 @@
+//! What a `--listen` bridge tells its operator on stderr about its hosts, one terse line
+//! each, at the default verbosity: each host session opened and closed (numbered, with the
+//! host's name), and each request refused at the door (401 without or with a wrong bearer
+//! token, 403 for a browser's Origin). Other refusals (404 for an unknown session, a bad
+//! header) with `-v`. No line holds a token.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mcp_proto::server::http::Refusal;
+use mcp_proto::session::CloseReason;
+use mcp_tokio::server::ServerHandle;
+use mcp_tokio::server::http::StreamableHttp;
+
+use crate::app::ui::Ui;
+
+/// The number of the next host session, from 1, over the whole process.
+static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
+
+/// `http` reporting each refused request on `ui`: 401 and 403 always, others with `-v`.
+pub fn reporting_refusals(http: StreamableHttp, ui: &Ui) -> StreamableHttp {
+    let ui = ui.clone();
+    http.on_refused(move |refusal| {
+        if let Some((always, line)) = refusal_line(refusal)
+            && (always || ui.verbose > 0)
+        {
+            ui.note(&line);
+        }
+    })
+}
+
+/// The line for `refusal`, and whether it is said without `-v` (an access refused: 401,
+/// 403); `None` for nothing worth a line.
+fn refusal_line(refusal: &Refusal) -> Option<(bool, String)> {
+    Some(match refusal {
+        Refusal::Unauthorized => (
+            true,
+            "mcp bridge: refused a request with no Authorization (401; --bearer-token-env is set)"
+                .to_owned(),
+        ),
+        Refusal::InvalidToken => (
+            true,
+            "mcp bridge: refused a request whose Authorization is wrong (401)".to_owned(),
+        ),
+        Refusal::Origin(origin) => (
+            true,
+            format!(
+                "mcp bridge: refused a request from Origin {origin:?} (403; --allow-origin \
+                 admits it)"
+            ),
+        ),
+        other => (false, format!("mcp bridge: refused a request: {other:?}")),
+    })
+}
+
+/// One host session's lines: opened, closed, a tool it was refused.
+#[derive(Clone)]
+pub struct SessionLog {
+    number: u64,
+    ui: Ui,
+}
+
+impl SessionLog {
+    /// A new session's log, with the next number.
+    pub fn new(ui: &Ui) -> Self {
+        SessionLog {
+            number: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
+            ui: ui.clone(),
+        }
+    }
+
+    /// `ui` with each line marked `[session N] `: the `-v` wire trace of this session's
+    /// upstream, told from the other sessions'.
+    pub fn marked(&self, ui: &Ui) -> Ui {
+        ui.with_prefix(&format!("session {}", self.number))
+    }
+
+    /// Call when the session is opened (its host initialized); `host` is the host's name and
+    /// version when known.
+    pub fn opened(&self, host: Option<&str>) {
+        let by = host.map(|h| format!(" by {h}")).unwrap_or_default();
+        self.ui.info(&format!(
+            "mcp bridge: host session {} opened{by}",
+            self.number
+        ));
+    }
+
+    /// Call when the session ended, `session` its handle (the host's name) and `reason` why.
+    pub fn closed(&self, session: &ServerHandle, reason: &CloseReason) {
+        let host = session
+            .client_info()
+            .map(|c| format!(" ({} {})", c.name, c.version))
+            .unwrap_or_default();
+        self.ui.info(&format!(
+            "mcp bridge: host session {}{host} closed: {reason}",
+            self.number
+        ));
+    }
+
+    /// Call when the session was refused `tool` (kept out by `--allow` / `--deny`).
+    pub fn denied(&self, tool: &str) {
+        self.ui.note(&format!(
+            "mcp bridge: host session {}: refused tool {tool:?} (--allow / --deny)",
+            self.number
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn access_refusals_are_said_and_others_only_with_v() {
+        let said = |r: Refusal| refusal_line(&r).expect("a line");
+        assert!(said(Refusal::Unauthorized).0);
+        assert!(
+            said(Refusal::InvalidToken)
+                .1
+                .contains("Authorization is wrong (401)")
+        );
+        let (always, line) = said(Refusal::Origin("https://evil.example".into()));
+        assert!(
+            always && line.contains(r#"Origin "https://evil.example" (403"#),
+            "{line}"
+        );
+        assert!(!said(Refusal::UnknownSession).0);
+    }
+}
