@@ -467,7 +467,7 @@ fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host()
 /// loss once however many requests find it down.
 #[test]
 fn a_lost_http_upstream_and_its_return_are_said_on_stderr() {
-    let demo = ListeningDemo::start();
+    let demo = Listening::demo();
     let url = demo.url.clone();
     let addr = url
         .trim_start_matches("http://")

@@ -749,7 +749,7 @@ fn initialize_answer(host: &mut BridgeHost) -> Value {
 /// evh`), and stderr says when it was lost and when it is ready again, as for a stdio entry.
 #[test]
 fn a_lost_http_entry_is_named_with_its_url_and_its_return_said() {
-    let demo = crate::common::listening::ListeningDemo::start();
+    let demo = crate::common::listening::Listening::demo();
     let url = demo.url.clone();
     let addr = url
         .trim_start_matches("http://")

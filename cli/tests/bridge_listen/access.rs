@@ -134,17 +134,17 @@ fn refusals_and_host_sessions_get_one_line_each() {
         &["--bearer-token-env", "MCP_F2_LISTEN_TOKEN"],
         &[("MCP_F2_LISTEN_TOKEN", "tok-f2-secret")],
     );
-    let init = crate::raw_http::initialize_body("lines-host");
-    let no_token = crate::raw_http::exchange(&bridge.url, "POST", &[], Some(&init));
+    let init = crate::common::raw_http::initialize_body("lines-host");
+    let no_token = crate::common::raw_http::exchange(&bridge.url, "POST", &[], Some(&init));
     assert_eq!(no_token.status, 401);
-    let wrong = crate::raw_http::exchange(
+    let wrong = crate::common::raw_http::exchange(
         &bridge.url,
         "POST",
         &[("Authorization", "Bearer nope")],
         Some(&init),
     );
     assert_eq!(wrong.status, 401);
-    let browser = crate::raw_http::exchange(
+    let browser = crate::common::raw_http::exchange(
         &bridge.url,
         "POST",
         &[
@@ -154,7 +154,7 @@ fn refusals_and_host_sessions_get_one_line_each() {
         Some(&init),
     );
     assert_eq!(browser.status, 403);
-    crate::raw_http::open_session(
+    crate::common::raw_http::open_session(
         &bridge.url,
         "lines-host",
         &[("Authorization", "Bearer tok-f2-secret")],
