@@ -440,7 +440,8 @@ impl<'a> From<&'a str> for Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    fn bytes(self) -> &'a [u8] {
+    /// The input's bytes.
+    pub(crate) fn bytes(self) -> &'a [u8] {
         match self {
             Input::Bytes(b) => b,
             Input::Text(t) => t.as_bytes(),
