@@ -52,11 +52,12 @@ impl ReadInPass for NoneRead {
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
 pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
-    envelope_reading::<NoneRead>(input, None).map(|(env, _)| env)
+    envelope_reading::<NoneRead>(input, None, &mut None)
 }
 
 /// [`envelope`], and, when `read_params_of` names the method written before `params` and no
-/// `id` came before them either, those params read as `P` in the pass that locates them: a
+/// `id` came before them either, those params read as `P` in the pass that locates them and
+/// put in `read` (an out-parameter: the envelope is returned without moving them with it); a
 /// typed parse started at the value reads exactly one value, and where it ends is where the
 /// walk goes on (members after `params` are still read, so the envelope is the one
 /// [`envelope`] returns). That typed read is the one a reader of the located params makes
@@ -64,14 +65,15 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
 /// are located by the scan instead and nothing is read, so that reader fails as before.
 ///
 /// Guarantee, beside the module's: the envelope is exactly [`envelope`]'s for any input, and
-/// a `P` returned is what `params.decode::<P>()` gives for the located params.
+/// a `P` put in `read` is what `params.decode::<P>()` gives for the located params. `read`
+/// means nothing where the envelope is `None` (the caller clears it).
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
 pub(super) fn envelope_reading<'a, P: ReadInPass>(
     input: Input<'a>,
     read_params_of: Option<&'static str>,
-) -> Option<(Envelope<'a>, Option<P>)> {
-    let mut read = None;
+    read: &mut Option<P>,
+) -> Option<Envelope<'a>> {
     // Whether the method is `read_params_of`.
     let mut method_is_read = false;
     let bytes = input.bytes();
@@ -144,7 +146,7 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
                 };
                 let value = match typed {
                     Some((params, value)) => {
-                        read = Some(params);
+                        *read = Some(params);
                         value
                     }
                     None => value_at(input, at)?,
@@ -170,7 +172,7 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
             b',' => at += 1,
             // The last byte, or whitespace only after it.
             b'}' if at + 1 == bytes.len() || skip_whitespace(bytes, at + 1) == bytes.len() => {
-                return carries_every_payload(&env).then_some((env, read));
+                return carries_every_payload(&env).then_some(env);
             }
             _ => return None,
         }

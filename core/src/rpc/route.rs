@@ -1,6 +1,6 @@
 //! The one routing of a framed input, shared by the client and the server sessions.
 //!
-//! Both sessions take input the same way: decode it once ([`jsonrpc::decode_reading`], which
+//! Both sessions take input the same way: decode it once ([`jsonrpc::decode_reading_into`], which
 //! reads a progress notification's params in the same pass); route a single message; where a
 //! payload the shortcut only located turns out not to be JSON, ask serde's parse of the whole
 //! input ([`jsonrpc::decode_general`]), which refuses it with its own diagnostic; route a batch
@@ -51,16 +51,13 @@ pub(crate) trait Router {
 // Inlined into each session's input method: the decoded message is routed in place.
 #[inline(always)]
 pub(crate) fn route_input<R: Router>(router: &mut R, now: Instant, input: Input<'_>) {
-    route_decoded(
-        router,
-        now,
-        input,
-        jsonrpc::decode_reading::<ProgressParams>(input),
-    );
+    let mut progress = None;
+    let decoded = jsonrpc::decode_reading_into::<ProgressParams>(input, &mut progress);
+    route_decoded(router, now, input, (decoded, progress));
 }
 
 /// Routes what `input` decoded to, and the progress params read with it (see
-/// [`jsonrpc::decode_reading`]); `input` is read again only when a located payload turned out
+/// [`jsonrpc::decode_reading_into`]); `input` is read again only when a located payload turned out
 /// not to be JSON.
 #[inline(always)]
 pub(crate) fn route_decoded<R: Router>(

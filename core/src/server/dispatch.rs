@@ -100,7 +100,7 @@ impl ServerSession {
     /// goes to its request located, checked when the host reads it
     /// ([`RawResult`]). Params that fail their check return `Err` having routed nothing: the
     /// input is not a message after all. `progress` is the params of a progress notification
-    /// read already by the decoder ([`crate::jsonrpc::decode_reading`]): `msg` is then that
+    /// read already by the decoder ([`crate::jsonrpc::decode_reading_into`]): `msg` is then that
     /// notification, and its params are not read again.
     pub(super) fn handle_decoded(
         &mut self,

@@ -47,7 +47,7 @@ impl Session {
     /// ([`RawResult`]); progress params are read once, into their typed fields; every other
     /// payload the session reads or keeps is checked first. A payload that fails its check
     /// returns [`InvalidPayload`] having routed nothing. `progress` is the params of a
-    /// progress notification read already by the decoder ([`crate::jsonrpc::decode_reading`]):
+    /// progress notification read already by the decoder ([`crate::jsonrpc::decode_reading_into`]):
     /// `msg` is then that notification, and its params are not read again.
     pub(super) fn handle_decoded(
         &mut self,
