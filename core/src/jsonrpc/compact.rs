@@ -330,6 +330,8 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
 /// The unsigned integer at `at` and how many bytes it takes, when it fits a `u64` and is
 /// written as JSON writes one (no sign, fraction, exponent or leading zero): serde's parse
 /// reads such a number as that `u64`.
+// Inlined into the walk (ids are read on every answer).
+#[inline(always)]
 fn unsigned(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
     let rest = bytes.get(at..)?;
     // Digits read and summed in one walk; nineteen digits always fit a `u64`.
