@@ -442,7 +442,8 @@ impl<'a> From<&'a str> for Input<'a> {
 }
 
 impl<'a> Input<'a> {
-    fn bytes(self) -> &'a [u8] {
+    /// The input's bytes.
+    pub(crate) fn bytes(self) -> &'a [u8] {
         match self {
             Input::Bytes(b) => b,
             Input::Text(t) => t.as_bytes(),
@@ -547,7 +548,7 @@ pub(crate) fn decode_general<'a>(
     decode_input(input.into(), decode_one_general)
 }
 
-/// Params that [`decode_reading`] may read as their type in the pass that locates them: the
+/// Params that [`decode_reading_into`] may read as their type in the pass that locates them: the
 /// params of notifications of [`METHOD`](Self::METHOD).
 pub(crate) trait ReadInPass: serde::de::DeserializeOwned {
     /// The method whose params are read: a name JSON writes without escapes.
@@ -574,23 +575,53 @@ pub(crate) trait ReadInPass: serde::de::DeserializeOwned {
 /// # Errors
 ///
 /// As [`decode`].
+#[cfg(test)]
 pub(crate) fn decode_reading<P: ReadInPass>(
     input: Input<'_>,
 ) -> (Result<DecodedRef<'_>, DecodeError>, Option<P>) {
-    match compact::envelope_reading::<P>(input, Some(P::METHOD)) {
-        Some((env, read)) => match classify(env) {
+    let mut read = None;
+    let decoded = decode_reading_into(input, &mut read);
+    (decoded, read)
+}
+
+/// `decode_reading`, with the params read put in `read` (`None` without them): the form the
+/// sessions call, which moves the read params once rather than with the message.
+///
+/// # Errors
+///
+/// As [`decode`].
+// Inlined into the routing: the message is built in place rather than moved.
+#[inline(always)]
+pub(crate) fn decode_reading_into<'a, P: ReadInPass>(
+    input: Input<'a>,
+    read: &mut Option<P>,
+) -> Result<DecodedRef<'a>, DecodeError> {
+    match compact::envelope_reading::<P>(input, Some(P::METHOD), read) {
+        Some(env) => match classify(env) {
             Ok(msg) => {
                 // An `id` or another method after the params made it something else.
-                let read = read.filter(|_| matches!(msg, MessageRef::Notification { .. }));
-                (Ok(DecodedRef::Single(msg)), read)
+                if !matches!(msg, MessageRef::Notification { .. }) {
+                    *read = None;
+                }
+                Ok(DecodedRef::Single(msg))
             }
             // Not a message: serde's parse says why, as in `decode_one_input`.
-            Err(_) => (decode_one_general(input).map(DecodedRef::Single), None),
+            Err(_) => {
+                *read = None;
+                decode_one_general(input).map(DecodedRef::Single)
+            }
         },
-        // A batch's elements each as `decode` reads them; a single message by serde's parse
-        // (the shortcut refused it already).
-        None if is_batch(input.bytes()) => (decode_input(input, decode_one_input), None),
-        None => (decode_one_general(input).map(DecodedRef::Single), None),
+        None => {
+            // The walk may have read params before it refused the input.
+            *read = None;
+            if is_batch(input.bytes()) {
+                // A batch's elements each as `decode` reads them.
+                decode_input(input, decode_one_input)
+            } else {
+                // A single message by serde's parse (the shortcut refused it already).
+                decode_one_general(input).map(DecodedRef::Single)
+            }
+        }
     }
 }
 

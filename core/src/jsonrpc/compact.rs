@@ -52,11 +52,12 @@ impl ReadInPass for NoneRead {
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
 pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
-    envelope_reading::<NoneRead>(input, None).map(|(env, _)| env)
+    envelope_reading::<NoneRead>(input, None, &mut None)
 }
 
 /// [`envelope`], and, when `read_params_of` names the method written before `params` and no
-/// `id` came before them either, those params read as `P` in the pass that locates them: a
+/// `id` came before them either, those params read as `P` in the pass that locates them and
+/// put in `read` (an out-parameter: the envelope is returned without moving them with it); a
 /// typed parse started at the value reads exactly one value, and where it ends is where the
 /// walk goes on (members after `params` are still read, so the envelope is the one
 /// [`envelope`] returns). That typed read is the one a reader of the located params makes
@@ -64,14 +65,15 @@ pub(super) fn envelope(input: Input<'_>) -> Option<Envelope<'_>> {
 /// are located by the scan instead and nothing is read, so that reader fails as before.
 ///
 /// Guarantee, beside the module's: the envelope is exactly [`envelope`]'s for any input, and
-/// a `P` returned is what `params.decode::<P>()` gives for the located params.
+/// a `P` put in `read` is what `params.decode::<P>()` gives for the located params. `read`
+/// means nothing where the envelope is `None` (the caller clears it).
 // Inlined into the decoder: the envelope is built in place rather than moved.
 #[inline(always)]
 pub(super) fn envelope_reading<'a, P: ReadInPass>(
     input: Input<'a>,
     read_params_of: Option<&'static str>,
-) -> Option<(Envelope<'a>, Option<P>)> {
-    let mut read = None;
+    read: &mut Option<P>,
+) -> Option<Envelope<'a>> {
     // Whether the method is `read_params_of`.
     let mut method_is_read = false;
     let bytes = input.bytes();
@@ -82,10 +84,16 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
     if bytes.get(start) != Some(&b'{') {
         return None;
     }
-    // The version member first, as most peers write it, matched whole with its comma.
-    let (mut at, jsonrpc) = match bytes.get(start..)?.first_chunk::<17>() {
-        Some(br#"{"jsonrpc":"2.0","#) => (start + 17, Some(Cow::Borrowed("2.0"))),
-        _ => (start + 1, None),
+    // The version member first, as most peers write it, matched whole with its comma (an
+    // array compare: a few wide loads, where a byte pattern is compared byte by byte).
+    let version_first = bytes
+        .get(start..)?
+        .first_chunk::<17>()
+        .is_some_and(|head| head == br#"{"jsonrpc":"2.0","#);
+    let (mut at, jsonrpc) = if version_first {
+        (start + 17, Some(Cow::Borrowed("2.0")))
+    } else {
+        (start + 1, None)
     };
     let mut env = Envelope {
         jsonrpc,
@@ -96,21 +104,22 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
         error: None,
     };
     loop {
-        let (name, len) = member_name(bytes, at)?;
+        let (member, len) = member_name(bytes, at)?;
         // The name, its colon, and any whitespace around the colon.
         at += len;
         // A member twice is refused (serde's derived visitor fails on it).
-        match name {
-            b"jsonrpc" if env.jsonrpc.is_none() => {
+        match member {
+            Member::Jsonrpc if env.jsonrpc.is_none() => {
                 // The version every peer writes, matched whole; anything else read as a string.
-                let text = match bytes.get(at..at + 5) {
-                    Some(b"\"2.0\"") => "2.0",
-                    _ => plain_str(input, at)?,
-                };
+                let plain = bytes
+                    .get(at..)
+                    .and_then(<[u8]>::first_chunk::<5>)
+                    .is_some_and(|version| version == b"\"2.0\"");
+                let text = if plain { "2.0" } else { plain_str(input, at)? };
                 at += text.len() + 2;
                 env.jsonrpc = Some(Cow::Borrowed(text));
             }
-            b"method" if env.method.is_none() => {
+            Member::Method if env.method.is_none() => {
                 // The method whose params are read, matched whole; any other read as a string.
                 let text = match read_params_of {
                     Some(of) if is_quoted(bytes, at, of) => {
@@ -122,12 +131,12 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
                 at += text.len() + 2;
                 env.method = Some(Cow::Borrowed(text));
             }
-            b"id" if env.id.is_none() => {
+            Member::Id if env.id.is_none() => {
                 let (id, len) = id(input, at)?;
                 at += len;
                 env.id = Some(Some(id));
             }
-            b"params" if env.params.is_none() => {
+            Member::Params if env.params.is_none() => {
                 // Read as `P` only for a notification of that method so far: an `id` or the
                 // method after the params would be met too late to choose.
                 let typed = if method_is_read && env.id.is_none() {
@@ -137,7 +146,7 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
                 };
                 let value = match typed {
                     Some((params, value)) => {
-                        read = Some(params);
+                        *read = Some(params);
                         value
                     }
                     None => value_at(input, at)?,
@@ -145,7 +154,7 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
                 at += value.get().len();
                 env.params = Some(value);
             }
-            b"result" if env.result.is_none() => {
+            Member::Result if env.result.is_none() => {
                 let value = value_at(input, at)?;
                 at += value.get().len();
                 env.result = Some(value);
@@ -163,7 +172,7 @@ pub(super) fn envelope_reading<'a, P: ReadInPass>(
             b',' => at += 1,
             // The last byte, or whitespace only after it.
             b'}' if at + 1 == bytes.len() || skip_whitespace(bytes, at + 1) == bytes.len() => {
-                return carries_every_payload(&env).then_some((env, read));
+                return carries_every_payload(&env).then_some(env);
             }
             _ => return None,
         }
@@ -184,48 +193,73 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// The member name that opens `bytes[at..]`, possibly after whitespace, when it is one of the
-/// five the envelope reads, written without escapes; and how many bytes it takes up to its
-/// value (whitespace before the name, the name, its colon, whitespace around the colon).
+/// One of the five members the walk reads.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+}
+
+impl Member {
+    /// The member whose name starts with `initial` (the five names start with five letters).
+    fn by_initial(initial: u8) -> Option<Member> {
+        Some(match initial {
+            b'j' => Member::Jsonrpc,
+            b'i' => Member::Id,
+            b'm' => Member::Method,
+            b'p' => Member::Params,
+            b'r' => Member::Result,
+            _ => return None,
+        })
+    }
+
+    /// The name as JSON writes it between its quotes.
+    fn name(self) -> &'static [u8] {
+        match self {
+            Member::Jsonrpc => b"jsonrpc",
+            Member::Id => b"id",
+            Member::Method => b"method",
+            Member::Params => b"params",
+            Member::Result => b"result",
+        }
+    }
+}
+
+/// The member whose name opens `bytes[at..]`, possibly after whitespace, when it is one of
+/// the five the envelope reads, written without escapes; and how many bytes it takes up to
+/// its value (whitespace before the name, the name, its colon, whitespace around the colon).
 /// `None` for any other name (an unknown or escaped name goes the general way).
 // Inlined into the walk: the compact case is a literal compare.
 #[inline(always)]
-fn member_name(bytes: &[u8], at: usize) -> Option<(&'static [u8], usize)> {
+fn member_name(bytes: &[u8], at: usize) -> Option<(Member, usize)> {
     let rest = bytes.get(at..)?;
     // Each name compared as a literal of known length (inline compares, no call), with its
-    // colon as compact writers write it.
-    let (name, compact): (&'static [u8], bool) = match rest.get(1)? {
-        b'j' => (b"jsonrpc", rest.starts_with(br#""jsonrpc":"#)),
-        b'i' => (b"id", rest.starts_with(br#""id":"#)),
-        b'm' => (b"method", rest.starts_with(br#""method":"#)),
-        b'p' => (b"params", rest.starts_with(br#""params":"#)),
-        b'r' => (b"result", rest.starts_with(br#""result":"#)),
+    // colon as compact writers write it; the length taken with it is the literal's.
+    let (member, compact) = match rest.get(1)? {
+        b'j' if rest.starts_with(br#""jsonrpc":"#) => (Member::Jsonrpc, 10),
+        b'i' if rest.starts_with(br#""id":"#) => (Member::Id, 5),
+        b'm' if rest.starts_with(br#""method":"#) => (Member::Method, 9),
+        b'p' if rest.starts_with(br#""params":"#) => (Member::Params, 9),
+        b'r' if rest.starts_with(br#""result":"#) => (Member::Result, 9),
         _ => return spaced_member_name(bytes, at),
     };
-    if compact {
-        let end = at + name.len() + 3;
-        // Every byte that is JSON whitespace is at most a space, and no value starts with one.
-        return match bytes.get(end) {
-            Some(&b) if b <= b' ' => Some((name, skip_whitespace(bytes, end) - at)),
-            _ => Some((name, name.len() + 3)),
-        };
+    // Every byte that is JSON whitespace is at most a space, and no value starts with one.
+    match bytes.get(at + compact) {
+        Some(&b) if b <= b' ' => Some((member, skip_whitespace(bytes, at + compact) - at)),
+        _ => Some((member, compact)),
     }
-    spaced_member_name(bytes, at)
 }
 
 /// [`member_name`] where whitespace comes before the name or around its colon.
 #[cold]
-fn spaced_member_name(bytes: &[u8], at: usize) -> Option<(&'static [u8], usize)> {
+fn spaced_member_name(bytes: &[u8], at: usize) -> Option<(Member, usize)> {
     let start = skip_whitespace(bytes, at);
     let rest = bytes.get(start..)?;
-    let name: &'static [u8] = match rest.get(1)? {
-        b'j' => b"jsonrpc",
-        b'i' => b"id",
-        b'm' => b"method",
-        b'p' => b"params",
-        b'r' => b"result",
-        _ => return None,
-    };
+    let member = Member::by_initial(*rest.get(1)?)?;
+    let name = member.name();
     if rest.first() != Some(&b'"')
         || rest.get(1..=name.len()) != Some(name)
         || rest.get(name.len() + 1) != Some(&b'"')
@@ -236,7 +270,7 @@ fn spaced_member_name(bytes: &[u8], at: usize) -> Option<(&'static [u8], usize)>
     if bytes.get(colon) != Some(&b':') {
         return None;
     }
-    Some((name, skip_whitespace(bytes, colon + 1) - at))
+    Some((member, skip_whitespace(bytes, colon + 1) - at))
 }
 
 /// Whether the message that `env` classifies as keeps every payload located in it: a
@@ -281,6 +315,8 @@ fn plain_str(input: Input<'_>, at: usize) -> Option<&str> {
 
 /// The id at `at` and how many bytes it takes: an unsigned integer that fits a `u64`, written
 /// as JSON writes one (no sign, fraction, exponent or leading zero), or a plain string.
+// Inlined into the walk: the id is built in place rather than returned through memory.
+#[inline(always)]
 fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
     let bytes = input.bytes();
     if bytes.get(at) == Some(&b'"') {
@@ -294,6 +330,8 @@ fn id(input: Input<'_>, at: usize) -> Option<(Id, usize)> {
 /// The unsigned integer at `at` and how many bytes it takes, when it fits a `u64` and is
 /// written as JSON writes one (no sign, fraction, exponent or leading zero): serde's parse
 /// reads such a number as that `u64`.
+// Inlined into the walk (ids are read on every answer).
+#[inline(always)]
 fn unsigned(bytes: &[u8], at: usize) -> Option<(u64, usize)> {
     let rest = bytes.get(at..)?;
     // Digits read and summed in one walk; nineteen digits always fit a `u64`.

@@ -86,9 +86,10 @@ impl ActiveClock {
 /// Most deadlines arrive in order (one timeout for every request, active time never goes
 /// back), so an entry not earlier than the last one is appended to `run`, a queue sorted by
 /// construction: O(1) insert and pop. Any other entry goes to `heap`: O(log n). The earliest
-/// entry is the smaller of the two fronts. A removal only counts the entry as stale, then
-/// drops stale entries from the front, so [`earliest`](Self::earliest) is always a live
-/// deadline. Entries are two `u64`s (times as nanoseconds of active time). Which entries are
+/// entry is the smaller of the two fronts. Removing the earliest entry, or the last of the
+/// run, drops it at once; removing any other only counts it as stale, and stale entries are
+/// dropped when they reach the front, so [`earliest`](Self::earliest) is always a live
+/// deadline. `stale` is exact: with none held, every entry is live. Entries are two `u64`s (times as nanoseconds of active time). Which entries are
 /// live is the pending table's knowledge, passed in as `live(at, handle)`: a request whose
 /// armed deadline is `at`. When stale entries outnumber live ones both parts are rebuilt from
 /// the live ones, so cancelled requests cannot make the index grow without bound (at most
@@ -96,7 +97,7 @@ impl ActiveClock {
 ///
 /// Callers guarantee that a handle never has two entries with the same `at` at once (a
 /// re-armed deadline that did not move is left alone), so a stale entry is never mistaken for
-/// a live one.
+/// a live one, and `(at, handle)` names one entry.
 #[derive(Debug, Default)]
 pub(crate) struct DeadlineIndex {
     run: VecDeque<(u64, u64)>,
@@ -117,9 +118,39 @@ impl DeadlineIndex {
         }
     }
 
-    /// Disarms an entry that was inserted and not popped; call after the pending table stopped
-    /// naming it (`live(at, handle)` is false from now on).
-    pub(crate) fn remove(&mut self, live: impl Fn(u64, RequestHandle) -> bool) {
+    /// Disarms the entry `(at, handle)`, inserted and not popped; call after the pending
+    /// table stopped naming it (`live(at, handle)` is false from now on).
+    ///
+    /// The entry is dropped at once when it is the earliest (requests answered in the order
+    /// they were sent) or the last of the sorted run (one sent just before); any other is
+    /// counted stale and left for later ([`remove_lazily`](Self::remove_lazily), the plain
+    /// path this one is held equal to by a property test). Either way
+    /// [`earliest`](Self::earliest) stays live.
+    pub(crate) fn remove(
+        &mut self,
+        at: u64,
+        handle: RequestHandle,
+        live: impl Fn(u64, RequestHandle) -> bool,
+    ) {
+        let entry = (at, handle.0);
+        if self.front() == Some(entry) {
+            self.pop_front();
+            // With no stale entry held, the new front is live: no lookup needed.
+            if self.stale > 0 {
+                self.settle(&live);
+            }
+        } else if self.run.back() == Some(&entry) {
+            // The run stays sorted without its last entry; the front did not move.
+            self.run.pop_back();
+        } else {
+            self.remove_lazily(live);
+        }
+    }
+
+    /// [`remove`](Self::remove) by lazy deletion alone: counts one entry stale, drops stale
+    /// entries from the front, and rebuilds both parts from the live entries when stale ones
+    /// outnumber them.
+    fn remove_lazily(&mut self, live: impl Fn(u64, RequestHandle) -> bool) {
         self.stale += 1;
         self.settle(&live);
         if self.stale > self.len() / 2 && self.len() >= COMPACT_MIN {
@@ -151,8 +182,10 @@ impl DeadlineIndex {
             let handle = RequestHandle(handle);
             if live(at, handle) {
                 // The popped entry is the caller's to disarm; skip stale ones behind it so
-                // `earliest` stays live.
-                self.settle(&|a, h| h != handle && live(a, h));
+                // `earliest` stays live (with none held, every entry behind it is live).
+                if self.stale > 0 {
+                    self.settle(&|a, h| h != handle && live(a, h));
+                }
                 return Some(handle);
             }
             self.stale = self.stale.saturating_sub(1);
@@ -254,10 +287,11 @@ mod tests {
         for n in 0..10_000u64 {
             armed.borrow_mut().insert(n, 1_000 + n);
             index.insert(1_000 + n, RequestHandle(n));
-            // Cancel all but every tenth: the heap must not keep them all.
-            if n % 10 != 0 {
-                armed.borrow_mut().remove(&n);
-                index.remove(live);
+            // Cancel all but every tenth, each once the next is armed (neither the earliest
+            // nor the latest entry, so counted stale): the index must not keep them all.
+            if n > 0 && (n - 1) % 10 != 0 {
+                armed.borrow_mut().remove(&(n - 1));
+                index.remove(1_000 + n - 1, RequestHandle(n - 1), live);
             }
             let live_count = armed.borrow().len();
             assert!(index.len() <= 2 * live_count + COMPACT_MIN, "{n}");
@@ -269,7 +303,7 @@ mod tests {
         }
         // Cancelling the earliest moves the top to the next live deadline at once.
         armed.borrow_mut().remove(&0);
-        index.remove(live);
+        index.remove(1_000, RequestHandle(0), live);
         assert_eq!(index.earliest(), Some(1_010));
         // Pops come in deadline order, live entries only, each once.
         let mut popped = Vec::new();
@@ -291,5 +325,139 @@ mod tests {
             popped.push(h.0);
         }
         assert_eq!(popped[..4], [50_001, 50_002, 50_000, 110]);
+    }
+
+    /// One step of a run of the index (see the property test below).
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// A new request armed `delta` after the latest deadline so far (in order), or at
+        /// `earlier` when that is earlier (a shorter timeout after a longer one).
+        Arm { delta: u64, earlier: Option<u64> },
+        /// The earliest, the latest or any armed request answered or cancelled.
+        Disarm(Pick),
+        /// An armed request moved later by `delta` (progress reset its timeout).
+        Rearm(Pick, u64),
+        /// Every deadline due at `at` popped.
+        PopDue(u64),
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    enum Pick {
+        Earliest,
+        Latest,
+        Any(usize),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        let pick = prop_oneof![
+            Just(Pick::Earliest),
+            Just(Pick::Latest),
+            any::<usize>().prop_map(Pick::Any),
+        ];
+        prop_oneof![
+            4 => (0u64..4, proptest::option::weighted(0.2, 0u64..200))
+                .prop_map(|(delta, earlier)| Op::Arm { delta, earlier }),
+            3 => pick.clone().prop_map(Op::Disarm),
+            1 => (pick, 1u64..50).prop_map(|(p, d)| Op::Rearm(p, d)),
+            1 => (0u64..300).prop_map(Op::PopDue),
+        ]
+    }
+
+    proptest::proptest! {
+        /// `remove` (which drops the earliest or latest entry at once) keeps the index
+        /// equal to one that only ever removes lazily (`remove_lazily`), and both equal to
+        /// the table of armed deadlines: the same earliest deadline after every step, the
+        /// same requests popped, in deadline order, and an exact count of stale entries.
+        #[test]
+        fn removal_at_once_matches_lazy_removal(ops in proptest::collection::vec(op(), 0..300)) {
+            use std::cell::RefCell;
+            use std::collections::{BTreeSet, HashMap};
+            // handle -> armed deadline: the pending table's part, one table per index (the
+            // same but while deadlines are popped).
+            let tables: [RefCell<HashMap<u64, u64>>; 2] = Default::default();
+            let live = |t: usize| {
+                let table = &tables[t];
+                move |at: u64, h: RequestHandle| table.borrow().get(&h.0) == Some(&at)
+            };
+            // Every (at, handle) ever inserted: a handle never gets the same instant twice.
+            let mut used = BTreeSet::new();
+            let mut indexes = [DeadlineIndex::default(), DeadlineIndex::default()];
+            let (mut next, mut latest) = (0u64, 0u64);
+            let pick = |p: Pick| -> Option<(u64, u64)> {
+                let table = tables[0].borrow();
+                let mut all: Vec<(u64, u64)> = table.iter().map(|(&h, &at)| (at, h)).collect();
+                all.sort_unstable();
+                match p {
+                    Pick::Earliest => all.first().copied(),
+                    Pick::Latest => all.last().copied(),
+                    Pick::Any(i) => (!all.is_empty()).then(|| all[i % all.len()]),
+                }
+            };
+            // Index 0 removes with `remove`, index 1 with `remove_lazily` only.
+            let disarm = |indexes: &mut [DeadlineIndex; 2], at: u64, h: u64| {
+                for table in &tables {
+                    table.borrow_mut().remove(&h);
+                }
+                indexes[0].remove(at, RequestHandle(h), live(0));
+                indexes[1].remove_lazily(live(1));
+            };
+            for op in ops {
+                match op {
+                    Op::Arm { delta, earlier } => {
+                        let at = earlier.filter(|&e| e < latest).unwrap_or(latest + delta);
+                        latest = latest.max(at);
+                        next += 1;
+                        used.insert((at, next));
+                        for (table, index) in tables.iter().zip(&mut indexes) {
+                            table.borrow_mut().insert(next, at);
+                            index.insert(at, RequestHandle(next));
+                        }
+                    }
+                    Op::Disarm(p) => {
+                        let Some((at, h)) = pick(p) else { continue };
+                        disarm(&mut indexes, at, h);
+                    }
+                    Op::Rearm(p, delta) => {
+                        let Some((old, h)) = pick(p) else { continue };
+                        let at = old + delta;
+                        if !used.insert((at, h)) {
+                            continue;
+                        }
+                        latest = latest.max(at);
+                        disarm(&mut indexes, old, h);
+                        for (table, index) in tables.iter().zip(&mut indexes) {
+                            table.borrow_mut().insert(h, at);
+                            index.insert(at, RequestHandle(h));
+                        }
+                    }
+                    Op::PopDue(now) => {
+                        let mut popped = [Vec::new(), Vec::new()];
+                        for (t, index) in indexes.iter_mut().enumerate() {
+                            while let Some(h) = index.pop_due(now, live(t)) {
+                                // The caller disarms the popped request in its table.
+                                let at = tables[t].borrow_mut().remove(&h.0);
+                                popped[t].push((at, h.0));
+                            }
+                        }
+                        for order in &popped {
+                            proptest::prop_assert!(order.windows(2).all(|w| w[0].0 <= w[1].0));
+                        }
+                        let [mut a, mut b] = popped;
+                        a.sort_unstable();
+                        b.sort_unstable();
+                        proptest::prop_assert_eq!(a, b);
+                    }
+                }
+                let table = tables[0].borrow();
+                proptest::prop_assert_eq!(&*table, &*tables[1].borrow());
+                let earliest = table.values().min().copied();
+                for index in &indexes {
+                    proptest::prop_assert_eq!(index.earliest(), earliest);
+                    proptest::prop_assert_eq!(index.stale, index.len() - table.len());
+                    proptest::prop_assert!(index.len() <= 2 * table.len() + COMPACT_MIN);
+                }
+            }
+        }
     }
 }

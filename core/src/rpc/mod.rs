@@ -1,6 +1,7 @@
 //! What the client and the server sessions share: the caller's request handle, the
-//! description of an outgoing message, and (in the crate-private `clock`) the active clock and the deadline
-//! index their pending requests are timed with.
+//! description of an outgoing message, and (crate-private) the active clock and the deadline
+//! index their pending requests are timed with (`clock`) and the one routing of a framed
+//! input (`route`).
 //!
 //! Both sessions re-export these types; they live here so neither side owns them.
 
@@ -14,6 +15,7 @@ use crate::jsonrpc::{self, ErrorObject, Id};
 pub(crate) mod clock;
 pub(crate) mod notifications;
 pub(crate) mod queue;
+pub(crate) mod route;
 
 /// The caller's token for one request. Not the JSON-RPC wire id: a re-send gets a fresh wire
 /// id under the same handle. Every handle completes exactly once (the client's

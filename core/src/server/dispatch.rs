@@ -12,6 +12,7 @@ use crate::jsonrpc::{self, DecodeError, ErrorObject, Id, MessageRef, RawJson, em
 use crate::rpc::RequestHandle;
 use crate::rpc::clock::nanos;
 use crate::rpc::notifications::{CancelledParams, ProgressParams, parse};
+use crate::rpc::route::{self, InvalidPayload, Router};
 use crate::session::RawResult;
 use crate::session::RequestError;
 use crate::time::Instant;
@@ -29,6 +30,31 @@ struct WithMeta {
 struct Meta {
     #[serde(default)]
     progress_token: Option<Id>,
+}
+
+/// The server's hooks of the shared routing: input that is not a message (a whole input or
+/// a batch element) is reported and answered with a JSON-RPC error (`"id": null`).
+impl Router for ServerSession {
+    fn route(
+        &mut self,
+        now: Instant,
+        msg: MessageRef<'_>,
+        progress: Option<ProgressParams>,
+    ) -> Result<(), InvalidPayload> {
+        Ok(self.handle_decoded(now, msg, progress)?)
+    }
+
+    fn undecodable_input(&mut self, _input: jsonrpc::Input<'_>, e: DecodeError) {
+        self.undecodable(e);
+    }
+
+    fn undecodable_element(&mut self, e: DecodeError) {
+        self.undecodable(e);
+    }
+
+    fn closed(&self) -> bool {
+        self.is_closed()
+    }
 }
 
 impl ServerSession {
@@ -54,7 +80,8 @@ impl ServerSession {
             return;
         }
         let input = jsonrpc::Input::Bytes(bytes);
-        self.handle_decoded_input(now, input, (jsonrpc::decode_general(input), None));
+        route::route_decoded(self, now, input, (jsonrpc::decode_general(input), None));
+        self.track_backlog(now);
     }
 
     fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
@@ -63,54 +90,7 @@ impl ServerSession {
         }
         // Progress params are read in the decoder's pass where it can, as the client session
         // reads them (they are read anyway).
-        self.handle_decoded_input(now, input, jsonrpc::decode_reading::<ProgressParams>(input));
-    }
-
-    /// Routes a decoded input and the progress params read with it (see
-    /// [`jsonrpc::decode_reading`]); `input` is read again only when a located payload turned
-    /// out not to be JSON.
-    fn handle_decoded_input(
-        &mut self,
-        now: Instant,
-        input: jsonrpc::Input<'_>,
-        (decoded, progress): (
-            Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
-            Option<ProgressParams>,
-        ),
-    ) {
-        match decoded {
-            Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                if self.handle_decoded(now, msg, progress).is_err() {
-                    // Located params that are not JSON: nothing was routed; serde's parse of
-                    // the input refuses it with its own error.
-                    match jsonrpc::decode_general(input) {
-                        Err(e) => self.undecodable(e),
-                        // Serde's parse validated every payload: routing cannot fail again.
-                        Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                            let _routed = self.handle_decoded(now, msg, None);
-                        }
-                        Ok(_) => {}
-                    }
-                }
-            }
-            Ok(jsonrpc::DecodedRef::Batch(items)) => {
-                for item in items {
-                    match item {
-                        // The batch was validated whole: its payloads check.
-                        Ok(msg) => {
-                            let _routed = self.handle_decoded(now, msg, None);
-                        }
-                        Err(e) => self.undecodable(e),
-                    }
-                    if self.is_closed() {
-                        return;
-                    }
-                }
-            }
-            Err(e) => self.undecodable(e),
-            #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
-            Ok(_) => {}
-        }
+        route::route_input(self, now, input);
         self.track_backlog(now);
     }
 
@@ -120,7 +100,7 @@ impl ServerSession {
     /// goes to its request located, checked when the host reads it
     /// ([`RawResult`]). Params that fail their check return `Err` having routed nothing: the
     /// input is not a message after all. `progress` is the params of a progress notification
-    /// read already by the decoder ([`crate::jsonrpc::decode_reading`]): `msg` is then that
+    /// read already by the decoder ([`crate::jsonrpc::decode_reading_into`]): `msg` is then that
     /// notification, and its params are not read again.
     pub(super) fn handle_decoded(
         &mut self,

@@ -100,14 +100,15 @@ impl ServerSession {
         if p.deadline == deadline {
             return;
         }
-        let had = p.deadline.is_some();
+        let had = p.deadline;
         p.deadline = deadline;
         if let Some(at) = deadline {
             self.deadlines.insert(at.get(), handle);
         }
-        if had {
+        if let Some(old) = had {
             let pending = &self.pending;
-            self.deadlines.remove(|at, h| is_armed(pending, at, h));
+            self.deadlines
+                .remove(old.get(), handle, |at, h| is_armed(pending, at, h));
         }
     }
 
@@ -123,9 +124,10 @@ impl ServerSession {
         let Some(p) = self.pending.remove(&handle) else {
             return;
         };
-        if p.deadline.is_some() {
+        if let Some(at) = p.deadline {
             let pending = &self.pending;
-            self.deadlines.remove(|at, h| is_armed(pending, at, h));
+            self.deadlines
+                .remove(at.get(), handle, |at, h| is_armed(pending, at, h));
         }
         if let (true, Some(reason)) = (p.sent, notice) {
             self.outbound.push_back(Queued::Notification {

@@ -65,8 +65,8 @@ impl Session {
         let Some(p) = self.pending.remove(handle) else {
             return;
         };
-        if p.deadline.is_some() {
-            self.disarmed();
+        if let Some(at) = p.deadline {
+            self.disarmed(at, handle);
         }
         self.forget_modern(handle);
         if p.stage == Stage::Sent {
@@ -88,19 +88,20 @@ impl Session {
         let Some(p) = self.pending.remove(handle) else {
             return;
         };
-        if p.deadline.is_some() {
-            self.disarmed();
+        if let Some(at) = p.deadline {
+            self.disarmed(at, handle);
         }
         self.forget_modern(handle);
         self.events.push_back(Event::Completed { handle, result });
         self.released(p.stage);
     }
 
-    /// Tells the deadline index that one armed request stopped naming its entry (removed
+    /// Tells the deadline index that `handle` stopped naming its entry armed at `at` (removed
     /// from the table, or its `deadline` taken).
-    pub(super) fn disarmed(&mut self) {
+    pub(super) fn disarmed(&mut self, at: NonZeroU64, handle: RequestHandle) {
         let pending = &self.pending;
-        self.deadlines.remove(|at, h| pending.is_armed(at, h));
+        self.deadlines
+            .remove(at.get(), handle, |at, h| pending.is_armed(at, h));
     }
 
     /// Re-arms `handle`'s deadline (progress reset it): the index is touched only when the
@@ -114,8 +115,8 @@ impl Session {
         if old == p.deadline {
             return;
         }
-        if old.is_some() {
-            self.disarmed();
+        if let Some(old) = old {
+            self.disarmed(old, handle);
         }
         if let Some((at, _)) = deadline {
             self.deadlines.insert(at.get(), handle);

@@ -7,18 +7,35 @@ use serde_json::value::RawValue;
 
 use super::server_requests::{self, Answerer};
 use super::{Diagnostic, Event, Queued, RawResult, RequestError, ServerNotification, Session};
-use crate::jsonrpc::{ErrorObject, Id, MessageRef, RawJson, empty_object};
+use crate::jsonrpc::{self, ErrorObject, Id, MessageRef, RawJson, empty_object};
 use crate::rpc::notifications::{CancelledParams, ProgressParams, parse};
+pub(super) use crate::rpc::route::InvalidPayload;
+use crate::rpc::route::Router;
 use crate::time::Instant;
 
-/// A payload of the message failed its check ([`RawJson::check`]): the input is not a
-/// message after all, and nothing was routed. The caller hands the input to serde's parse,
-/// which refuses it with its own diagnostic.
-pub(super) struct InvalidPayload;
+/// The client's hooks of the shared routing: an input that is not a message is reported, and
+/// the answer it carries, if its id can be read, completes that request at once (see
+/// `salvage`).
+impl Router for Session {
+    fn route(
+        &mut self,
+        now: Instant,
+        msg: MessageRef<'_>,
+        progress: Option<ProgressParams>,
+    ) -> Result<(), InvalidPayload> {
+        self.handle_decoded(now, msg, progress)
+    }
 
-impl From<serde_json::Error> for InvalidPayload {
-    fn from(_: serde_json::Error) -> Self {
-        InvalidPayload
+    fn undecodable_input(&mut self, input: jsonrpc::Input<'_>, e: jsonrpc::DecodeError) {
+        Session::undecodable_input(self, input.bytes(), e);
+    }
+
+    fn undecodable_element(&mut self, e: jsonrpc::DecodeError) {
+        self.report_decode_error(e);
+    }
+
+    fn closed(&self) -> bool {
+        self.is_closed()
     }
 }
 
@@ -30,7 +47,7 @@ impl Session {
     /// ([`RawResult`]); progress params are read once, into their typed fields; every other
     /// payload the session reads or keeps is checked first. A payload that fails its check
     /// returns [`InvalidPayload`] having routed nothing. `progress` is the params of a
-    /// progress notification read already by the decoder ([`crate::jsonrpc::decode_reading`]):
+    /// progress notification read already by the decoder ([`crate::jsonrpc::decode_reading_into`]):
     /// `msg` is then that notification, and its params are not read again.
     pub(super) fn handle_decoded(
         &mut self,

@@ -97,10 +97,10 @@ impl Session {
         if let Some(p) = self.pending.get_mut(handle) {
             p.timeout = None;
             p.total = None;
-            let armed = p.armed().is_some();
+            let armed = p.deadline;
             p.set_armed(None);
-            if armed {
-                self.disarmed();
+            if let Some(at) = armed {
+                self.disarmed(at, handle);
             }
         }
         #[derive(Deserialize)]

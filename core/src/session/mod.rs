@@ -54,7 +54,7 @@ pub use raw_params::RawParams;
 pub use raw_result::RawResult;
 
 use crate::rpc::clock::{ActiveClock, DeadlineIndex};
-use crate::rpc::notifications::ProgressParams;
+use crate::rpc::route;
 use completion::deadline_for;
 use handshake::Handshake;
 use inbound::{InboundRequests, Reply};
@@ -304,67 +304,18 @@ impl Session {
         if self.is_closed() {
             return;
         }
-        self.handle_decoded_input(now, bytes, (jsonrpc::decode_general(bytes), None));
+        self.clock_now = self.clock_now.max(now);
+        let input = jsonrpc::Input::Bytes(bytes);
+        route::route_decoded(self, now, input, (jsonrpc::decode_general(input), None));
     }
 
     fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
         if self.is_closed() {
             return;
         }
-        let bytes = match input {
-            jsonrpc::Input::Bytes(bytes) => bytes,
-            jsonrpc::Input::Text(text) => text.as_bytes(),
-        };
-        // Progress params are read in the decoder's pass where it can (they are read anyway).
-        self.handle_decoded_input(now, bytes, jsonrpc::decode_reading(input));
-    }
-
-    /// Routes a decoded input and the progress params read with it (see
-    /// [`jsonrpc::decode_reading`]); `bytes` is what was decoded, read again only when it was
-    /// not a message (see [`salvage`]).
-    fn handle_decoded_input(
-        &mut self,
-        now: Instant,
-        bytes: &[u8],
-        (decoded, progress): (
-            Result<jsonrpc::DecodedRef<'_>, jsonrpc::DecodeError>,
-            Option<ProgressParams>,
-        ),
-    ) {
         self.clock_now = self.clock_now.max(now);
-        match decoded {
-            Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                if self.handle_decoded(now, msg, progress).is_err() {
-                    // A located payload is not JSON: nothing was routed; serde's parse of the
-                    // input refuses it with its own diagnostic (and salvages the answer).
-                    match jsonrpc::decode_general(bytes) {
-                        Err(e) => self.undecodable_input(bytes, e),
-                        // Serde's parse validated every payload: routing cannot fail again.
-                        Ok(jsonrpc::DecodedRef::Single(msg)) => {
-                            let _routed = self.handle_decoded(now, msg, None);
-                        }
-                        Ok(_) => {}
-                    }
-                }
-            }
-            Ok(jsonrpc::DecodedRef::Batch(items)) => {
-                for item in items {
-                    match item {
-                        // The batch was validated whole: its payloads check.
-                        Ok(msg) => {
-                            let _routed = self.handle_decoded(now, msg, None);
-                        }
-                        Err(e) => self.report_decode_error(e),
-                    }
-                    if self.is_closed() {
-                        return;
-                    }
-                }
-            }
-            Err(e) => self.undecodable_input(bytes, e),
-            #[allow(unreachable_patterns)] // `DecodedRef` is non_exhaustive for other crates only
-            Ok(_) => {}
-        }
+        // Progress params are read in the decoder's pass where it can (they are read anyway).
+        route::route_input(self, now, input);
     }
 
     /// Fires every timer due at `now`, in a fixed order: the Auto probe falls back to

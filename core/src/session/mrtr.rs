@@ -288,12 +288,19 @@ impl Session {
     }
 
     /// A request completed: drop its rounds and tell the host to stop on open input requests.
+    // Inlined into each completion: the check that both maps are empty is all it costs then.
+    #[inline(always)]
     pub(super) fn forget_modern(&mut self, handle: RequestHandle) {
         // Both maps are empty unless a discover-era request is mid-round or retried: skip
         // hashing the handle twice per completion.
         if self.modern.rounds.is_empty() && self.modern.version_retries.is_empty() {
             return;
         }
+        self.forget_rounds(handle);
+    }
+
+    /// [`forget_modern`](Self::forget_modern) when some request is mid-round or retried.
+    fn forget_rounds(&mut self, handle: RequestHandle) {
         self.modern.version_retries.remove(&handle);
         let Some(round) = self.modern.rounds.remove(&handle) else {
             return;
