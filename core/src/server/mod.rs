@@ -169,7 +169,8 @@ struct ClientState {
 /// - **(C) commands**: a deferred `initialize` ([`accept_initialize`](Self::accept_initialize),
 ///   [`refuse_initialize`](Self::refuse_initialize)); answers to the client's requests
 ///   ([`respond`](Self::respond), [`respond_error`](Self::respond_error),
-///   [`notify_progress`](Self::notify_progress));
+///   [`notify_progress`](Self::notify_progress),
+///   [`notify_progress_as_written`](Self::notify_progress_as_written));
 ///   the server's own requests ([`send_request`](Self::send_request) /
 ///   [`request`](Self::request) return a [`RequestHandle`], [`cancel`](Self::cancel));
 ///   notifications ([`notify`](Self::notify), [`notify_list_changed`](Self::notify_list_changed),
