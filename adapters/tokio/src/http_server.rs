@@ -18,7 +18,7 @@ use http_body_util::BodyExt as _;
 use hyper::body::{Frame, Incoming};
 use hyper::header::{HeaderName, HeaderValue};
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use mcp_driver::mcp_proto::http::headers::HeaderList;
 use mcp_driver::server::ServerHandler;
 use mcp_driver::server::http::{HttpResponse, HttpService, ResponseAborted, StreamableHttp};
@@ -189,8 +189,7 @@ async fn serve_connection(
 ) {
     let handler = service_fn(move |request| exchange(service.clone(), max_body, request));
     let connection = hyper::server::conn::http1::Builder::new()
-        // Restarted at every request without touching tokio's timer wheel (see the module).
-        .timer(crate::header_timer::HeaderTimer)
+        .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
         .serve_connection(TokioIo::new(stream), handler);
     let mut connection = std::pin::pin!(connection);

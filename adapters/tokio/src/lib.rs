@@ -117,8 +117,6 @@
 #![warn(missing_docs, unreachable_pub)]
 
 #[cfg(feature = "http")]
-mod header_timer;
-#[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]
 mod http_server;
