@@ -1,15 +1,13 @@
 //! Streamable HTTP serving on tokio: hyper 1 (HTTP/1.1) in front of the runtime-neutral
 //! [`HttpService`]. This file only moves bytes: it accepts connections, reads each request's
-//! head and body (bounded), hands them to the service and writes the response it gets back:
-//! a response the service has finished by the time its head is written (a JSON answer, a
-//! `202`, a refusal) whole, with its `Content-Length`; a stream (SSE) chunk by chunk, flushing
-//! every chunk as it comes. Every MCP decision is the core's.
+//! head and body (bounded), hands them to the service and writes the response it gets back,
+//! flushing every chunk as it comes. Every MCP decision is the core's.
 
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -238,7 +236,7 @@ async fn exchange(
     let Ok((status, headers)) = response.head().await else {
         return Ok(plain(503, "the server is shutting down"));
     };
-    let mut out = hyper::Response::new(ResponseBody::of(response));
+    let mut out = hyper::Response::new(ResponseBody::Service(response));
     *out.status_mut() =
         hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     for (name, value) in headers.iter() {
@@ -278,59 +276,19 @@ async fn read_body(mut body: Incoming, max: usize) -> Option<Vec<u8>> {
 
 /// A response made here, when the service was never reached.
 fn plain(status: u16, text: &'static str) -> hyper::Response<ResponseBody> {
-    let mut out = hyper::Response::new(ResponseBody::complete(Bytes::from_static(text.as_bytes())));
+    let mut out = hyper::Response::new(ResponseBody::Text(Some(Bytes::from_static(
+        text.as_bytes(),
+    ))));
     *out.status_mut() =
         hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     out
 }
 
 /// A response's body: the service's chunks as they come (an aborted response is an error,
-/// so hyper breaks the connection rather than end the body cleanly), or a body known whole
-/// when the head is written (its length then goes in `Content-Length`).
+/// so hyper breaks the connection rather than end the body cleanly), or a text made here.
 enum ResponseBody {
-    /// A stream: what was already written, then the service's chunks as they come.
-    Service {
-        written: Option<Bytes>,
-        response: HttpResponse,
-    },
-    /// The whole body (`None` once taken, or when empty).
-    Complete(Option<Bytes>),
-}
-
-impl ResponseBody {
-    /// The whole body when the service has already ended the response (a JSON answer, a
-    /// `202`, a refusal: all written with their head), else a stream of its chunks. Sent
-    /// whole, hyper writes head and body in one go with a `Content-Length` instead of
-    /// chunked encoding, and the client reads it without decoding chunks.
-    fn of(mut response: HttpResponse) -> ResponseBody {
-        // Only what is there now is taken: `Pending` registers this no-op waker, and hyper
-        // polls the body (with its own) right after writing the head.
-        let mut cx = Context::from_waker(Waker::noop());
-        let mut written: Vec<u8> = Vec::new();
-        loop {
-            match response.poll_chunk(&mut cx) {
-                Poll::Ready(Ok(Some(chunk))) => {
-                    if written.is_empty() {
-                        written = chunk;
-                    } else {
-                        written.extend_from_slice(&chunk);
-                    }
-                }
-                Poll::Ready(Ok(None)) => return ResponseBody::complete(Bytes::from(written)),
-                // Aborted (the error comes again when hyper polls) or still being written.
-                Poll::Ready(Err(_)) | Poll::Pending => {
-                    return ResponseBody::Service {
-                        written: (!written.is_empty()).then(|| Bytes::from(written)),
-                        response,
-                    };
-                }
-            }
-        }
-    }
-
-    fn complete(body: Bytes) -> ResponseBody {
-        ResponseBody::Complete((!body.is_empty()).then_some(body))
-    }
+    Service(HttpResponse),
+    Text(Option<Bytes>),
 }
 
 impl hyper::body::Body for ResponseBody {
@@ -342,12 +300,9 @@ impl hyper::body::Body for ResponseBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, ResponseAborted>>> {
         let response = match self.get_mut() {
-            ResponseBody::Service { written, response } => match written.take() {
-                Some(bytes) => return Poll::Ready(Some(Ok(Frame::data(bytes)))),
-                None => response,
-            },
-            ResponseBody::Complete(body) => {
-                return Poll::Ready(body.take().map(|b| Ok(Frame::data(b))));
+            ResponseBody::Service(response) => response,
+            ResponseBody::Text(text) => {
+                return Poll::Ready(text.take().map(|t| Ok(Frame::data(t))));
             }
         };
         match response.poll_chunk(cx) {
@@ -355,19 +310,6 @@ impl hyper::body::Body for ResponseBody {
             Poll::Ready(Ok(None)) => Poll::Ready(None),
             Poll::Ready(Err(e)) => Poll::Ready(Some(Err(e))),
             Poll::Pending => Poll::Pending,
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        matches!(self, ResponseBody::Complete(None))
-    }
-
-    fn size_hint(&self) -> hyper::body::SizeHint {
-        match self {
-            ResponseBody::Complete(body) => {
-                hyper::body::SizeHint::with_exact(body.as_ref().map_or(0, |b| b.len() as u64))
-            }
-            ResponseBody::Service { .. } => hyper::body::SizeHint::default(),
         }
     }
 }
