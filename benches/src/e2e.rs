@@ -146,12 +146,17 @@ where
 /// CPU time used by this process so far, every thread included: the sum of the first field
 /// of `/proc/self/task/*/schedstat` (nanoseconds on a CPU). Zero where there is no `/proc`.
 pub fn cpu_time() -> Duration {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return Duration::ZERO;
-    };
+    cpu_time_of("self").unwrap_or(Duration::ZERO)
+}
+
+/// CPU time used so far by the process `pid` (a number, or `"self"`), every live thread
+/// included, as [`cpu_time`] reads it; `None` when it cannot be read (no such process, no
+/// `/proc`).
+pub fn cpu_time_of(pid: &str) -> Option<Duration> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
     let ns: u64 = tasks
         .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
         .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
         .sum();
-    Duration::from_nanos(ns)
+    Some(Duration::from_nanos(ns))
 }

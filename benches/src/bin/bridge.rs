@@ -14,6 +14,11 @@
 //! For each: the median sequential round trip of `tools/call` (and what the bridge adds to the
 //! direct one), calls per second with 16 in flight (and the ratio to direct), and the bridge
 //! process's peak resident memory (`VmHWM`; the echo server the gateways start is not counted).
+//! And the bridge process's CPU time per call, sequential and at 16 in flight (every thread's
+//! time on a CPU, from `/proc/PID/task/*/schedstat`), with the kernel's share of it
+//! (`stime / (utime + stime)` of `/proc/PID/stat`): on a machine with fewer cores than the
+//! host, bridge and server have busy threads, the throughput ratio follows it, and unlike the
+//! wall-clock columns it does not move with the machine's other load.
 //! The host is always this crate's client (`mcp_tokio::Client`), so the rows differ only by
 //! the bridge in the middle.
 //!
@@ -27,13 +32,14 @@
 //! nothing is reachable from outside. Without `.peers/npm-bridges` (installed only by
 //! `install-peers --bridges`) the Node rows say they are skipped and the rest runs.
 
+use std::cell::Cell;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_bench::e2e::{pipelined, sequential};
+use mcp_bench::e2e::{cpu_time_of, pipelined, sequential};
 use mcp_bench::{echo, echo_http};
 use mcp_tokio::mcp_driver::process::{Signal, StdioCommand, signal_group};
 use mcp_tokio::mcp_proto::session::ProtocolVersion;
@@ -171,12 +177,80 @@ impl NodeBridges {
     }
 }
 
-/// One measured row: latency, throughput at [`IN_FLIGHT`], the bridge's peak RSS.
+/// One measured row: latency, throughput at [`IN_FLIGHT`], the bridge's peak RSS and CPU
+/// time per call.
 #[derive(Clone, Copy, Default)]
 struct Figures {
     p50: Option<Duration>,
     rate: Option<f64>,
     rss_kib: Option<u64>,
+    cpu: Option<BridgeCpu>,
+}
+
+/// The bridge process's CPU time per call (see [`BridgeCpu::measure`]).
+#[derive(Clone, Copy)]
+struct BridgeCpu {
+    /// Per sequential call (the warm-up calls included: they are calls like the others).
+    sequential: Duration,
+    /// Per call at [`IN_FLIGHT`] in flight.
+    pipelined: Duration,
+    /// The kernel's share of the bridge's CPU time over both, 0 to 1.
+    kernel_share: Option<f64>,
+}
+
+/// A reading of a process's CPU counters.
+#[derive(Clone, Copy)]
+struct CpuReading {
+    /// On a CPU, every thread (`schedstat`, nanoseconds).
+    on_cpu: Duration,
+    /// `utime` and `stime` of `/proc/PID/stat`, in clock ticks.
+    ticks: Option<(u64, u64)>,
+}
+
+impl CpuReading {
+    fn of(pid: u32) -> Option<CpuReading> {
+        Some(CpuReading {
+            on_cpu: cpu_time_of(&pid.to_string())?,
+            ticks: user_and_system_ticks(pid),
+        })
+    }
+}
+
+/// `utime` and `stime` (fields 14 and 15) of `/proc/PID/stat`, in clock ticks.
+fn user_and_system_ticks(pid: u32) -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
+}
+
+impl BridgeCpu {
+    /// From readings before the sequential calls, between, and after the pipelined ones.
+    fn measure(
+        before: CpuReading,
+        between: CpuReading,
+        after: CpuReading,
+        calls: (usize, usize),
+    ) -> Option<BridgeCpu> {
+        let per = |a: Duration, b: Duration, n: usize| {
+            u32::try_from(n)
+                .ok()
+                .filter(|&n| n > 0)
+                .map(|n| b.saturating_sub(a) / n)
+        };
+        let kernel_share = match (before.ticks, after.ticks) {
+            (Some((u0, s0)), Some((u1, s1))) if u1 + s1 > u0 + s0 => {
+                Some((s1 - s0) as f64 / ((u1 + s1) - (u0 + s0)) as f64)
+            }
+            _ => None,
+        };
+        Some(BridgeCpu {
+            sequential: per(before.on_cpu, between.on_cpu, calls.0)?,
+            pipelined: per(between.on_cpu, after.on_cpu, calls.1)?,
+            kernel_share,
+        })
+    }
 }
 
 impl Figures {
@@ -191,6 +265,13 @@ impl Figures {
                 (a, b) => a.or(b),
             },
             rss_kib: self.rss_kib.max(other.rss_kib),
+            // The run that cost the bridge least at 16 in flight (the other runs paid for
+            // the machine's other load too).
+            cpu: match (self.cpu, other.cpu) {
+                (Some(a), Some(b)) if b.pipelined < a.pipelined => Some(b),
+                (Some(a), _) => Some(a),
+                (None, b) => b,
+            },
         }
     }
 }
@@ -201,9 +282,9 @@ fn print_rows(job: &str, direct: Figures, rows: &[(&str, Option<Figures>)]) {
     println!("### {job}");
     println!();
     println!(
-        "| path | p50 | added p50 | calls/s at {IN_FLIGHT} in flight | of direct | bridge peak RSS |"
+        "| path | p50 | added p50 | calls/s at {IN_FLIGHT} in flight | of direct | bridge peak RSS | bridge CPU µs/call, seq / at {IN_FLIGHT} (kernel share) |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     let cell = |name: &str, f: Figures, is_direct: bool| {
         let p50 = f.p50.map_or("-".into(), |d| format!("{:.1} µs", us(d)));
         let added = match (f.p50, direct.p50, is_direct) {
@@ -220,13 +301,19 @@ fn print_rows(job: &str, direct: Figures, rows: &[(&str, Option<Figures>)]) {
         let rss = f
             .rss_kib
             .map_or("".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
-        println!("| {name} | {p50} | {added} | {rate} | {ratio} | {rss} |");
+        let cpu = f.cpu.map_or("".into(), |c| {
+            let share = c
+                .kernel_share
+                .map_or(String::new(), |k| format!(" ({:.0}% kernel)", k * 100.0));
+            format!("{:.1} / {:.1}{share}", us(c.sequential), us(c.pipelined))
+        });
+        println!("| {name} | {p50} | {added} | {rate} | {ratio} | {rss} | {cpu} |");
     };
     cell("direct", direct, true);
     for (name, f) in rows {
         match f {
             Some(f) => cell(name, *f, false),
-            None => println!("| {name} | skipped | | | | |"),
+            None => println!("| {name} | skipped | | | | | |"),
         }
     }
 }
@@ -296,12 +383,15 @@ async fn gateway(o: &Options, node: Option<&NodeBridges>) {
 
 // --- measuring one path -----------------------------------------------------------------------
 
-/// Latency and throughput of one connected client; the peak RSS of `pid` after the load.
+/// Latency and throughput of one connected client; the peak RSS of `pid` after the load and
+/// its CPU time per call.
 async fn measure_client(o: &Options, client: mcp_tokio::Client, pid: Option<u32>) -> Figures {
     let args = serde_json::json!({ "message": MESSAGE });
+    let made = Cell::new(0usize);
     let call = || {
-        let (client, args) = (&client, &args);
+        let (client, args, made) = (&client, &args, &made);
         async move {
+            made.set(made.get() + 1);
             let r = client.call_tool("echo", args).await.expect("echo succeeds");
             let text = match r.content.first() {
                 Some(ContentBlock::Text(t)) => Some(t.text.as_str()),
@@ -310,14 +400,23 @@ async fn measure_client(o: &Options, client: mcp_tokio::Client, pid: Option<u32>
             assert_eq!(text, Some(MESSAGE), "the echo server echoes the message");
         }
     };
+    let before = pid.and_then(CpuReading::of);
     let (p50, _) = sequential(o.seq, call).await;
+    let between = pid.and_then(CpuReading::of);
+    let sequential_calls = made.replace(0);
     let (rate, _) = pipelined(IN_FLIGHT, o.calls, call).await;
+    let after = pid.and_then(CpuReading::of);
+    let cpu = match (before, between, after) {
+        (Some(b), Some(m), Some(a)) => BridgeCpu::measure(b, m, a, (sequential_calls, made.get())),
+        _ => None,
+    };
     let rss_kib = pid.and_then(peak_rss_kib);
     client.close().await;
     Figures {
         p50,
         rate: Some(rate),
         rss_kib,
+        cpu,
     }
 }
 

@@ -342,7 +342,12 @@ impl<R: Runtime> Future for ServerDriver<R> {
             if this.runtime.now() >= deadline {
                 continue;
             }
-            if this.timer.as_ref().is_none_or(|(at, _)| *at != deadline) {
+            // An armed timer is kept while nothing is due earlier: the earliest deadline
+            // moves later with almost every request (an idle timeout restarts after each
+            // exchange), and a new timer per request costs an allocation and a timer-wheel
+            // insertion. A timer that fires before the real deadline just makes the loop
+            // look again.
+            if this.timer.as_ref().is_none_or(|(at, _)| *at > deadline) {
                 this.timer = Some((deadline, this.runtime.sleep_until(deadline)));
             }
             if let Some((_, sleep)) = this.timer.as_mut()

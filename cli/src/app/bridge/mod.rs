@@ -218,6 +218,16 @@ async fn answer_open_requests(host: &mcp_tokio::server::ServerHandle, calls: &mu
     }
 }
 
+/// The host session's driver on its own task; aborted when dropped (the driver's future is
+/// dropped then, as when it was polled in place).
+struct DriverTask(tokio::task::JoinHandle<mcp_proto::session::CloseReason>);
+
+impl Drop for DriverTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Runs `mcp bridge`: serves stdio until the host closes stdin or the upstream connection
 /// ends.
 pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
@@ -325,10 +335,18 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
         let handle = handle.clone();
         tokio::spawn(async move { host_pump.run(&handle).await })
     };
-    let mut driver = std::pin::pin!(driver);
+    // The driver runs on a task of its own rather than inside this future, which is the
+    // runtime's `block_on` future: every wake-up of that one makes the current-thread
+    // scheduler poll the reactor (an `epoll_wait` that does not wait) before polling it, an
+    // extra system call on every call forwarded. Dropping `driver` aborts the task, which
+    // drops the driver's future as dropping it here did.
+    let mut driver = DriverTask(tokio::spawn(driver));
     let exit = tokio::select! {
-        reason = &mut driver => {
-            tracing::info!("bridge: the host session ended: {reason}");
+        reason = &mut driver.0 => {
+            match reason {
+                Ok(reason) => tracing::info!("bridge: the host session ended: {reason}"),
+                Err(e) => tracing::warn!("bridge: the host session's driver failed: {e}"),
+            }
             Ok(Exit::Ok)
         }
         ended = client.ended() => {
@@ -341,7 +359,7 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
             // the session; answers already queued are written before the driver finishes.
             answer_open_requests(&handle, &mut calls_ended).await;
             handle.close();
-            driver.await;
+            let _ = (&mut driver.0).await;
             Err(error)
         }
         () = stop::requested() => {
@@ -350,7 +368,7 @@ pub async fn run(cli: &Cli, ui: &Ui) -> Result<Exit, CliError> {
             // below. The caller exits with the signal's status.
             tracing::info!("bridge: stopping: {}", stop::reason().unwrap_or_default());
             handle.close();
-            driver.await;
+            let _ = (&mut driver.0).await;
             Ok(Exit::Ok)
         }
     };
