@@ -447,11 +447,32 @@ impl RequestContext {
     }
 
     /// Completes when the client cancels this request or disconnects (at once if it did).
-    /// The handler's own future is dropped then anyway; this is for work beside it.
+    ///
+    /// Awaited in the handler's own future, what follows it runs up to the handler's next
+    /// suspension point: the driver polls the handler once more after the cancellation
+    /// became visible, then drops it. Work beside the handler (a task it spawned) can await
+    /// this for as long as it needs.
     pub async fn cancelled(&self) {
         let mut rx = self.cancel.clone();
-        // An error means the sender is gone: the request is over.
-        let _ = rx.wait_for(Stop::is_cancelled).await;
+        loop {
+            let mut changed = std::pin::pin!(rx.changed());
+            // The value is read on every poll, not only when the channel's wake-up arrived:
+            // a send makes the new value visible before it wakes the receivers one after the
+            // other, so the driver's own stop receiver, when woken first, can have the task
+            // polled while this receiver's wake-up is still on its way. Reading the value
+            // here is what lets the driver's last poll of the handler see the cancellation.
+            let changed = std::future::poll_fn(|cx| {
+                if self.is_cancelled() {
+                    return std::task::Poll::Ready(false);
+                }
+                changed.as_mut().poll(cx).map(|r| r.is_ok())
+            })
+            .await;
+            // `false`: cancelled, or the sender is gone (the request is over).
+            if !changed {
+                return;
+            }
+        }
     }
 
     /// A typed request to the client on behalf of this request (over HTTP it goes on this

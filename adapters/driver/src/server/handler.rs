@@ -28,8 +28,10 @@ pub type InitializeOutcome = Result<InitializeAnswer, ErrorObject>;
 ///
 /// Each request runs on its own task: a slow one never blocks the others, answers may go out
 /// in any order. When the client cancels the request (`notifications/cancelled`) or
-/// disconnects, the request's future is dropped; [`RequestContext::cancelled`] lets work that
-/// is not a future (a thread, a child process) notice too. A handler that panics is answered
+/// disconnects, the request's future is polled once more (a `cx.cancelled().await` in it
+/// completes then, so what follows runs up to the next `.await`) and dropped;
+/// [`RequestContext::cancelled`] lets work that is not that future (a task, a thread, a child
+/// process) notice too. A handler that panics is answered
 /// with `-32603` (internal error), so the client never waits forever.
 ///
 /// Any `Fn(String, Option<Box<RawValue>>, RequestContext) -> impl Future<Output = RequestOutcome>`

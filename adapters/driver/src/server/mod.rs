@@ -18,7 +18,8 @@
 //!   every listen that asked, tagged with its `subscriptionId`.
 //!
 //! - **Cancellation.** `notifications/cancelled` from the client drops the request's future
-//!   (nothing is answered, as the spec asks); so does the client's disconnect, for every
+//!   (nothing is answered, as the spec asks) after one last poll in which
+//!   [`RequestContext::cancelled`] is complete; so does the client's disconnect, for every
 //!   running request. Dropping a future of [`ServerHandle::request`] cancels that request to
 //!   the client.
 //! - **End of input.** The client closing its end ends the session; with
