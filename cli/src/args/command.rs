@@ -183,7 +183,8 @@ pub enum Command {
     /// be answered; then what still runs upstream is cancelled, the upstream session ends
     /// (HTTP DELETE, or the child's shutdown) and the bridge exits 0. SIGTERM, SIGINT or
     /// SIGHUP cancels what runs upstream (the reason names the signal), ends the upstream
-    /// session within a few seconds and exits 143, 130 or 129; a second signal stops at once.
+    /// session within a few seconds and exits 143, 130 or 129; a second Ctrl-C stops at once
+    /// (a repeated SIGTERM or SIGHUP, as a host that dies sends two, lets the clean stop end).
     /// When the upstream goes away: a `-- cmd` child that exits ends the host session, and
     /// the bridge exits 3 (the host may start it again); a --url server that cannot be
     /// reached is retried, each request getting an error that says why (`could not connect to
