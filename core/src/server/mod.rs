@@ -452,6 +452,29 @@ impl ServerSession {
             #[serde(skip_serializing_if = "Option::is_none")]
             message: Option<&'a str>,
         }
+        self.queue_progress(now, id, progress, total, |token| {
+            jsonrpc::to_raw(&Progress {
+                progress_token: token,
+                progress,
+                total,
+                message,
+            })
+            .map_err(|e| UsageError::InvalidParams(e.to_string()))
+        })
+    }
+
+    /// Queues a `notifications/progress` for the client's request `id` with the params `build`
+    /// makes from its token, once the rules of [`notify_progress`](Self::notify_progress) hold
+    /// (room in the queue, the request open with a token, `progress` finite and increasing,
+    /// `total` finite): the one place both progress entry points check and queue.
+    fn queue_progress(
+        &mut self,
+        now: Instant,
+        id: ClientRequestId,
+        progress: f64,
+        total: Option<f64>,
+        build: impl FnOnce(&Id) -> Result<Box<RawValue>, UsageError>,
+    ) -> Result<(), UsageError> {
         self.check_room()?;
         let open = self
             .client_requests
@@ -465,13 +488,7 @@ impl ServerSession {
         if !progress.is_finite() || !increases || total.is_some_and(|t| !t.is_finite()) {
             return Err(UsageError::ProgressNotIncreasing { progress });
         }
-        let params = jsonrpc::to_raw(&Progress {
-            progress_token: token,
-            progress,
-            total,
-            message,
-        })
-        .map_err(|e| UsageError::InvalidParams(e.to_string()))?;
+        let params = build(token)?;
         open.last_progress = Some(progress);
         self.outbound.push_back(Queued::Notification {
             method: Cow::Borrowed("notifications/progress"),

@@ -3,7 +3,6 @@
 
 use serde_json::value::RawValue;
 
-use super::outgoing::Queued;
 use super::{ClientRequestId, ServerSession, UsageError};
 use crate::jsonrpc;
 use crate::time::Instant;
@@ -36,28 +35,11 @@ impl ServerSession {
         }
         let invalid = |e: serde_json::Error| UsageError::InvalidParams(e.to_string());
         let Numbers { progress, total } = serde_json::from_str(params.get()).map_err(invalid)?;
-        self.check_room()?;
-        let open = self
-            .client_requests
-            .get_mut(id)
-            .ok_or(UsageError::NotOpen(id))?;
-        let token = open
-            .progress_token
-            .as_ref()
-            .ok_or(UsageError::NoProgressToken(id))?;
-        let increases = open.last_progress.is_none_or(|last| progress > last);
-        if !progress.is_finite() || !increases || total.is_some_and(|t| !t.is_finite()) {
-            return Err(UsageError::ProgressNotIncreasing { progress });
-        }
-        let token = jsonrpc::to_raw(token).map_err(invalid)?;
-        let text = jsonrpc::with_member(params.get(), "progressToken", &token).map_err(invalid)?;
-        let params = RawValue::from_string(text).map_err(invalid)?;
-        open.last_progress = Some(progress);
-        self.outbound.push_back(Queued::Notification {
-            method: "notifications/progress".into(),
-            params: Some(params),
-        });
-        self.track_backlog(now);
-        Ok(())
+        self.queue_progress(now, id, progress, total, |token| {
+            let token = jsonrpc::to_raw(token).map_err(invalid)?;
+            let text =
+                jsonrpc::with_member(params.get(), "progressToken", &token).map_err(invalid)?;
+            RawValue::from_string(text).map_err(invalid)
+        })
     }
 }
