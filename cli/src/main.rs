@@ -108,3 +108,8 @@ fn run(cli: &Cli) -> Result<Exit, CliError> {
         }
     }
 }
+
+/// mimalloc rather than the system allocator: see its entry in `cli/Cargo.toml` (a bridge
+/// call's many small allocations cost a quarter of what glibc's malloc spends on them).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
