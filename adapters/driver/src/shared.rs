@@ -176,11 +176,15 @@ pub(crate) struct ListenSink {
     pub(crate) tx: broadcast::Sender<Item>,
 }
 
-/// Hashes request handles with one multiplication instead of SipHash: handles come from the
-/// session's own counter, never from the peer, so no one can choose colliding keys. The odd
-/// multiplier spreads consecutive handles over the buckets and into hashbrown's tag bits.
+/// Hashes counter values (request handles, the server's request, session and response
+/// tokens) with one multiplication instead of SipHash: they come from the core's own
+/// counters, never from the peer, so no one can choose colliding keys. The odd multiplier
+/// spreads consecutive values over the buckets and into hashbrown's tag bits.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct HandleHasher(u64);
+
+/// A map keyed by counter values ([`HandleHasher`]).
+pub(crate) type CounterMap<K, V> = HashMap<K, V, BuildHasherDefault<HandleHasher>>;
 
 impl Hasher for HandleHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -201,11 +205,11 @@ impl Hasher for HandleHasher {
 /// The state handles and the driver share. `C` is the connection: its concrete type for the
 /// driver, `dyn Core` for handles (the same allocation, unsized).
 pub(crate) struct State<C: ?Sized = dyn Core> {
-    pub(crate) calls: HashMap<RequestHandle, Call, BuildHasherDefault<HandleHasher>>,
+    pub(crate) calls: CounterMap<RequestHandle, Call>,
     /// Open listens (each also has its completion in `calls`).
-    pub(crate) listens: HashMap<RequestHandle, ListenSink, BuildHasherDefault<HandleHasher>>,
+    pub(crate) listens: CounterMap<RequestHandle, ListenSink>,
     /// Running server-request handlers; dropping the sender cancels the handler.
-    pub(crate) handlers: HashMap<InboundRequestId, oneshot::Sender<()>>,
+    pub(crate) handlers: CounterMap<InboundRequestId, oneshot::Sender<()>>,
     pub(crate) driver: Option<Waker>,
     pub(crate) exit: Option<ExitInfo>,
     /// The resource URIs the initialize-era subscriptions hold, each subscribed upstream once.
@@ -247,7 +251,7 @@ impl<C> Shared<C> {
                 core,
                 calls: HashMap::default(),
                 listens: HashMap::default(),
-                handlers: HashMap::new(),
+                handlers: CounterMap::default(),
                 driver: None,
                 exit: None,
                 resource_holds: crate::subscription::ResourceHolds::default(),

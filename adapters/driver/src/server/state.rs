@@ -2,8 +2,8 @@
 //! (one stdio session, or a Streamable HTTP server of many), the per-session bookkeeping of
 //! running handlers and pending server-to-client requests, and the driver's waker.
 
+use crate::shared::CounterMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 use std::time::Instant;
@@ -60,10 +60,10 @@ impl Stop {
 #[derive(Default)]
 pub(crate) struct Tasks {
     /// Server-to-client requests by handle, completed from the session's events.
-    pub(crate) waiters: HashMap<RequestHandle, Waiter>,
+    pub(crate) waiters: CounterMap<RequestHandle, Waiter>,
     /// Client requests whose handler runs: sending [`Stop::Cancelled`] (or dropping the
     /// sender) stops it.
-    pub(crate) running: HashMap<ClientRequestId, watch::Sender<Stop>>,
+    pub(crate) running: CounterMap<ClientRequestId, watch::Sender<Stop>>,
     /// The stop signal of the deferred `initialize`'s handler while it runs (dropped, it
     /// stops the handler).
     pub(crate) initializing: Option<watch::Sender<Stop>>,
@@ -93,7 +93,7 @@ pub(crate) struct ServerState {
     pub(crate) driver: Option<Waker>,
     /// Each live session's running work (a stdio connection has the one slot `None`; an
     /// HTTP session's slot exists from its opening to its end).
-    pub(crate) tasks: HashMap<Slot, Tasks>,
+    pub(crate) tasks: CounterMap<Slot, Tasks>,
 }
 
 impl ServerState {
@@ -165,7 +165,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn new(conn: Conn, clock: Box<dyn Fn() -> Instant + Send + Sync>) -> Self {
-        let mut tasks = HashMap::new();
+        let mut tasks = CounterMap::default();
         if matches!(conn, Conn::Stdio(_)) {
             tasks.insert(None, Tasks::default());
         }

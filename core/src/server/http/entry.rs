@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::session::CounterMap;
+
 use super::stream::{EventLog, encode_event, encode_priming, event_id};
 use super::{HttpServerConfig, Output, ResponseId};
 use crate::http::headers::{CONTENT_TYPE, HeaderList};
@@ -86,14 +88,14 @@ pub(super) struct Entry {
     /// The `Mcp-Session-Id` (empty in stateless mode).
     pub(super) wire_id: String,
     pub(super) session: ServerSession,
-    pub(super) streams: HashMap<u64, Stream>,
+    pub(super) streams: CounterMap<u64, Stream>,
     /// Ended POST streams kept for resumption, oldest first.
     pub(super) ended: VecDeque<u64>,
     pub(super) next_stream: u64,
     /// Open client requests (JSON-RPC ids) and the stream their answer goes to.
     pub(super) by_wire: HashMap<Id, u64>,
     /// The host's tokens of those requests, for related messages.
-    pub(super) by_request: HashMap<ClientRequestId, u64>,
+    pub(super) by_request: CounterMap<ClientRequestId, u64>,
     /// Progress tokens of those requests: their progress goes with them.
     pub(super) by_progress: HashMap<Id, u64>,
     /// The stream messages queued now relate to (during a POST's feed, or
@@ -136,7 +138,7 @@ impl Entry {
     }
 
     pub(super) fn new(wire_id: String, session: ServerSession, now: Instant) -> Self {
-        let mut streams = HashMap::new();
+        let mut streams = CounterMap::default();
         streams.insert(GET_STREAM, Stream::get());
         Entry {
             wire_id,
@@ -145,7 +147,7 @@ impl Entry {
             ended: VecDeque::new(),
             next_stream: 1,
             by_wire: HashMap::new(),
-            by_request: HashMap::new(),
+            by_request: CounterMap::default(),
             by_progress: HashMap::new(),
             related: None,
             feeding: None,

@@ -79,6 +79,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::session::CounterMap;
+
 use crate::http::headers::{
     CONTENT_TYPE, HeaderList, LAST_EVENT_ID, MCP_SESSION_ID, WWW_AUTHENTICATE,
 };
@@ -123,10 +125,10 @@ use shape::BodyShape;
 #[derive(Debug)]
 pub struct HttpServer {
     config: HttpServerConfig,
-    entries: HashMap<SessionKey, Entry>,
+    entries: CounterMap<SessionKey, Entry>,
     by_wire_id: HashMap<String, SessionKey>,
     /// Which session each open response belongs to.
-    responses: HashMap<ResponseId, SessionKey>,
+    responses: CounterMap<ResponseId, SessionKey>,
     /// Sessions the host touched through `session_mut`: routed at the next poll.
     dirty: Vec<SessionKey>,
     next_response: u64,
@@ -144,9 +146,9 @@ impl HttpServer {
     pub fn new(config: HttpServerConfig, now: Instant) -> Self {
         HttpServer {
             config,
-            entries: HashMap::new(),
+            entries: CounterMap::default(),
             by_wire_id: HashMap::new(),
-            responses: HashMap::new(),
+            responses: CounterMap::default(),
             dirty: Vec::new(),
             next_response: 1,
             next_session: 1,

@@ -2,7 +2,7 @@
 //! run the core's deadlines, write what it produced to the responses, deliver each session's
 //! events to that session's handler, arm one timer at `poll_timeout`.
 
-use std::collections::HashMap;
+use crate::shared::CounterMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -35,7 +35,7 @@ pub struct HttpServiceDriver<R: Runtime> {
     runtime: R,
     factory: Factory,
     /// Each live session's handler and handle.
-    sessions: HashMap<SessionKey, (Arc<dyn ServerHandler>, ServerHandle)>,
+    sessions: CounterMap<SessionKey, (Arc<dyn ServerHandler>, ServerHandle)>,
     timer: Option<(Instant, BoxFuture)>,
     finished: bool,
     /// Told of each refused request ([`StreamableHttp::on_refused`](super::StreamableHttp::on_refused)).
@@ -56,7 +56,7 @@ impl<R: Runtime> HttpServiceDriver<R> {
             shared,
             runtime,
             factory,
-            sessions: HashMap::new(),
+            sessions: CounterMap::default(),
             timer: None,
             finished: false,
             on_refused: None,

@@ -29,7 +29,7 @@
 mod driver;
 mod response;
 
-use std::collections::HashMap;
+use crate::shared::CounterMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -149,7 +149,7 @@ impl StreamableHttp {
             .max(self.config.replay_bytes.saturating_mul(2));
         let conn = HttpConn {
             server: HttpServer::new(self.config, now),
-            responses: HashMap::new(),
+            responses: CounterMap::default(),
             max_unread,
             shutting_down: false,
         };
@@ -286,7 +286,7 @@ pub(crate) fn conn(state: &mut ServerState) -> &mut HttpConn {
 /// The core's HTTP server and the responses it writes to.
 pub(crate) struct HttpConn {
     pub(crate) server: HttpServer,
-    responses: HashMap<ResponseId, ResponseSink>,
+    responses: CounterMap<ResponseId, ResponseSink>,
     max_unread: usize,
     shutting_down: bool,
 }
