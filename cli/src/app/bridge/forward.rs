@@ -17,6 +17,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -29,7 +30,6 @@ use mcp_tokio::mcp_driver::{CallOptions, CancelHandle, HandlerFuture};
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
 use mcp_tokio::{Client, Error, Notifications};
 use serde_json::value::RawValue;
-use tokio::sync::watch;
 
 use super::upstream_failure;
 use super::upstream_health::UpstreamHealth;
@@ -84,7 +84,7 @@ pub struct Forwarder {
 #[derive(Clone)]
 pub struct Relay {
     bound: RequestBound,
-    in_flight: Arc<watch::Sender<usize>>,
+    in_flight: Arc<Running>,
     /// The upstream notifications, shared with the [`HostPump`]; `None`: answered at once (no
     /// host gets notifications: the stateless HTTP mode; or the notifications come from many
     /// servers: the aggregate bridge, which keeps them in order its own way).
@@ -161,18 +161,32 @@ fn lock(feed: &Mutex<Feed>) -> std::sync::MutexGuard<'_, Feed> {
 
 /// Counts a forwarded call until its future is gone (answered, or dropped and so cancelled
 /// upstream).
-struct InFlight(Arc<watch::Sender<usize>>);
+struct InFlight(Arc<Running>);
+
+/// How many calls (or other pieces of work) run, and the wake-up of whoever waits for none.
+///
+/// An atomic count rather than a `watch` channel: every forwarded call counts itself in and
+/// out, and a `watch` send wakes its eight internal notifiers each time, a few percent of a
+/// bridge's instructions per call; here only the count's fall to zero touches the
+/// [`Notify`](tokio::sync::Notify).
+#[derive(Default)]
+struct Running {
+    count: AtomicUsize,
+    none: tokio::sync::Notify,
+}
 
 impl InFlight {
-    fn new(count: &Arc<watch::Sender<usize>>) -> Self {
-        count.send_modify(|n| *n += 1);
-        InFlight(count.clone())
+    fn new(running: &Arc<Running>) -> Self {
+        running.count.fetch_add(1, Ordering::SeqCst);
+        InFlight(running.clone())
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.send_modify(|n| *n -= 1);
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.none.notify_waiters();
+        }
     }
 }
 
@@ -233,13 +247,21 @@ impl<F: Future<Output = Result<Box<RawValue>, Error>>> Future for Forwarded<F> {
 
 /// Waits until every forwarded call's future is gone: after the host left, each one dropped
 /// has queued its `notifications/cancelled` upstream by then.
-pub struct CallsEnded(watch::Receiver<usize>);
+pub struct CallsEnded(Arc<Running>);
 
 impl CallsEnded {
     /// Completes once no forwarded call is left.
     pub async fn wait(&mut self) {
-        // An error means the forwarder is gone, and with it every call.
-        let _ = self.0.wait_for(|n| *n == 0).await;
+        loop {
+            // Registered before the count is read: a fall to zero after the read wakes it.
+            let none = self.0.none.notified();
+            let mut none = std::pin::pin!(none);
+            none.as_mut().enable();
+            if self.0.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            none.await;
+        }
     }
 }
 
@@ -247,13 +269,13 @@ impl Relay {
     /// `bound` bounds each forwarded request; the [`CallsEnded`] waits for every request it
     /// forwards. Answers are released at once (no [`HostPump`]).
     pub fn new(bound: RequestBound) -> (Self, CallsEnded) {
-        let (tx, rx) = watch::channel(0);
+        let running = Arc::new(Running::default());
         let relay = Relay {
             bound,
-            in_flight: Arc::new(tx),
+            in_flight: running.clone(),
             ordered: None,
         };
-        (relay, CallsEnded(rx))
+        (relay, CallsEnded(running))
     }
 
     /// Sends `method` with `params` to `client` and gives its answer (or its error, as
@@ -299,7 +321,7 @@ impl Relay {
 /// Counts running work other than forwarded calls (the upstream task of each `--listen`
 /// session), so that a stopping bridge can wait for all of it ([`CallsEnded`]).
 #[derive(Clone)]
-pub struct WorkCount(Arc<watch::Sender<usize>>);
+pub struct WorkCount(Arc<Running>);
 
 /// One piece of work counted in a [`WorkCount`] until dropped.
 pub struct Counted {
@@ -309,8 +331,8 @@ pub struct Counted {
 impl WorkCount {
     /// A count of none, and what waits until it is none again.
     pub fn new() -> (Self, CallsEnded) {
-        let (tx, rx) = watch::channel(0);
-        (WorkCount(Arc::new(tx)), CallsEnded(rx))
+        let running = Arc::new(Running::default());
+        (WorkCount(running.clone()), CallsEnded(running))
     }
 
     /// Counts one piece of work until the returned guard is dropped.
