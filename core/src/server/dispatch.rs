@@ -244,6 +244,7 @@ impl ServerSession {
             return self.refuse(id, method, ErrorObject::INVALID_REQUEST, reason);
         }
         let progress_token = params
+            .filter(|p| super::meta_presence::may_hold_meta(p.get()))
             .and_then(|p| serde_json::from_str::<WithMeta>(p.get()).ok())
             .and_then(|w| w.meta)
             .and_then(|m| m.progress_token);

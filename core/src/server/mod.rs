@@ -79,6 +79,7 @@ mod handshake;
 pub mod http;
 mod limits;
 mod listen;
+mod meta_presence;
 mod modern;
 mod notify;
 mod outgoing;

@@ -86,7 +86,10 @@ struct RawEnvelope<'a> {
 /// server is configured for (a version outside it gets `-32022` listing them).
 pub(super) fn read_envelope(params: Option<&RawValue>, speaks: &[ProtocolVersion]) -> EnvelopeRead {
     // Only an object has members (serde would read a struct from an array too).
-    let Some(params) = params.filter(|p| p.get().trim_start().starts_with('{')) else {
+    // Nor does one whose text cannot name `_meta` (no parse needed to know).
+    let Some(params) = params.filter(|p| {
+        p.get().trim_start().starts_with('{') && super::meta_presence::may_hold_meta(p.get())
+    }) else {
         return EnvelopeRead::Absent;
     };
     // Params that are not an object carry no envelope.
