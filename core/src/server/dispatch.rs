@@ -84,6 +84,25 @@ impl ServerSession {
         self.track_backlog(now);
     }
 
+    /// [`handle_message`](Self::handle_message) for input its caller decoded already (with
+    /// [`jsonrpc::decode_reading_into`], as the session itself decodes), so that a POST body
+    /// is decoded once: `input` is read again only when a located payload is not JSON.
+    pub(crate) fn handle_decoded_input(
+        &mut self,
+        now: Instant,
+        input: jsonrpc::Input<'_>,
+        decoded: (
+            Result<jsonrpc::DecodedRef<'_>, DecodeError>,
+            Option<ProgressParams>,
+        ),
+    ) {
+        if self.is_closed() {
+            return;
+        }
+        route::route_decoded(self, now, input, decoded);
+        self.track_backlog(now);
+    }
+
     fn handle_input(&mut self, now: Instant, input: jsonrpc::Input<'_>) {
         if self.is_closed() {
             return;

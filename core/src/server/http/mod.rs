@@ -79,6 +79,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::rpc::notifications::ProgressParams;
 use crate::session::CounterMap;
 
 use crate::http::headers::{
@@ -518,7 +519,12 @@ impl HttpServer {
                 _ => {}
             }
         }
-        let shape = BodyShape::of(body)?;
+        // Decoded once: the shape is read from what the session then routes.
+        let input = jsonrpc::Input::Bytes(body);
+        let mut progress = None;
+        let decoded = jsonrpc::decode_reading_into::<ProgressParams>(input, &mut progress);
+        let shape = BodyShape::of_decoded(&decoded)?;
+        let request_count = shape.requests.len();
         let key = match self.config.mode {
             // Session headers are ignored in 2026: the request gets a session of its own.
             _ if modern.is_some() => self.open_transient(now)?,
@@ -541,11 +547,13 @@ impl HttpServer {
         let sse_ok = accepts.sse;
         entry.streams.insert(
             stream_no,
-            Stream::post(response, sse_ok, accepts.json, shape.requests.len()),
+            Stream::post(response, sse_ok, accepts.json, request_count),
         );
         self.responses.insert(response, key);
-        entry.feeding = Some((stream_no, shape.requests.clone()));
-        entry.session.handle_message(now, body);
+        entry.feeding = Some((stream_no, shape.requests));
+        entry
+            .session
+            .handle_decoded_input(now, input, (decoded, progress));
         // Who asked what: the host's tokens and progress tokens of this POST's requests.
         let mut forwarded = Vec::new();
         let mut routed = VecDeque::new();
@@ -584,7 +592,7 @@ impl HttpServer {
                 event,
             });
         }
-        if shape.requests.is_empty() {
+        if request_count == 0 {
             self.accept_without_requests(key, stream_no, response, unidentified);
         } else if let Some(entry) = self.entries.get_mut(&key) {
             // Errors to unreadable batch elements come with the answers.

@@ -2,7 +2,7 @@
 //! it initializes one.
 
 use super::Refusal;
-use crate::jsonrpc::{self, DecodeError, DecodedRef, Id, MessageRef};
+use crate::jsonrpc::{DecodeError, DecodedRef, Id, MessageRef};
 
 /// What a POST body holds, read before it reaches a session.
 pub(super) struct BodyShape {
@@ -13,10 +13,13 @@ pub(super) struct BodyShape {
 }
 
 impl BodyShape {
-    /// [`Refusal::NotJson`] for a body that is not JSON, [`Refusal::InvalidBody`] for JSON of
+    /// The shape of a body from its decode (the POST's one decode, which the session then
+    /// routes). [`Refusal::NotJson`] for a body that is not JSON, [`Refusal::InvalidBody`] for JSON of
     /// no message's shape (an empty batch included); a batch with some bad elements is read
     /// (the session answers those).
-    pub(super) fn of(body: &[u8]) -> Result<BodyShape, Refusal> {
+    pub(super) fn of_decoded(
+        decoded: &Result<DecodedRef<'_>, DecodeError>,
+    ) -> Result<BodyShape, Refusal> {
         let mut shape = BodyShape {
             requests: Vec::new(),
             initialize: false,
@@ -27,12 +30,12 @@ impl BodyShape {
                 shape.initialize |= method == "initialize";
             }
         };
-        let decoded = jsonrpc::decode(body).map_err(|e| match e {
+        let decoded = decoded.as_ref().map_err(|e| match e {
             DecodeError::NotJson { .. } => Refusal::NotJson,
             _ => Refusal::InvalidBody,
         })?;
         match decoded {
-            DecodedRef::Single(msg) => note(&msg),
+            DecodedRef::Single(msg) => note(msg),
             DecodedRef::Batch(items) => {
                 if items.is_empty() {
                     return Err(Refusal::InvalidBody);
