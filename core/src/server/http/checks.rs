@@ -84,15 +84,15 @@ pub(crate) fn accepts(headers: &HeaderList) -> Accepts {
         for range in value.split(',') {
             any = true;
             let essence = range.split(';').next().unwrap_or_default().trim();
-            let lower = essence.to_ascii_lowercase();
-            match lower.as_str() {
-                "*/*" => {
-                    out.json = true;
-                    out.sse = true;
-                }
-                "application/*" | "application/json" => out.json = true,
-                "text/*" | "text/event-stream" => out.sse = true,
-                _ => {}
+            // Compared in any case, without a lower-cased copy per range.
+            let is = |name: &str| essence.eq_ignore_ascii_case(name);
+            if is("*/*") {
+                out.json = true;
+                out.sse = true;
+            } else if is("application/*") || is("application/json") {
+                out.json = true;
+            } else if is("text/*") || is("text/event-stream") {
+                out.sse = true;
             }
         }
     }
