@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::common::everything;
 use crate::host::GUARD;
-use crate::listening::{Listening, on_runtime};
+use crate::listening::{listen_on_config_with, listen_on_everything, on_runtime};
 
 /// What the host session's handlers were asked: the method and its params, in order.
 type Asked = tokio::sync::mpsc::UnboundedReceiver<(&'static str, Value)>;
@@ -78,10 +78,7 @@ fn a_servers_task_augmented_requests_reach_the_http_session_calling_it() {
     let Some(everything) = everything() else {
         return;
     };
-    let bridge = Listening::start_with("listen-server-tasks", &[], |dir| {
-        crate::tasks::write_everything_config(dir, &everything);
-        dir.join("servers.json")
-    });
+    let bridge = listen_on_everything("listen-server-tasks", &everything);
     let url = &bridge.url;
     on_runtime(async {
         for as_tasks in [false, true] {
@@ -182,7 +179,7 @@ impl Drop for DropSignal {
 /// and the server learns its task was cancelled.
 #[test]
 fn a_server_cancelling_its_task_cancels_the_sessions_task() {
-    let bridge = Listening::start_with("listen-task-cancel", &[], |dir| {
+    let bridge = listen_on_config_with("listen-task-cancel", &[], |dir| {
         let script = dir.join("server.py");
         std::fs::write(&script, CANCELLING_SERVER).expect("write the server");
         crate::host::write_servers(
@@ -191,7 +188,7 @@ fn a_server_cancelling_its_task_cancels_the_sessions_task() {
         );
         dir.join("servers.json")
     });
-    let asked = bridge.dir.0.join("asked");
+    let asked = bridge.dir().join("asked");
     on_runtime(async {
         let (dropped_tx, dropped) = tokio::sync::oneshot::channel();
         let dropped_tx = std::sync::Mutex::new(Some(dropped_tx));
