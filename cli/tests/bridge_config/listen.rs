@@ -5,14 +5,15 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
-use mcp_tokio::types::CallToolResult;
 use mcp_tokio::{Client, ClientBuilder};
 use serde_json::{Value, json};
 
 use crate::common::everything;
 use crate::common::port_in_use::{assert_port_in_use, taken_address};
 use crate::host::{GUARD, MCP, names, test_dir, write_config};
-use crate::listening::{ScratchDir, listen_on_config, listen_on_everything, on_runtime};
+use crate::listening::{
+    ScratchDir, listen_on_config, listen_on_everything, on_runtime, tool_text, within,
+};
 
 /// A host session over HTTP whose model (sampling) answers as `name`; without a name, one
 /// that does not declare sampling. With `person`, it answers elicitations: it says it was
@@ -46,24 +47,6 @@ async fn host_session(url: &str, name: Option<&'static str>, person: Option<Pers
 struct Person {
     asked: tokio::sync::mpsc::UnboundedSender<()>,
     let_go: tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<()>>,
-}
-
-/// `f`'s output, within the anti-hang guard.
-async fn within<T>(f: impl Future<Output = T>) -> T {
-    tokio::time::timeout(GUARD, f)
-        .await
-        .expect("an answer before the guard")
-}
-
-fn tool_text(result: &CallToolResult) -> String {
-    serde_json::to_value(&result.content)
-        .expect("content")
-        .as_array()
-        .expect("a list")
-        .iter()
-        .filter_map(|c| c["text"].as_str().map(str::to_owned))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// `--listen` with several HTTP host sessions: a server's sampling request goes to the one

@@ -1,11 +1,13 @@
 //! The harness of the `--listen` tests: `mcp bridge --config FILE --listen 127.0.0.1:0` in a
-//! scratch directory of the test's own, and a runtime for host sessions.
+//! scratch directory of the test's own, and a runtime and helpers for host sessions.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use mcp_tokio::types::CallToolResult;
+
 use crate::common::listening::Listening;
-use crate::host::{MCP, test_dir, write_config};
+use crate::host::{GUARD, MCP, test_dir, write_config};
 
 /// Serves [`write_config`]'s servers (`alpha`, `beta`, `broken`) with `extra` options.
 pub fn listen_on_config(name: &str, extra: &[&str]) -> Listening {
@@ -49,6 +51,25 @@ impl Drop for ScratchDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// `f`'s output, within the anti-hang guard.
+pub async fn within<T>(f: impl Future<Output = T>) -> T {
+    tokio::time::timeout(GUARD, f)
+        .await
+        .expect("an answer before the guard")
+}
+
+/// The text of every text item of a tool result's content, one per line.
+pub fn tool_text(result: &CallToolResult) -> String {
+    serde_json::to_value(&result.content)
+        .expect("content")
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|c| c["text"].as_str().map(str::to_owned))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Runs `body` on a runtime of its own, for the host sessions' clients.
