@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::io::{BufRead as _, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -404,26 +403,14 @@ fn the_servers_roots_request_is_answered_by_the_host() {
 fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host() {
     let server = upstream();
     let dir = test_dir("listen-url");
-    let mut bridge = Command::new(MCP)
-        .args([
-            "bridge",
-            "--listen",
-            "127.0.0.1:0",
-            "--url",
-            &server.url("/mcp"),
-        ])
-        .env("MCP_TOKEN_STORE", dir.join("tokens.json"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge --listen");
-    let mut first_line = String::new();
-    BufReader::new(bridge.stderr.take().expect("piped stderr"))
-        .read_line(&mut first_line)
-        .expect("the URL line");
-    let url = first_line.trim().to_owned();
-    assert!(url.starts_with("http://127.0.0.1:"), "{first_line:?}");
+    let tokens = dir.join("tokens.json");
+    let tokens = tokens.to_str().expect("a UTF-8 path");
+    let bridge = Listening::bridge(
+        &["--url", &server.url("/mcp")],
+        &[("MCP_TOKEN_STORE", tokens)],
+    );
+    let url = &bridge.url;
+    assert!(url.starts_with("http://127.0.0.1:"), "{url:?}");
     // No upstream session before a host initializes.
     assert!(
         rpc(&server, "initialize").is_empty(),
@@ -432,7 +419,7 @@ fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host()
 
     // Our client as the host: its session gets an upstream session of its own, as itself.
     let out = Command::new(MCP)
-        .args(["--url", &url, "tools", "--json"])
+        .args(["--url", url, "tools", "--json"])
         .output()
         .expect("run mcp tools");
     assert!(out.status.success(), "{out:?}");
@@ -456,8 +443,7 @@ fn bridge_listen_gives_each_http_session_its_own_upstream_session_as_that_host()
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let _ = bridge.kill();
-    let _ = bridge.wait();
+    drop(bridge);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -493,7 +479,7 @@ fn a_lost_http_upstream_and_its_return_are_said_on_stderr() {
     let lost = format!(r#"mcp bridge: server "{url}" was lost; reconnecting (attempt 1)"#);
     assert_eq!(host.stderr().matches(&lost).count(), 1, "{}", host.stderr());
     assert!(!host.stderr().contains("is ready"), "{}", host.stderr());
-    let _back = common::listening::demo_listening_on(&addr);
+    let _back = Listening::demo_on(&addr);
     host.call("tools/call", echo);
     let stderr = host.stderr();
     let ready = format!(r#"mcp bridge: server "{url}" is ready"#);

@@ -24,8 +24,9 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 mod common;
-use common::bridge_host::{GUARD, MCP, scratch_dir, spawn_with_first_line};
+use common::bridge_host::{GUARD, MCP, scratch_dir};
 use common::everything;
+use common::listening::Listening;
 
 /// A host that keeps every line the server (or the bridge) writes as text.
 struct RawHost {
@@ -214,18 +215,24 @@ fn server_messages_and_host_answers_pass_every_bridge_mode_as_written() {
     let aggregated = RawHost::spawn(command(&["bridge", "--config", config], &[])).session("ev__");
     assert_as_direct("bridge --config", &aggregated, &direct);
     // `--listen --config`: the servers are shared, their requests go to the session calling.
-    let (_listening, url, _stderr) =
-        spawn_with_first_line(&["bridge", "--listen", "127.0.0.1:0", "--config", config]);
-    let shared = RawHost::spawn(command(&["bridge", "--url", &url], &[])).session("ev__");
+    let listening = Listening::start(
+        &["bridge", "--listen", "127.0.0.1:0", "--config", config],
+        &[],
+    );
+    let shared = RawHost::spawn(command(&["bridge", "--url", &listening.url], &[])).session("ev__");
     assert_as_direct("bridge --url to bridge --listen --config", &shared, &direct);
     let _ = std::fs::remove_dir_all(&dir);
 
     // `--url` in front of `--listen`: both bridges in the way.
     let mut listen_args = vec!["bridge", "--listen", "127.0.0.1:0", "--"];
     listen_args.extend(server.iter().map(String::as_str));
-    let (_listening, url, _stderr) = spawn_with_first_line(&listen_args);
-    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    let chained = RawHost::spawn(command(&["bridge", "--url", &url], &[])).session("");
+    let listening = Listening::start(&listen_args, &[]).url_first();
+    assert!(
+        listening.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        listening.url
+    );
+    let chained = RawHost::spawn(command(&["bridge", "--url", &listening.url], &[])).session("");
     assert_as_direct("bridge --url to bridge --listen", &chained, &direct);
 }
 

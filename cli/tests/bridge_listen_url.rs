@@ -1,18 +1,11 @@
 //! `mcp bridge --listen`'s first line on stderr is its URL, printed as soon as the port is
 //! bound: before any server starts, so a server that writes to stderr at start comes after it.
 
-use std::io::BufRead as _;
-use std::time::Instant;
-
 use serde_json::json;
 
 mod common;
-use common::bridge_host::spawn_with_first_line;
-
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// The anti-hang guard (never reached when the bridge works).
-const GUARD: std::time::Duration = std::time::Duration::from_secs(30);
+use common::bridge_host::MCP;
+use common::listening::Listening;
 
 /// A child that writes to stderr as it starts: the bridge's URL still comes first.
 fn child_talking_at_start() -> Vec<String> {
@@ -30,16 +23,9 @@ fn first_line_of_listening_bridge(args: &[String]) -> String {
         .into_iter()
         .chain(args.iter().map(String::as_str))
         .collect::<Vec<_>>();
-    let (child, first, mut stderr) = spawn_with_first_line(&command);
-    let mut next = String::new();
-    let started = Instant::now();
-    while !next.contains("started") {
-        next.clear();
-        assert!(stderr.read_line(&mut next).expect("a line") > 0, "{first}");
-        assert!(started.elapsed() < GUARD);
-    }
-    drop(child);
-    first
+    let listening = Listening::start(&command, &[]).url_first();
+    listening.wait_stderr("started");
+    listening.url.clone()
 }
 
 #[test]

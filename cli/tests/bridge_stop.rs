@@ -5,30 +5,18 @@
 
 mod common;
 
-use std::io::BufRead as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 use common::bridge_host::{
-    BridgeHost, GUARD, MCP, Reaped, group_alive, recorded_demo_server, scratch_dir,
-    spawn_with_first_line, stderr_file, wait_exit,
+    BridgeHost, MCP, Reaped, recorded_demo_server, scratch_dir, stderr_file,
 };
 use common::listening::Listening;
+use common::stopping::{assert_group_gone, send_signal, wait_file, wait_pgid};
 use serde_json::{Value, json};
 
 fn test_dir(name: &str) -> PathBuf {
     scratch_dir("bridge-stop", name)
-}
-
-/// Sends `signal` to the process `pid` (a positive pid: that process alone).
-fn send_signal(pid: u32, signal: libc::c_int) {
-    let pid = libc::pid_t::try_from(pid).expect("a pid fits pid_t");
-    assert!(pid > 0);
-    // SAFETY: kill(2) on one positive pid, a child of this test.
-    let sent = unsafe { libc::kill(pid, signal) };
-    assert_eq!(sent, 0, "kill {pid}");
 }
 
 /// A `slow` call long enough to be in flight when the bridge is stopped, reporting progress
@@ -37,19 +25,6 @@ fn slow_call(id: i64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "slow", "arguments": {"steps": 100, "delay_ms": 300},
         "_meta": {"progressToken": "stop-test"}}})
-}
-
-/// Waits until `pred` holds for the text of `path`, and returns that text.
-fn wait_file(path: &Path, what: &str, pred: impl Fn(&str) -> bool) -> String {
-    let started = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if pred(&text) {
-            return text;
-        }
-        assert!(started.elapsed() < GUARD, "never {what}: {text}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// `mcp -vv bridge --url URL` with a host on its stdio, the stderr in `stderr.txt`.
@@ -140,12 +115,7 @@ fn sighup_cancels_the_childs_call_with_the_reason_shuts_it_down_and_exits_129() 
     bridge.initialize(&json!({}));
     bridge.send(&slow_call(7));
     bridge.until("notifications/progress");
-    let pgid: i32 = wait_file(&dir.join("pgid"), "the child's pid", |t| {
-        t.trim().parse::<i32>().is_ok()
-    })
-    .trim()
-    .parse()
-    .expect("a pid");
+    let pgid = wait_pgid(&dir);
     send_signal(bridge.child.id(), libc::SIGHUP);
     assert_eq!(bridge.wait_exit(), 129, "{}", bridge.stderr());
     let log = std::fs::read_to_string(dir.join("upstream.log")).expect("the upstream log");
@@ -160,14 +130,7 @@ fn sighup_cancels_the_childs_call_with_the_reason_shuts_it_down_and_exits_129() 
             .any(|c| c["params"]["reason"] == "the bridge was stopped by SIGHUP"),
         "{log}"
     );
-    let started = Instant::now();
-    while group_alive(pgid) {
-        assert!(
-            started.elapsed() < GUARD,
-            "the child's group outlived the bridge"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert_group_gone(pgid);
 }
 
 /// A host killed outright: its death sends the bridge SIGTERM twice, unasked (the kernel's
@@ -235,48 +198,35 @@ fn a_host_killed_outright_still_has_its_call_cancelled_upstream() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `mcp -vv bridge --listen 127.0.0.1:0 --url URL`: its URL (the first stderr line) and the
-/// rest of its stderr, line by line.
-fn listening_bridge(url: &str, extra: &[&str]) -> (Reaped, String, mpsc::Receiver<String>) {
-    let mut args = vec!["-vv", "bridge", "--listen", "127.0.0.1:0"];
-    args.extend_from_slice(extra);
-    args.extend(["--url", url]);
-    let (child, first, stderr) = spawn_with_first_line(&args);
-    let (tx, lines) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in stderr.lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    (child, first, lines)
-}
-
-/// Lines of `lines` until one containing `text` (within the guard); all of them.
-fn until_line(lines: &mpsc::Receiver<String>, text: &str) -> Vec<String> {
-    let started = Instant::now();
-    let mut seen = Vec::new();
-    loop {
-        let left = GUARD.saturating_sub(started.elapsed());
-        let line = lines
-            .recv_timeout(left)
-            .unwrap_or_else(|_| panic!("never {text:?}: {seen:#?}"));
-        let done = line.contains(text);
-        seen.push(line);
-        if done {
-            return seen;
-        }
-    }
-}
-
 #[test]
 fn sigterm_to_a_listening_bridge_cancels_and_deletes_upstream_and_exits_0() {
     let demo = Listening::demo();
-    let (mut bridge, url, lines) = listening_bridge(&demo.url, &[]);
-    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    let mut bridge = Listening::start(
+        &[
+            "-vv",
+            "bridge",
+            "--listen",
+            "127.0.0.1:0",
+            "--url",
+            &demo.url,
+        ],
+        &[],
+    )
+    .url_first();
+    assert!(
+        bridge.url.starts_with("http://127.0.0.1:"),
+        "{}",
+        bridge.url
+    );
     let host = Command::new(MCP)
-        .args(["--url", &url, "call", "slow", "steps=100", "delay_ms=300"])
+        .args([
+            "--url",
+            &bridge.url,
+            "call",
+            "slow",
+            "steps=100",
+            "delay_ms=300",
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -284,10 +234,9 @@ fn sigterm_to_a_listening_bridge_cancels_and_deletes_upstream_and_exits_0() {
         .expect("spawn the host");
     let host = Reaped(host);
     // The first progress notification came back from upstream: the call runs there.
-    until_line(&lines, "notifications/progress");
-    send_signal(bridge.0.id(), libc::SIGTERM);
-    let code = wait_exit(&mut bridge.0);
-    let rest: Vec<String> = lines.iter().collect();
+    bridge.until_stderr("notifications/progress");
+    let (status, rest) = bridge.stop("-TERM");
+    let code = status.code().unwrap_or(-1);
     drop(host);
     demo.wait_stderr("slow: cancelled");
     assert_eq!(code, 0, "{rest:#?}");

@@ -14,35 +14,13 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-use common::bridge_host::{BridgeHost, GUARD, MCP, group_alive, scratch_dir, stderr_file};
+use common::bridge_host::{BridgeHost, MCP, scratch_dir, stderr_file};
+use common::stopping::{assert_group_gone, send_signal, wait_file, wait_pgid};
 use serde_json::json;
 
 /// What the bridge says when its grace for closing the upstream runs out.
 const GRACE_OVER: &str = "did not close in time";
-
-/// Sends `signal` to the process `pid` (a positive pid: that process alone).
-fn send_signal(pid: u32, signal: libc::c_int) {
-    let pid = libc::pid_t::try_from(pid).expect("a pid fits pid_t");
-    assert!(pid > 0);
-    // SAFETY: kill(2) on one positive pid, a child of this test.
-    let sent = unsafe { libc::kill(pid, signal) };
-    assert_eq!(sent, 0, "kill {pid}");
-}
-
-/// Waits until `pred` holds for the text of `path`, and returns that text.
-fn wait_file(path: &Path, what: &str, pred: impl Fn(&str) -> bool) -> String {
-    let started = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        if pred(&text) {
-            return text;
-        }
-        assert!(started.elapsed() < GUARD, "never {what}: {text}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// The upstream command: `sh` (the process group leader, its pid written to `pgid`) ignores
 /// SIGTERM (and so does everything it starts), runs the demo server until its input ends,
@@ -66,12 +44,7 @@ fn start(name: &str) -> (BridgeHost, i32, PathBuf) {
         .stderr(stderr_file(&dir));
     let mut bridge = BridgeHost::spawn(command, dir.clone());
     bridge.initialize(&json!({}));
-    let pgid = wait_file(&dir.join("pgid"), "the upstream's pid", |t| {
-        t.trim().parse::<i32>().is_ok()
-    })
-    .trim()
-    .parse()
-    .expect("a pid");
+    let pgid = wait_pgid(&dir);
     (bridge, pgid, dir)
 }
 
@@ -81,18 +54,6 @@ fn first_stop(bridge: &BridgeHost, signal: libc::c_int, announced: &str) {
     wait_file(&bridge.dir.join("stderr.txt"), announced, |t| {
         t.contains(announced)
     });
-}
-
-/// Waits (within the guard) until no process of group `pgid` is left.
-fn assert_group_gone(pgid: i32) {
-    let started = Instant::now();
-    while group_alive(pgid) {
-        assert!(
-            started.elapsed() < GUARD,
-            "the upstream's group outlived the bridge"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]

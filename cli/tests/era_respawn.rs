@@ -4,46 +4,25 @@
 //! at start-up exits too, but it read nothing of what it was sent: it is started once, and
 //! its failure reported, not started twice.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use common::bridge_host::{MCP, scratch_dir};
+use common::python_server::{tools_server_exiting_on, write_script};
+use common::run::{mcp_in, text, write_servers};
 use serde_json::json;
-
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// A fresh directory for one test.
-fn dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-cli-era-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temp dir");
-    dir
-}
 
 /// An old server: it exits (status 1) on `server/discover` after reading it, as servers that
 /// know nothing of the probe do; with `initialize` first it serves one tool, `legacy_echo`.
-const OLD_SERVER: &str = r#"
-import json, sys
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    msg = json.loads(line)
-    m, i = msg.get("method"), msg.get("id")
-    if m == "server/discover":
-        sys.stderr.write("unknown method server/discover\n")
-        sys.exit(1)
-    if i is None:
-        continue
-    if m == "initialize":
-        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-             "serverInfo": {"name": "old", "version": "1"}}
-    elif m == "tools/list":
-        r = {"tools": [{"name": "legacy_echo", "description": "echoes",
-                        "inputSchema": {"type": "object"}}]}
-    else:
-        print(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "no"}}), flush=True)
-        continue
-    print(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}), flush=True)
-"#;
+fn old_server() -> String {
+    tools_server_exiting_on(
+        "old",
+        r#"[{"name": "legacy_echo", "description": "echoes", "inputSchema": {"type": "object"}}]"#,
+        "server/discover",
+    )
+}
 
 /// `sh -c` that appends a line to `dir/starts` each time it starts, then runs `then`.
 fn counted(dir: &Path, then: &str) -> Vec<String> {
@@ -61,27 +40,17 @@ fn starts(dir: &Path) -> usize {
 
 /// `mcp --config dir/servers.json tools --all` with `server` as the file's one entry `name`.
 fn tools_all(dir: &Path, name: &str, server: &[String]) -> Output {
-    let config = json!({"mcpServers": {name: {"command": server[0], "args": server[1..]}}});
-    let path = dir.join("servers.json");
-    std::fs::write(&path, config.to_string()).expect("write config");
-    Command::new(MCP)
-        .arg("--config")
-        .arg(&path)
-        .args(["tools", "--all"])
-        .env("COLUMNS", "100")
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    let path = write_servers(
+        dir,
+        json!({name: {"command": server[0], "args": server[1..]}}),
+    );
+    let path = path.to_str().expect("a UTF-8 path");
+    mcp_in(dir, &["--config", path, "tools", "--all"])
 }
 
 #[test]
 fn a_server_that_crashes_at_start_up_is_started_once() {
-    let d = dir("crash");
+    let d = scratch_dir("cli-era", "crash");
     let crash = counted(&d, "echo boom >&2; exit 1");
     let o = tools_all(&d, "crash", &crash);
     let (out, err) = (text(&o.stdout), text(&o.stderr));
@@ -108,9 +77,8 @@ fn a_server_that_crashes_at_start_up_is_started_once() {
 
 #[test]
 fn an_old_server_that_exits_on_the_probe_gets_its_initialize_retry() {
-    let d = dir("old");
-    let script = d.join("old.py");
-    std::fs::write(&script, OLD_SERVER).expect("write the server");
+    let d = scratch_dir("cli-era", "old");
+    let script = write_script(&d, "old.py", &old_server());
     let old = counted(&d, &format!("exec python3 '{}'", script.display()));
     let o = tools_all(&d, "old", &old);
     let (out, err) = (text(&o.stdout), text(&o.stderr));

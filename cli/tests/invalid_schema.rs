@@ -4,63 +4,37 @@
 //! warns the same way, and a tool with a valid schema is called without a word. The server is
 //! a small Python script on stdio, in the test's temp dir.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::PathBuf;
+use std::process::Output;
+
+use common::python_server::{mcp_over_script, tools_server, write_script};
 use serde_json::Value;
 
-const MCP: &str = env!("CARGO_BIN_EXE_mcp");
-
-/// `weird` takes `x` of an unknown type and `n` (an integer); `fine` is valid. A call
-/// answers its arguments as JSON text.
-const SERVER: &str = r#"
-import json, sys
-for line in sys.stdin:
-    if not line.strip():
-        continue
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    m, i = msg.get("method"), msg["id"]
-    if m == "initialize":
-        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-             "serverInfo": {"name": "odd-schemas", "version": "1"}}
-    elif m == "tools/list":
-        r = {"tools": [
+/// `weird` takes `x` of an unknown type and `n` (an integer); `fine` is valid.
+const TOOLS: &str = r#"[
             {"name": "weird", "description": "x has no real type",
              "inputSchema": {"type": "object", "properties": {
                  "x": {"type": "nonsense"}, "n": {"type": "integer"}}}},
             {"name": "fine", "description": "valid",
              "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
-        ]}
-    elif m == "tools/call":
-        args = msg["params"].get("arguments", {})
-        r = {"content": [{"type": "text", "text": json.dumps(args, sort_keys=True)}]}
-    else:
-        print(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "no"}}), flush=True)
-        continue
-    print(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}), flush=True)
-"#;
+        ]"#;
+
+/// A call answers its arguments as JSON text.
+const CALL_RESULT: &str = r#"{"content": [{"type": "text",
+             "text": json.dumps(msg["params"].get("arguments", {}), sort_keys=True)}]}"#;
 
 /// The server script, one file per test (tests run in parallel).
 fn server_script(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mcp-cli-invalid-schema-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temp dir");
-    let path = dir.join(format!("{test}.py"));
-    std::fs::write(&path, SERVER).expect("write the server");
-    path
+    let script = tools_server("odd-schemas", TOOLS, Some(CALL_RESULT));
+    write_script(&dir, &format!("{test}.py"), &script)
 }
 
 /// `mcp ARGS -- python3 TEST.py`, without a terminal.
 fn run(test: &str, args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .arg("--")
-        .arg("python3")
-        .arg(server_script(test))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
+    mcp_over_script(args, &server_script(test))
 }
 
 /// The `warning:` lines of `o`'s stderr.

@@ -7,10 +7,9 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use common::bridge_host::MCP;
-use common::python_server::{tools_server, write_script};
+use common::python_server::{mcp_over_script, tools_server, write_script};
 use serde_json::Value;
 
 /// `echo` is valid (an integer `n`, an outputSchema that requires `n`: its results, which
@@ -35,14 +34,7 @@ fn server_script(test: &str) -> PathBuf {
 
 /// `mcp ARGS -- python3 TEST.py`, without a terminal.
 fn run(test: &str, args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .arg("--")
-        .arg("python3")
-        .arg(server_script(test))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
+    mcp_over_script(args, &server_script(test))
 }
 
 fn stderr(o: &Output) -> String {

@@ -3,45 +3,29 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
-use common::bridge_host::MCP;
+use common::bridge_host::{MCP, group_alive, scratch_dir};
 use common::python_server::{tools_server, write_script};
+use common::run::{mcp_in as mcp, text, write_servers};
 use serde_json::Value;
 
 /// A fresh directory for this test's config file and cache.
 fn dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-cli-many-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir("cli-many", name)
 }
 
 /// Two demo servers (`demo_a`, `demo-b`) and one whose program does not exist.
-fn config(dir: &std::path::Path) -> PathBuf {
-    let path = dir.join("servers.json");
-    let config = serde_json::json!({ "mcpServers": {
-        "demo_a": { "command": MCP, "args": ["demo-server"] },
-        "demo-b": { "command": MCP, "args": ["demo-server"] },
-        "broken": { "command": "/nonexistent" }
-    }});
-    std::fs::write(&path, config.to_string()).unwrap();
-    path
-}
-
-fn mcp(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(MCP)
-        .args(args)
-        .env("COLUMNS", "100")
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcp")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+fn config(dir: &Path) -> PathBuf {
+    write_servers(
+        dir,
+        serde_json::json!({
+            "demo_a": { "command": MCP, "args": ["demo-server"] },
+            "demo-b": { "command": MCP, "args": ["demo-server"] },
+            "broken": { "command": "/nonexistent" }
+        }),
+    )
 }
 
 #[test]
@@ -352,16 +336,6 @@ fn a_server_with_one_tool_is_ready_with_1_tool() {
     assert!(out.contains("  demo: ready (7 tools)\n"), "{out}");
 }
 
-/// Whether any process of group `pgid` is alive (`kill -0 -- -PGID`).
-fn group_alive(pgid: &str) -> bool {
-    Command::new("kill")
-        .args(["-0", "--", &format!("-{pgid}")])
-        .stderr(Stdio::null())
-        .status()
-        .expect("run kill")
-        .success()
-}
-
 /// Servers that never answer, one of them ignoring SIGTERM: `tools --all` gives up on them
 /// at `--connect-timeout` and ends soon after it (its servers are stopped at once, with short
 /// graces, their process groups killed), not after the driver's full shutdown schedule of
@@ -406,7 +380,7 @@ fn servers_that_never_answer_hold_the_exit_only_briefly_past_the_timeout() {
     );
     for name in ["quiet", "stubborn"] {
         let pgid = std::fs::read_to_string(d.join(format!("{name}.pid"))).expect("its pid");
-        let pgid = pgid.trim();
+        let pgid: i32 = pgid.trim().parse().expect("a pid");
         let waiting = std::time::Instant::now();
         // An anti-hang guard: the group was killed; its last process may still be reaped.
         while group_alive(pgid) {

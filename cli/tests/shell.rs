@@ -368,15 +368,24 @@ fn prompts(screen: &str) -> Vec<&str> {
         .collect()
 }
 
+/// `mcp shell -- mcp demo-server` in tmux session `name`, its history under `state`
+/// (`XDG_STATE_HOME`), waited for until its prompt; when it ends, its exit status is echoed
+/// and `after` (shell commands, each ending in `;`) runs. `None` when tmux is missing.
+fn shell_at_prompt(name: &str, state: &Path, after: &str) -> Option<Tmux> {
+    let script = format!(
+        "{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; {after}sleep 600"
+    );
+    let tmux = Tmux::start(name, &script, &[("XDG_STATE_HOME", state)])?;
+    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
+    Some(tmux)
+}
+
 #[test]
 fn terminal_session_completes_calls_cancels_and_keeps_history() {
     let state = temp_dir("terminal");
-    let script =
-        format!("{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; sleep 600");
-    let Some(tmux) = Tmux::start("terminal", &script, &[("XDG_STATE_HOME", &state)]) else {
+    let Some(tmux) = shell_at_prompt("terminal", &state, "") else {
         return;
     };
-    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
 
     // Tab completes the tool name, then an argument name from its inputSchema.
     tmux.text("call sl");
@@ -451,12 +460,9 @@ fn terminal_session_works_with_an_unwritable_history() {
     // A file where the state directory should be: the history cannot be written.
     let blocker = dir.join("state");
     std::fs::write(&blocker, "not a directory").unwrap();
-    let script =
-        format!("{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; sleep 600");
-    let Some(tmux) = Tmux::start("unwritable", &script, &[("XDG_STATE_HOME", &blocker)]) else {
+    let Some(tmux) = shell_at_prompt("unwritable", &blocker, "") else {
         return;
     };
-    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
     tmux.text("ping");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait("pong", |s| s.contains("pong from mcp-demo"));
@@ -499,14 +505,10 @@ fn terminal_session_ends_with_exit_3_when_the_server_dies_at_the_prompt() {
         return;
     }
     let dir = temp_dir("dies");
-    let script = format!(
-        "{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; \
-         stty -a | grep -o -- '-\\?icanon'; sleep 600"
-    );
-    let Some(tmux) = Tmux::start("dies", &script, &[("XDG_STATE_HOME", &dir)]) else {
+    let after = "stty -a | grep -o -- '-\\?icanon'; ";
+    let Some(tmux) = shell_at_prompt("dies", &dir, after) else {
         return;
     };
-    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
     tmux.text("call e");
     tmux.wait("the typed text", |s| s.contains("mcp-demo> call e"));
     // pane shell -> mcp shell -> demo server
@@ -540,12 +542,9 @@ fn terminal_session_ends_with_exit_3_when_the_server_dies_at_the_prompt() {
 #[test]
 fn terminal_ctrl_c_during_a_question_leaves_the_next_line_to_the_prompt() {
     let dir = temp_dir("question");
-    let script =
-        format!("{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; sleep 600");
-    let Some(tmux) = Tmux::start("question", &script, &[("XDG_STATE_HOME", &dir)]) else {
+    let Some(tmux) = shell_at_prompt("question", &dir, "") else {
         return;
     };
-    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
     // The demo's `ask` tool asks through elicitation: answered at the terminal.
     tmux.text("call ask question=first");
     tmux.keys(&["Enter"]);
@@ -582,12 +581,9 @@ fn terminal_ctrl_c_during_a_question_leaves_the_next_line_to_the_prompt() {
 #[test]
 fn terminal_runs_every_line_of_a_paste_in_order() {
     let dir = temp_dir("paste");
-    let script =
-        format!("{MCP} shell -- {MCP} demo-server; echo \"shell exited with $?\"; sleep 600");
-    let Some(tmux) = Tmux::start("paste", &script, &[("XDG_STATE_HOME", &dir)]) else {
+    let Some(tmux) = shell_at_prompt("paste", &dir, "") else {
         return;
     };
-    tmux.wait("the prompt", |s| s.contains("mcp-demo> "));
     // One send-keys: the three lines reach the terminal together, as a paste does.
     tmux.keys(&[
         "call echo text=first",

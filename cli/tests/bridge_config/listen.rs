@@ -5,14 +5,15 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
-use mcp_tokio::types::CallToolResult;
 use mcp_tokio::{Client, ClientBuilder};
 use serde_json::{Value, json};
 
 use crate::common::everything;
 use crate::common::port_in_use::{assert_port_in_use, taken_address};
 use crate::host::{GUARD, MCP, names, test_dir, write_config};
-use crate::listening::{Listening, ScratchDir, on_runtime};
+use crate::listening::{
+    ScratchDir, listen_on_config, listen_on_everything, on_runtime, tool_text, within,
+};
 
 /// A host session over HTTP whose model (sampling) answers as `name`; without a name, one
 /// that does not declare sampling. With `person`, it answers elicitations: it says it was
@@ -48,24 +49,6 @@ struct Person {
     let_go: tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<()>>,
 }
 
-/// `f`'s output, within the anti-hang guard.
-async fn within<T>(f: impl Future<Output = T>) -> T {
-    tokio::time::timeout(GUARD, f)
-        .await
-        .expect("an answer before the guard")
-}
-
-fn tool_text(result: &CallToolResult) -> String {
-    serde_json::to_value(&result.content)
-        .expect("content")
-        .as_array()
-        .expect("a list")
-        .iter()
-        .filter_map(|c| c["text"].as_str().map(str::to_owned))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// `--listen` with several HTTP host sessions: a server's sampling request goes to the one
 /// session with a call in flight to that server (each session's own model answers its own
 /// call), and is refused with the reason when two sessions have calls in flight to it, or
@@ -74,7 +57,7 @@ fn tool_text(result: &CallToolResult) -> String {
 /// way (the call it belongs to is what keeps the first session in flight).
 #[test]
 fn a_servers_sampling_goes_to_the_one_session_calling_it() {
-    let bridge = Listening::start("listen-sampling", &[]);
+    let bridge = listen_on_config("listen-sampling", &[]);
     let url = &bridge.url;
     on_runtime(async {
         let (asked_tx, mut asked) = tokio::sync::mpsc::unbounded_channel();
@@ -154,7 +137,7 @@ fn a_servers_sampling_goes_to_the_one_session_calling_it() {
 /// stops the bridge and its servers.
 #[test]
 fn listen_serves_the_servers_over_http() {
-    let mut bridge = Listening::start("listen", &["--deny", "beta__*"]);
+    let mut bridge = listen_on_config("listen", &["--deny", "beta__*"]);
     let url = bridge.url.clone();
     // The URL alone on the first line, then what the start found.
     assert_eq!(bridge.before_url, Vec::<String>::new());
@@ -197,9 +180,9 @@ fn listen_serves_the_servers_over_http() {
     );
 
     // Asked to stop, it ends cleanly.
-    assert_eq!(bridge.stop().code(), Some(0));
+    assert_eq!(bridge.stop("-TERM").0.code(), Some(0));
     // The servers go with it (their process is reaped by init once the bridge is gone).
-    let pid = std::fs::read_to_string(bridge.dir.0.join("alpha.pid")).expect("alpha's pid");
+    let pid = std::fs::read_to_string(bridge.dir().join("alpha.pid")).expect("alpha's pid");
     let alive = || {
         let state = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
         // A zombie (state Z) is gone too: only its exit status is left.
@@ -253,10 +236,7 @@ fn tasks_and_their_questions_reach_an_http_session() {
     let Some(everything) = everything() else {
         return;
     };
-    let bridge = Listening::start_with("listen-tasks", &[], |dir| {
-        crate::tasks::write_everything_config(dir, &everything);
-        dir.join("servers.json")
-    });
+    let bridge = listen_on_everything("listen-tasks", &everything);
     let url = &bridge.url;
     on_runtime(async {
         let (related, mut asked) = tokio::sync::mpsc::unbounded_channel();
@@ -321,7 +301,7 @@ fn tasks_and_their_questions_reach_an_http_session() {
 /// no session to go to; the server is told so, and the tool's error says it.
 #[test]
 fn stateless_has_no_session_for_a_servers_request() {
-    let bridge = Listening::start("listen-stateless", &["--stateless"]);
+    let bridge = listen_on_config("listen-stateless", &["--stateless"]);
     let out = Command::new(MCP)
         .args([
             "--json",
@@ -351,7 +331,7 @@ fn stateless_has_no_session_for_a_servers_request() {
 fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
     const CLOCK: &str = "mcp-bridge://alpha/demo://clock";
     // -v: each server's messages on stderr, to see the upstream unsubscribe.
-    let bridge = Listening::start("listen-shared-subscription", &["-v"]);
+    let bridge = listen_on_config("listen-shared-subscription", &["-v"]);
     let (url, stderr) = (&bridge.url, &bridge.stderr);
     let unsubscribed_upstream = |stderr: &mpsc::Receiver<String>| {
         stderr

@@ -7,13 +7,13 @@
 //! task; any other gets a plain request. When the server cancels the bridge's task, the
 //! bridge cancels the session's.
 
-use mcp_tokio::types::CallToolResult;
 use mcp_tokio::{Client, ClientBuilder};
 use serde_json::{Value, json};
 
 use crate::common::everything;
-use crate::host::GUARD;
-use crate::listening::{Listening, on_runtime};
+use crate::listening::{
+    listen_on_config_with, listen_on_everything, on_runtime, tool_text, within,
+};
 
 /// What the host session's handlers were asked: the method and its params, in order.
 type Asked = tokio::sync::mpsc::UnboundedReceiver<(&'static str, Value)>;
@@ -47,22 +47,10 @@ async fn host_session(url: &str, as_tasks: bool) -> (Client, Asked) {
     (client, asked)
 }
 
-fn tool_text(result: &CallToolResult) -> String {
-    serde_json::to_value(&result.content)
-        .expect("content")
-        .as_array()
-        .expect("a list")
-        .iter()
-        .filter_map(|c| c["text"].as_str().map(str::to_owned))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// Calls `tool` of `client` within the guard: the tool's text (it must not be an error).
 async fn call(client: &Client, tool: &str, arguments: Value) -> String {
-    let result = tokio::time::timeout(GUARD, client.call_tool(tool, arguments))
+    let result = within(client.call_tool(tool, arguments))
         .await
-        .expect("an answer before the guard")
         .expect("a tool result");
     let text = tool_text(&result);
     assert_eq!(result.is_error, None, "{text}");
@@ -78,18 +66,12 @@ fn a_servers_task_augmented_requests_reach_the_http_session_calling_it() {
     let Some(everything) = everything() else {
         return;
     };
-    let bridge = Listening::start_with("listen-server-tasks", &[], |dir| {
-        crate::tasks::write_everything_config(dir, &everything);
-        dir.join("servers.json")
-    });
+    let bridge = listen_on_everything("listen-server-tasks", &everything);
     let url = &bridge.url;
     on_runtime(async {
         for as_tasks in [false, true] {
             let (client, mut asked) = host_session(url, as_tasks).await;
-            let tools = tokio::time::timeout(GUARD, client.list_tools())
-                .await
-                .expect("tools before the guard")
-                .expect("tools");
+            let tools = within(client.list_tools()).await.expect("tools");
             let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
             for tool in [
                 "one__trigger-elicitation-request-async",
@@ -182,7 +164,7 @@ impl Drop for DropSignal {
 /// and the server learns its task was cancelled.
 #[test]
 fn a_server_cancelling_its_task_cancels_the_sessions_task() {
-    let bridge = Listening::start_with("listen-task-cancel", &[], |dir| {
+    let bridge = listen_on_config_with("listen-task-cancel", &[], |dir| {
         let script = dir.join("server.py");
         std::fs::write(&script, CANCELLING_SERVER).expect("write the server");
         crate::host::write_servers(
@@ -191,7 +173,7 @@ fn a_server_cancelling_its_task_cancels_the_sessions_task() {
         );
         dir.join("servers.json")
     });
-    let asked = bridge.dir.0.join("asked");
+    let asked = bridge.dir().join("asked");
     on_runtime(async {
         let (dropped_tx, dropped) = tokio::sync::oneshot::channel();
         let dropped_tx = std::sync::Mutex::new(Some(dropped_tx));
@@ -217,10 +199,7 @@ fn a_server_cancelling_its_task_cancels_the_sessions_task() {
         let text = call(&client, "py__ask_then_cancel", json!({})).await;
         let cancelled: Value = serde_json::from_str(&text).expect("the server's JSON");
         assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
-        tokio::time::timeout(GUARD, dropped)
-            .await
-            .expect("the session's handler stopped before the guard")
-            .expect("dropped once");
+        within(dropped).await.expect("dropped once");
         client.close().await;
     });
 }

@@ -775,7 +775,7 @@ fn a_lost_http_entry_is_named_with_its_url_and_its_return_said() {
     );
     let lost = r#"mcp bridge: server "evh" was lost; reconnecting (attempt 1)"#;
     assert!(host.stderr().contains(lost), "{}", host.stderr());
-    let _back = crate::common::listening::demo_listening_on(&addr);
+    let _back = crate::common::listening::Listening::demo_on(&addr);
     host.call("tools/call", echo);
     let stderr = host.stderr();
     let ready = r#"mcp bridge: server "evh" is ready"#;

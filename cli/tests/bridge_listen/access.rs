@@ -83,7 +83,7 @@ fn a_static_bearer_token_server_hints_the_header_not_a_login() {
         &["--bearer-token-env", "BRIDGE_TEST_TOKEN"],
         &[("BRIDGE_TEST_TOKEN", "s3cret")],
     );
-    let home = bridge.dir.join("home");
+    let home = bridge.dir().join("home");
     let out = Command::new(MCP)
         .args(["tools", "--url", &bridge.url])
         .env("HOME", &home)

@@ -1,9 +1,9 @@
 //! Starting the listener (a port in use, `localhost`, a missing program) and stopping it
 //! (SIGTERM, Ctrl-C).
 
-use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 
+use crate::common::listening::Listening;
 use crate::common::port_in_use::{assert_port_in_use, taken_address};
 use crate::common::raw_http::open_session;
 use crate::harness::{Listener, MCP};
@@ -61,27 +61,21 @@ fn a_port_in_use_says_so_once_and_hints_another_port() {
 #[test]
 fn listen_accepts_localhost_and_says_how_to_write_a_bare_port() {
     // localhost:0 is served on 127.0.0.1.
-    let mut child = Command::new(MCP)
-        .args([
+    let bridge = Listening::start(
+        &[
             "bridge",
             "--listen",
             "localhost:0",
             "--",
             MCP,
             "demo-server",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge");
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().expect("piped stderr"))
-        .read_line(&mut line)
-        .expect("the first line");
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(line.starts_with("http://127.0.0.1:"), "{line}");
+        ],
+        &[],
+    )
+    .url_first();
+    let url = bridge.url.clone();
+    drop(bridge);
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
 
     let out = failed_listener("8080");
     let stderr = String::from_utf8_lossy(&out.stderr);

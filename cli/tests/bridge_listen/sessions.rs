@@ -1,12 +1,12 @@
 //! A session's own child: made for it, ended with it (DELETE, or its death), started with
 //! the host's own protocol version and identity.
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::listening::Listening;
 use crate::common::raw_http::{call, exchange, initialize_body, open_session, start_exchange};
 use crate::harness::{GUARD, Listener, MCP};
 
@@ -149,8 +149,8 @@ fn a_dead_child_closes_its_session_only() {
 #[test]
 fn a_server_that_cannot_start_fails_that_hosts_initialize_without_a_session_id_and_the_bridge_serves_on()
  {
-    let mut bridge = Command::new(MCP)
-        .args([
+    let mut bridge = Listening::start(
+        &[
             "bridge",
             "--listen",
             "127.0.0.1:0",
@@ -158,16 +158,11 @@ fn a_server_that_cannot_start_fails_that_hosts_initialize_without_a_session_id_a
             "sh",
             "-c",
             "echo broken >&2; exit 1",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge --listen");
-    let mut stderr = BufReader::new(bridge.stderr.take().expect("piped stderr"));
-    let mut line = String::new();
-    stderr.read_line(&mut line).expect("the URL line");
-    let url = line.trim().to_owned();
+        ],
+        &[],
+    )
+    .url_first();
+    let url = bridge.url.clone();
     for host in ["first", "second"] {
         let init = exchange(&url, "POST", &[], Some(&initialize_body(host)));
         assert_eq!(init.status, 200, "{:?}", init.messages);
@@ -186,12 +181,10 @@ fn a_server_that_cannot_start_fails_that_hosts_initialize_without_a_session_id_a
         );
     }
     assert_eq!(
-        bridge.try_wait().expect("try_wait"),
+        bridge.child.try_wait().expect("try_wait"),
         None,
         "the bridge serves on"
     );
-    let _ = bridge.kill();
-    let _ = bridge.wait();
 }
 
 /// The protocol version each host asked for reaches its upstream with its identity, and

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead as _, BufReader, Read, Write as _};
 use std::path::PathBuf;
-use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -217,24 +217,6 @@ impl Drop for Reaped {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// Spawns `mcp ARGS` (a `bridge --listen`; stdin and stdout null) and reads the first line of
-/// its stderr, where the URL goes: the child (killed when dropped), that line trimmed, and
-/// the rest of its stderr.
-pub fn spawn_with_first_line(args: &[&str]) -> (Reaped, String, BufReader<ChildStderr>) {
-    let child = Command::new(MCP)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn mcp bridge --listen");
-    let mut child = Reaped(child);
-    let mut stderr = BufReader::new(child.0.stderr.take().expect("piped stderr"));
-    let mut first = String::new();
-    stderr.read_line(&mut first).expect("the first line");
-    (child, first.trim().to_owned(), stderr)
 }
 
 /// The `name` of every item of `list` (tools, prompts).

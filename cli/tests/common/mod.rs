@@ -11,6 +11,7 @@ pub mod port_in_use;
 pub mod python_server;
 pub mod raw_http;
 pub mod run;
+pub mod stopping;
 
 /// npm server-everything's command line (`MCP_PEER_EVERYTHING`, from `.peers/env.sh`), or
 /// `None` when skipping was asked for (`MCP_SKIP_INTEROP=1`); without either the test fails,

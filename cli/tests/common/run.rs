@@ -1,9 +1,10 @@
 //! The built `mcp` run once (with the server its arguments name, or against `mcp
 //! demo-server`, which it spawns over stdio), and its output read as text.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const MCP: &str = env!("CARGO_BIN_EXE_mcp");
 
@@ -15,6 +16,26 @@ pub fn mcp(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("run mcp")
+}
+
+/// `mcp ARGS` in the test directory `dir` (a `--config` run, say): 100 columns, a tool
+/// cache of the test's own (`dir/cache`), stdin closed.
+pub fn mcp_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(MCP)
+        .args(args)
+        .env("COLUMNS", "100")
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcp")
+}
+
+/// Writes `{"mcpServers": servers}` as `dir/servers.json` and returns its path.
+pub fn write_servers(dir: &Path, servers: Value) -> PathBuf {
+    let path = dir.join("servers.json");
+    let config = json!({ "mcpServers": servers });
+    std::fs::write(&path, config.to_string()).expect("write config");
+    path
 }
 
 /// `mcp ARGS -- <mcp> demo-server`, without a terminal: its exit status and output.

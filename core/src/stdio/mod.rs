@@ -303,7 +303,7 @@ fn deliver(session: &mut Session, now: Instant, line: Line<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{Event, RequestOptions};
+    use crate::session::{Event, RequestHandle, RequestOptions};
     use crate::types::Implementation;
 
     fn conn() -> (StdioConnection, Instant) {
@@ -345,6 +345,22 @@ mod tests {
         (StdioConnection::new(cfg, now), now)
     }
 
+    /// Asks the session for `tools/list` (held until the session is ready).
+    fn list_tools(c: &mut StdioConnection, now: Instant) -> RequestHandle {
+        c.session_mut()
+            .send_request(now, "tools/list", None, RequestOptions::new())
+            .expect("a request is accepted before the handshake is over")
+    }
+
+    /// A connection probing the era (`auto_conn(5)`, its `server/discover` written) with a
+    /// `tools/list` of the host's waiting for the handshake.
+    fn probing_with_a_request() -> (StdioConnection, Instant, RequestHandle) {
+        let (mut c, now) = auto_conn(5);
+        drain(&mut c);
+        let h = list_tools(&mut c, now);
+        (c, now, h)
+    }
+
     fn lines(out: &[u8]) -> Vec<serde_json::Value> {
         out.split(|&b| b == b'\n')
             .filter(|l| !l.is_empty())
@@ -381,12 +397,7 @@ mod tests {
 
     #[test]
     fn a_server_that_read_nothing_crashed_and_is_not_respawned() {
-        let (mut c, now) = auto_conn(5);
-        drain(&mut c);
-        let h = c
-            .session_mut()
-            .send_request(now, "tools/list", None, RequestOptions::new())
-            .unwrap();
+        let (mut c, now, h) = probing_with_a_request();
         c.handle_eof_unread(now, Some("exited with status 1: boom".into()));
         assert!(!c.awaiting_respawn());
         let (_, events, actions) = drain_all(&mut c);
@@ -408,12 +419,7 @@ mod tests {
 
     #[test]
     fn a_server_that_exits_on_the_probe_is_respawned_and_initialized() {
-        let (mut c, now) = auto_conn(5);
-        drain(&mut c);
-        let h = c
-            .session_mut()
-            .send_request(now, "tools/list", None, RequestOptions::new())
-            .unwrap();
+        let (mut c, now, h) = probing_with_a_request();
         c.handle_bytes(now, b"Error: unknown method server/discover\n");
         c.handle_eof(now, Some("exited with status 1".into()));
         assert!(c.awaiting_respawn());
@@ -501,12 +507,7 @@ mod tests {
 
     #[test]
     fn a_lost_transport_while_a_respawn_waits_closes_without_respawning() {
-        let (mut c, now) = auto_conn(5);
-        drain(&mut c);
-        let h = c
-            .session_mut()
-            .send_request(now, "tools/list", None, RequestOptions::new())
-            .unwrap();
+        let (mut c, now, h) = probing_with_a_request();
         c.handle_eof(now, None);
         let (_, _, actions) = drain_all(&mut c);
         assert_eq!(actions, [StdioEvent::Respawn]);
@@ -584,10 +585,7 @@ mod tests {
         let (mut c, now) = conn();
         drain(&mut c);
         c.handle_bytes(now, &INIT_OK[..INIT_OK.len() - 1]);
-        let h = c
-            .session_mut()
-            .send_request(now, "tools/list", None, RequestOptions::new())
-            .unwrap();
+        let h = list_tools(&mut c, now);
         c.handle_eof(now, Some("exited with status 1".into()));
         let (_, events) = drain(&mut c);
         assert!(matches!(events[0], Event::Ready { .. }));

@@ -76,6 +76,17 @@ impl H {
     }
 
     pub(super) fn handshake(&mut self, version: &str, session_id: Option<&str>) {
+        let listen = self.up_to_listener(version, session_id);
+        self.reply(listen.id, 405, &[], b"");
+    }
+
+    /// Answers the `initialize` POST (at `version`, with `session_id`) and
+    /// `notifications/initialized`; returns the listener's GET, not answered yet.
+    pub(super) fn up_to_listener(
+        &mut self,
+        version: &str,
+        session_id: Option<&str>,
+    ) -> HttpRequest {
         let init = self.next();
         assert_eq!(init.method, Method::Post);
         assert_eq!(init.purpose, Purpose::Initialize);
@@ -85,7 +96,7 @@ impl H {
         self.reply(initialized.id, 202, &[], b"");
         let listen = self.next();
         assert_eq!(listen.purpose, Purpose::Listen);
-        self.reply(listen.id, 405, &[], b"");
+        listen
     }
 
     /// Answers the `initialize` POST `init` with a JSON result at `version`, and

@@ -14,29 +14,6 @@ fn ready_count(h: &H) -> usize {
     h.events.iter().filter(|e| is_ready(e)).count()
 }
 
-/// Answers initialize (with a session id) and `notifications/initialized`; returns the
-/// listener's GET, not answered yet.
-fn up_to_listener(h: &mut H) -> HttpRequest {
-    let init = h.next();
-    let b = body(&init);
-    let reply = json!({"jsonrpc": "2.0", "id": b["id"], "result": init_result("2025-11-25")});
-    h.reply(
-        init.id,
-        200,
-        &[
-            ("content-type", "application/json"),
-            ("mcp-session-id", "s"),
-        ],
-        reply.to_string().as_bytes(),
-    );
-    let n = h.next();
-    assert_eq!(body_of(&n)["method"], "notifications/initialized");
-    h.reply(n.id, 202, &[], b"");
-    let listen = h.next();
-    assert_eq!(listen.purpose, Purpose::Listen);
-    listen
-}
-
 fn waiting() -> H {
     let mut config = ConnectionConfig::new(url());
     config.await_listener = Some(WAIT);
@@ -46,14 +23,14 @@ fn waiting() -> H {
 #[test]
 fn default_ready_comes_before_the_listener_answers() {
     let mut h = H::new();
-    let _listen = up_to_listener(&mut h);
+    let _listen = h.up_to_listener("2025-11-25", Some("s"));
     assert_eq!(ready_count(&h), 1);
 }
 
 #[test]
 fn ready_waits_for_the_listener_head_and_comes_before_its_messages() {
     let mut h = waiting();
-    let listen = up_to_listener(&mut h);
+    let listen = h.up_to_listener("2025-11-25", Some("s"));
     assert_eq!(ready_count(&h), 0, "Ready before the listener settled");
     h.advance(Duration::from_millis(500));
     assert_eq!(ready_count(&h), 0);
@@ -84,7 +61,7 @@ fn ready_waits_for_the_listener_head_and_comes_before_its_messages() {
 fn a_refused_listener_releases_ready() {
     for status in [405, 404, 400] {
         let mut h = waiting();
-        let listen = up_to_listener(&mut h);
+        let listen = h.up_to_listener("2025-11-25", Some("s"));
         assert_eq!(ready_count(&h), 0);
         h.reply(listen.id, status, &[], b"");
         assert_eq!(ready_count(&h), 1, "status {status}");
@@ -94,7 +71,7 @@ fn a_refused_listener_releases_ready() {
 #[test]
 fn a_failed_listener_releases_ready() {
     let mut h = waiting();
-    let listen = up_to_listener(&mut h);
+    let listen = h.up_to_listener("2025-11-25", Some("s"));
     h.conn.handle_failure(
         h.now,
         listen.id,
@@ -107,7 +84,7 @@ fn a_failed_listener_releases_ready() {
 #[test]
 fn a_silent_listener_releases_ready_when_the_wait_ends() {
     let mut h = waiting();
-    let _listen = up_to_listener(&mut h);
+    let _listen = h.up_to_listener("2025-11-25", Some("s"));
     let deadline = h.conn.poll_timeout().expect("a deadline for the wait");
     assert!(deadline <= h.now + WAIT, "{deadline:?}");
     h.advance(WAIT - Duration::from_millis(1));
@@ -140,7 +117,7 @@ fn without_a_listener_ready_is_not_held() {
 #[test]
 fn closing_while_held_delivers_ready_then_closed() {
     let mut h = waiting();
-    let _listen = up_to_listener(&mut h);
+    let _listen = h.up_to_listener("2025-11-25", Some("s"));
     h.conn.close(h.now);
     h.drain();
     let ready_at = h.events.iter().position(is_ready);

@@ -184,22 +184,7 @@ fn a_post_stream_without_event_ids_is_not_resumed() {
 #[test]
 fn the_listener_reconnects_with_last_event_id_then_gives_up() {
     let mut h = H::new();
-    let init = h.next();
-    let reply =
-        json!({"jsonrpc": "2.0", "id": body(&init)["id"], "result": init_result("2025-11-25")});
-    h.reply(
-        init.id,
-        200,
-        &[
-            ("content-type", "application/json"),
-            ("mcp-session-id", "s"),
-        ],
-        reply.to_string().as_bytes(),
-    );
-    let n = h.next();
-    h.reply(n.id, 202, &[], b"");
-    let g = h.next();
-    assert_eq!(g.purpose, Purpose::Listen);
+    let g = h.up_to_listener("2025-11-25", Some("s"));
     assert!(!g.headers.contains(LAST_EVENT_ID));
     h.head(g.id, 200, &[("content-type", "text/event-stream")]);
     h.chunk(

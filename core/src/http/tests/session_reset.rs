@@ -7,18 +7,66 @@ use serde_json::{Value, json};
 use super::*;
 use crate::http::headers::MCP_SESSION_ID;
 
+/// Sends `method` and answers it with an empty result, as a server that takes it.
+fn settle(h: &mut H, method: &'static str, params: Value) {
+    let r = h.send(method, params);
+    let x = h.next();
+    h.reply_json(x.id, &answer(&x, json!({})));
+    h.result(r);
+}
+
+/// Sends `tools/list`, refuses its exchange with `status` and `refusal` (the server no longer
+/// knows the session), and answers the re-initialize with session id `new_session`: the
+/// handle of the lost `tools/list`.
+fn expire_at_tools_list(
+    h: &mut H,
+    status: u16,
+    refusal: &[u8],
+    new_session: &str,
+) -> RequestHandle {
+    let t = h.send("tools/list", json!({}));
+    let x = h.next();
+    h.reply(x.id, status, &[], refusal);
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some(new_session));
+    t
+}
+
+/// [`expire_at_tools_list`] on a ready session `old`, then the new session's `initialized`
+/// answered: the lost request's handle and its re-sent exchange.
+fn resent_after_expiry(status: u16, refusal: &[u8]) -> (H, RequestHandle, HttpRequest) {
+    let mut h = H::ready("2025-06-18", Some("old"));
+    let t = expire_at_tools_list(&mut h, status, refusal, "new");
+    // The re-sent request waits for the new session's `initialized` to be answered.
+    let initialized = h.next();
+    assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
+    h.reply(initialized.id, 202, &[], b"");
+    h.drain();
+    let again = h
+        .out
+        .iter()
+        .find(|x| x.purpose == Purpose::Request(t))
+        .cloned()
+        .expect("re-sent");
+    (h, t, again)
+}
+
+/// Hands `serve` each exchange the connection queues, one at a time, until it queues none.
+fn serve_each(h: &mut H, mut serve: impl FnMut(&mut H, HttpRequest)) {
+    h.drain();
+    while let Some(x) = h.out.pop_front() {
+        serve(h, x);
+        h.drain();
+    }
+}
+
 /// Expires the session at a `tools/list` and answers the new session's exchanges: the
 /// restoring `resources/subscribe` with -32002 (the resource is gone), everything else as a
 /// server would. Returns the URIs re-subscribed.
 fn expire_and_refuse_subscriptions(h: &mut H, session: &str) -> Vec<Value> {
-    let t = h.send("tools/list", json!({}));
-    let x = h.next();
-    h.reply(x.id, 404, &[], b"");
-    let init = h.next();
-    h.answer_initialize(&init, "2025-06-18", Some(session));
+    let t = expire_at_tools_list(h, 404, b"", session);
     let mut subscribed = Vec::new();
-    h.drain();
-    while let Some(x) = h.out.pop_front() {
+    serve_each(h, |h, x| {
         if x.purpose == Purpose::Listen {
             h.reply(x.id, 405, &[], b"");
         } else if x.purpose == Purpose::Request(t) {
@@ -36,18 +84,18 @@ fn expire_and_refuse_subscriptions(h: &mut H, session: &str) -> Vec<Value> {
                 _ => h.reply(x.id, 202, &[], b""),
             }
         }
-        h.drain();
-    }
+    });
     subscribed
 }
 
 #[test]
 fn a_refused_resubscription_is_reported_with_its_uri_and_not_restored_again() {
     let mut h = H::ready("2025-06-18", Some("s1"));
-    let s = h.send("resources/subscribe", json!({"uri": "file:///gone"}));
-    let x = h.next();
-    h.reply_json(x.id, &answer(&x, json!({})));
-    h.result(s);
+    settle(
+        &mut h,
+        "resources/subscribe",
+        json!({"uri": "file:///gone"}),
+    );
 
     let subscribed = expire_and_refuse_subscriptions(&mut h, "s2");
     assert_eq!(subscribed, [json!("file:///gone")]);
@@ -80,16 +128,9 @@ fn lost_requests_are_resent_once_the_state_is_restored() {
         ("logging/setLevel", json!({"level": "info"})),
         ("resources/subscribe", json!({"uri": "file:///a"})),
     ] {
-        let r = h.send(method, params);
-        let x = h.next();
-        h.reply_json(x.id, &answer(&x, json!({})));
-        h.result(r);
+        settle(&mut h, method, params);
     }
-    let t = h.send("tools/list", json!({}));
-    let x = h.next();
-    h.reply(x.id, 404, &[], b"");
-    let init = h.next();
-    h.answer_initialize(&init, "2025-06-18", Some("s2"));
+    let t = expire_at_tools_list(&mut h, 404, b"", "s2");
     let reset = |h: &H| {
         h.http_events()
             .iter()
@@ -98,16 +139,12 @@ fn lost_requests_are_resent_once_the_state_is_restored() {
     // Answer everything but the lost request; the restores one at a time, last.
     let mut restores = Vec::new();
     let mut lost = None;
-    h.drain();
-    while let Some(x) = h.out.pop_front() {
-        match x.purpose {
-            Purpose::Listen => h.reply(x.id, 405, &[], b""),
-            Purpose::Request(r) if r == t => lost = Some(x),
-            _ if body(&x).get("id").is_some() => restores.push(x),
-            _ => h.reply(x.id, 202, &[], b""),
-        }
-        h.drain();
-    }
+    serve_each(&mut h, |h, x| match x.purpose {
+        Purpose::Listen => h.reply(x.id, 405, &[], b""),
+        Purpose::Request(r) if r == t => lost = Some(x),
+        _ if body(&x).get("id").is_some() => restores.push(x),
+        _ => h.reply(x.id, 202, &[], b""),
+    });
     assert_eq!(restores.len(), 2, "level and subscription restored");
     assert!(lost.is_none(), "not re-sent before the state is back");
     assert!(!reset(&h));
@@ -144,17 +181,9 @@ fn lost_requests_are_resent_once_the_state_is_restored() {
 #[test]
 fn a_404_to_a_listener_that_worked_reinitializes() {
     let mut h = H::new();
-    let init = h.next();
-    h.answer_initialize(&init, "2025-06-18", Some("s1"));
-    let n = h.next();
-    h.reply(n.id, 202, &[], b"");
-    let g = h.next();
-    assert_eq!(g.purpose, Purpose::Listen);
+    let g = h.up_to_listener("2025-06-18", Some("s1"));
     h.head(g.id, 200, &[("content-type", "text/event-stream")]);
-    let s = h.send("resources/subscribe", json!({"uri": "file:///a"}));
-    let x = h.next();
-    h.reply_json(x.id, &answer(&x, json!({})));
-    h.result(s);
+    settle(&mut h, "resources/subscribe", json!({"uri": "file:///a"}));
     // The server goes away: the listener's stream ends; its reconnection gets 404.
     let broke = h.now;
     h.end(g.id);
@@ -182,8 +211,7 @@ fn a_404_to_a_listener_that_worked_reinitializes() {
     h.answer_initialize(&init, "2025-06-18", Some("s2"));
     let mut subscribed = false;
     let mut listener = false;
-    h.drain();
-    while let Some(x) = h.out.pop_front() {
+    serve_each(&mut h, |h, x| {
         assert_eq!(x.headers.get(MCP_SESSION_ID), Some("s2"), "{x:?}");
         if x.purpose == Purpose::Listen {
             listener = true;
@@ -194,8 +222,7 @@ fn a_404_to_a_listener_that_worked_reinitializes() {
         } else {
             h.reply(x.id, 202, &[], b"");
         }
-        h.drain();
-    }
+    });
     assert!(subscribed && listener, "restored and listening again");
     assert!(
         h.http_events().iter().any(
@@ -212,22 +239,10 @@ fn a_404_to_a_listener_that_worked_reinitializes() {
 fn session_expired_404_reinitializes_once_resends_and_restores_level_subscriptions_listener() {
     let mut h = H::ready("2025-06-18", Some("old"));
     // The old session had a log level and a subscription.
-    let l = h.send("logging/setLevel", json!({"level": "debug"}));
-    let x = h.next();
-    h.reply_json(x.id, &answer(&x, json!({})));
-    h.result(l);
-    let s = h.send("resources/subscribe", json!({"uri": "file:///a"}));
-    let x = h.next();
-    h.reply_json(x.id, &answer(&x, json!({})));
-    h.result(s);
-    let s2 = h.send("resources/subscribe", json!({"uri": "file:///b"}));
-    let x = h.next();
-    h.reply_json(x.id, &answer(&x, json!({})));
-    h.result(s2);
-    let u = h.send("resources/unsubscribe", json!({"uri": "file:///b"}));
-    let x = h.next();
-    h.reply_json(x.id, &answer(&x, json!({})));
-    h.result(u);
+    settle(&mut h, "logging/setLevel", json!({"level": "debug"}));
+    settle(&mut h, "resources/subscribe", json!({"uri": "file:///a"}));
+    settle(&mut h, "resources/subscribe", json!({"uri": "file:///b"}));
+    settle(&mut h, "resources/unsubscribe", json!({"uri": "file:///b"}));
 
     let t = h.send("tools/list", json!({}));
     let lost = h.next();
@@ -255,8 +270,7 @@ fn session_expired_404_reinitializes_once_resends_and_restores_level_subscriptio
     let mut methods = Vec::new();
     let mut resent = None;
     let mut listener = false;
-    h.drain();
-    while let Some(x) = h.out.pop_front() {
+    serve_each(&mut h, |h, x| {
         assert_eq!(x.headers.get(MCP_SESSION_ID), Some("new"), "{x:?}");
         match x.purpose {
             Purpose::Listen => {
@@ -284,8 +298,7 @@ fn session_expired_404_reinitializes_once_resends_and_restores_level_subscriptio
                 }
             }
         }
-        h.drain();
-    }
+    });
     methods.sort();
     assert_eq!(
         methods,
@@ -324,23 +337,7 @@ fn session_expired_404_reinitializes_once_resends_and_restores_level_subscriptio
 
 #[test]
 fn a_second_404_in_a_row_does_not_loop() {
-    let mut h = H::ready("2025-06-18", Some("old"));
-    let t = h.send("tools/list", json!({}));
-    let x = h.next();
-    h.reply(x.id, 404, &[], b"");
-    let init = h.next();
-    h.answer_initialize(&init, "2025-06-18", Some("new"));
-    // The re-sent request waits for the new session's `initialized` to be answered.
-    let initialized = h.next();
-    assert_eq!(body_of(&initialized)["method"], "notifications/initialized");
-    h.reply(initialized.id, 202, &[], b"");
-    h.drain();
-    let again = h
-        .out
-        .iter()
-        .find(|x| x.purpose == Purpose::Request(t))
-        .cloned()
-        .expect("re-sent");
+    let (mut h, t, again) = resent_after_expiry(404, b"");
     h.reply(again.id, 404, &[], b"");
     assert!(matches!(h.error(t), RequestError::Http(e) if e.status == 404));
     assert!(h.http_events().iter().any(|e| matches!(
@@ -379,17 +376,15 @@ fn a_400_saying_the_session_id_is_not_valid_reinitializes_and_resends() {
     assert_eq!(init.purpose, Purpose::Initialize);
     assert!(!init.headers.contains(MCP_SESSION_ID));
     h.answer_initialize(&init, "2025-06-18", Some("new"));
-    h.drain();
     let mut resent = None;
-    while let Some(x) = h.out.pop_front() {
+    serve_each(&mut h, |h, x| {
         assert_eq!(x.headers.get(MCP_SESSION_ID), Some("new"), "{x:?}");
         match x.purpose {
             Purpose::Listen => h.reply(x.id, 405, &[], b""),
             Purpose::Request(handle) if handle == t => resent = Some(x),
             _ => h.reply(x.id, 202, &[], b""),
         }
-        h.drain();
-    }
+    });
     let resent = resent.expect("the lost request is re-sent on the new session");
     h.reply_json(resent.id, &answer(&resent, json!({"tools": []})));
     assert_eq!(h.result(t), json!({"tools": []}));
@@ -421,21 +416,7 @@ fn another_400_is_the_requests_own_failure_and_keeps_the_session() {
 
 #[test]
 fn a_second_not_valid_400_in_a_row_does_not_loop() {
-    let mut h = H::ready("2025-06-18", Some("old"));
-    let t = h.send("tools/list", json!({}));
-    let x = h.next();
-    h.reply(x.id, 400, &[], NO_VALID_SESSION);
-    let init = h.next();
-    h.answer_initialize(&init, "2025-06-18", Some("new"));
-    let initialized = h.next();
-    h.reply(initialized.id, 202, &[], b"");
-    h.drain();
-    let again = h
-        .out
-        .iter()
-        .find(|x| x.purpose == Purpose::Request(t))
-        .cloned()
-        .expect("re-sent");
+    let (mut h, t, again) = resent_after_expiry(400, NO_VALID_SESSION);
     h.reply(again.id, 400, &[], NO_VALID_SESSION);
     assert!(matches!(h.error(t), RequestError::Http(e) if e.status == 400));
     assert!(h.conn.session().is_closed());

@@ -198,21 +198,7 @@ fn invalid_session_id_is_refused_and_not_sent() {
 fn listener_refusals_405_404_400_are_not_errors() {
     for status in [405, 404, 400] {
         let mut h = H::new();
-        let init = h.next();
-        let b = body(&init);
-        let reply = json!({"jsonrpc": "2.0", "id": b["id"], "result": init_result("2025-06-18")});
-        h.reply(
-            init.id,
-            200,
-            &[
-                ("content-type", "application/json"),
-                ("mcp-session-id", "s"),
-            ],
-            reply.to_string().as_bytes(),
-        );
-        let n = h.next();
-        h.reply(n.id, 202, &[], b"");
-        let listen = h.next();
+        let listen = h.up_to_listener("2025-06-18", Some("s"));
         assert_eq!(listen.method, Method::Get);
         assert_eq!(listen.headers.get(ACCEPT), Some("text/event-stream"));
         assert_eq!(listen.headers.get(MCP_SESSION_ID), Some("s"));

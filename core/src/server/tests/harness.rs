@@ -6,7 +6,9 @@ use serde_json::{Value, json};
 
 use crate::server::stdio::StdioServerConnection;
 use crate::server::{Event, ServerConfig, ServerSession};
-use crate::session::{Event as ClientEvent, RequestHandle, SessionConfig};
+use crate::session::{
+    Event as ClientEvent, RawParams, RequestHandle, RequestOptions, SessionConfig,
+};
 use crate::stdio::StdioConnection;
 use crate::time::{Duration, Instant};
 use crate::types::{
@@ -113,6 +115,23 @@ impl Client {
             }),
         );
         self.one()
+    }
+
+    /// A ready session with one `sampling/createMessage` of the server's out (a 10 s
+    /// timeout, restarted by progress for up to 25 s), which asked for progress; its handle.
+    pub(super) fn with_sampling_out() -> (Client, RequestHandle) {
+        let mut c = Client::ready(json!({"sampling": {}}));
+        let options = RequestOptions::new()
+            .timeout(Duration::from_secs(10))
+            .reset_timeout_on_progress(Duration::from_secs(25));
+        let params = RawParams::encode(&json!({"messages": []})).expect("JSON params");
+        let handle = c
+            .server
+            .send_request(c.now, "sampling/createMessage", Some(params), options)
+            .expect("the session takes the request");
+        let sent = c.one();
+        assert_eq!(sent["params"]["_meta"]["progressToken"], handle.get());
+        (c, handle)
     }
 
     /// The whole handshake at 2025-11-25; events drained.

@@ -13,16 +13,6 @@ pub(super) fn call(id: u64, name: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": {}}})
 }
 
-fn refusals(h: &Http) -> Vec<Refusal> {
-    h.events
-        .iter()
-        .filter_map(|e| match e {
-            HttpEvent::Refused { refusal, .. } => Some(refusal.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn initialize_mints_a_session_id_and_answers_with_json() {
     let mut h = Http::new();
@@ -48,7 +38,7 @@ fn a_post_without_session_id_after_initialize_is_400() {
     h.initialize("2025-11-25", json!({}));
     let r = h.post(None, &call(1, "echo"));
     assert_eq!(h.status(r), 400);
-    assert_eq!(refusals(&h), [Refusal::MissingSessionId]);
+    assert_eq!(h.refusals(), [Refusal::MissingSessionId]);
     assert_eq!(h.seen(r).json()["error"]["code"], -32000);
 }
 
@@ -157,7 +147,7 @@ fn a_foreign_origin_is_403_loopback_and_allowed_ones_pass() {
         init.as_bytes(),
     );
     assert_eq!(h.status(r), 403);
-    assert!(matches!(&refusals(&h)[..], [Refusal::Origin(o)] if o == "http://evil.example"));
+    assert!(matches!(&h.refusals()[..], [Refusal::Origin(o)] if o == "http://evil.example"));
     assert_eq!(h.server.sessions().count(), 0);
     let r = h.send(
         "POST",
@@ -221,7 +211,7 @@ fn a_missing_or_wrong_bearer_token_is_401_with_a_challenge() {
     );
     assert!(!body.contains("nope-s3cret") && !challenge.contains("nope-s3cret"));
     assert_eq!(
-        refusals(&h).last(),
+        h.refusals().last(),
         Some(&Refusal::InvalidToken),
         "the host's log says which"
     );

@@ -9,7 +9,7 @@ use super::harness::config;
 use crate::http::headers::HeaderList;
 use crate::jsonrpc::to_raw;
 use crate::server::http::{
-    HttpEvent, HttpServer, HttpServerConfig, Output, RequestHead, ResponseId, SessionKey,
+    HttpEvent, HttpServer, HttpServerConfig, Output, Refusal, RequestHead, ResponseId, SessionKey,
 };
 use crate::server::{ClientRequestId, Event};
 use crate::session::{RequestHandle, RequestOptions};
@@ -221,6 +221,17 @@ impl Http {
 
     pub(super) fn status(&self, id: ResponseId) -> u16 {
         self.seen(id).status.expect("a status")
+    }
+
+    /// Every refusal the server reported, in order.
+    pub(super) fn refusals(&self) -> Vec<Refusal> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                HttpEvent::Refused { refusal, .. } => Some(refusal.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Initializes a session at `version` with `capabilities`; returns its id and key.

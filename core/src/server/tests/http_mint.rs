@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::http::call;
 use super::http_harness::{ACCEPT_BOTH, Http, JSON};
 use crate::http::headers::HeaderList;
-use crate::server::http::{HttpEvent, Refusal, RequestHead, ResponseId};
+use crate::server::http::{Refusal, RequestHead, ResponseId};
 
 fn initialize() -> Value {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -40,16 +40,6 @@ fn post_minted(
     h.seen.entry(r).or_default();
     h.drain();
     r
-}
-
-fn refused(h: &Http) -> Vec<Refusal> {
-    h.events
-        .iter()
-        .filter_map(|e| match e {
-            HttpEvent::Refused { refusal, .. } => Some(refusal.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[test]
@@ -90,7 +80,7 @@ fn an_id_that_is_empty_too_long_not_visible_ascii_or_live_opens_no_session() {
         assert_eq!(h.status(r), 500, "{bad:?}");
         assert!(h.seen(r).ended);
         assert_eq!(h.seen(r).header("mcp-session-id"), None, "{bad:?}");
-        assert_eq!(refused(&h), [Refusal::UnusableSessionId], "{bad:?}");
+        assert_eq!(h.refusals(), [Refusal::UnusableSessionId], "{bad:?}");
     }
     assert_eq!(h.server.sessions().count(), 1, "only the first one opened");
 }
@@ -113,6 +103,6 @@ fn repeated_entropy_opens_no_second_session_with_the_same_id() {
     h.seen.entry(again).or_default();
     h.drain();
     assert_eq!(h.status(again), 500);
-    assert_eq!(refused(&h), [Refusal::UnusableSessionId]);
+    assert_eq!(h.refusals(), [Refusal::UnusableSessionId]);
     assert_eq!(h.server.sessions().count(), 1);
 }

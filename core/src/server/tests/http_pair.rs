@@ -14,7 +14,7 @@ use crate::server::http::{
     HttpEvent, HttpServer, HttpServerConfig, Output, RequestHead, ResponseId, SessionKey,
 };
 use crate::server::{ClientRequestId, Event};
-use crate::session::{self, RequestOptions, SessionConfig};
+use crate::session::{self, RequestHandle, RequestOptions, SessionConfig};
 use crate::time::Instant;
 use crate::types::{ClientCapabilities, Implementation, SamplingCapability};
 
@@ -39,6 +39,15 @@ impl Pair {
                 },
             ),
         )
+    }
+
+    /// The client calls tool `name` (no arguments) with `options`; its handle.
+    fn call_tool(&mut self, name: &str, options: RequestOptions) -> RequestHandle {
+        let params = to_raw(&json!({"name": name, "arguments": {}})).expect("JSON params");
+        self.client
+            .session_mut()
+            .send_request(self.now, "tools/call", Some(params.into()), options)
+            .expect("the session takes the call")
     }
 
     fn with_session(session: SessionConfig) -> Self {
@@ -152,17 +161,7 @@ fn the_core_client_runs_a_whole_session_against_the_http_server() {
 
     // A tool call; while serving it, the server asks the client to sample (on the POST's SSE).
     let now = p.now;
-    let params = to_raw(&json!({"name": "ask", "arguments": {}})).unwrap();
-    let call = p
-        .client
-        .session_mut()
-        .send_request(
-            now,
-            "tools/call",
-            Some(params.into()),
-            RequestOptions::new(),
-        )
-        .unwrap();
+    let call = p.call_tool("ask", RequestOptions::new());
     p.pump();
     let (key, id) = p.server_request("tools/call");
     let sampling = to_raw(&json!({"messages": [], "maxTokens": 8})).unwrap();
@@ -274,17 +273,7 @@ fn the_core_client_speaks_2026_to_the_http_server() {
     );
     assert!(p.client.session_id().is_none(), "no session in 2026");
     let now = p.now;
-    let params = to_raw(&json!({"name": "echo", "arguments": {}})).unwrap();
-    let call = p
-        .client
-        .session_mut()
-        .send_request(
-            now,
-            "tools/call",
-            Some(params.into()),
-            RequestOptions::new().progress(),
-        )
-        .unwrap();
+    let call = p.call_tool("echo", RequestOptions::new().progress());
     p.pump();
     let at = p
         .server_events
@@ -338,17 +327,7 @@ fn the_core_client_speaks_2026_to_the_http_server() {
     );
 
     // A call the client cancels: its stream closes, and the request's session ends.
-    let params = to_raw(&json!({"name": "slow", "arguments": {}})).unwrap();
-    let slow = p
-        .client
-        .session_mut()
-        .send_request(
-            now,
-            "tools/call",
-            Some(params.into()),
-            RequestOptions::new(),
-        )
-        .unwrap();
+    let slow = p.call_tool("slow", RequestOptions::new());
     p.pump();
     let (key, id) = p.server_request("tools/call");
     p.client.session_mut().cancel(now, slow, None).unwrap();

@@ -2,33 +2,15 @@
 //! session reads server progress): the events are those of serde's typed parse, whatever the
 //! spelling of the notification.
 
-use serde_json::json;
-
 use super::harness::Client;
 use crate::progress_spellings::progress_spellings;
 use crate::server::{Diagnostic, Event};
-use crate::session::{RequestHandle, RequestOptions};
+use crate::session::RequestHandle;
 use crate::time::Duration;
-
-/// A ready session with one sampling request out that asked for progress, and its handle.
-fn with_request_out() -> (Client, RequestHandle) {
-    let mut c = Client::ready(json!({"sampling": {}}));
-    let options = RequestOptions::new()
-        .timeout(Duration::from_secs(10))
-        .reset_timeout_on_progress(Duration::from_secs(25));
-    let params = crate::session::RawParams::encode(&json!({"messages": []})).unwrap();
-    let handle = c
-        .server
-        .send_request(c.now, "sampling/createMessage", Some(params), options)
-        .unwrap();
-    let sent = c.one();
-    assert_eq!(sent["params"]["_meta"]["progressToken"], handle.get());
-    (c, handle)
-}
 
 /// The events of one notification (`{token}` stands for the request's progress token).
 fn events_of(line: &str) -> (Vec<Event>, RequestHandle) {
-    let (mut c, handle) = with_request_out();
+    let (mut c, handle) = Client::with_sampling_out();
     let line = line.replace("{token}", &handle.get().to_string());
     c.server.handle_message(c.now, line.as_bytes());
     (c.events(), handle)
@@ -93,7 +75,7 @@ fn progress_with_an_id_is_a_request_not_progress() {
 /// general parse only: input by input, the events and what the session sent; then the same
 /// after the request's deadline.
 fn progress_run(fast: bool, inputs: &dyn Fn(u64) -> Vec<String>) -> String {
-    let (mut c, handle) = with_request_out();
+    let (mut c, handle) = Client::with_sampling_out();
     let mut log = Vec::new();
     for text in inputs(handle.get()) {
         c.now += Duration::from_secs(1);

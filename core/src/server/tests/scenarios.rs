@@ -481,18 +481,8 @@ fn a_request_cancelled_before_it_was_sent_is_never_sent() {
 
 #[test]
 fn client_progress_on_a_server_request_is_an_event_and_restarts_its_timeout() {
-    let mut c = Client::ready(json!({"sampling": {}}));
-    let options = RequestOptions::new()
-        .timeout(Duration::from_secs(10))
-        .reset_timeout_on_progress(Duration::from_secs(25));
-    let params = crate::session::RawParams::encode(&json!({"messages": []})).unwrap();
-    let handle = c
-        .server
-        .send_request(c.now, "sampling/createMessage", Some(params), options)
-        .unwrap();
-    let sent = c.one();
-    let token = sent["params"]["_meta"]["progressToken"].clone();
-    assert_eq!(token, handle.get());
+    let (mut c, handle) = Client::with_sampling_out();
+    let token = handle.get();
     c.now += Duration::from_secs(8);
     c.notify(
         "notifications/progress",
