@@ -411,3 +411,37 @@ fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
         b.close().await;
     });
 }
+
+/// Each HTTP host session's opened and closed lines name the host (its `clientInfo`), as
+/// with one upstream.
+#[test]
+fn host_session_lines_name_the_host() {
+    use crate::common::raw_http::{exchange, initialize_body};
+    let mut bridge = Listening::start("listen-session-lines", &[]);
+    let init = exchange(
+        &bridge.url,
+        "POST",
+        &[],
+        Some(&initialize_body("lines-host")),
+    );
+    assert_eq!(init.status, 200, "{:?}", init.messages);
+    let session = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let deleted = exchange(
+        &bridge.url,
+        "DELETE",
+        &[
+            ("Mcp-Session-Id", &session),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        None,
+    );
+    assert_eq!(deleted.status, 200);
+    assert_eq!(bridge.stop().code(), Some(0));
+    let stderr: Vec<String> = bridge.stderr.try_iter().collect();
+    let said = |text: &str| stderr.iter().filter(|l| l.contains(text)).count();
+    assert_eq!(said("opened by lines-host 1.0"), 1, "{stderr:?}");
+    assert_eq!(said("by lines-host 1.0 closed: "), 1, "{stderr:?}");
+}

@@ -28,6 +28,7 @@ use super::{
     CANCEL_BOUND, Speaker, report_entries, report_summary, shared, start_servers,
     unmatched_warnings,
 };
+use crate::app::bridge::host_log;
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
@@ -94,7 +95,9 @@ pub async fn run(
             return router;
         }
         let log = crate::app::bridge::host_log::SessionLog::new(&session_ui);
-        log.opened(None);
+        // The session is made at its `initialize`, which named the host.
+        let host_name = host.client_info().map(|c| host_log::host_name(&c));
+        log.opened(host_name.as_deref());
         let router = router.logged(log);
         let changes = shared.manager.status_changes();
         let barriers = Barriers::default();
