@@ -184,6 +184,13 @@ impl HttpServer {
             .filter(|id| !id.is_empty())
     }
 
+    /// The session `response` belongs to, until its [`Output::End`] is polled (`None` for a
+    /// refused request, or once ended).
+    #[must_use]
+    pub fn response_session(&self, response: ResponseId) -> Option<SessionKey> {
+        self.responses.get(&response).copied()
+    }
+
     /// The bytes held for output and for resumption, over all sessions (bounded by the
     /// configuration: sessions times streams times replay bytes, plus what the host has not
     /// polled).
