@@ -422,7 +422,7 @@ fn related_task_and_task_augmented_requests_pass_as_written() {
     // Over stdio the host is asked directly.
     let host = RawHost::spawn(command(&["bridge", "--config", config], &[]));
     let seen = host.asked_by_writer(r#"{"sampling":{}}"#, &["ask_related"]);
-    assert_eq!(seen.sampling, [renamed.clone()], "bridge --config");
+    assert_eq!(seen.sampling, [renamed.as_str()], "bridge --config");
     quoted(&seen.tool_texts[0], SAMPLED);
 
     // `--listen --config`, behind a `--url` bridge: the session calling gets the requests.
@@ -434,8 +434,8 @@ fn related_task_and_task_augmented_requests_pass_as_written() {
         &["ask_related", "ask_as_task"],
     );
     let mode = "bridge --listen --config, a session without tasks";
-    assert_eq!(seen.sampling, [renamed.clone()], "{mode}");
-    assert_eq!(seen.elicitation, [untasked], "{mode}");
+    assert_eq!(seen.sampling, [renamed.as_str()], "{mode}");
+    assert_eq!(seen.elicitation, [untasked.as_str()], "{mode}");
     quoted(&seen.tool_texts[0], SAMPLED);
     quoted(&seen.tool_texts[1], ELICITED);
 

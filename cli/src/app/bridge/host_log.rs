@@ -8,11 +8,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use mcp_proto::server::http::Refusal;
+use mcp_proto::server::http::SessionKey;
 use mcp_proto::session::CloseReason;
 use mcp_proto::types::Implementation;
 use mcp_tokio::server::ServerHandle;
 use mcp_tokio::server::http::StreamableHttp;
 
+use crate::app::trace::HostWire;
 use crate::app::ui::Ui;
 
 /// The number of the next host session, from 1, over the whole process.
@@ -67,6 +69,9 @@ pub struct SessionLog {
     /// The host's name and version, once known (its `initialize`): the session's handle no
     /// longer has them when the session has closed.
     host: Arc<OnceLock<String>>,
+    /// With `-v` (`--config --listen`): the host-side wire trace this session is in, until it
+    /// closes.
+    wire: Option<(Arc<HostWire>, SessionKey)>,
 }
 
 impl SessionLog {
@@ -76,6 +81,7 @@ impl SessionLog {
             number: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
             ui: ui.clone(),
             host: Arc::default(),
+            wire: None,
         }
     }
 
@@ -83,6 +89,15 @@ impl SessionLog {
     /// upstream, told from the other sessions'.
     pub fn marked(&self, ui: &Ui) -> Ui {
         ui.with_prefix(&format!("session {}", self.number))
+    }
+
+    /// This log with the session (`key`) traced in `wire`, its lines marked as
+    /// [`marked`](Self::marked) marks them, until it closes.
+    #[must_use]
+    pub fn wire_traced(mut self, wire: &Arc<HostWire>, key: SessionKey) -> Self {
+        wire.add(key, self.marked(&self.ui));
+        self.wire = Some((wire.clone(), key));
+        self
     }
 
     /// Call when the session is opened (its host initialized); `host` is the host's name and
@@ -107,6 +122,9 @@ impl SessionLog {
     /// Call when the session ended, `session` its handle and `reason` why.
     pub fn closed(&self, session: &ServerHandle, reason: &CloseReason) {
         self.ui.info(&self.closed_line(session, reason));
+        if let Some((wire, key)) = &self.wire {
+            wire.remove(*key);
+        }
     }
 
     /// The closed line: the host named as the opened line names it, from what was recorded
