@@ -110,7 +110,7 @@ use shape::BodyShape;
 ///
 /// - **(A) getters**: [`config`](Self::config), [`sessions`](Self::sessions),
 ///   [`session`](Self::session), [`session_id`](Self::session_id),
-///   [`buffered_bytes`](Self::buffered_bytes).
+///   [`response_session`](Self::response_session), [`buffered_bytes`](Self::buffered_bytes).
 /// - **(B) inputs**: [`handle_request`](Self::handle_request) (or
 ///   [`handle_request_with_session_id`](Self::handle_request_with_session_id) for a host that
 ///   names its sessions), [`handle_response_closed`](Self::handle_response_closed),
