@@ -745,20 +745,6 @@ impl Connection {
         self.exchanges.take(id).expect("exchange exists")
     }
 
-    /// Which exchange `id` is, as the rule of [`session_gone`] tells them apart: a POST, the
-    /// GET of a listener whose stream this session had accepted before, or another.
-    fn asked(&self, id: ExchangeId) -> session_gone::Asked {
-        let Some(x) = self.exchanges.get(id) else {
-            return session_gone::Asked::Other;
-        };
-        let listener_worked = x.purpose == Purpose::Listen
-            && self
-                .stream_of(id)
-                .and_then(|sid| self.streams.get(sid))
-                .is_some_and(|s| s.accepted);
-        session_gone::Asked::of(x.method, listener_worked)
-    }
-
     /// The listener's GET was refused with `status` (400, 404, 405; its exchange already
     /// forgotten): there is no listener, and none is tried again.
     fn listener_refused(&mut self, status: u16) {

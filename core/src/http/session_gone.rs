@@ -27,7 +27,7 @@
 //! Recognizing the TypeScript servers' 400 is what lets a client recover when those servers
 //! restart.
 
-use super::exchange::Method;
+use super::exchange::{ExchangeId, Method, Purpose};
 
 /// The exchange an answer came to, as the rule tells them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +49,23 @@ impl Asked {
             Method::Get if listener_worked => Asked::ListenerThatWorked,
             _ => Asked::Other,
         }
+    }
+}
+
+impl super::connection::Connection {
+    /// Which exchange `id` is, as the rule tells them apart: a POST, the GET of a listener
+    /// whose stream this session had accepted before, or another.
+    pub(super) fn asked(&self, id: ExchangeId) -> Asked {
+        let Some(x) = self.exchanges.get(id) else {
+            return Asked::Other;
+        };
+        let listener_worked = x.purpose == Purpose::Listen
+            && self
+                .streams
+                .of_exchange(id)
+                .and_then(|sid| self.streams.get(sid))
+                .is_some_and(|s| s.accepted);
+        Asked::of(x.method, listener_worked)
     }
 }
 
