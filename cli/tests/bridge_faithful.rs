@@ -261,3 +261,203 @@ fn progress_restarts_the_bridges_timeout() {
         "{before:?}"
     );
 }
+
+/// A server (Python, stdio) that writes its requests as literal text, members unsorted and
+/// numbers spelled their own way: `ask_related` sends a sampling request whose related-task
+/// `_meta` names its task `t-7`, `ask_as_task` a task-augmented elicitation whose answer it
+/// then fetches with `tasks/result`; each tool's text is the line that answered it, as the
+/// server read it.
+const WRITING_SERVER: &str = r#"
+import json, sys
+def send(text):
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+def answer_to(i):
+    for line in sys.stdin:
+        m = json.loads(line)
+        if m.get("id") == i and "method" not in m:
+            return line.strip(), m
+RELATED = '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":' + sys.argv[1] + '}'
+AS_TASK = '{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":' + sys.argv[2] + '}'
+for line in sys.stdin:
+    msg = json.loads(line)
+    m, i = msg.get("method"), msg.get("id")
+    if i is None:
+        continue
+    if m == "initialize":
+        r = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "writer", "version": "1"}}
+    elif m == "tools/list":
+        r = {"tools": [{"name": n, "inputSchema": {"type": "object"}}
+                       for n in ["ask_related", "ask_as_task"]]}
+    elif m == "tools/call" and msg["params"]["name"] == "ask_related":
+        send(RELATED)
+        text, _ = answer_to("s1")
+        r = {"content": [{"type": "text", "text": text}]}
+    elif m == "tools/call":
+        send(AS_TASK)
+        _, created = answer_to("e1")
+        task = created["result"]["task"]["taskId"]
+        send(json.dumps({"jsonrpc": "2.0", "id": "r1", "method": "tasks/result",
+                         "params": {"taskId": task}}))
+        text, _ = answer_to("r1")
+        r = {"content": [{"type": "text", "text": text}]}
+    else:
+        send(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "no"}}))
+        continue
+    send(json.dumps({"jsonrpc": "2.0", "id": i, "result": r}))
+"#;
+
+/// The sampling params `WRITING_SERVER` sends: a related task, numbers as `0.50` and `2.0`,
+/// `_meta`'s members unsorted.
+const RELATED_PARAMS: &str = r#"{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":100,"temperature":0.50,"_meta":{"z":1,"io.modelcontextprotocol/related-task":{"taskId":"t-7"},"a":2.0}}"#;
+
+/// The task-augmented elicitation params `WRITING_SERVER` sends.
+const AS_TASK_PARAMS: &str = r#"{"task":{"ttl":60000},"message":"?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"},"check":{"type":"boolean"}}},"_meta":{"b":1.0}}"#;
+
+/// The host's answers, members unsorted and `1.50` as written.
+const SAMPLED: &str = r#"{"role":"assistant","model":"m","content":{"type":"text","text":"ok"},"stopReason":"endTurn","n":1.50}"#;
+const ELICITED: &str = r#"{"action":"accept","content":{"name":"n","check":true}}"#;
+
+/// What a host saw of `WRITING_SERVER` through a bridge: the params of each request it was
+/// asked, as written, and each tool's text (the line the server read).
+#[derive(Debug, Default)]
+struct SeenAsked {
+    sampling: Vec<String>,
+    elicitation: Vec<String>,
+    tool_texts: Vec<String>,
+}
+
+impl RawHost {
+    /// Answers the requests of the bridge until the answer to `id` (a tool call) and
+    /// returns its text: sampling with [`SAMPLED`], elicitation with [`ELICITED`] (or, when
+    /// it comes as a task, a task of the host's, then [`ELICITED`] for its `tasks/result`).
+    fn answering_until(&mut self, id: i64, seen: &mut SeenAsked) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(GUARD)
+                .expect("a line before the guard");
+            let parsed: Line<'_> = serde_json::from_str(&line).expect("a JSON-RPC line");
+            let params = parsed
+                .params
+                .map(|p| p.get().to_owned())
+                .unwrap_or_default();
+            let answer = match parsed.method.as_deref() {
+                Some("sampling/createMessage") => {
+                    seen.sampling.push(params);
+                    SAMPLED.to_owned()
+                }
+                Some("elicitation/create") => {
+                    let as_task =
+                        serde_json::from_str::<Value>(&params).is_ok_and(|p| p["task"].is_object());
+                    seen.elicitation.push(params);
+                    if as_task {
+                        r#"{"task":{"taskId":"h-1","status":"working","createdAt":"2025-11-25T00:00:00Z","ttl":60000}}"#.to_owned()
+                    } else {
+                        ELICITED.to_owned()
+                    }
+                }
+                Some("tasks/result") => ELICITED.to_owned(),
+                Some(_) if parsed.id.is_some() => r#"{}"#.to_owned(),
+                Some(_) => continue,
+                None if parsed.id == Some(json!(id)) => {
+                    let answer: Value = serde_json::from_str(&line).expect("JSON");
+                    return answer["result"]["content"][0]["text"]
+                        .as_str()
+                        .unwrap_or_else(|| panic!("a tool text: {line}"))
+                        .to_owned();
+                }
+                None => continue,
+            };
+            let request_id = parsed.id.expect("a request");
+            self.send(&format!(
+                r#"{{"jsonrpc":"2.0","id":{request_id},"result":{answer}}}"#
+            ));
+        }
+    }
+
+    /// The handshake with `capabilities`, then `tools` (of the server named `py`) called in
+    /// turn.
+    fn asked_by_writer(mut self, capabilities: &str, tools: &[&str]) -> SeenAsked {
+        self.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"host","version":"1"}}}}}}"#
+        ));
+        let mut seen = SeenAsked::default();
+        let (answer, _) = self.until_answer(1);
+        assert!(answer.contains("\"result\""), "{answer}");
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        for (n, tool) in (10..).zip(tools) {
+            self.send(&format!(
+                r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"py__{tool}","arguments":{{}}}}}}"#
+            ));
+            let text = self.answering_until(n, &mut seen);
+            seen.tool_texts.push(text);
+        }
+        seen
+    }
+}
+
+/// A server's request that names a related task, and its task-augmented requests, pass
+/// through `--config` (stdio) and `--listen --config` as the server wrote them but for what
+/// the bridge must change: the related task's id (made `py/t-7`), and the `task` of a request
+/// the host session does not take as a task; the host's answers reach the server as written.
+#[test]
+fn related_task_and_task_augmented_requests_pass_as_written() {
+    let dir = scratch_dir("bridge-faithful", "tasks");
+    let script = dir.join("server.py");
+    std::fs::write(&script, WRITING_SERVER).expect("write the server");
+    let entry = json!({"mcpServers": {"py": {"command": "python3",
+        "args": [script.display().to_string(), RELATED_PARAMS, AS_TASK_PARAMS]}}});
+    let config = dir.join("servers.json");
+    std::fs::write(&config, entry.to_string()).expect("write the config");
+    let config = config.to_str().expect("a UTF-8 path");
+    let renamed = RELATED_PARAMS.replace(r#""taskId":"t-7""#, r#""taskId":"py/t-7""#);
+    let untasked = AS_TASK_PARAMS.replace(r#""task":{"ttl":60000},"#, "");
+    assert_ne!(renamed, RELATED_PARAMS);
+    assert_ne!(untasked, AS_TASK_PARAMS);
+    // The host's members as written, before the related-task `_meta` that a task's
+    // messages carry (the bridge's client core puts it in).
+    let quoted = |text: &str, answer: &str| {
+        let members = &answer[..answer.len() - 1];
+        assert!(
+            text.contains(members),
+            "the host's answer as written: {text}"
+        );
+    };
+
+    // Over stdio the host is asked directly.
+    let host = RawHost::spawn(command(&["bridge", "--config", config], &[]));
+    let seen = host.asked_by_writer(r#"{"sampling":{}}"#, &["ask_related"]);
+    assert_eq!(seen.sampling, [renamed.as_str()], "bridge --config");
+    quoted(&seen.tool_texts[0], SAMPLED);
+
+    // `--listen --config`, behind a `--url` bridge: the session calling gets the requests.
+    let (_listening, url, _stderr) =
+        spawn_with_first_line(&["bridge", "--listen", "127.0.0.1:0", "--config", config]);
+    let host = RawHost::spawn(command(&["bridge", "--url", &url], &[]));
+    let seen = host.asked_by_writer(
+        r#"{"sampling":{},"elicitation":{}}"#,
+        &["ask_related", "ask_as_task"],
+    );
+    let mode = "bridge --listen --config, a session without tasks";
+    assert_eq!(seen.sampling, [renamed.as_str()], "{mode}");
+    assert_eq!(seen.elicitation, [untasked.as_str()], "{mode}");
+    quoted(&seen.tool_texts[0], SAMPLED);
+    quoted(&seen.tool_texts[1], ELICITED);
+
+    // A session that takes elicitation as a task gets the `task` too.
+    let host = RawHost::spawn(command(&["bridge", "--url", &url], &[]));
+    let seen = host.asked_by_writer(
+        r#"{"elicitation":{},"tasks":{"requests":{"elicitation":{"create":{}}}}}"#,
+        &["ask_as_task"],
+    );
+    let mode = "bridge --listen --config, a session running tasks";
+    assert_eq!(seen.elicitation, [AS_TASK_PARAMS], "{mode}");
+    assert!(
+        seen.tool_texts[0].contains(r#""action":"accept""#),
+        "{mode}: {:?}",
+        seen.tool_texts
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

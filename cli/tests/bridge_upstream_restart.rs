@@ -1,8 +1,9 @@
 //! An HTTP upstream that restarts and forgets the bridge's session: npm server-everything
 //! (TypeScript SDK) answers the old `Mcp-Session-Id` with `400 {"error":{"code":-32000,
 //! "message":"Bad Request: No valid session ID provided"}}` rather than the spec's 404. The
-//! bridge (`--url`, and an HTTP entry of `--config`) starts a new session, the host's next
-//! call is answered, and stderr says the session was re-established.
+//! bridge (`--url`, and an HTTP entry of `--config`) starts a new session as soon as its
+//! listener's reconnection (GET) gets that answer, before any call; the host's next call is
+//! answered, and stderr says once that the session was re-established.
 //!
 //! server-everything's `streamableHttp` mode binds every interface: these tests run only
 //! inside `scripts/netns-run` (`MCP_NETNS=1`), e.g.
@@ -14,8 +15,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 mod common;
-use common::bridge_host::{BridgeHost, MCP, scratch_dir, stderr_file};
+use common::bridge_host::{BridgeHost, GUARD, MCP, scratch_dir, stderr_file};
 use mcp_tests::peers::{PeerProcess, Peers, free_port, peers, require_netns, wait_for_port};
+
+/// What the bridge says on stderr when its upstream session was replaced.
+const RE_ESTABLISHED: &str = "the server had forgotten the session; a new session was established";
 
 /// server-everything over Streamable HTTP on 127.0.0.1:`port`.
 fn start_everything(peers: &Peers, port: u16) -> PeerProcess {
@@ -58,6 +62,17 @@ fn survives_a_restart(peers: &Peers, name: &str, args: &[String], tool: &str, po
 
     drop(server);
     server = start_everything(peers, port);
+    // Before any call: the listener's reconnection (GET) gets the same 400, and that is
+    // enough for the bridge to set up a new session.
+    let started = std::time::Instant::now();
+    while !host.stderr().contains(RE_ESTABLISHED) {
+        assert!(
+            started.elapsed() < GUARD,
+            "{name}: the listener did not notice the restart: {}",
+            host.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let again = echo(&mut host, tool, "after");
     assert!(
         again.get("error").is_none() && again.to_string().contains("after"),
@@ -65,8 +80,9 @@ fn survives_a_restart(peers: &Peers, name: &str, args: &[String], tool: &str, po
         host.stderr()
     );
     let stderr = host.stderr();
-    assert!(
-        stderr.contains("the server had forgotten the session; a new session was established"),
+    assert_eq!(
+        stderr.matches(RE_ESTABLISHED).count(),
+        1,
         "{name}: {stderr}"
     );
     assert_eq!(host.finish(), 0, "{name}: {}", host.stderr());

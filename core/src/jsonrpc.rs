@@ -18,7 +18,7 @@ mod compact;
 mod members;
 mod raw_json;
 
-pub use members::with_member;
+pub use members::{member, with_member, with_member_at, without_member};
 pub use raw_json::RawJson;
 
 /// A JSON-RPC request id: an integer or a string (never `null` for a request).

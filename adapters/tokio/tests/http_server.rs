@@ -668,3 +668,97 @@ async fn a_client_that_stops_reading_loses_its_stream_not_the_servers_memory() {
     })
     .await;
 }
+
+/// One step the wire tap saw: the session (for a request or a head), the response, and the
+/// bytes (a request's body, a response's chunk).
+#[derive(Debug, Clone)]
+struct Traced {
+    session: Option<mcp_tokio::mcp_proto::server::http::SessionKey>,
+    response: Option<mcp_tokio::mcp_proto::server::http::ResponseId>,
+    bytes: String,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wire_tap_tells_each_sessions_traffic_and_not_the_refused() {
+    use mcp_tokio::server::http::ServerWire;
+    guarded(async {
+        let (seen, _closed, _cancelled) = Seen::new();
+        let traced = Arc::new(Mutex::new(Vec::<Traced>::new()));
+        let sink = traced.clone();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let handlers = seen.clone();
+        let http = StreamableHttp::new(config()).on_wire(move |step| {
+            let t = match step {
+                ServerWire::Request { session, body } => Traced {
+                    session: Some(session),
+                    response: None,
+                    bytes: String::from_utf8_lossy(body).into_owned(),
+                },
+                ServerWire::Head {
+                    session, response, ..
+                } => Traced {
+                    session: Some(session),
+                    response: Some(response),
+                    bytes: String::new(),
+                },
+                ServerWire::Body { response, chunk } => Traced {
+                    session: None,
+                    response: Some(response),
+                    bytes: String::from_utf8_lossy(chunk).into_owned(),
+                },
+                _ => return,
+            };
+            sink.lock().expect("not poisoned").push(t);
+        });
+        let server = start_http(listener, http, move |server: &ServerHandle| TestHandler {
+            seen: handlers.clone(),
+            server: server.clone(),
+            client: Mutex::new(String::new()),
+        })
+        .expect("the server starts");
+        for name in ["ada", "grace"] {
+            let client = client(&server.url(), name).await;
+            let result = client
+                .call_tool("whoami", json!({}))
+                .await
+                .expect("the call");
+            assert_eq!(first_text(&result), name);
+            client.close().await;
+        }
+        // Refused (an unknown session): not traced.
+        let mut refused = Raw::post_in(&server, "no-such-session", &call(9, "whoami")).await;
+        assert_eq!(refused.status().await, 404);
+        server.shutdown();
+        server.stopped().await;
+
+        let traced = traced.lock().expect("not poisoned").clone();
+        assert!(
+            !traced.iter().any(|t| t.bytes.contains(r#""id":9"#)),
+            "{traced:#?}"
+        );
+        // Each client's initialize and call came in on a session of its own, and the answer
+        // naming it went out on a response of that session.
+        let session_of = |needle: &str| {
+            traced
+                .iter()
+                .find(|t| t.response.is_none() && t.bytes.contains(needle))
+                .and_then(|t| t.session)
+                .unwrap_or_else(|| panic!("{needle} traced: {traced:#?}"))
+        };
+        let ada = session_of(r#""name":"ada""#);
+        let grace = session_of(r#""name":"grace""#);
+        assert_ne!(ada, grace);
+        for (session, name) in [(ada, "ada"), (grace, "grace")] {
+            let answered = traced.iter().any(|t| {
+                t.bytes.contains(&format!(r#""text":"{name}""#))
+                    && traced.iter().any(|h| {
+                        h.session == Some(session) && h.response == t.response && h.bytes.is_empty()
+                    })
+            });
+            assert!(answered, "{name}'s answer on its session: {traced:#?}");
+        }
+    })
+    .await;
+}

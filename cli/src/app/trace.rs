@@ -384,5 +384,8 @@ fn shown_text(bytes: &[u8]) -> String {
     }
 }
 
+mod host_side;
+pub use host_side::HostWire;
+
 #[cfg(test)]
 mod tests;

@@ -391,3 +391,90 @@ fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
         b.close().await;
     });
 }
+
+/// Each HTTP host session's opened and closed lines name the host (its `clientInfo`), as
+/// with one upstream.
+#[test]
+fn host_session_lines_name_the_host() {
+    use crate::common::raw_http::{exchange, initialize_body};
+    let mut bridge = Listening::start("listen-session-lines", &[]);
+    let init = exchange(
+        &bridge.url,
+        "POST",
+        &[],
+        Some(&initialize_body("lines-host")),
+    );
+    assert_eq!(init.status, 200, "{:?}", init.messages);
+    let session = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let deleted = exchange(
+        &bridge.url,
+        "DELETE",
+        &[
+            ("Mcp-Session-Id", &session),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        None,
+    );
+    assert_eq!(deleted.status, 200);
+    assert_eq!(bridge.stop().code(), Some(0));
+    let stderr: Vec<String> = bridge.stderr.try_iter().collect();
+    let said = |text: &str| stderr.iter().filter(|l| l.contains(text)).count();
+    assert_eq!(said("opened by lines-host 1.0"), 1, "{stderr:?}");
+    assert_eq!(said("by lines-host 1.0 closed: "), 1, "{stderr:?}");
+}
+
+/// With `-v`, each host session's own messages are marked `[session N]` (`<-` what the host
+/// sent, `->` what it was sent, its `initialize` included), and each server's with the
+/// server's name: every session shares the servers.
+#[test]
+fn verbose_wire_lines_name_the_host_session_or_the_server() {
+    let mut bridge = Listening::start("listen-wire-lines", &["-v"]);
+    for text in ["first", "second"] {
+        let echoed = Command::new(MCP)
+            .args(["--url", &bridge.url, "call", "alpha__echo"])
+            .arg(format!("text={text}"))
+            .output()
+            .expect("run mcp call");
+        assert!(echoed.status.success(), "{echoed:?}");
+    }
+    assert_eq!(bridge.stop().code(), Some(0));
+    let stderr: Vec<String> = bridge.stderr.try_iter().collect();
+    let wire: Vec<&String> = stderr
+        .iter()
+        .filter(|l| l.contains("-> {") || l.contains("<- {"))
+        .collect();
+    for line in &wire {
+        assert!(
+            ["[session 1] ", "[session 2] ", "[alpha] ", "[beta] "]
+                .iter()
+                .any(|p| line.starts_with(p)),
+            "a wire line marked with neither a session nor a server: {line}"
+        );
+    }
+    let has = |prefix: &str, parts: &[&str]| {
+        wire.iter()
+            .any(|l| l.starts_with(prefix) && parts.iter().all(|p| l.contains(p)))
+    };
+    for (session, text) in [("[session 1] ", "first"), ("[session 2] ", "second")] {
+        assert!(
+            has(session, &["<- {", r#""method":"initialize""#]),
+            "{session}: {wire:#?}"
+        );
+        assert!(
+            has(session, &["<- {", r#""name":"alpha__echo""#, text]),
+            "{session}: {wire:#?}"
+        );
+        assert!(
+            has(session, &["-> {", "result", text]),
+            "{session}: {wire:#?}"
+        );
+        // The server got the call under its own name, marked with the server's.
+        assert!(
+            has("[alpha] ", &["-> {", r#""name":"echo""#, text]),
+            "{wire:#?}"
+        );
+    }
+}

@@ -126,7 +126,7 @@ fn a_static_bearer_token_server_hints_the_header_not_a_login() {
 
 /// At the default verbosity the operator gets one line per refused request (401 without or
 /// with a wrong token, 403 for a browser's Origin, no token printed) and per host session
-/// opened and closed.
+/// opened and closed, both naming the host.
 #[test]
 fn refusals_and_host_sessions_get_one_line_each() {
     let mut bridge = Listener::start(
@@ -176,8 +176,10 @@ fn refusals_and_host_sessions_get_one_line_each() {
         1,
         "{stderr:?}"
     );
-    assert_eq!(said("opened by lines-host"), 1, "{stderr:?}");
+    assert_eq!(said("opened by lines-host 1.0"), 1, "{stderr:?}");
+    // The closed line names the host as the opened line does.
     assert_eq!(said("closed: "), 1, "{stderr:?}");
+    assert_eq!(said("by lines-host 1.0 closed: "), 1, "{stderr:?}");
     assert_eq!(said("tok-f2-secret") + said("nope"), 0, "{stderr:?}");
 }
 

@@ -12,6 +12,7 @@ use super::headers::{ContentType, HeaderList, LOCATION, MCP_SESSION_ID};
 use super::origin::{RedirectDecision, decide_redirect, resolve_endpoint};
 use super::post_queue::QueuedPost;
 use super::retry_after::retry_after_from_headers;
+use super::session_gone;
 use super::streams::Origin;
 use super::transport_choice::Phase;
 use crate::framing::sse::SseItem;
@@ -124,14 +125,9 @@ impl Connection {
         }
         // A POST's 404 means the session is gone; so does a GET's to a listener that this
         // session had open (the server restarted, say). A first GET's 404 is "no listener
-        // here".
-        let listener_worked = x.purpose == Purpose::Listen
-            && self
-                .stream_of(id)
-                .and_then(|sid| self.streams.get(sid))
-                .is_some_and(|s| s.accepted);
-        // The rule is in `session_gone`'s docs; a 400 is decided once its body is read.
-        if status == 404 && x.had_session_id && (x.method == Method::Post || listener_worked) {
+        // here". The rule is in `session_gone`'s docs; a 400 is decided once its body is read.
+        let asked = self.asked(id);
+        if session_gone::is_session_gone_404(status, asked, x.had_session_id) {
             let x = self.take(id);
             return self.on_session_gone(now, x, 404);
         }
@@ -287,15 +283,18 @@ impl Connection {
                 });
                 self.start_legacy(now);
             }
-            Purpose::Listen if matches!(status, 400 | 404 | 405) => {
+            // A reconnecting listener's 400 may say the session is gone: its body is read.
+            Purpose::Listen
+                if matches!(status, 400 | 404 | 405)
+                    && !session_gone::may_say_session_unknown(
+                        status,
+                        self.asked(id),
+                        x.had_session_id,
+                    ) =>
+            {
                 self.exchanges.abort(id);
                 self.exchanges.remove(id);
-                if let Some(sid) = self.streams.listener() {
-                    self.remove_stream(sid);
-                }
-                self.emit(HttpEvent::ListenerUnavailable {
-                    status: Some(status),
-                });
+                self.listener_refused(status);
             }
             _ => self.set_read(
                 id,
@@ -558,6 +557,7 @@ impl Connection {
                 }
             }
             Body::Error { .. } => {
+                let asked = self.asked(id);
                 let mut x = self.take(id);
                 let Body::Error {
                     status,
@@ -567,13 +567,13 @@ impl Connection {
                 else {
                     return;
                 };
-                if super::session_gone::is_unknown_session_400(
-                    status,
-                    x.method,
-                    x.had_session_id,
-                    &excerpt,
-                ) {
+                if session_gone::is_unknown_session_400(status, asked, x.had_session_id, &excerpt) {
                     return self.on_session_gone(now, x, status);
+                }
+                if x.purpose == Purpose::Listen && status == 400 {
+                    // A reconnecting listener's 400 about something else: refused, as a
+                    // first GET's is at its head.
+                    return self.listener_refused(status);
                 }
                 let modern = self.session.speaks_discover();
                 if modern && x.purpose == Purpose::Initialize && matches!(status, 400 | 404 | 405) {
@@ -743,6 +743,17 @@ impl Connection {
     fn take(&mut self, id: ExchangeId) -> Exchange {
         // Invariant: callers looked the exchange up just before.
         self.exchanges.take(id).expect("exchange exists")
+    }
+
+    /// The listener's GET was refused with `status` (400, 404, 405; its exchange already
+    /// forgotten): there is no listener, and none is tried again.
+    fn listener_refused(&mut self, status: u16) {
+        if let Some(sid) = self.streams.listener() {
+            self.remove_stream(sid);
+        }
+        self.emit(HttpEvent::ListenerUnavailable {
+            status: Some(status),
+        });
     }
 
     fn set_read(&mut self, id: ExchangeId, read: Body) {

@@ -5,12 +5,16 @@
 //! header) with `-v`. No line holds a token.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use mcp_proto::server::http::Refusal;
+use mcp_proto::server::http::SessionKey;
 use mcp_proto::session::CloseReason;
+use mcp_proto::types::Implementation;
 use mcp_tokio::server::ServerHandle;
 use mcp_tokio::server::http::StreamableHttp;
 
+use crate::app::trace::HostWire;
 use crate::app::ui::Ui;
 
 /// The number of the next host session, from 1, over the whole process.
@@ -52,11 +56,22 @@ fn refusal_line(refusal: &Refusal) -> Option<(bool, String)> {
     })
 }
 
+/// How the session lines name a host: the name and version of its `clientInfo`.
+pub fn host_name(client: &Implementation) -> String {
+    format!("{} {}", client.name, client.version)
+}
+
 /// One host session's lines: opened, closed, a tool it was refused.
 #[derive(Clone)]
 pub struct SessionLog {
     number: u64,
     ui: Ui,
+    /// The host's name and version, once known (its `initialize`): the session's handle no
+    /// longer has them when the session has closed.
+    host: Arc<OnceLock<String>>,
+    /// With `-v` (`--config --listen`): the host-side wire trace this session is in, until it
+    /// closes.
+    wire: Option<(Arc<HostWire>, SessionKey)>,
 }
 
 impl SessionLog {
@@ -65,6 +80,8 @@ impl SessionLog {
         SessionLog {
             number: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
             ui: ui.clone(),
+            host: Arc::default(),
+            wire: None,
         }
     }
 
@@ -74,9 +91,21 @@ impl SessionLog {
         ui.with_prefix(&format!("session {}", self.number))
     }
 
+    /// This log with the session (`key`) traced in `wire`, its lines marked as
+    /// [`marked`](Self::marked) marks them, until it closes.
+    #[must_use]
+    pub fn wire_traced(mut self, wire: &Arc<HostWire>, key: SessionKey) -> Self {
+        wire.add(key, self.marked(&self.ui));
+        self.wire = Some((wire.clone(), key));
+        self
+    }
+
     /// Call when the session is opened (its host initialized); `host` is the host's name and
     /// version when known.
     pub fn opened(&self, host: Option<&str>) {
+        if let Some(host) = host {
+            self.knows_host(host);
+        }
         let by = host.map(|h| format!(" by {h}")).unwrap_or_default();
         self.ui.info(&format!(
             "mcp bridge: host session {} opened{by}",
@@ -84,16 +113,33 @@ impl SessionLog {
         ));
     }
 
-    /// Call when the session ended, `session` its handle (the host's name) and `reason` why.
+    /// Records the host's name and version (the `clientInfo` of its `initialize`) for the
+    /// closed line, when it was not known at [`opened`](Self::opened). The first one stays.
+    pub fn knows_host(&self, host: &str) {
+        let _ = self.host.set(host.to_owned());
+    }
+
+    /// Call when the session ended, `session` its handle and `reason` why.
     pub fn closed(&self, session: &ServerHandle, reason: &CloseReason) {
-        let host = session
-            .client_info()
-            .map(|c| format!(" ({} {})", c.name, c.version))
-            .unwrap_or_default();
-        self.ui.info(&format!(
-            "mcp bridge: host session {}{host} closed: {reason}",
+        self.ui.info(&self.closed_line(session, reason));
+        if let Some((wire, key)) = &self.wire {
+            wire.remove(*key);
+        }
+    }
+
+    /// The closed line: the host named as the opened line names it, from what was recorded
+    /// (else from the session's handle, which may have lost it by now).
+    fn closed_line(&self, session: &ServerHandle, reason: &CloseReason) -> String {
+        let host = self
+            .host
+            .get()
+            .cloned()
+            .or_else(|| session.client_info().map(|c| host_name(&c)));
+        let by = host.map(|h| format!(" by {h}")).unwrap_or_default();
+        format!(
+            "mcp bridge: host session {}{by} closed: {reason}",
             self.number
-        ));
+        )
     }
 
     /// Call when the session was refused `tool` (kept out by `--allow` / `--deny`).

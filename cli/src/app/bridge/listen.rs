@@ -289,6 +289,9 @@ impl SessionBridge {
     /// Connects this session's upstream as the host `params` describe and returns what the
     /// upstream answered, for the host.
     async fn connect(&self, params: InitializeParams, host: ServerHandle) -> InitializeOutcome {
+        // For the closed line, also when the upstream fails (no opened line then).
+        self.log
+            .knows_host(&host_log::host_name(&params.client_info));
         let slot = HostSlot::default();
         // Set once, here: the session exists already.
         let _ = slot.set(host.clone());
@@ -312,8 +315,8 @@ impl SessionBridge {
             params.client_info.name,
             client.protocol_version()
         );
-        let host_name = format!("{} {}", params.client_info.name, params.client_info.version);
-        self.log.opened(Some(&host_name));
+        self.log
+            .opened(Some(&host_log::host_name(&params.client_info)));
         let answer = InitializeAnswer::new(client.server_info().clone())
             .with_capabilities(client.capabilities().clone())
             .with_instructions(client.instructions().map(str::to_owned))

@@ -423,3 +423,150 @@ fn a_second_not_valid_400_in_a_row_does_not_loop() {
     h.drain();
     assert!(!h.out.iter().any(|x| x.purpose == Purpose::Initialize));
 }
+
+/// A listener that worked on this session and gets, on reconnecting, the 400 a restarted
+/// TypeScript-SDK server answers for an id it does not know: the session is gone, as with a
+/// 404 (the same rule as a POST's), and a fresh one is set up with its listener.
+#[test]
+fn a_not_valid_400_to_a_listener_that_worked_reinitializes() {
+    let mut h = H::new();
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some("s1"));
+    let n = h.next();
+    h.reply(n.id, 202, &[], b"");
+    let g = h.next();
+    assert_eq!(g.purpose, Purpose::Listen);
+    h.head(g.id, 200, &[("content-type", "text/event-stream")]);
+    h.end(g.id);
+    let again = reconnection(&mut h);
+    assert_eq!(again.headers.get(MCP_SESSION_ID), Some("s1"));
+    h.reply(
+        again.id,
+        400,
+        &[("content-type", "application/json")],
+        NO_VALID_SESSION,
+    );
+    let events = h.http_events();
+    assert!(
+        events.iter().any(|e| matches!(
+            e,
+            HttpEvent::SessionExpired { session_id, reinitializing: true } if session_id == "s1"
+        )),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::ListenerUnavailable { .. })),
+        "{events:?}"
+    );
+    let init = h.next();
+    assert_eq!(init.purpose, Purpose::Initialize);
+    assert!(!init.headers.contains(MCP_SESSION_ID));
+    h.answer_initialize(&init, "2025-06-18", Some("s2"));
+    let mut listener = false;
+    h.drain();
+    while let Some(x) = h.out.pop_front() {
+        assert_eq!(x.headers.get(MCP_SESSION_ID), Some("s2"), "{x:?}");
+        if x.purpose == Purpose::Listen {
+            listener = true;
+            h.head(x.id, 200, &[("content-type", "text/event-stream")]);
+        } else {
+            h.reply(x.id, 202, &[], b"");
+        }
+        h.drain();
+    }
+    assert!(listener, "listening on the fresh session");
+    assert!(!h.conn.session().is_closed());
+}
+
+/// A reconnecting listener's 400 about something else keeps the session: there is no
+/// listener (as for a first GET's 400), and no fresh session.
+#[test]
+fn another_400_to_a_listener_that_worked_only_ends_the_listener() {
+    let mut h = H::new();
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some("s1"));
+    let n = h.next();
+    h.reply(n.id, 202, &[], b"");
+    let g = h.next();
+    h.head(g.id, 200, &[("content-type", "text/event-stream")]);
+    h.end(g.id);
+    let again = reconnection(&mut h);
+    let refusal = br#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: GET not supported"},"id":null}"#;
+    h.reply(
+        again.id,
+        400,
+        &[("content-type", "application/json")],
+        refusal,
+    );
+    let events = h.http_events();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::ListenerUnavailable { status: Some(400) })),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionExpired { .. })),
+        "{events:?}"
+    );
+    assert_eq!(h.conn.session_id(), Some("s1"));
+    h.advance(Duration::from_secs(120));
+    h.drain();
+    assert!(
+        !h.out
+            .iter()
+            .any(|x| matches!(x.purpose, Purpose::Initialize | Purpose::Listen)),
+        "{:?}",
+        h.out
+    );
+}
+
+/// A first GET's 400 saying the session id is not valid is "no listener here", as its 404
+/// is: the listener never worked on this session.
+#[test]
+fn a_first_listener_gets_not_valid_400_is_no_listener() {
+    let mut h = H::new();
+    let init = h.next();
+    h.answer_initialize(&init, "2025-06-18", Some("s1"));
+    let n = h.next();
+    h.reply(n.id, 202, &[], b"");
+    let g = h.next();
+    assert_eq!(g.purpose, Purpose::Listen);
+    h.reply(
+        g.id,
+        400,
+        &[("content-type", "application/json")],
+        NO_VALID_SESSION,
+    );
+    let events = h.http_events();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::ListenerUnavailable { status: Some(400) })),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionExpired { .. })),
+        "{events:?}"
+    );
+    assert_eq!(h.conn.session_id(), Some("s1"));
+}
+
+/// The listener's next GET after its stream ended, once its reconnection delay passes.
+fn reconnection(h: &mut H) -> HttpRequest {
+    loop {
+        h.drain();
+        if let Some(x) = h.out.pop_front() {
+            assert_eq!(x.purpose, Purpose::Listen, "{x:?}");
+            return x;
+        }
+        let at = h.conn.poll_timeout().expect("a reconnection is scheduled");
+        h.advance(at - h.now);
+    }
+}

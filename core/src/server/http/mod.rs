@@ -113,7 +113,7 @@ use shape::BodyShape;
 ///
 /// - **(A) getters**: [`config`](Self::config), [`sessions`](Self::sessions),
 ///   [`session`](Self::session), [`session_id`](Self::session_id),
-///   [`buffered_bytes`](Self::buffered_bytes).
+///   [`response_session`](Self::response_session), [`buffered_bytes`](Self::buffered_bytes).
 /// - **(B) inputs**: [`handle_request`](Self::handle_request) (or
 ///   [`handle_request_with_session_id`](Self::handle_request_with_session_id) for a host that
 ///   names its sessions), [`handle_response_closed`](Self::handle_response_closed),
@@ -185,6 +185,13 @@ impl HttpServer {
             .get(&key)
             .map(|e| e.wire_id.as_str())
             .filter(|id| !id.is_empty())
+    }
+
+    /// The session `response` belongs to, until its [`Output::End`] is polled (`None` for a
+    /// refused request, or once ended).
+    #[must_use]
+    pub fn response_session(&self, response: ResponseId) -> Option<SessionKey> {
+        self.responses.get(&response).copied()
     }
 
     /// The bytes held for output and for resumption, over all sessions (bounded by the

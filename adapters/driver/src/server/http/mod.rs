@@ -28,6 +28,7 @@
 
 mod driver;
 mod response;
+mod wire;
 
 use crate::shared::CounterMap;
 use std::sync::Arc;
@@ -40,12 +41,14 @@ use mcp_proto::server::http::{HttpServer, Output, RequestHead, ResponseId};
 
 pub use driver::HttpServiceDriver;
 pub use response::{HttpResponse, ResponseAborted};
+pub use wire::ServerWire;
 
 use super::ServerHandle;
 use super::handler::ServerHandler;
 use super::state::{Conn, ServerState, Shared};
 use crate::runtime::Runtime;
 use response::{Part, ResponseSink};
+use wire::OnWire;
 
 /// The path of the MCP endpoint unless [`StreamableHttp::path`] says otherwise.
 pub const DEFAULT_PATH: &str = "/mcp";
@@ -65,6 +68,7 @@ pub struct StreamableHttp {
     path: String,
     max_unread: usize,
     on_refused: Option<OnRefused>,
+    on_wire: Option<OnWire>,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -74,6 +78,7 @@ impl std::fmt::Debug for StreamableHttp {
             .field("path", &self.path)
             .field("max_unread", &self.max_unread)
             .field("on_refused", &self.on_refused.is_some())
+            .field("on_wire", &self.on_wire.is_some())
             .finish()
     }
 }
@@ -90,6 +95,7 @@ impl StreamableHttp {
             path: DEFAULT_PATH.to_owned(),
             max_unread: DEFAULT_MAX_UNREAD,
             on_refused: None,
+            on_wire: None,
         }
     }
 
@@ -102,6 +108,16 @@ impl StreamableHttp {
         report: impl Fn(&mcp_proto::server::http::Refusal) + Send + Sync + 'static,
     ) -> Self {
         self.on_refused = Some(Arc::new(report));
+        self
+    }
+
+    /// Calls `trace` with each session's traffic ([`ServerWire`]): each request's body,
+    /// then the head, body chunks and end of its response. Refused requests (no session) are
+    /// not traced. Called with the server's state locked: keep it short, never call into
+    /// the server from it.
+    #[must_use]
+    pub fn on_wire(mut self, trace: impl Fn(ServerWire<'_>) + Send + Sync + 'static) -> Self {
+        self.on_wire = Some(Arc::new(trace));
         self
     }
 
@@ -152,6 +168,7 @@ impl StreamableHttp {
             responses: CounterMap::default(),
             max_unread,
             shutting_down: false,
+            on_wire: self.on_wire,
         };
         let clock = runtime.clone();
         let shared = Arc::new(Shared::new(Conn::Http(conn), Box::new(move || clock.now())));
@@ -228,6 +245,11 @@ impl HttpService {
             body,
             mint_session_id,
         );
+        if let Some(trace) = &http.on_wire
+            && let Some(session) = http.server.response_session(id)
+        {
+            trace(ServerWire::Request { session, body });
+        }
         let (response, sink) = HttpResponse::open(self.shared.clone(), id);
         http.responses.insert(id, sink);
         http.pump(now);
@@ -289,6 +311,8 @@ pub(crate) struct HttpConn {
     responses: CounterMap<ResponseId, ResponseSink>,
     max_unread: usize,
     shutting_down: bool,
+    /// The wire trace, if asked for ([`StreamableHttp::on_wire`]).
+    on_wire: Option<OnWire>,
 }
 
 impl HttpConn {
@@ -315,6 +339,7 @@ impl HttpConn {
         let mut gone = Vec::new();
         while let Some(output) = self.server.poll_output() {
             any = true;
+            self.trace(&output);
             let (response, part) = match output {
                 Output::Head {
                     response,
@@ -337,14 +362,54 @@ impl HttpConn {
                 // The client went away, or reads too slowly to be buffered for.
                 self.responses.remove(&response);
                 gone.push(response);
+                if let Some(trace) = &self.on_wire {
+                    trace(ServerWire::End { response });
+                }
             }
         }
         (any, gone)
     }
 
+    /// Tells the wire trace of `output`. A refusal's response has no session: its head is
+    /// not traced, and the trace ignores its body and end.
+    fn trace(&self, output: &Output) {
+        let Some(trace) = &self.on_wire else {
+            return;
+        };
+        match output {
+            Output::Head {
+                response,
+                status,
+                headers,
+            } => {
+                // Only `End` makes the core forget a response's session.
+                if let Some(session) = self.server.response_session(*response) {
+                    trace(ServerWire::Head {
+                        session,
+                        response: *response,
+                        status: *status,
+                        headers,
+                    });
+                }
+            }
+            Output::Body { response, bytes } => trace(ServerWire::Body {
+                response: *response,
+                chunk: bytes,
+            }),
+            Output::End { response } => trace(ServerWire::End {
+                response: *response,
+            }),
+            // Kinds added later have nothing to trace yet.
+            _ => {}
+        }
+    }
+
     /// The host dropped a response before its end.
     pub(crate) fn response_closed(&mut self, now: Instant, response: ResponseId) {
         if self.responses.remove(&response).is_some() {
+            if let Some(trace) = &self.on_wire {
+                trace(ServerWire::End { response });
+            }
             self.server.handle_response_closed(now, response);
         }
     }

@@ -28,6 +28,8 @@ use super::{
     CANCEL_BOUND, Speaker, report_entries, report_summary, shared, start_servers,
     unmatched_warnings,
 };
+use crate::app::bridge::host_log;
+use crate::app::trace::HostWire;
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
@@ -86,6 +88,15 @@ pub async fn run(
     let host_sessions = crate::app::bridge::stop::HostSessions::default();
     let hosts = host_sessions.clone();
     let session_ui = ui.clone();
+    // With -v, each session's own messages marked `[session N]` (the servers' are marked with
+    // their names: every session shares them). Stateless POSTs are no sessions to mark.
+    let host_wire =
+        (ui.verbose > 0 && !stateless).then(|| std::sync::Arc::new(HostWire::default()));
+    let mut served = host_log::reporting_refusals(StreamableHttp::new(http), ui);
+    if let Some(wire) = &host_wire {
+        let wire = wire.clone();
+        served = served.on_wire(move |step| wire.step(step));
+    }
     let factory = move |host: &ServerHandle| {
         hosts.add(host);
         let router = Router::new(shared.clone());
@@ -93,8 +104,13 @@ pub async fn run(
             // One POST, one answer: no session to keep in step.
             return router;
         }
-        let log = crate::app::bridge::host_log::SessionLog::new(&session_ui);
-        log.opened(None);
+        let mut log = crate::app::bridge::host_log::SessionLog::new(&session_ui);
+        if let (Some(wire), Some(key)) = (&host_wire, host.session_key()) {
+            log = log.wire_traced(wire, key);
+        }
+        // The session is made at its `initialize`, which named the host.
+        let host_name = host.client_info().map(|c| host_log::host_name(&c));
+        log.opened(host_name.as_deref());
         let router = router.logged(log);
         let changes = shared.manager.status_changes();
         let barriers = Barriers::default();
@@ -104,12 +120,8 @@ pub async fn run(
             .ordered_by(barriers)
             .owns(tokio::spawn(watcher.run(changes, Vec::new())))
     };
-    let server = start_http(
-        listener,
-        crate::app::bridge::host_log::reporting_refusals(StreamableHttp::new(http), ui),
-        factory,
-    )
-    .map_err(|e| CliError::cannot_listen(addr, &e))?;
+    let server =
+        start_http(listener, served, factory).map_err(|e| CliError::cannot_listen(addr, &e))?;
     // What the start found, after the URL.
     report_entries(ui, entries);
     report_summary(ui, &manager, &started.summary, &started.configs);

@@ -571,7 +571,7 @@ impl AskingHost {
             .and_then(|p| serde_json::from_str(p.get()).ok())
             .unwrap_or_default();
         let as_task = value.get("task").is_some_and(serde_json::Value::is_object);
-        let params = tasks::related_to_host_raw(&self.server, params, &value)?;
+        let params = tasks::related_to_host_raw(&self.server, params)?;
         let answer = upstream::ask_host_raw(&self.host, method, params).await?;
         if as_task && let Ok(value) = serde_json::from_str(answer.get()) {
             self.host_tasks.record(&self.server, &value);

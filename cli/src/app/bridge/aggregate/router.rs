@@ -731,9 +731,10 @@ impl ServerHandler for Router {
     fn on_closed(&self, reason: &CloseReason, server: &ServerHandle) {
         // The session's tasks hold its handle, which may keep this handler alive: they are
         // ended here rather than left to `Drop`.
-        tracing::info!("bridge: a host session ended: {reason}");
-        if let Some(log) = &self.log {
-            log.closed(server, reason);
+        match &self.log {
+            // The session's own line says it (`--listen`).
+            Some(log) => log.closed(server, reason),
+            None => tracing::info!("bridge: a host session ended: {reason}"),
         }
         self.end();
     }

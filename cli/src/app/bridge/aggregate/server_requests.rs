@@ -267,18 +267,16 @@ impl SessionCalls {
         method: &'static str,
         params: Option<Box<RawValue>>,
     ) -> RawAnswer {
-        let internal = |m: String| ErrorObject::new(ErrorObject::INTERNAL_ERROR, m);
-        let mut value: Value = params
+        // Read to decide; what goes on is `params` as written.
+        let value: Value = params
             .as_deref()
             .and_then(|p| serde_json::from_str(p.get()).ok())
             .unwrap_or(Value::Null);
         let context = self.attribute(server, method, &value)?;
+        let params = super::tasks::related_to_host_raw(server, params)?;
         if value.get("task").is_some_and(Value::is_object) {
-            super::tasks::related_to_host(server, &mut value);
-            let answer = super::session_tasks::ask_for_task(&context, method, value).await?;
-            return mcp_proto::jsonrpc::to_raw(&answer).map_err(|e| internal(e.to_string()));
+            return super::session_tasks::ask_for_task(&context, method, params).await;
         }
-        let params = super::tasks::related_to_host_raw(server, params, &value)?;
         super::session_tasks::request_raw(&context, method, params.as_deref()).await
     }
 }

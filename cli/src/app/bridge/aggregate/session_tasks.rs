@@ -21,9 +21,10 @@
 //! session's task id, because its later `tasks/get` names no session and may come when the
 //! session that made the task has no request in flight to it (or is gone).
 
-use mcp_proto::jsonrpc::ErrorObject;
+use mcp_proto::jsonrpc::{self, ErrorObject};
 use mcp_proto::session::{RequestError, RequestOptions};
 use mcp_proto::types::ClientCapabilities;
+use mcp_proto::types::RELATED_TASK_META;
 use mcp_tokio::mcp_driver::RawAnswer;
 use mcp_tokio::server::{RequestContext, ServerError};
 use serde_json::value::RawValue;
@@ -78,28 +79,26 @@ pub async fn request(
     serde_json::from_str(raw.get()).map_err(|e| internal(format!("the host's answer: {e}")))
 }
 
-/// Asks the host session of `context` for `method` with `params`, which carry the `task` of
-/// the server's request: as a task of the session's own when it declared the method in
-/// `tasks.requests` (then the task's result, fetched with `tasks/result`), else as a plain
-/// request. The answer completes the bridge's task.
+/// Asks the host session of `context` for `method` with `params` (as written), which carry
+/// the `task` of the server's request: as a task of the session's own when it declared the
+/// method in `tasks.requests` (then the task's result, fetched with `tasks/result`), else as
+/// a plain request (the params without their `task`, nothing else changed). The answer, as
+/// the session wrote it (but for the session's related-task `_meta`), completes the bridge's
+/// task.
 pub async fn ask_for_task(
     context: &RequestContext,
     method: &'static str,
-    mut params: Value,
-) -> Result<Value, ErrorObject> {
+    params: Option<Box<RawValue>>,
+) -> RawAnswer {
     if !runs_as_task(context.client_capabilities().as_ref(), method) {
-        if let Some(p) = params.as_object_mut() {
-            p.remove("task");
-        }
-        return request(context, method, params).await;
+        let params = match params {
+            Some(p) => Some(raw(jsonrpc::without_member(p.get(), "task"))?),
+            None => None,
+        };
+        return request_raw(context, method, params.as_deref()).await;
     }
-    let created = request(context, method, params).await?;
-    let Some(task) = created
-        .get("task")
-        .and_then(|t| t.get("taskId"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
+    let created = request_raw(context, method, params.as_deref()).await?;
+    let Some(task) = created_task_id(created.get()) else {
         // The session answered at once, as a receiver may.
         return Ok(created);
     };
@@ -107,19 +106,51 @@ pub async fn ask_for_task(
         context: Some(context.clone()),
         task: task.clone(),
     };
-    let mut result = request(context, "tasks/result", json!({"taskId": task})).await;
+    let query = raw(serde_json::to_string(&json!({"taskId": task})))?;
+    let result = request_raw(context, "tasks/result", Some(&query)).await;
     cancel.disarm();
-    if let Ok(Value::Object(answer)) = &mut result {
-        // The session's related-task `_meta` names its task; the bridge's client core puts
-        // its own task's in when it answers the server's `tasks/result`.
-        if let Some(Value::Object(meta)) = answer.get_mut("_meta") {
-            meta.remove(mcp_proto::types::RELATED_TASK_META);
-            if meta.is_empty() {
-                answer.remove("_meta");
-            }
-        }
+    without_related_task(result?)
+}
+
+/// The id of the task in a `CreateTaskResult` (an object's text); `None` when it is not one.
+fn created_task_id(created: &str) -> Option<String> {
+    let task = jsonrpc::member(created, "task").ok()??;
+    let id = jsonrpc::member(task.get(), "taskId").ok()??;
+    serde_json::from_str(id.get()).ok()
+}
+
+/// `answer` without its related-task `_meta` (and without `_meta` when nothing else is in
+/// it), every other member as written: the session's related-task `_meta` names its task;
+/// the bridge's client core puts its own task's in when it answers the server's
+/// `tasks/result`. An answer that is not an object passes as it is.
+fn without_related_task(answer: Box<RawValue>) -> RawAnswer {
+    let Ok(Some(meta)) = jsonrpc::member(answer.get(), "_meta") else {
+        return Ok(answer);
+    };
+    let Ok(rest) = jsonrpc::without_member(meta.get(), RELATED_TASK_META) else {
+        // `_meta` is not an object: not the bridge's to mend.
+        return Ok(answer);
+    };
+    if rest == meta.get() {
+        return Ok(answer);
     }
-    result
+    let changed = if rest == "{}" {
+        jsonrpc::without_member(answer.get(), "_meta")
+    } else {
+        let rest = raw(Ok(rest))?;
+        jsonrpc::with_member(answer.get(), "_meta", &rest)
+    };
+    raw(changed)
+}
+
+/// Edited JSON text as a raw value, or the error for the server.
+fn raw(text: Result<String, serde_json::Error>) -> Result<Box<RawValue>, ErrorObject> {
+    text.and_then(RawValue::from_string)
+        .map_err(|e| internal(format!("mcp bridge: {e}")))
+}
+
+fn internal(message: String) -> ErrorObject {
+    ErrorObject::new(ErrorObject::INTERNAL_ERROR, message)
 }
 
 /// Cancels the host session's task when dropped armed: the server cancelled the bridge's
@@ -155,6 +186,43 @@ impl Drop for CancelOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn written(s: &str) -> Box<RawValue> {
+        RawValue::from_string(s.to_owned()).expect("JSON")
+    }
+
+    #[test]
+    fn the_sessions_related_task_leaves_its_answer_and_nothing_else_does() {
+        let related = r#""io.modelcontextprotocol/related-task":{"taskId":"h1"}"#;
+        let answer = format!(r#"{{"action":"accept","n":1.50,"_meta":{{"z":1,{related}}}}}"#);
+        let kept = without_related_task(written(&answer)).expect("an answer");
+        assert_eq!(
+            kept.get(),
+            r#"{"action":"accept","n":1.50,"_meta":{"z":1}}"#
+        );
+        // `_meta` with the related task alone goes with it.
+        let answer = format!(r#"{{"_meta":{{{related}}},"action":"decline"}}"#);
+        let kept = without_related_task(written(&answer)).expect("an answer");
+        assert_eq!(kept.get(), r#"{"action":"decline"}"#);
+        // Nothing to remove, or not an object: as written.
+        for same in [
+            r#"{ "action": "accept", "_meta": {"z": 1} }"#,
+            r#"{"a":2.0}"#,
+            "3",
+        ] {
+            let kept = without_related_task(written(same)).expect("an answer");
+            assert_eq!(kept.get(), same);
+        }
+    }
+
+    #[test]
+    fn the_task_id_of_a_created_task_is_read() {
+        let created = r#"{"task":{"status":"working","taskId":"h1"}}"#;
+        assert_eq!(created_task_id(created).as_deref(), Some("h1"));
+        assert_eq!(created_task_id(r#"{"action":"accept"}"#), None);
+        assert_eq!(created_task_id(r#"{"task":{"taskId":3}}"#), None);
+        assert_eq!(created_task_id("null"), None);
+    }
 
     #[test]
     fn a_session_runs_as_tasks_only_the_methods_it_declared() {

@@ -124,28 +124,41 @@ pub fn related_to_host(server: &str, message: &mut Value) {
     }
 }
 
-/// [`related_to_host`] for params as written (`params`, decoded as `value`): passed on
-/// unchanged when they name no related task (the common case: the members keep their order,
-/// the numbers their spelling), else re-encoded with its id renamed.
+/// [`related_to_host`] for params as written: passed on unchanged when they name no related
+/// task (the common case), else with that task's id renamed and nothing else changed (the
+/// members keep their order, the numbers their spelling).
 pub fn related_to_host_raw(
     server: &str,
-    params: Option<Box<serde_json::value::RawValue>>,
-    value: &Value,
-) -> Result<Option<Box<serde_json::value::RawValue>>, mcp_proto::jsonrpc::ErrorObject> {
-    let related = value
-        .get("_meta")
-        .is_some_and(|m| m.get(RELATED_TASK_META).is_some());
-    if !related {
-        return Ok(params);
-    }
-    let mut value = value.clone();
-    related_to_host(server, &mut value);
-    mcp_proto::jsonrpc::to_raw(&value).map(Some).map_err(|e| {
-        mcp_proto::jsonrpc::ErrorObject::new(
-            mcp_proto::jsonrpc::ErrorObject::INTERNAL_ERROR,
-            e.to_string(),
+    params: Option<Box<RawValue>>,
+) -> Result<Option<Box<RawValue>>, ErrorObject> {
+    let Some(params) = params else {
+        return Ok(None);
+    };
+    let Some(id) = related_task_id(params.get()) else {
+        return Ok(Some(params));
+    };
+    let internal = |e: serde_json::Error| {
+        ErrorObject::new(
+            ErrorObject::INTERNAL_ERROR,
+            format!("mcp bridge: renaming the related task: {e}"),
         )
-    })
+    };
+    let host_id = to_raw(&to_host(server, &id)).map_err(internal)?;
+    let path = ["_meta", RELATED_TASK_META, "taskId"];
+    match mcp_proto::jsonrpc::with_member_at(params.get(), &path, &host_id).map_err(internal)? {
+        Some(renamed) => RawValue::from_string(renamed).map(Some).map_err(internal),
+        // Read just above: the path is there.
+        None => Ok(Some(params)),
+    }
+}
+
+/// The task id of the related-task `_meta` of `message` (an object's text), if it names one.
+fn related_task_id(message: &str) -> Option<String> {
+    use mcp_proto::jsonrpc::member;
+    let meta = member(message, "_meta").ok()??;
+    let related = member(meta.get(), RELATED_TASK_META).ok()??;
+    let id = member(related.get(), "taskId").ok()??;
+    serde_json::from_str(id.get()).ok()
 }
 
 /// Where a host's `tasks/list` goes on: a server, and that server's own cursor (`None`: its
@@ -288,6 +301,26 @@ mod tests {
         }
         assert_eq!(from_host("no-slash"), None);
         assert_eq!(from_host("/x"), None);
+    }
+
+    #[test]
+    fn a_related_task_id_is_renamed_in_params_as_written_and_nothing_else() {
+        let written = |s: &str| RawValue::from_string(s.to_owned()).expect("JSON");
+        let params = r#"{"maxTokens":100,"t":0.50,"_meta":{"z":1,"io.modelcontextprotocol/related-task":{"taskId":"7"},"a":2.0}}"#;
+        let renamed = related_to_host_raw("demo", Some(written(params)))
+            .expect("renamed")
+            .expect("params");
+        assert_eq!(renamed.get(), params.replace(r#""7""#, r#""demo/7""#));
+        // No related task (or no task id in it): the params themselves, spacing and all.
+        for same in [
+            r#"{ "b": 1.0, "a": 1 }"#,
+            r#"{"_meta":{"io.modelcontextprotocol/related-task":{}}}"#,
+            "[1]",
+        ] {
+            let passed = related_to_host_raw("demo", Some(written(same))).expect("passed");
+            assert_eq!(passed.expect("params").get(), same);
+        }
+        assert!(related_to_host_raw("demo", None).expect("none").is_none());
     }
 
     #[test]
