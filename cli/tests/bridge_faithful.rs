@@ -433,8 +433,11 @@ fn related_task_and_task_augmented_requests_pass_as_written() {
     quoted(&seen.tool_texts[0], SAMPLED);
 
     // `--listen --config`, behind a `--url` bridge: the session calling gets the requests.
-    let (_listening, url, _stderr) =
-        spawn_with_first_line(&["bridge", "--listen", "127.0.0.1:0", "--config", config]);
+    let listening = Listening::start(
+        &["bridge", "--listen", "127.0.0.1:0", "--config", config],
+        &[],
+    );
+    let url = listening.url.clone();
     let host = RawHost::spawn(command(&["bridge", "--url", &url], &[]));
     let seen = host.asked_by_writer(
         r#"{"sampling":{},"elicitation":{}}"#,

@@ -397,7 +397,7 @@ fn a_subscription_shared_by_sessions_ends_upstream_with_the_last() {
 #[test]
 fn host_session_lines_name_the_host() {
     use crate::common::raw_http::{exchange, initialize_body};
-    let mut bridge = Listening::start("listen-session-lines", &[]);
+    let mut bridge = listen_on_config("listen-session-lines", &[]);
     let init = exchange(
         &bridge.url,
         "POST",
@@ -419,8 +419,8 @@ fn host_session_lines_name_the_host() {
         None,
     );
     assert_eq!(deleted.status, 200);
-    assert_eq!(bridge.stop().code(), Some(0));
-    let stderr: Vec<String> = bridge.stderr.try_iter().collect();
+    let (status, stderr) = bridge.stop("-TERM");
+    assert_eq!(status.code(), Some(0));
     let said = |text: &str| stderr.iter().filter(|l| l.contains(text)).count();
     assert_eq!(said("opened by lines-host 1.0"), 1, "{stderr:?}");
     assert_eq!(said("by lines-host 1.0 closed: "), 1, "{stderr:?}");
@@ -431,7 +431,7 @@ fn host_session_lines_name_the_host() {
 /// server's name: every session shares the servers.
 #[test]
 fn verbose_wire_lines_name_the_host_session_or_the_server() {
-    let mut bridge = Listening::start("listen-wire-lines", &["-v"]);
+    let mut bridge = listen_on_config("listen-wire-lines", &["-v"]);
     for text in ["first", "second"] {
         let echoed = Command::new(MCP)
             .args(["--url", &bridge.url, "call", "alpha__echo"])
@@ -440,8 +440,8 @@ fn verbose_wire_lines_name_the_host_session_or_the_server() {
             .expect("run mcp call");
         assert!(echoed.status.success(), "{echoed:?}");
     }
-    assert_eq!(bridge.stop().code(), Some(0));
-    let stderr: Vec<String> = bridge.stderr.try_iter().collect();
+    let (status, stderr) = bridge.stop("-TERM");
+    assert_eq!(status.code(), Some(0));
     let wire: Vec<&String> = stderr
         .iter()
         .filter(|l| l.contains("-> {") || l.contains("<- {"))
