@@ -133,6 +133,17 @@ impl<N: Into<String>, V: Into<String>> FromIterator<(N, V)> for HeaderList {
     }
 }
 
+impl IntoIterator for HeaderList {
+    type Item = (String, String);
+    type IntoIter = std::vec::IntoIter<(String, String)>;
+
+    /// Every field as `(lower-case name, value)`, in order, by value: an adapter hands the
+    /// strings to its HTTP library without copying them.
+    fn into_iter(self) -> Self::IntoIter {
+        self.fields.into_iter()
+    }
+}
+
 impl<N: Into<String>, V: Into<String>> Extend<(N, V)> for HeaderList {
     /// Appends fields with [`HeaderList::append`] semantics.
     fn extend<I: IntoIterator<Item = (N, V)>>(&mut self, iter: I) {
