@@ -49,6 +49,13 @@ impl HeaderList {
         Self::default()
     }
 
+    /// An empty list with room for `n` fields.
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            fields: Vec::with_capacity(n),
+        }
+    }
+
     /// The number of fields, counting repeated names separately.
     pub fn len(&self) -> usize {
         self.fields.len()
