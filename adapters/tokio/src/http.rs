@@ -29,7 +29,13 @@ pub(crate) struct TokioHttpClient {
     /// The proxies of the environment, read once as reqwest reads them (`HTTP_PROXY`,
     /// `ALL_PROXY`, `NO_PROXY`, ...): a URL they intercept is left to reqwest.
     proxies: Matcher,
-    user_agent: Option<String>,
+    /// The last URL [`plain_target`](Self::plain_target) looked at, and its answer: a
+    /// connection's exchanges all go to one URL, which is then parsed and matched against the
+    /// proxies once, not per exchange (the proxies are read once, so the answer cannot change).
+    last_target: Mutex<Option<(String, Option<hyper::Uri>)>>,
+    /// The `User-Agent` to add when the request has none, checked once: `Err` when it is not
+    /// valid HTTP (each plain exchange then fails, as reqwest's would).
+    user_agent: Option<Result<hyper::header::HeaderValue, hyper::header::InvalidHeaderValue>>,
     /// HTTPS and proxied exchanges, built on first use: loading the system's root
     /// certificates costs milliseconds, wasted on a connection to a local plain-HTTP server.
     reqwest: OnceLock<Result<ReqwestClient, String>>,
@@ -49,7 +55,11 @@ impl TokioHttpClient {
         Ok(Self {
             plain,
             proxies: Matcher::from_system(),
-            user_agent: config.user_agent.clone(),
+            last_target: Mutex::new(None),
+            user_agent: config
+                .user_agent
+                .as_deref()
+                .map(hyper::header::HeaderValue::from_str),
             reqwest: OnceLock::new(),
             reqwest_builder: Mutex::new(Some(ReqwestClient::builder(config)?)),
         })
@@ -80,7 +90,24 @@ impl TokioHttpClient {
         if request.url.scheme() != "http" {
             return None;
         }
-        let uri: hyper::Uri = request.url.as_str().parse().ok()?;
+        let url = request.url.as_str();
+        let mut last = self
+            .last_target
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((last_url, target)) = &*last
+            && last_url == url
+        {
+            return target.clone();
+        }
+        let target = self.plain_target_of(url);
+        *last = Some((url.to_owned(), target.clone()));
+        target
+    }
+
+    /// [`plain_target`](Self::plain_target) without the memory of the last URL.
+    fn plain_target_of(&self, url: &str) -> Option<hyper::Uri> {
+        let uri: hyper::Uri = url.parse().ok()?;
         self.proxies.intercept(&uri).is_none().then_some(uri)
     }
 
@@ -103,11 +130,13 @@ impl TokioHttpClient {
         *r.uri_mut() = uri;
         let headers = r.headers_mut();
         let mut has_user_agent = false;
-        for (name, value) in request.headers.iter() {
-            has_user_agent |= name.eq_ignore_ascii_case("user-agent");
+        for (name, value) in request.headers {
+            has_user_agent |= name == "user-agent";
+            // The value's own bytes become the header's (checked as `from_str` checks them),
+            // not a copy.
             match (
-                hyper::header::HeaderName::from_bytes(name.as_bytes()),
-                hyper::header::HeaderValue::from_str(value),
+                header_name(&name),
+                hyper::header::HeaderValue::from_maybe_shared(Bytes::from(value)),
             ) {
                 (Ok(name), Ok(value)) => {
                     headers.append(name, value);
@@ -120,9 +149,9 @@ impl TokioHttpClient {
             }
         }
         if let (false, Some(ua)) = (has_user_agent, &self.user_agent) {
-            match hyper::header::HeaderValue::from_str(ua) {
+            match ua {
                 Ok(v) => {
-                    headers.insert(hyper::header::USER_AGENT, v);
+                    headers.insert(hyper::header::USER_AGENT, v.clone());
                 }
                 Err(_) => {
                     let failure = other("the User-Agent is not valid HTTP".to_owned());
@@ -156,6 +185,25 @@ impl HttpClient for TokioHttpClient {
             },
         }
     }
+}
+
+/// The header called `name` (lower case, as every [`HeaderList`] name is): the names the core
+/// puts on every exchange without a parse, any other one parsed.
+fn header_name(name: &str) -> Result<hyper::header::HeaderName, hyper::header::InvalidHeaderName> {
+    use hyper::header::{self, HeaderName};
+    use mcp_driver::mcp_proto::http::headers as core;
+    const MCP_SESSION_ID: HeaderName = HeaderName::from_static(core::MCP_SESSION_ID);
+    const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static(core::MCP_PROTOCOL_VERSION);
+    const LAST_EVENT_ID: HeaderName = HeaderName::from_static(core::LAST_EVENT_ID);
+    Ok(match name {
+        core::ACCEPT => header::ACCEPT,
+        core::CONTENT_TYPE => header::CONTENT_TYPE,
+        core::MCP_SESSION_ID => MCP_SESSION_ID,
+        core::MCP_PROTOCOL_VERSION => MCP_PROTOCOL_VERSION,
+        core::LAST_EVENT_ID => LAST_EVENT_ID,
+        core::AUTHORIZATION => header::AUTHORIZATION,
+        _ => return HeaderName::from_bytes(name.as_bytes()),
+    })
 }
 
 /// Response headers for the core. A value with bytes outside visible ASCII is passed on
@@ -342,5 +390,50 @@ mod tests {
         let headers = header_list(&map);
         assert_eq!(headers.get("mcp-session-id"), Some("caf\u{fffd}"));
         assert_eq!(headers.get("content-type"), Some("application/json"));
+    }
+
+    #[test]
+    fn request_header_names_are_those_a_parse_gives() {
+        use mcp_driver::mcp_proto::http::headers as core;
+        for name in [
+            core::ACCEPT,
+            core::CONTENT_TYPE,
+            core::MCP_SESSION_ID,
+            core::MCP_PROTOCOL_VERSION,
+            core::LAST_EVENT_ID,
+            core::AUTHORIZATION,
+            "x-api-key",
+            "user-agent",
+        ] {
+            let parsed = hyper::header::HeaderName::from_bytes(name.as_bytes()).expect("valid");
+            assert_eq!(header_name(name).expect("valid"), parsed, "{name}");
+        }
+        assert!(header_name("not a name").is_err());
+    }
+
+    #[test]
+    fn the_remembered_target_is_the_target_of_each_url() {
+        let client = TokioHttpClient::new(&HttpClientConfig::default()).expect("a client");
+        let parts = |url: &str| {
+            let url = url.parse().expect("a URL");
+            HttpRequestParts::new(Method::Post, url, HeaderList::new(), Vec::new())
+        };
+        let urls = [
+            "http://127.0.0.1:1/mcp",
+            "http://127.0.0.1:1/mcp",
+            "http://127.0.0.1:2/other?q=1",
+            "https://example.com/mcp",
+            "http://127.0.0.1:1/mcp",
+        ];
+        for url in urls {
+            let expected = url
+                .starts_with("http:")
+                .then(|| client.plain_target_of(url))
+                .flatten();
+            assert_eq!(client.plain_target(&parts(url)), expected, "{url}");
+        }
+        let remembered = client.last_target.lock().expect("not poisoned");
+        let (url, _) = remembered.as_ref().expect("a URL was looked at");
+        assert_eq!(url, "http://127.0.0.1:1/mcp");
     }
 }

@@ -49,6 +49,13 @@ impl HeaderList {
         Self::default()
     }
 
+    /// An empty list with room for `n` fields.
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            fields: Vec::with_capacity(n),
+        }
+    }
+
     /// The number of fields, counting repeated names separately.
     pub fn len(&self) -> usize {
         self.fields.len()
@@ -130,6 +137,17 @@ impl<N: Into<String>, V: Into<String>> FromIterator<(N, V)> for HeaderList {
         let mut list = Self::new();
         list.extend(iter);
         list
+    }
+}
+
+impl IntoIterator for HeaderList {
+    type Item = (String, String);
+    type IntoIter = std::vec::IntoIter<(String, String)>;
+
+    /// Every field as `(lower-case name, value)`, in order, by value: an adapter hands the
+    /// strings to its HTTP library without copying them.
+    fn into_iter(self) -> Self::IntoIter {
+        self.fields.into_iter()
     }
 }
 

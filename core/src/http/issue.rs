@@ -122,7 +122,10 @@ impl Connection {
     /// moment (session id, protocol version, custom headers on the configured origin).
     pub(crate) fn issue(&mut self, mut x: Exchange) -> ExchangeId {
         let id = self.exchanges.next_id();
-        let mut headers = HeaderList::new();
+        // Room for the extra headers and those the connection usually adds (Accept,
+        // Content-Type, the session id or the 2026-07-28 message headers, the protocol
+        // version, Last-Event-ID): one allocation for the list.
+        let mut headers = HeaderList::with_capacity(self.config.extra_headers.len() + 6);
         if same_origin(&x.url, &self.config.url) {
             for (n, v) in self.config.extra_headers.iter() {
                 headers.append(n, v);

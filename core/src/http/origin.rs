@@ -11,6 +11,12 @@ use url::Url;
 /// in). URLs with opaque origins (neither http nor https nor another special scheme) are never
 /// the same origin, not even as themselves.
 pub fn same_origin(a: &Url, b: &Url) -> bool {
+    // The same http(s) URL is on one origin: known without building both origins (a host
+    // string each), as every exchange to the configured URL asks. Other schemes' origins may
+    // be opaque, never equal even to themselves, so they take the general path.
+    if is_http(a) && a == b {
+        return true;
+    }
     a.origin() == b.origin()
 }
 
@@ -204,6 +210,8 @@ mod tests {
         assert!(!same_origin(&u("http://a.test/"), &u("http://b.a.test/")));
         let data = u("data:text/plain,x");
         assert!(!same_origin(&data, &data));
+        let url = u("http://a.test:8080/mcp?k=v");
+        assert!(same_origin(&url, &url.clone()));
     }
 
     #[test]

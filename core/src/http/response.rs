@@ -177,12 +177,12 @@ impl Connection {
                     return self.fail_exchange(now, id, message);
                 }
                 let sid = self.stream_of(id);
+                // The stream is long-lived; the legacy one keeps its deadline until the
+                // endpoint event.
+                if purpose != Purpose::LegacyConnect {
+                    self.exchanges.clear_deadline(id);
+                }
                 if let Some(x) = self.exchanges.get_mut(id) {
-                    // The stream is long-lived; the legacy one keeps its deadline until
-                    // the endpoint event.
-                    if purpose != Purpose::LegacyConnect {
-                        x.deadline = None;
-                    }
                     x.read = Body::Sse(sid.unwrap_or(StreamId(u64::MAX)));
                 }
                 if purpose == Purpose::Listen {
@@ -478,9 +478,7 @@ impl Connection {
                 match resolve_endpoint(&self.config.url, data) {
                     Ok(url) => {
                         self.transport.select_legacy(url);
-                        if let Some(x) = self.exchanges.get_mut(id) {
-                            x.deadline = None;
-                        }
+                        self.exchanges.clear_deadline(id);
                         self.emit(HttpEvent::TransportSelected(Transport::Legacy));
                     }
                     Err(e) => {
