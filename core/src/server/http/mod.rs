@@ -405,14 +405,7 @@ impl HttpServer {
             }
         }
         self.out.push_back(head);
-        let bytes = match &refusal {
-            Refusal::Rejected(r) => {
-                let mut out = Vec::new();
-                jsonrpc::encode_error(&mut out, r.id.as_ref(), &r.error);
-                out
-            }
-            _ => error_body(refusal.rpc_code(), &refusal.message()),
-        };
+        let bytes = refusal.body();
         self.out.push_back(Output::Body { response, bytes });
         self.out.push_back(Output::End { response });
         self.events
