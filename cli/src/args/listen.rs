@@ -3,6 +3,7 @@
 //! describe them alike.
 
 use clap::{Arg, Args};
+use mcp_proto::server::http::HttpServerConfig;
 
 use super::ArgError;
 use super::values::{parse_listen_addr, parse_origin};
@@ -29,9 +30,22 @@ pub struct ListenArgs {
     /// origins get 403.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen", value_parser = parse_origin)]
     pub allow_origins: Vec<String>,
+    /// With --listen: the most sessions open at once; past it a new client's `initialize`
+    /// gets 503 with a JSON-RPC error saying so, and stderr says it was refused. A session
+    /// ends with DELETE, or after 30 minutes without a request and without an open stream.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "listen",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_sessions: u32,
 }
 
 impl ListenArgs {
+    /// `config` with the bounds these options set (`--max-sessions`).
+    #[must_use]
+    pub fn bounded(&self, mut config: HttpServerConfig) -> HttpServerConfig {
+        config.max_sessions = usize::try_from(self.max_sessions).unwrap_or(usize::MAX);
+        config
+    }
+
     /// The bearer token every request must carry: the value of `--bearer-token-env VAR`'s
     /// variable, trimmed; `None` without the option. Call it before the port is bound, so that
     /// a server meant to be protected never starts open.

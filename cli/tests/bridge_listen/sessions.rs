@@ -238,3 +238,34 @@ fn each_host_sees_its_own_version_and_the_server_sees_each_hosts_identity() {
     assert_ne!(sessions[0], sessions[1]);
     bridge.wait_groups(2);
 }
+
+/// Past `--max-sessions` a new host is turned away with 503 and a JSON-RPC error that says
+/// why, stderr says so, and a session's DELETE makes room again.
+#[test]
+fn past_max_sessions_a_new_host_gets_503_and_stderr_says_so() {
+    let mut bridge = Listener::start("max-sessions", &["--max-sessions", "1"], &[]);
+    let first = open_session(&bridge.url, "host-one", &[]);
+    let refused = exchange(&bridge.url, "POST", &[], Some(&initialize_body("host-two")));
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    let error = &refused.json()["error"];
+    assert_eq!(error["code"], -32000, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("too many sessions (1 are open")),
+        "{error}"
+    );
+    assert_eq!(refused.header("mcp-session-id"), None);
+    bridge.wait_groups(1);
+
+    let deleted = exchange(&bridge.url, "DELETE", &[("Mcp-Session-Id", &first)], None);
+    assert_eq!(deleted.status, 200);
+    open_session(&bridge.url, "host-three", &[]);
+
+    let (_, lines) = bridge.stop("-TERM");
+    assert!(
+        lines.iter().any(|l| l
+            .contains("mcp bridge: refused a new host session: 1 are open (503; --max-sessions 1")),
+        "{lines:#?}"
+    );
+}
