@@ -196,7 +196,11 @@ async fn accept_loop(
                         limit: bounds.max_connections,
                     };
                     if !refusing.swap(true, Ordering::Relaxed) {
-                        tracing::warn!("{}", String::from_utf8_lossy(&refusal.body()));
+                        tracing::warn!(
+                            "{} connections are open, the most this server takes: each new \
+                             one gets 503 until one closes",
+                            bounds.max_connections
+                        );
                     }
                     tokio::spawn(refuse_connection(stream, refusal));
                     continue;
