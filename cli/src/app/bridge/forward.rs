@@ -17,6 +17,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -73,6 +74,9 @@ pub struct Forwarder {
     /// For an HTTP upstream: where the outcome of each request goes, under the upstream's
     /// name ([`Forwarder::with_health`]).
     health: Option<(Arc<UpstreamHealth>, String)>,
+    /// Set while the upstream refuses the host's notifications (it reads too slowly): said
+    /// once on stderr when it starts and once when it ends, not once per notification.
+    refusing: Arc<AtomicBool>,
 }
 
 /// How a host request is forwarded to an upstream client: its deadline, its progress passed
@@ -329,6 +333,7 @@ impl Forwarder {
             client,
             relay,
             health: None,
+            refusing: Arc::new(AtomicBool::new(false)),
         };
         (forwarder, ended)
     }
@@ -380,8 +385,17 @@ impl ServerHandler for Forwarder {
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>, _server: &ServerHandle) {
-        if let Err(e) = self.client.notify(method.to_owned(), params) {
-            tracing::warn!("bridge: could not forward {method} upstream: {e}");
+        match self.client.notify(method.to_owned(), params) {
+            Ok(()) => {
+                if self.refusing.swap(false, Ordering::Relaxed) {
+                    tracing::warn!("bridge: the host's notifications are forwarded upstream again");
+                }
+            }
+            Err(e) if !self.refusing.swap(true, Ordering::Relaxed) => tracing::warn!(
+                "bridge: could not forward {method} upstream: {e} (the host's notifications are \
+                 dropped until the server catches up)"
+            ),
+            Err(e) => tracing::debug!("bridge: could not forward {method} upstream: {e}"),
         }
     }
 
