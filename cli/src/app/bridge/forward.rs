@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::session::ServerNotification;
+use mcp_proto::session::{ServerNotification, UsageError};
 use mcp_proto::types::{LoggingLevel, LoggingMessageParams};
 use mcp_tokio::mcp_driver::{CallOptions, CancelHandle, HandlerFuture};
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
@@ -391,6 +391,9 @@ impl ServerHandler for Forwarder {
                     tracing::warn!("bridge: the host's notifications are forwarded upstream again");
                 }
             }
+            Err(e) if !reads_too_slowly(&e) => {
+                tracing::warn!("bridge: could not forward {method} upstream: {e}");
+            }
             Err(e) if !self.refusing.swap(true, Ordering::Relaxed) => tracing::warn!(
                 "bridge: could not forward {method} upstream: {e} (the host's notifications are \
                  dropped until the server catches up)"
@@ -411,6 +414,18 @@ impl ServerHandler for Forwarder {
     fn on_diagnostic(&self, diagnostic: &mcp_tokio::server::Diagnostic) {
         tracing::info!("bridge: odd input from the host: {diagnostic:?}");
     }
+}
+
+/// Whether `e` is a notification refused because the server does not read as fast as the
+/// host notifies (the rest of the run is dropped quietly, the run said once).
+pub fn reads_too_slowly(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Usage {
+            source: UsageError::OutboundFull { .. },
+            ..
+        }
+    )
 }
 
 /// Hands one upstream notification to the host: a log message through the session's log
