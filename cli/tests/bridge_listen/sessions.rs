@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::bridge_host::group_alive;
 use crate::common::raw_http::{call, exchange, initialize_body, open_session, start_exchange};
 use crate::harness::{GUARD, Listener, MCP};
 
@@ -268,4 +269,68 @@ fn past_max_sessions_a_new_host_gets_503_and_stderr_says_so() {
             .contains("mcp bridge: refused a new host session: 1 are open (503; --max-sessions 1")),
         "{lines:#?}"
     );
+}
+
+/// A host that sends `initialize` and leaves before it is answered (its server still
+/// starting) frees its place and its child: no one ever learned that session's id, so no one
+/// could use it or DELETE it.
+#[test]
+fn a_host_that_leaves_before_its_initialize_is_answered_frees_its_place_and_child() {
+    let dir = std::env::temp_dir().join(format!("mcp-bridge-listen-left-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let groups = dir.join("groups");
+    let script = format!(
+        "echo $$ >> '{}'; sleep 2; exec '{MCP}' demo-server",
+        groups.display()
+    );
+    let mut bridge = Command::new(MCP)
+        .args(["bridge", "--listen", "127.0.0.1:0", "--max-sessions", "1"])
+        .args(["--", "sh", "-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcp bridge --listen");
+    let mut stderr = BufReader::new(bridge.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("the URL line");
+    let url = line.trim().to_owned();
+    let recorded = || -> Vec<i32> {
+        std::fs::read_to_string(&groups)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    };
+
+    let leaving = start_exchange(&url, "POST", &[], Some(&initialize_body("gone")));
+    let started = Instant::now();
+    let child = loop {
+        if let Some(&g) = recorded().first() {
+            break g;
+        }
+        assert!(started.elapsed() < GUARD, "the host's server never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(leaving);
+    while group_alive(child) {
+        assert!(
+            started.elapsed() < GUARD,
+            "the child of a session nobody can reach lives on"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let next = exchange(&url, "POST", &[], Some(&initialize_body("next")));
+    assert_eq!(next.status, 200, "{}", next.body);
+    assert!(next.header("mcp-session-id").is_some());
+
+    let _ = bridge.kill();
+    let _ = bridge.wait();
+    for g in recorded() {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{g}")])
+            .status();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
