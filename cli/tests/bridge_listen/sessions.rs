@@ -334,3 +334,15 @@ fn a_host_that_leaves_before_its_initialize_is_answered_frees_its_place_and_chil
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A session its host abandons (no DELETE, no request, no stream) ends after
+/// `--session-idle`: its child is shut down and its id gets 404.
+#[test]
+fn an_abandoned_session_ends_after_session_idle() {
+    let bridge = Listener::start("session-idle", &["--session-idle", "1s"], &[]);
+    let abandoned = open_session(&bridge.url, "host-one", &[]);
+    bridge.wait_groups(1);
+    bridge.wait_groups(0);
+    let gone = call(&bridge.url, &abandoned, 2, "echo", &json!({"text": "x"}));
+    assert_eq!(gone.status, 404, "{}", gone.body);
+}

@@ -53,7 +53,7 @@ fn refusal_line(refusal: &Refusal) -> Option<(bool, String)> {
             true,
             format!(
                 "mcp bridge: refused a new host session: {limit} are open (503; --max-sessions \
-                 {limit}; a session ends with DELETE or after 30 minutes idle)"
+                 {limit}; a session ends with DELETE or after --session-idle)"
             ),
         ),
         other => (false, format!("mcp bridge: refused a request: {other:?}")),
