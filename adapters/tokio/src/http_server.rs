@@ -1,12 +1,16 @@
 //! Streamable HTTP serving on tokio: hyper 1 (HTTP/1.1) in front of the runtime-neutral
 //! [`HttpService`]. This file only moves bytes: it accepts connections, reads each request's
-//! head and body (bounded), hands them to the service and writes the response it gets back,
-//! flushing every chunk as it comes. Every MCP decision is the core's.
+//! head and body (bounded in size and time), hands them to the service and writes the
+//! response it gets back, flushing every chunk as it comes. It counts the connections open,
+//! and answers one past the core's bound with the core's refusal. Every MCP decision is the
+//! core's.
 
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -18,8 +22,10 @@ use hyper::header::{HeaderName, HeaderValue};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use mcp_driver::mcp_proto::http::headers::HeaderList;
+use mcp_driver::mcp_proto::server::http::Refusal;
 use mcp_driver::server::ServerHandler;
 use mcp_driver::server::http::{HttpResponse, HttpService, ResponseAborted, StreamableHttp};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -99,11 +105,15 @@ where
     H: ServerHandler,
 {
     let addr = listener.local_addr()?;
-    let max_body = server.config().max_body_bytes;
+    let bounds = Bounds {
+        max_body: server.config().max_body_bytes,
+        body_timeout: server.config().body_timeout,
+        max_connections: server.config().max_connections,
+    };
     let (service, driver) = server.start(TokioRuntime::current(), factory);
     let driver = tokio::spawn(driver);
     let (stop, stopped) = watch::channel(false);
-    let accept = tokio::spawn(accept_loop(listener, service.clone(), max_body, stopped));
+    let accept = tokio::spawn(accept_loop(listener, service.clone(), bounds, stopped));
     Ok(HttpServerHandle {
         addr,
         service,
@@ -144,12 +154,32 @@ async fn stop_signal(stop: &mut watch::Receiver<bool>) {
     }
 }
 
+/// The core's bounds this file enforces: a body's size and time, and the connections open.
+#[derive(Clone, Copy, Debug)]
+struct Bounds {
+    max_body: usize,
+    body_timeout: Duration,
+    max_connections: usize,
+}
+
+/// Counts a connection while it is served.
+struct Counted(Arc<AtomicUsize>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 async fn accept_loop(
     listener: TcpListener,
     service: HttpService,
-    max_body: usize,
+    bounds: Bounds,
     mut stop: watch::Receiver<bool>,
 ) {
+    let open = Arc::new(AtomicUsize::new(0));
+    // Whether the last connection was refused: the log says so once per run of refusals.
+    let refusing = AtomicBool::new(false);
     loop {
         let accepted = {
             let accept = std::pin::pin!(listener.accept());
@@ -161,13 +191,31 @@ async fn accept_loop(
         };
         match accepted {
             Ok((stream, _peer)) => {
+                if open.load(Ordering::Relaxed) >= bounds.max_connections {
+                    let refusal = Refusal::TooManyConnections {
+                        limit: bounds.max_connections,
+                    };
+                    if !refusing.swap(true, Ordering::Relaxed) {
+                        tracing::warn!(
+                            "{} connections are open, the most this server takes: each new \
+                             one gets 503 until one closes",
+                            bounds.max_connections
+                        );
+                    }
+                    tokio::spawn(refuse_connection(stream, refusal));
+                    continue;
+                }
+                refusing.store(false, Ordering::Relaxed);
+                open.fetch_add(1, Ordering::Relaxed);
+                let counted = Counted(open.clone());
                 // Answers go out as soon as they are written, not after Nagle's delay.
                 let _ = stream.set_nodelay(true);
                 tokio::spawn(serve_connection(
                     stream,
                     service.clone(),
-                    max_body,
+                    bounds,
                     stop.clone(),
+                    counted,
                 ));
             }
             Err(e) => {
@@ -179,13 +227,39 @@ async fn accept_loop(
     }
 }
 
+/// How long a refused connection gets to take its answer before it is closed anyway.
+const REFUSAL_WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Answers a connection past the bound with the core's refusal, without reading its
+/// request, and closes it.
+async fn refuse_connection(mut stream: tokio::net::TcpStream, refusal: Refusal) {
+    let body = refusal.body();
+    let status = refusal.status();
+    let reason = hyper::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("");
+    let mut answer = format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(&body);
+    let write = async {
+        stream.write_all(&answer).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(REFUSAL_WRITE_TIMEOUT, write).await;
+}
+
 async fn serve_connection(
     stream: tokio::net::TcpStream,
     service: HttpService,
-    max_body: usize,
+    bounds: Bounds,
     mut stop: watch::Receiver<bool>,
+    _counted: Counted,
 ) {
-    let handler = service_fn(move |request| exchange(service.clone(), max_body, request));
+    let handler = service_fn(move |request| exchange(service.clone(), bounds, request));
     let connection = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
@@ -214,7 +288,7 @@ async fn serve_connection(
 /// One request: read it (bounded), hand it to the service, answer with its response.
 async fn exchange(
     service: HttpService,
-    max_body: usize,
+    bounds: Bounds,
     request: hyper::Request<Incoming>,
 ) -> Result<hyper::Response<ResponseBody>, Infallible> {
     let (parts, body) = request.into_parts();
@@ -223,9 +297,19 @@ async fn exchange(
         .iter()
         .map(|(name, value)| (name.as_str(), header_text(value.as_bytes())))
         .collect();
-    let Some(body) = read_body(body, max_body).await else {
+    let read = tokio::time::timeout(bounds.body_timeout, read_body(body, bounds.max_body));
+    let body = match read.await {
+        Ok(Some(body)) => body,
         // The client broke off its own request: nobody is reading an answer.
-        return Ok(plain(400, "the request body was not received"));
+        Ok(None) => return Ok(plain(400, "the request body was not received")),
+        Err(_) => {
+            let refusal = Refusal::BodyTimeout {
+                after: bounds.body_timeout,
+            };
+            tracing::debug!("{}", String::from_utf8_lossy(&refusal.body()));
+            // Its body unread, the connection cannot carry another request: hyper closes it.
+            return Ok(refused(&refusal));
+        }
     };
     let mut response = service.handle(parts.method.as_str(), parts.uri.path(), headers, &body);
     let Ok((status, headers)) = response.head().await else {
@@ -286,6 +370,18 @@ fn plain(status: u16, text: &'static str) -> hyper::Response<ResponseBody> {
     ))));
     *out.status_mut() =
         hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    out
+}
+
+/// The core's refusal of a request the service was never given.
+fn refused(refusal: &Refusal) -> hyper::Response<ResponseBody> {
+    let mut out = hyper::Response::new(ResponseBody::Text(Some(Bytes::from(refusal.body()))));
+    *out.status_mut() = hyper::StatusCode::from_u16(refusal.status())
+        .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    out.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     out
 }
 

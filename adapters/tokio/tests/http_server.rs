@@ -7,11 +7,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_tokio::mcp_proto::http::headers::HeaderList;
 use mcp_tokio::mcp_proto::jsonrpc::{ErrorObject, to_raw};
 use mcp_tokio::mcp_proto::server::ServerConfig;
 use mcp_tokio::mcp_proto::server::http::{HttpMode, HttpServerConfig};
 use mcp_tokio::mcp_proto::session::{CloseReason, RequestOptions};
-use mcp_tokio::server::http::StreamableHttp;
+use mcp_tokio::server::http::{ResponseAborted, StreamableHttp};
 use mcp_tokio::server::{
     HttpServerHandle, RequestContext, RequestOutcome, ServerHandle, ServerHandler, start_http,
 };
@@ -759,6 +760,64 @@ async fn the_wire_tap_tells_each_sessions_traffic_and_not_the_refused() {
             });
             assert!(answered, "{name}'s answer on its session: {traced:#?}");
         }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_given_up_on_frees_what_its_client_did_not_read() {
+    guarded(async {
+        let (seen, _closed, _cancelled) = Seen::new();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let handles = Arc::new(Mutex::new(Vec::<ServerHandle>::new()));
+        let kept = handles.clone();
+        let server = start_http(
+            listener,
+            StreamableHttp::new(config().with_replay(16, 16 * 1024)).max_unread(64 * 1024),
+            move |server: &ServerHandle| {
+                kept.lock().expect("not poisoned").push(server.clone());
+                TestHandler {
+                    seen: seen.clone(),
+                    server: server.clone(),
+                    client: Mutex::new(String::new()),
+                }
+            },
+        )
+        .expect("the server starts");
+        let sid = raw_session(&server).await;
+        let headers: HeaderList = [("accept", "text/event-stream"), ("mcp-session-id", &sid)]
+            .into_iter()
+            .collect();
+        let get_stream = || server.service().handle("GET", "/mcp", headers.clone(), b"");
+        // A GET stream whose reader (the host's HTTP library, stuck on a client that reads
+        // nothing) never asks for its body.
+        let mut unread = get_stream();
+        assert_eq!(unread.head().await.expect("a head").0, 200);
+        let session = handles.lock().expect("not poisoned")[0].clone();
+        let padding = "x".repeat(1000);
+        for i in 0..1000 {
+            session
+                .notify(
+                    "notifications/test/flood",
+                    Some(&json!({"i": i, "padding": padding})),
+                )
+                .expect("the session takes the notification");
+        }
+        // Past the unread bound the server gives the stream up: the GET stream is free.
+        loop {
+            let mut again = get_stream();
+            match again.head().await.expect("a head").0 {
+                200 => break,
+                409 => tokio::time::sleep(Duration::from_millis(5)).await,
+                other => panic!("a GET stream answered {other}"),
+            }
+        }
+        // What its reader never read was let go with it: the next read fails at once
+        // instead of handing out the megabyte the client would not take.
+        assert_eq!(unread.chunk().await, Err(ResponseAborted));
+        server.shutdown();
     })
     .await;
 }

@@ -196,11 +196,15 @@ pub enum Command {
     /// bound): each HTTP session gets its own upstream (a child for `-- cmd`, an HTTP session
     /// for --url) made at its `initialize` with that host's protocol version, identity and
     /// capabilities, and the host is answered with the server's own answer (its name,
-    /// capabilities, instructions, the version it agreed); the session ends with DELETE or 30
-    /// minutes idle, its running calls cancelled; an upstream that dies closes only its
-    /// session. A server that cannot start fails that host's `initialize` with the reason (a
-    /// `-- cmd` program that does not exist exits 3 at once). --stateless serves every POST
-    /// on its own over one shared upstream, made at startup as the bridge itself.
+    /// capabilities, instructions, the version it agreed); the session ends with DELETE or
+    /// after --session-idle (default 30m) without a request, its running calls cancelled; an
+    /// upstream that dies closes only its session. At most --max-sessions (default 64) are open
+    /// at once: past it a new host's `initialize` gets 503 with a JSON-RPC error saying so, and
+    /// stderr a line. A request body must arrive within 30 s of its head (else 408), and past
+    /// 512 connections open a new one gets 503 and is closed. A server that cannot start fails
+    /// that host's `initialize` with the reason (a `-- cmd` program that does not exist exits 3
+    /// at once). --stateless serves every POST on its own over one shared upstream, made at
+    /// startup as the bridge itself.
     /// --bearer-token-env VAR requires `Authorization: Bearer` with the token in $VAR;
     /// browsers from other origins than loopback ones and --allow-origin get 403. Ctrl-C,
     /// SIGTERM or SIGHUP ends every session (its running calls cancelled upstream, its

@@ -2,10 +2,13 @@
 //! `mcp demo-server`. Declared once, flattened into both, so that both take, check and
 //! describe them alike.
 
+use std::time::Duration;
+
 use clap::{Arg, Args};
+use mcp_proto::server::http::HttpServerConfig;
 
 use super::ArgError;
-use super::values::{parse_listen_addr, parse_origin};
+use super::values::{parse_duration, parse_listen_addr, parse_origin};
 
 /// `--listen` and the options that only mean something with it.
 #[derive(Debug, Clone, Default, Args)]
@@ -29,9 +32,37 @@ pub struct ListenArgs {
     /// origins get 403.
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "listen", value_parser = parse_origin)]
     pub allow_origins: Vec<String>,
+    /// With --listen: the most sessions open at once; past it a new client's `initialize`
+    /// gets 503 with a JSON-RPC error saying so, and stderr says it was refused. A session
+    /// ends with DELETE, or after --session-idle.
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "listen",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_sessions: u32,
+    /// With --listen: how long a session may go without a request and without an open
+    /// stream before it ends, for clients that never send DELETE (`90s`, `10m`, `2h`).
+    #[arg(long, value_name = "DURATION", default_value = "30m", requires = "listen",
+          value_parser = parse_session_idle)]
+    pub session_idle: Duration,
+}
+
+/// A `--session-idle` duration: one that is not zero (every session would end at once).
+fn parse_session_idle(text: &str) -> Result<Duration, String> {
+    match parse_duration(text)? {
+        d if d.is_zero() => {
+            Err("a session idle time of zero would end every session at once".into())
+        }
+        d => Ok(d),
+    }
 }
 
 impl ListenArgs {
+    /// `config` with the bounds these options set (`--max-sessions`, `--session-idle`).
+    #[must_use]
+    pub fn bounded(&self, mut config: HttpServerConfig) -> HttpServerConfig {
+        config.max_sessions = usize::try_from(self.max_sessions).unwrap_or(usize::MAX);
+        config.with_idle_timeout(Some(self.session_idle))
+    }
+
     /// The bearer token every request must carry: the value of `--bearer-token-env VAR`'s
     /// variable, trimmed; `None` without the option. Call it before the port is bound, so that
     /// a server meant to be protected never starts open.

@@ -11,7 +11,7 @@ use mcp_tokio::server::http::StreamableHttp;
 use super::handler::DemoHandler;
 use super::state::Shared;
 use super::{DemoConfig, conformance, server_config};
-use crate::args::DemoServerArgs;
+use crate::args::{DemoServerArgs, ListenArgs};
 use crate::exit::CliError;
 
 /// How the HTTP demo is served, from the command line.
@@ -27,6 +27,8 @@ pub struct HttpDemo {
     pub allow_origins: Vec<String>,
     /// Also speaks protocol 2026-07-28 (`--modern`).
     pub modern: bool,
+    /// The bounds of `--listen`'s options (`--max-sessions`).
+    pub bounds: ListenArgs,
 }
 
 impl HttpDemo {
@@ -49,6 +51,7 @@ impl HttpDemo {
             bearer_token,
             allow_origins: args.http.allow_origins.clone(),
             modern: args.modern,
+            bounds: args.http.clone(),
         })
     }
 
@@ -63,6 +66,7 @@ impl HttpDemo {
             HttpServerConfig::new(server_config(self.modern))
         }
         .with_origin_check(OriginCheck::LoopbackOr(self.allow_origins.clone()));
+        config = self.bounds.bounded(config);
         if self.stateless {
             config = config.with_mode(HttpMode::Stateless);
         }

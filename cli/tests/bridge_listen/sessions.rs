@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::common::bridge_host::group_alive;
 use crate::common::listening::Listening;
 use crate::common::raw_http::{call, exchange, initialize_body, open_session, start_exchange};
 use crate::harness::{GUARD, Listener, MCP};
@@ -230,4 +231,100 @@ fn each_host_sees_its_own_version_and_the_server_sees_each_hosts_identity() {
     }
     assert_ne!(sessions[0], sessions[1]);
     bridge.wait_groups(2);
+}
+
+/// Past `--max-sessions` a new host is turned away with 503 and a JSON-RPC error that says
+/// why, stderr says so, and a session's DELETE makes room again.
+#[test]
+fn past_max_sessions_a_new_host_gets_503_and_stderr_says_so() {
+    let mut bridge = Listener::start("max-sessions", &["--max-sessions", "1"], &[]);
+    let first = open_session(&bridge.url, "host-one", &[]);
+    let refused = exchange(&bridge.url, "POST", &[], Some(&initialize_body("host-two")));
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    let error = &refused.json()["error"];
+    assert_eq!(error["code"], -32000, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("too many sessions (1 are open")),
+        "{error}"
+    );
+    assert_eq!(refused.header("mcp-session-id"), None);
+    bridge.wait_groups(1);
+
+    let deleted = exchange(&bridge.url, "DELETE", &[("Mcp-Session-Id", &first)], None);
+    assert_eq!(deleted.status, 200);
+    open_session(&bridge.url, "host-three", &[]);
+
+    let (_, lines) = bridge.stop("-TERM");
+    assert!(
+        lines.iter().any(|l| l
+            .contains("mcp bridge: refused a new host session: 1 are open (503; --max-sessions 1")),
+        "{lines:#?}"
+    );
+}
+
+/// A host that sends `initialize` and leaves before it is answered (its server still
+/// starting) frees its place and its child: no one ever learned that session's id, so no one
+/// could use it or DELETE it.
+#[test]
+fn a_host_that_leaves_before_its_initialize_is_answered_frees_its_place_and_child() {
+    let dir = std::env::temp_dir().join(format!("mcp-bridge-listen-left-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let groups = dir.join("groups");
+    let script = format!(
+        "echo $$ >> '{}'; sleep 2; exec '{MCP}' demo-server",
+        groups.display()
+    );
+    let bridge = Listening::bridge(&["--max-sessions", "1", "--", "sh", "-c", &script], &[]);
+    let url = bridge.url.clone();
+    let recorded = || -> Vec<i32> {
+        std::fs::read_to_string(&groups)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    };
+
+    let leaving = start_exchange(&url, "POST", &[], Some(&initialize_body("gone")));
+    let started = Instant::now();
+    let child = loop {
+        if let Some(&g) = recorded().first() {
+            break g;
+        }
+        assert!(started.elapsed() < GUARD, "the host's server never started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(leaving);
+    while group_alive(child) {
+        assert!(
+            started.elapsed() < GUARD,
+            "the child of a session nobody can reach lives on"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let next = exchange(&url, "POST", &[], Some(&initialize_body("next")));
+    assert_eq!(next.status, 200, "{}", next.body);
+    assert!(next.header("mcp-session-id").is_some());
+
+    drop(bridge);
+    for g in recorded() {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{g}")])
+            .status();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A session its host abandons (no DELETE, no request, no stream) ends after
+/// `--session-idle`: its child is shut down and its id gets 404.
+#[test]
+fn an_abandoned_session_ends_after_session_idle() {
+    let bridge = Listener::start("session-idle", &["--session-idle", "1s"], &[]);
+    let abandoned = open_session(&bridge.url, "host-one", &[]);
+    bridge.wait_groups(1);
+    bridge.wait_groups(0);
+    let gone = call(&bridge.url, &abandoned, 2, "echo", &json!({"text": "x"}));
+    assert_eq!(gone.status, 404, "{}", gone.body);
 }

@@ -202,7 +202,9 @@ pub struct SessionConfig {
     /// How many bytes of messages may wait for the peer to read them (estimated: see
     /// [`Session::poll_transmit`](super::Session::poll_transmit)). Beyond it, server
     /// requests are dropped unanswered with a
-    /// [`Diagnostic::OutboundQueueFull`](super::Diagnostic::OutboundQueueFull). Default 8 MiB.
+    /// [`Diagnostic::OutboundQueueFull`](super::Diagnostic::OutboundQueueFull), and
+    /// [`notify`](super::Session::notify) is refused with
+    /// [`UsageError::OutboundFull`](super::UsageError::OutboundFull). Default 8 MiB.
     pub max_outbound_bytes: usize,
     /// How long a full outbound queue may go without the transport taking a message before
     /// the session closes with [`CloseReason::Stalled`](super::CloseReason::Stalled).

@@ -18,6 +18,14 @@ pub enum UsageError {
         /// The configured limit.
         limit: usize,
     },
+    /// The peer is not reading fast enough: the outbound queue holds
+    /// [`SessionConfig::max_outbound_bytes`](super::SessionConfig::max_outbound_bytes) or
+    /// more, and a notification is refused rather than queued without end.
+    #[error("the server is not reading fast enough: {limit} bytes wait for it already")]
+    OutboundFull {
+        /// The configured limit, in bytes.
+        limit: usize,
+    },
     /// Too many requests are pending: `max_in_flight` in flight and `max_held` more held
     /// past it (see [`SessionConfig::max_held`](super::SessionConfig::max_held)).
     #[error("too many requests pending (limit {limit})")]

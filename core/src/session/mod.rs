@@ -474,7 +474,11 @@ impl Session {
     /// Sends a notification with raw params (queued behind the handshake if it is not done).
     ///
     /// The session sends `notifications/initialized`, `notifications/cancelled` and
-    /// `notifications/progress` itself: those return [`UsageError::ReservedMethod`].
+    /// `notifications/progress` itself: those return [`UsageError::ReservedMethod`]. Once
+    /// [`SessionConfig::max_outbound_bytes`] or more wait for the peer to read them,
+    /// notifications are refused with [`UsageError::OutboundFull`] until the queue drained to
+    /// half of it (a caller that notifies faster than the peer reads must not grow the queue
+    /// without end).
     pub fn notify(
         &mut self,
         _now: Instant,
@@ -506,6 +510,11 @@ impl Session {
             self.waiting
                 .push_back(Waiting::Notification { method, params });
         } else {
+            if self.refuses_notification() {
+                return Err(UsageError::OutboundFull {
+                    limit: self.config.max_outbound_bytes,
+                });
+            }
             self.outbound
                 .push_back(Queued::Notification { method, params });
         }

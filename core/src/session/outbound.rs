@@ -83,6 +83,9 @@ pub(super) struct Backlog {
     deadline: Option<Instant>,
     /// Whether a message was pulled since the deadline was armed.
     progress: bool,
+    /// The caller's notifications are refused: the queue reached the limit and has not
+    /// drained to half of it since.
+    refusing_notifications: bool,
 }
 
 impl Session {
@@ -92,6 +95,17 @@ impl Session {
         let limit = self.config.max_outbound_bytes;
         let bytes = self.outbound.bytes();
         bytes >= limit || (self.backlog.dropped > 0 && bytes > limit / 2)
+    }
+
+    /// Whether the caller's notification must be refused: the queue holds the limit or more,
+    /// or it did and has not drained to half the limit yet (so that a caller notifying
+    /// faster than the peer reads is refused in runs, not every other time).
+    pub(super) fn refuses_notification(&mut self) -> bool {
+        let limit = self.config.max_outbound_bytes;
+        let bytes = self.outbound.bytes();
+        let refused = bytes >= limit || (self.backlog.refusing_notifications && bytes > limit / 2);
+        self.backlog.refusing_notifications = refused;
+        refused
     }
 
     /// Drops a server request unanswered because the queue is full; the first drop reports

@@ -17,14 +17,14 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use mcp_proto::jsonrpc::ErrorObject;
-use mcp_proto::session::ServerNotification;
+use mcp_proto::session::{ServerNotification, UsageError};
 use mcp_proto::types::{LoggingLevel, LoggingMessageParams};
 use mcp_tokio::mcp_driver::{CallOptions, CancelHandle, HandlerFuture};
 use mcp_tokio::server::{RequestContext, RequestOutcome, ServerHandle, ServerHandler};
@@ -73,6 +73,9 @@ pub struct Forwarder {
     /// For an HTTP upstream: where the outcome of each request goes, under the upstream's
     /// name ([`Forwarder::with_health`]).
     health: Option<(Arc<UpstreamHealth>, String)>,
+    /// Set while the upstream refuses the host's notifications (it reads too slowly): said
+    /// once on stderr when it starts and once when it ends, not once per notification.
+    refusing: Arc<AtomicBool>,
 }
 
 /// How a host request is forwarded to an upstream client: its deadline, its progress passed
@@ -351,6 +354,7 @@ impl Forwarder {
             client,
             relay,
             health: None,
+            refusing: Arc::new(AtomicBool::new(false)),
         };
         (forwarder, ended)
     }
@@ -402,8 +406,20 @@ impl ServerHandler for Forwarder {
     }
 
     fn on_notification(&self, method: &str, params: Option<&RawValue>, _server: &ServerHandle) {
-        if let Err(e) = self.client.notify(method.to_owned(), params) {
-            tracing::warn!("bridge: could not forward {method} upstream: {e}");
+        match self.client.notify(method.to_owned(), params) {
+            Ok(()) => {
+                if self.refusing.swap(false, Ordering::Relaxed) {
+                    tracing::warn!("bridge: the host's notifications are forwarded upstream again");
+                }
+            }
+            Err(e) if !reads_too_slowly(&e) => {
+                tracing::warn!("bridge: could not forward {method} upstream: {e}");
+            }
+            Err(e) if !self.refusing.swap(true, Ordering::Relaxed) => tracing::warn!(
+                "bridge: could not forward {method} upstream: {e} (the host's notifications are \
+                 dropped until the server catches up)"
+            ),
+            Err(e) => tracing::debug!("bridge: could not forward {method} upstream: {e}"),
         }
     }
 
@@ -419,6 +435,18 @@ impl ServerHandler for Forwarder {
     fn on_diagnostic(&self, diagnostic: &mcp_tokio::server::Diagnostic) {
         tracing::info!("bridge: odd input from the host: {diagnostic:?}");
     }
+}
+
+/// Whether `e` is a notification refused because the server does not read as fast as the
+/// host notifies (the rest of the run is dropped quietly, the run said once).
+pub fn reads_too_slowly(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Usage {
+            source: UsageError::OutboundFull { .. },
+            ..
+        }
+    )
 }
 
 /// Hands one upstream notification to the host: a log message through the session's log

@@ -1,8 +1,8 @@
 //! What a `--listen` bridge tells its operator on stderr about its hosts, one terse line
 //! each, at the default verbosity: each host session opened and closed (numbered, with the
 //! host's name), and each request refused at the door (401 without or with a wrong bearer
-//! token, 403 for a browser's Origin). Other refusals (404 for an unknown session, a bad
-//! header) with `-v`. No line holds a token.
+//! token, 403 for a browser's Origin, 503 for a new session past `--max-sessions`). Other
+//! refusals (404 for an unknown session, a bad header) with `-v`. No line holds a token.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -20,7 +20,8 @@ use crate::app::ui::Ui;
 /// The number of the next host session, from 1, over the whole process.
 static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
 
-/// `http` reporting each refused request on `ui`: 401 and 403 always, others with `-v`.
+/// `http` reporting each refused request on `ui`: 401, 403 and a session past the bound
+/// always, others with `-v`.
 pub fn reporting_refusals(http: StreamableHttp, ui: &Ui) -> StreamableHttp {
     let ui = ui.clone();
     http.on_refused(move |refusal| {
@@ -33,7 +34,7 @@ pub fn reporting_refusals(http: StreamableHttp, ui: &Ui) -> StreamableHttp {
 }
 
 /// The line for `refusal`, and whether it is said without `-v` (an access refused: 401,
-/// 403); `None` for nothing worth a line.
+/// 403; a host turned away for want of room: 503); `None` for nothing worth a line.
 fn refusal_line(refusal: &Refusal) -> Option<(bool, String)> {
     Some(match refusal {
         Refusal::Unauthorized => (
@@ -50,6 +51,13 @@ fn refusal_line(refusal: &Refusal) -> Option<(bool, String)> {
             format!(
                 "mcp bridge: refused a request from Origin {origin:?} (403; --allow-origin \
                  admits it)"
+            ),
+        ),
+        Refusal::TooManySessions { limit } => (
+            true,
+            format!(
+                "mcp bridge: refused a new host session: {limit} are open (503; --max-sessions \
+                 {limit}; a session ends with DELETE or after --session-idle)"
             ),
         ),
         other => (false, format!("mcp bridge: refused a request: {other:?}")),
@@ -170,5 +178,11 @@ mod tests {
             "{line}"
         );
         assert!(!said(Refusal::UnknownSession).0);
+        let (always, line) = said(Refusal::TooManySessions { limit: 3 });
+        assert!(
+            always
+                && line.contains("refused a new host session: 3 are open (503; --max-sessions 3"),
+            "{line}"
+        );
     }
 }

@@ -68,6 +68,7 @@ pub async fn run(
     let listener = bind(addr).await?;
     let mut http = HttpServerConfig::new(placeholder_server_config())
         .with_origin_check(OriginCheck::LoopbackOr(args.http.allow_origins.clone()));
+    http = args.http.bounded(http);
     if let Some(token) = bearer {
         http = http.with_bearer_token(token);
     }

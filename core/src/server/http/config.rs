@@ -55,6 +55,16 @@ pub struct HttpServerConfig {
     pub max_sessions: usize,
     /// The largest POST body accepted, in bytes; a larger one gets 413 (default 4 MiB).
     pub max_body_bytes: usize,
+    /// How long a client may take to send a request's body once its head arrived; past it,
+    /// 408 and the connection closes (a client that trickles a body must not hold a
+    /// connection and its buffer for ever). Enforced by the host's HTTP library, which reads
+    /// bodies (default 30 s).
+    pub body_timeout: Duration,
+    /// Connections open at once; past it, a new connection gets 503 and is closed unread
+    /// (connections that stay open, idle or trickling, must not exhaust the process's file
+    /// descriptors). Enforced by the host's HTTP library, which accepts connections
+    /// (default 512).
+    pub max_connections: usize,
     /// Open response streams per session (POSTs waiting for their answers, and the GET
     /// stream); past it, 429 (default 32).
     pub max_streams_per_session: usize,
@@ -90,6 +100,8 @@ impl HttpServerConfig {
             bearer_token: None,
             max_sessions: 64,
             max_body_bytes: 4 << 20,
+            body_timeout: Duration::from_secs(30),
+            max_connections: 512,
             max_streams_per_session: 32,
             replay_events: 128,
             replay_bytes: 1 << 20,
@@ -140,6 +152,14 @@ impl HttpServerConfig {
         self.max_sessions = sessions;
         self.max_body_bytes = body_bytes;
         self.max_streams_per_session = streams;
+        self
+    }
+
+    /// Sets the bounds of connections: how many at once, and how long a body may take.
+    #[must_use]
+    pub fn with_connection_limits(mut self, connections: usize, body_timeout: Duration) -> Self {
+        self.max_connections = connections;
+        self.body_timeout = body_timeout;
         self
     }
 

@@ -254,7 +254,9 @@ impl HttpServer {
     /// cancellation); the GET stream's messages wait for the next GET. In stateless mode
     /// nothing can resume the POST, and a 2026-07-28 request's stream is its cancellation, so
     /// their session ends (its requests are cancelled: the host's [`Event::Closed`] stops
-    /// their work). Unknown or ended responses are ignored.
+    /// their work); so does a session whose `initialize` POST closed before it was answered
+    /// (held by a deferred `initialize`): its client never learned its id. Unknown or ended
+    /// responses are ignored.
     pub fn handle_response_closed(&mut self, now: Instant, response: ResponseId) {
         self.last_now = self.last_now.max(now);
         let Some(key) = self.responses.remove(&response) else {
@@ -274,6 +276,12 @@ impl HttpServer {
                 } else {
                     "the client disconnected before its stateless answer"
                 };
+                entry.session.handle_transport_closed(now, Some(why.into()));
+                self.settle(key);
+            } else if !entry.wire_id.is_empty() && entry.issued_id().is_empty() {
+                // Its `initialize` not answered yet, the client left without learning the
+                // session's id: nothing could reach the session again, nor DELETE it.
+                let why = "the client left before its initialize was answered";
                 entry.session.handle_transport_closed(now, Some(why.into()));
                 self.settle(key);
             }
@@ -415,14 +423,7 @@ impl HttpServer {
             }
         }
         self.out.push_back(head);
-        let bytes = match &refusal {
-            Refusal::Rejected(r) => {
-                let mut out = Vec::new();
-                jsonrpc::encode_error(&mut out, r.id.as_ref(), &r.error);
-                out
-            }
-            _ => error_body(refusal.rpc_code(), &refusal.message()),
-        };
+        let bytes = refusal.body();
         self.out.push_back(Output::Body { response, bytes });
         self.out.push_back(Output::End { response });
         self.events

@@ -175,7 +175,9 @@ impl super::HttpServer {
     /// carries its envelope), ended once answered.
     pub(super) fn open_transient(&mut self, now: Instant) -> Result<SessionKey, Refusal> {
         if self.entries.len() >= self.config.max_sessions {
-            return Err(Refusal::TooManySessions);
+            return Err(Refusal::TooManySessions {
+                limit: self.config.max_sessions,
+            });
         }
         let key = self.insert_entry(now, String::new());
         if let Some(entry) = self.entries.get_mut(&key) {

@@ -56,7 +56,9 @@ impl HttpServer {
         new_id: NewSessionId<'_>,
     ) -> Result<SessionKey, Refusal> {
         if self.entries.len() >= self.config.max_sessions {
-            return Err(Refusal::TooManySessions);
+            return Err(Refusal::TooManySessions {
+                limit: self.config.max_sessions,
+            });
         }
         let wire_id = new_id.into_wire_id().ok_or(Refusal::UnusableSessionId)?;
         if self.by_wire_id.contains_key(&wire_id) {
@@ -86,7 +88,9 @@ impl HttpServer {
         initializes: bool,
     ) -> Result<SessionKey, Refusal> {
         if self.entries.len() >= self.config.max_sessions {
-            return Err(Refusal::TooManySessions);
+            return Err(Refusal::TooManySessions {
+                limit: self.config.max_sessions,
+            });
         }
         let key = self.insert_entry(now, String::new());
         if initializes {

@@ -121,7 +121,23 @@ pub enum Refusal {
     /// 400 with JSON-RPC -32700: a POST body that is not JSON at all.
     NotJson,
     /// 503: [`HttpServerConfig::max_sessions`](super::HttpServerConfig::max_sessions) sessions are open.
-    TooManySessions,
+    TooManySessions {
+        /// The bound.
+        limit: usize,
+    },
+    /// 503, and the connection closed unread: [`HttpServerConfig::max_connections`](super::HttpServerConfig::max_connections)
+    /// connections are open. Made by the host's HTTP library, which counts connections.
+    TooManyConnections {
+        /// The bound.
+        limit: usize,
+    },
+    /// 408, and the connection closed: the request's body did not arrive within
+    /// [`HttpServerConfig::body_timeout`](super::HttpServerConfig::body_timeout) of its head.
+    /// Made by the host's HTTP library, which reads bodies.
+    BodyTimeout {
+        /// The bound.
+        after: crate::time::Duration,
+    },
     /// 500: the id for a new session could not be used: the host's entropy repeated a live
     /// session's id, or the id it minted
     /// ([`handle_request_with_session_id`](super::HttpServer::handle_request_with_session_id))
@@ -151,7 +167,8 @@ impl Refusal {
             Refusal::UnsupportedMediaType => 415,
             Refusal::BodyTooLarge { .. } => 413,
             Refusal::UnknownSession => 404,
-            Refusal::TooManySessions => 503,
+            Refusal::TooManySessions { .. } | Refusal::TooManyConnections { .. } => 503,
+            Refusal::BodyTimeout { .. } => 408,
             Refusal::UnusableSessionId => 500,
             Refusal::TooManyStreams => 429,
             Refusal::GetStreamTaken => 409,
@@ -174,6 +191,21 @@ impl Refusal {
             Refusal::NotJson => crate::jsonrpc::ErrorObject::PARSE_ERROR,
             Refusal::InvalidBody => crate::jsonrpc::ErrorObject::INVALID_REQUEST,
             _ => -32000,
+        }
+    }
+
+    /// The body of its answer: a JSON-RPC error with a null id, [`rpc_code`](Self::rpc_code)
+    /// and the refusal's message (for a host's HTTP library that answers a refusal itself:
+    /// [`TooManyConnections`](Self::TooManyConnections), [`BodyTimeout`](Self::BodyTimeout)).
+    #[must_use]
+    pub fn body(&self) -> Vec<u8> {
+        match self {
+            Refusal::Rejected(r) => {
+                let mut out = Vec::new();
+                crate::jsonrpc::encode_error(&mut out, r.id.as_ref(), &r.error);
+                out
+            }
+            _ => super::error_body(self.rpc_code(), &self.message()),
         }
     }
 
@@ -212,7 +244,18 @@ impl Refusal {
                 "Invalid Request: the body is JSON but not a JSON-RPC message".into()
             }
             Refusal::NotJson => "Parse error: the body is not JSON".into(),
-            Refusal::TooManySessions => "Service unavailable: too many sessions".into(),
+            Refusal::TooManySessions { limit } => format!(
+                "Service unavailable: too many sessions ({limit} are open, the most this server \
+                 keeps); a session ends with DELETE or when idle: try again later"
+            ),
+            Refusal::TooManyConnections { limit } => format!(
+                "Service unavailable: too many connections ({limit} are open, the most this \
+                 server takes): try again later"
+            ),
+            Refusal::BodyTimeout { after } => format!(
+                "Request Timeout: the request body did not arrive within {} s of its head",
+                after.as_secs_f64()
+            ),
             Refusal::UnusableSessionId => {
                 "Internal error: the server could not name a new session".into()
             }

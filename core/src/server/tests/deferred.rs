@@ -498,3 +498,27 @@ fn http_stateless_implied_handshake_needs_no_host_answer() {
     assert_eq!(h.status(r), 200);
     assert_eq!(h.seen(r).json()["result"], json!({"tools": []}));
 }
+
+#[test]
+fn http_a_client_that_leaves_before_its_initialize_is_answered_frees_its_session() {
+    let mut h = http_deferred(HttpMode::Stateful);
+    let left = h.post(None, &initialize_body("2025-11-25", "gone"));
+    let stays = h.post(None, &initialize_body("2025-11-25", "stays"));
+    assert_eq!(http_requested(&mut h).len(), 2);
+    assert_eq!(h.server.sessions().count(), 2);
+    // Its connection drops while the host is still preparing the answer: no one ever learns
+    // that session's id, so nothing could use it or DELETE it.
+    let now = h.now;
+    h.server.handle_response_closed(now, left);
+    h.drain();
+    assert_eq!(h.server.sessions().count(), 1, "{:?}", h.events);
+    assert!(
+        h.events
+            .iter()
+            .any(|e| matches!(e, HttpEvent::SessionEnded { .. })),
+        "{:?}",
+        h.events
+    );
+    // The other one, still waiting for its answer, is kept.
+    assert_eq!(h.seen(stays).status, None);
+}

@@ -288,6 +288,15 @@ fn the_session_table_is_bounded() {
     let r = h.post(None, &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}));
     assert_eq!(h.status(r), 503);
     assert_eq!(h.server.sessions().count(), 2);
+    // A JSON-RPC error that says what the bound is and how a place comes free.
+    let body: Value = serde_json::from_slice(&h.seen(r).body).expect("a JSON body");
+    assert_eq!(body["error"]["code"], -32000);
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("too many sessions (2 are open") && message.contains("DELETE"),
+        "{message}"
+    );
+    assert_eq!(h.refusals(), [Refusal::TooManySessions { limit: 2 }]);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! A peer that floods the client with requests and never reads: the outbound queue stays
 //! bounded, its requests are dropped with a diagnostic, and the session is declared stalled
-//! when nothing is pulled for the stall timeout.
+//! when nothing is pulled for the stall timeout; the caller's own notifications are refused
+//! past the same budget.
 
 use super::*;
 
@@ -111,4 +112,42 @@ fn a_peer_that_reads_again_ends_the_drops_and_the_deadline() {
     let out = s.poll_transmit(&mut buf).expect("the ping is answered");
     assert_eq!(out.kind, MessageKind::Response);
     assert!(String::from_utf8_lossy(&buf).contains("flood-99999"));
+}
+
+#[test]
+fn notifications_the_peer_does_not_read_are_refused_past_the_budget_not_queued() {
+    let (mut s, t0) = stuck();
+    let params = RawValue::from_string(format!(r#"{{"pad":"{}"}}"#, "x".repeat(1000))).unwrap();
+    let mut refused = 0;
+    for _ in 0..1000 {
+        match s.notify(t0, "notifications/roots/list_changed", Some(params.clone())) {
+            Ok(()) => {}
+            Err(UsageError::OutboundFull { limit }) => {
+                assert_eq!(limit, LIMIT);
+                refused += 1;
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert!(refused > 900, "refused {refused} of 1000");
+    assert!(
+        s.outbound.bytes() <= LIMIT + 2048,
+        "queued {} bytes",
+        s.outbound.bytes()
+    );
+    // The peer reads a little: still refused until the queue drained to half the budget.
+    let mut buf = Vec::new();
+    while s.outbound.bytes() > LIMIT * 3 / 4 {
+        assert!(s.poll_transmit(&mut buf).is_some());
+    }
+    assert_eq!(
+        s.notify(t0, "notifications/roots/list_changed", Some(params.clone())),
+        Err(UsageError::OutboundFull { limit: LIMIT })
+    );
+    // Once the peer read it down, notifications are taken again.
+    while s.poll_transmit(&mut buf).is_some() {}
+    assert_eq!(
+        s.notify(t0, "notifications/roots/list_changed", Some(params)),
+        Ok(())
+    );
 }

@@ -22,7 +22,9 @@
 //!
 //! **Bounds.** The core bounds sessions, streams and replay logs; the driver bounds what a
 //! response holds that its client has not read ([`StreamableHttp::max_unread`]): past it the
-//! response is dropped (the client may resume it) rather than buffered without end.
+//! response is aborted (the client may resume it) and what it held is freed at once, not
+//! when the client's connection ends, so a client that opens stream after stream and reads
+//! none holds no more than one bound's worth.
 //!
 //! [`RequestContext`]: super::RequestContext
 
@@ -32,7 +34,6 @@ mod wire;
 
 use crate::shared::CounterMap;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use mcp_proto::http::headers::HeaderList;
@@ -135,8 +136,8 @@ impl StreamableHttp {
     }
 
     /// Body bytes one response may hold that its client has not read yet (default 8 MiB);
-    /// past it the response is dropped, as if the client had gone (an SSE client resumes with
-    /// `Last-Event-ID`). Never less than twice the core's
+    /// past it the response is aborted, as if the client had gone (an SSE client resumes with
+    /// `Last-Event-ID`), and what it held is freed. Never less than twice the core's
     /// [`replay_bytes`](HttpServerConfig::replay_bytes): a resumed stream's replay comes in one
     /// burst and must fit.
     #[must_use]
@@ -358,9 +359,19 @@ impl HttpConn {
             let sent = sink.send(part);
             if end {
                 self.responses.remove(&response);
-            } else if !sent || sink.unread.load(Ordering::Relaxed) > self.max_unread {
-                // The client went away, or reads too slowly to be buffered for.
+            } else if !sent {
+                // The client went away.
                 self.responses.remove(&response);
+                gone.push(response);
+                if let Some(trace) = &self.on_wire {
+                    trace(ServerWire::End { response });
+                }
+            } else if sink.unread() > self.max_unread {
+                // The client reads too slowly to be buffered for: what it has not read is
+                // freed now, not when its connection ends.
+                if let Some(sink) = self.responses.remove(&response) {
+                    sink.abort();
+                }
                 gone.push(response);
                 if let Some(trace) = &self.on_wire {
                     trace(ServerWire::End { response });

@@ -2,13 +2,12 @@
 //! head, then body chunks written as the session produces them, then the end. Dropping it
 //! before the end tells the server the client went away.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::task::{Context, Poll};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
 
 use mcp_proto::http::headers::HeaderList;
 use mcp_proto::server::http::ResponseId;
-use tokio::sync::mpsc;
 
 use super::conn;
 use crate::server::state::Shared;
@@ -21,20 +20,76 @@ pub(crate) enum Part {
     End,
 }
 
+/// What lies between the driver and the host's HTTP library for one response: the parts
+/// written and not yet read, and how the response stands.
+#[derive(Debug, Default)]
+struct Pipe {
+    parts: VecDeque<Part>,
+    /// Body bytes written and not yet read by the host: bounded by the driver.
+    unread: usize,
+    /// The driver let go of the response: after what is queued, it ends without its end.
+    released: bool,
+    /// The driver gave up on the response (its client reads too slowly): what was queued is
+    /// freed at once and the host's next read fails.
+    aborted: bool,
+    /// The host dropped the response.
+    dropped: bool,
+    /// The host's reader, woken when something comes.
+    reader: Option<Waker>,
+}
+
+/// The pipe's lock: nothing panics while holding it, and its state stays whole if a reader
+/// did.
+fn lock(pipe: &Mutex<Pipe>) -> MutexGuard<'_, Pipe> {
+    pipe.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// The server's end of a response: where the driver writes what the core produced.
 pub(crate) struct ResponseSink {
-    pub(crate) tx: mpsc::UnboundedSender<Part>,
-    /// Body bytes sent and not yet read by the host: bounded by the driver.
-    pub(crate) unread: Arc<AtomicUsize>,
+    pipe: Arc<Mutex<Pipe>>,
 }
 
 impl ResponseSink {
     /// Sends a part; `false` when the host dropped the response.
     pub(crate) fn send(&self, part: Part) -> bool {
-        if let Part::Body(bytes) = &part {
-            self.unread.fetch_add(bytes.len(), Ordering::Relaxed);
+        let mut pipe = lock(&self.pipe);
+        if pipe.dropped {
+            return false;
         }
-        self.tx.send(part).is_ok()
+        if let Part::Body(bytes) = &part {
+            pipe.unread = pipe.unread.saturating_add(bytes.len());
+        }
+        pipe.parts.push_back(part);
+        if let Some(reader) = pipe.reader.take() {
+            reader.wake();
+        }
+        true
+    }
+
+    /// Body bytes sent and not yet read by the host.
+    pub(crate) fn unread(&self) -> usize {
+        lock(&self.pipe).unread
+    }
+
+    /// Gives up on the response: what the host has not read is freed now (a client that
+    /// stopped reading must not hold it until its connection ends) and the response is
+    /// aborted.
+    pub(crate) fn abort(self) {
+        let mut pipe = lock(&self.pipe);
+        pipe.aborted = true;
+        pipe.parts = VecDeque::new();
+        pipe.unread = 0;
+        // `Drop` wakes the reader.
+    }
+}
+
+impl Drop for ResponseSink {
+    fn drop(&mut self) {
+        let mut pipe = lock(&self.pipe);
+        pipe.released = true;
+        if let Some(reader) = pipe.reader.take() {
+            reader.wake();
+        }
     }
 }
 
@@ -55,8 +110,7 @@ pub struct ResponseAborted;
 pub struct HttpResponse {
     shared: Option<Arc<Shared>>,
     id: Option<ResponseId>,
-    rx: mpsc::UnboundedReceiver<Part>,
-    unread: Arc<AtomicUsize>,
+    pipe: Arc<Mutex<Pipe>>,
     ended: bool,
 }
 
@@ -72,17 +126,12 @@ impl std::fmt::Debug for HttpResponse {
 impl HttpResponse {
     /// A response the core writes under `id`, and its sink.
     pub(crate) fn open(shared: Arc<Shared>, id: ResponseId) -> (HttpResponse, ResponseSink) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let unread = Arc::new(AtomicUsize::new(0));
-        let sink = ResponseSink {
-            tx,
-            unread: unread.clone(),
-        };
+        let pipe = Arc::new(Mutex::new(Pipe::default()));
+        let sink = ResponseSink { pipe: pipe.clone() };
         let response = HttpResponse {
             shared: Some(shared),
             id: Some(id),
-            rx,
-            unread,
+            pipe,
             ended: false,
         };
         (response, sink)
@@ -91,22 +140,21 @@ impl HttpResponse {
     /// A complete response made without the core (a path that is not the endpoint, a server
     /// shutting down): `status` and a plain text body.
     pub(crate) fn local(status: u16, text: &str) -> HttpResponse {
-        let (tx, rx) = mpsc::unbounded_channel();
         let mut headers = HeaderList::new();
         headers.insert("content-type", "text/plain; charset=utf-8");
-        for part in [
-            Part::Head { status, headers },
-            Part::Body(text.as_bytes().to_vec()),
-            Part::End,
-        ] {
-            // The receiver is alive: it is in the response made below.
-            let _ = tx.send(part);
-        }
+        let pipe = Pipe {
+            parts: VecDeque::from([
+                Part::Head { status, headers },
+                Part::Body(text.as_bytes().to_vec()),
+                Part::End,
+            ]),
+            released: true,
+            ..Pipe::default()
+        };
         HttpResponse {
             shared: None,
             id: None,
-            rx,
-            unread: Arc::new(AtomicUsize::new(0)),
+            pipe: Arc::new(Mutex::new(pipe)),
             ended: false,
         }
     }
@@ -136,7 +184,7 @@ impl HttpResponse {
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<(u16, HeaderList), ResponseAborted>> {
-        match self.rx.poll_recv(cx) {
+        match self.next_part(cx) {
             Poll::Ready(Some(Part::Head { status, headers })) => Poll::Ready(Ok((status, headers))),
             // The core writes the head first; anything else means the response is broken.
             Poll::Ready(_) => Poll::Ready(Err(ResponseAborted)),
@@ -166,9 +214,8 @@ impl HttpResponse {
             return Poll::Ready(Ok(None));
         }
         loop {
-            return match self.rx.poll_recv(cx) {
+            return match self.next_part(cx) {
                 Poll::Ready(Some(Part::Body(bytes))) => {
-                    self.unread.fetch_sub(bytes.len(), Ordering::Relaxed);
                     if bytes.is_empty() {
                         continue;
                     }
@@ -187,8 +234,42 @@ impl HttpResponse {
     }
 }
 
+impl HttpResponse {
+    /// The next part written; `None` once the driver let go of the response (or gave up on
+    /// it) and nothing is left to read.
+    fn next_part(&mut self, cx: &mut Context<'_>) -> Poll<Option<Part>> {
+        let mut pipe = lock(&self.pipe);
+        if pipe.aborted {
+            return Poll::Ready(None);
+        }
+        if let Some(part) = pipe.parts.pop_front() {
+            if let Part::Body(bytes) = &part {
+                pipe.unread = pipe.unread.saturating_sub(bytes.len());
+            }
+            return Poll::Ready(Some(part));
+        }
+        if pipe.released {
+            return Poll::Ready(None);
+        }
+        if !pipe
+            .reader
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            pipe.reader = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
 impl Drop for HttpResponse {
     fn drop(&mut self) {
+        {
+            let mut pipe = lock(&self.pipe);
+            pipe.dropped = true;
+            // Nobody reads them any more.
+            pipe.parts = VecDeque::new();
+        }
         if self.ended {
             return;
         }

@@ -72,6 +72,7 @@ pub async fn run(
     );
     let mut http = HttpServerConfig::new(started.host_config)
         .with_origin_check(OriginCheck::LoopbackOr(args.http.allow_origins.clone()));
+    http = args.http.bounded(http);
     if let Some(token) = bearer {
         http = http.with_bearer_token(token);
     }

@@ -33,7 +33,7 @@
 
 mod wire;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -101,6 +101,9 @@ pub struct Shared {
     /// The log level the host set, and the servers it was set on (the manager keeps it on
     /// their later connections).
     log_level: Mutex<(Option<LoggingLevel>, HashMap<String, LoggingLevel>)>,
+    /// The servers refusing the host's notifications (they read too slowly): said once on
+    /// stderr when it starts and once when it ends, not once per notification.
+    refusing_notifications: Mutex<HashSet<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -130,6 +133,7 @@ impl Shared {
             host_tasks: None,
             next_session: AtomicU64::new(0),
             log_level: Mutex::new((None, HashMap::new())),
+            refusing_notifications: Mutex::default(),
         }
     }
 
@@ -711,8 +715,26 @@ impl ServerHandler for Router {
             if owner.as_ref().is_some_and(|owner| *owner != server) {
                 continue;
             }
-            if let Err(e) = client.notify(method.to_owned(), params) {
-                tracing::warn!("bridge: could not forward {method} to server {server:?}: {e}");
+            let forwarded = client.notify(method.to_owned(), params);
+            let mut refusing = lock(&self.shared.refusing_notifications);
+            match forwarded {
+                Ok(()) => {
+                    if refusing.remove(&server) {
+                        tracing::warn!(
+                            "bridge: the host's notifications are forwarded to server {server:?} again"
+                        );
+                    }
+                }
+                Err(e) if !crate::app::bridge::forward::reads_too_slowly(&e) => {
+                    tracing::warn!("bridge: could not forward {method} to server {server:?}: {e}");
+                }
+                Err(e) if refusing.insert(server.clone()) => tracing::warn!(
+                    "bridge: could not forward {method} to server {server:?}: {e} (the host's \
+                     notifications to it are dropped until it catches up)"
+                ),
+                Err(e) => {
+                    tracing::debug!("bridge: could not forward {method} to server {server:?}: {e}");
+                }
             }
         }
     }
