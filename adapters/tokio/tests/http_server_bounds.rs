@@ -109,7 +109,7 @@ async fn a_connection_past_the_bound_gets_503_and_a_closed_one_makes_room() {
         assert!(
             error["message"]
                 .as_str()
-                .is_some_and(|m| m.contains("too many connections (2 are open")),
+                .is_some_and(|m| m.contains("too many connections (open: 2,")),
             "{error}"
         );
         // A closed connection gives its place back: a request is served again (404 for a

@@ -246,7 +246,7 @@ fn past_max_sessions_a_new_host_gets_503_and_stderr_says_so() {
     assert!(
         error["message"]
             .as_str()
-            .is_some_and(|m| m.contains("too many sessions (1 are open")),
+            .is_some_and(|m| m.contains("too many sessions (open: 1,")),
         "{error}"
     );
     assert_eq!(refused.header("mcp-session-id"), None);
@@ -258,8 +258,9 @@ fn past_max_sessions_a_new_host_gets_503_and_stderr_says_so() {
 
     let (_, lines) = bridge.stop("-TERM");
     assert!(
-        lines.iter().any(|l| l
-            .contains("mcp bridge: refused a new host session: 1 are open (503; --max-sessions 1")),
+        lines.iter().any(|l| l.contains(
+            "mcp bridge: refused a new host session: 1 open already (503; --max-sessions 1"
+        )),
         "{lines:#?}"
     );
 }

@@ -56,7 +56,7 @@ fn refusal_line(refusal: &Refusal) -> Option<(bool, String)> {
         Refusal::TooManySessions { limit } => (
             true,
             format!(
-                "mcp bridge: refused a new host session: {limit} are open (503; --max-sessions \
+                "mcp bridge: refused a new host session: {limit} open already (503; --max-sessions \
                  {limit}; a session ends with DELETE or after --session-idle)"
             ),
         ),
@@ -181,7 +181,8 @@ mod tests {
         let (always, line) = said(Refusal::TooManySessions { limit: 3 });
         assert!(
             always
-                && line.contains("refused a new host session: 3 are open (503; --max-sessions 3"),
+                && line
+                    .contains("refused a new host session: 3 open already (503; --max-sessions 3"),
             "{line}"
         );
     }

@@ -245,11 +245,11 @@ impl Refusal {
             }
             Refusal::NotJson => "Parse error: the body is not JSON".into(),
             Refusal::TooManySessions { limit } => format!(
-                "Service unavailable: too many sessions ({limit} are open, the most this server \
+                "Service unavailable: too many sessions (open: {limit}, the most this server \
                  keeps); a session ends with DELETE or when idle: try again later"
             ),
             Refusal::TooManyConnections { limit } => format!(
-                "Service unavailable: too many connections ({limit} are open, the most this \
+                "Service unavailable: too many connections (open: {limit}, the most this \
                  server takes): try again later"
             ),
             Refusal::BodyTimeout { after } => format!(

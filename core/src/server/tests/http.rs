@@ -293,7 +293,7 @@ fn the_session_table_is_bounded() {
     assert_eq!(body["error"]["code"], -32000);
     let message = body["error"]["message"].as_str().unwrap_or_default();
     assert!(
-        message.contains("too many sessions (2 are open") && message.contains("DELETE"),
+        message.contains("too many sessions (open: 2,") && message.contains("DELETE"),
         "{message}"
     );
     assert_eq!(h.refusals(), [Refusal::TooManySessions { limit: 2 }]);
