@@ -154,7 +154,7 @@ pub enum Command {
     /// OS picks one) and prints that URL on stderr as its first line; each client gets its
     /// own session. Ctrl-C (or SIGTERM) ends every session and exits 0.
     DemoServer(DemoServerArgs),
-    /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or a servers file.
+    /// Serve a host app (over stdio, or HTTP with --listen) from --url, `-- cmd` or a servers file
     ///
     /// `mcp bridge --url https://example.com/mcp` is a stdio MCP server for a host (a desktop
     /// app, an IDE) that cannot reach a remote server itself; `mcp bridge -- cmd args` puts
@@ -252,7 +252,8 @@ pub enum Command {
                           mcp bridge [LISTEN] --config <FILE> [--allow <PATTERN>]... [--deny <PATTERN>]...\n\n\
                           LISTEN (serve Streamable HTTP instead of stdio):\n       \
                           --listen <ADDR> [--stateless] [--bearer-token-env <VAR>]\n       \
-                          [--allow-origin <ORIGIN>]..."
+                          [--allow-origin <ORIGIN>]... [--max-sessions <N>]\n       \
+                          [--session-idle <DURATION>]"
     )]
     Bridge(BridgeArgs),
     /// Keep one session open and type commands at a prompt: `mcp shell -- server…`.

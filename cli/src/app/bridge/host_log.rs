@@ -60,8 +60,18 @@ fn refusal_line(refusal: &Refusal) -> Option<(bool, String)> {
                  {limit}; a session ends with DELETE or after --session-idle)"
             ),
         ),
-        other => (false, format!("mcp bridge: refused a request: {other:?}")),
+        other => (false, format!("mcp bridge: refused a request: {other}")),
     })
+}
+
+/// Why a host session closed, as its closed line says it. `Local` is the side that owns the
+/// session: for a host session that is the bridge (stopping, its upstream gone, an
+/// `initialize` that failed), not the client that `CloseReason`'s own wording names.
+fn close_wording(reason: &CloseReason) -> String {
+    match reason {
+        CloseReason::Local => "closed by the bridge".to_owned(),
+        other => other.to_string(),
+    }
 }
 
 /// How the session lines name a host: the name and version of its `clientInfo`.
@@ -145,8 +155,9 @@ impl SessionLog {
             .or_else(|| session.client_info().map(|c| host_name(&c)));
         let by = host.map(|h| format!(" by {h}")).unwrap_or_default();
         format!(
-            "mcp bridge: host session {}{by} closed: {reason}",
-            self.number
+            "mcp bridge: host session {}{by} closed: {}",
+            self.number,
+            close_wording(reason)
         )
     }
 
@@ -178,12 +189,29 @@ mod tests {
             "{line}"
         );
         assert!(!said(Refusal::UnknownSession).0);
+        let (always, line) = said(Refusal::UnsupportedVersion("2026-07-28".into()));
+        assert!(
+            !always && line.ends_with("(400)") && !line.contains("UnsupportedVersion("),
+            "{line}"
+        );
         let (always, line) = said(Refusal::TooManySessions { limit: 3 });
         assert!(
             always
                 && line
                     .contains("refused a new host session: 3 open already (503; --max-sessions 3"),
             "{line}"
+        );
+    }
+
+    #[test]
+    fn a_session_the_bridge_closed_is_not_said_to_be_closed_by_its_client() {
+        assert_eq!(close_wording(&CloseReason::Local), "closed by the bridge");
+        let deleted = CloseReason::TransportClosed {
+            detail: Some("the client deleted the session".into()),
+        };
+        assert_eq!(
+            close_wording(&deleted),
+            "transport closed: the client deleted the session"
         );
     }
 }

@@ -154,6 +154,13 @@ pub enum Refusal {
     Rejected(super::modern::ModernRejection),
 }
 
+impl std::fmt::Display for Refusal {
+    /// The message the client gets, and the HTTP status: `Session not found (404)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message(), self.status())
+    }
+}
+
 impl Refusal {
     /// The status code it gets.
     #[must_use]
