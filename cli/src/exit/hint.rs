@@ -289,6 +289,11 @@ fn http_hint(status: u16, connecting: bool) -> String {
         }
         404 => "the server no longer knows this request or session; try again".into(),
         429 => "the server is rate-limiting: wait and try again".into(),
+        // Not a failure: the server (a full `mcp bridge --listen`, one starting or stopping)
+        // says it cannot take the request now; its error says why.
+        503 => "the server cannot take the request now (HTTP 503: full, starting or stopping); \
+                try again later; add -v to see the HTTP exchange"
+            .into(),
         500..=599 => format!(
             "the server failed (HTTP {status}); its own log says why; add -v to see the HTTP exchange"
         ),
@@ -319,4 +324,17 @@ fn remote_hint(code: i64) -> Option<String> {
         }
         .to_owned(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::http_hint;
+
+    #[test]
+    fn a_503_is_a_server_that_cannot_take_the_request_now_not_one_that_failed() {
+        let busy = http_hint(503, false);
+        assert!(busy.contains("cannot take the request now"), "{busy}");
+        assert!(!busy.contains("failed"), "{busy}");
+        assert!(http_hint(500, false).contains("the server failed (HTTP 500)"));
+    }
 }
