@@ -141,6 +141,13 @@ fn a_dead_child_closes_its_session_only() {
     };
     assert_eq!(dead.status, 404);
     assert!(alive.messages.last().expect("an answer")["result"]["content"][0]["text"].is_string());
+    // stderr names the session whose upstream ended, and says the bridge closed it.
+    let said = bridge.until_stderr("closed: closed by the bridge");
+    assert!(
+        said.iter()
+            .any(|l| l.contains("bridge: host session ") && l.contains(": its upstream ended: ")),
+        "{said:#?}"
+    );
     // The bridge itself serves on.
     let third = open_session(&bridge.url, "host-three", &[]);
     let ok = call(&bridge.url, &third, 4, "echo", &json!({"text": "new"}));

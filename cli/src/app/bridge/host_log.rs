@@ -93,6 +93,11 @@ pub struct SessionLog {
 }
 
 impl SessionLog {
+    /// The session's number (from 1, over the whole process).
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+
     /// A new session's log, with the next number.
     pub fn new(ui: &Ui) -> Self {
         SessionLog {

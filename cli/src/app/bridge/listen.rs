@@ -302,7 +302,8 @@ impl SessionBridge {
         let client = match connected {
             Ok(client) => client,
             Err(e) => {
-                tracing::warn!("bridge: a session's upstream failed: {e}");
+                let number = self.log.number();
+                tracing::warn!("bridge: host session {number}: its upstream failed: {e}");
                 self.publish.send_replace(Some(Err(e.to_string())));
                 // Named as the upstream's failure (in words and in its data), so the host
                 // does not take it for its own connection to the bridge failing.
@@ -338,6 +339,7 @@ impl SessionBridge {
         let mut ended = self.closed.subscribe();
         let publish = self.publish.clone();
         let counted = self.sessions.count();
+        let number = self.log.number();
         tokio::spawn(async move {
             let _counted = counted;
             let pump = {
@@ -351,7 +353,7 @@ impl SessionBridge {
             tokio::select! {
                 ended = client.ended() => {
                     let error = crate::app::connect::call_error(ended);
-                    tracing::warn!("bridge: a session's upstream ended: {error}");
+                    tracing::warn!("bridge: host session {number}: its upstream ended: {error}");
                     super::answer_open_requests(&host, &mut calls_ended).await;
                     host.close();
                     pump.abort();
