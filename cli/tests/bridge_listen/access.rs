@@ -183,8 +183,9 @@ fn refusals_and_host_sessions_get_one_line_each() {
     assert_eq!(said("tok-f2-secret") + said("nope"), 0, "{stderr:?}");
 }
 
-/// With `-v`, each upstream wire line is marked with the host session it belongs to, and the
-/// sessions' lines are not cut short after a few.
+/// With `-v`, each wire line is marked with the host session it belongs to (`[session N]`
+/// what the host sent and was sent, `[session N upstream]` that session's upstream
+/// connection), and the sessions' lines are not cut short after a few.
 #[test]
 fn verbose_wire_lines_name_their_host_session() {
     let mut bridge = Listener::start("wire-sessions", &["-v"], &[]);
@@ -195,6 +196,21 @@ fn verbose_wire_lines_name_their_host_session() {
     let wire: Vec<_> = stderr.iter().filter(|l| l.contains("-> {")).collect();
     assert!(!wire.is_empty(), "{stderr:?}");
     assert!(wire.iter().all(|l| l.starts_with("[session ")), "{wire:?}");
+    let has = |prefix: &str, parts: &[&str]| {
+        stderr
+            .iter()
+            .any(|l| l.starts_with(prefix) && parts.iter().all(|p| l.contains(p)))
+    };
+    // The host's own initialize as it sent it, and the bridge's to the upstream, as itself.
+    assert!(
+        has("[session 1] <- {", &["\"method\":\"initialize\"", "host-a"]),
+        "{stderr:#?}"
+    );
+    assert!(has("[session 1] -> {", &["\"result\""]), "{stderr:#?}");
+    assert!(
+        has("[session 1 upstream] -> {", &["\"method\":\"initialize\""]),
+        "{stderr:#?}"
+    );
     for host in ["host-a", "host-e"] {
         assert_eq!(
             stderr

@@ -108,10 +108,17 @@ impl SessionLog {
         }
     }
 
-    /// `ui` with each line marked `[session N] `: the `-v` wire trace of this session's
-    /// upstream, told from the other sessions'.
+    /// `ui` with each line marked `[session N] `: the `-v` wire trace of what this host
+    /// session sent and was sent, told from the other sessions'.
     pub fn marked(&self, ui: &Ui) -> Ui {
         ui.with_prefix(&format!("session {}", self.number))
+    }
+
+    /// `ui` with each line marked `[session N upstream] `: the `-v` wire trace of this
+    /// session's own upstream connection (`--listen` with one upstream: each session has its
+    /// own), told from the host's side of the same session.
+    pub fn upstream_marked(&self, ui: &Ui) -> Ui {
+        ui.with_prefix(&format!("session {} upstream", self.number))
     }
 
     /// This log with the session (`key`) traced in `wire`, its lines marked as

@@ -44,6 +44,7 @@ use super::forward::Forwarder;
 use super::host_log::{self, SessionLog};
 use super::upstream::{self, HostSlot};
 use super::upstream_health::{self, UpstreamHealth};
+use crate::app::trace::HostWire;
 use crate::app::ui::Ui;
 use crate::args::{BridgeArgs, Cli};
 use crate::exit::{CliError, Exit};
@@ -111,14 +112,26 @@ pub async fn run(
         // Each session connects its own upstream when its host initializes.
         http = http.with_deferred_initialize(true);
         let cli = Arc::new(cli.clone());
-        let served = host_log::reporting_refusals(StreamableHttp::new(http), ui);
+        let mut served = host_log::reporting_refusals(StreamableHttp::new(http), ui);
+        // With -v, each session's own messages marked `[session N]`, and its upstream's
+        // `[session N upstream]`.
+        let host_wire = (ui.verbose > 0).then(|| Arc::new(HostWire::default()));
+        if let Some(wire) = &host_wire {
+            let wire = wire.clone();
+            served = served.on_wire(move |step| wire.step(step));
+        }
         let ui = ui.clone();
         let (sessions, sessions_ended) = super::forward::WorkCount::new();
         let hosts = host_sessions.clone();
         let factory = move |host: &ServerHandle| {
             hosts.add(host);
+            let mut log = SessionLog::new(&ui);
+            if let (Some(wire), Some(key)) = (&host_wire, host.session_key()) {
+                log = log.wire_traced(wire, key);
+            }
             SessionBridge::start(
                 cli.clone(),
+                log,
                 ui.clone(),
                 config.clone(),
                 timeout,
@@ -267,6 +280,7 @@ impl SessionBridge {
     /// The handler of a new session; nothing is connected before its host's `initialize`.
     fn start(
         cli: Arc<Cli>,
+        log: SessionLog,
         ui: Ui,
         config: UpstreamConfig,
         timeout: super::forward::RequestBound,
@@ -276,7 +290,7 @@ impl SessionBridge {
         let (closed, _) = watch::channel(false);
         SessionBridge {
             cli,
-            log: SessionLog::new(&ui),
+            log,
             ui,
             config,
             timeout,
@@ -296,8 +310,9 @@ impl SessionBridge {
         let slot = HostSlot::default();
         // Set once, here: the session exists already.
         let _ = slot.set(host.clone());
-        // Its wire trace (-v) marked with the session, among the others'.
-        let ui = self.log.marked(&self.ui);
+        // Its wire trace (-v) marked with the session, among the others', told from the
+        // host's side of it.
+        let ui = self.log.upstream_marked(&self.ui);
         let connected = upstream::connect(&self.cli, &ui, self.config.clone(), &params, slot).await;
         let client = match connected {
             Ok(client) => client,
