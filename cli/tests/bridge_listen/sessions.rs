@@ -266,7 +266,7 @@ fn past_max_sessions_a_new_host_gets_503_and_stderr_says_so() {
     let (_, lines) = bridge.stop("-TERM");
     assert!(
         lines.iter().any(|l| l.contains(
-            "mcp bridge: refused a new host session: 1 open already (503; --max-sessions 1"
+            "mcp bridge: refused a new host session: the session limit is reached (503; --max-sessions 1"
         )),
         "{lines:#?}"
     );

@@ -56,7 +56,7 @@ fn refusal_line(refusal: &Refusal) -> Option<(bool, String)> {
         Refusal::TooManySessions { limit } => (
             true,
             format!(
-                "mcp bridge: refused a new host session: {limit} open already (503; --max-sessions \
+                "mcp bridge: refused a new host session: the session limit is reached (503; --max-sessions \
                  {limit}; a session ends with DELETE or after --session-idle)"
             ),
         ),
@@ -210,7 +210,7 @@ mod tests {
         assert!(
             always
                 && line
-                    .contains("refused a new host session: 3 open already (503; --max-sessions 3"),
+                    .contains("refused a new host session: the session limit is reached (503; --max-sessions 3"),
             "{line}"
         );
     }
