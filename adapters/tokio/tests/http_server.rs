@@ -605,28 +605,35 @@ async fn shutdown_ends_open_streams_and_the_server() {
     .await;
 }
 
+/// A server that gives a stream up once 64 KiB wait unread for it (16 events or 16 KiB kept
+/// for resumption), and the handles of its sessions as they open.
+async fn server_bounding_unread() -> (HttpServerHandle, Arc<Mutex<Vec<ServerHandle>>>) {
+    let (seen, _closed, _cancelled) = Seen::new();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let handles = Arc::new(Mutex::new(Vec::<ServerHandle>::new()));
+    let kept = handles.clone();
+    let server = start_http(
+        listener,
+        StreamableHttp::new(config().with_replay(16, 16 * 1024)).max_unread(64 * 1024),
+        move |server: &ServerHandle| {
+            kept.lock().expect("not poisoned").push(server.clone());
+            TestHandler {
+                seen: seen.clone(),
+                server: server.clone(),
+                client: Mutex::new(String::new()),
+            }
+        },
+    )
+    .expect("the server starts");
+    (server, handles)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_stops_reading_loses_its_stream_not_the_servers_memory() {
     guarded(async {
-        let (seen, _closed, _cancelled) = Seen::new();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind 127.0.0.1:0");
-        let handles = Arc::new(Mutex::new(Vec::<ServerHandle>::new()));
-        let kept = handles.clone();
-        let server = start_http(
-            listener,
-            StreamableHttp::new(config().with_replay(16, 16 * 1024)).max_unread(64 * 1024),
-            move |server: &ServerHandle| {
-                kept.lock().expect("not poisoned").push(server.clone());
-                TestHandler {
-                    seen: seen.clone(),
-                    server: server.clone(),
-                    client: Mutex::new(String::new()),
-                }
-            },
-        )
-        .expect("the server starts");
+        let (server, handles) = server_bounding_unread().await;
         let sid = raw_session(&server).await;
         let mut get = Raw::get_stream(&server, &sid, None).await;
         assert_eq!(get.status().await, 200);
@@ -767,25 +774,7 @@ async fn the_wire_tap_tells_each_sessions_traffic_and_not_the_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_given_up_on_frees_what_its_client_did_not_read() {
     guarded(async {
-        let (seen, _closed, _cancelled) = Seen::new();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind 127.0.0.1:0");
-        let handles = Arc::new(Mutex::new(Vec::<ServerHandle>::new()));
-        let kept = handles.clone();
-        let server = start_http(
-            listener,
-            StreamableHttp::new(config().with_replay(16, 16 * 1024)).max_unread(64 * 1024),
-            move |server: &ServerHandle| {
-                kept.lock().expect("not poisoned").push(server.clone());
-                TestHandler {
-                    seen: seen.clone(),
-                    server: server.clone(),
-                    client: Mutex::new(String::new()),
-                }
-            },
-        )
-        .expect("the server starts");
+        let (server, handles) = server_bounding_unread().await;
         let sid = raw_session(&server).await;
         let headers: HeaderList = [("accept", "text/event-stream"), ("mcp-session-id", &sid)]
             .into_iter()
