@@ -20,7 +20,7 @@ use http_body_util::BodyExt as _;
 use hyper::body::{Frame, Incoming};
 use hyper::header::{HeaderName, HeaderValue};
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use mcp_driver::mcp_proto::http::headers::HeaderList;
 use mcp_driver::mcp_proto::server::http::Refusal;
 use mcp_driver::server::ServerHandler;
@@ -31,6 +31,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::TokioRuntime;
+use crate::recycling_timer::RecyclingTimer;
 use crate::server::ServerHandle;
 
 /// How long a client may take to send a request's head (a connection that trickles bytes
@@ -261,7 +262,8 @@ async fn serve_connection(
 ) {
     let handler = service_fn(move |request| exchange(service.clone(), bounds, request));
     let connection = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
+        // One tokio timer for the connection's header-read deadlines, not one per request.
+        .timer(RecyclingTimer::default())
         .header_read_timeout(HEADER_READ_TIMEOUT)
         .serve_connection(TokioIo::new(stream), handler);
     let mut connection = std::pin::pin!(connection);

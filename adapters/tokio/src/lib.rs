@@ -120,6 +120,8 @@
 mod http;
 #[cfg(feature = "http")]
 mod http_server;
+#[cfg(feature = "http")]
+mod recycling_timer;
 mod runtime;
 pub mod server;
 #[cfg(unix)]

@@ -810,3 +810,90 @@ async fn a_stream_given_up_on_frees_what_its_client_did_not_read() {
     })
     .await;
 }
+
+/// Reads one answer's status on a kept-alive connection (the answer has no body to skip:
+/// a 404 for another path carries a short one, read whole with it).
+async fn status_on(stream: &mut TcpStream) -> u16 {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        let n = stream.read(&mut buf).await.expect("read");
+        assert!(n > 0, "the connection stayed open for the answer");
+        raw.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&raw);
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length: "))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if body.len() >= length {
+                return head
+                    .split(' ')
+                    .nth(1)
+                    .and_then(|s| s.parse().ok())
+                    .expect("a status");
+            }
+        }
+    }
+}
+
+/// The header-read deadline (30 s for each request's head) on a paused clock: a connection
+/// that keeps sending requests within it is served for longer than it, however the timer
+/// behind it is reused; one that trickles a head, or idles, is closed once it passes.
+#[tokio::test(start_paused = true)]
+async fn each_head_has_its_own_read_deadline() {
+    // The anti-hang guard on the same paused clock: a deadline that never fires lets the
+    // clock jump here instead.
+    let test = async {
+        let (seen, _closed, _cancelled) = Seen::new();
+        let server = start(config(), &seen).await;
+        let start = tokio::time::Instant::now();
+        let mut kept = TcpStream::connect(server.local_addr())
+            .await
+            .expect("connect");
+        for _ in 0..4 {
+            kept.write_all(b"GET /other HTTP/1.1\r\nhost: x\r\n\r\n")
+                .await
+                .expect("write");
+            assert_eq!(status_on(&mut kept).await, 404);
+            tokio::time::sleep(Duration::from_secs(20)).await;
+        }
+        assert!(
+            start.elapsed() >= Duration::from_secs(80),
+            "served past one deadline"
+        );
+
+        // A head begun and never finished: closed at its deadline, not before.
+        let mut trickling = TcpStream::connect(server.local_addr())
+            .await
+            .expect("connect");
+        trickling
+            .write_all(b"GET /other HTTP/1.1\r\nhost:")
+            .await
+            .expect("write");
+        let began = tokio::time::Instant::now();
+        let mut buf = [0u8; 256];
+        let read = trickling.read(&mut buf).await;
+        assert!(
+            matches!(read, Ok(0) | Err(_)),
+            "closed, not answered: {read:?}"
+        );
+        let waited = began.elapsed();
+        assert!(
+            (Duration::from_secs(30)..Duration::from_secs(32)).contains(&waited),
+            "closed at the deadline: after {waited:?}"
+        );
+
+        // The kept connection, idle since its last answer (20 s ago, then the 30 s above): closed.
+        let read = kept.read(&mut buf).await;
+        assert!(
+            matches!(read, Ok(0) | Err(_)),
+            "an idle connection closed: {read:?}"
+        );
+        server.shutdown();
+    };
+    tokio::time::timeout(Duration::from_secs(600), test)
+        .await
+        .expect("the connections closed at their deadlines");
+}
