@@ -20,12 +20,16 @@
 //! host, bridge and server have busy threads, the throughput ratio follows it, and unlike the
 //! wall-clock columns it does not move with the machine's other load.
 //! The host is always this crate's client (`mcp_tokio::Client`), so the rows differ only by
-//! the bridge in the middle.
+//! the bridge in the middle. It runs on one thread (a current-thread runtime), as the hosts
+//! that start bridges do (a desktop app's or an IDE's Node event loop, a Python asyncio loop):
+//! on a machine with two cores, a host whose calls hop between worker threads keeps both
+//! cores busy with its own wake-ups and the bridge waits for one, which measures the machine's
+//! scheduler more than the bridge. `--host-threads N` runs it on N worker threads instead.
 //!
 //! ```text
 //! cargo build --release -p mcp-term -p mcp-bench
 //! bash scripts/install-peers --bridges && . .peers/env.sh
-//! scripts/netns-run target/release/bridge [--seq N] [--calls N] [--repeat N] [--only remote,gateway] [--mcp PATH]
+//! scripts/netns-run target/release/bridge [--seq N] [--calls N] [--repeat N] [--only remote,gateway] [--host-threads N] [--mcp PATH]
 //! ```
 //!
 //! `netns-run` because supergateway binds every interface: inside a loopback-only namespace
@@ -55,6 +59,8 @@ struct Options {
     calls: usize,
     repeat: usize,
     only: Vec<String>,
+    /// The host's worker threads: 1 is a current-thread runtime.
+    host_threads: usize,
     mcp: PathBuf,
 }
 
@@ -64,8 +70,7 @@ impl Options {
     }
 }
 
-const USAGE: &str =
-    "usage: bridge [--seq N] [--calls N] [--repeat N] [--only remote,gateway] [--mcp PATH]";
+const USAGE: &str = "usage: bridge [--seq N] [--calls N] [--repeat N] [--only remote,gateway] [--host-threads N] [--mcp PATH]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -79,6 +84,7 @@ fn main() -> ExitCode {
         calls: 20_000,
         repeat: 3,
         only: Vec::new(),
+        host_threads: 1,
         mcp: default_mcp(),
     };
     let mut it = args.iter();
@@ -88,6 +94,7 @@ fn main() -> ExitCode {
             "--seq" => num().map(|n| o.seq = n),
             "--calls" => num().map(|n| o.calls = n),
             "--repeat" => num().map(|n| o.repeat = n),
+            "--host-threads" => num().map(|n| o.host_threads = n),
             "--only" => it
                 .next()
                 .map(|v| o.only.extend(v.split(',').map(str::to_owned))),
@@ -106,14 +113,27 @@ fn main() -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    let mut builder = if o.host_threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(o.host_threads);
+        b
+    };
+    let rt = builder
         .enable_all()
         .build()
         // Invariant: building a runtime only fails when the OS refuses threads or fds.
         .expect("a tokio runtime");
     println!(
-        "bridge bench: {} sequential calls, {} calls at {IN_FLIGHT} in flight, best of {}",
-        o.seq, o.calls, o.repeat
+        "bridge bench: {} sequential calls, {} calls at {IN_FLIGHT} in flight, best of {}, the host on {}",
+        o.seq,
+        o.calls,
+        o.repeat,
+        match o.host_threads {
+            1 => "one thread".to_owned(),
+            n => format!("{n} worker threads"),
+        }
     );
     let node = NodeBridges::find();
     if let Err(why) = &node {
