@@ -55,6 +55,14 @@ pub struct HttpServerConfig {
     pub max_sessions: usize,
     /// The largest POST body accepted, in bytes; a larger one gets 413 (default 4 MiB).
     pub max_body_bytes: usize,
+    /// The bytes all the request bodies being received at once may hold, across every
+    /// connection; a body whose buffer would take the total past it gets 503 and its
+    /// connection closes (many connections trickling large bodies must not hold
+    /// `max_connections` times `max_body_bytes`). Never less than one body of
+    /// [`max_body_bytes`](Self::max_body_bytes) (and the byte past it that tells a larger
+    /// one): a smaller value counts as that. Kept by the host's HTTP library, which reads
+    /// bodies, in a [`BodyBudget`](super::BodyBudget) (default 64 MiB).
+    pub max_body_bytes_in_flight: usize,
     /// How long a client may take to send a request's body once its head arrived; past it,
     /// 408 and the connection closes (a client that trickles a body must not hold a
     /// connection and its buffer for ever). Enforced by the host's HTTP library, which reads
@@ -100,6 +108,7 @@ impl HttpServerConfig {
             bearer_token: None,
             max_sessions: 64,
             max_body_bytes: 4 << 20,
+            max_body_bytes_in_flight: 64 << 20,
             body_timeout: Duration::from_secs(30),
             max_connections: 512,
             max_streams_per_session: 32,
@@ -152,6 +161,14 @@ impl HttpServerConfig {
         self.max_sessions = sessions;
         self.max_body_bytes = body_bytes;
         self.max_streams_per_session = streams;
+        self
+    }
+
+    /// Sets the bytes the request bodies being received may hold at once, across every
+    /// connection (see [`max_body_bytes_in_flight`](Self::max_body_bytes_in_flight)).
+    #[must_use]
+    pub fn with_body_bytes_in_flight(mut self, bytes: usize) -> Self {
+        self.max_body_bytes_in_flight = bytes;
         self
     }
 

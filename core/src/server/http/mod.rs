@@ -70,6 +70,9 @@
 //! ([`HttpServerConfig::replay_events`], [`HttpServerConfig::replay_bytes`]), per session
 //! ([`HttpServerConfig::max_streams_per_session`], [`HttpServerConfig::ended_streams_kept`])
 //! and in sessions ([`HttpServerConfig::max_sessions`], [`HttpServerConfig::idle_timeout`]).
+//! The request bodies the host's HTTP library is receiving are bounded together by a
+//! [`BodyBudget`] ([`HttpServerConfig::max_body_bytes_in_flight`]) it asks before keeping
+//! each chunk.
 //! A host that stops polling keeps its own outputs, which it alone can bound.
 //!
 //! **The drain rule.** After every (B) or (C) call, drain `poll_output` until `None`, then
@@ -90,6 +93,7 @@ use crate::server::{ClientRequestId, Event, ServerSession};
 use crate::session::{CloseReason, ProtocolVersion};
 use crate::time::Instant;
 
+mod body_budget;
 mod checks;
 mod config;
 mod entry;
@@ -99,6 +103,7 @@ mod shape;
 mod stream;
 mod types;
 
+pub use body_budget::BodyBudget;
 pub use config::{HttpMode, HttpServerConfig, OriginCheck};
 pub use modern::ModernRejection;
 pub use types::{HttpEvent, Output, Refusal, RequestHead, ResponseId, SessionKey};

@@ -131,6 +131,15 @@ pub enum Refusal {
         /// The bound.
         limit: usize,
     },
+    /// 503, and the connection closed with the rest of the body unread: the request bodies
+    /// being received, on every connection, would hold more than
+    /// [`HttpServerConfig::max_body_bytes_in_flight`](super::HttpServerConfig::max_body_bytes_in_flight)
+    /// with this one's next bytes ([`BodyBudget`](super::BodyBudget)). Made by the host's HTTP
+    /// library, which reads bodies.
+    TooManyBodyBytesInFlight {
+        /// The bound.
+        limit: usize,
+    },
     /// 408, and the connection closed: the request's body did not arrive within
     /// [`HttpServerConfig::body_timeout`](super::HttpServerConfig::body_timeout) of its head.
     /// Made by the host's HTTP library, which reads bodies.
@@ -174,7 +183,9 @@ impl Refusal {
             Refusal::UnsupportedMediaType => 415,
             Refusal::BodyTooLarge { .. } => 413,
             Refusal::UnknownSession => 404,
-            Refusal::TooManySessions { .. } | Refusal::TooManyConnections { .. } => 503,
+            Refusal::TooManySessions { .. }
+            | Refusal::TooManyConnections { .. }
+            | Refusal::TooManyBodyBytesInFlight { .. } => 503,
             Refusal::BodyTimeout { .. } => 408,
             Refusal::UnusableSessionId => 500,
             Refusal::TooManyStreams => 429,
@@ -203,7 +214,9 @@ impl Refusal {
 
     /// The body of its answer: a JSON-RPC error with a null id, [`rpc_code`](Self::rpc_code)
     /// and the refusal's message (for a host's HTTP library that answers a refusal itself:
-    /// [`TooManyConnections`](Self::TooManyConnections), [`BodyTimeout`](Self::BodyTimeout)).
+    /// [`TooManyConnections`](Self::TooManyConnections),
+    /// [`TooManyBodyBytesInFlight`](Self::TooManyBodyBytesInFlight),
+    /// [`BodyTimeout`](Self::BodyTimeout)).
     #[must_use]
     pub fn body(&self) -> Vec<u8> {
         match self {
@@ -258,6 +271,10 @@ impl Refusal {
             Refusal::TooManyConnections { limit } => format!(
                 "Service unavailable: too many connections (open: {limit}, the most this \
                  server takes): try again later"
+            ),
+            Refusal::TooManyBodyBytesInFlight { limit } => format!(
+                "Service unavailable: too many request body bytes being received (the most \
+                 this server holds at once: {limit}): try again later"
             ),
             Refusal::BodyTimeout { after } => format!(
                 "Request Timeout: the request body did not arrive within {} s of its head",
