@@ -2,8 +2,9 @@
 //! [`HttpService`]. This file only moves bytes: it accepts connections, reads each request's
 //! head and body (bounded in size and time), hands them to the service and writes the
 //! response it gets back, flushing every chunk as it comes. It counts the connections open,
-//! and answers one past the core's bound with the core's refusal. Every MCP decision is the
-//! core's.
+//! and answers one past the core's bound with the core's refusal; it asks the core's
+//! [`BodyBudget`] before a body's buffer grows, and answers its refusal. Every MCP decision is
+//! the core's.
 
 use std::convert::Infallible;
 use std::io;
@@ -22,7 +23,7 @@ use hyper::header::{HeaderName, HeaderValue};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use mcp_driver::mcp_proto::http::headers::HeaderList;
-use mcp_driver::mcp_proto::server::http::Refusal;
+use mcp_driver::mcp_proto::server::http::{BodyBudget, Refusal};
 use mcp_driver::server::ServerHandler;
 use mcp_driver::server::http::{HttpResponse, HttpService, ResponseAborted, StreamableHttp};
 use tokio::io::AsyncWriteExt as _;
@@ -31,6 +32,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::TokioRuntime;
+use crate::body_hold::{BodyHold, SharedBudget};
 use crate::recycling_timer::RecyclingTimer;
 use crate::server::ServerHandle;
 
@@ -44,6 +46,7 @@ const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct HttpServerHandle {
     addr: SocketAddr,
     service: HttpService,
+    budget: SharedBudget,
     stop: watch::Sender<bool>,
     accept: JoinHandle<()>,
     driver: JoinHandle<()>,
@@ -66,6 +69,14 @@ impl HttpServerHandle {
     #[must_use]
     pub fn service(&self) -> &HttpService {
         &self.service
+    }
+
+    /// The bytes the request bodies being received hold now, across every connection (at
+    /// most the budget of
+    /// [`HttpServerConfig::max_body_bytes_in_flight`](mcp_driver::mcp_proto::server::http::HttpServerConfig::max_body_bytes_in_flight)).
+    #[must_use]
+    pub fn body_bytes_in_flight(&self) -> usize {
+        self.budget.held()
     }
 
     /// Stops accepting connections and shuts the service down: every session ends (running
@@ -111,13 +122,21 @@ where
         body_timeout: server.config().body_timeout,
         max_connections: server.config().max_connections,
     };
+    let budget = SharedBudget::new(BodyBudget::new(server.config()));
     let (service, driver) = server.start(TokioRuntime::current(), factory);
     let driver = tokio::spawn(driver);
     let (stop, stopped) = watch::channel(false);
-    let accept = tokio::spawn(accept_loop(listener, service.clone(), bounds, stopped));
+    let accept = tokio::spawn(accept_loop(
+        listener,
+        service.clone(),
+        bounds,
+        budget.clone(),
+        stopped,
+    ));
     Ok(HttpServerHandle {
         addr,
         service,
+        budget,
         stop,
         accept,
         driver,
@@ -155,7 +174,8 @@ async fn stop_signal(stop: &mut watch::Receiver<bool>) {
     }
 }
 
-/// The core's bounds this file enforces: a body's size and time, and the connections open.
+/// The core's bounds this file enforces: a body's size and time, and the connections open
+/// (the bytes of all bodies being read are the [`SharedBudget`]'s).
 #[derive(Clone, Copy, Debug)]
 struct Bounds {
     max_body: usize,
@@ -176,6 +196,7 @@ async fn accept_loop(
     listener: TcpListener,
     service: HttpService,
     bounds: Bounds,
+    budget: SharedBudget,
     mut stop: watch::Receiver<bool>,
 ) {
     let open = Arc::new(AtomicUsize::new(0));
@@ -215,6 +236,7 @@ async fn accept_loop(
                     stream,
                     service.clone(),
                     bounds,
+                    budget.clone(),
                     stop.clone(),
                     counted,
                 ));
@@ -257,10 +279,12 @@ async fn serve_connection(
     stream: tokio::net::TcpStream,
     service: HttpService,
     bounds: Bounds,
+    budget: SharedBudget,
     mut stop: watch::Receiver<bool>,
     _counted: Counted,
 ) {
-    let handler = service_fn(move |request| exchange(service.clone(), bounds, request));
+    let handler =
+        service_fn(move |request| exchange(service.clone(), bounds, budget.body(), request));
     let connection = hyper::server::conn::http1::Builder::new()
         // One tokio timer for the connection's header-read deadlines, not one per request.
         .timer(RecyclingTimer::default())
@@ -287,10 +311,12 @@ async fn serve_connection(
     }
 }
 
-/// One request: read it (bounded), hand it to the service, answer with its response.
+/// One request: read it (bounded; `hold` counts its body in the server's budget), hand it to
+/// the service, answer with its response.
 async fn exchange(
     service: HttpService,
     bounds: Bounds,
+    hold: BodyHold,
     request: hyper::Request<Incoming>,
 ) -> Result<hyper::Response<ResponseBody>, Infallible> {
     let (parts, body) = request.into_parts();
@@ -299,11 +325,18 @@ async fn exchange(
         .iter()
         .map(|(name, value)| (name.as_str(), header_text(value.as_bytes())))
         .collect();
-    let read = tokio::time::timeout(bounds.body_timeout, read_body(body, bounds.max_body));
+    // On every way out of the read (the body complete, broken off, refused, timed out, the
+    // connection dropped) the hold goes with the read or its body, and gives its bytes back.
+    let read = tokio::time::timeout(bounds.body_timeout, read_body(body, bounds.max_body, hold));
     let body = match read.await {
-        Ok(Some(body)) => body,
+        Ok(BodyRead::Complete(body)) => body,
         // The client broke off its own request: nobody is reading an answer.
-        Ok(None) => return Ok(plain(400, "the request body was not received")),
+        Ok(BodyRead::BrokenOff) => return Ok(plain(400, "the request body was not received")),
+        Ok(BodyRead::Refused(refusal)) => {
+            tracing::debug!("{}", String::from_utf8_lossy(&refusal.body()));
+            // Its body unread, the connection cannot carry another request: hyper closes it.
+            return Ok(refused(&refusal));
+        }
         Err(_) => {
             let refusal = Refusal::BodyTimeout {
                 after: bounds.body_timeout,
@@ -313,7 +346,15 @@ async fn exchange(
             return Ok(refused(&refusal));
         }
     };
-    let mut response = service.handle(parts.method.as_str(), parts.uri.path(), headers, &body);
+    let mut response = service.handle(
+        parts.method.as_str(),
+        parts.uri.path(),
+        headers,
+        &body.bytes,
+    );
+    // The service keeps what it needs of the body: its buffer and its hold go now, not when
+    // the answer is ready.
+    drop(body);
     let Ok((status, headers)) = response.head().await else {
         return Ok(plain(503, "the server is shutting down"));
     };
@@ -347,22 +388,53 @@ fn header_text(value: &[u8]) -> String {
     }
 }
 
+/// A body read whole (or to the byte past the bound), with its share of the budget.
+struct ReceivedBody {
+    bytes: Vec<u8>,
+    _hold: BodyHold,
+}
+
+/// How reading a body ended.
+enum BodyRead {
+    Complete(ReceivedBody),
+    /// The client broke off.
+    BrokenOff,
+    /// The budget of all bodies being read has no room for its next bytes.
+    Refused(Refusal),
+}
+
 /// Reads a body, keeping at most `max + 1` bytes: a larger body reaches the service
-/// truncated to that (it answers 413) without being held whole. `None` when the client
-/// broke off.
-async fn read_body(mut body: Incoming, max: usize) -> Option<Vec<u8>> {
+/// truncated to that (it answers 413) without being held whole. The buffer's growth is asked
+/// of the budget first (`hold`): it doubles, up to `max + 1`, so what is counted is what the
+/// buffer takes.
+async fn read_body(mut body: Incoming, max: usize, mut hold: BodyHold) -> BodyRead {
+    let bound = max.saturating_add(1);
     let mut out = Vec::new();
     while let Some(frame) = body.frame().await {
-        let frame = frame.ok()?;
+        let Ok(frame) = frame else {
+            return BodyRead::BrokenOff;
+        };
         if let Ok(data) = frame.into_data() {
-            let room = (max + 1).saturating_sub(out.len());
-            out.extend_from_slice(&data[..data.len().min(room)]);
+            let room = bound.saturating_sub(out.len());
+            let kept = &data[..data.len().min(room)];
+            let needed = out.len() + kept.len();
+            if needed > out.capacity() {
+                let capacity = needed.max(out.capacity().saturating_mul(2)).min(bound);
+                if let Err(refusal) = hold.grow(capacity - out.capacity()) {
+                    return BodyRead::Refused(refusal);
+                }
+                out.reserve_exact(capacity - out.len());
+            }
+            out.extend_from_slice(kept);
             if out.len() > max {
                 break;
             }
         }
     }
-    Some(out)
+    BodyRead::Complete(ReceivedBody {
+        bytes: out,
+        _hold: hold,
+    })
 }
 
 /// A response made here, when the service was never reached.

@@ -117,6 +117,8 @@
 #![warn(missing_docs, unreachable_pub)]
 
 #[cfg(feature = "http")]
+mod body_hold;
+#[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]
 mod http_server;

@@ -1,8 +1,9 @@
 #![cfg(feature = "http")]
 //! The bounds the tokio HTTP server enforces for the core on real connections: connections
-//! open at once (one past the bound gets 503 with a JSON-RPC error and is closed) and the
-//! time a request's body may take (408, and the connection closed). Each test is bounded
-//! by an anti-hang guard; none is timed.
+//! open at once (one past the bound gets 503 with a JSON-RPC error and is closed), the
+//! time a request's body may take (408, and the connection closed) and the bytes all the
+//! bodies being received may hold at once (503, and the connection closed). Each test is
+//! bounded by an anti-hang guard; none is timed.
 
 use std::time::Duration;
 
@@ -130,3 +131,89 @@ async fn a_connection_past_the_bound_gets_503_and_a_closed_one_makes_room() {
     })
     .await;
 }
+
+/// A POST head to the endpoint announcing a JSON body of `len` bytes, the connection to close
+/// after its answer.
+fn head_of(len: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nhost: x\r\naccept: application/json, text/event-stream\r\n\
+         content-type: application/json\r\ncontent-length: {len}\r\nconnection: close\r\n\r\n"
+    )
+}
+
+/// Waits until the bodies being received hold what `done` wants (the server reads them on
+/// its own tasks; the anti-hang guard bounds the wait).
+async fn until_in_flight(server: &HttpServerHandle, done: impl Fn(usize) -> bool) {
+    while !done(server.body_bytes_in_flight()) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_past_the_servers_budget_gets_503_and_finished_bodies_give_it_back() {
+    guarded(async {
+        // Bodies of at most 1000 bytes, and room for three at once: each buffer holds at
+        // most 1001 (the byte past the bound tells a larger body).
+        let server = start(
+            config()
+                .with_limits(64, 1000, 32)
+                .with_body_bytes_in_flight(3 * 1001),
+        )
+        .await;
+        let addr = server.local_addr();
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            let mut stream = TcpStream::connect(addr).await.expect("connect");
+            let mut request = head_of(1000).into_bytes();
+            request.extend_from_slice(&[b' '; 999]);
+            stream.write_all(&request).await.expect("write");
+            held.push(stream);
+        }
+        // The three bodies are read to their 999th byte and wait for their last.
+        until_in_flight(&server, |held| held >= 3 * 999).await;
+        assert!(server.body_bytes_in_flight() <= 3 * 1001);
+
+        // One more body does not fit beside them: 503 with the JSON-RPC error, closed.
+        let mut one_more = TcpStream::connect(addr).await.expect("connect");
+        let mut request = head_of(1000).into_bytes();
+        request.extend_from_slice(&[b' '; 100]);
+        one_more.write_all(&request).await.expect("write");
+        let (status, body) = answer(&mut one_more).await;
+        assert_eq!(status, 503, "{body}");
+        let error = rpc_error(&body);
+        assert_eq!(error["code"], -32000);
+        assert!(
+            error["message"].as_str().is_some_and(|m| m.contains(
+                "too many request body bytes being received (the most this server holds at \
+                 once: 3003)"
+            )),
+            "{error}"
+        );
+        // The refused body gave back what it held; the three still hold theirs.
+        let in_flight = server.body_bytes_in_flight();
+        assert!((3 * 999..=3 * 1001).contains(&in_flight), "{in_flight}");
+
+        // One of them completes and is served (its body, all spaces, is not JSON); the
+        // others go away. Every byte comes back.
+        let mut first = held.remove(0);
+        first.write_all(b" ").await.expect("write");
+        let (status, body) = answer(&mut first).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(rpc_error(&body)["code"], -32700);
+        drop(held);
+        until_in_flight(&server, |held| held == 0).await;
+
+        // A whole budget's worth is free again: a new session opens.
+        let mut next = TcpStream::connect(addr).await.expect("connect");
+        let mut request = head_of(INIT.len()).into_bytes();
+        request.extend_from_slice(INIT.as_bytes());
+        next.write_all(&request).await.expect("write");
+        let (status, body) = answer(&mut next).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(server.body_bytes_in_flight(), 0);
+        server.shutdown();
+    })
+    .await;
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
