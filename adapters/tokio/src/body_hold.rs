@@ -14,7 +14,9 @@ pub(crate) struct SharedBudget(Arc<Mutex<Budgeted>>);
 #[derive(Debug)]
 struct Budgeted {
     budget: BodyBudget,
-    /// Whether the last hold was refused: the log says so once per run of refusals.
+    /// Whether a hold was refused since the bodies last held half the budget or less: the
+    /// log says so once per run of refusals, not for each of the many bodies refused while
+    /// others grow into what is freed.
     refusing: bool,
 }
 
@@ -60,7 +62,6 @@ impl BodyHold {
         let mut shared = self.budget.lock();
         match shared.budget.hold(bytes) {
             Ok(()) => {
-                shared.refusing = false;
                 self.held += bytes;
                 Ok(())
             }
@@ -83,7 +84,11 @@ impl BodyHold {
 impl Drop for BodyHold {
     fn drop(&mut self) {
         if self.held > 0 {
-            self.budget.lock().budget.release(self.held);
+            let mut shared = self.budget.lock();
+            shared.budget.release(self.held);
+            if shared.budget.held() <= shared.budget.limit() / 2 {
+                shared.refusing = false;
+            }
         }
     }
 }
