@@ -40,6 +40,12 @@ use crate::server::ServerHandle;
 /// must not hold a task for ever).
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// The bound of hyper's buffers of a connection (a body passes through the input buffer on
+/// its way to its own buffer, counted in the budget; a request head that outgrows it, past
+/// some 100 KiB, gets 431). Hyper's default, about 400 KiB, would let many connections with
+/// fast bodies hold more than the budget itself.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+
 /// A running Streamable HTTP server: its address, and its shutdown. Dropping the handle does
 /// not stop the server; [`shutdown`](Self::shutdown) does.
 #[derive(Debug)]
@@ -289,6 +295,7 @@ async fn serve_connection(
         // One tokio timer for the connection's header-read deadlines, not one per request.
         .timer(RecyclingTimer::default())
         .header_read_timeout(HEADER_READ_TIMEOUT)
+        .max_buf_size(READ_BUFFER_BYTES)
         .serve_connection(TokioIo::new(stream), handler);
     let mut connection = std::pin::pin!(connection);
     let first = {
