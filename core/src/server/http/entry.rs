@@ -2,8 +2,9 @@
 //! message the session sends goes (the POST it answers or relates to, or the GET stream), in
 //! which framing (one JSON body, or SSE events), and what is kept for resumption.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
+use crate::rpc::peer_keys::PeerMap;
 use crate::session::CounterMap;
 
 use super::stream::{EventLog, encode_event, encode_priming, event_id};
@@ -93,11 +94,11 @@ pub(super) struct Entry {
     pub(super) ended: VecDeque<u64>,
     pub(super) next_stream: u64,
     /// Open client requests (JSON-RPC ids) and the stream their answer goes to.
-    pub(super) by_wire: HashMap<Id, u64>,
+    pub(super) by_wire: PeerMap<Id, u64>,
     /// The host's tokens of those requests, for related messages.
     pub(super) by_request: CounterMap<ClientRequestId, u64>,
     /// Progress tokens of those requests: their progress goes with them.
-    pub(super) by_progress: HashMap<Id, u64>,
+    pub(super) by_progress: PeerMap<Id, u64>,
     /// The stream messages queued now relate to (during a POST's feed, or
     /// [`HttpServer::related`](super::HttpServer::related)).
     pub(super) related: Option<u64>,
@@ -146,9 +147,9 @@ impl Entry {
             streams,
             ended: VecDeque::new(),
             next_stream: 1,
-            by_wire: HashMap::new(),
+            by_wire: PeerMap::default(),
             by_request: CounterMap::default(),
-            by_progress: HashMap::new(),
+            by_progress: PeerMap::default(),
             related: None,
             feeding: None,
             unidentified: Vec::new(),

@@ -77,9 +77,10 @@
 //! [`ResponseId`] gets exactly one [`Output::Head`], then [`Output::Body`] chunks, then one
 //! [`Output::End`] (unless the host reported the connection closed first).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::rpc::notifications::ProgressParams;
+use crate::rpc::peer_keys::PeerMap;
 use crate::session::CounterMap;
 
 use crate::http::headers::{
@@ -127,7 +128,7 @@ use shape::BodyShape;
 pub struct HttpServer {
     config: HttpServerConfig,
     entries: CounterMap<SessionKey, Entry>,
-    by_wire_id: HashMap<String, SessionKey>,
+    by_wire_id: PeerMap<String, SessionKey>,
     /// Which session each open response belongs to.
     responses: CounterMap<ResponseId, SessionKey>,
     /// Sessions the host touched through `session_mut`: routed at the next poll.
@@ -148,7 +149,7 @@ impl HttpServer {
         HttpServer {
             config,
             entries: CounterMap::default(),
-            by_wire_id: HashMap::new(),
+            by_wire_id: PeerMap::default(),
             responses: CounterMap::default(),
             dirty: Vec::new(),
             next_response: 1,
