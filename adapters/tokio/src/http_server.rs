@@ -294,11 +294,15 @@ async fn exchange(
     request: hyper::Request<Incoming>,
 ) -> Result<hyper::Response<ResponseBody>, Infallible> {
     let (parts, body) = request.into_parts();
-    let headers: HeaderList = parts
-        .headers
-        .iter()
-        .map(|(name, value)| (name.as_str(), header_text(value.as_bytes())))
-        .collect();
+    // hyper's header names are in lower case already.
+    let mut fields = Vec::with_capacity(parts.headers.len());
+    fields.extend(
+        parts
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), header_text(value.as_bytes()))),
+    );
+    let headers = HeaderList::from_lower_case(fields);
     let read = tokio::time::timeout(bounds.body_timeout, read_body(body, bounds.max_body));
     let body = match read.await {
         Ok(Some(body)) => body,
