@@ -83,6 +83,11 @@ impl Stream {
     }
 }
 
+/// Whether stream `n` holds a response or waits for answers.
+fn is_live(n: u64, stream: &Stream) -> bool {
+    !stream.done && (n != GET_STREAM || stream.response.is_some())
+}
+
 /// One session and its streams.
 #[derive(Debug)]
 pub(super) struct Entry {
@@ -161,10 +166,13 @@ impl Entry {
 
     /// Open streams that hold a response or wait for answers.
     pub(super) fn live_streams(&self) -> usize {
-        self.streams
-            .iter()
-            .filter(|(n, s)| !s.done && (**n != GET_STREAM || s.response.is_some()))
-            .count()
+        self.streams.iter().filter(|(n, s)| is_live(**n, s)).count()
+    }
+
+    /// Whether any stream is live (the first one found ends the look; the ended streams kept
+    /// for resumption need not be walked).
+    pub(super) fn has_live_streams(&self) -> bool {
+        self.streams.iter().any(|(n, s)| is_live(*n, s))
     }
 
     /// Whether 2025-11-25 stream behaviour applies (the priming event).

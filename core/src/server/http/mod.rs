@@ -79,8 +79,7 @@
 
 use std::collections::VecDeque;
 
-use crate::rpc::notifications::ProgressParams;
-use crate::rpc::peer_keys::PeerMap;
+use crate::rpc::{notifications::ProgressParams, peer_keys::PeerMap};
 use crate::session::CounterMap;
 
 use crate::http::headers::{
@@ -299,7 +298,7 @@ impl HttpServer {
         for key in keys {
             if let Some(entry) = self.entries.get_mut(&key) {
                 entry.session.handle_timeout(now);
-                if entry.live_streams() > 0 {
+                if entry.has_live_streams() {
                     entry.last_active = entry.last_active.max(now);
                 } else if let Some(idle) = self.config.idle_timeout
                     && now >= crate::time::saturating_add(entry.last_active, idle)
@@ -399,7 +398,7 @@ impl HttpServer {
             .values()
             .flat_map(|e| {
                 let idle_at = idle
-                    .filter(|_| e.live_streams() == 0)
+                    .filter(|_| !e.has_live_streams())
                     .map(|d| crate::time::saturating_add(e.last_active, d));
                 [e.session.poll_timeout(), idle_at]
             })
@@ -725,7 +724,7 @@ impl HttpServer {
         let Some(entry) = self.entries.get_mut(&key) else {
             return;
         };
-        if entry.live_streams() > 0 {
+        if entry.has_live_streams() {
             entry.last_active = entry.last_active.max(self.last_now);
         }
         let mut routed = VecDeque::new();
