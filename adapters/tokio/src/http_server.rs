@@ -33,6 +33,7 @@ use tokio::task::JoinHandle;
 use crate::TokioRuntime;
 use crate::recycling_timer::RecyclingTimer;
 use crate::server::ServerHandle;
+use crate::when_woken::WhenWoken;
 
 /// How long a client may take to send a request's head (a connection that trickles bytes
 /// must not hold a task for ever).
@@ -268,7 +269,9 @@ async fn serve_connection(
         .serve_connection(TokioIo::new(stream), handler);
     let mut connection = std::pin::pin!(connection);
     let first = {
-        let stopped = std::pin::pin!(stop_signal(&mut stop));
+        // The stop is looked at when it fires, not on each of the connection's wake-ups.
+        let stop = std::pin::pin!(stop_signal(&mut stop));
+        let stopped = WhenWoken::new(stop);
         match select(connection.as_mut(), stopped).await {
             Either::Left((result, _)) => Some(result),
             Either::Right(_) => None,
