@@ -169,6 +169,13 @@ impl Entry {
         self.streams.iter().filter(|(n, s)| is_live(**n, s)).count()
     }
 
+    /// Whether the live streams reach `bound`. Only a session with that many streams at all
+    /// can (most hold fewer: the live ones, the GET, the ended ones kept for resumption), so
+    /// the others are not walked.
+    pub(super) fn live_streams_reach(&self, bound: usize) -> bool {
+        self.streams.len() >= bound && self.live_streams() >= bound
+    }
+
     /// Whether any stream is live (the first one found ends the look; the ended streams kept
     /// for resumption need not be walked).
     pub(super) fn has_live_streams(&self) -> bool {

@@ -547,7 +547,7 @@ impl HttpServer {
             return Err(Refusal::UnknownSession);
         };
         entry.last_active = entry.last_active.max(now);
-        if entry.live_streams() >= self.config.max_streams_per_session {
+        if entry.live_streams_reach(self.config.max_streams_per_session) {
             return Err(Refusal::TooManyStreams);
         }
         let stream_no = entry.next_stream;
@@ -680,7 +680,7 @@ impl HttpServer {
             {
                 return Err(Refusal::GetStreamTaken);
             }
-            if entry.live_streams() >= config_streams {
+            if entry.live_streams_reach(config_streams) {
                 return Err(Refusal::TooManyStreams);
             }
             entry.open_get(&self.config, &mut routed, response);
