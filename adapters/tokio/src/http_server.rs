@@ -303,7 +303,7 @@ async fn exchange(
         parts
             .headers
             .iter()
-            .map(|(name, value)| (name.as_str().to_owned(), header_text(value.as_bytes()))),
+            .map(|(name, value)| (name.as_str().to_owned(), header_text(value))),
     );
     let headers = HeaderList::from_lower_case(fields);
     let read = tokio::time::timeout(bounds.body_timeout, read_body(body, bounds.max_body));
@@ -344,13 +344,14 @@ async fn exchange(
     Ok(out)
 }
 
-/// A header value as text: as sent when it is UTF-8 (nearly always ASCII), else with
-/// replacement characters. The same text either way; the check of valid UTF-8 alone is a
-/// fraction of the replacing scan's cost, paid on every header of every request.
-fn header_text(value: &[u8]) -> String {
-    match std::str::from_utf8(value) {
+/// A header value as text: as sent when it is UTF-8 (nearly always visible ASCII), else with
+/// replacement characters. The same text either way: hyper's visible-ASCII check comes
+/// first (cheaper than a UTF-8 check on a short value), UTF-8 beyond it (obs-text) takes the
+/// replacing scan, which leaves valid UTF-8 as it is.
+fn header_text(value: &HeaderValue) -> String {
+    match value.to_str() {
         Ok(text) => text.to_owned(),
-        Err(_) => String::from_utf8_lossy(value).into_owned(),
+        Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
     }
 }
 
@@ -421,5 +422,37 @@ impl hyper::body::Body for ResponseBody {
             Poll::Ready(Err(e)) => Poll::Ready(Some(Err(e))),
             Poll::Pending => Poll::Pending,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hyper::header::HeaderValue;
+    use proptest::prelude::*;
+
+    use super::header_text;
+
+    /// The bytes hyper accepts in a value, ASCII and beyond, and a few it refuses.
+    fn value_byte() -> impl Strategy<Value = u8> {
+        prop_oneof![8 => 0x20u8..0x7f, 4 => 0x80u8..=0xff, 1 => Just(b'\t'), 1 => any::<u8>()]
+    }
+
+    proptest! {
+        /// Any value hyper accepts becomes the text a lossy UTF-8 reading of its bytes gives:
+        /// visible ASCII as it is, UTF-8 obs-text as it is, other bytes replaced.
+        #[test]
+        fn header_text_is_the_lossy_reading(bytes in proptest::collection::vec(value_byte(), 0..40)) {
+            if let Ok(value) = HeaderValue::from_bytes(&bytes) {
+                prop_assert_eq!(header_text(&value), String::from_utf8_lossy(&bytes));
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_and_other_bytes_beyond_ascii() {
+        let utf8 = HeaderValue::from_bytes("caf\u{e9}".as_bytes()).expect("obs-text is accepted");
+        assert_eq!(header_text(&utf8), "caf\u{e9}");
+        let latin1 = HeaderValue::from_bytes(b"caf\xe9").expect("obs-text is accepted");
+        assert_eq!(header_text(&latin1), "caf\u{fffd}");
     }
 }
