@@ -18,10 +18,10 @@ use bytes::Bytes;
 use futures_util::future::{Either, select};
 use http_body_util::BodyExt as _;
 use hyper::body::{Frame, Incoming};
-use hyper::header::{HeaderName, HeaderValue};
+use hyper::header::{HeaderName, HeaderValue, InvalidHeaderName, InvalidHeaderValue};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use mcp_driver::mcp_proto::http::headers::HeaderList;
+use mcp_driver::mcp_proto::http::headers::{CONTENT_TYPE, HeaderList, MCP_SESSION_ID};
 use mcp_driver::mcp_proto::server::http::Refusal;
 use mcp_driver::server::ServerHandler;
 use mcp_driver::server::http::{HttpResponse, HttpService, ResponseAborted, StreamableHttp};
@@ -328,10 +328,7 @@ async fn exchange(
     *out.status_mut() =
         hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     for (name, value) in headers.iter() {
-        match (
-            HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(value),
-        ) {
+        match (response_header_name(name), response_header_value(value)) {
             (Ok(name), Ok(value)) => {
                 out.headers_mut().append(name, value);
             }
@@ -342,6 +339,29 @@ async fn exchange(
         }
     }
     Ok(out)
+}
+
+/// A response header's name: those the core puts on every response are constants (no
+/// parse, no copy), any other is parsed.
+fn response_header_name(name: &str) -> Result<HeaderName, InvalidHeaderName> {
+    const MCP_SESSION_ID_NAME: HeaderName = HeaderName::from_static(MCP_SESSION_ID);
+    match name {
+        CONTENT_TYPE => Ok(hyper::header::CONTENT_TYPE),
+        MCP_SESSION_ID => Ok(MCP_SESSION_ID_NAME),
+        "cache-control" => Ok(hyper::header::CACHE_CONTROL),
+        _ => HeaderName::from_bytes(name.as_bytes()),
+    }
+}
+
+/// A response header's value: the content types and cache directive the core puts on every
+/// response are constants, any other is checked and copied.
+fn response_header_value(value: &str) -> Result<HeaderValue, InvalidHeaderValue> {
+    match value {
+        "application/json" => Ok(HeaderValue::from_static("application/json")),
+        "text/event-stream" => Ok(HeaderValue::from_static("text/event-stream")),
+        "no-cache" => Ok(HeaderValue::from_static("no-cache")),
+        _ => HeaderValue::from_str(value),
+    }
 }
 
 /// A header value as text: as sent when it is UTF-8 (nearly always visible ASCII), else with
@@ -427,10 +447,10 @@ impl hyper::body::Body for ResponseBody {
 
 #[cfg(test)]
 mod tests {
-    use hyper::header::HeaderValue;
+    use hyper::header::{HeaderName, HeaderValue};
     use proptest::prelude::*;
 
-    use super::header_text;
+    use super::{header_text, response_header_name, response_header_value};
 
     /// The bytes hyper accepts in a value, ASCII and beyond, and a few it refuses.
     fn value_byte() -> impl Strategy<Value = u8> {
@@ -445,6 +465,31 @@ mod tests {
             if let Ok(value) = HeaderValue::from_bytes(&bytes) {
                 prop_assert_eq!(header_text(&value), String::from_utf8_lossy(&bytes));
             }
+        }
+    }
+
+    proptest! {
+        /// The constants are the names and values parsing gives, and any other is parsed.
+        #[test]
+        fn response_heads_are_what_parsing_gives(
+            name in prop_oneof![
+                Just("content-type".to_owned()),
+                Just("mcp-session-id".to_owned()),
+                Just("cache-control".to_owned()),
+                "[a-zA-Z0-9 :-]{0,16}",
+            ],
+            value in prop_oneof![
+                Just("application/json".to_owned()),
+                Just("text/event-stream".to_owned()),
+                Just("no-cache".to_owned()),
+                "[ -~\n]{0,16}",
+            ],
+        ) {
+            prop_assert_eq!(
+                response_header_name(&name).ok(),
+                HeaderName::from_bytes(name.as_bytes()).ok()
+            );
+            prop_assert_eq!(response_header_value(&value).ok(), HeaderValue::from_str(&value).ok());
         }
     }
 
