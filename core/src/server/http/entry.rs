@@ -83,6 +83,16 @@ impl Stream {
     }
 }
 
+/// The id an answer's bytes carry (`None`: `"id": null`, or not an answer): what the id the
+/// session hands over with them must equal (checked in debug builds, which every test runs).
+fn id_read_from(bytes: &[u8]) -> Option<Id> {
+    match jsonrpc::decode(bytes) {
+        Ok(DecodedRef::Single(MessageRef::Response { id, .. })) => Some(id),
+        Ok(DecodedRef::Single(MessageRef::Error { id, .. })) => id,
+        _ => None,
+    }
+}
+
 /// Whether stream `n` holds a response or waits for answers.
 fn is_live(n: u64, stream: &Stream) -> bool {
     !stream.done && (n != GET_STREAM || stream.response.is_some())
@@ -192,9 +202,9 @@ impl Entry {
     /// Moves everything the session queued to its streams.
     pub(super) fn route(&mut self, config: &HttpServerConfig, out: &mut VecDeque<Output>) {
         let mut buf = Vec::new();
-        while let Some(sent) = self.session.poll_transmit(&mut buf) {
+        while let Some((sent, answered)) = self.session.poll_transmit_answering(&mut buf) {
             let bytes = std::mem::take(&mut buf);
-            self.route_one(config, out, &sent, bytes);
+            self.route_one(config, out, &sent, answered, bytes);
         }
     }
 
@@ -203,10 +213,11 @@ impl Entry {
         config: &HttpServerConfig,
         out: &mut VecDeque<Output>,
         sent: &Outgoing,
+        answered: Option<Id>,
         bytes: Vec<u8>,
     ) {
         let target = match sent.kind {
-            MessageKind::Response => return self.route_answer(config, out, bytes),
+            MessageKind::Response => return self.route_answer(config, out, answered, bytes),
             // `related` is set only while the host's closure runs and what it queued is
             // routed (`HttpServer::related` routes before and after it), so nothing needs
             // remembering per request.
@@ -249,17 +260,20 @@ impl Entry {
         self.by_progress.get(&p.progress_token).copied()
     }
 
+    /// Routes the answer to the client's request `id` (`None`: to an unreadable id), which
+    /// the session gave with its bytes.
     fn route_answer(
         &mut self,
         config: &HttpServerConfig,
         out: &mut VecDeque<Output>,
+        id: Option<Id>,
         bytes: Vec<u8>,
     ) {
-        let id = match jsonrpc::decode(bytes.as_slice()) {
-            Ok(DecodedRef::Single(MessageRef::Response { id, .. })) => Some(id),
-            Ok(DecodedRef::Single(MessageRef::Error { id, .. })) => id,
-            _ => None,
-        };
+        debug_assert_eq!(
+            id,
+            id_read_from(&bytes),
+            "the answer's id is the one it carries"
+        );
         if let Some((stream, ids)) = &mut self.feeding {
             let stream = *stream;
             match &id {
