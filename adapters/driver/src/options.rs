@@ -1,12 +1,13 @@
 //! Per-call options: timeout, progress and an explicit cancel handle.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::task::Poll;
 use std::time::Duration;
 
 use mcp_proto::session::RequestOptions;
 use serde_json::value::RawValue;
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 /// One `notifications/progress` update for a call.
 #[derive(Debug, Clone, PartialEq)]
@@ -369,8 +370,17 @@ impl CallOptions {
 /// ```
 #[derive(Clone)]
 pub struct CancelHandle {
-    /// `Some(reason)` once cancelled; the first reason stays.
-    reason: Arc<watch::Sender<Option<Arc<str>>>>,
+    inner: Arc<Cancel>,
+}
+
+/// What the clones of a [`CancelHandle`] share. Its drop wakes nobody: no call can be waiting
+/// on a handle nobody holds.
+#[derive(Default)]
+struct Cancel {
+    /// The reason, once cancelled; the first reason stays.
+    reason: OnceLock<Arc<str>>,
+    /// Wakes the calls waiting on the handle, once, after the reason is set.
+    notify: Notify,
 }
 
 impl Default for CancelHandle {
@@ -392,7 +402,7 @@ impl CancelHandle {
     #[must_use]
     pub fn new() -> Self {
         Self {
-            reason: Arc::new(watch::Sender::new(None)),
+            inner: Arc::default(),
         }
     }
 
@@ -400,34 +410,96 @@ impl CancelHandle {
     /// call given it later. Idempotent: the first reason is the one sent.
     pub fn cancel(&self, reason: impl Into<String>) {
         let reason: Arc<str> = reason.into().into();
-        self.reason.send_if_modified(|r| {
-            if r.is_some() {
-                return false;
-            }
-            *r = Some(reason);
-            true
-        });
+        if self.inner.reason.set(reason).is_ok() {
+            self.inner.notify.notify_waiters();
+        }
     }
 
     /// Whether [`cancel`](Self::cancel) was called.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
-        self.reason.borrow().is_some()
+        self.inner.reason.get().is_some()
     }
 
     /// The reason given to [`cancel`](Self::cancel), once called.
     #[must_use]
     pub fn reason(&self) -> Option<String> {
-        self.reason.borrow().as_deref().map(str::to_owned)
+        self.inner.reason.get().map(|r| r.to_string())
     }
 
     /// Resolves with the reason once cancelled.
     pub(crate) async fn cancelled(&self) -> Arc<str> {
-        let mut rx = self.reason.subscribe();
-        // `self` holds the sender, so the channel cannot close while this waits.
-        match rx.wait_for(Option::is_some).await {
-            Ok(reason) => reason.clone().unwrap_or_else(|| "cancelled".into()),
-            Err(_) => "cancelled".into(),
+        // Made before the first look: a `cancel` after it wakes it, so one between the look
+        // and the wait is not lost.
+        let mut notified = std::pin::pin!(self.inner.notify.notified());
+        std::future::poll_fn(|cx| {
+            if let Some(reason) = self.inner.reason.get() {
+                return Poll::Ready(reason.clone());
+            }
+            std::task::ready!(notified.as_mut().poll(cx));
+            // `cancel` sets the reason before it wakes anyone.
+            Poll::Ready(
+                self.inner
+                    .reason
+                    .get()
+                    .cloned()
+                    .unwrap_or_else(|| "cancelled".into()),
+            )
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::pin;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::{Context, Poll, Wake, Waker};
+
+    use super::CancelHandle;
+
+    #[derive(Default)]
+    struct Woken(AtomicBool);
+
+    impl Wake for Woken {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, Ordering::SeqCst);
         }
+    }
+
+    /// A waiting call is woken by `cancel` and gets the first reason; later reasons are ignored.
+    #[test]
+    fn cancel_wakes_a_waiting_call_with_the_first_reason() {
+        let handle = CancelHandle::new();
+        let clone = handle.clone();
+        let woken = Arc::new(Woken::default());
+        let waker = Waker::from(woken.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut waiting = pin!(clone.cancelled());
+        assert!(waiting.as_mut().poll(&mut cx).is_pending());
+        assert!(!handle.is_cancelled());
+        handle.cancel("first");
+        handle.cancel("second");
+        assert!(woken.0.load(Ordering::SeqCst));
+        assert_eq!(
+            waiting.as_mut().poll(&mut cx),
+            Poll::Ready(Arc::from("first"))
+        );
+        assert_eq!(handle.reason().as_deref(), Some("first"));
+        assert!(clone.is_cancelled());
+    }
+
+    /// A call that starts waiting after the cancel completes at once.
+    #[test]
+    fn a_wait_after_the_cancel_completes_at_once() {
+        let handle = CancelHandle::new();
+        handle.cancel("stop");
+        let mut waiting = pin!(handle.cancelled());
+        let mut cx = Context::from_waker(Waker::noop());
+        assert_eq!(
+            waiting.as_mut().poll(&mut cx),
+            Poll::Ready(Arc::from("stop"))
+        );
     }
 }

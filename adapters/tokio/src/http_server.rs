@@ -19,10 +19,10 @@ use bytes::Bytes;
 use futures_util::future::{Either, select};
 use http_body_util::BodyExt as _;
 use hyper::body::{Frame, Incoming};
-use hyper::header::{HeaderName, HeaderValue};
+use hyper::header::{HeaderName, HeaderValue, InvalidHeaderName, InvalidHeaderValue};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use mcp_driver::mcp_proto::http::headers::HeaderList;
+use mcp_driver::mcp_proto::http::headers::{CONTENT_TYPE, HeaderList, MCP_SESSION_ID};
 use mcp_driver::mcp_proto::server::http::{BodyBudget, Refusal};
 use mcp_driver::server::ServerHandler;
 use mcp_driver::server::http::{HttpResponse, HttpService, ResponseAborted, StreamableHttp};
@@ -35,6 +35,7 @@ use crate::TokioRuntime;
 use crate::body_hold::{BodyHold, SharedBudget};
 use crate::recycling_timer::RecyclingTimer;
 use crate::server::ServerHandle;
+use crate::when_woken::WhenWoken;
 
 /// How long a client may take to send a request's head (a connection that trickles bytes
 /// must not hold a task for ever).
@@ -299,7 +300,9 @@ async fn serve_connection(
         .serve_connection(TokioIo::new(stream), handler);
     let mut connection = std::pin::pin!(connection);
     let first = {
-        let stopped = std::pin::pin!(stop_signal(&mut stop));
+        // The stop is looked at when it fires, not on each of the connection's wake-ups.
+        let stop = std::pin::pin!(stop_signal(&mut stop));
+        let stopped = WhenWoken::new(stop);
         match select(connection.as_mut(), stopped).await {
             Either::Left((result, _)) => Some(result),
             Either::Right(_) => None,
@@ -327,11 +330,15 @@ async fn exchange(
     request: hyper::Request<Incoming>,
 ) -> Result<hyper::Response<ResponseBody>, Infallible> {
     let (parts, body) = request.into_parts();
-    let headers: HeaderList = parts
-        .headers
-        .iter()
-        .map(|(name, value)| (name.as_str(), header_text(value.as_bytes())))
-        .collect();
+    // hyper's header names are in lower case already.
+    let mut fields = Vec::with_capacity(parts.headers.len());
+    fields.extend(
+        parts
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), header_text(value))),
+    );
+    let headers = HeaderList::from_lower_case(fields);
     // On every way out of the read (the body complete, broken off, refused, timed out, the
     // connection dropped) the hold goes with the read or its body, and gives its bytes back.
     let read = tokio::time::timeout(bounds.body_timeout, read_body(body, bounds.max_body, hold));
@@ -369,10 +376,7 @@ async fn exchange(
     *out.status_mut() =
         hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     for (name, value) in headers.iter() {
-        match (
-            HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(value),
-        ) {
+        match (response_header_name(name), response_header_value(value)) {
             (Ok(name), Ok(value)) => {
                 out.headers_mut().append(name, value);
             }
@@ -385,13 +389,37 @@ async fn exchange(
     Ok(out)
 }
 
-/// A header value as text: as sent when it is UTF-8 (nearly always ASCII), else with
-/// replacement characters. The same text either way; the check of valid UTF-8 alone is a
-/// fraction of the replacing scan's cost, paid on every header of every request.
-fn header_text(value: &[u8]) -> String {
-    match std::str::from_utf8(value) {
+/// A response header's name: those the core puts on every response are constants (no
+/// parse, no copy), any other is parsed.
+fn response_header_name(name: &str) -> Result<HeaderName, InvalidHeaderName> {
+    const MCP_SESSION_ID_NAME: HeaderName = HeaderName::from_static(MCP_SESSION_ID);
+    match name {
+        CONTENT_TYPE => Ok(hyper::header::CONTENT_TYPE),
+        MCP_SESSION_ID => Ok(MCP_SESSION_ID_NAME),
+        "cache-control" => Ok(hyper::header::CACHE_CONTROL),
+        _ => HeaderName::from_bytes(name.as_bytes()),
+    }
+}
+
+/// A response header's value: the content types and cache directive the core puts on every
+/// response are constants, any other is checked and copied.
+fn response_header_value(value: &str) -> Result<HeaderValue, InvalidHeaderValue> {
+    match value {
+        "application/json" => Ok(HeaderValue::from_static("application/json")),
+        "text/event-stream" => Ok(HeaderValue::from_static("text/event-stream")),
+        "no-cache" => Ok(HeaderValue::from_static("no-cache")),
+        _ => HeaderValue::from_str(value),
+    }
+}
+
+/// A header value as text: as sent when it is UTF-8 (nearly always visible ASCII), else with
+/// replacement characters. The same text either way: hyper's visible-ASCII check comes
+/// first (cheaper than a UTF-8 check on a short value), UTF-8 beyond it (obs-text) takes the
+/// replacing scan, which leaves valid UTF-8 as it is.
+fn header_text(value: &HeaderValue) -> String {
+    match value.to_str() {
         Ok(text) => text.to_owned(),
-        Err(_) => String::from_utf8_lossy(value).into_owned(),
+        Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
     }
 }
 
@@ -493,5 +521,62 @@ impl hyper::body::Body for ResponseBody {
             Poll::Ready(Err(e)) => Poll::Ready(Some(Err(e))),
             Poll::Pending => Poll::Pending,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hyper::header::{HeaderName, HeaderValue};
+    use proptest::prelude::*;
+
+    use super::{header_text, response_header_name, response_header_value};
+
+    /// The bytes hyper accepts in a value, ASCII and beyond, and a few it refuses.
+    fn value_byte() -> impl Strategy<Value = u8> {
+        prop_oneof![8 => 0x20u8..0x7f, 4 => 0x80u8..=0xff, 1 => Just(b'\t'), 1 => any::<u8>()]
+    }
+
+    proptest! {
+        /// Any value hyper accepts becomes the text a lossy UTF-8 reading of its bytes gives:
+        /// visible ASCII as it is, UTF-8 obs-text as it is, other bytes replaced.
+        #[test]
+        fn header_text_is_the_lossy_reading(bytes in proptest::collection::vec(value_byte(), 0..40)) {
+            if let Ok(value) = HeaderValue::from_bytes(&bytes) {
+                prop_assert_eq!(header_text(&value), String::from_utf8_lossy(&bytes));
+            }
+        }
+    }
+
+    proptest! {
+        /// The constants are the names and values parsing gives, and any other is parsed.
+        #[test]
+        fn response_heads_are_what_parsing_gives(
+            name in prop_oneof![
+                Just("content-type".to_owned()),
+                Just("mcp-session-id".to_owned()),
+                Just("cache-control".to_owned()),
+                "[a-zA-Z0-9 :-]{0,16}",
+            ],
+            value in prop_oneof![
+                Just("application/json".to_owned()),
+                Just("text/event-stream".to_owned()),
+                Just("no-cache".to_owned()),
+                "[ -~\n]{0,16}",
+            ],
+        ) {
+            prop_assert_eq!(
+                response_header_name(&name).ok(),
+                HeaderName::from_bytes(name.as_bytes()).ok()
+            );
+            prop_assert_eq!(response_header_value(&value).ok(), HeaderValue::from_str(&value).ok());
+        }
+    }
+
+    #[test]
+    fn utf8_and_other_bytes_beyond_ascii() {
+        let utf8 = HeaderValue::from_bytes("caf\u{e9}".as_bytes()).expect("obs-text is accepted");
+        assert_eq!(header_text(&utf8), "caf\u{e9}");
+        let latin1 = HeaderValue::from_bytes(b"caf\xe9").expect("obs-text is accepted");
+        assert_eq!(header_text(&latin1), "caf\u{fffd}");
     }
 }

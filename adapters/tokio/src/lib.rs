@@ -128,6 +128,8 @@ mod runtime;
 pub mod server;
 #[cfg(unix)]
 pub mod stdio;
+#[cfg(feature = "http")]
+mod when_woken;
 
 pub use mcp_driver;
 pub use mcp_driver::mcp_manager;

@@ -897,3 +897,34 @@ async fn each_head_has_its_own_read_deadline() {
         .await
         .expect("the connections closed at their deadlines");
 }
+
+/// A shutdown closes a connection kept alive between requests at once, not at its next
+/// head-read deadline (on the paused clock that deadline, 30 s on, would fire as soon as
+/// nothing else is left to run).
+#[tokio::test(start_paused = true)]
+async fn shutdown_closes_an_idle_connection_at_once() {
+    let test = async {
+        let (seen, _closed, _cancelled) = Seen::new();
+        let server = start(config(), &seen).await;
+        let mut kept = TcpStream::connect(server.local_addr())
+            .await
+            .expect("connect");
+        kept.write_all(b"GET /other HTTP/1.1\r\nhost: x\r\n\r\n")
+            .await
+            .expect("write");
+        assert_eq!(status_on(&mut kept).await, 404);
+        let shut = tokio::time::Instant::now();
+        server.shutdown();
+        let mut buf = [0u8; 256];
+        let read = kept.read(&mut buf).await;
+        assert!(matches!(read, Ok(0) | Err(_)), "closed: {read:?}");
+        let after = shut.elapsed();
+        assert!(
+            after < Duration::from_secs(30),
+            "closed by the shutdown, not by the deadline: after {after:?}"
+        );
+    };
+    tokio::time::timeout(Duration::from_secs(600), test)
+        .await
+        .expect("the connection closed");
+}

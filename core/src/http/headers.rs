@@ -56,6 +56,22 @@ impl HeaderList {
         }
     }
 
+    /// The list of `fields`, in order, whose names are already in ASCII lower case, as an HTTP
+    /// library hands them over (hyper's `HeaderName::as_str`; HTTP/2 and HTTP/3 put them so on
+    /// the wire): the list collecting them makes, without lower-casing each name again.
+    ///
+    /// Debug builds check the names. A name with an upper-case letter would still be found by
+    /// [`get`](Self::get) (lookups ignore case), but [`iter`](Self::iter) would yield it as given.
+    pub fn from_lower_case(fields: Vec<(String, String)>) -> Self {
+        debug_assert!(
+            fields
+                .iter()
+                .all(|(n, _)| !n.bytes().any(|b| b.is_ascii_uppercase())),
+            "HeaderList::from_lower_case: a name is not in lower case"
+        );
+        Self { fields }
+    }
+
     /// The number of fields, counting repeated names separately.
     pub fn len(&self) -> usize {
         self.fields.len()
@@ -238,6 +254,21 @@ mod tests {
         assert_eq!(h.get("missing"), None);
         assert!(h.contains("Content-Type"));
         assert_eq!(h.len(), 3);
+    }
+
+    proptest::proptest! {
+        /// The list of names already in lower case is the one collecting them makes (repeated
+        /// names kept, in order), and finds what it finds.
+        #[test]
+        fn from_lower_case_is_the_collected_list(
+            fields in proptest::collection::vec(("[a-z0-9-]{0,12}", "[ -~]{0,24}"), 0..10),
+            probe in "[a-zA-Z0-9-]{0,12}",
+        ) {
+            let trusted = HeaderList::from_lower_case(fields.clone());
+            let collected: HeaderList = fields.into_iter().collect();
+            proptest::prop_assert_eq!(trusted.get(&probe), collected.get(&probe));
+            proptest::prop_assert_eq!(&trusted, &collected);
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::jsonrpc::{self, ErrorObject, Id};
 
 pub(crate) mod clock;
 pub(crate) mod notifications;
+pub(crate) mod peer_keys;
 pub(crate) mod queue;
 pub(crate) mod route;
 

@@ -1,10 +1,9 @@
 //! The client's requests that the host is answering, keyed by the host's token, with the
 //! JSON-RPC ids they arrived with.
 
-use std::collections::HashMap;
-
 use super::ClientRequestId;
 use crate::jsonrpc::Id;
+use crate::rpc::peer_keys::PeerMap;
 use crate::session::CounterMap;
 
 /// What the session remembers of one open client request.
@@ -29,8 +28,8 @@ pub(super) struct OpenRequest {
 #[derive(Debug, Default)]
 pub(super) struct ClientRequests {
     open: CounterMap<ClientRequestId, OpenRequest>,
-    /// Peer-chosen keys: a std map (SipHash), so a client cannot choose ids that collide.
-    by_wire: HashMap<Id, ClientRequestId>,
+    /// Peer-chosen keys: a randomly seeded hasher, so a client cannot choose ids that collide.
+    by_wire: PeerMap<Id, ClientRequestId>,
     next: u64,
 }
 

@@ -31,7 +31,7 @@
 //! and notifications go out as before, to the one client.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -39,6 +39,7 @@ use serde_json::value::RawValue;
 use super::outgoing::Queued;
 use super::{ClientRequestId, Diagnostic, Event, ListChanged, ServerSession, UsageError};
 use crate::jsonrpc::{ErrorObject, Id, to_raw};
+use crate::rpc::peer_keys::PeerMap;
 use crate::session::meta;
 use crate::time::Instant;
 use crate::types::ServerCapabilities;
@@ -82,8 +83,8 @@ struct OpenListen {
 #[derive(Debug, Default)]
 pub(super) struct Listens {
     open: BTreeMap<ClientRequestId, OpenListen>,
-    /// Peer-chosen keys: a std map (SipHash), so a client cannot choose ids that collide.
-    by_wire: HashMap<Id, ClientRequestId>,
+    /// Peer-chosen keys: a randomly seeded hasher, so a client cannot choose ids that collide.
+    by_wire: PeerMap<Id, ClientRequestId>,
 }
 
 impl Listens {

@@ -683,12 +683,22 @@ impl ServerSession {
     /// The next message to send: its bytes are appended to `buf` (one compact JSON object,
     /// no newline; the stdio framing adds it) and its description is returned.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
+        self.poll_transmit_answering(buf).map(|(out, _)| out)
+    }
+
+    /// [`poll_transmit`](Self::poll_transmit), with the id of the client's request an answer
+    /// answers (`None` for other messages and for an answer to an unreadable id): the HTTP
+    /// server routes answers by it without reading their bytes again.
+    pub(crate) fn poll_transmit_answering(
+        &mut self,
+        buf: &mut Vec<u8>,
+    ) -> Option<(Outgoing, Option<Id>)> {
         let out = self.next_transmit(buf)?;
         self.outbound_pulled();
         Some(out)
     }
 
-    fn next_transmit(&mut self, buf: &mut Vec<u8>) -> Option<Outgoing> {
+    fn next_transmit(&mut self, buf: &mut Vec<u8>) -> Option<(Outgoing, Option<Id>)> {
         while let Some(item) = self.outbound.pop_front() {
             match item {
                 Queued::Request(handle) => {
@@ -704,20 +714,21 @@ impl ServerSession {
                         &p.method,
                         params.as_ref().map(RawParams::get),
                     );
-                    return Some(Outgoing {
+                    let out = Outgoing {
                         kind: MessageKind::Request,
                         request: Some(handle),
                         method: Some(p.method.clone()),
-                    });
+                    };
+                    return Some((out, None));
                 }
                 Queued::Notification { method, params } => {
-                    return Some(Outgoing::notification(buf, method, params.as_deref()));
+                    return Some((Outgoing::notification(buf, method, params.as_deref()), None));
                 }
                 Queued::Response { id, result } => {
-                    return Some(Outgoing::response(buf, &id, &result));
+                    return Some((Outgoing::response(buf, &id, &result), Some(id)));
                 }
                 Queued::UnidentifiedError(error) => {
-                    return Some(Outgoing::unidentified_error(buf, &error));
+                    return Some((Outgoing::unidentified_error(buf, &error), None));
                 }
             }
         }

@@ -15,9 +15,9 @@ use mcp_proto::types::{ClientCapabilities, Implementation, LoggingLevel};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
-use tokio::sync::watch;
 
-use super::state::{Shared, Slot, Stop};
+use super::state::{Shared, Slot};
+use super::stop::StopReceiver;
 
 /// Why a command of a [`ServerHandle`] or [`RequestContext`] failed.
 #[derive(Debug, thiserror::Error)]
@@ -273,7 +273,7 @@ pub struct RequestContext {
     pub(crate) progress_token: Option<Id>,
     /// The request's own 2026-07-28 envelope (`None` in the initialize era).
     pub(crate) envelope: Option<Box<RequestEnvelope>>,
-    pub(crate) cancel: watch::Receiver<Stop>,
+    pub(crate) cancel: StopReceiver,
     pub(crate) server: ServerHandle,
 }
 
@@ -430,7 +430,7 @@ impl RequestContext {
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         // A dropped sender means the request is over: it was answered, cancelled or closed.
-        self.cancel.borrow().is_cancelled() || self.cancel.has_changed().is_err()
+        self.cancel.is_stopped()
     }
 
     /// The reason the client gave when it cancelled this request
@@ -440,10 +440,7 @@ impl RequestContext {
     /// to work this request started elsewhere (a proxy's upstream call).
     #[must_use]
     pub fn cancel_reason(&self) -> Option<String> {
-        match &*self.cancel.borrow() {
-            Stop::Cancelled(reason) => reason.as_deref().map(str::to_owned),
-            Stop::Running => None,
-        }
+        self.cancel.reason().map(str::to_owned)
     }
 
     /// Completes when the client cancels this request or disconnects (at once if it did).
@@ -453,26 +450,12 @@ impl RequestContext {
     /// became visible, then drops it. Work beside the handler (a task it spawned) can await
     /// this for as long as it needs.
     pub async fn cancelled(&self) {
-        let mut rx = self.cancel.clone();
-        loop {
-            let mut changed = std::pin::pin!(rx.changed());
-            // The value is read on every poll, not only when the channel's wake-up arrived:
-            // a send makes the new value visible before it wakes the receivers one after the
-            // other, so the driver's own stop receiver, when woken first, can have the task
-            // polled while this receiver's wake-up is still on its way. Reading the value
-            // here is what lets the driver's last poll of the handler see the cancellation.
-            let changed = std::future::poll_fn(|cx| {
-                if self.is_cancelled() {
-                    return std::task::Poll::Ready(false);
-                }
-                changed.as_mut().poll(cx).map(|r| r.is_ok())
-            })
-            .await;
-            // `false`: cancelled, or the sender is gone (the request is over).
-            if !changed {
-                return;
-            }
-        }
+        // The signal is read on every poll, not only when this future's wake-up arrived: a
+        // stop is visible before it wakes the waiters one after the other, so the driver's
+        // own stop waiter, when woken first, can have the task polled while this one's
+        // wake-up is still on its way. Reading it there is what lets the driver's last poll
+        // of the handler see the cancellation.
+        self.cancel.stopped().await;
     }
 
     /// A typed request to the client on behalf of this request (over HTTP it goes on this

@@ -60,6 +60,7 @@ mod handler;
 #[cfg(feature = "http")]
 pub mod http;
 mod state;
+mod stop;
 mod tasks;
 
 use std::sync::Arc;

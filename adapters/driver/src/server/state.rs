@@ -16,9 +16,10 @@ use mcp_proto::session::{
     CloseReason, RawParams, RawResult, RequestError, RequestHandle, RequestOptions,
 };
 use serde_json::value::RawValue;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
 
 use super::context::ServerError;
+use super::stop::StopSender;
 
 /// Which session of the connection a handle speaks for: `None` for the one session of a
 /// stdio connection, the session's key on an HTTP server.
@@ -39,34 +40,16 @@ pub(crate) enum Conn {
     Http(super::http::HttpConn),
 }
 
-/// A running client request's stop signal, sent to its handler task.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) enum Stop {
-    /// The handler runs.
-    #[default]
-    Running,
-    /// The client cancelled the request (or the session closed): the handler's future is
-    /// dropped. The reason is the one the client gave in `notifications/cancelled`.
-    Cancelled(Option<Arc<str>>),
-}
-
-impl Stop {
-    pub(crate) fn is_cancelled(&self) -> bool {
-        matches!(self, Stop::Cancelled(_))
-    }
-}
-
 /// One session's running work.
 #[derive(Default)]
 pub(crate) struct Tasks {
     /// Server-to-client requests by handle, completed from the session's events.
     pub(crate) waiters: CounterMap<RequestHandle, Waiter>,
-    /// Client requests whose handler runs: sending [`Stop::Cancelled`] (or dropping the
-    /// sender) stops it.
-    pub(crate) running: CounterMap<ClientRequestId, watch::Sender<Stop>>,
+    /// Client requests whose handler runs: cancelling the sender (or dropping it) stops it.
+    pub(crate) running: CounterMap<ClientRequestId, StopSender>,
     /// The stop signal of the deferred `initialize`'s handler while it runs (dropped, it
     /// stops the handler).
-    pub(crate) initializing: Option<watch::Sender<Stop>>,
+    pub(crate) initializing: Option<StopSender>,
     /// Why the session closed, once it did.
     pub(crate) closed: Option<CloseReason>,
 }
@@ -75,7 +58,7 @@ impl Tasks {
     /// The session closed: stop every handler, fail every waiter that is left.
     pub(crate) fn close(&mut self, reason: CloseReason) {
         for (_, tx) in self.running.drain() {
-            let _ = tx.send(Stop::Cancelled(None));
+            tx.cancel(None);
         }
         self.initializing = None;
         for (_, tx) in self.waiters.drain() {

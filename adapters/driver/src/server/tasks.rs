@@ -12,11 +12,10 @@ use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::server::Event;
 use std::future::Future;
 use std::task::Poll;
-use tokio::sync::watch;
 
 use super::context::{RequestContext, ServerHandle};
 use super::handler::ServerHandler;
-use super::state::Stop;
+use super::stop::stop_signal;
 use crate::runtime::Runtime;
 
 /// Runs a request's handler future `work` until it completes (`Some`) or `stop` does
@@ -67,7 +66,7 @@ pub(crate) fn dispatch<R: Runtime>(
             progress_token,
             envelope,
         } => {
-            let (cancel_tx, cancel) = watch::channel(Stop::Running);
+            let (cancel_tx, cancel) = stop_signal();
             match shared.lock().tasks(slot) {
                 Some(tasks) => {
                     tasks.running.insert(id, cancel_tx);
@@ -85,13 +84,10 @@ pub(crate) fn dispatch<R: Runtime>(
             let handler = handler.clone();
             let shared = shared.clone();
             runtime.spawn(Box::pin(async move {
-                let mut cancel = cancel;
                 let work =
                     AssertUnwindSafe(handler.on_request(method, params, context)).catch_unwind();
                 // A dropped sender (the session closed, the request ended) stops too.
-                let stop = async move {
-                    let _ = cancel.wait_for(Stop::is_cancelled).await;
-                };
+                let stop = async move { cancel.stopped().await };
                 match until_stopped(work, stop).await {
                     Some(Ok(outcome)) => shared.answer(slot, id, outcome),
                     Some(Err(_panic)) => shared.answer(
@@ -108,7 +104,7 @@ pub(crate) fn dispatch<R: Runtime>(
             }));
         }
         Event::InitializeRequested { params } => {
-            let (stop_tx, mut stop) = watch::channel(Stop::Running);
+            let (stop_tx, stop) = stop_signal();
             match shared.lock().tasks(slot) {
                 Some(tasks) => tasks.initializing = Some(stop_tx),
                 None => return,
@@ -119,9 +115,7 @@ pub(crate) fn dispatch<R: Runtime>(
                 let work =
                     AssertUnwindSafe(handler.on_initialize(*params, server.clone())).catch_unwind();
                 // The session's close drops the sender: the handler stops.
-                let stopped = Box::pin(async move {
-                    let _ = stop.wait_for(Stop::is_cancelled).await;
-                });
+                let stopped = Box::pin(async move { stop.stopped().await });
                 let outcome = match select(Box::pin(work), stopped).await {
                     Either::Left((Ok(outcome), _)) => outcome,
                     Either::Left((Err(_panic), _)) => Err(ErrorObject::new(
@@ -140,7 +134,7 @@ pub(crate) fn dispatch<R: Runtime>(
                 .tasks(slot)
                 .and_then(|t| t.running.remove(&id));
             if let Some(tx) = tx {
-                let _ = tx.send(Stop::Cancelled(reason.map(Arc::from)));
+                tx.cancel(reason.map(Arc::from));
             }
         }
         Event::Notification { method, params } => {

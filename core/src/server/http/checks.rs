@@ -75,12 +75,27 @@ pub(crate) struct Accepts {
 /// included. No `Accept` header accepts both (RFC 9110 §12.5.1).
 #[must_use]
 pub(crate) fn accepts(headers: &HeaderList) -> Accepts {
+    read_accept(headers, true)
+}
+
+/// The `Accept` value the SDKs send on every POST: both, without parsing it.
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+
+/// [`accepts`], with (`shortcut`) or without the shortcut for [`ACCEPT_BOTH`] (the plain
+/// parse its property test compares it to).
+fn read_accept(headers: &HeaderList, shortcut: bool) -> Accepts {
     let mut out = Accepts {
         json: false,
         sse: false,
     };
     let mut any = false;
     for value in headers.get_all(ACCEPT) {
+        if shortcut && value == ACCEPT_BOTH {
+            any = true;
+            out.json = true;
+            out.sse = true;
+            continue;
+        }
         for range in value.split(',') {
             any = true;
             let essence = range.split(';').next().unwrap_or_default().trim();
@@ -187,6 +202,27 @@ mod tests {
             assert_eq!(check(missing), BearerCheck::Missing, "{missing}");
         }
         assert_eq!(bearer(&HeaderList::new(), "s3cret"), BearerCheck::Missing);
+    }
+
+    proptest::proptest! {
+        /// The shortcut for the SDKs' `Accept` reads what the plain parse reads, for any
+        /// list of `Accept` values made of it, its near misses and other ranges.
+        #[test]
+        fn the_accept_shortcut_reads_what_the_parse_reads(
+            values in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(ACCEPT_BOTH.to_owned()),
+                    proptest::strategy::Just("application/json, text/event-stream ".to_owned()),
+                    proptest::strategy::Just("Application/JSON,text/event-stream".to_owned()),
+                    "(application/json|text/event-stream|text/html|\\*/\\*|text/\\*)(;q=0.[0-9])?( ?, ?(application/json|text/event-stream|text/plain))?",
+                ],
+                0..3,
+            ),
+        ) {
+            let fields: Vec<(&str, &str)> = values.iter().map(|v| ("accept", v.as_str())).collect();
+            let h = headers(&fields);
+            proptest::prop_assert_eq!(read_accept(&h, true), read_accept(&h, false));
+        }
     }
 
     #[test]

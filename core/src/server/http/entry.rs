@@ -2,8 +2,9 @@
 //! message the session sends goes (the POST it answers or relates to, or the GET stream), in
 //! which framing (one JSON body, or SSE events), and what is kept for resumption.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
+use crate::rpc::peer_keys::PeerMap;
 use crate::session::CounterMap;
 
 use super::stream::{EventLog, encode_event, encode_priming, event_id};
@@ -82,6 +83,21 @@ impl Stream {
     }
 }
 
+/// The id an answer's bytes carry (`None`: `"id": null`, or not an answer): what the id the
+/// session hands over with them must equal (checked in debug builds, which every test runs).
+fn id_read_from(bytes: &[u8]) -> Option<Id> {
+    match jsonrpc::decode(bytes) {
+        Ok(DecodedRef::Single(MessageRef::Response { id, .. })) => Some(id),
+        Ok(DecodedRef::Single(MessageRef::Error { id, .. })) => id,
+        _ => None,
+    }
+}
+
+/// Whether stream `n` holds a response or waits for answers.
+fn is_live(n: u64, stream: &Stream) -> bool {
+    !stream.done && (n != GET_STREAM || stream.response.is_some())
+}
+
 /// One session and its streams.
 #[derive(Debug)]
 pub(super) struct Entry {
@@ -93,11 +109,11 @@ pub(super) struct Entry {
     pub(super) ended: VecDeque<u64>,
     pub(super) next_stream: u64,
     /// Open client requests (JSON-RPC ids) and the stream their answer goes to.
-    pub(super) by_wire: HashMap<Id, u64>,
+    pub(super) by_wire: PeerMap<Id, u64>,
     /// The host's tokens of those requests, for related messages.
     pub(super) by_request: CounterMap<ClientRequestId, u64>,
     /// Progress tokens of those requests: their progress goes with them.
-    pub(super) by_progress: HashMap<Id, u64>,
+    pub(super) by_progress: PeerMap<Id, u64>,
     /// The stream messages queued now relate to (during a POST's feed, or
     /// [`HttpServer::related`](super::HttpServer::related)).
     pub(super) related: Option<u64>,
@@ -146,9 +162,9 @@ impl Entry {
             streams,
             ended: VecDeque::new(),
             next_stream: 1,
-            by_wire: HashMap::new(),
+            by_wire: PeerMap::default(),
             by_request: CounterMap::default(),
-            by_progress: HashMap::new(),
+            by_progress: PeerMap::default(),
             related: None,
             feeding: None,
             unidentified: Vec::new(),
@@ -160,10 +176,20 @@ impl Entry {
 
     /// Open streams that hold a response or wait for answers.
     pub(super) fn live_streams(&self) -> usize {
-        self.streams
-            .iter()
-            .filter(|(n, s)| !s.done && (**n != GET_STREAM || s.response.is_some()))
-            .count()
+        self.streams.iter().filter(|(n, s)| is_live(**n, s)).count()
+    }
+
+    /// Whether the live streams reach `bound`. Only a session with that many streams at all
+    /// can (most hold fewer: the live ones, the GET, the ended ones kept for resumption), so
+    /// the others are not walked.
+    pub(super) fn live_streams_reach(&self, bound: usize) -> bool {
+        self.streams.len() >= bound && self.live_streams() >= bound
+    }
+
+    /// Whether any stream is live (the first one found ends the look; the ended streams kept
+    /// for resumption need not be walked).
+    pub(super) fn has_live_streams(&self) -> bool {
+        self.streams.iter().any(|(n, s)| is_live(*n, s))
     }
 
     /// Whether 2025-11-25 stream behaviour applies (the priming event).
@@ -176,9 +202,9 @@ impl Entry {
     /// Moves everything the session queued to its streams.
     pub(super) fn route(&mut self, config: &HttpServerConfig, out: &mut VecDeque<Output>) {
         let mut buf = Vec::new();
-        while let Some(sent) = self.session.poll_transmit(&mut buf) {
+        while let Some((sent, answered)) = self.session.poll_transmit_answering(&mut buf) {
             let bytes = std::mem::take(&mut buf);
-            self.route_one(config, out, &sent, bytes);
+            self.route_one(config, out, &sent, answered, bytes);
         }
     }
 
@@ -187,10 +213,11 @@ impl Entry {
         config: &HttpServerConfig,
         out: &mut VecDeque<Output>,
         sent: &Outgoing,
+        answered: Option<Id>,
         bytes: Vec<u8>,
     ) {
         let target = match sent.kind {
-            MessageKind::Response => return self.route_answer(config, out, bytes),
+            MessageKind::Response => return self.route_answer(config, out, answered, bytes),
             // `related` is set only while the host's closure runs and what it queued is
             // routed (`HttpServer::related` routes before and after it), so nothing needs
             // remembering per request.
@@ -233,17 +260,20 @@ impl Entry {
         self.by_progress.get(&p.progress_token).copied()
     }
 
+    /// Routes the answer to the client's request `id` (`None`: to an unreadable id), which
+    /// the session gave with its bytes.
     fn route_answer(
         &mut self,
         config: &HttpServerConfig,
         out: &mut VecDeque<Output>,
+        id: Option<Id>,
         bytes: Vec<u8>,
     ) {
-        let id = match jsonrpc::decode(bytes.as_slice()) {
-            Ok(DecodedRef::Single(MessageRef::Response { id, .. })) => Some(id),
-            Ok(DecodedRef::Single(MessageRef::Error { id, .. })) => id,
-            _ => None,
-        };
+        debug_assert_eq!(
+            id,
+            id_read_from(&bytes),
+            "the answer's id is the one it carries"
+        );
         if let Some((stream, ids)) = &mut self.feeding {
             let stream = *stream;
             match &id {

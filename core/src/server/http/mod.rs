@@ -80,9 +80,9 @@
 //! [`ResponseId`] gets exactly one [`Output::Head`], then [`Output::Body`] chunks, then one
 //! [`Output::End`] (unless the host reported the connection closed first).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
-use crate::rpc::notifications::ProgressParams;
+use crate::rpc::{notifications::ProgressParams, peer_keys::PeerMap};
 use crate::session::CounterMap;
 
 use crate::http::headers::{
@@ -132,7 +132,7 @@ use shape::BodyShape;
 pub struct HttpServer {
     config: HttpServerConfig,
     entries: CounterMap<SessionKey, Entry>,
-    by_wire_id: HashMap<String, SessionKey>,
+    by_wire_id: PeerMap<String, SessionKey>,
     /// Which session each open response belongs to.
     responses: CounterMap<ResponseId, SessionKey>,
     /// Sessions the host touched through `session_mut`: routed at the next poll.
@@ -153,7 +153,7 @@ impl HttpServer {
         HttpServer {
             config,
             entries: CounterMap::default(),
-            by_wire_id: HashMap::new(),
+            by_wire_id: PeerMap::default(),
             responses: CounterMap::default(),
             dirty: Vec::new(),
             next_response: 1,
@@ -303,7 +303,7 @@ impl HttpServer {
         for key in keys {
             if let Some(entry) = self.entries.get_mut(&key) {
                 entry.session.handle_timeout(now);
-                if entry.live_streams() > 0 {
+                if entry.has_live_streams() {
                     entry.last_active = entry.last_active.max(now);
                 } else if let Some(idle) = self.config.idle_timeout
                     && now >= crate::time::saturating_add(entry.last_active, idle)
@@ -403,7 +403,7 @@ impl HttpServer {
             .values()
             .flat_map(|e| {
                 let idle_at = idle
-                    .filter(|_| e.live_streams() == 0)
+                    .filter(|_| !e.has_live_streams())
                     .map(|d| crate::time::saturating_add(e.last_active, d));
                 [e.session.poll_timeout(), idle_at]
             })
@@ -552,7 +552,7 @@ impl HttpServer {
             return Err(Refusal::UnknownSession);
         };
         entry.last_active = entry.last_active.max(now);
-        if entry.live_streams() >= self.config.max_streams_per_session {
+        if entry.live_streams_reach(self.config.max_streams_per_session) {
             return Err(Refusal::TooManyStreams);
         }
         let stream_no = entry.next_stream;
@@ -685,7 +685,7 @@ impl HttpServer {
             {
                 return Err(Refusal::GetStreamTaken);
             }
-            if entry.live_streams() >= config_streams {
+            if entry.live_streams_reach(config_streams) {
                 return Err(Refusal::TooManyStreams);
             }
             entry.open_get(&self.config, &mut routed, response);
@@ -729,7 +729,7 @@ impl HttpServer {
         let Some(entry) = self.entries.get_mut(&key) else {
             return;
         };
-        if entry.live_streams() > 0 {
+        if entry.has_live_streams() {
             entry.last_active = entry.last_active.max(self.last_now);
         }
         let mut routed = VecDeque::new();
