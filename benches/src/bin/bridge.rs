@@ -470,7 +470,31 @@ async fn measure_stdio(o: &Options, program: &str, args: &[&str]) -> Figures {
         .ok()
         .and_then(|s| s.trim().parse().ok());
     let _ = std::fs::remove_file(&pidfile);
-    measure_client(o, client, pid).await
+    let figures = measure_client(o, client, pid).await;
+    // A bridge still exiting (Node's take a while after their stdin closes) keeps a core
+    // busy, and on this kind of machine a core that never idles makes the next row's round
+    // trips shorter: the next row starts once it is gone.
+    if let Some(pid) = pid {
+        until_gone(pid).await;
+    }
+    figures
+}
+
+/// Waits, up to 10 s, until process `pid` has exited (gone, or a zombie not reaped yet).
+async fn until_gone(pid: u32) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+        // The state letter follows the command name's closing parenthesis.
+        let running = state
+            .as_deref()
+            .and_then(|s| s.rsplit_once(')'))
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'));
+        if !running {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// The peak resident set of a process (`VmHWM` in `/proc/PID/status`), in KiB.
