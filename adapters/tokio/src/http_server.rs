@@ -22,7 +22,9 @@ use hyper::body::{Frame, Incoming};
 use hyper::header::{HeaderName, HeaderValue, InvalidHeaderName, InvalidHeaderValue};
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use mcp_driver::mcp_proto::http::headers::{CONTENT_TYPE, HeaderList, MCP_SESSION_ID};
+use mcp_driver::mcp_proto::http::headers::{
+    CACHE_CONTROL, CONTENT_TYPE, HeaderList, MCP_SESSION_ID,
+};
 use mcp_driver::mcp_proto::server::http::{BodyBudget, Refusal};
 use mcp_driver::server::ServerHandler;
 use mcp_driver::server::http::{HttpResponse, HttpService, ResponseAborted, StreamableHttp};
@@ -396,7 +398,7 @@ fn response_header_name(name: &str) -> Result<HeaderName, InvalidHeaderName> {
     match name {
         CONTENT_TYPE => Ok(hyper::header::CONTENT_TYPE),
         MCP_SESSION_ID => Ok(MCP_SESSION_ID_NAME),
-        "cache-control" => Ok(hyper::header::CACHE_CONTROL),
+        CACHE_CONTROL => Ok(hyper::header::CACHE_CONTROL),
         _ => HeaderName::from_bytes(name.as_bytes()),
     }
 }

@@ -184,14 +184,19 @@ mod tests {
         }
     }
 
-    /// Runs `steps` against both timers on one paused clock: the recycled sleeps must
-    /// complete exactly when hyper-util's own do.
-    fn same_completions(steps: &[Step]) -> Result<(), TestCaseError> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
+    /// A current-thread runtime whose clock moves only when a test advances it.
+    fn paused_runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .start_paused(true)
             .build()
-            .expect("a tokio runtime for the test");
+            .expect("a tokio runtime for the test")
+    }
+
+    /// Runs `steps` against both timers on one paused clock: the recycled sleeps must
+    /// complete exactly when hyper-util's own do.
+    fn same_completions(steps: &[Step]) -> Result<(), TestCaseError> {
+        let runtime = paused_runtime();
         runtime.block_on(async {
             let mut plain = Sleeps {
                 timer: TokioTimer::new(),
@@ -232,11 +237,7 @@ mod tests {
     /// and complete only at the wait's own deadline.
     #[test]
     fn a_connection_arms_its_timer_once_across_requests() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .start_paused(true)
-            .build()
-            .expect("a tokio runtime for the test");
+        let runtime = paused_runtime();
         runtime.block_on(async {
             let timer = RecyclingTimer::default();
             let mut cx = Context::from_waker(std::task::Waker::noop());

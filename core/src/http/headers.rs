@@ -15,6 +15,8 @@ pub const LAST_EVENT_ID: &str = "last-event-id";
 pub const ACCEPT: &str = "accept";
 /// `Content-Type`.
 pub const CONTENT_TYPE: &str = "content-type";
+/// `Cache-Control`: `no-cache` on every SSE response a server sends.
+pub const CACHE_CONTROL: &str = "cache-control";
 /// `WWW-Authenticate`: the authentication challenges of a 401 or 403 response.
 pub const WWW_AUTHENTICATE: &str = "www-authenticate";
 /// `Retry-After`: how long to wait before retrying, on a 429 or 503 response.

@@ -9,7 +9,7 @@ use crate::session::CounterMap;
 
 use super::stream::{EventLog, encode_event, encode_priming, event_id};
 use super::{HttpServerConfig, Output, ResponseId};
-use crate::http::headers::{CONTENT_TYPE, HeaderList};
+use crate::http::headers::{CACHE_CONTROL, CONTENT_TYPE, HeaderList};
 use crate::jsonrpc::{self, DecodedRef, Id, MessageRef};
 use crate::rpc::{MessageKind, Outgoing};
 use crate::server::{ClientRequestId, ServerSession, ServerState};
@@ -551,7 +551,7 @@ impl Entry {
 fn sse_head(response: ResponseId) -> Output {
     let mut headers = HeaderList::new();
     headers.insert(CONTENT_TYPE, "text/event-stream");
-    headers.insert("cache-control", "no-cache");
+    headers.insert(CACHE_CONTROL, "no-cache");
     Output::Head {
         response,
         status: 200,
